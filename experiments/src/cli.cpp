@@ -1,0 +1,36 @@
+#include "cli.hpp"
+
+#include <exception>
+#include <iostream>
+
+namespace poreplab::cli {
+
+namespace {
+int g_exit_status = 0;
+}
+
+void set_exit_status(int status) {
+  if (g_exit_status == 0) g_exit_status = status;
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"poreplab: PoRep (Filecoin SDR) labeling experiments on CPUs and GPUs"};
+  app.set_version_flag("--version", std::string("poreplab ") + POREPLAB_VERSION);
+  app.require_subcommand(1);
+  add_info_command(app);
+  add_hash_command(app);
+  add_selftest_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) std::cerr << "poreplab: error: ";
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "poreplab: error: " << e.what() << "\n";
+    return 1;
+  }
+  return g_exit_status;
+}
+
+}  // namespace poreplab::cli
