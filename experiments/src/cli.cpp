@@ -20,6 +20,11 @@ int run_cli(int argc, char** argv) {
   add_info_command(app);
   add_hash_command(app);
   add_selftest_command(app);
+  add_bench_command(app);
+  add_vector_command(app);
+  add_seal_commands(app);
+  add_run_commands(app);
+  add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
