@@ -1,0 +1,41 @@
+#pragma once
+// Timed SDR labeling of S sectors on one backend, verified against the portable
+// reference. Shared by `poreplab bench label` and the experiment runner.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poreplab {
+
+struct label_bench_options {
+  std::string backend = "cpu";     // reference | cpu | cuda | cuda-emu
+  std::string engine = "auto";     // SHA-256 engine name for cpu; "auto" = best available
+  std::string layout = "sector-minor";  // cuda: sector-minor | sector-major
+  std::uint64_t sector_size = 2048;     // bytes, power of two >= 64
+  std::uint32_t sectors = 1;
+  std::uint32_t layers = 2;
+  std::uint32_t threads = 0;       // 0 = backend default
+  std::uint32_t warmup = 1;
+  std::uint32_t samples = 3;
+};
+
+struct label_bench_result {
+  label_bench_options options;
+  std::string engine;              // the engine actually used
+  std::string device;              // CPU model or GPU name
+  std::uint64_t nodes = 0;
+  std::vector<double> samples_ns_per_node_layer;  // one per sample
+  double ns_per_node_layer = 0;    // median of samples
+  double labels_per_s = 0;         // sectors * nodes * layers / median time
+  double floor_ns_per_node_layer = 0;  // same number of chained compressions, same engine
+  double efficiency = 0;           // floor / actual
+  bool verified = false;           // output digest equals the portable reference
+  std::string digest;              // SHA-256 over all sectors' last layers
+  double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)
+};
+
+// Throws std::invalid_argument for bad options, std::runtime_error when the backend
+// cannot run here (e.g. no GPU), with the reason in the message.
+label_bench_result bench_label(const label_bench_options& opt);
+
+}  // namespace poreplab
