@@ -20,7 +20,7 @@ POREPLAB_HD void init_state(std::uint32_t h[8]) {
 }
 
 // FIPS 180-4 4.2.2
-POREPLAB_HD std::uint32_t round_constant(int t) {
+constexpr std::uint32_t round_constant(int t) {
   constexpr std::uint32_t k[64] = {
       0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u,
       0xab1c5ed5u, 0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu,
@@ -87,9 +87,54 @@ POREPLAB_HD void compress_length_block(std::uint32_t h[8], std::uint64_t message
   compress_words(h, m);
 }
 
+// W[t] + K[t] of the padding block of a 64-byte message (0x80, zeros, length 512):
+// a compile-time constant, so hashing two 32-byte nodes (Merkle trees, SDR node 0)
+// skips that block's message schedule (shared/spec/merkle-padding.md).
+struct padding64_schedule {
+  std::uint32_t wk[64];
+};
+
+constexpr padding64_schedule make_padding64_schedule() {
+  padding64_schedule s{};
+  std::uint32_t w[64] = {0x80000000u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512};
+  auto rot = [](std::uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); };
+  for (int t = 16; t < 64; ++t) {
+    const std::uint32_t s0 = rot(w[t - 15], 7) ^ rot(w[t - 15], 18) ^ (w[t - 15] >> 3);
+    const std::uint32_t s1 = rot(w[t - 2], 17) ^ rot(w[t - 2], 19) ^ (w[t - 2] >> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  for (int t = 0; t < 64; ++t) s.wk[t] = w[t] + round_constant(t);
+  return s;
+}
+
+POREPLAB_HD void compress_padding64(std::uint32_t h[8]) {
+  constexpr padding64_schedule s = make_padding64_schedule();
+  std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+  POREPLAB_UNROLL
+  for (int t = 0; t < 64; ++t) {
+    const std::uint32_t t1 = hh + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + s.wk[t];
+    const std::uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  }
+  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+}
+
+// mask(SHA256(left || right)) as used by tree_d and the SDR: two compressions, the
+// second with the precomputed padding schedule.
+POREPLAB_HD void hash_pair_masked(const std::uint8_t* left32, const std::uint8_t* right32, std::uint8_t out[32]);
+
 POREPLAB_HD void store_digest(const std::uint32_t h[8], std::uint8_t out[32]) {
   POREPLAB_UNROLL
   for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, h[i]);
+}
+
+POREPLAB_HD void hash_pair_masked(const std::uint8_t* left32, const std::uint8_t* right32, std::uint8_t out[32]) {
+  std::uint32_t h[8];
+  init_state(h);
+  compress2(h, left32, right32);
+  compress_padding64(h);
+  store_digest(h, out);
+  out[31] &= 0x3f;
 }
 
 // Streaming API.

@@ -1,0 +1,79 @@
+#pragma once
+// The label of one SDR node (shared/spec/sdr.md section 5), host and device:
+//   label = mask(SHA256(header(64) || 37 parent labels)), node 0: mask(SHA256(header)).
+// Parent labels are fed to the compression function where they lie; nothing is copied.
+#include <cstdint>
+
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hd.hpp"
+
+namespace poreplab::sdr {
+
+inline constexpr std::uint32_t kBaseDegree = 6;
+inline constexpr std::uint32_t kExpDegree = 8;
+inline constexpr std::uint32_t kParents = kBaseDegree + kExpDegree;
+inline constexpr std::uint32_t kParentBlocks = 37;         // 32-byte parent chunks hashed per node
+inline constexpr std::uint64_t kLabelMessageBytes = 64 + 37 * 32;  // 1248
+inline constexpr std::uint32_t kLabelCompressions = 20;    // header + 18 parent pairs + last
+
+// header = replica_id(32) || u32_BE(layer) || u64_BE(node) || 20 zero bytes; layers from 1.
+POREPLAB_HD void make_header(std::uint8_t hdr[64], const std::uint8_t* replica_id, std::uint32_t layer,
+                             std::uint64_t node) {
+  for (int i = 0; i < 32; ++i) hdr[i] = replica_id[i];
+  store_be32(hdr + 32, layer);
+  store_be64(hdr + 36, node);
+  for (int i = 44; i < 64; ++i) hdr[i] = 0;
+}
+
+// Parent slot hashed at position k (0..36) of the parent section.
+POREPLAB_HD std::uint32_t parent_slot(std::uint32_t layer, std::uint32_t k) {
+  return layer == 1 ? k % kBaseDegree : k % kParents;
+}
+
+// The last block holds parent chunk 36 and the constant tail: 0x80, zeros, bit length.
+POREPLAB_HD void compress_last_label_block(std::uint32_t h[8], const std::uint8_t* last_parent) {
+  std::uint32_t m[16];
+  POREPLAB_UNROLL
+  for (int i = 0; i < 8; ++i) m[i] = load_be32(last_parent + 4 * i);
+  m[8] = 0x80000000u;
+  POREPLAB_UNROLL
+  for (int i = 9; i < 15; ++i) m[i] = 0;
+  m[15] = static_cast<std::uint32_t>(kLabelMessageBytes * 8);
+  sha256::compress_words(h, m);
+}
+
+// A layer of one sector as seen by the labeler: node i's label is at base + i * stride.
+// stride is 32 for a sector stored alone and 32 * S for S sectors stored node-major.
+struct layer_ref {
+  std::uint8_t* base;
+  std::uint64_t stride;
+  POREPLAB_HD std::uint8_t* at(std::uint64_t node) const { return base + node * stride; }
+};
+
+// Labels node `node` of layer `layer` into cur.at(node). `parents` are the node's 14
+// parents (6 base in the current layer, 8 expander in the previous one). prev is
+// ignored for layer 1.
+POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
+                            const std::uint32_t* parents, layer_ref cur, layer_ref prev) {
+  std::uint8_t hdr[64];
+  make_header(hdr, replica_id, layer, node);
+  std::uint32_t h[8];
+  sha256::init_state(h);
+  sha256::compress(h, hdr);
+  if (node == 0) {
+    sha256::compress_padding64(h);
+  } else {
+    auto chunk = [&](std::uint32_t k) -> const std::uint8_t* {
+      const std::uint32_t slot = parent_slot(layer, k);
+      return slot < kBaseDegree ? cur.at(parents[slot]) : prev.at(parents[slot]);
+    };
+    POREPLAB_UNROLL
+    for (std::uint32_t k = 0; k < 36; k += 2) sha256::compress2(h, chunk(k), chunk(k + 1));
+    compress_last_label_block(h, chunk(36));
+  }
+  std::uint8_t* out = cur.at(node);
+  sha256::store_digest(h, out);
+  out[31] &= 0x3f;
+}
+
+}  // namespace poreplab::sdr

@@ -1,0 +1,49 @@
+#pragma once
+// Reference vector files (format poreplab-sdr-vector/1, shared/vectors/README.md):
+// loading with validation, the data generators, and the full recomputation check.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/replica_id.hpp"
+
+namespace poreplab::sdr {
+
+struct sdr_vector {
+  std::filesystem::path path;
+  nlohmann::json json;
+  bytes32 porep_id{};
+  std::string api_version;
+  std::uint64_t nodes = 0;
+  std::uint32_t layers = 0;
+  std::uint64_t sector_size = 0;
+  bytes32 prover_id{};
+  std::uint64_t sector_id = 0;
+  bytes32 ticket{};
+  std::string generator;
+};
+
+// Throws std::runtime_error "<file>: <field>: <problem>" for a missing or malformed
+// file, an unknown format, a missing or mistyped field, or inconsistent sizes.
+sdr_vector load_sdr_vector(const std::filesystem::path& path);
+
+// The staged (fr32-padded) sector bytes: "pattern37" or "zero"; throws for others.
+std::vector<std::uint8_t> generate_data(const std::string& generator, std::uint64_t bytes);
+
+struct check_result {
+  std::string name;
+  bool ok = false;
+  std::string detail;  // expected/actual on failure, or what was compared
+};
+
+// Recomputes everything the vector lists (data, parents, comm_d, replica_id, every
+// layer, replica) with `be` and reports one check per item through `report` as it goes.
+// Returns true when every check passed.
+bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(const check_result&)>& report);
+
+}  // namespace poreplab::sdr

@@ -1,0 +1,94 @@
+#include "poreplab/sdr/backend.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "poreplab/field/fr.hpp"
+#include "poreplab/sdr/label.hpp"
+
+namespace poreplab::sdr {
+
+memory_layer_store::memory_layer_store(std::uint64_t layer_bytes, std::uint32_t layers)
+    : layer_bytes_(layer_bytes), layers_(layers) {
+  for (auto& l : layers_) l.resize(layer_bytes);
+}
+
+std::uint8_t* memory_layer_store::layer(std::uint32_t l) {
+  if (l == 0 || l > layers_.size()) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
+  return layers_[l - 1].data();
+}
+
+const std::uint8_t* memory_layer_store::layer(std::uint32_t l) const {
+  if (l == 0 || l > layers_.size()) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
+  return layers_[l - 1].data();
+}
+
+rolling_layer_store::rolling_layer_store(std::uint64_t layer_bytes) {
+  buf_[0].resize(layer_bytes);
+  buf_[1].resize(layer_bytes);
+}
+
+std::uint8_t* rolling_layer_store::layer(std::uint32_t l) { return buf_[l % 2].data(); }
+
+void validate(const label_job& job) {
+  if (job.nodes < 2 || (job.nodes & (job.nodes - 1)) != 0)
+    throw std::invalid_argument("label job: node count " + std::to_string(job.nodes) + " is not a power of two >= 2");
+  if (job.parents == nullptr) throw std::invalid_argument("label job: no parent table");
+  if (job.layers == 0) throw std::invalid_argument("label job: zero layers");
+  if (job.sectors == 0) throw std::invalid_argument("label job: zero sectors");
+  if (job.replica_ids == nullptr) throw std::invalid_argument("label job: no replica ids");
+}
+
+namespace {
+
+class reference_backend final : public backend {
+ public:
+  std::string name() const override { return "reference"; }
+
+  void label(const label_job& job, layer_store& store) override {
+    validate(job);
+    const std::uint64_t stride = 32ull * job.sectors;
+    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+      std::uint8_t* cur = store.layer(l);
+      std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
+      const auto sectors = static_cast<std::int64_t>(job.sectors);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t s = 0; s < sectors; ++s) {
+        const layer_ref c{cur + 32 * s, stride};
+        const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};
+        const std::uint8_t* id = job.replica_ids + 32 * s;
+        for (std::uint64_t v = 0; v < job.nodes; ++v) label_node(id, l, v, job.parents + 14 * v, c, p);
+      }
+      store.layer_done(l);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_reference_backend() { return std::make_unique<reference_backend>(); }
+
+std::int64_t first_noncanonical(const std::uint8_t* data, std::uint64_t elements) {
+  for (std::uint64_t i = 0; i < elements; ++i)
+    if (!fr::is_canonical(data + 32 * i)) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+void encode(const std::uint8_t* key, const std::uint8_t* data, std::uint8_t* replica, std::uint64_t elements) {
+  if (const auto bad = first_noncanonical(data, elements); bad >= 0)
+    throw std::invalid_argument("data node " + std::to_string(bad) +
+                                " is not a valid BLS12-381 field element (not fr32-padded?)");
+  const auto n = static_cast<std::int64_t>(elements);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (std::int64_t i = 0; i < n; ++i) fr::add(key + 32 * i, data + 32 * i, replica + 32 * i);
+}
+
+void decode(const std::uint8_t* key, const std::uint8_t* replica, std::uint8_t* data, std::uint64_t elements) {
+  if (const auto bad = first_noncanonical(replica, elements); bad >= 0)
+    throw std::invalid_argument("replica node " + std::to_string(bad) + " is not a valid BLS12-381 field element");
+  const auto n = static_cast<std::int64_t>(elements);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (std::int64_t i = 0; i < n; ++i) fr::sub(replica + 32 * i, key + 32 * i, data + 32 * i);
+}
+
+}  // namespace poreplab::sdr
