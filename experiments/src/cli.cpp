@@ -28,8 +28,10 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() != 0) std::cerr << "poreplab: error: ";
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cout.flush();
+    std::cerr << "poreplab: error: " << e.what() << " (see --help)\n";
+    return e.get_exit_code();
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "poreplab: error: " << e.what() << "\n";
