@@ -1,6 +1,61 @@
-// Not yet implemented: registers no subcommand.
+// `poreplab vector verify`: recompute a reference vector on one or all backends.
+#include <iostream>
+
+#include "backends.hpp"
 #include "cli.hpp"
+#include "poreplab/sdr/vector_file.hpp"
 
 namespace poreplab::cli {
-void add_vector_command(CLI::App& /*app*/) {}
+
+namespace {
+struct vector_options {
+  std::string backend = "reference";
+  std::string engine = "auto";
+  std::vector<std::string> files;
+};
+}  // namespace
+
+void add_vector_command(CLI::App& app) {
+  auto opt = std::make_shared<vector_options>();
+  auto* group = app.add_subcommand("vector", "Reference vectors");
+  group->require_subcommand(1);
+  auto* verify = group->add_subcommand("verify", "Recompute everything a vector file lists and compare");
+  verify->add_option("--backend,-b", opt->backend, "backend name, or all")->capture_default_str();
+  verify->add_option("--engine", opt->engine, "cpu backend: SHA-256 engine")->capture_default_str();
+  verify->add_option("files", opt->files, "vector files (poreplab-sdr-vector/1)")->required();
+  verify->callback([opt] {
+    std::vector<std::string> backends;
+    if (opt->backend == "all")
+      backends = backend_names();
+    else
+      backends.push_back(opt->backend);
+    backend_options bo;
+    bo.engine = opt->engine;
+    // Load every file first: a malformed vector is an error before any work.
+    std::vector<sdr::sdr_vector> vectors;
+    for (const auto& f : opt->files) vectors.push_back(sdr::load_sdr_vector(f));
+    std::size_t passed = 0, failed = 0;
+    for (const auto& v : vectors) {
+      for (const auto& name : backends) {
+        std::unique_ptr<sdr::backend> be;
+        try {
+          be = make_backend(name, bo);
+        } catch (const std::runtime_error& e) {
+          if (opt->backend != "all") throw;
+          std::cout << "skip " << v.path.filename().string() << " [" << name << "]: " << e.what() << "\n";
+          continue;
+        }
+        const bool ok = sdr::verify_vector(v, *be, [&](const sdr::check_result& r) {
+          std::cout << (r.ok ? "ok   " : "FAIL ") << v.path.filename().string() << " [" << name << "] " << r.name;
+          if (!r.ok) std::cout << ": " << r.detail;
+          std::cout << "\n" << std::flush;
+          (r.ok ? passed : failed)++;
+        });
+        if (!ok) set_exit_status(1);
+      }
+    }
+    std::cout << passed << " passed, " << failed << " failed\n";
+  });
+}
+
 }  // namespace poreplab::cli

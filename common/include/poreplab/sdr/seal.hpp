@@ -1,0 +1,57 @@
+#pragma once
+// Sealing a sector the way rust-fil-proofs' PC1 lays out its files, plus the encoded
+// replica, and recovering the data from a sealed directory.
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "poreplab/graph/graph_params.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/replica_id.hpp"
+
+namespace poreplab::sdr {
+
+inline constexpr const char* kReplicaFile = "replica.dat";
+inline constexpr const char* kTreeDFile = "sc-02-data-tree-d.dat";
+inline constexpr const char* kSealManifest = "seal.json";
+std::string layer_file_name(std::uint32_t layer);  // sc-02-data-layer-<l>.dat
+
+struct seal_inputs {
+  bytes32 porep_id{};
+  graph::api_version api = graph::api_version::v1_1_0;
+  std::uint32_t layers = 0;
+  bytes32 prover_id{};
+  std::uint64_t sector_id = 0;
+  bytes32 ticket{};
+  std::optional<std::uint64_t> expected_sector_size;  // set when sealing for a registered proof
+  std::string proof_name;                             // informational, may be empty
+};
+
+struct seal_result {
+  bytes32 comm_d{};
+  bytes32 replica_id{};
+  nlohmann::json manifest;  // what seal.json holds
+};
+
+// Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
+// Every file is written under a temporary name and renamed only once all succeeded
+// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete.
+// parent_cache_dir: where the parent table is cached (empty = generate in memory).
+// Throws std::invalid_argument for bad inputs (size, non-field data) and
+// std::runtime_error for I/O problems, naming the path.
+seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
+                 backend& be, const std::filesystem::path& parent_cache_dir = {});
+
+struct unseal_result {
+  bytes32 comm_d{};
+  bool recomputed = false;  // labels recomputed rather than read from the layer file
+};
+
+// Recovers the data of a sealed directory into out_file (written atomically), reading
+// the last layer file or recomputing the labels, and checks it against comm_d.
+unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
+                     bool recompute, const std::filesystem::path& parent_cache_dir = {});
+
+}  // namespace poreplab::sdr

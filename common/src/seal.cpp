@@ -1,0 +1,254 @@
+#include "poreplab/sdr/seal.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/tree_d.hpp"
+
+namespace poreplab::sdr {
+
+namespace fs = std::filesystem;
+
+std::string layer_file_name(std::uint32_t layer) { return "sc-02-data-layer-" + std::to_string(layer) + ".dat"; }
+
+namespace {
+
+std::vector<std::uint8_t> read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error(p.string() + ": cannot open: " + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  std::vector<std::uint8_t> buf(size);
+  if (!in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(size)))
+    throw std::runtime_error(p.string() + ": read failed");
+  return buf;
+}
+
+void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(p.string() + ": cannot create: " + std::strerror(errno));
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
+  out.flush();
+  if (!out) throw std::runtime_error(p.string() + ": write failed (disk full?)");
+}
+
+std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
+  std::uint8_t d[32];
+  sha256::digest(d, p, n);
+  return to_hex(d, 32);
+}
+
+// Temporary files of one seal: renamed together on commit, removed otherwise.
+class staged_files {
+ public:
+  explicit staged_files(fs::path dir) : dir_(std::move(dir)) {}
+  ~staged_files() {
+    if (committed_) return;
+    std::error_code ec;
+    for (const auto& f : files_) fs::remove(tmp(f), ec);
+  }
+  fs::path add(const std::string& name) {
+    files_.push_back(name);
+    return tmp(name);
+  }
+  void commit() {
+    for (const auto& f : files_) fs::rename(tmp(f), dir_ / f);
+    committed_ = true;
+  }
+
+ private:
+  fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
+  fs::path dir_;
+  std::vector<std::string> files_;
+  bool committed_ = false;
+};
+
+// Writes each finished layer to its (temporary) file; keeps two layers in memory.
+class file_layer_store final : public layer_store {
+ public:
+  file_layer_store(std::uint64_t bytes, staged_files& staged, std::vector<std::string>& digests)
+      : staged_(staged), digests_(digests) {
+    buf_[0].resize(bytes);
+    buf_[1].resize(bytes);
+  }
+  std::uint8_t* layer(std::uint32_t l) override { return buf_[l % 2].data(); }
+  void layer_done(std::uint32_t l) override {
+    const auto& b = buf_[l % 2];
+    write_file(staged_.add(layer_file_name(l)), b.data(), b.size());
+    digests_.push_back(sha256_hex(b.data(), b.size()));
+  }
+  const std::vector<std::uint8_t>& last(std::uint32_t l) const { return buf_[l % 2]; }
+
+ private:
+  std::vector<std::uint8_t> buf_[2];
+  staged_files& staged_;
+  std::vector<std::string>& digests_;
+};
+
+graph::parent_table parents_for(const graph::graph_params& g, const fs::path& cache_dir) {
+  if (cache_dir.empty()) return graph::parent_table::generate(g);
+  return graph::load_or_create_parent_cache(cache_dir, g);
+}
+
+void ensure_writable_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir)) throw std::runtime_error(dir.string() + ": cannot create output directory");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw std::runtime_error(dir.string() + ": output directory is not writable: " + std::strerror(errno));
+}
+
+bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
+  const auto v = from_hex(j.at(key).get<std::string>(), 32, key);
+  bytes32 b;
+  std::copy(v.begin(), v.end(), b.begin());
+  return b;
+}
+
+}  // namespace
+
+seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
+                 const fs::path& parent_cache_dir) {
+  if (in.layers == 0) throw std::invalid_argument("layers must be at least 1");
+  auto data = read_file(data_file);
+  const std::uint64_t size = data.size();
+  if (in.expected_sector_size && size != *in.expected_sector_size)
+    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) + " bytes, but " +
+                                in.proof_name + " seals sectors of " + std::to_string(*in.expected_sector_size) +
+                                " bytes");
+  if (size < 64 || size % 32 != 0 || ((size / 32) & (size / 32 - 1)) != 0)
+    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
+                                " bytes is not nodes * 32 with a power-of-two node count >= 2");
+  const std::uint64_t nodes = size / 32;
+  if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
+    throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
+                                " is not a valid field element (the data must be fr32-padded)");
+  ensure_writable_dir(out_dir);
+
+  staged_files staged(out_dir);
+  seal_result res;
+  nlohmann::json files = nlohmann::json::object();
+  {
+    std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
+    res.comm_d = build_tree_d(data.data(), nodes, tree.data());
+    write_file(staged.add(kTreeDFile), tree.data(), tree.size());
+    files[kTreeDFile] = {{"bytes", tree.size()}, {"sha256", sha256_hex(tree.data(), tree.size())}};
+  }
+  res.replica_id = replica_id(in.prover_id, in.sector_id, in.ticket, res.comm_d, in.porep_id);
+
+  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
+  const auto table = parents_for(g, parent_cache_dir);
+  std::vector<std::string> layer_digests;
+  file_layer_store store(size, staged, layer_digests);
+  const label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
+  be.label(job, store);
+  for (std::uint32_t l = 1; l <= in.layers; ++l)
+    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", layer_digests[l - 1]}};
+
+  std::vector<std::uint8_t> replica(size);
+  encode(store.last(in.layers).data(), data.data(), replica.data(), nodes);
+  write_file(staged.add(kReplicaFile), replica.data(), size);
+  files[kReplicaFile] = {{"bytes", size}, {"sha256", sha256_hex(replica.data(), size)}};
+
+  res.manifest = {{"format", "poreplab-seal/1"},
+                  {"inputs",
+                   {{"proof", in.proof_name},
+                    {"porep_id", to_hex(in.porep_id)},
+                    {"api_version", std::string(api_version_name(in.api))},
+                    {"layers", in.layers},
+                    {"nodes", nodes},
+                    {"sector_size", size},
+                    {"prover_id", to_hex(in.prover_id)},
+                    {"sector_id", in.sector_id},
+                    {"ticket", to_hex(in.ticket)},
+                    {"data_file", fs::absolute(data_file).string()},
+                    {"data_sha256", sha256_hex(data.data(), size)}}},
+                  {"replica_id", to_hex(res.replica_id)},
+                  {"comm_d", to_hex(res.comm_d)},
+                  {"parent_cache_file", graph::parent_cache_file_name(g)},
+                  {"parents_sha256", to_hex(graph::parent_table_digest(table.words()))},
+                  {"backend", be.name()},
+                  {"files", files}};
+  const std::string text = res.manifest.dump(2) + "\n";
+  write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  staged.commit();
+  return res;
+}
+
+unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
+                     const fs::path& parent_cache_dir) {
+  const fs::path manifest_path = sealed_dir / kSealManifest;
+  nlohmann::json m;
+  {
+    std::ifstream in(manifest_path);
+    if (!in) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
+    try {
+      m = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
+    }
+  }
+  unseal_result res;
+  bytes32 comm_d{}, id{}, porep{};
+  std::uint32_t layers = 0;
+  std::uint64_t nodes = 0;
+  graph::api_version api{};
+  try {
+    const auto& in = m.at("inputs");
+    comm_d = bytes32_from(m, "comm_d");
+    id = bytes32_from(m, "replica_id");
+    porep = bytes32_from(in, "porep_id");
+    layers = in.at("layers").get<std::uint32_t>();
+    nodes = in.at("nodes").get<std::uint64_t>();
+    api = parse_api_version(in.at("api_version").get<std::string>());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
+  }
+  const auto replica = read_file(sealed_dir / kReplicaFile);
+  if (replica.size() != nodes * 32)
+    throw std::runtime_error((sealed_dir / kReplicaFile).string() + ": size " + std::to_string(replica.size()) +
+                             " does not match " + std::to_string(nodes * 32) + " bytes of seal.json");
+  std::vector<std::uint8_t> key;
+  const fs::path last_layer = sealed_dir / layer_file_name(layers);
+  if (!recompute && fs::exists(last_layer)) {
+    key = read_file(last_layer);
+    if (key.size() != replica.size())
+      throw std::runtime_error(last_layer.string() + ": size does not match the replica");
+  } else {
+    const auto g = graph::make_graph_params(porep.data(), api, nodes);
+    const auto table = parents_for(g, parent_cache_dir);
+    rolling_layer_store store(nodes * 32);
+    be.label({nodes, table.data(), layers, 1, id.data()}, store);
+    const std::uint8_t* last = store.layer(layers);
+    key.assign(last, last + nodes * 32);
+    res.recomputed = true;
+  }
+  std::vector<std::uint8_t> data(replica.size());
+  decode(key.data(), replica.data(), data.data(), nodes);
+  res.comm_d = sdr::comm_d(data.data(), nodes);
+  if (res.comm_d != comm_d)
+    throw std::runtime_error("unsealed data does not match comm_d (expected " + to_hex(comm_d) + ", got " +
+                             to_hex(res.comm_d) + "): the replica or layer file is corrupt");
+  const fs::path tmp = out_file.string() + ".tmp";
+  try {
+    write_file(tmp, data.data(), data.size());
+    fs::rename(tmp, out_file);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+  return res;
+}
+
+}  // namespace poreplab::sdr

@@ -1,0 +1,137 @@
+#include "bench_label.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <omp.h>
+
+#include "backends.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+
+namespace poreplab {
+
+namespace {
+
+// The V1_1 proof of that size when one exists; otherwise the 32GiB V1_1 porep_id on a
+// custom-size graph (as the shared Custom vector does).
+sdr::bytes32 porep_id_for(std::uint64_t sector_size) {
+  for (const auto& p : sdr::registered_proofs())
+    if (p.sector_size == sector_size && p.api == graph::api_version::v1_1_0) return sdr::porep_id_of(p);
+  return sdr::porep_id_of(sdr::find_registered_proof("StackedDrg32GiBV1_1"));
+}
+
+std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
+  std::vector<std::uint8_t> ids(32ull * sectors);
+  for (std::uint32_t s = 0; s < sectors; ++s) {
+    const std::string seed = "poreplab bench sector " + std::to_string(s);
+    sha256::digest(ids.data() + 32ull * s, seed.data(), seed.size());
+    ids[32ull * s + 31] &= 0x3f;
+  }
+  return ids;
+}
+
+std::uint64_t status_kib(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0) return std::stoull(line.substr(std::string(key).size()));
+  return 0;
+}
+
+// Resets the kernel's peak-RSS counter so VmHWM measures from here (Linux >= 4.0).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+std::string digest_hex(const std::uint8_t* p, std::uint64_t n) {
+  std::uint8_t d[32];
+  sha256::digest(d, p, n);
+  return to_hex(d, 32);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 != 0 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+}  // namespace
+
+label_bench_result bench_label(const label_bench_options& opt) {
+  if (opt.sector_size < 64 || (opt.sector_size & (opt.sector_size - 1)) != 0)
+    throw std::invalid_argument("sector size " + std::to_string(opt.sector_size) +
+                                " is not a power of two of at least 64 bytes");
+  if (opt.sectors == 0) throw std::invalid_argument("sectors must be at least 1");
+  if (opt.layers == 0) throw std::invalid_argument("layers must be at least 1");
+  if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
+  label_bench_result r;
+  r.options = opt;
+  r.nodes = opt.sector_size / 32;
+  r.device = cpu::detect().model;
+
+  backend_options bo;
+  bo.engine = opt.engine;
+  bo.threads = static_cast<int>(opt.threads);
+  bo.layout = opt.layout;
+  auto be = make_backend(opt.backend, bo);  // throws if it cannot run here
+
+  const cpu::engine* engine = nullptr;
+  if (opt.backend == "cpu")
+    engine = opt.engine == "auto" ? &cpu::pick_label_engine(opt.sectors)
+                                  : &cpu::find_engine(cpu::engine_algo::sha256, opt.engine);
+  else if (opt.backend == "reference")
+    engine = &cpu::find_engine(cpu::engine_algo::sha256, "portable");
+  r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
+
+  const auto id = porep_id_for(opt.sector_size);
+  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
+  const auto table = graph::parent_table::generate(g);
+  const auto ids = replica_ids(opt.sectors);
+  const sdr::label_job job{r.nodes, table.data(), opt.layers, opt.sectors, ids.data()};
+  const std::uint64_t layer_bytes = r.nodes * 32 * opt.sectors;
+
+  // The portable reference's last layer, to verify every timed run against.
+  std::string want;
+  {
+    sdr::rolling_layer_store ref(layer_bytes);
+    sdr::make_reference_backend()->label(job, ref);
+    want = digest_hex(ref.layer(opt.layers), layer_bytes);
+  }
+
+  sdr::rolling_layer_store store(layer_bytes);
+  const double work = static_cast<double>(r.nodes) * opt.layers;
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, store);
+  const std::uint64_t base_kib = status_kib("VmRSS:");
+  reset_peak_rss();
+  r.verified = true;
+  for (std::uint32_t i = 0; i < opt.samples; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    be->label(job, store);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.samples_ns_per_node_layer.push_back(s * 1e9 / work);
+    r.digest = digest_hex(store.layer(opt.layers), layer_bytes);
+    r.verified = r.verified && r.digest == want;
+  }
+  const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
+  // The two layer buffers were allocated before the baseline; count them as labeling memory.
+  r.rss_bytes_per_node = (static_cast<double>(peak_kib - base_kib) * 1024 + 2.0 * static_cast<double>(layer_bytes)) /
+                         (static_cast<double>(r.nodes) * opt.sectors);
+  r.ns_per_node_layer = median(r.samples_ns_per_node_layer);
+  r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
+  if (engine != nullptr) {
+    const int threads = opt.backend == "reference" ? omp_get_max_threads()
+                                                   : (opt.threads > 0 ? static_cast<int>(opt.threads) : omp_get_max_threads());
+    const double floor_s = cpu::measure_floor_seconds(*engine, opt.sectors, r.nodes * opt.layers, threads);
+    r.floor_ns_per_node_layer = floor_s * 1e9 / work;
+    r.efficiency = r.floor_ns_per_node_layer / r.ns_per_node_layer;
+  }
+  return r;
+}
+
+}  // namespace poreplab
