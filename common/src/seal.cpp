@@ -11,6 +11,7 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 
@@ -73,27 +74,18 @@ class staged_files {
   bool committed_ = false;
 };
 
-// Writes each finished layer to its (temporary) file; keeps two layers in memory.
-class file_layer_store final : public layer_store {
- public:
-  file_layer_store(std::uint64_t bytes, staged_files& staged, std::vector<std::string>& digests)
-      : staged_(staged), digests_(digests) {
-    buf_[0].resize(bytes);
-    buf_[1].resize(bytes);
-  }
-  std::uint8_t* layer(std::uint32_t l) override { return buf_[l % 2].data(); }
-  void layer_done(std::uint32_t l) override {
-    const auto& b = buf_[l % 2];
-    write_file(staged_.add(layer_file_name(l)), b.data(), b.size());
-    digests_.push_back(sha256_hex(b.data(), b.size()));
-  }
-  const std::vector<std::uint8_t>& last(std::uint32_t l) const { return buf_[l % 2]; }
-
- private:
-  std::vector<std::uint8_t> buf_[2];
-  staged_files& staged_;
-  std::vector<std::string>& digests_;
-};
+std::string file_sha256_hex(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error(p.string() + ": cannot read back");
+  sha256::ctx c;
+  sha256::init(c);
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+    sha256::update(c, buf.data(), static_cast<std::size_t>(in.gcount()));
+  std::uint8_t d[32];
+  sha256::final(c, d);
+  return to_hex(d, 32);
+}
 
 graph::parent_table parents_for(const graph::graph_params& g, const fs::path& cache_dir) {
   if (cache_dir.empty()) return graph::parent_table::generate(g);
@@ -148,15 +140,17 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
 
   const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
   const auto table = parents_for(g, parent_cache_dir);
-  std::vector<std::string> layer_digests;
-  file_layer_store store(size, staged, layer_digests);
+  // Layers are labeled straight into their (temporary) files, mapped into memory.
+  std::vector<fs::path> layer_files;
+  for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
+  mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; });
   const label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
   be.label(job, store);
   for (std::uint32_t l = 1; l <= in.layers; ++l)
-    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", layer_digests[l - 1]}};
+    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", file_sha256_hex(layer_files[l - 1])}};
 
   std::vector<std::uint8_t> replica(size);
-  encode(store.last(in.layers).data(), data.data(), replica.data(), nodes);
+  encode(store.layer(in.layers), data.data(), replica.data(), nodes);
   write_file(staged.add(kReplicaFile), replica.data(), size);
   files[kReplicaFile] = {{"bytes", size}, {"sha256", sha256_hex(replica.data(), size)}};
 

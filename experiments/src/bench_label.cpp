@@ -134,4 +134,25 @@ label_bench_result bench_label(const label_bench_options& opt) {
   return r;
 }
 
+nlohmann::json to_json(const label_bench_result& r) {
+  return {{"kind", "label"},
+          {"backend", r.options.backend},
+          {"engine", r.engine},
+          {"device", r.device},
+          {"layout", r.options.layout},
+          {"sector_size", r.options.sector_size},
+          {"sectors", r.options.sectors},
+          {"threads", r.options.threads},
+          {"nodes", r.nodes},
+          {"layers", r.options.layers},
+          {"ns_per_node_layer", r.ns_per_node_layer},
+          {"labels_per_s", r.labels_per_s},
+          {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
+          {"efficiency", r.efficiency},
+          {"verified", r.verified},
+          {"digest", r.digest},
+          {"rss_bytes_per_node", r.rss_bytes_per_node},
+          {"samples_ns_per_node_layer", r.samples_ns_per_node_layer}};
+}
+
 }  // namespace poreplab

@@ -2,6 +2,7 @@
 // Timed SDR labeling of S sectors on one backend, verified against the portable
 // reference. Shared by `poreplab bench label` and the experiment runner.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,8 @@ struct label_bench_result {
 // Throws std::invalid_argument for bad options, std::runtime_error when the backend
 // cannot run here (e.g. no GPU), with the reason in the message.
 label_bench_result bench_label(const label_bench_options& opt);
+
+// The stable row schema shared by `bench label --json` and experiment records.
+nlohmann::json to_json(const label_bench_result& r);
 
 }  // namespace poreplab

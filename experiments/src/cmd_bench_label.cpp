@@ -1,0 +1,50 @@
+// `poreplab bench label`: timed, verified SDR labeling on one backend.
+#include <iomanip>
+#include <iostream>
+
+#include "bench_cli.hpp"
+#include "bench_label.hpp"
+#include "cli.hpp"
+#include "config.hpp"
+
+namespace poreplab::cli {
+
+void add_bench_label_command(CLI::App& app) {
+  auto opt = std::make_shared<label_bench_options>();
+  auto size = std::make_shared<std::string>("2KiB");
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = bench_group(app)->add_subcommand("label", "SDR labeling speed against its hash-only floor, verified");
+  cmd->add_option("--backend", opt->backend, "reference | cpu | cuda | cuda-emu")->capture_default_str();
+  cmd->add_option("--engine", opt->engine, "cpu: SHA-256 engine or auto")->capture_default_str();
+  cmd->add_option("--sectors", opt->sectors, "sectors labeled together")->capture_default_str();
+  cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
+  cmd->add_option("--layers", opt->layers, "layers")->capture_default_str();
+  cmd->add_option("--threads", opt->threads, "threads (0 = all)")->capture_default_str();
+  cmd->add_option("--layout", opt->layout, "cuda: sector-minor | sector-major")->capture_default_str();
+  cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--samples", opt->samples, "timed runs")->capture_default_str();
+  cmd->add_flag("--json", *json, "one JSON object per row");
+  cmd->callback([opt, size, json] {
+    const auto bytes = runner::parse_size(*size);
+    if (!bytes) throw usage_error("--sector-size: '" + *size + "' is not a size (e.g. 2KiB, 8MiB or bytes)");
+    opt->sector_size = *bytes;
+    const auto r = bench_label(*opt);
+    if (*json) {
+      std::cout << to_json(r).dump() << "\n";
+    } else {
+      std::cout << std::fixed << std::setprecision(1) << "backend " << r.options.backend << ", engine " << r.engine
+                << ", " << r.options.sectors << " x " << runner::format_size(r.options.sector_size) << " ("
+                << r.nodes << " nodes), " << r.options.layers << " layers\n"
+                << "  ns/node/layer      " << r.ns_per_node_layer << "\n"
+                << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
+                << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
+                << std::setprecision(3) << "  efficiency         " << r.efficiency << "\n"
+                << std::setprecision(1) << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n"
+                << "  verified           " << (r.verified ? "yes (last layer equals the portable reference)" : "NO")
+                << "  " << r.digest << "\n";
+    }
+    if (!r.verified) set_exit_status(1);
+  });
+}
+
+}  // namespace poreplab::cli
