@@ -1,0 +1,296 @@
+#include "poreplab/graph/parent_table.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+#include "poreplab/graph/parents.hpp"
+#include "poreplab/hash/bytes.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+
+namespace poreplab::graph {
+
+// The table is used in memory as the file stores it.
+static_assert(std::endian::native == std::endian::little, "parent table files are little-endian");
+
+namespace {
+
+constexpr std::uint64_t kRowBytes = kParentsPerNode * 4;
+constexpr std::uint64_t kChunkNodes = 4096;
+
+std::string errno_text(int e) { return std::system_category().message(e); }
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& problem) {
+  throw std::runtime_error("parent cache " + file.string() + ": " + problem);
+}
+
+std::uint64_t table_bytes(std::uint64_t nodes) { return nodes * kRowBytes; }
+
+// Writes `bytes` to a fresh temporary file in the target's directory, fsyncs it and
+// renames it over `target`.
+void write_atomically(const std::filesystem::path& target, const void* bytes, std::size_t len) {
+  static std::atomic<unsigned> counter{0};
+  std::filesystem::path tmp = target;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail(tmp, "cannot create: " + errno_text(errno));
+  const auto* p = static_cast<const std::uint8_t*>(bytes);
+  std::size_t left = len;
+  while (left != 0) {
+    const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t{1} << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(tmp, "write failed: " + errno_text(e));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    fail(tmp, "cannot flush: " + errno_text(e));
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    fail(target, "cannot rename " + tmp.filename().string() + " into place: " + errno_text(e));
+  }
+}
+
+std::string sidecar_text(const digest32& d, const std::filesystem::path& cache_file) {
+  return to_hex(d.data(), d.size()) + "  " + cache_file.filename().string() + "\n";
+}
+
+digest32 read_sidecar(const std::filesystem::path& sidecar) {
+  std::ifstream in(sidecar);
+  if (!in)
+    fail(sidecar, "cannot open the digest sidecar (files written by rust-fil-proofs have none; verify such a file "
+                  "by regeneration)");
+  std::string hex;
+  in >> hex;
+  digest32 d{};
+  try {
+    const auto bytes = from_hex(hex, 32, "digest");
+    std::copy(bytes.begin(), bytes.end(), d.begin());
+  } catch (const std::invalid_argument& e) {
+    fail(sidecar, std::string("malformed digest sidecar (") + e.what() + ")");
+  }
+  return d;
+}
+
+void compare_with_regenerated(const std::filesystem::path& file, const graph_params& g, const parent_table& t) {
+  const parent_table fresh = parent_table::generate(g);
+  const auto a = t.words();
+  const auto b = fresh.words();
+  const auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin());
+  if (ia != a.end()) {
+    const auto w = static_cast<std::uint64_t>(ia - a.begin());
+    fail(file, "contents differ from the regenerated table at node " + std::to_string(w / kParentsPerNode) +
+                   " slot " + std::to_string(w % kParentsPerNode) + " (file " + std::to_string(*ia) +
+                   ", expected " + std::to_string(*ib) + ")");
+  }
+}
+
+std::string graph_identifier(std::uint64_t nodes) {
+  // storage-proofs StackedBucketGraph Debug-style identifier, hasher = poseidon.
+  return "stacked_graph::StackedGraph{expansion_degree: " + std::to_string(kExpDegree) +
+         " base_graph: drgraph::BucketGraph{size: " + std::to_string(nodes) +
+         "; degree: " + std::to_string(kBaseDegree) + "; hasher: poseidon_hasher} }";
+}
+
+}  // namespace
+
+void fill_parent_rows(const graph_params& g, std::uint64_t first, std::uint64_t count, std::uint32_t* out) {
+  for (std::uint64_t v = first; v < first + count; ++v, out += kParentsPerNode) node_parents(g, v, out);
+}
+
+void generate_parent_table(const graph_params& g, std::span<std::uint32_t> out) {
+  if (out.size() != g.nodes * kParentsPerNode)
+    throw std::invalid_argument("parent table: buffer holds " + std::to_string(out.size()) + " words, need " +
+                                std::to_string(g.nodes * kParentsPerNode));
+  const auto chunks = static_cast<std::int64_t>((g.nodes + kChunkNodes - 1) / kChunkNodes);
+  std::uint32_t* base = out.data();
+  // Dynamic: cycle walking makes the cost per node uneven.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t first = static_cast<std::uint64_t>(c) * kChunkNodes;
+    const std::uint64_t count = std::min(kChunkNodes, g.nodes - first);
+    fill_parent_rows(g, first, count, base + first * kParentsPerNode);
+  }
+}
+
+parent_table::parent_table(parent_table&& o) noexcept { *this = std::move(o); }
+
+parent_table& parent_table::operator=(parent_table&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owned_ = std::move(o.owned_);
+    map_ = std::exchange(o.map_, nullptr);
+    map_len_ = std::exchange(o.map_len_, 0);
+    data_ = std::exchange(o.data_, nullptr);
+    nodes_ = std::exchange(o.nodes_, 0);
+  }
+  return *this;
+}
+
+parent_table::~parent_table() { reset(); }
+
+void parent_table::reset() noexcept {
+  if (map_ != nullptr) ::munmap(map_, map_len_);
+  map_ = nullptr;
+  map_len_ = 0;
+  owned_.reset();
+  data_ = nullptr;
+  nodes_ = 0;
+}
+
+parent_table parent_table::generate(const graph_params& g) {
+  parent_table t;
+  const auto words = static_cast<std::size_t>(g.nodes * kParentsPerNode);
+  t.owned_ = std::make_unique_for_overwrite<std::uint32_t[]>(words);
+  generate_parent_table(g, {t.owned_.get(), words});
+  t.data_ = t.owned_.get();
+  t.nodes_ = g.nodes;
+  return t;
+}
+
+parent_table parent_table::map_file(const std::filesystem::path& file, std::uint64_t nodes) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(file, "cannot open: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    fail(file, "cannot stat: " + errno_text(e));
+  }
+  const std::uint64_t expected = table_bytes(nodes);
+  if (static_cast<std::uint64_t>(st.st_size) != expected) {
+    ::close(fd);
+    fail(file, "size is " + std::to_string(st.st_size) + " bytes, expected " + std::to_string(expected) + " (" +
+                   std::to_string(nodes) + " nodes x 56); the file is truncated or not this graph's");
+  }
+  void* m = ::mmap(nullptr, static_cast<std::size_t>(expected), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int e = errno;
+  ::close(fd);
+  if (m == MAP_FAILED) fail(file, "cannot map: " + errno_text(e));
+  parent_table t;
+  t.map_ = m;
+  t.map_len_ = static_cast<std::size_t>(expected);
+  t.data_ = static_cast<const std::uint32_t*>(m);
+  t.nodes_ = nodes;
+  return t;
+}
+
+digest32 parent_table_digest(std::span<const std::uint32_t> words) {
+  digest32 d{};
+  sha256::digest(d.data(), words.data(), words.size_bytes());
+  return d;
+}
+
+digest32 parent_cache_key(const graph_params& g) {
+  sha256::ctx c;
+  sha256::init(c);
+  constexpr char kHasher[] = "poseidon_hasher";
+  sha256::update(c, kHasher, sizeof kHasher - 1);
+  const std::string id = graph_identifier(g.nodes);
+  sha256::update(c, id.data(), id.size());
+  std::uint8_t tail[4 * 8 + 4];
+  for (int j = 0; j < 4; ++j) store_le64(tail + 8 * j, g.feistel_keys[j]);
+  store_le32(tail + 32, static_cast<std::uint32_t>(g.nodes));
+  sha256::update(c, tail, sizeof tail);
+  digest32 d{};
+  sha256::final(c, d.data());
+  return d;
+}
+
+std::string parent_cache_file_name(const graph_params& g) {
+  const digest32 k = parent_cache_key(g);
+  return "v28-sdr-parent-" + to_hex(k.data(), k.size()) + ".cache";
+}
+
+std::filesystem::path parent_cache_path(const std::filesystem::path& dir, const graph_params& g) {
+  return dir / parent_cache_file_name(g);
+}
+
+std::filesystem::path parent_cache_sidecar_path(const std::filesystem::path& cache_file) {
+  std::filesystem::path p = cache_file;
+  p += ".sha256";
+  return p;
+}
+
+std::filesystem::path write_parent_cache(const std::filesystem::path& dir, const graph_params& g,
+                                         std::span<const std::uint32_t> table) {
+  if (table.size() != g.nodes * kParentsPerNode)
+    throw std::invalid_argument("write_parent_cache: table holds " + std::to_string(table.size()) +
+                                " words, the graph needs " + std::to_string(g.nodes * kParentsPerNode));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail(dir, "cannot create the directory: " + ec.message());
+  const auto file = parent_cache_path(dir, g);
+  const digest32 d = parent_table_digest(table);
+  write_atomically(file, table.data(), table.size_bytes());
+  // After the table: a crash in between leaves a file without sidecar, which loading
+  // then verifies by regeneration.
+  const std::string side = sidecar_text(d, file);
+  write_atomically(parent_cache_sidecar_path(file), side.data(), side.size());
+  return file;
+}
+
+parent_table load_parent_cache(const std::filesystem::path& dir, const graph_params& g, cache_check check) {
+  const auto file = parent_cache_path(dir, g);
+  if (!std::filesystem::exists(file)) fail(file, "does not exist");
+  // Read the sidecar first so that a missing one fails before hashing a large file.
+  digest32 want{};
+  if (check == cache_check::digest) want = read_sidecar(parent_cache_sidecar_path(file));
+  parent_table t = parent_table::map_file(file, g.nodes);
+  switch (check) {
+    case cache_check::size_only:
+      break;
+    case cache_check::digest: {
+      ::madvise(const_cast<std::uint32_t*>(t.data()), t.size_bytes(), MADV_SEQUENTIAL);
+      const digest32 got = parent_table_digest(t.words());
+      if (got != want)
+        fail(file, "SHA-256 " + to_hex(got.data(), got.size()) + " does not match " +
+                       to_hex(want.data(), want.size()) + " in " + parent_cache_sidecar_path(file).filename().string() +
+                       "; the file is corrupt");
+      break;
+    }
+    case cache_check::regenerate:
+      compare_with_regenerated(file, g, t);
+      break;
+  }
+  return t;
+}
+
+parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const graph_params& g) {
+  const auto file = parent_cache_path(dir, g);
+  if (std::filesystem::exists(file)) {
+    const auto sidecar = parent_cache_sidecar_path(file);
+    if (std::filesystem::exists(sidecar)) return load_parent_cache(dir, g, cache_check::digest);
+    parent_table t = load_parent_cache(dir, g, cache_check::regenerate);
+    const digest32 d = parent_table_digest(t.words());
+    const std::string side = sidecar_text(d, file);
+    write_atomically(sidecar, side.data(), side.size());
+    return t;
+  }
+  parent_table t = parent_table::generate(g);
+  write_parent_cache(dir, g, t.words());
+  return t;
+}
+
+}  // namespace poreplab::graph

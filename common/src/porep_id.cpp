@@ -1,0 +1,75 @@
+#include "poreplab/sdr/porep_id.hpp"
+
+#include <stdexcept>
+
+#include "poreplab/hash/bytes.hpp"
+
+namespace poreplab::sdr {
+
+namespace {
+
+constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
+
+// filecoin-proofs-api registry.rs (ids, api versions), filecoin-proofs constants.rs (LAYERS).
+constexpr registered_proof kProofs[] = {
+    {"StackedDrg2KiBV1", 0, api_version::v1_0_0, 2, 2 * kKiB},
+    {"StackedDrg8MiBV1", 1, api_version::v1_0_0, 2, 8 * kMiB},
+    {"StackedDrg512MiBV1", 2, api_version::v1_0_0, 2, 512 * kMiB},
+    {"StackedDrg32GiBV1", 3, api_version::v1_0_0, 11, 32 * kGiB},
+    {"StackedDrg64GiBV1", 4, api_version::v1_0_0, 11, 64 * kGiB},
+    {"StackedDrg2KiBV1_1", 5, api_version::v1_1_0, 2, 2 * kKiB},
+    {"StackedDrg8MiBV1_1", 6, api_version::v1_1_0, 2, 8 * kMiB},
+    {"StackedDrg512MiBV1_1", 7, api_version::v1_1_0, 2, 512 * kMiB},
+    {"StackedDrg32GiBV1_1", 8, api_version::v1_1_0, 11, 32 * kGiB},
+    {"StackedDrg64GiBV1_1", 9, api_version::v1_1_0, 11, 64 * kGiB},
+    {"StackedDrg2KiBV1_1_Feat_SyntheticPoRep", 10, api_version::v1_2_0, 2, 2 * kKiB},
+    {"StackedDrg8MiBV1_1_Feat_SyntheticPoRep", 11, api_version::v1_2_0, 2, 8 * kMiB},
+    {"StackedDrg512MiBV1_1_Feat_SyntheticPoRep", 12, api_version::v1_2_0, 2, 512 * kMiB},
+    {"StackedDrg32GiBV1_1_Feat_SyntheticPoRep", 13, api_version::v1_2_0, 11, 32 * kGiB},
+    {"StackedDrg64GiBV1_1_Feat_SyntheticPoRep", 14, api_version::v1_2_0, 11, 64 * kGiB},
+    {"StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", 15, api_version::v1_2_0, 2, 2 * kKiB},
+    {"StackedDrg8MiBV1_2_Feat_NonInteractivePoRep", 16, api_version::v1_2_0, 2, 8 * kMiB},
+    {"StackedDrg512MiBV1_2_Feat_NonInteractivePoRep", 17, api_version::v1_2_0, 2, 512 * kMiB},
+    {"StackedDrg32GiBV1_2_Feat_NonInteractivePoRep", 18, api_version::v1_2_0, 11, 32 * kGiB},
+    {"StackedDrg64GiBV1_2_Feat_NonInteractivePoRep", 19, api_version::v1_2_0, 11, 64 * kGiB},
+};
+
+}  // namespace
+
+std::span<const registered_proof> registered_proofs() { return kProofs; }
+
+const registered_proof& find_registered_proof(std::string_view name) {
+  for (const auto& p : kProofs)
+    if (p.name == name) return p;
+  std::string msg = "unknown registered proof '" + std::string(name) + "'; valid names:";
+  for (const auto& p : kProofs) {
+    msg += ' ';
+    msg += p.name;
+  }
+  throw std::invalid_argument(msg);
+}
+
+bytes32 make_porep_id(std::uint64_t proof_id, std::uint64_t nonce) {
+  bytes32 id{};
+  store_le64(id.data(), proof_id);
+  store_le64(id.data() + 8, nonce);
+  return id;
+}
+
+api_version parse_api_version(std::string_view text) {
+  if (text == "1.0.0") return api_version::v1_0_0;
+  if (text == "1.1.0") return api_version::v1_1_0;
+  if (text == "1.2.0") return api_version::v1_2_0;
+  throw std::invalid_argument("unknown api_version '" + std::string(text) + "'; valid: 1.0.0 1.1.0 1.2.0");
+}
+
+std::string_view api_version_name(api_version v) {
+  switch (v) {
+    case api_version::v1_0_0: return "1.0.0";
+    case api_version::v1_1_0: return "1.1.0";
+    case api_version::v1_2_0: return "1.2.0";
+  }
+  throw std::invalid_argument("unknown api_version value " + std::to_string(static_cast<std::uint32_t>(v)));
+}
+
+}  // namespace poreplab::sdr
