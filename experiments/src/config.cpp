@@ -1,0 +1,469 @@
+#include "config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "default_config_json.hpp"
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/hex.hpp"
+#include "runner_kinds.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+std::string escape_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string child(const std::string& ptr, const std::string& key) { return ptr + "/" + escape_token(key); }
+std::string child(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
+
+std::string show(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string: return "string " + v.dump();
+    case json::value_t::boolean: return "boolean " + v.dump();
+    case json::value_t::null: return "null";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "number " + v.dump();
+  }
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep = ", ") {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// Collects the source name so that every message reads "<source>: <pointer>: <problem>".
+struct validator {
+  std::string source;
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+    throw config_error(source + ": " + (ptr.empty() ? std::string("(top level)") : ptr) + ": " + what);
+  }
+
+  void only_keys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed) const {
+    for (const auto& [k, v] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+        fail(child(ptr, k), "unknown key \"" + k + "\" (allowed: " + join(allowed) + ")");
+    }
+  }
+
+  const json& require(const json& obj, const std::string& ptr, const std::string& key) const {
+    if (!obj.contains(key)) fail(ptr, "missing required key \"" + key + "\"");
+    return obj.at(key);
+  }
+
+  std::string string_value(const json& v, const std::string& ptr) const {
+    if (!v.is_string()) fail(ptr, "expected a string, got " + show(v));
+    return v.get<std::string>();
+  }
+
+  std::uint64_t integer_value(const json& v, const std::string& ptr, std::uint64_t lo, std::uint64_t hi,
+                              const std::string& what) const {
+    if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
+      fail(ptr, "expected " + what + ", got " + show(v));
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0)
+      fail(ptr, "expected " + what + ", got " + v.dump());
+    if (v.is_number_float() && v.get<double>() < 0) fail(ptr, "expected " + what + ", got " + v.dump());
+    const std::uint64_t x = v.is_number_float() ? static_cast<std::uint64_t>(v.get<double>()) : v.get<std::uint64_t>();
+    if (x < lo || x > hi) fail(ptr, "expected " + what + ", got " + v.dump());
+    return x;
+  }
+
+  json axis_value(const axis_spec& ax, const json& v, const std::string& ptr) const {
+    switch (ax.type) {
+      case axis_type::text: {
+        const std::string s = string_value(v, ptr);
+        const auto ok = ax.choices ? ax.choices() : std::vector<std::string>{};
+        if (std::find(ok.begin(), ok.end(), s) == ok.end()) {
+          auto shown = ok;
+          if (ax.all) shown.push_back("all");
+          fail(ptr, "unknown " + ax.name + " \"" + s + "\" (known: " + join(shown) + ")");
+        }
+        return s;
+      }
+      case axis_type::size: {
+        std::uint64_t bytes = 0;
+        if (v.is_string()) {
+          const auto parsed = parse_size(v.get<std::string>());
+          if (!parsed)
+            fail(ptr, v.dump() + " is not a size (write e.g. 2KiB, 8MiB, 32GiB or a byte count)");
+          bytes = *parsed;
+        } else if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+          bytes = v.get<std::uint64_t>();
+        } else {
+          fail(ptr, "expected a size such as \"2KiB\" or a byte count, got " + show(v));
+        }
+        if (ax.power_of_two && (bytes == 0 || (bytes & (bytes - 1)) != 0))
+          fail(ptr, v.dump() + " is not a power-of-two size");
+        if (bytes < ax.min) fail(ptr, v.dump() + " is below the smallest " + ax.name + " " + format_size(ax.min));
+        if (bytes > ax.max) fail(ptr, v.dump() + " is above the largest " + ax.name + " " + format_size(ax.max));
+        return bytes;
+      }
+      case axis_type::count: {
+        std::string what = "an integer";
+        if (ax.max != std::numeric_limits<std::uint64_t>::max())
+          what += " from " + std::to_string(ax.min) + " to " + std::to_string(ax.max);
+        else
+          what += " >= " + std::to_string(ax.min);
+        return integer_value(v, ptr, ax.min, ax.max, what);
+      }
+    }
+    fail(ptr, "internal: unknown axis type");
+  }
+
+  json experiment_json(const json& e, const std::string& ptr) const {
+    if (!e.is_object()) fail(ptr, "expected an object (one experiment), got " + show(e));
+    only_keys(e, ptr, {"name", "kind", "description", "axes", "warmup", "samples", "time_budget_s"});
+    json out = json::object();
+
+    const std::string name = string_value(require(e, ptr, "name"), child(ptr, "name"));
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+        }))
+      fail(child(ptr, "name"), "\"" + name + "\" is not a name (letters, digits, - and _ only)");
+    out["name"] = name;
+
+    const std::string kind = string_value(require(e, ptr, "kind"), child(ptr, "kind"));
+    const kind_spec* ks = find_kind(kind);
+    if (ks == nullptr) fail(child(ptr, "kind"), "unknown kind \"" + kind + "\" (known: " + join(kind_names()) + ")");
+    out["kind"] = kind;
+
+    if (e.contains("description"))
+      out["description"] = string_value(e.at("description"), child(ptr, "description"));
+
+    out["warmup"] = e.contains("warmup")
+                        ? integer_value(e.at("warmup"), child(ptr, "warmup"), 0, 1000000, "an integer >= 0")
+                        : 1;
+    out["samples"] = e.contains("samples")
+                         ? integer_value(e.at("samples"), child(ptr, "samples"), 1, 1000000, "an integer >= 1")
+                         : 5;
+    if (e.contains("time_budget_s")) {
+      const json& t = e.at("time_budget_s");
+      const std::string tp = child(ptr, "time_budget_s");
+      if (!t.is_number()) fail(tp, "expected a number of seconds, got " + show(t));
+      if (!(t.get<double>() > 0)) fail(tp, "expected a positive number of seconds, got " + t.dump());
+      out["time_budget_s"] = t.get<double>();
+    }
+
+    const std::string aptr = child(ptr, "axes");
+    const json axes = e.contains("axes") ? e.at("axes") : json::object();
+    if (!axes.is_object()) fail(aptr, "expected an object mapping axis names to lists, got " + show(axes));
+    std::vector<std::string> names;
+    for (const auto& ax : ks->axes) names.push_back(ax.name);
+    for (const auto& [k, v] : axes.items()) {
+      if (std::find(names.begin(), names.end(), k) == names.end())
+        fail(child(aptr, k), "unknown axis \"" + k + "\" for kind " + kind + " (axes: " + join(names) + ")");
+    }
+    json norm_axes = json::object();
+    for (const auto& ax : ks->axes) {
+      const std::string p = child(aptr, ax.name);
+      if (!axes.contains(ax.name)) {
+        norm_axes[ax.name] = json::array({ax.fallback});
+        continue;
+      }
+      const json& list = axes.at(ax.name);
+      if (!list.is_array()) fail(p, "expected a list of values, got " + show(list));
+      if (list.empty()) fail(p, "empty axis: give at least one value");
+      json values = json::array();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const json& v = list[i];
+        // "all" stays symbolic: it stands for every value that fits the point's other axes.
+        const json nv = ax.all && v == "all" ? json("all") : axis_value(ax, v, child(p, i));
+        if (std::find(values.begin(), values.end(), nv) != values.end())
+          fail(child(p, i), "duplicate value " + v.dump());
+        values.push_back(nv);
+      }
+      norm_axes[ax.name] = values;
+    }
+    out["axes"] = norm_axes;
+    return out;
+  }
+
+  json config_json(const json& doc) const {
+    if (!doc.is_object()) fail("", "expected a JSON object with \"schema\" and \"experiments\", got " + show(doc));
+    only_keys(doc, "", {"schema", "description", "experiments"});
+    const std::string schema = string_value(require(doc, "", "schema"), "/schema");
+    if (schema != kConfigSchema)
+      fail("/schema", "unsupported schema \"" + schema + "\" (this poreplab reads \"" + std::string(kConfigSchema) +
+                          "\")");
+    json out = {{"schema", schema}};
+    if (doc.contains("description")) out["description"] = string_value(doc.at("description"), "/description");
+    const json& exps = require(doc, "", "experiments");
+    if (!exps.is_array()) fail("/experiments", "expected a list of experiments, got " + show(exps));
+    if (exps.empty()) fail("/experiments", "no experiments: give at least one");
+    json list = json::array();
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < exps.size(); ++i) {
+      json e = experiment_json(exps[i], child("/experiments", i));
+      const std::string name = e["name"];
+      if (!seen.insert(name).second)
+        fail(child(child("/experiments", i), "name"), "duplicate experiment name \"" + name + "\"");
+      list.push_back(std::move(e));
+    }
+    out["experiments"] = list;
+    return out;
+  }
+};
+
+config build(const json& normalized, const std::string& source) {
+  config c;
+  c.source = source;
+  c.normalized = normalized;
+  c.description = normalized.value("description", "");
+  const std::string text = normalized.dump();
+  c.digest = to_hex(hash_bytes(hash_algo::sha256, text.data(), text.size()));
+  for (const auto& e : normalized["experiments"]) {
+    experiment x;
+    x.name = e["name"];
+    x.kind = e["kind"];
+    x.description = e.value("description", "");
+    x.warmup = e["warmup"];
+    x.samples = e["samples"];
+    if (e.contains("time_budget_s")) x.time_budget_s = e["time_budget_s"].get<double>();
+    for (const auto& ax : find_kind(x.kind)->axes)
+      x.axes.emplace_back(ax.name, e["axes"][ax.name].get<std::vector<json>>());
+    c.experiments.push_back(std::move(x));
+  }
+  return c;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  if (!s.empty() && s.back() == sep) out.emplace_back();
+  return out;
+}
+
+// A value typed on the command line, as JSON for the axis it goes to.
+json typed_value(const axis_spec& ax, const std::string& v) {
+  if (ax.type == axis_type::count && !v.empty() && std::all_of(v.begin(), v.end(), ::isdigit))
+    return std::stoull(v);
+  if (ax.type == axis_type::size && !v.empty() && std::all_of(v.begin(), v.end(), ::isdigit))
+    return std::stoull(v);
+  return v;
+}
+
+std::string value_text(const axis_spec& ax, const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (ax.type == axis_type::size && v.is_number_unsigned()) return format_size(v.get<std::uint64_t>());
+  return v.dump();
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    const std::uint64_t d = static_cast<std::uint64_t>(text[i] - '0');
+    if (n > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return std::nullopt;
+    n = n * 10 + d;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  const std::string_view unit = text.substr(i);
+  int shift = 0;
+  if (unit.empty() || unit == "B")
+    shift = 0;
+  else if (unit == "KiB")
+    shift = 10;
+  else if (unit == "MiB")
+    shift = 20;
+  else if (unit == "GiB")
+    shift = 30;
+  else if (unit == "TiB")
+    shift = 40;
+  else
+    return std::nullopt;
+  if (shift > 0 && n > (std::numeric_limits<std::uint64_t>::max() >> shift)) return std::nullopt;
+  return n << shift;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
+config parse_config(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep "parse error at line L, column C: ...".
+    if (const auto p = what.find("] "); what.rfind("[json.exception", 0) == 0 && p != std::string::npos)
+      what = what.substr(p + 2);
+    throw config_error(source + ": " + what);
+  }
+  return build(validator{source}.config_json(doc), source);
+}
+
+config load_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+config embedded_default_config() { return parse_config(kDefaultConfigJson, "(embedded default.json)"); }
+
+config config_from_json(const json& normalized, const std::string& source) {
+  return build(validator{source}.config_json(normalized), source);
+}
+
+config apply_overrides(const config& c, const std::vector<std::string>& sets) {
+  json doc = c.normalized;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw config_error("--set " + s + ": expected AXIS=V1,V2 or EXPERIMENT.AXIS=V1,V2");
+    std::string target = s.substr(0, eq);
+    const std::string values = s.substr(eq + 1);
+    std::string only;
+    if (const auto dot = target.find('.'); dot != std::string::npos) {
+      only = target.substr(0, dot);
+      target = target.substr(dot + 1);
+    }
+    if (values.empty()) throw config_error("--set " + s + ": empty axis: give at least one value");
+    bool matched_experiment = only.empty();
+    bool applied = false;
+    for (auto& e : doc["experiments"]) {
+      if (!only.empty() && e["name"] != only) continue;
+      matched_experiment = true;
+      if (target == "warmup" || target == "samples") {
+        if (values.empty() || !std::all_of(values.begin(), values.end(), ::isdigit))
+          throw config_error("--set " + s + ": " + target + " takes one integer");
+        e[target] = std::stoull(values);
+        applied = true;
+        continue;
+      }
+      if (target == "time_budget_s") {
+        char* end = nullptr;
+        const double t = std::strtod(values.c_str(), &end);
+        if (end == values.c_str() || *end != '\0' || !(t > 0))
+          throw config_error("--set " + s + ": time_budget_s takes one positive number");
+        e[target] = t;
+        applied = true;
+        continue;
+      }
+      const kind_spec* ks = find_kind(e["kind"].get<std::string>());
+      const auto ax = std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& a) { return a.name == target; });
+      if (ax == ks->axes.end()) {
+        if (!only.empty())
+          throw config_error("--set " + s + ": experiment " + only + " (kind " + ks->name + ") has no axis \"" +
+                             target + "\"");
+        continue;
+      }
+      json list = json::array();
+      for (const auto& v : split(values, ',')) list.push_back(typed_value(*ax, v));
+      e["axes"][target] = list;
+      applied = true;
+    }
+    if (!matched_experiment) throw config_error("--set " + s + ": no experiment named \"" + only + "\"");
+    if (!applied) throw config_error("--set " + s + ": no experiment in the config has an axis \"" + target + "\"");
+  }
+  try {
+    return build(validator{"--set"}.config_json(doc), c.source);
+  } catch (const config_error& e) {
+    std::string what = e.what();
+    std::string joined;
+    for (const auto& s : sets) joined += (joined.empty() ? "" : " ") + s;
+    throw config_error(what + " (after --set " + joined + ")");
+  }
+}
+
+std::vector<point> expand_points(const config& c) {
+  std::vector<point> out;
+  for (std::size_t ei = 0; ei < c.experiments.size(); ++ei) {
+    const experiment& e = c.experiments[ei];
+    const kind_spec* ks = find_kind(e.kind);
+    std::set<std::string> seen;
+    auto emit = [&](json axes) {
+      for (const auto& ax : ks->axes)
+        if (ax.applies && !ax.applies(axes)) axes[ax.name] = nullptr;
+      point p;
+      p.experiment_index = ei;
+      p.experiment = e.name;
+      p.kind = e.kind;
+      p.axes = std::move(axes);
+      if (seen.insert(p.key()).second) {
+        p.index = out.size();
+        out.push_back(std::move(p));
+      }
+    };
+    // Depth-first over the axes in the kind's order, so the last axis varies fastest;
+    // "all" becomes the values that fit the axes chosen before it.
+    std::function<void(std::size_t, json&)> walk = [&](std::size_t a, json& axes) {
+      if (a == e.axes.size()) {
+        emit(axes);
+        return;
+      }
+      const auto& [name, values] = e.axes[a];
+      const axis_spec& ax = ks->axes[a];
+      for (const auto& v : values) {
+        if (ax.all && v == "all") {
+          for (const auto& x : ax.all(axes)) {
+            axes[name] = x;
+            walk(a + 1, axes);
+          }
+        } else {
+          axes[name] = v;
+          walk(a + 1, axes);
+        }
+      }
+      axes.erase(name);
+    };
+    json axes = json::object();
+    walk(0, axes);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].index = i;
+  return out;
+}
+
+std::string point::key() const { return experiment + " " + axes.dump(); }
+
+std::string point::describe() const {
+  std::string s = experiment;
+  const kind_spec* ks = find_kind(kind);
+  for (const auto& ax : ks->axes) {
+    if (!axes.contains(ax.name) || axes[ax.name].is_null()) continue;
+    s += " " + ax.name + "=" + value_text(ax, axes[ax.name]);
+  }
+  return s;
+}
+
+}  // namespace poreplab::runner

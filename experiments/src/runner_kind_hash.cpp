@@ -1,0 +1,171 @@
+// The `hash` kind: one hash engine (or OpenSSL's EVP, the reference row) in one pattern,
+// through bench_hash (the same measurement as `poreplab bench hash`).
+#include <openssl/evp.h>
+
+#include <algorithm>
+
+#include "poreplab/cpu/bench.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/hex.hpp"
+#include "runner_kinds.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kOpenssl = "openssl";
+
+std::vector<std::string> engine_names(cpu::engine_algo a) {
+  std::vector<std::string> v;
+  for (const auto& e : cpu::compiled_engines(a)) v.emplace_back(e.name);
+  return v;
+}
+
+cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
+
+// The digest a record carries: the engine's digest of a fixed message, compared with the
+// portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
+struct known_answer {
+  std::string digest;
+  bool matches = false;
+  std::string against;
+};
+
+known_answer check_engine(cpu::engine_algo a, const std::string& name) {
+  std::vector<std::uint8_t> msg(1000);
+  for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  const hash_algo portable = a == cpu::engine_algo::sha256    ? hash_algo::sha256
+                             : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
+                                                              : hash_algo::blake2b_512;
+  const auto want = hash_bytes(portable, msg.data(), msg.size());
+  std::vector<std::uint8_t> got;
+  if (name == kOpenssl) {
+    const EVP_MD* md = a == cpu::engine_algo::sha256    ? EVP_sha256()
+                       : a == cpu::engine_algo::blake2s ? EVP_blake2s256()
+                                                        : EVP_blake2b512();
+    got.resize(EVP_MAX_MD_SIZE);
+    unsigned len = 0;
+    if (EVP_Digest(msg.data(), msg.size(), got.data(), &len, md, nullptr) != 1) len = 0;
+    got.resize(len);
+  } else {
+    const cpu::engine& e = cpu::find_engine(a, name);
+    if (a == cpu::engine_algo::sha256) {
+      const auto d = cpu::sha256_digest(e, msg.data(), msg.size());
+      got.assign(d.begin(), d.end());
+    } else {
+      got = cpu::blake2_digest(e, want.size(), msg.data(), msg.size());
+    }
+  }
+  return {to_hex(got), got == want,
+          std::string("the portable ") + std::string(hash_algo_name(portable)) + " of a 1000-byte message"};
+}
+
+std::string unavailable(const json& axes) {
+  const std::string name = axes["engine"];
+  if (name == kOpenssl) return {};
+  try {
+    cpu::find_engine(algo_of(axes), name);
+  } catch (const cpu::engine_unavailable& e) {
+    return e.what();
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // an engine of another algo: e.g. "shani" asked for blake2s
+  }
+  return {};
+}
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  const cpu::engine_algo a = algo_of(axes);
+  const std::string name = axes["engine"];
+  cpu::hash_bench_options o;
+  o.bytes_per_lane = axes["size"].get<std::size_t>();
+  o.repetitions = static_cast<int>(warmup + samples);
+  o.modes = {cpu::parse_bench_mode(axes["mode"].get<std::string>())};
+  o.openssl = name == kOpenssl;
+  const auto rows = cpu::bench_hash(a, name, o);
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const cpu::hash_bench_row& r) {
+    return r.engine == name && r.mode == axes["mode"].get<std::string>();
+  });
+  if (row == rows.end()) throw std::runtime_error("bench_hash returned no row for engine " + name);
+
+  measurement m;
+  m.metric = "ns_per_block";
+  // The first `warmup` repetitions are dropped; bench_hash's own medians cover them all,
+  // so its rates travel in the context and are rescaled to this median.
+  const auto skip = std::min<std::size_t>(warmup, row->samples.size() > 1 ? row->samples.size() - 1 : 0);
+  m.samples.assign(row->samples.begin() + static_cast<std::ptrdiff_t>(skip), row->samples.end());
+  const known_answer k = check_engine(a, name);
+  m.digest = k.digest;
+  m.verified = row->verified && k.matches;
+  m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");
+  m.context = {{"engine", row->engine},
+               {"lanes", row->lanes},
+               {"block_bytes", row->block_bytes},
+               {"blocks_per_pass", row->blocks_per_pass},
+               {"passes_per_sample", row->passes_per_sample},
+               {"ns_per_block", row->ns_per_block},
+               {"lane_ns_per_block", row->lane_ns_per_block},
+               {"gb_per_s", row->gbps},
+               {"cycles_per_byte", row->cycles_per_byte_tsc},
+               {"reference", name == kOpenssl}};
+  if (row->cycles_per_byte_core) m.context["cycles_per_byte_core"] = *row->cycles_per_byte_core;
+  return m;
+}
+
+json rates(const json&, const json& ctx, double median) {
+  json r = {{"ns_per_block", median}};
+  const double own = ctx.value("ns_per_block", 0.0);
+  if (own <= 0 || median <= 0) return r;
+  const double time_scale = median / own;  // >1: this median is slower than bench_hash's
+  r["cycles_per_byte"] = ctx.value("cycles_per_byte", 0.0) * time_scale;
+  if (ctx.contains("cycles_per_byte_core")) r["cycles_per_byte_core"] = ctx["cycles_per_byte_core"].get<double>() * time_scale;
+  r["gb_per_s"] = ctx.value("gb_per_s", 0.0) / time_scale;
+  r["lane_ns_per_block"] = ctx.value("lane_ns_per_block", 0.0) * time_scale;
+  if (ctx.contains("critical_path_cycles_per_byte")) r["critical_path_cycles_per_byte"] = ctx["critical_path_cycles_per_byte"];
+  return r;
+}
+
+}  // namespace
+
+kind_spec hash_kind() {
+  kind_spec k;
+  k.name = "hash";
+  k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
+  auto algo = text_axis(
+      "algo", "sha256",
+      [] {
+        std::vector<std::string> v;
+        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
+        return v;
+      },
+      "hash function: sha256, blake2s, blake2b");
+  auto engine = text_axis(
+      "engine", "all",
+      [] {
+        std::vector<std::string> v;
+        for (auto a : cpu::engine_algos())
+          for (const auto& n : engine_names(a))
+            if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+        v.emplace_back(kOpenssl);
+        return v;
+      },
+      "engine name, openssl (the EVP reference), or all = every compiled engine of the algo and openssl");
+  engine.all = [](const json& axes) {
+    auto v = engine_names(algo_of(axes));
+    v.emplace_back(kOpenssl);
+    return v;
+  };
+  auto mode = text_axis(
+      "mode", "throughput", [] { return std::vector<std::string>{"throughput", "chain"}; },
+      "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
+  k.axes = {algo, engine, mode,
+            size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB")};
+  k.unavailable = unavailable;
+  k.run = run;
+  k.rates = rates;
+  return k;
+}
+
+}  // namespace poreplab::runner

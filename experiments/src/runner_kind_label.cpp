@@ -1,0 +1,105 @@
+// The `label` kind: SDR labeling of S sectors on one backend, through bench_label (the
+// same measurement as `poreplab bench label`), checked against the portable reference.
+#include <algorithm>
+
+#include "backends.hpp"
+#include "bench_label.hpp"
+#include "runner_kinds.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+// SHA-256 input per label: 20 compressions of 64 bytes (shared/spec/sdr.md section 5).
+constexpr double kLabelHashedBytes = 20.0 * 64.0;
+
+// Host memory a point needs, roughly: two layer buffers for the measured backend and
+// two for the reference it is checked against, plus the parent table (14 x u32 a node).
+double memory_estimate(const json& axes) {
+  const double sector = axes["sector_size"].get<double>();
+  const double sectors = axes["sectors"].get<double>();
+  return 4 * sector * sectors + sector / 32 * 14 * 4;
+}
+
+std::string unavailable(const json& axes) {
+  const std::string backend = axes["backend"];
+  const auto& built = backend_names();
+  if (std::find(built.begin(), built.end(), backend) == built.end())
+    return "backend " + backend + " is not in this build" +
+           (backend == "cuda" ? std::string(" (built without CUDA: POREPLAB_CUDA=OFF or no nvcc)") : std::string());
+  if (auto m = memory_shortfall(memory_estimate(axes)); !m.empty()) return m;
+  backend_options o;
+  o.engine = text_or(axes["engine"], "auto");
+  o.threads = axes["threads"].is_null() ? 0 : static_cast<int>(axes["threads"].get<std::uint64_t>());
+  o.layout = text_or(axes["layout"], "sector-minor");
+  try {
+    make_backend(backend, o);  // cheap; says why a backend or engine cannot run here
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  label_bench_options o;
+  o.backend = axes["backend"];
+  o.engine = text_or(axes["engine"], "auto");
+  o.layout = text_or(axes["layout"], "sector-minor");
+  o.sector_size = axes["sector_size"];
+  o.sectors = axes["sectors"];
+  o.layers = axes["layers"];
+  o.threads = axes["threads"].is_null() ? 0 : axes["threads"].get<std::uint32_t>();
+  o.warmup = warmup;
+  o.samples = samples;
+  const label_bench_result r = bench_label(o);
+  measurement m;
+  m.metric = "ns_per_node_layer";
+  m.samples = r.samples_ns_per_node_layer;
+  m.digest = r.digest;
+  m.verified = r.verified;
+  m.verified_against = "the portable reference labeler";
+  m.context = {{"engine", r.engine},
+               {"device", r.device},
+               {"nodes", r.nodes},
+               {"ns_per_node_layer", r.ns_per_node_layer},
+               {"labels_per_s", r.labels_per_s},
+               {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
+               {"rss_bytes_per_node", r.rss_bytes_per_node}};
+  return m;
+}
+
+json rates(const json& axes, const json& ctx, double median) {
+  json r = {{"ns_per_node_layer", median}};
+  // bench_label reports rates at its own median; rescale them to this point's median,
+  // which differs when a time budget split the samples over two calls.
+  const double own = ctx.value("ns_per_node_layer", 0.0);
+  double labels = ctx.value("labels_per_s", 0.0);
+  if (own > 0 && median > 0) labels *= own / median;
+  if (labels <= 0 && median > 0) labels = axes["sectors"].get<double>() * 1e9 / median;
+  r["labels_per_s"] = labels;
+  r["gb_per_s"] = labels * kLabelHashedBytes / 1e9;
+  const double floor = ctx.value("floor_ns_per_node_layer", 0.0);
+  if (floor > 0 && median > 0) {
+    r["floor_ns_per_node_layer"] = floor;
+    r["efficiency"] = floor / median;
+  }
+  if (ctx.value("rss_bytes_per_node", 0.0) > 0) r["bytes_per_node"] = ctx["rss_bytes_per_node"];
+  return r;
+}
+
+}  // namespace
+
+kind_spec label_kind() {
+  kind_spec k;
+  k.name = "label";
+  k.help = "SDR labeling of S sectors on one backend, checked against the reference (bench_label)";
+  k.axes = labeling_axes(true);
+  k.unavailable = unavailable;
+  k.run = run;
+  k.rates = rates;
+  return k;
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,150 @@
+#include "runner_kinds.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "backends.hpp"
+#include "poreplab/cpu/engines.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> sha256_engine_names() {
+  std::vector<std::string> out;
+  for (const auto& e : cpu::compiled_engines(cpu::engine_algo::sha256)) out.emplace_back(e.name);
+  return out;
+}
+
+// Backends a config may name: those of this build plus those of other builds (CUDA), so
+// that one config serves every machine; the ones missing here are recorded as skipped.
+std::vector<std::string> label_backend_names() {
+  std::vector<std::string> out = {"reference", "cpu", "cuda-emu", "cuda"};
+  for (const auto& b : backend_names())
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  return out;
+}
+
+bool backend_is(const json& axes, std::initializer_list<const char*> names) {
+  if (!axes.contains("backend") || !axes["backend"].is_string()) return false;
+  const std::string b = axes["backend"];
+  for (const char* n : names)
+    if (b == n) return true;
+  return false;
+}
+
+}  // namespace
+
+const std::vector<kind_spec>& kinds() {
+  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind()};
+  return table;
+}
+
+const kind_spec* find_kind(std::string_view name) {
+  for (const auto& k : kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> out;
+  for (const auto& k : kinds()) out.push_back(k.name);
+  return out;
+}
+
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      std::istringstream s(line.substr(13));
+      std::uint64_t kib = 0;
+      s >> kib;
+      return kib * 1024;
+    }
+  }
+  return 0;
+}
+
+std::string gib_text(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1ull << 30));
+  return buf;
+}
+
+std::string memory_shortfall(double need) {
+  const std::uint64_t avail = available_memory_bytes();
+  if (avail == 0 || need <= double(avail)) return {};
+  return "does not fit in memory: needs about " + gib_text(need) + ", " + gib_text(double(avail)) + " available";
+}
+
+std::string text_or(const json& v, const std::string& fallback) {
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
+axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::size;
+  a.fallback = fallback;
+  a.min = min;
+  a.power_of_two = power_of_two;
+  a.help = std::move(help);
+  return a;
+}
+
+axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::count;
+  a.fallback = fallback;
+  a.min = min;
+  a.max = max;
+  a.help = std::move(help);
+  return a;
+}
+
+axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                    std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::text;
+  a.fallback = std::move(fallback);
+  a.choices = std::move(choices);
+  a.help = std::move(help);
+  return a;
+}
+
+std::vector<axis_spec> labeling_axes(bool with_sectors) {
+  std::vector<axis_spec> axes;
+  axes.push_back(text_axis("backend", "cpu", label_backend_names, "labeling backend"));
+  auto engine = text_axis(
+      "engine", "auto",
+      [] {
+        auto v = sha256_engine_names();
+        v.insert(v.begin(), "auto");
+        return v;
+      },
+      "SHA-256 engine of the cpu backend; auto = the best for the sector count; all = every compiled engine");
+  engine.all = [](const json&) { return sha256_engine_names(); };
+  engine.applies = [](const json& a) { return backend_is(a, {"cpu"}); };
+  axes.push_back(engine);
+  auto layout = text_axis(
+      "layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; },
+      "layer layout on the GPU (cuda, cuda-emu)");
+  layout.applies = [](const json& a) { return backend_is(a, {"cuda", "cuda-emu"}); };
+  axes.push_back(layout);
+  axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
+  if (with_sectors) axes.push_back(count_axis("sectors", 1, 1, 1u << 16, "sectors labeled together (one graph)"));
+  axes.push_back(count_axis("layers", 2, 1, 64, "SDR layers"));
+  auto threads = count_axis("threads", 0, 0, 4096, "CPU threads; 0 = the backend's default");
+  threads.applies = [](const json& a) { return !backend_is(a, {"cuda"}); };
+  axes.push_back(threads);
+  return axes;
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,100 @@
+#pragma once
+// The experiment kinds the runner knows: their typed axes and how one point is run.
+// Adding a kind is one entry in kinds() (runner_kinds.cpp) plus its run function.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab::runner {
+
+enum class axis_type {
+  text,   // a string from choices()
+  size,   // bytes: "2KiB" or an integer; normalised to the integer
+  count,  // a non-negative integer in [min, max]
+};
+
+struct axis_spec {
+  std::string name;
+  axis_type type = axis_type::text;
+  nlohmann::json fallback;  // the value when the config leaves the axis out
+  std::string help;
+  std::uint64_t min = 0;
+  std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  bool power_of_two = false;  // size axes
+  // text axes: the accepted values, for validation and error messages.
+  std::function<std::vector<std::string>()> choices;
+  // text axes: what the value "all" stands for, given the axes before this one (empty
+  // function: "all" is not accepted).
+  std::function<std::vector<std::string>(const nlohmann::json& axes)> all;
+  // Whether the axis means anything given the point's other axes; a point where it does
+  // not gets null for it, so that the cross product holds no duplicate measurements.
+  std::function<bool(const nlohmann::json& axes)> applies;
+};
+
+// What a kind reports for one point; the runner adds statistics, status and identity.
+struct measurement {
+  std::string metric;            // name of the sampled quantity, e.g. "ns_per_node_layer"
+  std::vector<double> samples;   // one value per timed sample, in that unit
+  nlohmann::json context = nlohmann::json::object();  // facts: engine used, device, sizes...
+  std::string digest;            // hex digest of the output that was checked
+  bool verified = false;         // the digest equals that of an independent implementation
+  std::string verified_against;  // what it was compared with
+};
+
+// Thrown by a kind when the point cannot run on this machine or build: recorded as
+// "skipped" with the message as its reason.
+struct point_unavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct kind_spec {
+  std::string name;
+  std::string help;
+  std::vector<axis_spec> axes;
+  // Reason the point cannot run here (engine missing on this CPU, no GPU, too large for
+  // memory), or empty when it can. Checked before run.
+  std::function<std::string(const nlohmann::json& axes)> unavailable;
+  // Runs warmup + samples timed repetitions. Empty: not implemented in this build.
+  std::function<measurement(const nlohmann::json& axes, std::uint32_t warmup, std::uint32_t samples)> run;
+  // Derived rates (labels/s, GB/s, cycles/byte, efficiency...) from the point's axes, the
+  // measurement context and the median sample.
+  std::function<nlohmann::json(const nlohmann::json& axes, const nlohmann::json& context, double median)> rates;
+};
+
+// Every kind, in the order `poreplab run --help` and the docs list them.
+const std::vector<kind_spec>& kinds();
+const kind_spec* find_kind(std::string_view name);  // nullptr when unknown
+std::vector<std::string> kind_names();
+
+// Bytes of memory available to a new allocation now (MemAvailable), 0 if unknown.
+std::uint64_t available_memory_bytes();
+
+// ---- building blocks of the kind definitions (runner_kind_*.cpp) ----
+
+kind_spec hash_kind();    // runner_kind_hash.cpp
+kind_spec label_kind();   // runner_kind_label.cpp
+kind_spec seal_kind();    // runner_kind_seal.cpp
+kind_spec tree_d_kind();  // runner_kind_tree_d.cpp
+
+axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
+axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);
+axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                    std::string help);
+// The labeling axes: backend, engine (cpu), layout (cuda, cuda-emu), sector_size, and
+// with_sectors: sectors; then layers, threads.
+std::vector<axis_spec> labeling_axes(bool with_sectors);
+
+// Why `need` bytes do not fit in the memory available now, or empty when they do.
+std::string memory_shortfall(double need_bytes);
+// The axis value as a string, or `fallback` when it is null (does not apply).
+std::string text_or(const nlohmann::json& v, const std::string& fallback);
+// "12.5 GiB"
+std::string gib_text(double bytes);
+
+}  // namespace poreplab::runner

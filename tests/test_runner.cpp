@@ -1,0 +1,502 @@
+// The experiment runner: config validation (one test per rule), point expansion,
+// records, resume after an interruption, shards + merge, SIGINT, --set.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.hpp"
+#include "records.hpp"
+#include "runner.hpp"
+#include "runner_kinds.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace poreplab::runner;
+
+namespace {
+
+struct scratch {
+  fs::path path;
+  scratch() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path = fs::temp_directory_path() / ("poreplab-runner-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(stamp) + "-" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  fs::path operator/(const std::string& name) const { return path / name; }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct outcome {
+  int status = -1;
+  std::string err;
+};
+
+// Runs `poreplab ARGS`, stdout discarded, stderr captured.
+outcome run_poreplab(const std::string& args, const scratch& s) {
+  const fs::path err = s / "stderr.txt";
+  const std::string cmd = quote(POREPLAB_BINARY) + " " + args + " >/dev/null 2>" + quote(err.string());
+  const int rc = std::system(cmd.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc), slurp(err)};
+}
+
+// The message of the config_error that parsing `text` throws ("" if none).
+std::string config_problem(const std::string& text) {
+  try {
+    parse_config(text, "test.json");
+  } catch (const config_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string with_experiment(const std::string& experiment) {
+  return R"({"schema": "poreplab-experiments/1", "experiments": [)" + experiment + "]}";
+}
+
+// Small, fast points: portable SHA-256 in both patterns, 2KiB labeling on two backends,
+// a 2KiB tree_d.
+const char* kTinyConfig = R"({
+  "schema": "poreplab-experiments/1",
+  "description": "tiny points for the runner tests",
+  "experiments": [
+    {"name": "h", "kind": "hash", "warmup": 0, "samples": 2,
+     "axes": {"algo": ["sha256"], "engine": ["portable", "openssl"], "mode": ["throughput", "chain"], "size": ["1KiB"]}},
+    {"name": "l", "kind": "label", "warmup": 0, "samples": 2,
+     "axes": {"backend": ["reference", "cpu", "cuda"], "sector_size": ["2KiB"]}},
+    {"name": "t", "kind": "tree_d", "warmup": 0, "samples": 2, "axes": {"sector_size": ["2KiB", "4KiB"]}}
+  ]
+})";
+
+std::vector<json> point_lines(const fs::path& records) {
+  std::vector<json> out;
+  std::istringstream in(slurp(records));
+  std::string line;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    if (j["type"] == "point") out.push_back(j);
+  }
+  return out;
+}
+
+std::set<std::string> result_keys(const fs::path& results_json) {
+  const json r = json::parse(slurp(results_json));
+  std::set<std::string> keys;
+  for (const auto& p : r["points"]) keys.insert(record_key(p));
+  return keys;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- validation
+
+TEST_CASE("runner config: an unknown key is named by its JSON pointer", "[runner]") {
+  const auto e = config_problem(with_experiment(R"({"name": "a", "kind": "hash", "sample": 3})"));
+  CHECK(e.find("test.json: /experiments/0/sample: unknown key \"sample\"") != std::string::npos);
+  CHECK(config_problem(R"({"schema": "poreplab-experiments/1", "experiments": [], "extra": 1})").find("/extra") !=
+        std::string::npos);
+}
+
+TEST_CASE("runner config: a value of the wrong type", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "samples": "5"})"))
+            .find("/experiments/0/samples: expected an integer >= 1, got string \"5\"") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": [1, "2"]}})"))
+            .find("/experiments/0/axes/sectors/1: expected an integer") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"backend": "cpu"}})"))
+            .find("/experiments/0/axes/backend: expected a list of values") != std::string::npos);
+}
+
+TEST_CASE("runner config: sizes must be power-of-two sizes in the accepted forms", "[runner]") {
+  const auto e = config_problem(
+      with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": ["2KiB", "3KiB"]}})"));
+  CHECK(e == "test.json: /experiments/0/axes/sector_size/1: \"3KiB\" is not a power-of-two size");
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": ["2KB"]}})"))
+            .find("/experiments/0/axes/sector_size/0: \"2KB\" is not a size") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": [3000]}})"))
+            .find("3000 is not a power-of-two size") != std::string::npos);
+  CHECK(parse_size("2KiB") == 2048u);
+  CHECK(parse_size("8MiB") == 8u << 20);
+  CHECK(parse_size("32GiB") == 32ull << 30);
+  CHECK(parse_size("4096") == 4096u);
+  CHECK_FALSE(parse_size("2 KiB"));
+  CHECK_FALSE(parse_size("KiB"));
+  CHECK_FALSE(parse_size("99999999999999999999"));
+  CHECK(format_size(32ull << 30) == "32GiB");
+  CHECK(format_size(3000) == "3000B");
+  const config c = parse_config(
+      with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": ["2KiB", 8388608, "32GiB"]}})"), "t");
+  CHECK(c.experiments[0].axes[3].second == std::vector<json>{2048, 8388608, 32ull << 30});
+}
+
+TEST_CASE("runner config: an unknown engine, backend or algo", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"engine": ["auto", "avx9"]}})"))
+            .find("/experiments/0/axes/engine/1: unknown engine \"avx9\" (known: auto, ") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"backend": ["opencl"]}})"))
+            .find("/experiments/0/axes/backend/0: unknown backend \"opencl\"") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "axes": {"algo": ["md5"]}})"))
+            .find("/experiments/0/axes/algo/0: unknown algo \"md5\"") != std::string::npos);
+}
+
+TEST_CASE("runner config: an unknown kind", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "pc2"})")) ==
+        "test.json: /experiments/0/kind: unknown kind \"pc2\" (known: hash, label, seal, tree_d)");
+}
+
+TEST_CASE("runner config: an empty axis", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": []}})")) ==
+        "test.json: /experiments/0/axes/sectors: empty axis: give at least one value");
+  CHECK(config_problem(R"({"schema": "poreplab-experiments/1", "experiments": []})")
+            .find("/experiments: no experiments") != std::string::npos);
+}
+
+TEST_CASE("runner config: an unknown axis, a duplicate value or name", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "axes": {"sector_size": ["2KiB"]}})"))
+            .find("/experiments/0/axes/sector_size: unknown axis \"sector_size\" for kind hash") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": [1, 2, 1]}})"))
+            .find("/experiments/0/axes/sectors/2: duplicate value 1") != std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash"}, {"name": "a", "kind": "label"})"))
+            .find("/experiments/1/name: duplicate experiment name \"a\"") != std::string::npos);
+}
+
+TEST_CASE("runner config: a missing or unsupported schema version", "[runner]") {
+  CHECK(config_problem(R"({"schema": "poreplab-experiments/2", "experiments": [{"name": "a", "kind": "hash"}]})") ==
+        "test.json: /schema: unsupported schema \"poreplab-experiments/2\" (this poreplab reads "
+        "\"poreplab-experiments/1\")");
+  CHECK(config_problem(R"({"experiments": [{"name": "a", "kind": "hash"}]})")
+            .find("missing required key \"schema\"") != std::string::npos);
+}
+
+TEST_CASE("runner config: malformed JSON reports line and column", "[runner]") {
+  const auto e = config_problem("{\n  \"schema\": \"poreplab-experiments/1\",\n  \"experiments\": [,]\n}");
+  CHECK(e.rfind("test.json: parse error at line 3, column 19", 0) == 0);
+}
+
+TEST_CASE("runner config: a missing config file is a clear error", "[runner]") {
+  scratch s;
+  const auto r = run_poreplab("run " + quote((s / "nope.json").string()) + " -o " + quote((s / "out").string()), s);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("poreplab: error: cannot open config file") != std::string::npos);
+  CHECK(r.err.find("nope.json") != std::string::npos);
+  CHECK_FALSE(fs::exists(s / "out"));
+}
+
+TEST_CASE("runner config: the embedded default and the shipped configs validate", "[runner]") {
+  const config d = embedded_default_config();
+  CHECK(d.experiments.size() >= 3);
+  CHECK(d.digest.size() == 64);
+  for (const auto& entry : fs::directory_iterator(fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "configs")) {
+    INFO(entry.path().string());
+    const config c = load_config_file(entry.path().string());
+    CHECK_FALSE(expand_points(c).empty());
+  }
+  // The embedded copy is the file in the tree.
+  CHECK(load_config_file((fs::path(POREPLAB_SOURCE_DIR) / "experiments/configs/default.json").string()).digest ==
+        d.digest);
+}
+
+// ---------------------------------------------------------------- expansion, --set
+
+TEST_CASE("runner points: cross product in axis order, n/a axes collapsed", "[runner]") {
+  const config c = parse_config(with_experiment(R"({"name": "a", "kind": "label",
+      "axes": {"backend": ["reference", "cpu"], "engine": ["portable", "auto"], "sectors": [1, 2]}})"),
+                                "t");
+  const auto pts = expand_points(c);
+  // reference ignores the engine: 2 points; cpu: 2 engines x 2 sector counts.
+  REQUIRE(pts.size() == 6);
+  CHECK(pts[0].axes["backend"] == "reference");
+  CHECK(pts[0].axes["engine"].is_null());
+  CHECK(pts[0].axes["sectors"] == 1);
+  CHECK(pts[1].axes["sectors"] == 2);
+  CHECK(pts[2].axes["engine"] == "portable");
+  CHECK(pts[5].axes["engine"] == "auto");
+  for (std::size_t i = 0; i < pts.size(); ++i) CHECK(pts[i].index == i);
+  CHECK(pts[2].describe() == "a backend=cpu engine=portable sector_size=2KiB sectors=1 layers=2 threads=0");
+}
+
+TEST_CASE("runner --set overrides an axis", "[runner]") {
+  const config c = parse_config(kTinyConfig, "t");
+  const config d = apply_overrides(c, {"sector_size=4KiB,8KiB", "h.mode=chain", "samples=1"});
+  for (const auto& e : d.experiments) {
+    CHECK(e.samples == 1);
+    for (const auto& [name, values] : e.axes) {
+      if (name == "sector_size") CHECK(values == std::vector<json>{4096, 8192});
+      if (name == "mode") CHECK(values == std::vector<json>{"chain"});
+    }
+  }
+  CHECK(d.digest != c.digest);
+  CHECK_THROWS_WITH(apply_overrides(c, {"sector_size=3KiB"}),
+                    Catch::Contains("\"3KiB\" is not a power-of-two size") && Catch::Contains("--set"));
+  CHECK_THROWS_WITH(apply_overrides(c, {"colour=red"}), Catch::Contains("no experiment in the config has an axis"));
+  CHECK_THROWS_WITH(apply_overrides(c, {"zz.mode=chain"}), Catch::Contains("no experiment named \"zz\""));
+
+  // Through the binary: --list shows the overridden points.
+  scratch s;
+  spit(s / "tiny.json", kTinyConfig);
+  const std::string cmd = quote(POREPLAB_BINARY) + " run " + quote((s / "tiny.json").string()) +
+                          " --list --set t.sector_size=64KiB > " + quote((s / "list.txt").string());
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string list = slurp(s / "list.txt");
+  CHECK(list.find("t sector_size=64KiB") != std::string::npos);
+  CHECK(list.find("t sector_size=2KiB") == std::string::npos);
+}
+
+TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runner]") {
+  const auto st = compute_stats({10, 12, 11, 30});
+  CHECK(st.n == 4);
+  CHECK(st.min == 10);
+  CHECK(st.max == 30);
+  CHECK(st.median == Approx(11.5));
+  CHECK(st.spread == Approx(20 / 11.5));
+  CHECK(compute_stats({5}).spread == 0);
+
+  scratch s;
+  const fs::path f = s / "records.jsonl";
+  spit(f, "{\"type\":\"header\",\"run\":0}\n{\"type\":\"point\",\"experiment\":\"a\",\"axes\":{}}\n{\"type\":\"poi");
+  const auto log = read_records(f, true);
+  CHECK(log.headers.size() == 1);
+  CHECK(log.points.size() == 1);
+  CHECK(log.truncated_bytes == 12);
+  CHECK(slurp(f).back() == '\n');  // the half line is gone
+  spit(f, "{\"type\":\"header\"}\nnot json\n{\"type\":\"header\"}\n");
+  CHECK_THROWS_WITH(read_records(f, true), Catch::Contains("records.jsonl:2: not a JSON record"));
+}
+
+// ---------------------------------------------------------------- runs
+
+TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
+  scratch s;
+  spit(s / "tiny.json", kTinyConfig);
+  const auto r = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()) +
+                              " --no-plots",
+                          s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("[1/9] h algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
+  CHECK(r.err.find("ETA") != std::string::npos);
+  for (const char* f : {"records.jsonl", "results.json", "results.csv", "summary.md"}) CHECK(fs::exists(s / "out" / f));
+  const json res = json::parse(slurp(s / "out" / "results.json"));
+  CHECK(res["schema"] == "poreplab-results/1");
+  CHECK(res["counts"]["expected"] == 9);
+  CHECK(res["counts"]["missing"] == 0);
+  CHECK(res["runs"].size() == 1);
+  CHECK(res["runs"][0]["environment"].contains("cpu"));
+  CHECK(res["runs"][0]["argv"].size() >= 3);
+  std::string label_digest;
+  for (const auto& p : res["points"]) {
+    INFO(p.dump());
+    if (p["axes"].value("backend", "") == "cuda") {
+      // Built without CUDA here, or no GPU: recorded, not dropped.
+      if (p["status"] == "skipped") CHECK_FALSE(p["reason"].get<std::string>().empty());
+      continue;
+    }
+    REQUIRE(p["status"] == "ok");
+    CHECK(p["verified"] == true);
+    CHECK(p["digest"].get<std::string>().size() == 64);
+    CHECK(p["samples"].size() == 2);
+    CHECK(p["stats"]["min"] <= p["stats"]["median"]);
+    CHECK(p["noisy"] == (p["stats"]["spread"].get<double>() > kNoisySpread));
+    CHECK_FALSE(p["rates"].empty());
+    if (p["kind"] == "label") {
+      CHECK(p["rates"]["labels_per_s"].get<double>() > 0);
+      // Every backend labels the same sector: one digest.
+      if (label_digest.empty()) label_digest = p["digest"];
+      CHECK(p["digest"] == label_digest);
+    }
+    if (p["kind"] == "hash") CHECK(p["rates"]["cycles_per_byte"].get<double>() > 0);
+  }
+  const std::string csv = slurp(s / "out" / "results.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 10);
+  CHECK(slurp(s / "out" / "summary.md").find("## l (label)") != std::string::npos);
+
+  // The same directory again without --resume is refused before running anything.
+  const auto again = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()), s);
+  CHECK(again.status == 1);
+  CHECK(again.err.find("already holds records.jsonl: pass --resume") != std::string::npos);
+}
+
+TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing", "[runner]") {
+  scratch s;
+  spit(s / "tiny.json", kTinyConfig);
+  const std::string base = "run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()) +
+                           " --no-plots";
+  REQUIRE(run_poreplab(base, s).status == 0);
+  const fs::path rec = s / "out" / "records.jsonl";
+  const auto full = point_lines(rec);
+  REQUIRE(full.size() == 9);
+
+  // A crash after four points, in the middle of writing the fifth.
+  std::istringstream in(slurp(rec));
+  std::string line, cut;
+  int points = 0;
+  while (std::getline(in, line)) {
+    if (line.find("\"type\":\"point\"") != std::string::npos && ++points == 5) {
+      cut += line.substr(0, line.size() / 2);
+      break;
+    }
+    cut += line + "\n";
+  }
+  spit(rec, cut);
+  fs::remove(s / "out" / "results.json");
+
+  const auto r = run_poreplab(base + " --resume", s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("cut off an incomplete last record") != std::string::npos);
+  CHECK(r.err.find("4 of 9 points already recorded; running 5") != std::string::npos);
+  const auto after = point_lines(rec);
+  REQUIRE(after.size() == 9);  // 4 kept + 5 new, none twice
+  for (int i = 0; i < 4; ++i) CHECK(after[i] == full[i]);  // kept as they were, not re-run
+  std::set<std::string> keys;
+  for (const auto& p : after) keys.insert(record_key(p));
+  CHECK(keys.size() == 9);
+  CHECK(result_keys(s / "out" / "results.json") == keys);
+  const json res = json::parse(slurp(s / "out" / "results.json"));
+  CHECK(res["runs"].size() == 2);
+  CHECK(res["counts"]["missing"] == 0);
+
+  // Resuming a finished run runs nothing.
+  const auto done = run_poreplab(base + " --resume", s);
+  CHECK(done.status == 0);
+  CHECK(done.err.find("9 of 9 points already recorded; running 0") != std::string::npos);
+  CHECK(point_lines(rec).size() == 9);
+}
+
+TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
+  scratch s;
+  spit(s / "tiny.json", kTinyConfig);
+  const std::string cfg = quote((s / "tiny.json").string());
+  REQUIRE(run_poreplab("run " + cfg + " -o " + quote((s / "full").string()) + " --no-plots", s).status == 0);
+  REQUIRE(run_poreplab("run " + cfg + " --shard 0/2 -o " + quote((s / "s0").string()) + " --no-plots", s).status == 0);
+  REQUIRE(run_poreplab("run " + cfg + " --shard 1/2 -o " + quote((s / "s1").string()) + " --no-plots", s).status == 0);
+  const auto s0 = point_lines(s / "s0" / "records.jsonl");
+  const auto s1 = point_lines(s / "s1" / "records.jsonl");
+  CHECK(s0.size() == 5);
+  CHECK(s1.size() == 4);
+  for (const auto& p : s0) CHECK(p["index"].get<int>() % 2 == 0);
+
+  // Only shard 0: the merge reports the missing points and fails.
+  const auto partial = run_poreplab("merge -o " + quote((s / "m0").string()) + " " + quote((s / "s0").string()) +
+                                    " --no-plots",
+                                s);
+  CHECK(partial.status == 1);
+  CHECK(partial.err.find("missing [1] h algo=sha256 engine=portable mode=chain") != std::string::npos);
+
+  const auto m = run_poreplab("merge -o " + quote((s / "merged").string()) + " " + quote((s / "s0").string()) + " " +
+                              quote((s / "s1").string()) + " --no-plots",
+                          s);
+  INFO(m.err);
+  REQUIRE(m.status == 0);
+  CHECK(result_keys(s / "merged" / "results.json") == result_keys(s / "full" / "results.json"));
+  const json res = json::parse(slurp(s / "merged" / "results.json"));
+  CHECK(res["counts"]["missing"] == 0);
+  CHECK(res["duplicates"] == 0);
+  for (std::size_t i = 0; i < res["points"].size(); ++i) CHECK(res["points"][i]["index"] == i);
+
+  // Shards of another config are refused.
+  std::string other = kTinyConfig;
+  const std::string sizes = R"("2KiB", "4KiB")";
+  other.replace(other.find(sizes), sizes.size(), R"("2KiB", "8KiB")");
+  spit(s / "other.json", other);
+  REQUIRE(run_poreplab("run " + quote((s / "other.json").string()) + " --shard 1/2 -o " + quote((s / "o1").string()) +
+                       " --no-plots",
+                   s)
+              .status == 0);
+  const auto bad = run_poreplab("merge -o " + quote((s / "bad").string()) + " " + quote((s / "s0").string()) + " " +
+                                quote((s / "o1").string()),
+                            s);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("was run with a different config") != std::string::npos);
+
+  CHECK_THROWS_WITH(parse_shard("2/2"), Catch::Contains("expected I/N"));
+  CHECK(parse_shard("3/8") == std::pair<std::size_t, std::size_t>{3, 8});
+}
+
+TEST_CASE("runner: an unwritable output directory fails before any point runs", "[runner]") {
+  scratch s;
+  spit(s / "tiny.json", kTinyConfig);
+  spit(s / "file", "x");
+  const auto r = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "file" / "out").string()),
+                          s);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("poreplab: error: cannot create output directory") != std::string::npos);
+  CHECK(r.err.find("[1/") == std::string::npos);
+}
+
+TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "[runner]") {
+  scratch s;
+  // Enough points that the run is still going when the signal comes.
+  spit(s / "slow.json", with_experiment(R"({"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
+      "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["all"], "mode": ["throughput", "chain"],
+               "size": ["1KiB", "2KiB", "4KiB"]}})"));
+  const fs::path out = s / "out";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", (s / "slow.json").c_str(), "-o", out.c_str(), "--no-plots",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait for two finished points, then interrupt.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(out / "records.jsonl") && point_lines(out / "records.jsonl").size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto recs = point_lines(out / "records.jsonl");  // every line complete JSON
+  CHECK(recs.size() >= 2);
+  const json res = json::parse(slurp(out / "results.json"));
+  CHECK(res["interrupted"] == true);
+  CHECK(res["points"].size() == recs.size());
+  CHECK(res["counts"]["missing"].get<std::size_t>() + recs.size() == res["counts"]["expected"].get<std::size_t>());
+  CHECK(fs::exists(out / "summary.md"));
+  CHECK(fs::exists(out / "results.csv"));
+}
