@@ -1,6 +1,11 @@
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+#include <string>
+
+#include "cuda_check.cuh"
 #include "poreplab/cuda/devices.hpp"
+#include "require_device.hpp"
 
 namespace poreplab::cuda {
 
@@ -43,5 +48,22 @@ device_report query_devices() {
   if (!r.available) r.reason = "no usable CUDA device";
   return r;
 }
+
+namespace detail {
+
+device_info require_device(int index, const char* who) {
+  const device_report r = query_devices();
+  if (!r.available) throw std::runtime_error(std::string(who) + " unavailable: " + r.reason);
+  for (const auto& d : r.devices)
+    if (d.index == index) {
+      POREPLAB_CUDA_CHECK(cudaSetDevice(index));
+      return d;
+    }
+  throw std::runtime_error(std::string(who) + ": CUDA device " + std::to_string(index) + " does not exist (" +
+                           std::to_string(r.devices.size()) + " usable device" + (r.devices.size() == 1 ? "" : "s") +
+                           ")");
+}
+
+}  // namespace detail
 
 }  // namespace poreplab::cuda

@@ -8,7 +8,8 @@
 #define POREPLAB_HD_NOINLINE
 #endif
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
+// nvcc (both passes) knows only its own unroll pragma.
 #define POREPLAB_UNROLL _Pragma("unroll")
 #elif defined(__clang__)
 #define POREPLAB_UNROLL _Pragma("clang loop unroll(full)")

@@ -1,0 +1,44 @@
+#pragma once
+// A launch shape (blocks x threads) and emulate_grid(): runs a kernel functor over
+// the same block x thread indices on the host that a CUDA launch would run on the
+// device, so index arithmetic, bounds checks and kernel bodies are tested without a GPU.
+// Plain host code: no CUDA headers.
+#include <cstdint>
+
+namespace poreplab {
+
+struct grid_dims {
+  std::uint32_t blocks = 1;
+  std::uint32_t threads = 1;  // per block
+  std::uint64_t total() const { return static_cast<std::uint64_t>(blocks) * threads; }
+};
+
+// Enough blocks of `threads_per_block` to cover `work` items (at least one block).
+// A block never gets more threads than `work` rounded up to a warp (32), so a launch
+// for one sector does not start a 256-thread block of idle threads.
+inline grid_dims cover(std::uint64_t work, std::uint32_t threads_per_block) {
+  if (threads_per_block == 0) threads_per_block = 1;
+  const std::uint64_t warp_rounded = (work + 31) / 32 * 32;
+  const std::uint64_t threads = warp_rounded != 0 && warp_rounded < threads_per_block ? warp_rounded : threads_per_block;
+  const std::uint64_t blocks = work == 0 ? 1 : (work + threads - 1) / threads;
+  return {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(threads)};
+}
+
+// Calls f(gid) for gid = block * threads + thread over the whole grid, including the
+// threads past the end of the work that a device launch would also start: functors
+// bound-check gid themselves, as they must on a GPU. Blocks run on OpenMP threads,
+// threads of a block in order on one host thread (kernels use no barriers). A
+// single-block grid stays on the calling thread: a parallel region per launch costs
+// more than a small launch on a loaded machine.
+template <class F>
+void emulate_grid(grid_dims dims, const F& f) {
+  const auto blocks = static_cast<std::int64_t>(dims.blocks);
+  const std::uint64_t threads = dims.threads;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
+#endif
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (std::uint64_t t = 0; t < threads; ++t) f(static_cast<std::uint64_t>(b) * threads + t);
+}
+
+}  // namespace poreplab

@@ -1,0 +1,104 @@
+#pragma once
+// The launch sequence of a labeling job on a device, written once for the CUDA backend
+// and for cuda-emu: which buffer each layer goes to, how the parent table is uploaded
+// or streamed in node chunks, when a finished layer is copied back into the store.
+// The executor supplies memory, copies and launches; on the host (cuda-emu) every step
+// runs synchronously, so tests cover the sequence and its index arithmetic.
+//
+// Executor interface:
+//   std::uint8_t* layer_buffer(int i)       two device layer buffers (i = 0, 1), each
+//                                           nodes * sectors * 32 bytes
+//   const std::uint8_t* upload_replica_ids(const std::uint8_t* ids, std::uint64_t bytes)
+//   const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes)
+//   const std::uint32_t* stage_parents(int slot, const std::uint32_t* rows, std::uint64_t count)
+//                                           copies rows into chunk slot 0 or 1 once the
+//                                           launches that read that slot have finished
+//   void release_parents(int slot)          the launches issued so far are the last to
+//                                           read this slot's current contents
+//   void launch(const label_layer_kernel&, grid_dims)
+//   void launch(const sector_major_to_minor_kernel&, grid_dims)
+//   void layer_written(int buf)             the work issued so far completes buffer buf
+//   void download(std::uint8_t* host, int buf, std::uint64_t bytes)
+//                                           returns once host holds the buffer; may
+//                                           overlap launches issued before it
+//   void finish()                           waits for all work, reports errors
+#include <cstdint>
+
+#include "poreplab/grid.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/label_kernel.hpp"
+
+namespace poreplab::sdr {
+
+struct device_plan {
+  sector_layout layout = sector_layout::sector_minor;
+  std::uint32_t threads_per_block = 32;
+  std::uint64_t chunk_nodes = 0;  // 0 (or >= nodes): parent table resident; else streamed rows per launch
+};
+
+// Threads per block for the transpose, which has one thread per label.
+inline constexpr std::uint32_t kTransposeThreads = 256;
+
+template <class Exec>
+void run_label_job(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+  const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
+  const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
+  const bool major = plan.layout == sector_layout::sector_major;
+  const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
+  const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.nodes);
+  const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
+  const grid_dims transpose_grid = cover(job.nodes * job.sectors, kTransposeThreads);
+
+  // A finished layer waiting to be copied into the store. Sector-minor copies layer l-1
+  // while layer l is labeled (both only read it); layer l+1 then overwrites its buffer.
+  std::uint32_t pending = 0;
+  int pending_buf = 0;
+  auto flush = [&] {
+    if (pending == 0) return;
+    ex.download(store.layer(pending), pending_buf, layer_bytes);
+    store.layer_done(pending);
+    pending = 0;
+  };
+
+  std::uint64_t chunks_issued = 0;
+  for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
+    std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
+    label_layer_kernel k{resident, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer, plan.layout};
+    if (!streamed) {
+      ex.launch(k, label_grid);
+      flush();
+    } else {
+      // One thread walks its sector's nodes in order, so consecutive launches over
+      // consecutive node ranges label exactly what one launch would.
+      for (std::uint64_t b = 0; b < job.nodes; b += plan.chunk_nodes) {
+        const std::uint64_t count = job.nodes - b < plan.chunk_nodes ? job.nodes - b : plan.chunk_nodes;
+        const int slot = static_cast<int>(chunks_issued++ % 2);
+        k.parents = ex.stage_parents(slot, job.parents + kParents * b, count);
+        k.node_begin = b;
+        k.node_end = b + count;
+        ex.launch(k, label_grid);
+        ex.release_parents(slot);
+        if (b == 0) flush();
+      }
+    }
+    if (major) {
+      // Layer l-1's buffer is free once this layer's launches have run (stream order);
+      // it takes the node-major copy, which must leave before layer l+1 overwrites it.
+      ex.launch(sector_major_to_minor_kernel{ex.layer_buffer(cur), ex.layer_buffer(prev), job.nodes, job.sectors},
+                transpose_grid);
+      ex.layer_written(prev);
+      pending = l;
+      pending_buf = prev;
+      flush();
+    } else {
+      ex.layer_written(cur);
+      pending = l;
+      pending_buf = cur;
+    }
+  }
+  flush();
+  ex.finish();
+}
+
+}  // namespace poreplab::sdr

@@ -1,0 +1,83 @@
+#include "poreplab/sdr/emulated_backend.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "poreplab/grid.hpp"
+#include "poreplab/sdr/label_driver.hpp"
+
+namespace poreplab::sdr {
+
+namespace {
+
+// The executor of run_label_job on the host: "device" memory is host vectors, launches
+// run through emulate_grid and complete before returning.
+class host_executor {
+ public:
+  explicit host_executor(std::uint64_t layer_bytes) {
+    layers_[0].resize(layer_bytes);
+    layers_[1].resize(layer_bytes);
+  }
+
+  std::uint8_t* layer_buffer(int i) { return layers_[i].data(); }
+
+  const std::uint8_t* upload_replica_ids(const std::uint8_t* ids, std::uint64_t bytes) {
+    ids_.assign(ids, ids + bytes);
+    return ids_.data();
+  }
+
+  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes) {
+    parents_.assign(table, table + nodes * kParents);
+    return parents_.data();
+  }
+
+  const std::uint32_t* stage_parents(int slot, const std::uint32_t* rows, std::uint64_t count) {
+    chunks_[slot].assign(rows, rows + count * kParents);
+    return chunks_[slot].data();
+  }
+
+  void release_parents(int /*slot*/) {}
+
+  template <class Kernel>
+  void launch(const Kernel& k, grid_dims dims) {
+    emulate_grid(dims, k);
+  }
+
+  void layer_written(int /*buf*/) {}
+
+  void download(std::uint8_t* host, int buf, std::uint64_t bytes) {
+    std::memcpy(host, layers_[buf].data(), bytes);
+  }
+
+  void finish() {}
+
+ private:
+  std::vector<std::uint8_t> layers_[2];
+  std::vector<std::uint8_t> ids_;
+  std::vector<std::uint32_t> parents_;
+  std::vector<std::uint32_t> chunks_[2];
+};
+
+class emulated_backend final : public backend {
+ public:
+  explicit emulated_backend(const emulation_options& opt) : opt_(opt) {}
+
+  std::string name() const override { return "cuda-emu"; }
+
+  void label(const label_job& job, layer_store& store) override {
+    validate(job);
+    host_executor ex(job.nodes * job.sectors * 32);
+    run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes});
+  }
+
+ private:
+  emulation_options opt_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_emulated_backend(const emulation_options& opt) {
+  return std::make_unique<emulated_backend>(opt);
+}
+
+}  // namespace poreplab::sdr

@@ -1,0 +1,70 @@
+#pragma once
+// GPU measurements returned as plain structs (printing is the caller's): chained hash
+// compressions (latency and throughput) and SDR labeling timed with CUDA events.
+// Every function throws std::runtime_error when no CUDA device is usable.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "poreplab/cuda/backend.hpp"
+#include "poreplab/cuda/devices.hpp"
+#include "poreplab/cuda/memory_plan.hpp"
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/sdr/backend.hpp"
+
+namespace poreplab::cuda {
+
+// latency: one thread runs one chain of dependent compressions (time per compression
+// is the compression's latency on one SM lane). throughput: many threads, each its own
+// chain (compressions per second of the whole device).
+enum class hash_bench_mode { latency, throughput };
+
+const char* hash_bench_mode_name(hash_bench_mode m);
+hash_bench_mode parse_hash_bench_mode(const std::string& name);  // throws std::invalid_argument
+
+struct hash_bench_options {
+  hash_algo algo = hash_algo::sha256;  // blake2b-256 and blake2b-512 time the same compression
+  hash_bench_mode mode = hash_bench_mode::throughput;
+  std::uint64_t chain_length = 0;      // compressions per chain; 0: 65536 (latency), 4096 (throughput)
+  std::uint64_t chains = 0;            // throughput only; 0: one per thread slot of the device
+  std::uint32_t threads_per_block = 128;
+  int device = 0;
+  std::uint32_t warmup = 1;
+  std::uint32_t samples = 5;
+};
+
+struct hash_bench_result {
+  hash_bench_options options;          // as run (defaults resolved)
+  device_info device;
+  std::string compression;             // "sha256", "blake2s", "blake2b"
+  std::uint32_t block_bytes = 0;       // message bytes per compression
+  std::uint32_t blocks = 0, threads = 0;  // launch shape
+  std::uint64_t compressions = 0;      // per sample: chains * chain_length
+  std::vector<double> samples_s;       // kernel time per sample (CUDA events)
+  double median_s = 0;
+  double compressions_per_s = 0;
+  double ns_per_compression = 0;       // latency: per dependent step; throughput: median_s / compressions
+  // latency: SM clock cycles per dependent step; throughput: SM-cycles (time x clock x
+  // SMs) per compression. Uses the SM clock the device reports, not the boost clock reached.
+  double cycles_per_compression = 0;
+  double bytes_per_s = 0;              // block bytes compressed per second
+  bool verified = false;               // first, middle and last chains recomputed on the host
+};
+
+hash_bench_result bench_hash_gpu(const hash_bench_options& opt);
+
+struct label_timing {
+  device_info device;
+  memory_plan plan;
+  double upload_s = 0;                 // parent table (when resident) and replica ids (events)
+  double kernel_s = 0;                 // label launches only, all layers (events)
+  std::vector<double> layer_kernel_s;  // per layer
+  double transpose_s = 0;              // sector-major only: layers rewritten node-major
+  double end_to_end_s = 0;             // host clock: uploads, launches, every layer in the store
+};
+
+// Labels `job` into `store` like make_cuda_backend(opt)->label() and reports where the
+// time went. Device allocation is outside every figure.
+label_timing time_label(const sdr::label_job& job, sdr::layer_store& store, const backend_options& opt = {});
+
+}  // namespace poreplab::cuda

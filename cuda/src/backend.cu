@@ -1,0 +1,227 @@
+// The "cuda" backend: run_label_job (common/, shared with cuda-emu) driven by an
+// executor that owns device memory, two streams and the events that order them.
+//   compute stream: uploads, label launches, transposes;
+//   copy stream:    parent chunks in, finished layers out, overlapping the launches.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "launch.cuh"
+#include "poreplab/cuda/backend.hpp"
+#include "poreplab/cuda/bench.hpp"
+#include "poreplab/cuda/memory_plan.hpp"
+#include "poreplab/sdr/label_driver.hpp"
+#include "require_device.hpp"
+
+namespace poreplab::cuda {
+
+namespace {
+
+using detail::device_memory;
+using detail::event;
+using detail::pinned_memory;
+using detail::stream;
+
+// Start/stop events around one launch, kept until the end of the job so that timing
+// never makes the host wait mid-job.
+struct timed_launch {
+  event start{true}, stop{true};
+  std::uint32_t layer = 0;  // 0: a transpose
+};
+
+class device_executor {
+ public:
+  device_executor(const sdr::label_job& job, const memory_plan& plan, bool timing)
+      : layer_bytes_(plan.layer_bytes),
+        layers_{device_memory(layer_bytes_), device_memory(layer_bytes_)},
+        ids_(plan.replica_id_bytes),
+        table_(plan.parents == parent_placement::resident ? plan.parent_table_bytes : 0),
+        chunk_dev_{device_memory(plan.chunk_bytes), device_memory(plan.chunk_bytes)},
+        chunk_host_{pinned_memory(plan.chunk_bytes), pinned_memory(plan.chunk_bytes)},
+        timing_(timing) {
+    if (timing_) {
+      upload_start_.emplace(true);
+      upload_stop_.emplace(true);
+      layer_kernel_s_.assign(job.layers, 0.0);
+    }
+  }
+
+  // Work still queued when an exception unwinds must finish before its memory goes.
+  ~device_executor() {
+    cudaStreamSynchronize(compute_.get());
+    cudaStreamSynchronize(copy_.get());
+  }
+  device_executor(const device_executor&) = delete;
+  device_executor& operator=(const device_executor&) = delete;
+
+  std::uint8_t* layer_buffer(int i) { return layers_[i].get(); }
+
+  const std::uint8_t* upload_replica_ids(const std::uint8_t* ids, std::uint64_t bytes) {
+    if (timing_) upload_start_->record(compute_.get());
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), ids, bytes, cudaMemcpyHostToDevice, compute_.get()));
+    if (timing_) upload_stop_->record(compute_.get());
+    return ids_.get();
+  }
+
+  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes) {
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(table_.get(), table, nodes * sdr::kParents * 4, cudaMemcpyHostToDevice,
+                                        compute_.get()));
+    if (timing_) upload_stop_->record(compute_.get());
+    return table_.get<std::uint32_t>();
+  }
+
+  const std::uint32_t* stage_parents(int slot, const std::uint32_t* rows, std::uint64_t count) {
+    const std::uint64_t bytes = count * sdr::kParents * 4;
+    copied_[slot].synchronize();  // the previous copy out of this pinned buffer is done
+    std::memcpy(chunk_host_[slot].get(), rows, bytes);
+    POREPLAB_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), consumed_[slot].get(), 0));
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(chunk_dev_[slot].get(), chunk_host_[slot].get(), bytes,
+                                        cudaMemcpyHostToDevice, copy_.get()));
+    copied_[slot].record(copy_.get());
+    POREPLAB_CUDA_CHECK(cudaStreamWaitEvent(compute_.get(), copied_[slot].get(), 0));
+    return chunk_dev_[slot].get<std::uint32_t>();
+  }
+
+  void release_parents(int slot) { consumed_[slot].record(compute_.get()); }
+
+  void launch(const sdr::label_layer_kernel& k, grid_dims dims) { timed(k, dims, k.sectors, k.layer); }
+
+  void launch(const sdr::sector_major_to_minor_kernel& k, grid_dims dims) {
+    timed(k, dims, k.nodes * k.sectors, 0);
+  }
+
+  void layer_written(int buf) { written_[buf].record(compute_.get()); }
+
+  void download(std::uint8_t* host, int buf, std::uint64_t bytes) {
+    POREPLAB_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), written_[buf].get(), 0));
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(host, layers_[buf].get(), bytes, cudaMemcpyDeviceToHost, copy_.get()));
+    copy_.synchronize();
+  }
+
+  void finish() {
+    compute_.synchronize();
+    copy_.synchronize();
+  }
+
+  // After finish(): fills the event-timed fields.
+  void report(label_timing& t) const {
+    if (!timing_) return;
+    t.upload_s = detail::elapsed_s(*upload_start_, *upload_stop_);
+    t.layer_kernel_s = layer_kernel_s_;
+    t.kernel_s = 0;
+    t.transpose_s = 0;
+    for (const auto& l : launches_) {
+      const double s = detail::elapsed_s(l.start, l.stop);
+      if (l.layer == 0) {
+        t.transpose_s += s;
+      } else {
+        t.layer_kernel_s[l.layer - 1] += s;
+        t.kernel_s += s;
+      }
+    }
+  }
+
+ private:
+  template <class K>
+  void timed(const K& k, grid_dims dims, std::uint64_t total, std::uint32_t layer) {
+    if (!timing_) {
+      cuda::launch(k, dims, total, compute_.get());
+      return;
+    }
+    launches_.emplace_back();
+    launches_.back().layer = layer;
+    launches_.back().start.record(compute_.get());
+    cuda::launch(k, dims, total, compute_.get());
+    launches_.back().stop.record(compute_.get());
+  }
+
+  std::uint64_t layer_bytes_;
+  device_memory layers_[2];
+  device_memory ids_;
+  device_memory table_;
+  device_memory chunk_dev_[2];
+  pinned_memory chunk_host_[2];
+  stream compute_, copy_;
+  event copied_[2], consumed_[2], written_[2];
+  bool timing_;
+  std::optional<event> upload_start_, upload_stop_;
+  std::vector<timed_launch> launches_;
+  std::vector<double> layer_kernel_s_;
+};
+
+void check_options(const backend_options& opt) {
+  if (opt.threads_per_block == 0 || opt.threads_per_block > 1024)
+    throw std::invalid_argument("cuda backend: threads per block must be 1..1024, not " +
+                                std::to_string(opt.threads_per_block));
+}
+
+memory_plan plan_for(const sdr::label_job& job, const backend_options& opt) {
+  std::size_t free_b = 0, total_b = 0;
+  POREPLAB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  memory_request req;
+  req.sector_bytes = job.nodes * 32;
+  req.sectors = job.sectors;
+  req.layers = job.layers;
+  req.free_bytes = opt.memory_limit != 0 && opt.memory_limit < free_b ? opt.memory_limit : free_b;
+  req.chunk_nodes = opt.chunk_nodes;
+  memory_plan plan = plan_memory(req);
+  if (!plan.fits()) throw std::runtime_error("cuda backend: " + plan.message);
+  return plan;
+}
+
+// Labels job into store on the current device; fills *timing when given.
+void label_on_device(const sdr::label_job& job, sdr::layer_store& store, const backend_options& opt,
+                     label_timing* timing) {
+  sdr::validate(job);
+  const memory_plan plan = plan_for(job, opt);
+  device_executor ex(job, plan, timing != nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  sdr::run_label_job(ex, job, store, sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes});
+  const auto t1 = std::chrono::steady_clock::now();
+  if (timing != nullptr) {
+    timing->plan = plan;
+    timing->end_to_end_s = std::chrono::duration<double>(t1 - t0).count();
+    ex.report(*timing);
+  }
+}
+
+class cuda_backend final : public sdr::backend {
+ public:
+  explicit cuda_backend(const backend_options& opt) : opt_(opt) {
+    check_options(opt_);
+    device_ = detail::require_device(opt_.device, "cuda backend");
+  }
+
+  std::string name() const override { return "cuda"; }
+
+  void label(const sdr::label_job& job, sdr::layer_store& store) override {
+    POREPLAB_CUDA_CHECK(cudaSetDevice(opt_.device));
+    label_on_device(job, store, opt_, nullptr);
+  }
+
+ private:
+  backend_options opt_;
+  device_info device_;
+};
+
+}  // namespace
+
+std::unique_ptr<sdr::backend> make_cuda_backend(const backend_options& opt) {
+  return std::make_unique<cuda_backend>(opt);
+}
+
+label_timing time_label(const sdr::label_job& job, sdr::layer_store& store, const backend_options& opt) {
+  check_options(opt);
+  label_timing t;
+  t.device = detail::require_device(opt.device, "cuda label timing");
+  label_on_device(job, store, opt, &t);
+  return t;
+}
+
+}  // namespace poreplab::cuda

@@ -1,0 +1,119 @@
+// Chained-compression timing on the device: the hashbench functors of common/
+// launched through run_functor and timed with CUDA events; a few chains are
+// recomputed on the host by the same functors.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "launch.cuh"
+#include "poreplab/cuda/bench.hpp"
+#include "poreplab/sdr/label_kernel.hpp"
+#include "require_device.hpp"
+
+namespace poreplab::cuda {
+
+const char* hash_bench_mode_name(hash_bench_mode m) {
+  return m == hash_bench_mode::latency ? "latency" : "throughput";
+}
+
+hash_bench_mode parse_hash_bench_mode(const std::string& name) {
+  if (name == "latency") return hash_bench_mode::latency;
+  if (name == "throughput") return hash_bench_mode::throughput;
+  throw std::invalid_argument("unknown hash bench mode '" + name + "' (valid: latency, throughput)");
+}
+
+namespace {
+
+using detail::device_memory;
+using detail::event;
+
+template <class K>
+void run_chains(hash_bench_result& r) {
+  const auto& o = r.options;
+  const bool latency = o.mode == hash_bench_mode::latency;
+  const grid_dims dims = latency ? grid_dims{1, 1} : cover(o.chains, o.threads_per_block);
+  r.blocks = dims.blocks;
+  r.threads = dims.threads;
+  r.block_bytes = K::kBlockBytes;
+  r.compressions = o.chains * o.chain_length;
+
+  device_memory out(o.chains * K::kStateBytes);
+  const K k{o.chains, o.chain_length, out.get()};
+  detail::stream s;
+  event start(true), stop(true);
+  for (std::uint32_t i = 0; i < o.warmup; ++i) launch(k, dims, o.chains, s.get());
+  s.synchronize();
+  for (std::uint32_t i = 0; i < o.samples; ++i) {
+    start.record(s.get());
+    launch(k, dims, o.chains, s.get());
+    stop.record(s.get());
+    stop.synchronize();
+    r.samples_s.push_back(detail::elapsed_s(start, stop));
+  }
+
+  std::vector<std::uint8_t> dev(o.chains * K::kStateBytes), host(o.chains * K::kStateBytes);
+  POREPLAB_CUDA_CHECK(cudaMemcpy(dev.data(), out.get(), dev.size(), cudaMemcpyDeviceToHost));
+  const K hk{o.chains, o.chain_length, host.data()};
+  r.verified = true;
+  for (const std::uint64_t gid : {std::uint64_t{0}, o.chains / 2, o.chains - 1}) {
+    hk(gid);
+    r.verified = r.verified && std::equal(host.begin() + gid * K::kStateBytes,
+                                          host.begin() + (gid + 1) * K::kStateBytes,
+                                          dev.begin() + gid * K::kStateBytes);
+  }
+}
+
+}  // namespace
+
+hash_bench_result bench_hash_gpu(const hash_bench_options& opt) {
+  hash_bench_result r;
+  r.options = opt;
+  r.device = detail::require_device(opt.device, "cuda hash benchmark");
+  auto& o = r.options;
+  const bool latency = o.mode == hash_bench_mode::latency;
+  if (o.threads_per_block == 0 || o.threads_per_block > 1024)
+    throw std::invalid_argument("cuda hash benchmark: threads per block must be 1..1024");
+  if (o.samples == 0) throw std::invalid_argument("cuda hash benchmark: zero samples");
+  if (o.chain_length == 0) o.chain_length = latency ? 65536 : 4096;
+  if (latency) {
+    o.chains = 1;
+  } else if (o.chains == 0) {
+    int per_sm = 0;
+    POREPLAB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, o.device));
+    o.chains = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(r.device.multiprocessors);
+  }
+
+  switch (o.algo) {
+    case hash_algo::sha256:
+      r.compression = "sha256";
+      run_chains<hashbench::sha256_chain_kernel>(r);
+      break;
+    case hash_algo::blake2s_256:
+      r.compression = "blake2s";
+      run_chains<hashbench::blake2s_chain_kernel>(r);
+      break;
+    case hash_algo::blake2b_256:
+    case hash_algo::blake2b_512:
+      r.compression = "blake2b";
+      run_chains<hashbench::blake2b_chain_kernel>(r);
+      break;
+  }
+
+  std::vector<double> sorted = r.samples_s;
+  std::sort(sorted.begin(), sorted.end());
+  r.median_s = sorted[sorted.size() / 2];
+  const double total = static_cast<double>(r.compressions);
+  const double clock_hz = static_cast<double>(r.device.clock_khz) * 1e3;
+  r.compressions_per_s = r.median_s > 0 ? total / r.median_s : 0;
+  r.ns_per_compression = r.median_s * 1e9 / total;
+  r.cycles_per_compression = latency ? r.median_s * clock_hz / total
+                                     : r.median_s * clock_hz * r.device.multiprocessors / total;
+  r.bytes_per_s = r.compressions_per_s * r.block_bytes;
+  return r;
+}
+
+}  // namespace poreplab::cuda

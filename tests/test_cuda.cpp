@@ -1,0 +1,440 @@
+// CUDA backend. [emu]: the kernel functors and the launch sequence run on the host
+// (cuda-emu) against the vectors and the reference backend; the memory planner's
+// arithmetic. [cuda]: the real device against the reference, skipped (with a warning)
+// where no device is usable.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "poreplab/graph/graph_params.hpp"
+#include "poreplab/graph/parents.hpp"
+#include "poreplab/grid.hpp"
+#include "poreplab/hash/blake2b.hpp"
+#include "poreplab/hash/blake2s.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/label_kernel.hpp"
+#include "poreplab/sdr/vector_file.hpp"
+#include "support.hpp"
+
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/backend.hpp"
+#include "poreplab/cuda/bench.hpp"
+#include "poreplab/cuda/devices.hpp"
+#include "poreplab/cuda/memory_plan.hpp"
+#endif
+
+using namespace poreplab;
+using bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+constexpr sdr::sector_layout kLayouts[] = {sdr::sector_layout::sector_minor, sdr::sector_layout::sector_major};
+
+struct vector_case {
+  sdr::sdr_vector v;
+  std::vector<std::uint32_t> parents;
+  bytes replica_id;
+};
+
+vector_case load_case(const char* name) {
+  vector_case c{sdr::load_sdr_vector(test::shared_dir() / "vectors" / name), {}, {}};
+  for (const auto& node : c.v.json.at("parents_all"))
+    for (const auto& p : node) c.parents.push_back(p.get<std::uint32_t>());
+  c.replica_id = from_hex(c.v.json.at("replica_id").get<std::string>(), 32);
+  return c;
+}
+
+// A graph of `nodes` nodes for the 2KiB vector's porep_id, from the portable generator.
+std::vector<std::uint32_t> make_parents(std::uint64_t nodes) {
+  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto g = graph::make_graph_params(v.porep_id.data(), graph::api_version::v1_1_0, nodes);
+  std::vector<std::uint32_t> table(nodes * 14);
+  for (std::uint64_t i = 0; i < nodes; ++i) graph::node_parents(g, i, table.data() + 14 * i);
+  return table;
+}
+
+// A different replica id per sector.
+bytes make_ids(std::uint32_t sectors) {
+  bytes ids(32ull * sectors);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint8_t>(i * 131 + (i >> 5) * 7 + 1);
+  return ids;
+}
+
+// Every layer of `job` through `be`, concatenated.
+bytes label_all(sdr::backend& be, const sdr::label_job& job) {
+  sdr::memory_layer_store store(job.nodes * job.sectors * 32, job.layers);
+  be.label(job, store);
+  bytes out;
+  for (std::uint32_t l = 1; l <= job.layers; ++l) out.insert(out.end(), store.layer(l), store.layer(l) + store.layer_bytes());
+  return out;
+}
+
+// Index of the first differing byte, or -1: a readable failure instead of a hex dump.
+std::int64_t first_difference(const bytes& a, const bytes& b) {
+  if (a.size() != b.size()) return 0;
+  const auto m = std::mismatch(a.begin(), a.end(), b.begin());
+  return m.first == a.end() ? -1 : m.first - a.begin();
+}
+
+}  // namespace
+
+TEST_CASE("cuda-emu: grid cover and emulate_grid visit every index once", "[cuda][emu]") {
+  CHECK(cover(1, 32).blocks == 1);
+  CHECK(cover(1, 256).threads == 32);  // a lone sector does not start 256 threads
+  CHECK(cover(33, 32).blocks == 2);
+  CHECK(cover(64, 32).blocks == 2);
+  CHECK(cover(1000, 256).blocks == 4);
+  CHECK(cover(1000, 256).threads == 256);
+  CHECK(cover(5, 0).threads == 1);
+  for (const grid_dims d : {grid_dims{1, 1}, grid_dims{3, 32}, grid_dims{7, 5}}) {
+    std::vector<int> seen(d.total(), 0);
+    emulate_grid(d, [&](std::uint64_t gid) { ++seen[gid]; });
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+}
+
+TEST_CASE("cuda-emu: labels of the 2KiB and 64-node/11-layer vectors", "[cuda][emu]") {
+  for (const char* name : {"StackedDrg2KiBV1_1-A.json", "Custom64Nodes11LayersPorep32GiBV1_1-A.json"}) {
+    const auto c = load_case(name);
+    REQUIRE(c.parents.size() == c.v.nodes * 14);
+    // One sector, then three sectors sharing the vector's replica id (each must equal it).
+    for (const std::uint32_t sectors : {1u, 3u}) {
+      bytes ids;
+      for (std::uint32_t s = 0; s < sectors; ++s) ids.insert(ids.end(), c.replica_id.begin(), c.replica_id.end());
+      const sdr::label_job job{c.v.nodes, c.parents.data(), c.v.layers, sectors, ids.data()};
+      for (const auto layout : kLayouts)
+        for (const std::uint64_t chunk : {0ull, 16ull, 7ull}) {
+          INFO(name << ", " << sectors << " sectors, " << sdr::sector_layout_name(layout) << ", chunk " << chunk);
+          auto be = sdr::make_emulated_backend({layout, 32, chunk});
+          CHECK(be->name() == "cuda-emu");
+          sdr::memory_layer_store store(c.v.nodes * sectors * 32, c.v.layers);
+          be->label(job, store);
+          for (std::uint32_t l = 1; l <= c.v.layers; ++l)
+            for (std::uint32_t s = 0; s < sectors; ++s) {
+              bytes sector(c.v.nodes * 32);
+              for (std::uint64_t i = 0; i < c.v.nodes; ++i)
+                std::copy_n(store.layer(l) + (i * sectors + s) * 32, 32, sector.begin() + 32 * i);
+              INFO("layer " << l << " sector " << s);
+              CHECK(to_hex(sector) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
+            }
+        }
+    }
+  }
+}
+
+TEST_CASE("cuda-emu equals the reference backend at 1/31/32/33 sectors", "[cuda][emu]") {
+  struct shape {
+    std::uint64_t nodes;
+    std::uint32_t layers;
+    std::vector<std::uint32_t> sectors;
+  };
+  // 2KiB with three layers (both layer buffers reused), 64KiB with two.
+  for (const shape& sh : {shape{64, 3, {1, 31, 32, 33}}, shape{2048, 2, {1, 3}}}) {
+    const auto parents = make_parents(sh.nodes);
+    for (const std::uint32_t sectors : sh.sectors) {
+      const bytes ids = make_ids(sectors);
+      const sdr::label_job job{sh.nodes, parents.data(), sh.layers, sectors, ids.data()};
+      const bytes expected = label_all(*sdr::make_reference_backend(), job);
+      for (const auto layout : kLayouts) {
+        // Chunked launches and odd block sizes at 2KiB only: they test index arithmetic.
+        const bool small = sh.nodes == 64;
+        const std::uint64_t chunk = small ? 24 : 0;
+        for (const std::uint32_t tpb : {32u, 7u}) {
+          if (!small && tpb != 32) continue;
+          INFO(sh.nodes * 32 << " B, " << sectors << " sectors, " << sdr::sector_layout_name(layout) << ", "
+                              << tpb << " threads/block, chunk " << chunk);
+          auto be = sdr::make_emulated_backend({layout, tpb, chunk});
+          CHECK(first_difference(label_all(*be, job), expected) == -1);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "[cuda][emu]") {
+  constexpr std::uint64_t kChains = 37, kLength = 5;
+  const grid_dims dims = cover(kChains, 32);  // two blocks, 27 idle threads
+
+  SECTION("sha256") {
+    bytes out(kChains * 32);
+    emulate_grid(dims, hashbench::sha256_chain_kernel{kChains, kLength, out.data()});
+    for (std::uint64_t gid = 0; gid < kChains; ++gid) {
+      sha256::ctx c;
+      sha256::init(c);
+      for (std::uint64_t k = 0; k < kLength; ++k) {
+        std::uint8_t block[64];
+        sha256::store_digest(c.h, block);  // state words big-endian, then the chain's words
+        for (int i = 0; i < 8; ++i) store_be32(block + 32 + 4 * i, hashbench::chain_word(gid, i));
+        c.total = 0;
+        c.buf_len = 0;
+        sha256::update(c, block, 64);
+      }
+      std::uint8_t expect[32];
+      sha256::store_digest(c.h, expect);
+      CHECK(std::equal(expect, expect + 32, out.begin() + 32 * gid));
+    }
+  }
+  SECTION("blake2s") {
+    bytes out(kChains * 32);
+    emulate_grid(dims, hashbench::blake2s_chain_kernel{kChains, kLength, out.data()});
+    for (std::uint64_t gid = 0; gid < kChains; ++gid) {
+      std::uint8_t state[32];
+      std::uint32_t iv[8];
+      blake2s::init_state(iv, 32, 0);
+      for (int i = 0; i < 8; ++i) store_le32(state + 4 * i, iv[i]);
+      for (std::uint64_t k = 0; k < kLength; ++k) {
+        std::uint8_t block[64];
+        std::copy_n(state, 32, block);
+        for (int i = 0; i < 8; ++i) store_le32(block + 32 + 4 * i, hashbench::chain_word(gid, i));
+        // A step from the IV is blake2s-256 of the block; later steps restart from the state.
+        blake2s::ctx c;
+        blake2s::init(c, 32);
+        for (int i = 0; i < 8; ++i) c.h[i] = load_le32(state + 4 * i);
+        blake2s::update(c, block, 64);
+        blake2s::final(c, state);
+        if (k == 0) {
+          std::uint8_t d[32];
+          blake2s::digest(d, 32, block, 64);
+          CHECK(std::equal(d, d + 32, state));
+        }
+      }
+      CHECK(std::equal(state, state + 32, out.begin() + 32 * gid));
+    }
+  }
+  SECTION("blake2b") {
+    bytes out(kChains * 64);
+    emulate_grid(dims, hashbench::blake2b_chain_kernel{kChains, kLength, out.data()});
+    for (std::uint64_t gid = 0; gid < kChains; ++gid) {
+      std::uint8_t state[64];
+      std::uint64_t iv[8];
+      blake2b::init_state(iv, 64, 0);
+      for (int i = 0; i < 8; ++i) store_le64(state + 8 * i, iv[i]);
+      for (std::uint64_t k = 0; k < kLength; ++k) {
+        std::uint8_t block[128];
+        std::copy_n(state, 64, block);
+        for (int i = 0; i < 16; ++i) store_le32(block + 64 + 4 * i, hashbench::chain_word(gid, i));
+        blake2b::ctx c;
+        blake2b::init(c, 64);
+        for (int i = 0; i < 8; ++i) c.h[i] = load_le64(state + 8 * i);
+        blake2b::update(c, block, 128);
+        blake2b::final(c, state);
+        if (k == 0) {
+          std::uint8_t d[64];
+          blake2b::digest(d, 64, block, 128);
+          CHECK(std::equal(d, d + 64, state));
+        }
+      }
+      CHECK(std::equal(state, state + 64, out.begin() + 64 * gid));
+    }
+  }
+}
+
+TEST_CASE("cuda-emu: sector-major to node-major transpose", "[cuda][emu]") {
+  constexpr std::uint64_t kNodes = 5;
+  constexpr std::uint32_t kSectors = 3;
+  bytes src(kNodes * kSectors * 32), dst(src.size(), 0);
+  for (std::uint32_t s = 0; s < kSectors; ++s)
+    for (std::uint64_t i = 0; i < kNodes; ++i)
+      std::fill_n(src.begin() + (s * kNodes + i) * 32, 32, static_cast<std::uint8_t>(16 * s + i));
+  emulate_grid(cover(kNodes * kSectors, 4), sdr::sector_major_to_minor_kernel{src.data(), dst.data(), kNodes, kSectors});
+  for (std::uint64_t i = 0; i < kNodes; ++i)
+    for (std::uint32_t s = 0; s < kSectors; ++s) {
+      const auto* p = dst.data() + (i * kSectors + s) * 32;
+      CHECK(std::all_of(p, p + 32, [&](std::uint8_t b) { return b == 16 * s + i; }));
+    }
+}
+
+TEST_CASE("cuda-emu: layout names", "[cuda][emu]") {
+  CHECK(sdr::parse_sector_layout("sector-major") == sdr::sector_layout::sector_major);
+  CHECK(std::string(sdr::sector_layout_name(sdr::parse_sector_layout("sector-minor"))) == "sector-minor");
+  CHECK_THROWS_WITH(sdr::parse_sector_layout("rows"), Catch::Contains("valid: sector-minor, sector-major"));
+}
+
+#ifdef POREPLAB_WITH_CUDA
+
+namespace {
+
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+cuda::memory_plan plan(std::uint64_t sector_bytes, std::uint32_t sectors, std::uint64_t device_gib,
+                       std::uint64_t chunk = 0) {
+  cuda::memory_request r;
+  r.sector_bytes = sector_bytes;
+  r.sectors = sectors;
+  r.layers = 11;
+  r.free_bytes = device_gib * kGiB;
+  r.chunk_nodes = chunk;
+  return cuda::plan_memory(r);
+}
+
+}  // namespace
+
+TEST_CASE("cuda memory planner: 2KiB..64GiB sectors on 24/80/141 GiB devices", "[cuda][emu]") {
+  for (const std::uint64_t dev : {24ull, 80ull, 141ull})
+    for (std::uint64_t size = 2048; size <= 64 * kGiB; size *= 2) {
+      INFO(size << " B sectors on a " << dev << " GiB device");
+      const auto p1 = plan(size, 1, dev);
+      CHECK(p1.nodes == size / 32);
+      CHECK(p1.parent_table_bytes == size / 32 * 56);
+      CHECK(p1.resident_bytes == 2 * size + size / 32 * 56 + 32);
+      CHECK(p1.host_store_bytes == 11 * size);
+      CHECK(p1.available_bytes == dev * kGiB - (256ull << 20));
+      if (p1.fits()) CHECK(p1.device_bytes <= p1.available_bytes);
+      // The largest count fits and one more does not.
+      if (p1.max_sectors > 0 && p1.max_sectors < 100000) {
+        CHECK(plan(size, p1.max_sectors, dev).fits());
+        CHECK_FALSE(plan(size, p1.max_sectors + 1, dev).fits());
+      }
+      if (p1.max_resident_sectors > 0 && p1.max_resident_sectors < 100000) {
+        CHECK(plan(size, p1.max_resident_sectors, dev).parents == cuda::parent_placement::resident);
+        CHECK(plan(size, p1.max_resident_sectors + 1, dev).parents != cuda::parent_placement::resident);
+      }
+    }
+
+  // 32 GiB: two layers (64 GiB) and the table (56 GiB) fit 141 GiB but not 80 GiB,
+  // where the table is streamed in the largest chunks.
+  CHECK(plan(32 * kGiB, 1, 141).parents == cuda::parent_placement::resident);
+  const auto s80 = plan(32 * kGiB, 1, 80);
+  CHECK(s80.parents == cuda::parent_placement::streamed);
+  CHECK(s80.chunk_nodes == cuda::kMaxChunkNodes);
+  CHECK(s80.device_bytes == 64 * kGiB + 32 + 2 * cuda::kMaxChunkNodes * 56);
+  CHECK(s80.pinned_host_bytes == 2 * cuda::kMaxChunkNodes * 56);
+  CHECK(plan(32 * kGiB, 2, 141).parents == cuda::parent_placement::streamed);
+  CHECK(plan(32 * kGiB, 1, 141).max_sectors == 2);
+  CHECK_FALSE(plan(32 * kGiB, 1, 24).fits());
+  CHECK(plan(64 * kGiB, 1, 141).parents == cuda::parent_placement::streamed);
+
+  // Refusals say what would fit.
+  const auto r80 = plan(64 * kGiB, 1, 80);
+  CHECK(r80.parents == cuda::parent_placement::refused);
+  CHECK(r80.max_sectors == 0);
+  CHECK(r80.max_sector_bytes == 32 * kGiB);
+  CHECK_THAT(r80.message, Catch::Contains("not even one sector of 64 GiB fits") &&
+                              Catch::Contains("; 1 sector fits at up to 32 GiB"));
+  const auto r24 = plan(2 * kGiB, 8, 24);
+  CHECK(r24.parents == cuda::parent_placement::refused);
+  CHECK(r24.max_sectors == 5);
+  CHECK_THAT(r24.message, Catch::Contains("at most 5 sectors of 2 GiB fit") && Catch::Contains("; 8 sectors fit at up to 1 GiB each"));
+
+  // Small sectors: everything resident, hundreds of thousands of sectors possible.
+  const auto small = plan(2048, 32, 24);
+  CHECK(small.parents == cuda::parent_placement::resident);
+  CHECK(small.device_bytes == 2 * 32 * 2048 + 64 * 56 + 32 * 32);
+  CHECK(small.max_sectors > 1000000);
+
+  // Forced streaming; a chunk at least the graph means resident.
+  const auto forced = plan(2048, 4, 24, 16);
+  CHECK(forced.parents == cuda::parent_placement::streamed);
+  CHECK(forced.chunk_nodes == 16);
+  CHECK(forced.device_bytes == 2 * 4 * 2048 + 4 * 32 + 2 * 16 * 56);
+  CHECK(plan(2048, 4, 24, 64).parents == cuda::parent_placement::resident);
+
+  CHECK(cuda::format_bytes(2048) == "2 KiB");
+  CHECK(cuda::format_bytes(3 * kGiB / 2) == "1.5 GiB");
+  CHECK(cuda::format_bytes(100) == "100 B");
+  CHECK_THROWS_AS(plan(3000, 1, 24), std::invalid_argument);
+  CHECK_THROWS_AS(plan(2048, 0, 24), std::invalid_argument);
+}
+
+namespace {
+
+// Whether a device is usable; if not, a warning says why the [cuda] checks are skipped.
+bool have_device() {
+  const auto r = cuda::query_devices();
+  if (!r.available) WARN("skipped: no usable CUDA device (" << r.reason << ")");
+  return r.available;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: without a device the backend and benchmarks refuse clearly", "[cuda]") {
+  const auto r = cuda::query_devices();
+  if (r.available) {
+    CHECK_THROWS_WITH(cuda::make_cuda_backend({sdr::sector_layout::sector_minor, 32, 9999}),
+                      Catch::Contains("does not exist"));
+    return;
+  }
+  CHECK_FALSE(r.reason.empty());
+  CHECK_THROWS_WITH(cuda::make_cuda_backend(), Catch::StartsWith("cuda backend unavailable: ") &&
+                                                   Catch::Contains(r.reason));
+  CHECK_THROWS_WITH(cuda::bench_hash_gpu({}), Catch::Contains("unavailable"));
+  const std::vector<std::uint32_t> parents(64 * 14, 0);
+  const bytes ids(32, 1);
+  sdr::memory_layer_store store(64 * 32, 1);
+  CHECK_THROWS_WITH(cuda::time_label({64, parents.data(), 1, 1, ids.data()}, store), Catch::Contains("unavailable"));
+  // cuda-emu needs no device.
+  CHECK(cuda::make_cuda_emu_backend()->name() == "cuda-emu");
+}
+
+TEST_CASE("cuda: device labels equal the vectors and the reference", "[cuda]") {
+  if (!have_device()) return;
+  const auto c = load_case("Custom64Nodes11LayersPorep32GiBV1_1-A.json");
+  const sdr::label_job vjob{c.v.nodes, c.parents.data(), c.v.layers, 1, c.replica_id.data()};
+  for (const auto layout : kLayouts)
+    for (const std::uint64_t chunk : {0ull, 16ull}) {
+      INFO(sdr::sector_layout_name(layout) << ", chunk " << chunk);
+      auto be = cuda::make_cuda_backend({layout, 32, 0, chunk, 0});
+      CHECK(be->name() == "cuda");
+      sdr::memory_layer_store store(c.v.nodes * 32, c.v.layers);
+      be->label(vjob, store);
+      for (std::uint32_t l = 1; l <= c.v.layers; ++l)
+        CHECK(to_hex(store.layer(l), c.v.nodes * 32) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
+    }
+
+  const auto parents = make_parents(2048);
+  for (const std::uint32_t sectors : {1u, 31u, 32u, 33u, 200u}) {
+    const bytes ids = make_ids(sectors);
+    const sdr::label_job job{2048, parents.data(), 2, sectors, ids.data()};
+    const bytes expected = label_all(*sdr::make_reference_backend(), job);
+    for (const auto layout : kLayouts)
+      for (const std::uint32_t tpb : {32u, 128u}) {
+        INFO(sectors << " sectors, " << sdr::sector_layout_name(layout) << ", " << tpb << " threads/block");
+        auto be = cuda::make_cuda_backend({layout, tpb, 0, sectors == 33 ? 300ull : 0ull, 0});
+        CHECK(first_difference(label_all(*be, job), expected) == -1);
+      }
+  }
+}
+
+TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cuda]") {
+  if (!have_device()) return;
+  const auto parents = make_parents(64);
+  const bytes ids = make_ids(4);
+  const sdr::label_job job{64, parents.data(), 2, 4, ids.data()};
+  sdr::memory_layer_store store(64 * 4 * 32, 2);
+  // 1 KiB of device memory holds nothing: the refusal names what would fit.
+  auto tiny = cuda::make_cuda_backend({sdr::sector_layout::sector_minor, 32, 0, 0, (256ull << 20) + 1024});
+  CHECK_THROWS_WITH(tiny->label(job, store), Catch::Contains("cuda backend: ") && Catch::Contains("fit"));
+
+  const auto t = cuda::time_label(job, store);
+  CHECK(t.plan.parents == cuda::parent_placement::resident);
+  CHECK(t.kernel_s > 0);
+  CHECK(t.layer_kernel_s.size() == 2);
+  CHECK(t.end_to_end_s >= t.kernel_s);
+  CHECK(first_difference(label_all(*sdr::make_reference_backend(), job), [&] {
+          bytes b(store.layer(1), store.layer(1) + store.layer_bytes());
+          b.insert(b.end(), store.layer(2), store.layer(2) + store.layer_bytes());
+          return b;
+        }()) == -1);
+
+  for (const hash_algo a : {hash_algo::sha256, hash_algo::blake2s_256, hash_algo::blake2b_512})
+    for (const auto mode : {cuda::hash_bench_mode::latency, cuda::hash_bench_mode::throughput}) {
+      cuda::hash_bench_options o;
+      o.algo = a;
+      o.mode = mode;
+      o.chain_length = 256;
+      o.chains = mode == cuda::hash_bench_mode::throughput ? 4096 : 0;
+      o.samples = 2;
+      const auto r = cuda::bench_hash_gpu(o);
+      INFO(r.compression << " " << cuda::hash_bench_mode_name(mode));
+      CHECK(r.verified);
+      CHECK(r.compressions == (mode == cuda::hash_bench_mode::latency ? 256u : 4096u * 256u));
+      CHECK(r.median_s > 0);
+    }
+}
+
+#endif  // POREPLAB_WITH_CUDA
