@@ -52,7 +52,7 @@ class reference_backend final : public backend {
       std::uint8_t* cur = store.layer(l);
       std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
       const auto sectors = static_cast<std::int64_t>(job.sectors);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (sectors > 1)
       for (std::int64_t s = 0; s < sectors; ++s) {
         const layer_ref c{cur + 32 * s, stride};
         const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};

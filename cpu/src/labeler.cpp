@@ -165,26 +165,34 @@ double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t
   const std::size_t width = std::max<std::size_t>(1, e.lanes);
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
-  const auto t0 = std::chrono::steady_clock::now();
+  // Each thread runs its groups' chains; small jobs are repeated until the measurement
+  // lasts long enough to dwarf thread start-up, then scaled back to one job.
+  constexpr double kMinSeconds = 0.05;
+  std::uint64_t reps = 1;
+  for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel num_threads(used)
-  {
-    alignas(64) std::uint8_t data[64 * 40] = {};
-    for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
+    {
+      alignas(64) std::uint8_t data[64 * 40] = {};
+      for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
+      std::vector<const std::uint8_t*> chunks(kChunks * width);
+      std::vector<std::uint32_t> state(8 * width, 1);
 #pragma omp for schedule(static)
-    for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
-      const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
-      std::vector<const std::uint8_t*> chunks(kChunks * lanes);
-      for (std::size_t k = 0; k < kChunks; ++k)
-        for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-      std::vector<std::uint32_t> state(8 * lanes, 1);
-      for (std::uint64_t i = 0; i < nodes_times_layers; ++i)
-        e.sha256(state.data(), chunks.data(), sdr::kLabelCompressions, lanes);
-      // Keep the chain observable.
+      for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
+        const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
+        for (std::size_t k = 0; k < kChunks; ++k)
+          for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
+        for (std::uint64_t i = 0; i < nodes_times_layers * reps; ++i)
+          e.sha256(state.data(), chunks.data(), sdr::kLabelCompressions, lanes);
+      }
+      // Keep the chains observable.
       volatile std::uint32_t sink = state[0];
       (void)sink;
     }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s >= kMinSeconds || reps >= (1ull << 30)) return s / static_cast<double>(reps);
+    reps = std::max<std::uint64_t>(reps * 2, static_cast<std::uint64_t>(kMinSeconds / std::max(s, 1e-6) * static_cast<double>(reps) * 1.2));
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace poreplab::cpu

@@ -3,11 +3,16 @@
 #include <stdexcept>
 
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/label_kernel.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/backend.hpp"
+#endif
 
 namespace poreplab {
 
 const std::vector<std::string>& backend_names() {
-  static const std::vector<std::string> names = {"reference", "cpu"};
+  static const std::vector<std::string> names = {"reference", "cpu", "cuda-emu", "cuda"};
   return names;
 }
 
@@ -18,6 +23,20 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
     o.engine = opt.engine;
     o.threads = opt.threads;
     return cpu::make_cpu_backend(o);
+  }
+  if (name == "cuda-emu") {
+    sdr::emulation_options o;
+    o.layout = sdr::parse_sector_layout(opt.layout);
+    return sdr::make_emulated_backend(o);
+  }
+  if (name == "cuda") {
+#ifdef POREPLAB_WITH_CUDA
+    cuda::backend_options o;
+    o.layout = sdr::parse_sector_layout(opt.layout);
+    return cuda::make_cuda_backend(o);
+#else
+    throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+#endif
   }
   std::string valid;
   for (const auto& n : backend_names()) valid += (valid.empty() ? "" : ", ") + n;

@@ -33,6 +33,10 @@ struct label_bench_result {
   bool verified = false;           // output digest equals the portable reference
   std::string digest;              // SHA-256 over all sectors' last layers
   double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)
+  // cuda only, from CUDA events: label kernels alone (samples_ns_per_node_layer is then
+  // end to end: uploads, kernels and every layer copied back).
+  std::vector<double> kernel_samples_ns_per_node_layer;
+  double kernel_ns_per_node_layer = 0;
 };
 
 // Throws std::invalid_argument for bad options, std::runtime_error when the backend

@@ -56,10 +56,9 @@ nlohmann::json cuda_json() {
 }
 
 nlohmann::json build_json() {
-  nlohmann::json backends = {"reference", "cpu"};
+  nlohmann::json backends = {"reference", "cpu", "cuda-emu"};
 #ifdef POREPLAB_WITH_CUDA
   backends.push_back("cuda");
-  backends.push_back("cuda-emu");
 #endif
   return {{"version", POREPLAB_VERSION},
           {"git_revision", POREPLAB_GIT_REVISION},

@@ -8,9 +8,11 @@
 #define POREPLAB_HD_NOINLINE
 #endif
 
-#if defined(__CUDACC__)
-// nvcc (both passes) knows only its own unroll pragma.
+#if defined(__CUDA_ARCH__)
 #define POREPLAB_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+// nvcc's host pass rejects GCC's pragma and forwards its own to g++, which ignores it.
+#define POREPLAB_UNROLL
 #elif defined(__clang__)
 #define POREPLAB_UNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)
