@@ -154,7 +154,7 @@ void parent_table::reset() noexcept {
   if (map_ != nullptr) ::munmap(map_, map_len_);
   map_ = nullptr;
   map_len_ = 0;
-  owned_.reset();
+  owned_ = huge_buffer();
   data_ = nullptr;
   nodes_ = 0;
 }
@@ -162,9 +162,10 @@ void parent_table::reset() noexcept {
 parent_table parent_table::generate(const graph_params& g) {
   parent_table t;
   const auto words = static_cast<std::size_t>(g.nodes * kParentsPerNode);
-  t.owned_ = std::make_unique_for_overwrite<std::uint32_t[]>(words);
-  generate_parent_table(g, {t.owned_.get(), words});
-  t.data_ = t.owned_.get();
+  t.owned_ = huge_buffer(words * sizeof(std::uint32_t));
+  auto* table = reinterpret_cast<std::uint32_t*>(t.owned_.data());
+  generate_parent_table(g, {table, words});
+  t.data_ = table;
   t.nodes_ = g.nodes;
   return t;
 }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "poreplab/graph/graph_params.hpp"
+#include "poreplab/huge_buffer.hpp"
 
 namespace poreplab::graph {
 
@@ -49,7 +50,7 @@ class parent_table {
 
  private:
   void reset() noexcept;
-  std::unique_ptr<std::uint32_t[]> owned_;
+  huge_buffer owned_;
   void* map_ = nullptr;
   std::size_t map_len_ = 0;
   const std::uint32_t* data_ = nullptr;

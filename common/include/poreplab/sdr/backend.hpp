@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "poreplab/huge_buffer.hpp"
+
 namespace poreplab::sdr {
 
 class layer_store {
@@ -30,7 +32,7 @@ class memory_layer_store final : public layer_store {
 
  private:
   std::uint64_t layer_bytes_;
-  std::vector<std::vector<std::uint8_t>> layers_;
+  std::vector<huge_buffer> layers_;
 };
 
 // Two buffers reused alternately: only the last layer survives (for benchmarks and
@@ -41,7 +43,7 @@ class rolling_layer_store final : public layer_store {
   std::uint8_t* layer(std::uint32_t l) override;
 
  private:
-  std::vector<std::uint8_t> buf_[2];
+  huge_buffer buf_[2];
 };
 
 struct label_job {
