@@ -1,0 +1,72 @@
+#pragma once
+// Hash engine benchmark: every engine (and OpenSSL's EVP as the reference) timed on the
+// same data, in two patterns. Library code: returns rows, prints nothing; `poreplab bench
+// hash` and the experiment runner format them.
+//   throughput: independent messages (bytes_per_lane each, one per lane), standard
+//               padding included in the time but not in the block count.
+//   chain:      one dependent chain per lane, the SDR pattern. SHA-256: labels of 20
+//               compressions over a 1,248-byte message (64-byte header, 37 parent labels)
+//               read in place, the previous label always among the parents, so every
+//               label waits for the one before. BLAKE2: one-block messages, each holding
+//               the previous digest.
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poreplab/cpu/engines.hpp"
+
+namespace poreplab::cpu {
+
+enum class bench_mode { throughput, chain };
+std::string_view bench_mode_name(bench_mode m);  // "throughput", "chain"
+bench_mode parse_bench_mode(std::string_view name);  // throws std::invalid_argument
+
+struct hash_bench_options {
+  std::size_t bytes_per_lane = 16 * 1024;  // message bytes per lane in one measured pass
+  double min_time_s = 0.02;                // each sample repeats the pass at least this long
+  int repetitions = 7;                     // samples per row
+  std::vector<bench_mode> modes = {bench_mode::throughput, bench_mode::chain};
+  bool openssl = true;                     // add the OpenSSL EVP reference row per mode
+};
+
+struct hash_bench_row {
+  std::string algo;    // "sha256", "blake2s", "blake2b"
+  std::string engine;  // engine name, or "openssl"
+  std::string mode;    // "throughput", "chain"
+  std::size_t lanes = 1;           // chains hashed side by side (the engine's width)
+  std::size_t block_bytes = 0;     // 64, or 128 for BLAKE2b
+  std::uint64_t blocks_per_pass = 0;  // all lanes together
+  std::uint64_t passes_per_sample = 0;
+  // Per block of any lane: sample wall time / (blocks_per_pass * passes_per_sample).
+  double ns_per_block = 0;  // median sample
+  double min_ns_per_block = 0, max_ns_per_block = 0;
+  double lane_ns_per_block = 0;  // median per block of one chain: ns_per_block * lanes
+  // Median of this thread's CPU time per block: well below ns_per_block when the
+  // thread was descheduled (a busy machine) during the samples.
+  double cpu_ns_per_block = 0;
+  double gbps = 0;               // hashed bytes (all lanes) per ns, median sample
+  double cycles_per_byte_tsc = 0;                 // TSC ticks per byte, median sample
+  std::optional<double> cycles_per_byte_core;     // core cycles (perf_event_open), if countable
+  std::vector<double> samples;                    // ns_per_block of each sample
+  bool verified = false;  // this engine's output on the measured data equals the portable code's
+};
+
+// Rows for `engine` ("all": every available engine, best first; "openssl": the reference
+// only; a name: that engine, through find_engine() and its errors) and, with
+// opt.openssl, the OpenSSL row, for each of opt.modes in turn.
+// Throws std::invalid_argument for bad options.
+std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine = "all",
+                                       const hash_bench_options& opt = {});
+
+// Whether perf_event_open can count this thread's core cycles here (often not in VMs).
+bool core_cycle_counter_available();
+
+// One JSON object: kind "hash", every field above; cycles_per_byte is the TSC figure and
+// cycles_per_byte_core is null when not countable.
+nlohmann::json to_json(const hash_bench_row& r);
+
+}  // namespace poreplab::cpu

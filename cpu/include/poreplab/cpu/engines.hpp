@@ -1,0 +1,87 @@
+#pragma once
+// Hash engines: every implementation of one hash compression behind one signature,
+// listed best first, picked at run time from the CPU's features (or by name).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poreplab::cpu {
+
+enum class engine_algo { sha256, blake2s, blake2b };
+
+std::string_view engine_algo_name(engine_algo a);  // "sha256", "blake2s", "blake2b"
+// Throws std::invalid_argument listing the valid names.
+engine_algo parse_engine_algo(std::string_view name);
+const std::vector<engine_algo>& engine_algos();
+
+// SHA-256 over `lanes` independent chains of `nblocks` compressions each, shaped for SDR
+// labeling, where each 64-byte block is two 32-byte chunks that live anywhere.
+//   state:  lanes * 8 words, lane-major (state[lane * 8 + i]), updated in place.
+//   chunks: 2 * nblocks rows of `lanes` pointers; block k of lane j is
+//           chunks[(2k) * lanes + j] || chunks[(2k + 1) * lanes + j], read in place.
+// Engines accept any lanes >= 1; lanes beyond the engine's width run as further groups,
+// and a partly filled group never reads chunk pointers or state past `lanes`.
+using sha256_chains_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                                  std::size_t lanes);
+
+// BLAKE2 compression of `nblocks` contiguous blocks (64 bytes for BLAKE2s, 128 for
+// BLAKE2b) into h (8 words). Block k is compressed with the counter t_first + k * block
+// bytes (RFC 7693's t: message bytes absorbed up to and including that block); when
+// last_is_final the last block gets the final flag. A short final block is zero-padded
+// by the caller and passed as its own call with t_first = the message length.
+using blake2s_blocks_fn = void (*)(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks,
+                                   std::uint64_t t_first, bool last_is_final);
+using blake2b_blocks_fn = void (*)(std::uint64_t* h, const std::uint8_t* blocks, std::size_t nblocks,
+                                   std::uint64_t t_first, bool last_is_final);
+
+struct engine {
+  std::string_view name;         // unique within its algo, e.g. "avx512-x16"
+  std::string_view description;  // one line: technique
+  engine_algo algo;
+  std::size_t lanes;             // independent messages per call at full width
+  std::string_view required;     // features it needs, as features::names() spells them
+  bool (*available)();           // this CPU and OS can run it
+  // Exactly one is set, the one matching algo.
+  sha256_chains_fn sha256 = nullptr;
+  blake2s_blocks_fn blake2s = nullptr;
+  blake2b_blocks_fn blake2b = nullptr;
+};
+
+// A known engine that this CPU (or OS) cannot run.
+struct engine_unavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kForceEngineEnv = "POREPLAB_FORCE_ENGINE";
+
+// Every engine compiled into this binary for the algo, best first.
+const std::vector<engine>& compiled_engines(engine_algo algo);
+// The compiled engines this CPU can run, best first; "portable" is always last.
+std::vector<const engine*> available_engines(engine_algo algo);
+// By name. Unknown name: std::invalid_argument listing the valid names.
+// Known but not runnable here: engine_unavailable naming the missing features.
+const engine& find_engine(engine_algo algo, std::string_view name);
+
+// The best available engine whose width lies in [min_lanes, max_lanes].
+// POREPLAB_FORCE_ENGINE overrides the choice: a comma-separated list of `name` or
+// `algo:name` entries (e.g. "shani" or "sha256:avx2-x8,blake2s:portable"). For this
+// algo the `algo:name` entry wins over a bare name; a bare name that is an engine of
+// another algo only is ignored here. A name no algo knows is std::invalid_argument, as
+// is a forced engine outside the lane range; an unrunnable one is engine_unavailable.
+const engine& best_engine(engine_algo algo, std::size_t min_lanes = 1,
+                          std::size_t max_lanes = std::numeric_limits<std::size_t>::max());
+
+// Whole-message digests through an engine (standard padding / parameter block), for tests
+// and for checking engines against known answers. SHA-256 runs the message in lane 0.
+std::array<std::uint8_t, 32> sha256_digest(const engine& e, const void* data, std::size_t len);
+// BLAKE2s (outlen 1..32, keylen 0..32) or BLAKE2b (outlen 1..64, keylen 0..64) by e.algo;
+// throws std::invalid_argument for lengths out of range or a SHA-256 engine.
+std::vector<std::uint8_t> blake2_digest(const engine& e, std::size_t outlen, const void* data, std::size_t len,
+                                        const void* key = nullptr, std::size_t keylen = 0);
+
+}  // namespace poreplab::cpu

@@ -1,0 +1,524 @@
+// bench_hash(): builds each workload once, checks its output against the portable code,
+// then times whole passes over it (see bench.hpp for the two patterns).
+#include <linux/perf_event.h>
+#include <openssl/evp.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <stdexcept>
+
+#include "poreplab/cpu/bench.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/hash/blake2b.hpp"
+#include "poreplab/hash/blake2s.hpp"
+#include "poreplab/hash/sha256.hpp"
+
+namespace poreplab::cpu {
+
+namespace {
+
+// --- measurement ---------------------------------------------------------------------
+
+// This thread's user-mode core cycles, when the kernel and hypervisor expose a PMU.
+class core_cycles {
+ public:
+  core_cycles() {
+    perf_event_attr a{};
+    a.type = PERF_TYPE_HARDWARE;
+    a.size = sizeof a;
+    a.config = PERF_COUNT_HW_CPU_CYCLES;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    fd_ = static_cast<int>(::syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
+  }
+  ~core_cycles() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  core_cycles(const core_cycles&) = delete;
+  core_cycles& operator=(const core_cycles&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  std::uint64_t read() const {
+    std::uint64_t v = 0;
+    if (fd_ < 0 || ::read(fd_, &v, sizeof v) != static_cast<ssize_t>(sizeof v)) return 0;
+    return v;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// One benchmark subject: a pass over fixed data, and a check of its output.
+struct workload {
+  std::size_t lanes = 1;
+  std::size_t block_bytes = 64;
+  std::uint64_t blocks_per_pass = 0;  // counted blocks, all lanes
+  std::function<void()> pass;
+  std::function<bool()> verify;  // from a fresh start: output equals the portable code's
+};
+
+double thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+hash_bench_row measure(const workload& w, const hash_bench_options& opt, const core_cycles& cc) {
+  using clk = std::chrono::steady_clock;
+  w.pass();  // warm caches and branch predictors
+  const auto c0 = clk::now();
+  w.pass();
+  const double one = std::chrono::duration<double>(clk::now() - c0).count();
+  const auto passes = static_cast<std::uint64_t>(std::max(1.0, std::ceil(opt.min_time_s / std::max(one, 1e-9))));
+  const double blocks = static_cast<double>(w.blocks_per_pass) * static_cast<double>(passes);
+  const double bytes = blocks * static_cast<double>(w.block_bytes);
+  std::vector<double> ns, cpu_ns, tsc, core;
+  for (int r = 0; r < opt.repetitions; ++r) {
+    const std::uint64_t k0 = cc.read();
+    const double u0 = thread_cpu_ns();
+    const std::uint64_t t0 = rdtsc();
+    const auto s0 = clk::now();
+    for (std::uint64_t p = 0; p < passes; ++p) w.pass();
+    const auto s1 = clk::now();
+    const std::uint64_t t1 = rdtsc();
+    const double u1 = thread_cpu_ns();
+    const std::uint64_t k1 = cc.read();
+    ns.push_back(std::chrono::duration<double, std::nano>(s1 - s0).count() / blocks);
+    cpu_ns.push_back((u1 - u0) / blocks);
+    tsc.push_back(static_cast<double>(t1 - t0) / bytes);
+    core.push_back(static_cast<double>(k1 - k0) / bytes);
+  }
+  hash_bench_row row;
+  row.lanes = w.lanes;
+  row.block_bytes = w.block_bytes;
+  row.blocks_per_pass = w.blocks_per_pass;
+  row.passes_per_sample = passes;
+  row.samples = ns;
+  row.ns_per_block = median(ns);
+  row.min_ns_per_block = *std::min_element(ns.begin(), ns.end());
+  row.max_ns_per_block = *std::max_element(ns.begin(), ns.end());
+  row.lane_ns_per_block = row.ns_per_block * static_cast<double>(w.lanes);
+  row.cpu_ns_per_block = median(cpu_ns);
+  row.gbps = static_cast<double>(w.block_bytes) / row.ns_per_block;
+  row.cycles_per_byte_tsc = median(tsc);
+  if (cc.ok() && median(core) > 0) row.cycles_per_byte_core = median(core);
+  return row;
+}
+
+// --- data and OpenSSL ------------------------------------------------------------------
+
+std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> v(n);
+  for (auto& b : v) b = static_cast<std::uint8_t>(rng() >> 56);
+  return v;
+}
+
+// A reusable EVP context for one digest (fetched once: OpenSSL 3 otherwise looks the
+// algorithm up on every init).
+class evp_digest {
+ public:
+  explicit evp_digest(const char* name) : md_(EVP_MD_fetch(nullptr, name, nullptr)), ctx_(EVP_MD_CTX_new()) {
+    if (md_ == nullptr || ctx_ == nullptr) {
+      release();
+      throw std::runtime_error(std::string("OpenSSL has no ") + name + " digest");
+    }
+  }
+  ~evp_digest() { release(); }
+  evp_digest(const evp_digest&) = delete;
+  evp_digest& operator=(const evp_digest&) = delete;
+
+  void digest(const void* data, std::size_t len, std::uint8_t* out) {
+    unsigned int n = 0;
+    if (EVP_DigestInit_ex2(ctx_, md_, nullptr) != 1 || EVP_DigestUpdate(ctx_, data, len) != 1 ||
+        EVP_DigestFinal_ex(ctx_, out, &n) != 1)
+      throw std::runtime_error("OpenSSL digest failed");
+  }
+
+ private:
+  void release() {
+    if (ctx_ != nullptr) EVP_MD_CTX_free(ctx_);
+    if (md_ != nullptr) EVP_MD_free(md_);
+    ctx_ = nullptr;
+    md_ = nullptr;
+  }
+  EVP_MD* md_;
+  EVP_MD_CTX* ctx_;
+};
+
+const char* evp_name(engine_algo a) {
+  switch (a) {
+    case engine_algo::sha256: return "SHA256";
+    case engine_algo::blake2s: return "BLAKE2S-256";
+    case engine_algo::blake2b: return "BLAKE2B-512";
+  }
+  return "";
+}
+
+// --- SHA-256 ---------------------------------------------------------------------------
+
+// Message blocks of one lane's message are its 64-byte blocks, then the padding block
+// (0x80, zeros, bit length), shared by all lanes.
+workload sha256_throughput(const engine* e, std::size_t lanes, std::size_t bytes) {
+  struct data {
+    std::size_t lanes, bytes, nblocks;
+    std::vector<std::uint8_t> msgs;
+    alignas(64) std::uint8_t pad[64] = {};
+    std::vector<const std::uint8_t*> chunks;
+    std::vector<std::uint32_t> state;
+    std::vector<std::uint8_t> out;  // OpenSSL digests
+    std::unique_ptr<evp_digest> evp;
+  };
+  auto d = std::make_shared<data>();
+  d->lanes = lanes;
+  d->bytes = bytes;
+  d->nblocks = bytes / 64 + 1;
+  d->msgs = random_bytes(lanes * bytes, 1);
+  d->pad[0] = 0x80;
+  store_be64(d->pad + 56, static_cast<std::uint64_t>(bytes) * 8);
+  d->chunks.resize(2 * d->nblocks * lanes);
+  for (std::size_t c = 0; c < 2 * d->nblocks; ++c)
+    for (std::size_t j = 0; j < lanes; ++j)
+      d->chunks[c * lanes + j] = c < 2 * (d->nblocks - 1) ? d->msgs.data() + j * bytes + 32 * c : d->pad + 32 * (c & 1);
+  d->state.resize(8 * lanes);
+  d->out.resize(32 * lanes);
+
+  workload w;
+  w.lanes = lanes;
+  w.block_bytes = 64;
+  w.blocks_per_pass = static_cast<std::uint64_t>(bytes / 64) * lanes;
+  if (e != nullptr) {
+    const sha256_chains_fn fn = e->sha256;
+    w.pass = [d, fn] {
+      for (std::size_t j = 0; j < d->lanes; ++j) sha256::init_state(d->state.data() + 8 * j);
+      fn(d->state.data(), d->chunks.data(), d->nblocks, d->lanes);
+    };
+  } else {
+    d->evp = std::make_unique<evp_digest>(evp_name(engine_algo::sha256));
+    w.pass = [d] { d->evp->digest(d->msgs.data(), d->bytes, d->out.data()); };
+  }
+  w.verify = [d, w_pass = w.pass, is_evp = e == nullptr] {
+    w_pass();
+    for (std::size_t j = 0; j < d->lanes; ++j) {
+      std::uint8_t want[32], got[32];
+      sha256::digest(want, d->msgs.data() + j * d->bytes, d->bytes);
+      if (is_evp)
+        std::memcpy(got, d->out.data() + 32 * j, 32);
+      else
+        sha256::store_digest(d->state.data() + 8 * j, got);
+      if (std::memcmp(want, got, 32) != 0) return false;
+    }
+    return true;
+  };
+  return w;
+}
+
+// SDR-shaped labels: 64-byte header (a per-lane replica id, a per-label chunk), 37
+// parents, then the padding half-block; 20 compressions, 1,248 message bytes. Labels
+// live node-major in a ring of P slots (slot s of lane j at (s * lanes + j) * 32); label
+// i's first parent is label i - 1, the rest are random slots.
+constexpr std::size_t kLabelParents = 37;
+constexpr std::size_t kLabelChunks = 2 * 20;
+constexpr std::size_t kLabelMessageBytes = 64 + 32 * kLabelParents;  // 1,248
+
+workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
+  struct data {
+    std::size_t lanes, labels;
+    std::vector<std::uint8_t> ring, ring0, replica, header_hi;
+    alignas(64) std::uint8_t tail[32] = {};
+    std::vector<const std::uint8_t*> chunks;  // labels x 40 x lanes
+    std::vector<std::uint32_t> state;
+    std::uint8_t msg[kLabelMessageBytes];  // OpenSSL's gathered message
+    std::unique_ptr<evp_digest> evp;
+  };
+  auto d = std::make_shared<data>();
+  d->lanes = lanes;
+  d->labels = std::max<std::size_t>(1, bytes / (64 * 20));
+  d->ring0 = random_bytes(d->labels * lanes * 32, 2);
+  d->ring = d->ring0;
+  d->replica = random_bytes(lanes * 32, 3);
+  d->header_hi.assign(d->labels * 32, 0);
+  for (std::size_t i = 0; i < d->labels; ++i) store_be64(d->header_hi.data() + 32 * i + 4, i);
+  d->tail[0] = 0x80;
+  store_be64(d->tail + 24, kLabelMessageBytes * 8);
+  std::mt19937_64 rng(4);
+  d->chunks.resize(d->labels * kLabelChunks * lanes);
+  for (std::size_t i = 0; i < d->labels; ++i) {
+    const std::uint8_t** rows = d->chunks.data() + i * kLabelChunks * lanes;
+    for (std::size_t j = 0; j < lanes; ++j) {
+      rows[j] = d->replica.data() + 32 * j;
+      rows[lanes + j] = d->header_hi.data() + 32 * i;
+      rows[(kLabelChunks - 1) * lanes + j] = d->tail;
+    }
+    for (std::size_t k = 0; k < kLabelParents; ++k) {
+      const std::size_t slot = k == 0 ? (i + d->labels - 1) % d->labels : rng() % d->labels;
+      for (std::size_t j = 0; j < lanes; ++j) rows[(2 + k) * lanes + j] = d->ring.data() + (slot * lanes + j) * 32;
+    }
+  }
+  d->state.resize(8 * lanes);
+
+  workload w;
+  w.lanes = lanes;
+  w.block_bytes = 64;
+  w.blocks_per_pass = static_cast<std::uint64_t>(d->labels) * 20 * lanes;
+  // Gathers label i of lane j into msg (what a contiguous-input hash needs).
+  auto gather = [](data& x, std::size_t i, std::size_t j) {
+    const std::uint8_t* const* rows = x.chunks.data() + i * kLabelChunks * x.lanes;
+    for (std::size_t c = 0; c + 1 < kLabelChunks; ++c) std::memcpy(x.msg + 32 * c, rows[c * x.lanes + j], 32);
+  };
+  if (e != nullptr) {
+    const sha256_chains_fn fn = e->sha256;
+    w.pass = [d, fn] {
+      for (std::size_t i = 0; i < d->labels; ++i) {
+        for (std::size_t j = 0; j < d->lanes; ++j) sha256::init_state(d->state.data() + 8 * j);
+        fn(d->state.data(), d->chunks.data() + i * kLabelChunks * d->lanes, 20, d->lanes);
+        for (std::size_t j = 0; j < d->lanes; ++j)
+          sha256::store_digest(d->state.data() + 8 * j, d->ring.data() + (i * d->lanes + j) * 32);
+      }
+    };
+  } else {
+    d->evp = std::make_unique<evp_digest>(evp_name(engine_algo::sha256));
+    w.pass = [d, gather] {
+      for (std::size_t i = 0; i < d->labels; ++i) {
+        gather(*d, i, 0);
+        d->evp->digest(d->msg, kLabelMessageBytes, d->ring.data() + i * 32);
+      }
+    };
+  }
+  w.verify = [d, gather, w_pass = w.pass] {
+    d->ring = d->ring0;
+    w_pass();
+    const auto got = d->ring;
+    d->ring = d->ring0;
+    for (std::size_t i = 0; i < d->labels; ++i)
+      for (std::size_t j = 0; j < d->lanes; ++j) {
+        gather(*d, i, j);
+        sha256::digest(d->ring.data() + (i * d->lanes + j) * 32, d->msg, kLabelMessageBytes);
+      }
+    return got == d->ring;
+  };
+  return w;
+}
+
+// --- BLAKE2 ----------------------------------------------------------------------------
+
+template <class H>
+void blake2_call(const engine& e, typename H::word* h, const std::uint8_t* blocks, std::size_t n, std::uint64_t t,
+                 bool last) {
+  if constexpr (sizeof(typename H::word) == 4)
+    e.blake2s(h, blocks, n, t, last);
+  else
+    e.blake2b(h, blocks, n, t, last);
+}
+
+template <class H>
+void store_words(const typename H::word* h, std::uint8_t* out) {
+  for (int i = 0; i < 8; ++i) {
+    if constexpr (sizeof(typename H::word) == 4)
+      store_le32(out + 4 * i, h[i]);
+    else
+      store_le64(out + 8 * i, h[i]);
+  }
+}
+
+// Full-length digests (32 bytes for BLAKE2s, 64 for BLAKE2b), like the OpenSSL rows.
+template <class H>
+workload blake2_throughput(const engine* e, engine_algo algo, std::size_t bytes) {
+  using W = typename H::word;
+  constexpr std::size_t B = H::kBlockBytes, kOut = H::kMaxDigestBytes;
+  struct data {
+    std::vector<std::uint8_t> msg;
+    W h[8];
+    std::uint8_t out[kOut];
+    std::unique_ptr<evp_digest> evp;
+  };
+  auto d = std::make_shared<data>();
+  d->msg = random_bytes(bytes, 5);
+  workload w;
+  w.block_bytes = B;
+  w.blocks_per_pass = bytes / B;
+  if (e != nullptr) {
+    w.pass = [d, e] {
+      H::init_state(d->h, kOut, 0);
+      blake2_call<H>(*e, d->h, d->msg.data(), d->msg.size() / B, B, true);
+      store_words<H>(d->h, d->out);
+    };
+  } else {
+    d->evp = std::make_unique<evp_digest>(evp_name(algo));
+    w.pass = [d] { d->evp->digest(d->msg.data(), d->msg.size(), d->out); };
+  }
+  w.verify = [d, w_pass = w.pass] {
+    w_pass();
+    std::uint8_t want[kOut];
+    H::digest(want, kOut, d->msg.data(), d->msg.size());
+    return std::memcmp(want, d->out, kOut) == 0;
+  };
+  return w;
+}
+
+// One-block messages, each beginning with the digest of the one before.
+template <class H>
+workload blake2_chain(const engine* e, engine_algo algo, std::size_t bytes) {
+  using W = typename H::word;
+  constexpr std::size_t B = H::kBlockBytes, kOut = H::kMaxDigestBytes;
+  struct data {
+    std::size_t steps;
+    std::vector<std::uint8_t> block0;
+    alignas(64) std::uint8_t block[B];
+    W h0[8], h[8];
+    std::unique_ptr<evp_digest> evp;
+  };
+  auto d = std::make_shared<data>();
+  d->steps = bytes / B;
+  d->block0 = random_bytes(B, 6);
+  std::memcpy(d->block, d->block0.data(), B);
+  H::init_state(d->h0, kOut, 0);
+  workload w;
+  w.block_bytes = B;
+  w.blocks_per_pass = d->steps;
+  if (e != nullptr) {
+    w.pass = [d, e] {
+      for (std::size_t s = 0; s < d->steps; ++s) {
+        std::memcpy(d->h, d->h0, sizeof d->h);
+        blake2_call<H>(*e, d->h, d->block, 1, B, true);
+        store_words<H>(d->h, d->block);
+      }
+    };
+  } else {
+    d->evp = std::make_unique<evp_digest>(evp_name(algo));
+    w.pass = [d] {
+      std::uint8_t out[kOut];
+      for (std::size_t s = 0; s < d->steps; ++s) {
+        d->evp->digest(d->block, B, out);
+        std::memcpy(d->block, out, kOut);
+      }
+    };
+  }
+  w.verify = [d, w_pass = w.pass] {
+    std::memcpy(d->block, d->block0.data(), B);
+    w_pass();
+    std::uint8_t got[B];
+    std::memcpy(got, d->block, B);
+    std::memcpy(d->block, d->block0.data(), B);
+    for (std::size_t s = 0; s < d->steps; ++s) {
+      std::uint8_t out[kOut];
+      H::digest(out, kOut, d->block, B);
+      std::memcpy(d->block, out, kOut);
+    }
+    return std::memcmp(got, d->block, B) == 0;
+  };
+  return w;
+}
+
+workload make_workload(engine_algo algo, bench_mode mode, const engine* e, std::size_t bytes) {
+  const std::size_t lanes = e != nullptr ? e->lanes : 1;
+  switch (algo) {
+    case engine_algo::sha256:
+      return mode == bench_mode::throughput ? sha256_throughput(e, lanes, bytes) : sha256_chain(e, lanes, bytes);
+    case engine_algo::blake2s:
+      return mode == bench_mode::throughput ? blake2_throughput<blake2s>(e, algo, bytes)
+                                            : blake2_chain<blake2s>(e, algo, bytes);
+    case engine_algo::blake2b:
+      return mode == bench_mode::throughput ? blake2_throughput<blake2b>(e, algo, bytes)
+                                            : blake2_chain<blake2b>(e, algo, bytes);
+  }
+  throw std::invalid_argument("unknown hash algorithm");
+}
+
+}  // namespace
+
+std::string_view bench_mode_name(bench_mode m) { return m == bench_mode::throughput ? "throughput" : "chain"; }
+
+bench_mode parse_bench_mode(std::string_view name) {
+  if (name == "throughput") return bench_mode::throughput;
+  if (name == "chain") return bench_mode::chain;
+  throw std::invalid_argument("unknown bench mode '" + std::string(name) + "' (valid: throughput, chain)");
+}
+
+bool core_cycle_counter_available() {
+  const core_cycles cc;
+  return cc.ok();
+}
+
+std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine_name,
+                                       const hash_bench_options& opt) {
+  if (opt.repetitions < 1) throw std::invalid_argument("bench: repetitions must be at least 1");
+  if (!(opt.min_time_s >= 0) || !std::isfinite(opt.min_time_s))
+    throw std::invalid_argument("bench: min time must be a finite number of seconds >= 0");
+  const std::size_t block = algo == engine_algo::blake2b ? 128 : 64;
+  if (opt.bytes_per_lane < block || opt.bytes_per_lane > (std::size_t{1} << 30))
+    throw std::invalid_argument("bench: bytes per lane must be " + std::to_string(block) + " .. 1 GiB");
+  if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");
+  // Whole blocks only, so that every engine and OpenSSL hash the same bytes.
+  const std::size_t bytes = opt.bytes_per_lane / block * block;
+
+  std::vector<const engine*> subjects;  // nullptr: OpenSSL
+  if (engine_name == "all") {
+    subjects = available_engines(algo);
+  } else if (engine_name != "openssl") {
+    subjects.push_back(&find_engine(algo, engine_name));
+  }
+  if (opt.openssl || engine_name == "openssl") subjects.push_back(nullptr);
+
+  const core_cycles cc;
+  std::vector<hash_bench_row> rows;
+  bool warm = false;
+  for (bench_mode mode : opt.modes)
+    for (const engine* e : subjects) {
+      const workload w = make_workload(algo, mode, e, bytes);
+      if (!warm) {
+        // The first row of a fresh process often loses time to the OS settling (page
+        // faults, clock ramp, migration): run ~0.1 s of work before timing anything.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        while (std::chrono::steady_clock::now() < until) w.pass();
+        warm = true;
+      }
+      const bool ok = w.verify();
+      hash_bench_row row = measure(w, opt, cc);
+      row.algo = engine_algo_name(algo);
+      row.engine = e != nullptr ? std::string(e->name) : "openssl";
+      row.mode = bench_mode_name(mode);
+      row.verified = ok;
+      rows.push_back(std::move(row));
+    }
+  return rows;
+}
+
+nlohmann::json to_json(const hash_bench_row& r) {
+  nlohmann::json j;
+  j["kind"] = "hash";
+  j["algo"] = r.algo;
+  j["engine"] = r.engine;
+  j["mode"] = r.mode;
+  j["lanes"] = r.lanes;
+  j["block_bytes"] = r.block_bytes;
+  j["blocks_per_pass"] = r.blocks_per_pass;
+  j["passes_per_sample"] = r.passes_per_sample;
+  j["ns_per_block"] = r.ns_per_block;
+  j["min_ns_per_block"] = r.min_ns_per_block;
+  j["median_ns_per_block"] = r.ns_per_block;
+  j["max_ns_per_block"] = r.max_ns_per_block;
+  j["lane_ns_per_block"] = r.lane_ns_per_block;
+  j["cpu_ns_per_block"] = r.cpu_ns_per_block;
+  j["gbps"] = r.gbps;
+  j["cycles_per_byte"] = r.cycles_per_byte_tsc;
+  j["cycles_per_byte_core"] = r.cycles_per_byte_core ? nlohmann::json(*r.cycles_per_byte_core) : nlohmann::json();
+  j["samples"] = r.samples;
+  j["verified"] = r.verified;
+  return j;
+}
+
+}  // namespace poreplab::cpu

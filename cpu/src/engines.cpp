@@ -1,0 +1,330 @@
+// The engine table: which kernels this build holds, which this CPU can run, choice by
+// name or by POREPLAB_FORCE_ENGINE, and whole-message digests through any engine.
+#include "poreplab/cpu/engines.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/hash/blake2b.hpp"
+#include "poreplab/hash/blake2s.hpp"
+#include "poreplab/hash/sha256.hpp"
+
+namespace poreplab::cpu {
+
+namespace {
+
+// --- portable engines: the common/ compression functions behind the engine signatures
+
+void sha256_chains_portable(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes) {
+  for (std::size_t j = 0; j < lanes; ++j)
+    for (std::size_t k = 0; k < nblocks; ++k)
+      sha256::compress2(state + j * 8, chunks[2 * k * lanes + j], chunks[(2 * k + 1) * lanes + j]);
+}
+
+template <class H>
+void blake2_blocks_portable(typename H::word* h, const std::uint8_t* blocks, std::size_t nblocks,
+                            std::uint64_t t_first, bool last_is_final) {
+  for (std::size_t k = 0; k < nblocks; ++k)
+    H::compress(h, blocks + k * H::kBlockBytes, t_first + k * H::kBlockBytes, last_is_final && k + 1 == nblocks);
+}
+
+bool always() { return true; }
+[[maybe_unused]] bool has_shani() { return detect().can_shani(); }
+[[maybe_unused]] bool has_avx2() { return detect().can_avx2(); }
+[[maybe_unused]] bool has_avx512() { return detect().can_avx512(); }
+
+constexpr std::string_view kShaniFeatures = "sha_ni sse4.1 ssse3";
+constexpr std::string_view kAvx2Features = "avx2 bmi2";
+constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
+
+std::vector<engine> make_sha256() {
+  std::vector<engine> v;
+  const auto a = engine_algo::sha256;
+  // Best first by aggregate block rate (measured on Zen 5: shani-x2 18 ns/block, avx512-x16
+  // 20, avx512-x8 22, shani 35, avx2-x8 37, portable 170); callers with fewer chains than an engine's
+  // width narrow the choice through best_engine()'s lane range.
+#if defined(POREPLAB_HAVE_SHANI)
+  v.push_back({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2, kShaniFeatures,
+               has_shani, kernels::sha256_chains_shani_x2});
+#endif
+#if defined(POREPLAB_HAVE_AVX512)
+  v.push_back({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd", a, 16, kAvx512Features,
+               has_avx512, kernels::sha256_chains_avx512_x16});
+  v.push_back({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd", a, 8, kAvx512Features,
+               has_avx512, kernels::sha256_chains_avx512_x8});
+#endif
+#if defined(POREPLAB_HAVE_SHANI)
+  v.push_back({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures, has_shani,
+               kernels::sha256_chains_shani});
+#endif
+#if defined(POREPLAB_HAVE_AVX2)
+  v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains, shift/xor rotations", a, 8, kAvx2Features, has_avx2,
+               kernels::sha256_chains_avx2_x8});
+#endif
+  v.push_back({"portable", "portable C++ (common/ sha256::compress2), one chain at a time", a, 1, "", always,
+               sha256_chains_portable});
+  return v;
+}
+
+template <engine_algo A, class Fn>
+std::vector<engine> make_blake2(Fn portable, [[maybe_unused]] Fn avx2, [[maybe_unused]] Fn avx512) {
+  std::vector<engine> v;
+  auto add = [&](std::string_view name, std::string_view desc, std::string_view req, bool (*avail)(), Fn fn) {
+    engine e{name, desc, A, 1, req, avail};
+    if constexpr (A == engine_algo::blake2s)
+      e.blake2s = fn;
+    else
+      e.blake2b = fn;
+    v.push_back(e);
+  };
+#if defined(POREPLAB_HAVE_AVX512)
+  add("avx512", "AVX-512VL row-vectorised G, vpror rotations, vpermd/vpermt2q message schedule", kAvx512Features,
+      has_avx512, avx512);
+#endif
+#if defined(POREPLAB_HAVE_AVX2)
+  add("avx2", "AVX2 row-vectorised G, shuffle and shift rotations", kAvx2Features, has_avx2, avx2);
+#endif
+  add("portable", "portable C++ (common/ blake2 compress)", "", always, portable);
+  return v;
+}
+
+std::string names_of(const std::vector<engine>& v) {
+  std::string s;
+  for (const auto& e : v) {
+    if (!s.empty()) s += ", ";
+    s += e.name;
+  }
+  return s;
+}
+
+const engine* lookup(engine_algo algo, std::string_view name) {
+  for (const auto& e : compiled_engines(algo))
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+const engine& checked(const engine& e) {
+  if (!e.available())
+    throw engine_unavailable(std::string(engine_algo_name(e.algo)) + " engine '" + std::string(e.name) +
+                             "' needs CPU features this machine (or its OS) lacks: " + std::string(e.required) +
+                             " (available: " + [&] {
+                               std::string s;
+                               for (const engine* x : available_engines(e.algo)) {
+                                 if (!s.empty()) s += ", ";
+                                 s += x->name;
+                               }
+                               return s;
+                             }() + ")");
+  return e;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The name POREPLAB_FORCE_ENGINE picks for `algo`, or empty.
+std::string forced_name(engine_algo algo) {
+  const char* env = std::getenv(kForceEngineEnv);
+  if (env == nullptr) return {};
+  std::string qualified, bare;
+  std::string_view rest(env);
+  for (;;) {
+    const auto comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    if (!item.empty()) {
+      const auto colon = item.find(':');
+      if (colon != std::string_view::npos) {
+        const engine_algo a = parse_engine_algo(trim(item.substr(0, colon)));
+        const std::string_view name = trim(item.substr(colon + 1));
+        if (lookup(a, name) == nullptr)
+          throw std::invalid_argument(std::string(kForceEngineEnv) + ": unknown " + std::string(engine_algo_name(a)) +
+                                      " engine '" + std::string(name) + "' (valid: " +
+                                      names_of(compiled_engines(a)) + ")");
+        if (a == algo) qualified = name;
+      } else {
+        bool known = false;
+        for (engine_algo a : engine_algos()) known = known || lookup(a, item) != nullptr;
+        if (!known) {
+          std::string valid;
+          for (engine_algo a : engine_algos())
+            valid += (valid.empty() ? "" : "; ") + std::string(engine_algo_name(a)) + ": " +
+                     names_of(compiled_engines(a));
+          throw std::invalid_argument(std::string(kForceEngineEnv) + ": unknown engine '" + std::string(item) +
+                                      "' (valid: " + valid + ")");
+        }
+        if (lookup(algo, item) != nullptr) bare = item;
+      }
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return qualified.empty() ? bare : qualified;
+}
+
+}  // namespace
+
+std::string_view engine_algo_name(engine_algo a) {
+  switch (a) {
+    case engine_algo::sha256: return "sha256";
+    case engine_algo::blake2s: return "blake2s";
+    case engine_algo::blake2b: return "blake2b";
+  }
+  return "?";
+}
+
+engine_algo parse_engine_algo(std::string_view name) {
+  for (engine_algo a : engine_algos())
+    if (engine_algo_name(a) == name) return a;
+  throw std::invalid_argument("unknown hash algorithm '" + std::string(name) + "' (valid: sha256, blake2s, blake2b)");
+}
+
+const std::vector<engine_algo>& engine_algos() {
+  static const std::vector<engine_algo> v = {engine_algo::sha256, engine_algo::blake2s, engine_algo::blake2b};
+  return v;
+}
+
+const std::vector<engine>& compiled_engines(engine_algo algo) {
+#if defined(POREPLAB_HAVE_AVX2)
+  constexpr blake2s_blocks_fn s_avx2 = kernels::blake2s_blocks_avx2;
+  constexpr blake2b_blocks_fn b_avx2 = kernels::blake2b_blocks_avx2;
+#else
+  constexpr blake2s_blocks_fn s_avx2 = nullptr;
+  constexpr blake2b_blocks_fn b_avx2 = nullptr;
+#endif
+#if defined(POREPLAB_HAVE_AVX512)
+  constexpr blake2s_blocks_fn s_avx512 = kernels::blake2s_blocks_avx512;
+  constexpr blake2b_blocks_fn b_avx512 = kernels::blake2b_blocks_avx512;
+#else
+  constexpr blake2s_blocks_fn s_avx512 = nullptr;
+  constexpr blake2b_blocks_fn b_avx512 = nullptr;
+#endif
+  static const std::vector<engine> sha = make_sha256();
+  static const std::vector<engine> b2s =
+      make_blake2<engine_algo::blake2s, blake2s_blocks_fn>(blake2_blocks_portable<blake2s>, s_avx2, s_avx512);
+  static const std::vector<engine> b2b =
+      make_blake2<engine_algo::blake2b, blake2b_blocks_fn>(blake2_blocks_portable<blake2b>, b_avx2, b_avx512);
+  switch (algo) {
+    case engine_algo::sha256: return sha;
+    case engine_algo::blake2s: return b2s;
+    case engine_algo::blake2b: return b2b;
+  }
+  throw std::invalid_argument("unknown hash algorithm");
+}
+
+std::vector<const engine*> available_engines(engine_algo algo) {
+  std::vector<const engine*> v;
+  for (const auto& e : compiled_engines(algo))
+    if (e.available()) v.push_back(&e);
+  return v;
+}
+
+const engine& find_engine(engine_algo algo, std::string_view name) {
+  const engine* e = lookup(algo, name);
+  if (e == nullptr)
+    throw std::invalid_argument("unknown " + std::string(engine_algo_name(algo)) + " engine '" + std::string(name) +
+                                "' (valid: " + names_of(compiled_engines(algo)) + ")");
+  return checked(*e);
+}
+
+const engine& best_engine(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes) {
+  const std::string forced = forced_name(algo);
+  if (!forced.empty()) {
+    const engine& e = checked(*lookup(algo, forced));
+    if (e.lanes < min_lanes || e.lanes > max_lanes)
+      throw std::invalid_argument(std::string(kForceEngineEnv) + ": engine '" + forced + "' runs " +
+                                  std::to_string(e.lanes) + " lanes, outside the " + std::to_string(min_lanes) +
+                                  ".." + std::to_string(max_lanes) + " this caller needs");
+    return e;
+  }
+  for (const engine* e : available_engines(algo))
+    if (e->lanes >= min_lanes && e->lanes <= max_lanes) return *e;
+  throw std::invalid_argument("no available " + std::string(engine_algo_name(algo)) + " engine runs " +
+                              std::to_string(min_lanes) + ".." + std::to_string(max_lanes) + " lanes");
+}
+
+std::array<std::uint8_t, 32> sha256_digest(const engine& e, const void* data, std::size_t len) {
+  if (e.sha256 == nullptr) throw std::invalid_argument("engine '" + std::string(e.name) + "' is not a SHA-256 engine");
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  std::uint32_t h[8];
+  sha256::init_state(h);
+  // Whole blocks straight from the message, in batches of chunk pointers.
+  const std::size_t full = len / 64;
+  const std::uint8_t* ptrs[2 * 64];
+  for (std::size_t k = 0; k < full;) {
+    const std::size_t n = full - k < 64 ? full - k : 64;
+    for (std::size_t i = 0; i < n; ++i) {
+      ptrs[2 * i] = p + 64 * (k + i);
+      ptrs[2 * i + 1] = p + 64 * (k + i) + 32;
+    }
+    e.sha256(h, ptrs, n, 1);
+    k += n;
+  }
+  // FIPS 180-4 5.1.1: 0x80, zeros, 64-bit bit length; one or two more blocks.
+  std::uint8_t tail[128] = {};
+  const std::size_t rem = len - 64 * full;
+  if (rem != 0) std::memcpy(tail, p + 64 * full, rem);
+  tail[rem] = 0x80;
+  const std::size_t tail_blocks = rem < 56 ? 1 : 2;
+  store_be64(tail + 64 * tail_blocks - 8, static_cast<std::uint64_t>(len) * 8);
+  const std::uint8_t* tp[4] = {tail, tail + 32, tail + 64, tail + 96};
+  e.sha256(h, tp, tail_blocks, 1);
+  std::array<std::uint8_t, 32> out{};
+  sha256::store_digest(h, out.data());
+  return out;
+}
+
+namespace {
+
+template <class H, class Fn>
+std::vector<std::uint8_t> blake2_digest_with(Fn fn, std::size_t outlen, const void* data, std::size_t len,
+                                             const void* key, std::size_t keylen) {
+  constexpr std::size_t B = H::kBlockBytes;
+  if (outlen == 0 || outlen > H::kMaxDigestBytes || keylen > H::kMaxKeyBytes)
+    throw std::invalid_argument("blake2 digest: output length must be 1.." + std::to_string(H::kMaxDigestBytes) +
+                                " and key length 0.." + std::to_string(H::kMaxKeyBytes) + " bytes");
+  typename H::word h[8];
+  H::init_state(h, outlen, keylen);
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  std::uint64_t t = 0;
+  std::uint8_t block[B];
+  if (keylen != 0) {  // RFC 7693 3.3: the zero-padded key is the first block
+    std::memset(block, 0, B);
+    std::memcpy(block, key, keylen);
+    t = B;
+    fn(h, block, 1, t, len == 0);
+  }
+  if (len != 0 || keylen == 0) {
+    // Every block but the last goes in place; the last (possibly short) gets the flag.
+    const std::size_t whole = len == 0 ? 0 : (len - 1) / B;
+    if (whole != 0) fn(h, p, whole, t + B, false);
+    t += whole * B;
+    const std::size_t rem = len - whole * B;
+    std::memset(block, 0, B);
+    if (rem != 0) std::memcpy(block, p + whole * B, rem);
+    fn(h, block, 1, t + rem, true);
+  }
+  std::uint8_t full[H::kMaxDigestBytes];
+  for (int i = 0; i < 8; ++i) {
+    if constexpr (sizeof(typename H::word) == 4)
+      store_le32(full + 4 * i, h[i]);
+    else
+      store_le64(full + 8 * i, h[i]);
+  }
+  return {full, full + outlen};
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> blake2_digest(const engine& e, std::size_t outlen, const void* data, std::size_t len,
+                                        const void* key, std::size_t keylen) {
+  if (e.blake2s != nullptr) return blake2_digest_with<blake2s>(e.blake2s, outlen, data, len, key, keylen);
+  if (e.blake2b != nullptr) return blake2_digest_with<blake2b>(e.blake2b, outlen, data, len, key, keylen);
+  throw std::invalid_argument("engine '" + std::string(e.name) + "' is not a BLAKE2 engine");
+}
+
+}  // namespace poreplab::cpu

@@ -1,0 +1,64 @@
+#pragma once
+// Private to poreplab_cpu: the per-ISA kernels behind the engine table (engines.cpp).
+// Each is defined in the one file compiled with its ISA's flags, and only when the
+// build keeps that ISA (POREPLAB_HAVE_<ISA>).
+#include <cstddef>
+#include <cstdint>
+
+namespace poreplab::cpu::kernels {
+
+// FIPS 180-4 4.2.2, laid out for vector loads.
+alignas(64) inline constexpr std::uint32_t kSha256K[64] = {
+    0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
+    0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u,
+    0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau,
+    0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u, 0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u,
+    0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu, 0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u,
+    0xa2bfe8a1u, 0xa81a664bu, 0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u,
+    0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
+    0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
+
+// Read in place of a missing lane's chunk or state by partly filled multi-buffer groups,
+// so that they never touch the caller's pointers past `lanes`.
+alignas(64) inline constexpr std::uint8_t kZeroChunk[64] = {};
+
+// RFC 7693 2.7, the message schedule of both BLAKE2 variants (rounds 10, 11 of BLAKE2b
+// repeat rounds 0, 1).
+inline constexpr std::uint8_t kBlake2Sigma[10][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0}};
+
+// Row-vectorised BLAKE2 keeps row b in place and, for the diagonal half-round, rotates
+// rows a, c, d instead (see blake2s_avx512.cpp): lane i then runs G number
+// kDiagG[i] = (i + 3) % 4, whose message words are sigma[8 + 2 * kDiagG[i]] and the next.
+inline constexpr int kDiagG[4] = {3, 0, 1, 2};
+
+void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                         std::size_t lanes);
+void sha256_chains_shani_x2(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes);
+void sha256_chains_avx2_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                           std::size_t lanes);
+void sha256_chains_avx512_x16(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                              std::size_t lanes);
+void sha256_chains_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                             std::size_t lanes);
+
+void blake2s_blocks_avx2(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
+                         bool last_is_final);
+void blake2s_blocks_avx512(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
+                           bool last_is_final);
+void blake2b_blocks_avx2(std::uint64_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
+                         bool last_is_final);
+void blake2b_blocks_avx512(std::uint64_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
+                           bool last_is_final);
+
+}  // namespace poreplab::cpu::kernels

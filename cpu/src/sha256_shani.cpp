@@ -1,0 +1,113 @@
+// SHA-256 with the SHA extensions: `shani` (one chain per pass) and `shani-x2` (two
+// chains interleaved). One block is 32 dependent sha256rnds2 (two rounds each), so a
+// single chain runs at that instruction's latency; a second, independent chain fills
+// the issue slots the first leaves idle. The message schedule (sha256msg1/msg2) does not
+// depend on the state and runs ahead of the rounds.
+#include "kernels.hpp"
+
+#if defined(POREPLAB_HAVE_SHANI)
+#include <immintrin.h>
+
+namespace poreplab::cpu::kernels {
+
+namespace {
+
+#define PL_INLINE inline __attribute__((always_inline))
+
+// Big-endian words: reverse the bytes of each 32-bit lane.
+PL_INLINE __m128i bswap_mask() { return _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3); }
+
+PL_INLINE __m128i load_be(const std::uint8_t* p, __m128i mask) {
+  return _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), mask);
+}
+
+PL_INLINE __m128i k4(int i) { return _mm_load_si128(reinterpret_cast<const __m128i*>(kSha256K + 4 * i)); }
+
+// sha256rnds2 wants the state as {A,B,E,F} and {C,D,G,H}, A and C in the top dword.
+PL_INLINE void load_state(const std::uint32_t* h, __m128i& abef, __m128i& cdgh) {
+  const __m128i abcd = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h));     // A B C D (A lowest)
+  const __m128i efgh = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + 4));  // E F G H
+  abef = _mm_shuffle_epi32(_mm_unpacklo_epi64(efgh, abcd), 0xB1);                   // F E B A
+  cdgh = _mm_shuffle_epi32(_mm_unpackhi_epi64(efgh, abcd), 0xB1);                   // H G D C
+}
+
+PL_INLINE void store_state(std::uint32_t* h, __m128i abef, __m128i cdgh) {
+  const __m128i efab = _mm_shuffle_epi32(abef, 0xB1);  // E F A B
+  const __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xB1);  // G H C D
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h), _mm_unpackhi_epi64(efab, ghcd));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h + 4), _mm_unpacklo_epi64(efab, ghcd));
+}
+
+// N chains, one block each, their instructions interleaved so that the out-of-order
+// core sees N independent sha256rnds2 chains side by side.
+template <int N>
+PL_INLINE void compress(__m128i (&abef)[N], __m128i (&cdgh)[N], const std::uint8_t* const (&lo)[N],
+                        const std::uint8_t* const (&hi)[N]) {
+  const __m128i mask = bswap_mask();
+  __m128i m[N][4], abef0[N], cdgh0[N];
+  for (int j = 0; j < N; ++j) {
+    m[j][0] = load_be(lo[j], mask);
+    m[j][1] = load_be(lo[j] + 16, mask);
+    m[j][2] = load_be(hi[j], mask);
+    m[j][3] = load_be(hi[j] + 16, mask);
+    abef0[j] = abef[j];
+    cdgh0[j] = cdgh[j];
+  }
+#pragma GCC unroll 16
+  for (int g = 0; g < 16; ++g) {  // 16 groups of 4 rounds
+    const __m128i k = k4(g);
+    for (int j = 0; j < N; ++j) {
+      __m128i& w = m[j][g & 3];
+      if (g >= 4) {
+        // W[t..t+3] from W[t-16..t-1]: msg1 adds sigma0(W[t-15..]) to W[t-16..], the
+        // alignr supplies W[t-7..t-4], msg2 adds sigma1(W[t-2..]).
+        const __m128i w7 = _mm_alignr_epi8(m[j][(g - 1) & 3], m[j][(g - 2) & 3], 4);
+        w = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w, m[j][(g - 3) & 3]), w7), m[j][(g - 1) & 3]);
+      }
+      const __m128i kw = _mm_add_epi32(w, k);
+      cdgh[j] = _mm_sha256rnds2_epu32(cdgh[j], abef[j], kw);
+      abef[j] = _mm_sha256rnds2_epu32(abef[j], cdgh[j], _mm_shuffle_epi32(kw, 0x0E));
+    }
+  }
+  for (int j = 0; j < N; ++j) {
+    abef[j] = _mm_add_epi32(abef[j], abef0[j]);
+    cdgh[j] = _mm_add_epi32(cdgh[j], cdgh0[j]);
+  }
+}
+
+// Lanes first..first+N-1 of a call whose rows hold `stride` pointers.
+template <int N>
+PL_INLINE void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                         std::size_t stride, std::size_t first) {
+  __m128i abef[N], cdgh[N];
+  for (int j = 0; j < N; ++j) load_state(state + (first + j) * 8, abef[j], cdgh[j]);
+  for (std::size_t k = 0; k < nblocks; ++k) {
+    const std::uint8_t* const* row = chunks + 2 * k * stride + first;
+    const std::uint8_t* lo[N];
+    const std::uint8_t* hi[N];
+    for (int j = 0; j < N; ++j) {
+      lo[j] = row[j];
+      hi[j] = row[stride + j];
+    }
+    compress<N>(abef, cdgh, lo, hi);
+  }
+  for (int j = 0; j < N; ++j) store_state(state + (first + j) * 8, abef[j], cdgh[j]);
+}
+
+}  // namespace
+
+void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                         std::size_t lanes) {
+  for (std::size_t j = 0; j < lanes; ++j) run_group<1>(state, chunks, nblocks, lanes, j);
+}
+
+void sha256_chains_shani_x2(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes) {
+  std::size_t j = 0;
+  for (; j + 2 <= lanes; j += 2) run_group<2>(state, chunks, nblocks, lanes, j);
+  if (j < lanes) run_group<1>(state, chunks, nblocks, lanes, j);
+}
+
+}  // namespace poreplab::cpu::kernels
+
+#endif  // POREPLAB_HAVE_SHANI

@@ -1,0 +1,368 @@
+// Every hash engine this CPU can run against the portable engine and the known answers;
+// engine lookup, its errors, and POREPLAB_FORCE_ENGINE.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "poreplab/cpu/bench.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/hash/blake2b.hpp"
+#include "poreplab/hash/blake2s.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "support.hpp"
+
+using namespace poreplab;
+using cpu::engine;
+using cpu::engine_algo;
+
+namespace {
+
+// Engines compiled in but not runnable here are reported, not failed.
+std::vector<const engine*> engines_under_test(engine_algo algo) {
+  for (const auto& e : cpu::compiled_engines(algo))
+    if (!e.available())
+      WARN("skipping " << cpu::engine_algo_name(algo) << " engine '" << e.name << "': this CPU lacks " << e.required);
+  return cpu::available_engines(algo);
+}
+
+std::vector<std::uint8_t> pattern(std::size_t len) {  // hash-vectors.json: byte i = (i*37+11) mod 256
+  std::vector<std::uint8_t> v(len);
+  for (std::size_t i = 0; i < len; ++i) v[i] = static_cast<std::uint8_t>((i * 37 + 11) % 256);
+  return v;
+}
+
+std::vector<std::size_t> lane_counts(std::size_t L) {
+  std::set<std::size_t> s = {1, L, L + 1, 2 * L + 1};
+  if (L > 1) s.insert(L - 1);
+  return {s.begin(), s.end()};
+}
+
+// Sets or clears POREPLAB_FORCE_ENGINE for one scope, restoring what was there.
+struct force_engine_env {
+  std::optional<std::string> saved;
+  explicit force_engine_env(const char* value) {
+    if (const char* old = std::getenv(cpu::kForceEngineEnv)) saved = old;
+    if (value != nullptr)
+      ::setenv(cpu::kForceEngineEnv, value, 1);
+    else
+      ::unsetenv(cpu::kForceEngineEnv);
+  }
+  ~force_engine_env() {
+    if (saved)
+      ::setenv(cpu::kForceEngineEnv, saved->c_str(), 1);
+    else
+      ::unsetenv(cpu::kForceEngineEnv);
+  }
+  force_engine_env(const force_engine_env&) = delete;
+  force_engine_env& operator=(const force_engine_env&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("engine tables: names, order, features", "[engines]") {
+  for (engine_algo algo : cpu::engine_algos()) {
+    const auto& all = cpu::compiled_engines(algo);
+    REQUIRE(!all.empty());
+    CHECK(all.back().name == "portable");
+    std::set<std::string_view> names;
+    for (const auto& e : all) {
+      INFO(e.name);
+      CHECK(names.insert(e.name).second);
+      CHECK(e.algo == algo);
+      CHECK(e.lanes >= 1);
+      CHECK(!e.description.empty());
+      CHECK(int(e.sha256 != nullptr) + int(e.blake2s != nullptr) + int(e.blake2b != nullptr) == 1);
+      CHECK((algo == engine_algo::sha256) == (e.sha256 != nullptr));
+      CHECK((algo == engine_algo::blake2s) == (e.blake2s != nullptr));
+      CHECK((algo == engine_algo::blake2b) == (e.blake2b != nullptr));
+    }
+    const auto avail = cpu::available_engines(algo);
+    REQUIRE(!avail.empty());
+    CHECK(avail.back()->name == "portable");
+    CHECK(cpu::parse_engine_algo(cpu::engine_algo_name(algo)) == algo);
+  }
+  CHECK(cpu::find_engine(engine_algo::sha256, "portable").lanes == 1);
+}
+
+TEST_CASE("find_engine and parse_engine_algo reject bad names", "[engines]") {
+  try {
+    cpu::find_engine(engine_algo::sha256, "no-such-engine");
+    FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("no-such-engine") != std::string::npos);
+    CHECK(msg.find("portable") != std::string::npos);  // lists the valid names
+  }
+  CHECK_THROWS_AS(cpu::find_engine(engine_algo::blake2s, "shani"), std::invalid_argument);
+  CHECK_THROWS_AS(cpu::parse_engine_algo("md5"), std::invalid_argument);
+  bool any_missing = false;
+  for (engine_algo algo : cpu::engine_algos())
+    for (const auto& e : cpu::compiled_engines(algo)) {
+      if (e.available()) {
+        CHECK(&cpu::find_engine(algo, e.name) == &e);
+        continue;
+      }
+      any_missing = true;
+      try {
+        cpu::find_engine(algo, e.name);
+        FAIL("no exception for " << e.name);
+      } catch (const cpu::engine_unavailable& x) {
+        CHECK(std::string(x.what()).find(std::string(e.name)) != std::string::npos);
+      }
+    }
+  if (!any_missing) WARN("this CPU runs every compiled engine: the engine_unavailable path is not exercised");
+}
+
+TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
+  std::mt19937_64 rng(20261122);
+  // Each chunk its own 32-byte allocation, so sanitizers catch any read past a chunk.
+  std::vector<std::unique_ptr<std::uint8_t[]>> pool;
+  for (int i = 0; i < 96; ++i) {
+    pool.emplace_back(new std::uint8_t[32]);
+    for (int b = 0; b < 32; ++b) pool.back()[b] = static_cast<std::uint8_t>(rng());
+  }
+  const engine& ref = cpu::find_engine(engine_algo::sha256, "portable");
+  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+    for (std::size_t lanes : lane_counts(e->lanes))
+      for (std::size_t nblocks : {1, 2, 20}) {
+        INFO("engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks);
+        std::vector<const std::uint8_t*> chunks(2 * nblocks * lanes);
+        for (auto& c : chunks) c = pool[rng() % pool.size()].get();
+        std::vector<std::uint32_t> state(8 * lanes);
+        for (auto& w : state) w = static_cast<std::uint32_t>(rng());
+        auto expect = state;
+        ref.sha256(expect.data(), chunks.data(), nblocks, lanes);
+        e->sha256(state.data(), chunks.data(), nblocks, lanes);
+        CHECK(state == expect);
+      }
+  }
+}
+
+TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engines]") {
+  const auto kat = test::load_json(test::shared_dir() / "kat" / "hash-vectors.json");
+  struct msg {
+    std::vector<std::uint8_t> data;
+    std::string hex;
+  };
+  std::vector<msg> msgs;
+  for (const auto& v : kat["vectors"]) msgs.push_back({pattern(v["len"].get<std::size_t>()), v["sha256"]});
+  for (const auto& v : kat["all_lengths_0_300"]) msgs.push_back({pattern(v["len"].get<std::size_t>()), v["sha256"]});
+  for (const auto& v : kat["fips180_examples"]) {
+    const std::string m = v["msg_ascii"];
+    msg x;
+    if (m == "a x 1000000")
+      x.data.assign(1000000, 'a');
+    else
+      x.data.assign(m.begin(), m.end());
+    x.hex = v["sha256"];
+    msgs.push_back(std::move(x));
+  }
+  REQUIRE(msgs.size() > 300);
+
+  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+    INFO("engine " << e->name);
+    for (const auto& m : msgs) {
+      INFO("length " << m.data.size());
+      CHECK(to_hex(cpu::sha256_digest(*e, m.data.data(), m.data.size())) == m.hex);
+    }
+    // Every lane at once: lane j hashes its own copy of the message, padded by hand
+    // (FIPS 180-4 5.1.1) in a per-lane tail, chunks read in place from both.
+    const std::size_t lanes = e->lanes;
+    for (const auto& m : msgs) {
+      const std::size_t len = m.data.size();
+      if (len > 5000) continue;
+      INFO("all " << lanes << " lanes, length " << len);
+      const std::size_t full = len / 64, tail_blocks = len % 64 < 56 ? 1 : 2, nblocks = full + tail_blocks;
+      std::vector<std::vector<std::uint8_t>> copies(lanes, m.data), tails(lanes, std::vector<std::uint8_t>(128, 0));
+      std::vector<const std::uint8_t*> chunks(2 * nblocks * lanes);
+      for (std::size_t j = 0; j < lanes; ++j) {
+        auto& t = tails[j];
+        if (len % 64 != 0) std::memcpy(t.data(), m.data.data() + 64 * full, len % 64);
+        t[len % 64] = 0x80;
+        store_be64(t.data() + 64 * tail_blocks - 8, static_cast<std::uint64_t>(len) * 8);
+        for (std::size_t c = 0; c < 2 * nblocks; ++c)
+          chunks[c * lanes + j] = c < 2 * full ? copies[j].data() + 32 * c : t.data() + 32 * (c - 2 * full);
+      }
+      std::vector<std::uint32_t> state(8 * lanes);
+      for (std::size_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
+      e->sha256(state.data(), chunks.data(), nblocks, lanes);
+      for (std::size_t j = 0; j < lanes; ++j) {
+        std::uint8_t d[32];
+        sha256::store_digest(state.data() + 8 * j, d);
+        CHECK(to_hex(d, 32) == m.hex);
+      }
+    }
+  }
+}
+
+TEST_CASE("BLAKE2 engines match the official KATs, keyed and unkeyed", "[engines]") {
+  const auto kat = test::load_json(test::shared_dir() / "kat" / "blake2-kat.json");
+  for (engine_algo algo : {engine_algo::blake2s, engine_algo::blake2b}) {
+    const std::string algo_name(cpu::engine_algo_name(algo));
+    const std::size_t outlen = algo == engine_algo::blake2s ? 32 : 64;
+    for (const engine* e : engines_under_test(algo)) {
+      INFO(algo_name << " engine " << e->name);
+      std::size_t keyed = 0, unkeyed = 0;
+      for (const auto& v : kat) {
+        if (v["hash"] != algo_name) continue;
+        const auto in = from_hex(v["in"].get<std::string>());
+        const auto key = from_hex(v["key"].get<std::string>());
+        INFO("input " << in.size() << " bytes, key " << key.size() << " bytes");
+        CHECK(to_hex(cpu::blake2_digest(*e, outlen, in.data(), in.size(), key.data(), key.size())) ==
+              v["out"].get<std::string>());
+        ++(key.empty() ? unkeyed : keyed);
+      }
+      CHECK(keyed == 256);
+      CHECK(unkeyed == 256);
+    }
+  }
+}
+
+TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engines]") {
+  const auto kat = test::load_json(test::shared_dir() / "kat" / "hash-vectors.json");
+  for (const auto& v : kat["vectors"]) {
+    const auto msg = pattern(v["len"].get<std::size_t>());
+    INFO("length " << msg.size());
+    for (const engine* e : engines_under_test(engine_algo::blake2s)) {
+      INFO("blake2s engine " << e->name);
+      CHECK(to_hex(cpu::blake2_digest(*e, 32, msg.data(), msg.size())) == v["blake2s256"].get<std::string>());
+    }
+    for (const engine* e : engines_under_test(engine_algo::blake2b)) {
+      INFO("blake2b engine " << e->name);
+      CHECK(to_hex(cpu::blake2_digest(*e, 64, msg.data(), msg.size())) == v["blake2b512"].get<std::string>());
+      CHECK(to_hex(cpu::blake2_digest(*e, 32, msg.data(), msg.size())) == v["blake2b256"].get<std::string>());
+    }
+  }
+}
+
+TEST_CASE("BLAKE2 engines match portable on random blocks and counters", "[engines]") {
+  std::mt19937_64 rng(7693);
+  auto check = [&](engine_algo algo, auto word_tag) {
+    using W = decltype(word_tag);
+    const std::size_t B = 16 * sizeof(W);
+    const engine& ref = cpu::find_engine(algo, "portable");
+    for (const engine* e : engines_under_test(algo))
+      for (std::size_t nblocks : {1, 2, 20})
+        for (bool final : {false, true}) {
+          INFO(cpu::engine_algo_name(algo) << " engine " << e->name << ", nblocks " << nblocks << ", final " << final);
+          std::vector<std::uint8_t> blocks(B * nblocks);
+          for (auto& b : blocks) b = static_cast<std::uint8_t>(rng());
+          W h[8], expect[8];
+          for (auto& w : h) w = static_cast<W>(rng());
+          std::memcpy(expect, h, sizeof h);
+          // Counters past 2^32 exercise BLAKE2s's high counter word.
+          const std::uint64_t t = (rng() % 3 == 0 ? (1ull << 32) - 64 : 0) + B * (1 + rng() % 1000);
+          if constexpr (sizeof(W) == 4) {
+            ref.blake2s(expect, blocks.data(), nblocks, t, final);
+            e->blake2s(h, blocks.data(), nblocks, t, final);
+          } else {
+            ref.blake2b(expect, blocks.data(), nblocks, t, final);
+            e->blake2b(h, blocks.data(), nblocks, t, final);
+          }
+          CHECK(std::equal(h, h + 8, expect));
+        }
+  };
+  check(engine_algo::blake2s, std::uint32_t{});
+  check(engine_algo::blake2b, std::uint64_t{});
+}
+
+TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
+  {
+    force_engine_env env(nullptr);
+    CHECK(&cpu::best_engine(engine_algo::sha256) == cpu::available_engines(engine_algo::sha256).front());
+    const engine& one = cpu::best_engine(engine_algo::sha256, 1, 1);
+    CHECK(one.lanes == 1);
+    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1000, 2000), std::invalid_argument);
+  }
+  {
+    force_engine_env env("portable");
+    for (engine_algo algo : cpu::engine_algos()) CHECK(cpu::best_engine(algo).name == "portable");
+  }
+  {
+    force_engine_env env("sha256:portable");
+    CHECK(cpu::best_engine(engine_algo::sha256).name == "portable");
+    CHECK(&cpu::best_engine(engine_algo::blake2s) == cpu::available_engines(engine_algo::blake2s).front());
+  }
+  {
+    // A qualified entry wins over a bare name for its algo.
+    force_engine_env env(" portable , blake2b:portable, sha256:portable ");
+    CHECK(cpu::best_engine(engine_algo::blake2b).name == "portable");
+  }
+  const auto& sha = cpu::available_engines(engine_algo::sha256);
+  const engine* widest = *std::max_element(sha.begin(), sha.end(), [](auto* a, auto* b) { return a->lanes < b->lanes; });
+  if (widest->lanes > 1) {
+    force_engine_env env(std::string(widest->name).c_str());
+    CHECK(&cpu::best_engine(engine_algo::sha256) == widest);
+    // A name only SHA-256 knows leaves BLAKE2 alone.
+    const auto& b2s = cpu::compiled_engines(engine_algo::blake2s);
+    if (std::none_of(b2s.begin(), b2s.end(), [&](const engine& x) { return x.name == widest->name; }))
+      CHECK(&cpu::best_engine(engine_algo::blake2s) == cpu::available_engines(engine_algo::blake2s).front());
+    // Outside the caller's lane range.
+    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1, 1), std::invalid_argument);
+  } else {
+    WARN("no multi-lane SHA-256 engine available: forced lane-range check skipped");
+  }
+  {
+    force_engine_env env("no-such-engine");
+    try {
+      cpu::best_engine(engine_algo::sha256);
+      FAIL("no exception");
+    } catch (const std::invalid_argument& e) {
+      CHECK(std::string(e.what()).find("no-such-engine") != std::string::npos);
+      CHECK(std::string(e.what()).find(cpu::kForceEngineEnv) != std::string::npos);
+    }
+  }
+  {
+    force_engine_env env("blake2s:shani");
+    CHECK_THROWS_AS(cpu::best_engine(engine_algo::blake2s), std::invalid_argument);
+  }
+  {
+    force_engine_env env("md5:portable");
+    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256), std::invalid_argument);
+  }
+}
+
+TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engines]") {
+  cpu::hash_bench_options opt;
+  opt.bytes_per_lane = 2048;  // a chain pass then holds one SDR label per lane
+  opt.min_time_s = 0;
+  opt.repetitions = 2;
+  for (engine_algo algo : cpu::engine_algos()) {
+    const auto rows = cpu::bench_hash(algo, "all", opt);
+    const std::size_t engines = cpu::available_engines(algo).size();
+    REQUIRE(rows.size() == 2 * (engines + 1));
+    for (const auto& r : rows) {
+      INFO(r.algo << " " << r.engine << " " << r.mode);
+      CHECK(r.algo == cpu::engine_algo_name(algo));
+      CHECK(r.verified);
+      CHECK(r.samples.size() == 2);
+      CHECK(r.ns_per_block > 0);
+      CHECK(r.min_ns_per_block <= r.ns_per_block);
+      CHECK(r.ns_per_block <= r.max_ns_per_block);
+      CHECK(r.gbps > 0);
+      CHECK(r.cycles_per_byte_tsc > 0);
+      CHECK(r.block_bytes == (algo == engine_algo::blake2b ? 128u : 64u));
+      const auto j = cpu::to_json(r);
+      for (const char* key : {"kind", "algo", "engine", "lanes", "mode", "ns_per_block", "gbps", "cycles_per_byte",
+                              "cycles_per_byte_core", "verified", "samples"})
+        CHECK(j.contains(key));
+      CHECK(j["kind"] == "hash");
+    }
+    CHECK(rows.front().mode == "throughput");
+    CHECK(rows.back().mode == "chain");
+    CHECK(rows.back().engine == "openssl");
+  }
+  CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "no-such-engine", opt), std::invalid_argument);
+  const auto only = cpu::bench_hash(engine_algo::blake2b, "openssl", opt);
+  CHECK(only.size() == 2);
+  opt.repetitions = 0;
+  CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "portable", opt), std::invalid_argument);
+}
