@@ -17,6 +17,7 @@ void add_hash_command(CLI::App& app);
 void add_selftest_command(CLI::App& app);
 void add_bench_command(CLI::App& app);    // cmd_bench.cpp: bench hash | label | latency
 void add_bench_label_command(CLI::App& app);  // cmd_bench_label.cpp: bench label
+void add_bench_latency_command(CLI::App& app);
 void add_vector_command(CLI::App& app);   // cmd_vector.cpp: vector verify
 void add_seal_commands(CLI::App& app);    // cmd_seal.cpp: seal, unseal
 void add_run_commands(CLI::App& app);     // cmd_run.cpp: run, merge

@@ -6,6 +6,7 @@
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/latency.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "runner_kinds.hpp"
@@ -111,6 +112,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"cycles_per_byte", row->cycles_per_byte_tsc},
                {"reference", name == kOpenssl}};
   if (row->cycles_per_byte_core) m.context["cycles_per_byte_core"] = *row->cycles_per_byte_core;
+  // The engine's dependency-chain limit from instruction latencies measured on this CPU.
+  if (auto l = cpu::critical_path_cycles_per_byte_tsc(a, name)) m.context["critical_path_cycles_per_byte"] = *l;
   return m;
 }
 

@@ -1,0 +1,115 @@
+#pragma once
+// Instruction latencies measured on dependent chains, and the critical-path limit they
+// set for each hash engine: a chained compression cannot finish faster than the sum of
+// the latencies of the instructions on its longest dependency chain (docs/hash-limits.md).
+//
+// Latency: a loop of `iterations` instructions, each reading the previous one's output,
+// timed with the TSC. The TSC need not tick at the core clock, so every sample set is
+// paired with a chain of scalar `add reg, reg` (1 cycle on every x86-64 core in use):
+//   cycles(X) = min(TSC ticks per X) / min(TSC ticks per add).
+// Minima over repetitions: a noisy, shared machine only ever makes a sample slower.
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poreplab/cpu/engines.hpp"
+
+namespace poreplab::cpu {
+
+struct latency_row {
+  std::string instruction;       // "add", "sha256rnds2", "vprord zmm", ...
+  std::string isa;               // "x86-64", "sse2", "sha-ni", "avx2", "avx512"
+  std::string note;              // what one chain step is, when not one plain instruction
+  bool measured = false;         // false: this CPU (or this build) lacks the ISA
+  double cycles = 0;             // core cycles per chain step
+  std::uint64_t iterations = 0;  // chain steps per sample
+};
+
+struct latency_options {
+  std::uint64_t iterations = std::uint64_t{1} << 21;  // chain steps per sample (rounded up to the unroll)
+  int repetitions = 7;                                // samples per instruction (and per paired add chain)
+};
+
+struct latency_table {
+  std::vector<latency_row> rows;
+  double tsc_ticks_per_cycle = 1;  // best (lowest) over all add-chain samples
+  double tsc_hz = 0;
+  double core_hz = 0;  // tsc_hz / tsc_ticks_per_cycle
+  std::string calibration;  // one line: how cycles were obtained
+
+  // nullptr when the table has no such row.
+  const latency_row* find(std::string_view instruction) const;
+  // Throws std::invalid_argument for an unknown instruction and std::runtime_error for
+  // one that was not measured here.
+  double cycles(std::string_view instruction) const;
+  // Adds or replaces a measured row (synthetic tables for what-if arithmetic and tests).
+  latency_table& set(std::string_view instruction, double cycles);
+};
+
+// Measures every instruction this CPU can run (the others are rows with measured=false).
+// Throws std::invalid_argument for bad options.
+latency_table measure_latencies(const latency_options& opt = {});
+// measure_latencies() with default options, run once per process.
+const latency_table& measured_latencies();
+
+// Every instruction name measure_latencies() reports, in table order.
+std::vector<std::string> latency_instructions();
+
+struct critical_path {
+  std::string algo, engine;
+  std::size_t lanes = 1;          // independent chains the engine runs side by side
+  std::size_t block_bytes = 64;
+  double lane_cycles_per_block = 0;  // one chain's critical path through one block
+  // lane_cycles_per_block / block_bytes: cycles per byte of one chain.
+  double lane_cycles_per_byte = 0;
+  // lane_cycles_per_byte / lanes: cycles per byte hashed over all lanes, the unit of
+  // bench_hash's cycles_per_byte (the engine's best case with every lane busy).
+  double cycles_per_byte = 0;
+  std::string formula;  // the arithmetic, with the latencies used
+};
+
+// The critical-path limit of a compiled engine from the latencies in `t`.
+// Unknown engine (or one without a model): std::invalid_argument; an instruction the
+// model needs but `t` did not measure: std::runtime_error.
+critical_path critical_path_limit(engine_algo algo, std::string_view engine, const latency_table& t);
+
+// BLAKE2 from one G's critical path: rounds x 2 G (column step, diagonal step) / block.
+// BLAKE2s: rounds 10, 64 bytes; BLAKE2b: rounds 12, 128 bytes.
+double blake2_limit_cycles_per_byte(double g_cycles, int rounds, std::size_t block_bytes);
+
+// For hash records (experiment runner): the limit in the unit of bench_hash's
+// cycles_per_byte (TSC ticks per byte, all lanes), from measured_latencies(). Empty for
+// "openssl", an engine without a model, or one whose instructions this CPU lacks.
+// Records carry it as rates["critical_path_cycles_per_byte"] (experiments/plots/plot.py).
+std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::string_view engine);
+
+// kind "latency": instruction, isa, note, measured, cycles (null if not measured), iterations.
+nlohmann::json to_json(const latency_row& r);
+// kind "latency_calibration": tsc_ticks_per_cycle, tsc_hz, core_hz, calibration.
+nlohmann::json calibration_json(const latency_table& t);
+// kind "limit": algo, engine, lanes, block_bytes, limit_cycles_per_byte,
+// lane_cycles_per_byte, lane_cycles_per_block, formula.
+nlohmann::json to_json(const critical_path& c);
+
+namespace detail {
+// One chain kernel: runs `loops` iterations of its unrolled body (steps_per_loop
+// dependent steps) and returns the TSC ticks taken. Defined in latency_<isa>.cpp, each
+// compiled with its ISA's flags; a list is empty when the build lacks the ISA.
+struct latency_kernel {
+  const char* instruction;
+  const char* isa;
+  const char* note;
+  unsigned steps_per_loop;
+  std::uint64_t (*run)(std::uint64_t loops);
+};
+std::vector<latency_kernel> scalar_latency_kernels();  // latency.cpp: x86-64 + sse2
+std::vector<latency_kernel> shani_latency_kernels();
+std::vector<latency_kernel> avx2_latency_kernels();
+std::vector<latency_kernel> avx512_latency_kernels();
+}  // namespace detail
+
+}  // namespace poreplab::cpu

@@ -1,0 +1,132 @@
+// Latency chains and critical-path limits. Timing assertions use wide bands and minima
+// over repetitions, since the test machine may be shared and noisy.
+#include <catch2/catch.hpp>
+#include <stdexcept>
+
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/latency.hpp"
+
+using namespace poreplab::cpu;
+
+namespace {
+
+// Short chains keep the whole file well under a second.
+const latency_table& quick_table() {
+  static const latency_table t = [] {
+    latency_options o;
+    o.iterations = 1u << 16;
+    o.repetitions = 5;
+    return measure_latencies(o);
+  }();
+  return t;
+}
+
+// Nominal modern-x86 latencies: simple ops 1 cycle, shift-rotate 2, sha256rnds2 4 (an
+// arbitrary stand-in: the tests check the arithmetic, not this CPU).
+latency_table nominal() {
+  latency_table t;
+  for (const auto& n : latency_instructions()) t.set(n, 1.0);
+  t.set("rotate ymm", 2.0).set("sha256rnds2", 4.0).set("imul", 3.0);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("latency: scalar add calibrates to about one cycle", "[latency]") {
+  const latency_table& t = quick_table();
+  REQUIRE(t.tsc_ticks_per_cycle > 0);
+  CHECK(t.cycles("add") > 0.5);
+  CHECK(t.cycles("add") < 2.0);
+  // The add chain as a clock: a plausible core frequency for any current x86 part.
+  CHECK(t.core_hz > 0.5e9);
+  CHECK(t.core_hz < 7e9);
+  // Independent cross-check of the calibration: imul is 3 cycles on current cores.
+  CHECK(t.cycles("imul") > 2.0);
+  CHECK(t.cycles("imul") < 4.5);
+  for (const char* n : {"xor", "and", "ror"}) {
+    INFO(n);
+    CHECK(t.cycles(n) > 0.5);
+    CHECK(t.cycles(n) < 2.5);
+  }
+}
+
+TEST_CASE("latency: rows follow the CPU's features", "[latency]") {
+  const latency_table& t = quick_table();
+  const auto& f = detect();
+  REQUIRE(t.find("sha256rnds2") != nullptr);
+  REQUIRE(t.find("vprord zmm") != nullptr);
+#if defined(POREPLAB_HAVE_SHANI)
+  CHECK(t.find("sha256rnds2")->measured == f.can_shani());
+#endif
+#if defined(POREPLAB_HAVE_AVX512)
+  CHECK(t.find("vprord zmm")->measured == f.can_avx512());
+#endif
+  if (!f.can_avx512()) CHECK_THROWS_AS(t.cycles("vprord zmm"), std::runtime_error);
+  CHECK_THROWS_AS(t.cycles("no-such-op"), std::invalid_argument);
+  for (const auto& r : t.rows) {
+    INFO(r.instruction);
+    CHECK(r.iterations >= (1u << 16));
+    if (r.measured) CHECK(r.cycles > 0.2);
+  }
+  CHECK_THROWS_AS(measure_latencies({0, 1}), std::invalid_argument);
+}
+
+TEST_CASE("latency: BLAKE2 arithmetic reproduces the seed's G figures", "[latency]") {
+  CHECK(blake2_limit_cycles_per_byte(14, 10, 64) == Approx(4.375));
+  CHECK(blake2_limit_cycles_per_byte(12, 10, 64) == Approx(3.75));
+  const latency_table t = nominal();
+  // Pre-AVX-512: two rotations are vpshufb (1), two are shift+or (2): G = 14.
+  CHECK(critical_path_limit(engine_algo::blake2s, "avx2", t).cycles_per_byte == Approx(4.375));
+  // One-op rotations (folded into vpternlogd here): G = 12.
+  CHECK(critical_path_limit(engine_algo::blake2s, "avx512", t).cycles_per_byte == Approx(3.75));
+  CHECK(critical_path_limit(engine_algo::blake2s, "portable", t).cycles_per_byte == Approx(3.75));
+  // BLAKE2b: 12 rounds x 2 G / 128 B.
+  CHECK(critical_path_limit(engine_algo::blake2b, "portable", t).cycles_per_byte == Approx(12 * 2 * 12 / 128.0));
+  CHECK(critical_path_limit(engine_algo::blake2b, "avx2", t).cycles_per_byte == Approx(12 * 2 * 13 / 128.0));
+}
+
+TEST_CASE("latency: SHA-256 limits from nominal latencies", "[latency]") {
+  const latency_table t = nominal();
+  const auto shani = critical_path_limit(engine_algo::sha256, "shani", t);
+  CHECK(shani.lane_cycles_per_block == Approx(32 * 4 + 1));
+  CHECK(shani.cycles_per_byte == Approx(129 / 64.0));
+  const auto x2 = critical_path_limit(engine_algo::sha256, "shani-x2", t);
+  CHECK(x2.lane_cycles_per_byte == Approx(shani.lane_cycles_per_byte));
+  CHECK(x2.cycles_per_byte == Approx(shani.cycles_per_byte / 2));
+  const auto portable = critical_path_limit(engine_algo::sha256, "portable", t);
+  CHECK(portable.lane_cycles_per_block == Approx(64 * 5 + 1));
+  const auto avx2 = critical_path_limit(engine_algo::sha256, "avx2-x8", t);
+  CHECK(avx2.lanes == 8);
+  CHECK(avx2.cycles_per_byte == Approx((64 * 6 + 1) / 64.0 / 8));
+  const auto avx512 = critical_path_limit(engine_algo::sha256, "avx512-x16", t);
+  CHECK(avx512.cycles_per_byte == Approx((64 * 4 + 1) / 64.0 / 16));
+  CHECK_FALSE(shani.formula.empty());
+}
+
+TEST_CASE("latency: measured limits are positive and ordered", "[latency]") {
+  const latency_table& t = quick_table();
+  for (const engine_algo a : engine_algos())
+    for (const engine* e : available_engines(a)) {
+      const auto c = critical_path_limit(a, e->name, t);
+      INFO(c.algo << " " << c.engine);
+      CHECK(c.cycles_per_byte > 0);
+      CHECK(c.lane_cycles_per_byte == Approx(c.cycles_per_byte * static_cast<double>(c.lanes)));
+    }
+  const double portable = critical_path_limit(engine_algo::sha256, "portable", t).cycles_per_byte;
+  if (detect().can_shani()) {
+    const double shani = critical_path_limit(engine_algo::sha256, "shani", t).cycles_per_byte;
+    CHECK(shani < portable);
+    CHECK(critical_path_limit(engine_algo::sha256, "shani-x2", t).cycles_per_byte < shani);
+  }
+  if (detect().can_avx2())
+    CHECK(critical_path_limit(engine_algo::sha256, "avx2-x8", t).cycles_per_byte < portable);
+}
+
+TEST_CASE("latency: unknown engines are rejected", "[latency]") {
+  const latency_table t = nominal();
+  CHECK_THROWS_AS(critical_path_limit(engine_algo::sha256, "no-such-engine", t), std::invalid_argument);
+  CHECK_THROWS_AS(critical_path_limit(engine_algo::blake2s, "shani", t), std::invalid_argument);
+  CHECK_FALSE(critical_path_cycles_per_byte_tsc(engine_algo::sha256, "openssl").has_value());
+  // A table without the needed rows cannot price an engine.
+  CHECK_THROWS_AS(critical_path_limit(engine_algo::sha256, "shani", latency_table{}), std::invalid_argument);
+}
