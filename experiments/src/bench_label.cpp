@@ -115,6 +115,8 @@ label_bench_result bench_label(const label_bench_options& opt) {
       co.layout = sdr::parse_sector_layout(opt.layout);
       const auto t = cuda::time_label(job, store, co);
       r.device = t.device.name;
+      r.device_sm_count = t.device.multiprocessors;
+      r.device_clock_mhz = t.device.clock_khz / 1000;
       r.samples_ns_per_node_layer.push_back(t.end_to_end_s * 1e9 / work);
       r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
       digests.push_back(digest_hex(store.layer(opt.layers), layer_bytes));
@@ -160,6 +162,8 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"backend", r.options.backend},
           {"engine", r.engine},
           {"device", r.device},
+          {"device_sm_count", r.device_sm_count},
+          {"device_clock_mhz", r.device_clock_mhz},
           {"layout", r.options.layout},
           {"sector_size", r.options.sector_size},
           {"sectors", r.options.sectors},

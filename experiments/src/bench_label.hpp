@@ -24,6 +24,8 @@ struct label_bench_result {
   label_bench_options options;
   std::string engine;              // the engine actually used
   std::string device;              // CPU model or GPU name
+  int device_sm_count = 0;         // cuda only
+  int device_clock_mhz = 0;        // cuda only: SM clock
   std::uint64_t nodes = 0;
   std::vector<double> samples_ns_per_node_layer;  // one per sample
   double ns_per_node_layer = 0;    // median of samples

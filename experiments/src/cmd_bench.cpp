@@ -12,6 +12,10 @@
 #include "cli.hpp"
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/hash/algo.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/bench.hpp"
+#endif
 
 namespace poreplab::cli {
 
@@ -26,6 +30,7 @@ CLI::App* bench_group(CLI::App& app) {
 namespace {
 
 struct hash_cli_options {
+  std::string backend = "cpu";
   std::string algo = "all";
   std::string engine = "all";
   std::string mode = "all";
@@ -131,12 +136,68 @@ void run_hash(const hash_cli_options& o) {
   }
 }
 
+// GPU rows: one thread's dependent chain (latency, the SDR pattern) and every thread
+// slot of the device with its own chain (throughput), timed with CUDA events.
+void run_hash_cuda(const hash_cli_options& o) {
+#ifdef POREPLAB_WITH_CUDA
+  std::vector<hash_algo> algos;
+  if (o.algo == "all" || o.algo == "sha256") algos.push_back(hash_algo::sha256);
+  if (o.algo == "all" || o.algo == "blake2s") algos.push_back(hash_algo::blake2s_256);
+  if (o.algo == "all" || o.algo == "blake2b") algos.push_back(hash_algo::blake2b_512);
+  if (algos.empty()) throw usage_error("--algo: '" + o.algo + "' is not sha256, blake2s, blake2b or all");
+  std::vector<cuda::hash_bench_mode> modes;
+  if (o.mode == "all" || o.mode == "chain") modes.push_back(cuda::hash_bench_mode::latency);
+  if (o.mode == "all" || o.mode == "throughput") modes.push_back(cuda::hash_bench_mode::throughput);
+  if (modes.empty()) throw usage_error("--mode: '" + o.mode + "' is not throughput, chain or all");
+  bool all_verified = true;
+  for (const auto a : algos) {
+    for (const auto m : modes) {
+      cuda::hash_bench_options opt;
+      opt.algo = a;
+      opt.mode = m;
+      opt.samples = static_cast<std::uint32_t>(std::max(1, o.repetitions));
+      const auto r = cuda::bench_hash_gpu(opt);
+      all_verified = all_verified && r.verified;
+      const double cpb = r.cycles_per_compression / r.block_bytes;
+      if (o.json) {
+        nlohmann::json j = {{"kind", "hash"},
+                            {"backend", "cuda"},
+                            {"algo", r.compression},
+                            {"engine", "cuda"},
+                            {"mode", m == cuda::hash_bench_mode::latency ? "chain" : "throughput"},
+                            {"lanes", r.blocks * r.threads},
+                            {"ns_per_block", r.ns_per_compression},
+                            {"gbps", r.bytes_per_s / 1e9},
+                            {"cycles_per_byte", cpb},
+                            {"device", r.device.name},
+                            {"sm_count", r.device.multiprocessors},
+                            {"clock_mhz", r.device.clock_khz / 1000},
+                            {"verified", r.verified},
+                            {"samples_s", r.samples_s}};
+        std::cout << j.dump() << "\n";
+      } else {
+        std::printf("%-8s %-10s %s (%d SMs, %d MHz): %.2f ns/compression, %.3f GB/s, %.2f SM-cycles/byte, %s\n",
+                    r.compression.c_str(), cuda::hash_bench_mode_name(m), r.device.name.c_str(),
+                    r.device.multiprocessors, r.device.clock_khz / 1000, r.ns_per_compression, r.bytes_per_s / 1e9,
+                    cpb, r.verified ? "verified" : "MISMATCH");
+      }
+    }
+  }
+  if (!all_verified) set_exit_status(1);
+#else
+  (void)o;
+  throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+#endif
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
   CLI::App* bench = bench_group(app);
   auto o = std::make_shared<hash_cli_options>();
   auto* cmd = bench->add_subcommand("hash", "Hash engine speed (ns per block, GB/s, cycles per byte) vs OpenSSL EVP");
+  cmd->add_option("--backend", o->backend, "cpu (every engine) | cuda (the GPU's chain latency and throughput)")
+      ->capture_default_str();
   cmd->add_option("--algo", o->algo, "sha256 | blake2s | blake2b | all")
       ->check(CLI::IsMember({"sha256", "blake2s", "blake2b", "all"}))
       ->capture_default_str();
@@ -156,7 +217,14 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-openssl", o->no_openssl, "leave out the OpenSSL reference rows");
   cmd->add_flag("--json", o->json, "one JSON object per row instead of the table");
-  cmd->callback([o] { run_hash(*o); });
+  cmd->callback([o] {
+    if (o->backend == "cuda")
+      run_hash_cuda(*o);
+    else if (o->backend == "cpu")
+      run_hash(*o);
+    else
+      throw usage_error("--backend: '" + o->backend + "' is not cpu or cuda");
+  });
 }
 
 }  // namespace poreplab::cli
