@@ -69,7 +69,7 @@ PL_INLINE __m256i words(const std::uint8_t* m, int i0, int i1, int i2, int i3) {
 
 template <int R>
 PL_INLINE void round(__m256i& a, __m256i& b, __m256i& c, __m256i& d, const std::uint8_t* m) {
-  constexpr const std::uint8_t* s = kBlake2Sigma[R % 10];
+  constexpr const std::uint8_t* s = kBlake2Sigma.v[R % 10];
   half_g1(a, b, c, d, words(m, s[0], s[2], s[4], s[6]));
   half_g2(a, b, c, d, words(m, s[1], s[3], s[5], s[7]));
   a = _mm256_permute4x64_epi64(a, _MM_SHUFFLE(2, 1, 0, 3));

@@ -82,7 +82,7 @@ PL_INLINE void compress(__m256i& h0, __m256i& h1, const std::uint8_t* block, __m
   __m256i d = _mm256_xor_si256(iv_hi(), tf);
 #pragma GCC unroll 12
   for (int r = 0; r < 12; ++r) {
-    const std::uint8_t* s = kBlake2Sigma[r % 10];
+    const std::uint8_t* s = kBlake2Sigma.v[r % 10];
     half_g1(a, b, c, d, words(block, s[0], s[2], s[4], s[6]));
     half_g2(a, b, c, d, words(block, s[1], s[3], s[5], s[7]));
     a = _mm256_permute4x64_epi64(a, _MM_SHUFFLE(2, 1, 0, 3));

@@ -65,7 +65,7 @@ PL_INLINE __m128i words(const std::uint8_t* m, int i0, int i1, int i2, int i3) {
 
 template <int R>
 PL_INLINE void round(__m128i& a, __m128i& b, __m128i& c, __m128i& d, const std::uint8_t* m) {
-  constexpr const std::uint8_t* s = kBlake2Sigma[R % 10];
+  constexpr const std::uint8_t* s = kBlake2Sigma.v[R % 10];
   half_g1(a, b, c, d, words(m, s[0], s[2], s[4], s[6]));
   half_g2(a, b, c, d, words(m, s[1], s[3], s[5], s[7]));
   a = _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 1, 0, 3));

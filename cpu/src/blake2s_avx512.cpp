@@ -41,10 +41,10 @@ constexpr index_table make_index_table() {
   index_table t{};
   for (int r = 0; r < 10; ++r)
     for (int i = 0; i < 4; ++i) {
-      t.v[r][i] = kBlake2Sigma[r][2 * i];
-      t.v[r][4 + i] = kBlake2Sigma[r][2 * i + 1];
-      t.v[r][8 + i] = kBlake2Sigma[r][8 + 2 * kDiagG[i]];
-      t.v[r][12 + i] = kBlake2Sigma[r][9 + 2 * kDiagG[i]];
+      t.v[r][i] = kBlake2Sigma.v[r][2 * i];
+      t.v[r][4 + i] = kBlake2Sigma.v[r][2 * i + 1];
+      t.v[r][8 + i] = kBlake2Sigma.v[r][8 + 2 * kDiagG[i]];
+      t.v[r][12 + i] = kBlake2Sigma.v[r][9 + 2 * kDiagG[i]];
     }
   return t;
 }

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "poreplab/hash/blake2_core.hpp"
+
 namespace poreplab::cpu::kernels {
 
 // FIPS 180-4 4.2.2, laid out for vector loads.
@@ -22,19 +24,18 @@ alignas(64) inline constexpr std::uint32_t kSha256K[64] = {
 // so that they never touch the caller's pointers past `lanes`.
 alignas(64) inline constexpr std::uint8_t kZeroChunk[64] = {};
 
-// RFC 7693 2.7, the message schedule of both BLAKE2 variants (rounds 10, 11 of BLAKE2b
-// repeat rounds 0, 1).
-inline constexpr std::uint8_t kBlake2Sigma[10][16] = {
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
-    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
-    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
-    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
-    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0}};
+// RFC 7693 2.7 as a host table (rows addressable by pointer), built from common's
+// sigma() so the permutation is written once.
+struct blake2_sigma_table {
+  std::uint8_t v[10][16];
+};
+constexpr blake2_sigma_table make_blake2_sigma_table() {
+  blake2_sigma_table t{};
+  for (int r = 0; r < 10; ++r)
+    for (int i = 0; i < 16; ++i) t.v[r][i] = blake2::sigma(r, i);
+  return t;
+}
+inline constexpr blake2_sigma_table kBlake2Sigma = make_blake2_sigma_table();
 
 // Row-vectorised BLAKE2 keeps row b in place and, for the diagonal half-round, rotates
 // rows a, c, d instead (see blake2s_avx512.cpp): lane i then runs G number

@@ -10,7 +10,7 @@
 namespace poreplab::blake2 {
 
 // RFC 7693 2.7
-POREPLAB_HD std::uint8_t sigma(int round, int i) {
+POREPLAB_HD constexpr std::uint8_t sigma(int round, int i) {
   constexpr std::uint8_t s[10][16] = {
       {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
       {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
