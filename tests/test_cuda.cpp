@@ -241,7 +241,7 @@ TEST_CASE("cuda-emu: sector-major to node-major transpose", "[cuda][emu]") {
   for (std::uint32_t s = 0; s < kSectors; ++s)
     for (std::uint64_t i = 0; i < kNodes; ++i)
       std::fill_n(src.begin() + (s * kNodes + i) * 32, 32, static_cast<std::uint8_t>(16 * s + i));
-  emulate_grid(cover(kNodes * kSectors, 4), sdr::sector_major_to_minor_kernel{src.data(), dst.data(), kNodes, kSectors});
+  emulate_grid(cover(kNodes * kSectors, 4), sdr::relayout_kernel{src.data(), dst.data(), kNodes, kSectors});
   for (std::uint64_t i = 0; i < kNodes; ++i)
     for (std::uint32_t s = 0; s < kSectors; ++s) {
       const auto* p = dst.data() + (i * kSectors + s) * 32;

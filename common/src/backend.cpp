@@ -1,10 +1,12 @@
 #include "poreplab/sdr/backend.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "poreplab/field/fr.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::sdr {
 
@@ -35,6 +37,18 @@ void validate(const label_job& job) {
   if (job.layers == 0) throw std::invalid_argument("label job: zero layers");
   if (job.sectors == 0) throw std::invalid_argument("label job: zero sectors");
   if (job.replica_ids == nullptr) throw std::invalid_argument("label job: no replica ids");
+  if (job.scheme.variant == porep_variant::zigzag) {
+    if (job.data == nullptr) throw std::invalid_argument("label job: zigzag encodes data in place but none was given");
+    if (const auto bad = first_noncanonical(job.data, job.nodes * job.sectors); bad >= 0)
+      throw std::invalid_argument("label job: data element " + std::to_string(bad) +
+                                  " is not a valid BLS12-381 field element");
+  }
+}
+
+void zigzag_begin_layer(const label_job& job, layer_store& store, std::uint32_t l) {
+  const std::uint8_t* from = l == 1 ? job.data : store.layer(l - 1);
+  std::uint8_t* to = store.layer(l);
+  if (from != to) std::memcpy(to, from, job.nodes * job.sectors * 32);
 }
 
 namespace {
@@ -45,17 +59,34 @@ class reference_backend final : public backend {
 
   void label(const label_job& job, layer_store& store) override {
     validate(job);
+    with_scheme(job.scheme, [&](auto v, auto h) { run<decltype(v)::value, decltype(h)::value>(job, store); });
+  }
+
+ private:
+  template <porep_variant V, label_hash H>
+  static void run(const label_job& job, layer_store& store) {
     const std::uint64_t stride = 32ull * job.sectors;
+    const auto sectors = static_cast<std::int64_t>(job.sectors);
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
       std::uint8_t* cur = store.layer(l);
-      std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
-      const auto sectors = static_cast<std::int64_t>(job.sectors);
+      if constexpr (V == porep_variant::zigzag) {
+        zigzag_begin_layer(job, store, l);
+        const std::uint32_t* rows = job.parents + kParents * zigzag_first_row(l, job.nodes);
 #pragma omp parallel for schedule(static) if (sectors > 1)
-      for (std::int64_t s = 0; s < sectors; ++s) {
-        const layer_ref c{cur + 32 * s, stride};
-        const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};
-        const std::uint8_t* id = job.replica_ids + 32 * s;
-        for (std::uint64_t v = 0; v < job.nodes; ++v) label_node(id, l, v, job.parents + 14 * v, c, p);
+        for (std::int64_t s = 0; s < sectors; ++s) {
+          const layer_ref buf{cur + 32 * s, stride};
+          for (std::uint64_t r = 0; r < job.nodes; ++r)
+            zigzag_encode_node<H>(job.replica_ids + 32 * s, rows + kParents * r, buf);
+        }
+      } else {
+        std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
+#pragma omp parallel for schedule(static) if (sectors > 1)
+        for (std::int64_t s = 0; s < sectors; ++s) {
+          const layer_ref c{cur + 32 * s, stride};
+          const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};
+          const std::uint8_t* id = job.replica_ids + 32 * s;
+          for (std::uint64_t v = 0; v < job.nodes; ++v) label_node<H>(id, l, v, job.parents + kParents * v, c, p);
+        }
       }
       store.layer_done(l);
     }

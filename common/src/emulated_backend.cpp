@@ -26,8 +26,12 @@ class host_executor {
     return ids_.data();
   }
 
-  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes) {
-    parents_.assign(table, table + nodes * kParents);
+  void upload_layer(int i, const std::uint8_t* host, std::uint64_t bytes) {
+    std::memcpy(layers_[i].data(), host, bytes);
+  }
+
+  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t rows) {
+    parents_.assign(table, table + rows * kParents);
     return parents_.data();
   }
 

@@ -69,8 +69,12 @@ class device_executor {
     return ids_.get();
   }
 
-  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes) {
-    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(table_.get(), table, nodes * sdr::kParents * 4, cudaMemcpyHostToDevice,
+  void upload_layer(int i, const std::uint8_t* host, std::uint64_t bytes) {
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(layers_[i].get(), host, bytes, cudaMemcpyHostToDevice, compute_.get()));
+  }
+
+  const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t rows) {
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(table_.get(), table, rows * sdr::kParents * 4, cudaMemcpyHostToDevice,
                                         compute_.get()));
     if (timing_) upload_stop_->record(compute_.get());
     return table_.get<std::uint32_t>();
@@ -90,9 +94,12 @@ class device_executor {
 
   void release_parents(int slot) { consumed_[slot].record(compute_.get()); }
 
-  void launch(const sdr::label_layer_kernel& k, grid_dims dims) { timed(k, dims, k.sectors, k.layer); }
+  template <sdr::porep_variant V, sdr::label_hash H>
+  void launch(const sdr::label_layer_kernel<V, H>& k, grid_dims dims) {
+    timed(k, dims, k.sectors, k.layer);
+  }
 
-  void launch(const sdr::sector_major_to_minor_kernel& k, grid_dims dims) {
+  void launch(const sdr::relayout_kernel& k, grid_dims dims) {
     timed(k, dims, k.nodes * k.sectors, 0);
   }
 
@@ -170,6 +177,7 @@ memory_plan plan_for(const sdr::label_job& job, const backend_options& opt) {
   req.layers = job.layers;
   req.free_bytes = opt.memory_limit != 0 && opt.memory_limit < free_b ? opt.memory_limit : free_b;
   req.chunk_nodes = opt.chunk_nodes;
+  req.table_rows_per_node = static_cast<std::uint32_t>(job.parent_rows() / job.nodes);
   memory_plan plan = plan_memory(req);
   if (!plan.fits()) throw std::runtime_error("cuda backend: " + plan.message);
   return plan;

@@ -12,8 +12,8 @@ constexpr std::uint64_t kParentRowBytes = 14 * 4;
 constexpr std::uint64_t kIdBytes = 32;
 
 // Device bytes of S sectors of `sector_bytes` with the table resident.
-std::uint64_t resident_need(std::uint64_t sector_bytes, std::uint64_t sectors) {
-  return 2 * sectors * sector_bytes + sector_bytes / 32 * kParentRowBytes + sectors * kIdBytes;
+std::uint64_t resident_need(std::uint64_t sector_bytes, std::uint64_t sectors, std::uint64_t rows_per_node) {
+  return 2 * sectors * sector_bytes + sector_bytes / 32 * rows_per_node * kParentRowBytes + sectors * kIdBytes;
 }
 
 // Device bytes with the table streamed in the smallest chunks allowed.
@@ -64,9 +64,10 @@ memory_plan plan_memory(const memory_request& req) {
   memory_plan p;
   p.nodes = n / 32;
   p.layer_bytes = s * n;
-  p.parent_table_bytes = p.nodes * kParentRowBytes;
+  const std::uint64_t rows_per_node = std::max<std::uint32_t>(1, req.table_rows_per_node);
+  p.parent_table_bytes = p.nodes * rows_per_node * kParentRowBytes;
   p.replica_id_bytes = s * kIdBytes;
-  p.resident_bytes = resident_need(n, s);
+  p.resident_bytes = resident_need(n, s, rows_per_node);
   p.host_store_bytes = std::uint64_t{req.layers} * p.layer_bytes;
   p.available_bytes = req.free_bytes > req.reserve_bytes ? req.free_bytes - req.reserve_bytes : 0;
   const std::uint64_t avail = p.available_bytes;
@@ -80,7 +81,7 @@ memory_plan plan_memory(const memory_request& req) {
   p.max_resident_sectors = most(p.parent_table_bytes);
   p.max_sectors = std::max(p.max_resident_sectors, most(2 * std::min(p.nodes, kMinChunkNodes) * kParentRowBytes));
   for (std::uint64_t size = 64; size <= (1ull << 40); size *= 2)
-    if (streamed_floor(size, s) <= avail || resident_need(size, s) <= avail) p.max_sector_bytes = size;
+    if (streamed_floor(size, s) <= avail || resident_need(size, s, rows_per_node) <= avail) p.max_sector_bytes = size;
 
   const std::string what = plural(s, "sector") + " of " + format_bytes(n);
   const std::uint64_t forced_chunk = req.chunk_nodes < p.nodes ? req.chunk_nodes : 0;

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::sdr {
 
@@ -48,10 +50,17 @@ class rolling_layer_store final : public layer_store {
 
 struct label_job {
   std::uint64_t nodes = 0;
-  const std::uint32_t* parents = nullptr;     // nodes x 14 (6 base, 8 expander)
+  // sdr: nodes x 14 (6 base, 8 expander); zigzag: the 2n x 14 zigzag table.
+  const std::uint32_t* parents = nullptr;
   std::uint32_t layers = 0;
   std::uint32_t sectors = 1;
   const std::uint8_t* replica_ids = nullptr;  // sectors x 32
+  label_scheme scheme = kFilecoinScheme;
+  // zigzag only: the data encoded in place, node-major like the layers; every element a
+  // canonical field element. Layer l of the store receives the replica after l layers.
+  const std::uint8_t* data = nullptr;
+
+  std::uint64_t parent_rows() const { return scheme.variant == porep_variant::zigzag ? 2 * nodes : nodes; }
 };
 
 class backend {
@@ -60,6 +69,25 @@ class backend {
   virtual std::string name() const = 0;
   virtual void label(const label_job& job, layer_store& store) = 0;
 };
+
+// Calls f(std::integral_constant<porep_variant, V>{}, std::integral_constant<label_hash, H>{})
+// for the scheme's compile-time pair: one instantiation of a kernel per scheme.
+template <class F>
+decltype(auto) with_scheme(label_scheme s, F&& f) {
+  auto on_hash = [&](auto v) -> decltype(auto) {
+    switch (s.hash) {
+      case label_hash::blake2s: return f(v, std::integral_constant<label_hash, label_hash::blake2s>{});
+      case label_hash::blake2b_256: return f(v, std::integral_constant<label_hash, label_hash::blake2b_256>{});
+      default: return f(v, std::integral_constant<label_hash, label_hash::sha256>{});
+    }
+  };
+  if (s.variant == porep_variant::zigzag) return on_hash(std::integral_constant<porep_variant, porep_variant::zigzag>{});
+  return on_hash(std::integral_constant<porep_variant, porep_variant::sdr>{});
+}
+
+// Copies a zigzag job's starting point into layer l of the store: the data for layer 1,
+// else layer l-1 (when the store gives the layers separate buffers).
+void zigzag_begin_layer(const label_job& job, layer_store& store, std::uint32_t l);
 
 // Portable code of common/ only: one OpenMP thread per sector, node loop in order.
 std::unique_ptr<backend> make_reference_backend();

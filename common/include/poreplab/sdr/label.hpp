@@ -1,11 +1,13 @@
 #pragma once
 // The label of one SDR node (shared/spec/sdr.md section 5), host and device:
-//   label = mask(SHA256(header(64) || 37 parent labels)), node 0: mask(SHA256(header)).
+//   label = mask(H(header(64) || 37 parent labels)), node 0: mask(H(header)),
+// H = SHA-256 for Filecoin.
 // Parent labels are fed to the compression function where they lie; nothing is copied.
 #include <cstdint>
 
-#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hash/bytes.hpp"
 #include "poreplab/hd.hpp"
+#include "poreplab/sdr/chunk_hash.hpp"
 
 namespace poreplab::sdr {
 
@@ -30,18 +32,6 @@ POREPLAB_HD std::uint32_t parent_slot(std::uint32_t layer, std::uint32_t k) {
   return layer == 1 ? k % kBaseDegree : k % kParents;
 }
 
-// The last block holds parent chunk 36 and the constant tail: 0x80, zeros, bit length.
-POREPLAB_HD void compress_last_label_block(std::uint32_t h[8], const std::uint8_t* last_parent) {
-  std::uint32_t m[16];
-  POREPLAB_UNROLL
-  for (int i = 0; i < 8; ++i) m[i] = load_be32(last_parent + 4 * i);
-  m[8] = 0x80000000u;
-  POREPLAB_UNROLL
-  for (int i = 9; i < 15; ++i) m[i] = 0;
-  m[15] = static_cast<std::uint32_t>(kLabelMessageBytes * 8);
-  sha256::compress_words(h, m);
-}
-
 // A layer of one sector as seen by the labeler: node i's label is at base + i * stride.
 // stride is 32 for a sector stored alone and 32 * S for S sectors stored node-major.
 struct layer_ref {
@@ -52,27 +42,25 @@ struct layer_ref {
 
 // Labels node `node` of layer `layer` into cur.at(node). `parents` are the node's 14
 // parents (6 base in the current layer, 8 expander in the previous one). prev is
-// ignored for layer 1.
+// ignored for layer 1. H other than sha256 is a what-if variant (scheme.hpp).
+template <label_hash H = label_hash::sha256>
 POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                             const std::uint32_t* parents, layer_ref cur, layer_ref prev) {
   std::uint8_t hdr[64];
   make_header(hdr, replica_id, layer, node);
-  std::uint32_t h[8];
-  sha256::init_state(h);
-  sha256::compress(h, hdr);
-  if (node == 0) {
-    sha256::compress_padding64(h);
-  } else {
-    auto chunk = [&](std::uint32_t k) -> const std::uint8_t* {
-      const std::uint32_t slot = parent_slot(layer, k);
-      return slot < kBaseDegree ? cur.at(parents[slot]) : prev.at(parents[slot]);
-    };
-    POREPLAB_UNROLL
-    for (std::uint32_t k = 0; k < 36; k += 2) sha256::compress2(h, chunk(k), chunk(k + 1));
-    compress_last_label_block(h, chunk(36));
-  }
   std::uint8_t* out = cur.at(node);
-  sha256::store_digest(h, out);
+  if (node == 0) {
+    hash_chunks<H, 2>([&](std::uint32_t k) -> const std::uint8_t* { return hdr + 32 * k; }, out);
+  } else {
+    // Chunks 0 and 1 are the header; chunk 2 + k is parent slot parent_slot(layer, k).
+    hash_chunks<H, 2 + kParentBlocks>(
+        [&](std::uint32_t k) -> const std::uint8_t* {
+          if (k < 2) return hdr + 32 * k;
+          const std::uint32_t slot = parent_slot(layer, k - 2);
+          return slot < kBaseDegree ? cur.at(parents[slot]) : prev.at(parents[slot]);
+        },
+        out);
+  }
   out[31] &= 0x3f;
 }
 

@@ -9,14 +9,16 @@
 //   std::uint8_t* layer_buffer(int i)       two device layer buffers (i = 0, 1), each
 //                                           nodes * sectors * 32 bytes
 //   const std::uint8_t* upload_replica_ids(const std::uint8_t* ids, std::uint64_t bytes)
-//   const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t nodes)
+//   void upload_layer(int i, const std::uint8_t* host, std::uint64_t bytes)
+//                                           host data into layer buffer i (zigzag input)
+//   const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t rows)
 //   const std::uint32_t* stage_parents(int slot, const std::uint32_t* rows, std::uint64_t count)
 //                                           copies rows into chunk slot 0 or 1 once the
 //                                           launches that read that slot have finished
 //   void release_parents(int slot)          the launches issued so far are the last to
 //                                           read this slot's current contents
-//   void launch(const label_layer_kernel&, grid_dims)
-//   void launch(const sector_major_to_minor_kernel&, grid_dims)
+//   void launch(const label_layer_kernel<V, H>&, grid_dims)   (any scheme)
+//   void launch(const relayout_kernel&, grid_dims)
 //   void layer_written(int buf)             the work issued so far completes buffer buf
 //   void download(std::uint8_t* host, int buf, std::uint64_t bytes)
 //                                           returns once host holds the buffer; may
@@ -39,18 +41,22 @@ struct device_plan {
 // Threads per block for the transpose, which has one thread per label.
 inline constexpr std::uint32_t kTransposeThreads = 256;
 
-template <class Exec>
-void run_label_job(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+template <porep_variant V, label_hash H, class Exec>
+void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
   const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
   const bool major = plan.layout == sector_layout::sector_major;
   const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
-  const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.nodes);
+  const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.parent_rows());
   const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
   const grid_dims transpose_grid = cover(job.nodes * job.sectors, kTransposeThreads);
+  auto relayout = [&](int from, int to, sector_layout from_layout, sector_layout to_layout) {
+    ex.launch(relayout_kernel{ex.layer_buffer(from), ex.layer_buffer(to), job.nodes, job.sectors, from_layout, to_layout},
+              transpose_grid);
+  };
 
-  // A finished layer waiting to be copied into the store. Sector-minor copies layer l-1
-  // while layer l is labeled (both only read it); layer l+1 then overwrites its buffer.
+  // A finished layer waiting to be copied into the store. It is copied while the next
+  // layer's first launch runs; the buffer it sits in is overwritten only after that.
   std::uint32_t pending = 0;
   int pending_buf = 0;
   auto flush = [&] {
@@ -60,45 +66,78 @@ void run_label_job(Exec& ex, const label_job& job, layer_store& store, const dev
     pending = 0;
   };
 
+  // Runs the job.nodes rows starting at table row first_row through kernel k.
   std::uint64_t chunks_issued = 0;
-  for (std::uint32_t l = 1; l <= job.layers; ++l) {
-    const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
-    std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
-    label_layer_kernel k{resident, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer, plan.layout};
+  auto run_rows = [&](label_layer_kernel<V, H> k, std::uint64_t first_row) {
     if (!streamed) {
+      k.parents = resident + kParents * first_row;
       ex.launch(k, label_grid);
       flush();
-    } else {
-      // One thread walks its sector's nodes in order, so consecutive launches over
-      // consecutive node ranges label exactly what one launch would.
-      for (std::uint64_t b = 0; b < job.nodes; b += plan.chunk_nodes) {
-        const std::uint64_t count = job.nodes - b < plan.chunk_nodes ? job.nodes - b : plan.chunk_nodes;
-        const int slot = static_cast<int>(chunks_issued++ % 2);
-        k.parents = ex.stage_parents(slot, job.parents + kParents * b, count);
-        k.node_begin = b;
-        k.node_end = b + count;
-        ex.launch(k, label_grid);
-        ex.release_parents(slot);
-        if (b == 0) flush();
-      }
+      return;
     }
+    // One thread walks its sector's rows in order, so consecutive launches over
+    // consecutive row ranges compute exactly what one launch would.
+    for (std::uint64_t b = 0; b < job.nodes; b += plan.chunk_nodes) {
+      const std::uint64_t count = job.nodes - b < plan.chunk_nodes ? job.nodes - b : plan.chunk_nodes;
+      const int slot = static_cast<int>(chunks_issued++ % 2);
+      k.parents = ex.stage_parents(slot, job.parents + kParents * (first_row + b), count);
+      k.node_begin = b;
+      k.node_end = b + count;
+      ex.launch(k, label_grid);
+      ex.release_parents(slot);
+      if (b == 0) flush();
+    }
+  };
+
+  if constexpr (V == porep_variant::zigzag) {
+    // Buffer 0 holds the sectors being encoded in place, in the plan's layout; buffer 1
+    // takes each finished layer node-major for the store.
     if (major) {
-      // Layer l-1's buffer is free once this layer's launches have run (stream order);
-      // it takes the node-major copy, which must leave before layer l+1 overwrites it.
-      ex.launch(sector_major_to_minor_kernel{ex.layer_buffer(cur), ex.layer_buffer(prev), job.nodes, job.sectors},
-                transpose_grid);
-      ex.layer_written(prev);
-      pending = l;
-      pending_buf = prev;
-      flush();
+      ex.upload_layer(1, job.data, layer_bytes);
+      relayout(1, 0, sector_layout::sector_minor, sector_layout::sector_major);
     } else {
-      ex.layer_written(cur);
+      ex.upload_layer(0, job.data, layer_bytes);
+    }
+    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+      run_rows(label_layer_kernel<V, H>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(0), nullptr, plan.layout},
+               zigzag_first_row(l, job.nodes));
+      relayout(0, 1, plan.layout, sector_layout::sector_minor);
+      ex.layer_written(1);
       pending = l;
-      pending_buf = cur;
+      pending_buf = 1;
+    }
+  } else {
+    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+      const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
+      std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
+      run_rows(label_layer_kernel<V, H>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,
+                                        plan.layout},
+               0);
+      if (major) {
+        // Layer l-1's buffer is free once this layer's launches have run (stream order);
+        // it takes the node-major copy, which must leave before layer l+1 overwrites it.
+        relayout(cur, prev, sector_layout::sector_major, sector_layout::sector_minor);
+        ex.layer_written(prev);
+        pending = l;
+        pending_buf = prev;
+        flush();
+      } else {
+        ex.layer_written(cur);
+        pending = l;
+        pending_buf = cur;
+      }
     }
   }
   flush();
   ex.finish();
+}
+
+// The whole job: one kernel instantiation per scheme.
+template <class Exec>
+void run_label_job(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+  with_scheme(job.scheme, [&](auto v, auto h) {
+    run_label_job_as<decltype(v)::value, decltype(h)::value>(ex, job, store, plan);
+  });
 }
 
 }  // namespace poreplab::sdr

@@ -13,6 +13,8 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hd.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::sdr {
 
@@ -41,12 +43,18 @@ POREPLAB_HD layer_ref sector_view(std::uint8_t* layer, sector_layout layout, std
   return {layer + s * nodes * 32, 32};
 }
 
-// One thread per sector labels nodes [node_begin, node_end) of one layer in order.
-// The node loop stays inside the kernel: labels within a layer are sequential and the
+// One thread per sector runs rows [node_begin, node_end) of one layer in order. The
+// node loop stays inside the kernel: labels within a layer are sequential and the
 // parallel axis is sectors. A layer may be split into several launches over
-// consecutive node ranges (streamed parent table); `parents` then holds the rows of
-// that range only: row v is at parents + 14 * (v - node_begin).
+// consecutive row ranges (streamed parent table); `parents` then holds the rows of
+// that range only: row r is at parents + 14 * (r - node_begin).
+//   sdr:    row v labels node v of `cur` from `cur` (base) and `prev` (expander).
+//   zigzag: `parents` starts at the layer's first row (zigzag_first_row) and row r
+//           encodes node row[0] of `cur` in place; prev is unused.
+template <porep_variant V, label_hash H>
 struct label_layer_kernel {
+  static constexpr porep_variant kVariant = V;
+  static constexpr label_hash kHash = H;
   const std::uint32_t* parents;     // rows node_begin..node_end-1, 14 u32 each
   std::uint64_t nodes;              // nodes per layer (graph size)
   std::uint32_t layer;              // 1-based
@@ -61,29 +69,43 @@ struct label_layer_kernel {
   POREPLAB_HD void operator()(std::uint64_t gid) const {
     if (gid >= sectors) return;
     const layer_ref c = sector_view(cur, layout, nodes, sectors, gid);
-    const layer_ref p = sector_view(layer > 1 ? prev : nullptr, layout, nodes, sectors, gid);
     const std::uint8_t* id = replica_ids + 32 * gid;
     const std::uint64_t end = node_end < nodes ? node_end : nodes;
-    for (std::uint64_t v = node_begin; v < end; ++v)
-      label_node(id, layer, v, parents + kParents * (v - node_begin), c, p);
+    if constexpr (V == porep_variant::zigzag) {
+      for (std::uint64_t r = node_begin; r < end; ++r) zigzag_encode_node<H>(id, parents + kParents * (r - node_begin), c);
+    } else {
+      const layer_ref p = sector_view(layer > 1 ? prev : nullptr, layout, nodes, sectors, gid);
+      for (std::uint64_t v = node_begin; v < end; ++v)
+        label_node<H>(id, layer, v, parents + kParents * (v - node_begin), c, p);
+    }
   }
 };
 
-// Rewrites a sector-major layer node-major (the layer_store layout), one thread per
-// 32-byte label: consecutive threads write consecutive labels.
-struct sector_major_to_minor_kernel {
-  const std::uint8_t* src;  // sectors x nodes x 32
-  std::uint8_t* dst;        // nodes x sectors x 32
+// Copies a layer from one sector layout to another (or the same), one thread per
+// 32-byte label, threads in destination order so that consecutive threads write
+// consecutive labels when the destination is sector-minor.
+struct relayout_kernel {
+  const std::uint8_t* src;
+  std::uint8_t* dst;
   std::uint64_t nodes;
   std::uint32_t sectors;
+  sector_layout from = sector_layout::sector_major;
+  sector_layout to = sector_layout::sector_minor;
+
+  POREPLAB_HD static std::uint64_t offset(sector_layout l, std::uint64_t node, std::uint64_t s, std::uint64_t nodes,
+                                          std::uint32_t sectors) {
+    return l == sector_layout::sector_minor ? (node * sectors + s) * 32 : (s * nodes + node) * 32;
+  }
 
   POREPLAB_HD void operator()(std::uint64_t gid) const {
     if (gid >= nodes * sectors) return;
-    const std::uint64_t node = gid / sectors, s = gid % sectors;
-    const std::uint8_t* from = src + (s * nodes + node) * 32;
-    std::uint8_t* to = dst + gid * 32;
+    const bool minor = to == sector_layout::sector_minor;
+    const std::uint64_t node = minor ? gid / sectors : gid % nodes;
+    const std::uint64_t s = minor ? gid % sectors : gid / nodes;
+    const std::uint8_t* from_p = src + offset(from, node, s, nodes, sectors);
+    std::uint8_t* to_p = dst + offset(to, node, s, nodes, sectors);
     POREPLAB_UNROLL
-    for (int i = 0; i < 32; ++i) to[i] = from[i];
+    for (int i = 0; i < 32; ++i) to_p[i] = from_p[i];
   }
 };
 

@@ -25,13 +25,15 @@ struct memory_request {
   std::uint64_t reserve_bytes = 256ull << 20;
   // Force streaming with chunks of this many nodes (0: planner's choice).
   std::uint64_t chunk_nodes = 0;
+  // Table rows per graph node: 1 for SDR, 2 for ZigZag (one row per direction).
+  std::uint32_t table_rows_per_node = 1;
 };
 
 struct memory_plan {
   parent_placement parents = parent_placement::refused;
   std::uint64_t nodes = 0;
   std::uint64_t layer_bytes = 0;         // S * sector_bytes, one layer of all sectors
-  std::uint64_t parent_table_bytes = 0;  // nodes * 56
+  std::uint64_t parent_table_bytes = 0;  // nodes * rows per node * 56
   std::uint64_t replica_id_bytes = 0;    // S * 32
   std::uint64_t resident_bytes = 0;      // 2 layers + table + ids
   std::uint64_t chunk_nodes = 0;         // streamed: nodes per chunk (0 when resident)

@@ -1,0 +1,95 @@
+#pragma once
+// What a labeling job computes: the PoRep structure (variant) and the hash that derives
+// each node's key. `sdr` + `sha256` is Filecoin's SDR and the only combination that must
+// match rust-fil-proofs; every other one is a what-if variant for the hash study and is
+// labelled so wherever it is reported.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poreplab::sdr {
+
+enum class porep_variant : std::uint8_t {
+  sdr,     // shared/spec/sdr.md: 6 + 8 parents, layers in separate buffers, header hashed
+  zigzag,  // shared/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
+};
+
+enum class label_hash : std::uint8_t { sha256, blake2s, blake2b_256 };
+
+struct label_scheme {
+  porep_variant variant = porep_variant::sdr;
+  label_hash hash = label_hash::sha256;
+  constexpr bool is_filecoin() const { return variant == porep_variant::sdr && hash == label_hash::sha256; }
+  friend constexpr bool operator==(label_scheme, label_scheme) = default;
+};
+
+inline constexpr label_scheme kFilecoinScheme{};
+
+inline const char* variant_name(porep_variant v) { return v == porep_variant::sdr ? "sdr" : "zigzag"; }
+
+inline const char* label_hash_name(label_hash h) {
+  switch (h) {
+    case label_hash::sha256: return "sha256";
+    case label_hash::blake2s: return "blake2s";
+    case label_hash::blake2b_256: return "blake2b-256";
+  }
+  return "?";
+}
+
+inline const std::vector<std::string>& variant_names() {
+  static const std::vector<std::string> v{"sdr", "zigzag"};
+  return v;
+}
+
+inline const std::vector<std::string>& label_hash_names() {
+  static const std::vector<std::string> v{"sha256", "blake2s", "blake2b-256"};
+  return v;
+}
+
+inline porep_variant parse_variant(std::string_view s) {
+  if (s == "sdr") return porep_variant::sdr;
+  if (s == "zigzag") return porep_variant::zigzag;
+  throw std::invalid_argument("unknown PoRep variant '" + std::string(s) + "' (valid: sdr, zigzag)");
+}
+
+inline label_hash parse_label_hash(std::string_view s) {
+  if (s == "sha256") return label_hash::sha256;
+  if (s == "blake2s") return label_hash::blake2s;
+  if (s == "blake2b-256") return label_hash::blake2b_256;
+  throw std::invalid_argument("unknown label hash '" + std::string(s) + "' (valid: sha256, blake2s, blake2b-256)");
+}
+
+// "sdr/sha256", "zigzag/blake2s", ...
+inline std::string scheme_name(label_scheme s) {
+  return std::string(variant_name(s.variant)) + "/" + label_hash_name(s.hash);
+}
+
+// "filecoin" or "what-if": printed beside every figure of a scheme.
+inline const char* scheme_status(label_scheme s) { return s.is_filecoin() ? "filecoin" : "what-if"; }
+
+// Bytes the hash consumes per regular node (header and parents, before padding), and
+// the compressions that takes: the figures cycles/byte and floors are computed from.
+inline constexpr std::uint64_t kSdrMessageBytes = 64 + 37 * 32;     // 1248
+inline constexpr std::uint64_t kZigzagMessageBytes = 14 * 32;       // 448
+
+constexpr std::uint64_t message_bytes(porep_variant v) {
+  return v == porep_variant::sdr ? kSdrMessageBytes : kZigzagMessageBytes;
+}
+
+constexpr std::uint32_t compressions_per_node(label_scheme s) {
+  const std::uint64_t bytes = message_bytes(s.variant);
+  switch (s.hash) {
+    case label_hash::sha256: return static_cast<std::uint32_t>((bytes + 8) / 64 + 1);  // 0x80 + length
+    case label_hash::blake2s: return static_cast<std::uint32_t>((bytes + 63) / 64);
+    case label_hash::blake2b_256: return static_cast<std::uint32_t>((bytes + 127) / 128);
+  }
+  return 0;
+}
+
+// Default layer counts: SDR's 11 (V1_1 proofs of 32GiB and 64GiB use 11; small ones 2)
+// are chosen per proof elsewhere; ZigZag uses 10.
+inline constexpr std::uint32_t kZigzagLayers = 10;
+
+}  // namespace poreplab::sdr
