@@ -1,10 +1,22 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/profile.hpp"
 #include "poreplab/graph/graph_params.hpp"
+#include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/parents.hpp"
+#include "poreplab/graph/zigzag_graph.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "runner_kinds.hpp"
 
 using namespace poreplab;
 
@@ -26,6 +38,38 @@ std::vector<std::uint8_t> ids_for(std::uint32_t sectors) {
     ids[32 * s + 31] &= 0x3f;
   }
   return ids;
+}
+
+constexpr sdr::label_hash kHashes[] = {sdr::label_hash::sha256, sdr::label_hash::blake2s,
+                                       sdr::label_hash::blake2b_256};
+constexpr sdr::porep_variant kVariants[] = {sdr::porep_variant::sdr, sdr::porep_variant::zigzag};
+
+// A job of any scheme on a small graph (as tests/test_variants.cpp builds them).
+struct scheme_job {
+  std::vector<std::uint32_t> table;
+  std::vector<std::uint8_t> ids, data;
+  sdr::label_job job;
+};
+
+scheme_job make_scheme_job(sdr::label_scheme s, std::uint64_t nodes, std::uint32_t layers, std::uint32_t sectors) {
+  const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
+  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
+  scheme_job d;
+  if (s.variant == sdr::porep_variant::zigzag) {
+    const huge_buffer b = graph::zigzag_table(g);
+    const auto* w = reinterpret_cast<const std::uint32_t*>(b.data());
+    d.table.assign(w, w + 2 * nodes * 14);
+  } else {
+    d.table.resize(nodes * 14);
+    graph::fill_parent_rows(g, 0, nodes, d.table.data());
+  }
+  d.ids = ids_for(sectors);
+  std::mt19937 rng(11 + sectors);
+  d.data.resize(nodes * sectors * 32);
+  for (auto& x : d.data) x = static_cast<std::uint8_t>(rng());
+  for (std::size_t i = 31; i < d.data.size(); i += 32) d.data[i] &= 0x3f;  // canonical field elements
+  d.job = sdr::label_job{nodes, d.table.data(), layers, sectors, d.ids.data(), s, d.data.data()};
+  return d;
 }
 
 }  // namespace
@@ -58,4 +102,156 @@ TEST_CASE("cpu backend rejects unknown engines", "[labeler]") {
   cpu::labeler_options opt;
   opt.engine = "no-such-engine";
   CHECK_THROWS_AS(cpu::make_cpu_backend(opt), std::invalid_argument);
+}
+
+TEST_CASE("cpu backend runs every scheme on every engine of its hash like the reference", "[labeler][variants]") {
+  for (auto v : kVariants)
+    for (auto h : kHashes) {
+      const sdr::label_scheme scheme{v, h};
+      const bool zigzag = v == sdr::porep_variant::zigzag;
+      const std::uint64_t nodes = zigzag ? 128 : 64;
+      const std::uint32_t layers = zigzag ? 4 : 3;
+      for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
+        const auto L = static_cast<std::uint32_t>(e->lanes);
+        std::vector<std::uint32_t> counts = {1, L, L + 1};
+        if (L > 2) counts.push_back(L - 1);
+        for (std::uint32_t sectors : counts) {
+          INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors);
+          auto d = make_scheme_job(scheme, nodes, layers, sectors);
+          const std::uint64_t bytes = nodes * 32 * sectors;
+          sdr::memory_layer_store want(bytes, layers), got(bytes, layers);
+          sdr::make_reference_backend()->label(d.job, want);
+          cpu::labeler_options opt;
+          opt.engine = std::string(e->name);
+          opt.threads = 2;
+          cpu::make_cpu_backend(opt)->label(d.job, got);
+          for (std::uint32_t l = 1; l <= layers; ++l) {
+            INFO("layer " << l);
+            REQUIRE(std::equal(want.layer(l), want.layer(l) + bytes, got.layer(l)));
+          }
+          // "auto" picks an engine of the scheme's hash, too.
+          if (e == cpu::available_engines(cpu::label_engine_algo(h)).front() && sectors == 1) {
+            sdr::rolling_layer_store rolling(bytes);
+            cpu::make_cpu_backend({})->label(d.job, rolling);
+            REQUIRE(std::equal(want.layer(layers), want.layer(layers) + bytes, rolling.layer(layers)));
+          }
+        }
+      }
+    }
+}
+
+TEST_CASE("cpu backend engine names are looked up per scheme hash", "[labeler][variants]") {
+  CHECK(cpu::label_engine_algo(sdr::label_hash::sha256) == cpu::engine_algo::sha256);
+  CHECK(cpu::label_engine_algo(sdr::label_hash::blake2s) == cpu::engine_algo::blake2s);
+  CHECK(cpu::label_engine_algo(sdr::label_hash::blake2b_256) == cpu::engine_algo::blake2b);
+  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
+  CHECK(cpu::pick_label_engine(b2s, 1).algo == cpu::engine_algo::blake2s);
+  CHECK(cpu::pick_label_engine(b2s, 16).algo == cpu::engine_algo::blake2s);
+  CHECK(cpu::pick_label_engine(b2s, 1, "portable").algo == cpu::engine_algo::blake2s);
+  CHECK(&cpu::pick_label_engine(sdr::kFilecoinScheme, 3) == &cpu::pick_label_engine(3));
+  CHECK_THROWS_WITH(cpu::pick_label_engine(b2s, 1, "avx512-x16"), Catch::Contains("blake2s"));
+  // A SHA-256 engine name forced on a BLAKE2 job: refused when labeling, naming the algo.
+  cpu::labeler_options opt;
+  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
+    if (e->name == "portable") continue;
+    opt.engine = std::string(e->name);
+    auto be = cpu::make_cpu_backend(opt);
+    auto d = make_scheme_job(b2s, 64, 1, 1);
+    sdr::rolling_layer_store store(64 * 32);
+    CHECK_THROWS_WITH(be->label(d.job, store), Catch::Contains("unknown blake2s engine '" + opt.engine + "'"));
+    break;
+  }
+  opt.engine = "no-such-engine";
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(opt), Catch::Contains("sha256:") && Catch::Contains("blake2b:"));
+}
+
+TEST_CASE("labeling floor runs every scheme's compressions", "[labeler][variants]") {
+  for (auto v : kVariants)
+    for (auto h : kHashes) {
+      const sdr::label_scheme scheme{v, h};
+      INFO(sdr::scheme_name(scheme));
+      const cpu::engine& e = cpu::pick_label_engine(scheme, 1);
+      const double s = cpu::measure_floor_seconds(e, scheme, 1, 1000, 1);
+      CHECK(s > 0);
+      CHECK(s < 1);
+    }
+  const sdr::label_scheme b2b{sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
+  CHECK_THROWS_AS(cpu::measure_floor_seconds(cpu::pick_label_engine(1), b2b, 1, 10, 1), std::invalid_argument);
+}
+
+TEST_CASE("replication profile: verified, shares of one, overhead reported", "[labeler][profile]") {
+  const sdr::label_scheme schemes[] = {{sdr::porep_variant::sdr, sdr::label_hash::sha256},
+                                       {sdr::porep_variant::zigzag, sdr::label_hash::blake2s},
+                                       {sdr::porep_variant::zigzag, sdr::label_hash::sha256},
+                                       {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256}};
+  for (const auto& scheme : schemes) {
+    INFO(sdr::scheme_name(scheme));
+    const bool zigzag = scheme.variant == sdr::porep_variant::zigzag;
+    for (std::uint32_t sectors : {1u, 2u}) {
+      INFO("sectors " << sectors);
+      auto d = make_scheme_job(scheme, 256, zigzag ? 3 : 2, sectors);
+      if (!zigzag && sectors == 1) d.job.data = nullptr;  // the profile generates the data to encode
+      sdr::rolling_layer_store store(256 * 32 * sectors);
+      cpu::profile_options opt;
+      opt.samples = 2;
+      const auto r = cpu::profile_labeling(d.job, store, cpu::pick_label_engine(scheme, 1), opt);
+      CHECK(r.verified);
+      CHECK(r.digest == r.reference_digest);
+      CHECK(r.samples == 2);
+      CHECK(r.timed_s.size() == 2);
+      CHECK(r.untimed_s.size() == 2);
+      CHECK(r.backend_s.size() == 2);
+      for (double x : {r.share.fetch, r.share.hash, r.share.encode, r.share.io, r.share.other}) {
+        CHECK(x >= 0);
+        CHECK(x <= 1);
+      }
+      CHECK(std::abs(r.share.sum() - 1) < 1e-9);
+      CHECK(r.share.hash > 0);
+      CHECK(r.share.fetch > 0);
+      CHECK(r.share.encode > 0);  // zigzag: per node; sdr: the replica pass
+      if (zigzag) CHECK(r.share.io > 0);  // the copy into the next layer
+      CHECK(std::isfinite(r.overhead));
+      CHECK(r.overhead > -1);
+      CHECK(r.total_s > 0);
+      CHECK(r.untimed_total_s > 0);
+      CHECK(r.backend_total_s > 0);
+      CHECK(r.cycles_per_byte > 0);
+      CHECK(r.backend_cycles_per_byte > 0);
+      CHECK(r.hashed_bytes == 256ull * (zigzag ? 3 : 2) * sectors * sdr::message_bytes(scheme.variant));
+      CHECK(r.seconds.sum() > 0);
+      if (!zigzag) CHECK(!r.replica_digest.empty());
+    }
+  }
+  // An engine of another hash is refused.
+  auto d = make_scheme_job({sdr::porep_variant::zigzag, sdr::label_hash::blake2s}, 64, 1, 1);
+  sdr::rolling_layer_store store(64 * 32);
+  CHECK_THROWS_WITH(cpu::profile_labeling(d.job, store, cpu::pick_label_engine(1)), Catch::Contains("blake2s"));
+}
+
+TEST_CASE("runner kind profile: verified point, shares and overhead as rates", "[labeler][profile]") {
+  const runner::kind_spec* k = runner::find_kind("profile");
+  REQUIRE(k != nullptr);
+  const nlohmann::json axes = {{"backend", "cpu"},      {"variant", "zigzag"}, {"hash", "blake2b-256"},
+                               {"engine", "auto"},      {"sector_size", 4096}, {"layers", 3}};
+  CHECK(k->unavailable(axes).empty());
+  nlohmann::json bad = axes;
+  bad["engine"] = "shani-x2";
+  CHECK_THAT(k->unavailable(bad), Catch::Contains("blake2b"));
+  const runner::measurement m = k->run(axes, 0, 2);
+  CHECK(m.verified);
+  CHECK(m.samples.size() == 2);
+  CHECK(m.context.value("scheme", "") == "zigzag/blake2b-256");
+  CHECK(m.context.value("scheme_status", "") == "what-if");
+  CHECK(!m.context.value("engine", "").empty());
+  const auto r = k->rates(axes, m.context, m.samples[0]);
+  double sum = 0;
+  for (const char* share : {"share_hash", "share_fetch", "share_encode", "share_io", "share_other"}) {
+    REQUIRE(r.contains(share));
+    sum += r[share].get<double>();
+  }
+  CHECK(std::abs(sum - 1) < 1e-9);
+  for (const char* key : {"overhead", "cycles_per_byte", "ns_per_node_layer", "untimed_ns_per_node_layer",
+                          "backend_ns_per_node_layer"})
+    CHECK(r.contains(key));
+  CHECK(r["cycles_per_byte"].get<double>() > 0);
 }

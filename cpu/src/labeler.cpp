@@ -6,28 +6,45 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <vector>
 
+#include "label_message.hpp"
+#include "poreplab/field/fr.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::cpu {
 
 namespace {
 
 constexpr std::size_t kChunks = 2 * sdr::kLabelCompressions;  // 40 chunk rows per label
+// ZigZag with SHA-256: replica_id || 13 parents (14 chunks, 7 blocks) and the constant
+// length block of a 448-byte message: 16 chunk rows, 8 compressions.
+constexpr std::size_t kZigzagChunks = sdr::kZigzagRowWords + 2;
+constexpr std::size_t kZigzagBlocks = kZigzagChunks / 2;
+static_assert(kZigzagBlocks == 8);
 
 // Constant chunks: the tail of a label's last block (0x80 .. bit length 9984) and the
-// padding block of node 0's 64-byte message.
+// padding block of node 0's 64-byte message; for ZigZag the length block of a 448-byte
+// message and the second half of the one block of a 32-byte message (replica_id alone).
 struct constant_chunks {
   alignas(64) std::uint8_t label_tail[32] = {};
   alignas(64) std::uint8_t pad64[64] = {};
+  alignas(64) std::uint8_t zigzag_tail[64] = {};
+  alignas(64) std::uint8_t zigzag_first[32] = {};
   constant_chunks() {
     label_tail[0] = 0x80;
     label_tail[30] = static_cast<std::uint8_t>((sdr::kLabelMessageBytes * 8) >> 8);
     label_tail[31] = static_cast<std::uint8_t>(sdr::kLabelMessageBytes * 8);
     pad64[0] = 0x80;
     pad64[62] = 0x02;  // 512 bits
+    zigzag_tail[0] = 0x80;
+    store_be64(zigzag_tail + 56, sdr::kZigzagMessageBytes * 8);  // 3584 bits
+    zigzag_first[0] = 0x80;
+    store_be64(zigzag_first + 24, 32 * 8);  // 256 bits
   }
 };
 const constant_chunks kConst;
@@ -107,22 +124,171 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
   }
 }
 
+// ZigZag layer for sectors [first, first + lanes) of a node-major buffer, encoded in
+// place with a SHA-256 engine: the rows' parents are read where they lie (the values
+// this layer has already written), the key added to the node mod r.
+void zigzag_group(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t first,
+                  std::uint32_t lanes, std::uint8_t* buf, std::size_t prefetch_distance) {
+  const std::uint64_t stride = 32ull * job.sectors;
+  const std::uint64_t n = job.nodes;
+  std::vector<const std::uint8_t*> chunks(kZigzagChunks * lanes);
+  std::vector<std::uint32_t> state(8 * lanes);
+  std::uint8_t* lane0 = buf + 32ull * first;
+  const std::size_t line_span = 32ull * lanes;
+
+  for (std::uint32_t j = 0; j < lanes; ++j) chunks[j] = job.replica_ids + 32ull * (first + j);
+  for (std::uint32_t j = 0; j < lanes; ++j) {
+    chunks[(kZigzagChunks - 2) * lanes + j] = kConst.zigzag_tail;
+    chunks[(kZigzagChunks - 1) * lanes + j] = kConst.zigzag_tail + 32;
+  }
+
+  for (std::uint64_t r = 0; r < n; ++r) {
+    if (prefetch_distance != 0 && r + prefetch_distance < n) {
+      const std::uint32_t* ahead = rows + sdr::kParents * (r + prefetch_distance);
+      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) {  // the node itself and its 13 parents
+        const std::uint8_t* p = lane0 + ahead[k] * stride;
+        for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
+      }
+      if (r + prefetch_distance + 4 < n) prefetch(rows + sdr::kParents * (r + prefetch_distance + 4));
+    }
+    const std::uint32_t* row = rows + sdr::kParents * r;
+    for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
+    std::size_t nblocks;
+    if (row[1] == row[0]) {  // the first node of a direction: H(replica_id)
+      for (std::uint32_t j = 0; j < lanes; ++j) chunks[lanes + j] = kConst.zigzag_first;
+      nblocks = 1;
+    } else {
+      for (std::uint32_t k = 1; k < sdr::kZigzagRowWords; ++k) {
+        const std::uint8_t* p = lane0 + row[k] * stride;
+        const std::uint8_t** out = chunks.data() + k * lanes;
+        for (std::uint32_t j = 0; j < lanes; ++j) out[j] = p + 32ull * j;
+      }
+      nblocks = kZigzagBlocks;
+    }
+    e.sha256(state.data(), chunks.data(), nblocks, lanes);
+    std::uint8_t* node = lane0 + row[0] * stride;
+    for (std::uint32_t j = 0; j < lanes; ++j) {
+      alignas(32) std::uint8_t key[32];
+      sha256::store_digest(state.data() + 8 * j, key);
+      key[31] &= 0x3f;
+      fr::add(node + 32ull * j, key, node + 32ull * j);
+    }
+  }
+}
+
+// SDR layer `layer` of sector s with a BLAKE2 engine (one stream): each node's message is
+// gathered into an aligned buffer, then compressed.
+template <sdr::label_hash H>
+void label_sector_blake2(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t s,
+                         std::uint8_t* cur, const std::uint8_t* prev, std::size_t prefetch_distance) {
+  const std::uint64_t stride = 32ull * job.sectors;
+  const std::uint64_t n = job.nodes;
+  std::uint8_t* lane = cur + 32ull * s;
+  const std::uint8_t* prev_lane = prev != nullptr ? prev + 32ull * s : nullptr;
+  detail::node_message<sdr::porep_variant::sdr, H> m;
+  m.sdr_begin(job.replica_ids + 32ull * s, layer);
+  const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
+  for (std::uint64_t v = 0; v < n; ++v) {
+    if (prefetch_distance != 0 && v + prefetch_distance < n) {
+      const std::uint32_t* ahead = job.parents + sdr::kParents * (v + prefetch_distance);
+      for (std::uint32_t k = 0; k < parent_count; ++k)
+        prefetch((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
+      if (v + prefetch_distance + 4 < n) prefetch(job.parents + sdr::kParents * (v + prefetch_distance + 4));
+    }
+    if (v == 0) {
+      m.sdr_gather_first();
+      m.hash_short(e, lane);
+    } else {
+      m.sdr_gather(layer, v, job.parents + sdr::kParents * v, lane, prev_lane, stride);
+      m.hash(e, lane + v * stride);
+    }
+  }
+}
+
+// ZigZag layer of sector s with a BLAKE2 engine, encoded in place.
+template <sdr::label_hash H>
+void zigzag_sector_blake2(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t s,
+                          std::uint8_t* buf, std::size_t prefetch_distance) {
+  const std::uint64_t stride = 32ull * job.sectors;
+  const std::uint64_t n = job.nodes;
+  std::uint8_t* lane = buf + 32ull * s;
+  detail::node_message<sdr::porep_variant::zigzag, H> m;
+  m.zigzag_begin(job.replica_ids + 32ull * s);
+  for (std::uint64_t r = 0; r < n; ++r) {
+    if (prefetch_distance != 0 && r + prefetch_distance < n) {
+      const std::uint32_t* ahead = rows + sdr::kParents * (r + prefetch_distance);
+      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) prefetch(lane + ahead[k] * stride);
+      if (r + prefetch_distance + 4 < n) prefetch(rows + sdr::kParents * (r + prefetch_distance + 4));
+    }
+    const std::uint32_t* row = rows + sdr::kParents * r;
+    alignas(32) std::uint8_t key[32];
+    if (row[1] == row[0]) {
+      m.hash_short(e, key);
+    } else {
+      m.zigzag_gather(row, lane, stride);
+      m.hash(e, key);
+    }
+    std::uint8_t* node = lane + row[0] * stride;
+    fr::add(node, key, node);
+  }
+}
+
+// An engine name given to the backend must name an engine of some algo (which one is
+// checked per job, against the job's hash); one that no algo can run here is refused now.
+void check_engine_name(const std::string& name) {
+  if (name.empty() || name == "auto") return;
+  std::exception_ptr unavailable;
+  std::string valid;
+  for (engine_algo a : engine_algos()) {
+    try {
+      find_engine(a, name);
+      return;
+    } catch (const engine_unavailable&) {
+      if (!unavailable) unavailable = std::current_exception();
+    } catch (const std::invalid_argument&) {
+    }
+    std::string names;
+    for (const auto& e : compiled_engines(a)) names += (names.empty() ? "" : ", ") + std::string(e.name);
+    valid += (valid.empty() ? "" : "; ") + std::string(engine_algo_name(a)) + ": " + names;
+  }
+  if (unavailable) std::rethrow_exception(unavailable);
+  throw std::invalid_argument("unknown engine '" + name + "' (valid: " + valid + ")");
+}
+
 class cpu_backend final : public sdr::backend {
  public:
-  cpu_backend(const engine* forced, const labeler_options& opt) : forced_(forced), opt_(opt) {}
+  explicit cpu_backend(const labeler_options& opt) : opt_(opt) {}
 
   std::string name() const override { return "cpu"; }
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
-    const engine& e = forced_ != nullptr ? *forced_ : pick_label_engine(job.sectors);
-    const std::uint32_t width = static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes));
+    const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine);
+    // SHA-256 engines run groups of lanes (sectors); BLAKE2 engines one sector a call.
+    const std::uint32_t width =
+        e.algo == engine_algo::sha256 ? static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)) : 1;
     const std::uint32_t groups = (job.sectors + width - 1) / width;
     const int threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
     const int used = static_cast<int>(std::min<std::uint32_t>(groups, static_cast<std::uint32_t>(threads)));
+    sdr::with_scheme(job.scheme, [&](auto v, auto h) {
+      run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used);
+    });
+  }
+
+ private:
+  template <sdr::porep_variant V, sdr::label_hash H>
+  void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
+           std::uint32_t groups, int used) const {
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
       std::uint8_t* cur = store.layer(l);
-      const std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
+      const std::uint8_t* prev = nullptr;
+      const std::uint32_t* rows = nullptr;
+      if constexpr (V == sdr::porep_variant::zigzag) {
+        sdr::zigzag_begin_layer(job, store, l);
+        rows = job.parents + sdr::kParents * sdr::zigzag_first_row(l, job.nodes);
+      } else {
+        prev = l > 1 ? store.layer(l - 1) : nullptr;
+      }
 #pragma omp parallel num_threads(used)
       {
         if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num());
@@ -130,15 +296,22 @@ class cpu_backend final : public sdr::backend {
         for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
           const auto first = static_cast<std::uint32_t>(g) * width;
           const std::uint32_t lanes = std::min(width, job.sectors - first);
-          label_group(e, job, l, first, lanes, cur, prev, opt_.prefetch_distance);
+          if constexpr (H == sdr::label_hash::sha256) {
+            if constexpr (V == sdr::porep_variant::sdr)
+              label_group(e, job, l, first, lanes, cur, prev, opt_.prefetch_distance);
+            else
+              zigzag_group(e, job, rows, first, lanes, cur, opt_.prefetch_distance);
+          } else if constexpr (V == sdr::porep_variant::sdr) {
+            label_sector_blake2<H>(e, job, l, first, cur, prev, opt_.prefetch_distance);
+          } else {
+            zigzag_sector_blake2<H>(e, job, rows, first, cur, opt_.prefetch_distance);
+          }
         }
       }
       store.layer_done(l);
     }
   }
 
- private:
-  const engine* forced_;
   labeler_options opt_;
 };
 
@@ -156,13 +329,53 @@ const engine& pick_label_engine(std::size_t sectors) {
 }
 
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {
-  const engine* forced = nullptr;
-  if (opt.engine != "auto" && !opt.engine.empty()) forced = &find_engine(engine_algo::sha256, opt.engine);
-  return std::make_unique<cpu_backend>(forced, opt);
+  check_engine_name(opt.engine);
+  return std::make_unique<cpu_backend>(opt);
+}
+
+engine_algo label_engine_algo(sdr::label_hash h) {
+  switch (h) {
+    case sdr::label_hash::blake2s: return engine_algo::blake2s;
+    case sdr::label_hash::blake2b_256: return engine_algo::blake2b;
+    default: return engine_algo::sha256;
+  }
+}
+
+const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name) {
+  const engine_algo algo = label_engine_algo(s.hash);
+  if (!name.empty() && name != "auto") return find_engine(algo, name);
+  return algo == engine_algo::sha256 ? pick_label_engine(sectors) : best_engine(algo);
 }
 
 double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t nodes_times_layers, int threads) {
-  const std::size_t width = std::max<std::size_t>(1, e.lanes);
+  return measure_floor_seconds(e, sdr::kFilecoinScheme, sectors, nodes_times_layers, threads);
+}
+
+namespace {
+
+// One BLAKE2 floor chain: `chains` node hashes of the scheme's regular message, made
+// exactly as the labeler makes them (the same engine calls on an L1-resident buffer);
+// each digest goes into the next message, so the nodes are dependent as in a layer.
+template <sdr::porep_variant V, sdr::label_hash H>
+void blake2_floor_chain(const engine& e, std::uint64_t chains) {
+  detail::node_message<V, H> m;
+  for (std::size_t i = 0; i < sizeof m.msg; ++i) m.msg[i] = static_cast<std::uint8_t>(i * 7);
+  std::memset(m.msg + m.kBytes, 0, sizeof m.msg - m.kBytes);
+  for (std::uint64_t i = 0; i < chains; ++i) m.hash(e, m.msg + 32);
+  volatile std::uint8_t sink = m.msg[32];
+  (void)sink;
+}
+
+}  // namespace
+
+double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::size_t sectors,
+                             std::uint64_t nodes_times_layers, int threads) {
+  if (e.algo != label_engine_algo(scheme.hash))
+    throw std::invalid_argument("labeling floor: engine '" + std::string(e.name) + "' is a " +
+                                std::string(engine_algo_name(e.algo)) + " engine, the scheme " +
+                                sdr::scheme_name(scheme) + " hashes with " + sdr::label_hash_name(scheme.hash));
+  const std::size_t nblocks = sdr::compressions_per_node(scheme);
+  const std::size_t width = e.algo == engine_algo::sha256 ? std::max<std::size_t>(1, e.lanes) : 1;
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
   // Each thread runs its groups' chains; small jobs are repeated until the measurement
@@ -175,15 +388,22 @@ double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t
     {
       alignas(64) std::uint8_t data[64 * 40] = {};
       for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
-      std::vector<const std::uint8_t*> chunks(kChunks * width);
+      std::vector<const std::uint8_t*> chunks(2 * nblocks * width);
       std::vector<std::uint32_t> state(8 * width, 1);
 #pragma omp for schedule(static)
       for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
         const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
-        for (std::size_t k = 0; k < kChunks; ++k)
-          for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-        for (std::uint64_t i = 0; i < nodes_times_layers * reps; ++i)
-          e.sha256(state.data(), chunks.data(), sdr::kLabelCompressions, lanes);
+        const std::uint64_t chains = nodes_times_layers * reps;
+        if (e.algo == engine_algo::sha256) {
+          for (std::size_t k = 0; k < 2 * nblocks; ++k)
+            for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
+          for (std::uint64_t i = 0; i < chains; ++i) e.sha256(state.data(), chunks.data(), nblocks, lanes);
+        } else {
+          sdr::with_scheme(scheme, [&](auto v, auto h) {
+            if constexpr (decltype(h)::value != sdr::label_hash::sha256)
+              blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chains);
+          });
+        }
       }
       // Keep the chains observable.
       volatile std::uint32_t sink = state[0];

@@ -1,0 +1,338 @@
+// The replication profile (profile.hpp): the labeling loop of every scheme, one sector
+// at a time, with per-node phase timers that a template parameter compiles in or out.
+#include "poreplab/cpu/profile.hpp"
+
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "label_message.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/field/fr.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/huge_buffer.hpp"
+#include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/zigzag.hpp"
+
+namespace poreplab::cpu {
+
+namespace {
+
+struct tick_counts {
+  std::uint64_t fetch = 0, hash = 0, encode = 0, io = 0;
+  std::uint64_t labeling = 0;  // all layers
+  std::uint64_t total = 0;     // layers and sdr's final encode pass
+};
+
+// A TSC reading. Fenced: every earlier instruction has completed and no later one has
+// started, so a phase's interval holds that phase's work only.
+inline std::uint64_t stamp(bool fenced) {
+  if (!fenced) return __rdtsc();
+  _mm_lfence();
+  const std::uint64_t t = __rdtsc();
+  _mm_lfence();
+  return t;
+}
+
+// Per-node timer: compiled out when !Timed.
+template <bool Timed>
+struct phase_clock {
+  bool fenced;
+  std::uint64_t now() const {
+    if constexpr (Timed) return stamp(fenced);
+    return 0;
+  }
+};
+
+template <bool Timed, sdr::label_hash H>
+void sdr_sector_layer(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t s,
+                      std::uint8_t* cur, const std::uint8_t* prev, std::size_t pd,
+                      detail::node_message<sdr::porep_variant::sdr, H>& m, phase_clock<Timed> clk, tick_counts& t) {
+  const std::uint64_t stride = 32ull * job.sectors;
+  const std::uint64_t n = job.nodes;
+  std::uint8_t* lane = cur + 32ull * s;
+  const std::uint8_t* prev_lane = prev != nullptr ? prev + 32ull * s : nullptr;
+  const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
+  m.sdr_begin(job.replica_ids + 32ull * s, layer);
+  for (std::uint64_t v = 0; v < n; ++v) {
+    [[maybe_unused]] const std::uint64_t t0 = clk.now();
+    if (pd != 0 && v + pd < n) {
+      const std::uint32_t* ahead = job.parents + sdr::kParents * (v + pd);
+      for (std::uint32_t k = 0; k < parent_count; ++k)
+        detail::prefetch_read((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
+      if (v + pd + 4 < n) detail::prefetch_read(job.parents + sdr::kParents * (v + pd + 4));
+    }
+    if (v == 0)
+      m.sdr_gather_first();
+    else
+      m.sdr_gather(layer, v, job.parents + sdr::kParents * v, lane, prev_lane, stride);
+    [[maybe_unused]] const std::uint64_t t1 = clk.now();
+    if (v == 0)
+      m.hash_short(e, lane);
+    else
+      m.hash(e, lane + v * stride);
+    [[maybe_unused]] const std::uint64_t t2 = clk.now();
+    if constexpr (Timed) {
+      t.fetch += t1 - t0;
+      t.hash += t2 - t1;
+    }
+  }
+}
+
+template <bool Timed, sdr::label_hash H>
+void zigzag_sector_layer(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t s,
+                         std::uint8_t* buf, std::size_t pd, detail::node_message<sdr::porep_variant::zigzag, H>& m,
+                         phase_clock<Timed> clk, tick_counts& t) {
+  const std::uint64_t stride = 32ull * job.sectors;
+  const std::uint64_t n = job.nodes;
+  std::uint8_t* lane = buf + 32ull * s;
+  m.zigzag_begin(job.replica_ids + 32ull * s);
+  for (std::uint64_t r = 0; r < n; ++r) {
+    [[maybe_unused]] const std::uint64_t t0 = clk.now();
+    if (pd != 0 && r + pd < n) {
+      const std::uint32_t* ahead = rows + sdr::kParents * (r + pd);
+      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) detail::prefetch_read(lane + ahead[k] * stride);
+      if (r + pd + 4 < n) detail::prefetch_read(rows + sdr::kParents * (r + pd + 4));
+    }
+    const std::uint32_t* row = rows + sdr::kParents * r;
+    const bool first = row[1] == row[0];
+    if (!first) m.zigzag_gather(row, lane, stride);
+    [[maybe_unused]] const std::uint64_t t1 = clk.now();
+    alignas(32) std::uint8_t key[32];
+    if (first)
+      m.hash_short(e, key);
+    else
+      m.hash(e, key);
+    [[maybe_unused]] const std::uint64_t t2 = clk.now();
+    std::uint8_t* node = lane + row[0] * stride;
+    fr::add(node, key, node);
+    [[maybe_unused]] const std::uint64_t t3 = clk.now();
+    if constexpr (Timed) {
+      t.fetch += t1 - t0;
+      t.hash += t2 - t1;
+      t.encode += t3 - t2;
+    }
+  }
+}
+
+// One whole job: every layer, sector after sector, and for sdr the replica at the end.
+template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
+tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_store& store,
+                        const std::uint8_t* sdr_data, std::uint8_t* replica, const profile_options& opt) {
+  tick_counts t;
+  const phase_clock<Timed> clk{opt.fenced};
+  detail::node_message<V, H> m;
+  const std::uint64_t start = stamp(true);
+  for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    [[maybe_unused]] std::uint64_t a = clk.now();
+    std::uint8_t* cur = store.layer(l);
+    const std::uint8_t* prev = nullptr;
+    const std::uint32_t* rows = nullptr;
+    if constexpr (V == sdr::porep_variant::zigzag) {
+      sdr::zigzag_begin_layer(job, store, l);
+      rows = job.parents + sdr::kParents * sdr::zigzag_first_row(l, job.nodes);
+    } else {
+      prev = l > 1 ? store.layer(l - 1) : nullptr;
+    }
+    if constexpr (Timed) t.io += clk.now() - a;
+    for (std::uint32_t s = 0; s < job.sectors; ++s) {
+      if constexpr (V == sdr::porep_variant::zigzag)
+        zigzag_sector_layer<Timed, H>(e, job, rows, s, cur, opt.prefetch_distance, m, clk, t);
+      else
+        sdr_sector_layer<Timed, H>(e, job, l, s, cur, prev, opt.prefetch_distance, m, clk, t);
+    }
+    a = clk.now();
+    store.layer_done(l);
+    if constexpr (Timed) t.io += clk.now() - a;
+  }
+  t.labeling = stamp(true) - start;
+  if constexpr (V == sdr::porep_variant::sdr) {
+    // The replica: data + key mod r, the key being the last layer (PC2's encoding).
+    [[maybe_unused]] const std::uint64_t a = clk.now();
+    const std::uint8_t* key = store.layer(job.layers);
+    const std::uint64_t elements = job.nodes * job.sectors;
+    for (std::uint64_t i = 0; i < elements; ++i) fr::add(sdr_data + 32 * i, key + 32 * i, replica + 32 * i);
+    if constexpr (Timed) t.encode += clk.now() - a;
+  }
+  t.total = stamp(true) - start;
+  return t;
+}
+
+std::string digest_hex(const std::uint8_t* p, std::uint64_t n) {
+  std::uint8_t d[32];
+  sha256::digest(d, p, n);
+  return to_hex(d, 32);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 != 0 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// Canonical field elements (top two bits clear), the same for every call.
+std::vector<std::uint8_t> generated_data(std::uint64_t bytes) {
+  std::vector<std::uint8_t> d(bytes);
+  std::uint64_t x = 0x243f6a8885a308d3ull;
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    d[i] = static_cast<std::uint8_t>(x >> 24);
+  }
+  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
+  return d;
+}
+
+}  // namespace
+
+profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
+                                const profile_options& opt) {
+  sdr::validate(job);
+  if (e.algo != label_engine_algo(job.scheme.hash))
+    throw std::invalid_argument("profile: engine '" + std::string(e.name) + "' is a " +
+                                std::string(engine_algo_name(e.algo)) + " engine; " + sdr::scheme_name(job.scheme) +
+                                " hashes with " + sdr::label_hash_name(job.scheme.hash) + " (engines: " +
+                                std::string(engine_algo_name(label_engine_algo(job.scheme.hash))) + ")");
+  if (opt.samples == 0) throw std::invalid_argument("profile: samples must be at least 1");
+  const bool is_sdr = job.scheme.variant == sdr::porep_variant::sdr;
+  const std::uint64_t elements = job.nodes * job.sectors;
+  const std::uint64_t layer_bytes = elements * 32;
+
+  profile_result r;
+  r.scheme = job.scheme;
+  r.engine = std::string(e.name);
+  r.nodes = job.nodes;
+  r.layers = job.layers;
+  r.sectors = job.sectors;
+  r.samples = opt.samples;
+  r.tsc_hz = tsc_hz();
+  r.timer = opt.fenced ? "lfence+rdtsc" : "rdtsc";
+  r.hashed_bytes = job.nodes * job.layers * job.sectors * sdr::message_bytes(job.scheme.variant);
+
+  // sdr: the data the replica encodes (the job's, or generated here).
+  std::vector<std::uint8_t> own_data;
+  const std::uint8_t* data = nullptr;
+  huge_buffer replica;
+  if (is_sdr) {
+    if (job.data != nullptr) {
+      if (const auto bad = sdr::first_noncanonical(job.data, elements); bad >= 0)
+        throw std::invalid_argument("profile: data element " + std::to_string(bad) +
+                                    " is not a valid BLS12-381 field element");
+      data = job.data;
+    } else {
+      own_data = generated_data(layer_bytes);
+      data = own_data.data();
+    }
+    replica = huge_buffer(layer_bytes);
+  }
+
+  std::string want_replica;
+  if (opt.verify) {
+    sdr::rolling_layer_store ref(layer_bytes);
+    sdr::make_reference_backend()->label(job, ref);
+    r.reference_digest = digest_hex(ref.layer(job.layers), layer_bytes);
+    if (is_sdr) {
+      huge_buffer want(layer_bytes);
+      sdr::encode(ref.layer(job.layers), data, want.data(), elements);
+      want_replica = digest_hex(want.data(), layer_bytes);
+    }
+    r.verified_against = std::string("the portable reference backend (last layer") +
+                         (is_sdr ? ", and the replica = data + last layer by sdr::encode)" : ")");
+  }
+
+  std::unique_ptr<sdr::backend> be;
+  if (opt.compare_backend) {
+    labeler_options bo;
+    bo.engine = std::string(e.name);
+    bo.threads = 1;
+    bo.prefetch_distance = opt.prefetch_distance;
+    be = make_cpu_backend(bo);
+  }
+
+  bool ok = true;
+  tick_counts sum;
+  std::vector<double> untimed_labeling_ticks, backend_ticks;
+  auto check = [&](bool replica_too) {
+    if (!opt.verify) return;
+    r.digest = digest_hex(store.layer(job.layers), layer_bytes);
+    ok = ok && r.digest == r.reference_digest;
+    if (replica_too && is_sdr) {
+      r.replica_digest = digest_hex(replica.data(), layer_bytes);
+      ok = ok && r.replica_digest == want_replica;
+    }
+  };
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (std::uint32_t i = 0; i < opt.warmup + opt.samples; ++i) {
+    const bool keep = i >= opt.warmup;
+    sdr::with_scheme(job.scheme, [&](auto v, auto h) {
+      constexpr auto V = decltype(v)::value;
+      constexpr auto H = decltype(h)::value;
+      auto t0 = std::chrono::steady_clock::now();
+      const tick_counts timed = profile_run<true, V, H>(e, job, store, data, replica.data(), opt);
+      const double timed_s = seconds_since(t0);
+      check(true);
+      t0 = std::chrono::steady_clock::now();
+      const tick_counts untimed = profile_run<false, V, H>(e, job, store, data, replica.data(), opt);
+      const double untimed_s = seconds_since(t0);
+      check(true);
+      if (!keep) return;
+      r.timed_s.push_back(timed_s);
+      r.untimed_s.push_back(untimed_s);
+      untimed_labeling_ticks.push_back(static_cast<double>(untimed.labeling));
+      sum.fetch += timed.fetch;
+      sum.hash += timed.hash;
+      sum.encode += timed.encode;
+      sum.io += timed.io;
+      sum.total += timed.total;
+    });
+    if (be) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::uint64_t c0 = stamp(true);
+      be->label(job, store);
+      const std::uint64_t c1 = stamp(true);
+      const double s = seconds_since(t0);
+      check(false);
+      if (keep) {
+        r.backend_s.push_back(s);
+        backend_ticks.push_back(static_cast<double>(c1 - c0));
+      }
+    }
+  }
+  r.verified = opt.verify && ok;
+
+  const double runs = static_cast<double>(opt.samples);
+  const double hz = r.tsc_hz > 0 ? r.tsc_hz : 1;
+  const std::uint64_t other = sum.total - std::min(sum.total, sum.fetch + sum.hash + sum.encode + sum.io);
+  r.seconds = {static_cast<double>(sum.fetch) / hz / runs, static_cast<double>(sum.hash) / hz / runs,
+               static_cast<double>(sum.encode) / hz / runs, static_cast<double>(sum.io) / hz / runs,
+               static_cast<double>(other) / hz / runs};
+  if (sum.total != 0) {
+    const double total = static_cast<double>(sum.total);
+    r.share = {static_cast<double>(sum.fetch) / total, static_cast<double>(sum.hash) / total,
+               static_cast<double>(sum.encode) / total, static_cast<double>(sum.io) / total, 0};
+    r.share.other = std::max(0.0, 1.0 - (r.share.fetch + r.share.hash + r.share.encode + r.share.io));
+  }
+  r.total_s = median(r.timed_s);
+  r.untimed_total_s = median(r.untimed_s);
+  r.backend_total_s = median(r.backend_s);
+  r.overhead = r.untimed_total_s > 0 ? r.total_s / r.untimed_total_s - 1 : 0;
+  const double work = static_cast<double>(job.nodes) * job.layers * job.sectors;
+  r.timed_ns_per_node_layer = r.total_s * 1e9 / work;
+  r.untimed_ns_per_node_layer = r.untimed_total_s * 1e9 / work;
+  r.backend_ns_per_node_layer = r.backend_total_s * 1e9 / work;
+  const double bytes = static_cast<double>(r.hashed_bytes);
+  r.cycles_per_byte = median(untimed_labeling_ticks) / bytes;
+  r.backend_cycles_per_byte = median(backend_ticks) / bytes;
+  return r;
+}
+
+}  // namespace poreplab::cpu
