@@ -1,0 +1,264 @@
+#pragma once
+// A GPU latency model that needs no GPU: it reads the SASS of the compiled kernels
+// (embedded at build time, see cmake/sass_embed.cmake), follows one iteration of each
+// kernel's main loop (one node of a label kernel, one compression of a hash chain),
+// and turns instruction counts and the read-after-write critical path into predicted
+// latencies and device-wide rates with the per-architecture figures of a latency table
+// (experiments/data/gpu-latency.json). Every figure it produces is modeled, not measured.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab::gpu_model {
+
+// A malformed latency table or SASS text, or a request the model cannot answer.
+struct model_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- SASS ----
+
+// Registers as integer keys: R0..R255, UR0..UR63, P0..P6, UP0..UP6. RZ, URZ, PT and UPT
+// are constants and get no key.
+int register_key(std::string_view name);  // -1 for a constant or not a register
+std::string register_name(int key);
+
+struct sass_instruction {
+  std::uint32_t address = 0;
+  std::string guard;                  // "", "P0", "!P0", "UP1"...
+  std::string opcode;                 // with modifiers: "IADD3.X", "LDG.E.128"
+  std::string base;                   // "IADD3"
+  std::vector<std::string> operands;  // as written
+  std::vector<int> dests, srcs;       // register keys; the guard is a source
+  std::optional<std::uint32_t> target;  // BRA / CALL target address
+  std::string text;                   // "@P0 IADD3 R4, P0, R2, R3, RZ"
+};
+
+struct sass_function {
+  std::string arch;     // "sm_80"
+  std::string mangled;  // as in "Function : <mangled>"
+  std::string name;     // demangled
+  std::vector<sass_instruction> code;
+  int registers = 0;  // per thread, from cuobjdump -res-usage; 0 when unknown
+};
+
+// Parses cuobjdump -sass output (raw or compacted). `arch` applies until the text names
+// one ("code for sm_80" / "arch = sm_80"). Throws model_error on an instruction it
+// cannot read.
+std::vector<sass_function> parse_sass(std::string_view text, const std::string& arch = {});
+// Only the functions whose kernel_label() is `label` (cheaper: others are not parsed).
+std::vector<sass_function> parse_sass(std::string_view text, const std::string& arch, const std::string& label);
+// One instruction line without its address: "IADD3 R4, P0, R2, R3, RZ".
+sass_instruction parse_instruction(std::string_view line, std::uint32_t address = 0);
+// "<mangled> REG:<n> STACK:<n>" lines (cuobjdump -res-usage, as embedded) -> registers.
+std::map<std::string, int> parse_resources(std::string_view text);
+
+std::string demangle(const std::string& mangled);  // the input when it is not a C++ name
+// "label_layer_kernel<sdr, sha256>", "sha256_chain_kernel"; empty when `name` is none of
+// the kernels the model analyses.
+std::string kernel_label(const std::string& demangled);
+
+// ---- loops and one iteration ----
+
+// A loop closed by a backward branch: instructions head..latch (indices into code).
+struct loop_range {
+  std::size_t head = 0, latch = 0;
+  std::size_t size() const { return latch - head + 1; }
+};
+// Every backward branch except self-branches (the "BRA ." after EXIT).
+std::vector<loop_range> find_loops(const sass_function& f);
+// The largest loop (the outermost one); nullopt without a loop.
+std::optional<loop_range> main_loop(const sass_function& f);
+
+// The instructions one iteration of `loop` issues, in order. Branches whose predicate
+// follows from constants set inside the iteration (inner loop counters) are followed
+// exactly; any other branch takes its larger side and never leaves the loop early;
+// an inner loop whose trip count cannot be derived runs once (noted).
+struct iteration_trace {
+  std::vector<std::size_t> path;    // indices into code
+  std::vector<std::string> notes;  // what was assumed
+  bool exact = true;               // no branch needed a guess
+};
+iteration_trace trace_iteration(const sass_function& f, const loop_range& loop);
+
+// ---- latency table ----
+
+struct arch_params {
+  std::string arch;    // "sm_80"
+  std::string device;  // which product the figures describe
+  double sm_count = 0, clock_mhz = 0, schedulers_per_sm = 0, issue_per_scheduler = 0;
+  double max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0, register_alloc_unit = 0;
+  double hbm_gb_per_s = 0;
+  std::map<std::string, double> memory_cycles;  // l1, l2, dram, shared, constant
+  std::string global_load_level;                 // which memory level LDG/LD see: l1, l2, dram
+  std::map<std::string, double> opcode_cycles;  // base opcode -> cycles (loads resolved)
+  std::map<std::string, std::string> opcode_memory;  // base opcode -> memory level
+  double default_cycles = 0;
+  std::vector<std::string> assumed;  // fields marked "status": "assumed"
+};
+
+struct latency_table {
+  std::string file;  // for messages
+  std::map<std::string, arch_params> archs;
+};
+
+// Validates every field; any problem is one model_error naming the file and the field
+// ("gpu-latency.json: /archs/sm_80/opcodes/IADD3/cycles: must be a positive number").
+latency_table parse_latency_table(const nlohmann::json& j, const std::string& file);
+// Reads and validates FILE; an empty path reads the table compiled into the binary.
+latency_table load_latency_table(const std::string& path);
+const arch_params& arch_of(const latency_table& t, const std::string& arch);  // model_error when absent
+
+// The latency of one instruction on an architecture, with its memory level resolved
+// (`load_level` overrides the table's global_load_level when not empty).
+double instruction_cycles(const sass_instruction& in, const arch_params& a, const std::string& load_level = {});
+
+// ---- analysis ----
+
+// Longest read-after-write path (operands ready at 0 at the start) and the cycle at
+// which one warp issuing in order, one instruction per cycle, has finished.
+struct schedule_result {
+  double critical_path = 0;
+  double in_order = 0;
+  std::vector<std::size_t> path;  // the critical path, positions in `seq`
+};
+template <class Latency>
+schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency);
+
+struct kernel_analysis {
+  std::string arch, label, mangled, name;
+  std::string unit;  // "node" (label kernels) or "compression" (chain kernels)
+  bool has_loop = false;
+  std::uint32_t loop_head = 0, loop_latch = 0;  // addresses
+  std::size_t instructions = 0;                 // issued per iteration
+  std::map<std::string, std::size_t> by_opcode;  // base opcode -> count
+  double critical_path_cycles = 0;
+  double in_order_cycles = 0;
+  double bytes_per_iteration = 0;  // global/generic loads and stores, repeats counted
+  std::size_t round_constant_hits = 0;  // SHA-256 K[0] immediates: compressions in the trace
+  int registers = 0;
+  std::string registers_source;
+  std::string load_level;
+  std::vector<std::string> notes;
+  std::set<std::string> default_latency_opcodes;  // took the table's default latency
+  bool exact = true;
+};
+
+kernel_analysis analyze(const sass_function& f, const arch_params& a, const std::string& load_level = {});
+
+struct prediction {
+  double single_thread_cycles = 0;  // the in-order schedule of one iteration
+  double single_thread_ns = 0;
+  double critical_path_ns = 0;
+  double resident_threads = 0;  // device-wide
+  std::string resident_limit;   // what limits them: threads, blocks, registers
+  double issue_rate = 0, latency_rate = 0, memory_rate = 0;  // iterations per second
+  double rate = 0;
+  std::string bound;  // "issue", "latency" or "memory"
+};
+
+prediction predict(const kernel_analysis& k, const arch_params& a, unsigned threads_per_block);
+// Predicted ns per iteration when `parallel` independent threads (sectors, chains) run.
+double predicted_ns_per_iteration(const prediction& p, double parallel);
+
+// ---- the build's SASS ----
+
+struct embedded_arch {
+  std::string arch, text, resources;
+};
+std::vector<embedded_arch> embedded_sass();
+std::string embedded_note();  // why there is none, or ""
+// The analysed kernels of the build, for the given architectures (empty: all), and only
+// the one named `label` when it is not empty.
+std::vector<sass_function> embedded_kernels(const std::vector<std::string>& archs = {}, const std::string& label = {});
+// The names (kernel_label) of the analysed kernels of one architecture, without parsing
+// their instructions.
+std::vector<std::string> embedded_kernel_labels(const std::string& arch);
+
+// ---- the whole model ----
+
+struct model_options {
+  std::vector<std::string> archs;  // empty: every architecture of the table that has SASS
+  std::string load_level;          // empty: the table's
+  unsigned threads_per_block = 32;
+};
+
+struct model_row {
+  kernel_analysis analysis;
+  prediction predicted;
+  std::string device;
+};
+
+std::vector<model_row> run_model(const latency_table& t, const model_options& o);
+nlohmann::json to_json(const model_row& r);
+
+// Measured GPU records (kind label/hash, backend cuda) from RESULTS_DIR/records.jsonl.
+struct measured_point {
+  std::string dir, experiment, kind, device, algo;  // algo: sha256, blake2s, blake2b (label: sha256)
+  std::string arch;    // sm_80 / sm_90 from the device name, or "" when unknown
+  std::string metric;  // "ns_per_node_layer", "ns_per_block"...
+  double value = 0;    // median
+  double parallel = 0;  // sectors / chains
+  nlohmann::json axes;
+};
+std::vector<measured_point> read_measured(const std::string& dir);
+
+// ---- template definition ----
+
+template <class Latency>
+schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency) {
+  schedule_result r;
+  std::map<int, double> ready;
+  std::map<int, std::size_t> writer;  // key -> position of the last writer
+  std::vector<std::ptrdiff_t> parent(seq.size(), -1);
+  std::vector<double> finish(seq.size(), 0);
+  double issue = -1;  // in-order: the cycle of the previous issue
+  std::map<int, double> ready_in_order;
+  double end_in_order = 0;
+  std::ptrdiff_t last = -1;
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const sass_instruction& in = *seq[i];
+    const double lat = latency(in);
+    double start = 0, start_in_order = issue + 1;
+    std::ptrdiff_t from = -1;
+    auto consider = [&](int key) {
+      if (auto it = ready.find(key); it != ready.end() && it->second > start) {
+        start = it->second;
+        from = static_cast<std::ptrdiff_t>(writer[key]);
+      }
+      if (auto it = ready_in_order.find(key); it != ready_in_order.end() && it->second > start_in_order)
+        start_in_order = it->second;
+    };
+    for (int s : in.srcs) consider(s);
+    // A guarded write keeps the old value when the guard is false: it depends on it.
+    if (!in.guard.empty())
+      for (int d : in.dests) consider(d);
+    parent[i] = from;
+    finish[i] = start + (in.dests.empty() ? 1.0 : lat);
+    for (int d : in.dests) {
+      ready[d] = start + lat;
+      writer[d] = i;
+      ready_in_order[d] = start_in_order + lat;
+    }
+    issue = start_in_order;
+    end_in_order = std::max(end_in_order, start_in_order + (in.dests.empty() ? 1.0 : lat));
+    if (last < 0 || finish[i] > r.critical_path) {
+      r.critical_path = finish[i];
+      last = static_cast<std::ptrdiff_t>(i);
+    }
+  }
+  r.in_order = end_in_order;
+  for (std::ptrdiff_t i = last; i >= 0; i = parent[static_cast<std::size_t>(i)])
+    r.path.insert(r.path.begin(), static_cast<std::size_t>(i));
+  return r;
+}
+
+}  // namespace poreplab::gpu_model

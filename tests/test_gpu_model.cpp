@@ -1,0 +1,401 @@
+// The SASS-based GPU latency model (experiments/src/gpu_model.hpp): parsing, loops and
+// traced iterations on hand-written SASS with known answers, latency-table validation,
+// the build's own kernels when it embeds SASS, the command and the gpu-model kind.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "config.hpp"
+#include "gpu_model.hpp"
+#include "records.hpp"
+#include "runner.hpp"
+
+using namespace poreplab::gpu_model;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> names(const std::vector<int>& keys) {
+  std::vector<std::string> v;
+  for (int k : keys) v.push_back(register_name(k));
+  return v;
+}
+
+using strings = std::vector<std::string>;
+
+// Every instruction 4 cycles, as the tests' reference latency.
+double four(const sass_instruction&) { return 4; }
+
+std::vector<const sass_instruction*> all_of(const sass_function& f) {
+  std::vector<const sass_instruction*> v;
+  for (const auto& in : f.code) v.push_back(&in);
+  return v;
+}
+
+json default_table_json() {
+  std::ifstream in(fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "data" / "gpu-latency.json");
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+std::string table_error(const json& j) {
+  try {
+    parse_latency_table(j, "test.json");
+  } catch (const model_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A loop 0x20..0x80 of seven dependent instructions, with a carry through P0 and a
+// multi-destination IADD3; the BRA after EXIT branches to itself and is no loop.
+const char* kLoopSass = R"sass(
+        code for sm_80
+                Function : _Z4testv
+        .headerflags    @"EF_CUDA_SM80 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM80)"
+        /*0000*/                   MOV R0, RZ ;                              /* 0x000000ff00007202 */
+                                                                             /* 0x000fe20000000f00 */
+        /*0010*/                   MOV R1, 0x1 ;                             /* 0x0000000100017802 */
+                                                                             /* 0x000fe40000000f00 */
+        /*0020*/                   IADD3 R2, R0, R1, RZ ;
+        /*0030*/                   LOP3.LUT R3, R2, R1, RZ, 0x96, !PT ;
+        /*0040*/                   SHF.L.U32 R4, R3, 0x1, RZ ;
+        /*0050*/                   IADD3 R0, P0, R4, R2, RZ ;
+        /*0060*/                   IADD3.X R5, RZ, R5, RZ, P0, !PT ;
+        /*0070*/                   ISETP.NE.AND P1, PT, R5, 0x10, PT ;
+        /*0080*/               @P1 BRA 0x20 ;
+        /*0090*/                   EXIT ;
+        /*00a0*/                   BRA 0xa0;
+)sass";
+
+// An outer loop around an inner loop of five iterations (uniform counter from zero).
+const char* kNestedSass = R"(
+Function : _Z5innerv
+/*0000*/ MOV R9, RZ ;
+/*0010*/ UMOV UR4, URZ ;
+/*0020*/ IADD3 R9, R9, 0x1, RZ ;
+/*0030*/ UIADD3 UR4, UR4, 0x1, URZ ;
+/*0040*/ UISETP.NE.AND UP0, UPT, UR4, 0x5, UPT ;
+/*0050*/ PLOP3.LUT P0, PT, PT, PT, UP0, 0x80, 0x0 ;
+/*0060*/ @P0 BRA 0x20 ;
+/*0070*/ ISETP.NE.AND P1, PT, R9, 0x100, PT ;
+/*0080*/ @P1 BRA 0x10 ;
+/*0090*/ EXIT ;
+)";
+
+struct run_result {
+  int status = -1;
+  std::string out, err;
+};
+
+run_result run_poreplab(const std::string& args) {
+  static int counter = 0;
+  const fs::path base = fs::temp_directory_path() /
+                        ("poreplab-gm-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  const std::string cmd = std::string("'") + POREPLAB_BINARY + "' " + args + " >'" + base.string() + ".out' 2>'" +
+                          base.string() + ".err'";
+  run_result r;
+  const int raw = std::system(cmd.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(base.string() + ".out");
+  r.err = slurp(base.string() + ".err");
+  fs::remove(base.string() + ".out");
+  fs::remove(base.string() + ".err");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("gpu model: instruction operands, destinations and sources", "[gpu-model]") {
+  auto in = parse_instruction("IADD3 R4, P0, P1, R2, R3, RZ");
+  CHECK(in.base == "IADD3");
+  CHECK(names(in.dests) == strings{"R4", "P0", "P1"});
+  CHECK(names(in.srcs) == strings{"R2", "R3"});
+
+  in = parse_instruction("IADD3.X R5, RZ, R7, RZ, P0, !PT");  // carry in through P0
+  CHECK(names(in.dests) == strings{"R5"});
+  CHECK(names(in.srcs) == strings{"R7", "P0"});
+
+  in = parse_instruction("ISETP.GE.U32.AND P1, PT, R8.reuse, c[0x0][0x160], PT");
+  CHECK(names(in.dests) == strings{"P1"});
+  CHECK(names(in.srcs) == strings{"R8"});
+
+  in = parse_instruction("@!P0 IMAD.WIDE.U32 R8, R9, c[0x0][0x0], R2");
+  CHECK(in.guard == "!P0");
+  CHECK(names(in.dests) == strings{"R8", "R9"});
+  CHECK(names(in.srcs) == strings{"R2", "R3", "R9", "P0"});
+
+  in = parse_instruction("LDG.E.128 R4, desc[UR6][R2.64+0x10]");
+  CHECK(names(in.dests) == strings{"R4", "R5", "R6", "R7"});
+  CHECK(names(in.srcs) == strings{"R2", "R3", "UR6", "UR7"});
+
+  in = parse_instruction("STG.E.64 [R2.64], R4");
+  CHECK(in.dests.empty());
+  CHECK(names(in.srcs) == strings{"R2", "R3", "R4", "R5"});
+
+  in = parse_instruction("PLOP3.LUT P0, PT, PT, PT, UP0, 0x80, 0x0");
+  CHECK(names(in.dests) == strings{"P0"});
+  CHECK(names(in.srcs) == strings{"UP0"});
+
+  in = parse_instruction("@P0 BRA 0x5a40");
+  REQUIRE(in.target);
+  CHECK(*in.target == 0x5a40);
+  CHECK(names(in.srcs) == strings{"P0"});
+
+  CHECK(register_key("RZ") < 0);
+  CHECK(register_key("PT") < 0);
+  CHECK(register_name(register_key("UR12")) == "UR12");
+  CHECK_THROWS_AS(parse_instruction("0x12 R1"), model_error);
+}
+
+TEST_CASE("gpu model: a loop's critical path through a predicate and a multi-destination add", "[gpu-model]") {
+  const auto fs_ = parse_sass(kLoopSass);
+  REQUIRE(fs_.size() == 1);
+  const sass_function& f = fs_[0];
+  CHECK(f.arch == "sm_80");
+  CHECK(f.mangled == "_Z4testv");
+  CHECK(f.name == "test()");
+  REQUIRE(f.code.size() == 11);
+
+  const auto loops = find_loops(f);
+  REQUIRE(loops.size() == 1);  // the self-branch after EXIT is not a loop
+  const auto l = main_loop(f);
+  REQUIRE(l);
+  CHECK(f.code[l->head].address == 0x20);
+  CHECK(f.code[l->latch].address == 0x80);
+
+  const auto t = trace_iteration(f, *l);
+  CHECK(t.exact);
+  REQUIRE(t.path.size() == 7);
+  std::vector<const sass_instruction*> seq;
+  for (auto i : t.path) seq.push_back(&f.code[i]);
+  // IADD3 -> LOP3 -> SHF -> IADD3 (R0, P0) -> IADD3.X (P0) -> ISETP -> BRA: 6 x 4 + 1.
+  const auto s = schedule(seq, four);
+  CHECK(s.critical_path == Approx(25));
+  CHECK(s.path.size() == 7);
+  CHECK(s.in_order == Approx(25));  // fully serial: in order adds nothing
+
+  // Without the carry the .X add would not wait for the IADD3 that writes P0.
+  auto no_carry = seq;
+  const auto plain = parse_instruction("IADD3.X R5, RZ, R5, RZ, PT, !PT");
+  no_carry[4] = &plain;
+  CHECK(schedule(no_carry, four).critical_path == Approx(16));  // the IADD3 writing R0 ends the path
+}
+
+TEST_CASE("gpu model: in-order issue is never shorter than the critical path", "[gpu-model]") {
+  const auto f = parse_sass(R"(Function : k
+/*0000*/ IADD3 R1, R10, 0x1, RZ ;
+/*0010*/ IADD3 R2, R11, 0x1, RZ ;
+/*0020*/ IADD3 R3, R12, 0x1, RZ ;
+/*0030*/ IADD3 R4, R1, R2, R3 ;
+/*0040*/ @P0 MOV R4, R9 ;
+)");
+  REQUIRE(f.size() == 1);
+  auto seq = all_of(f[0]);
+  seq.pop_back();
+  auto s = schedule(seq, four);
+  CHECK(s.critical_path == Approx(8));
+  CHECK(s.in_order == Approx(10));  // issued at 0, 1, 2, then 6 (R3 ready): done at 10
+  // A guarded write keeps the old value when the guard is off: it depends on R4.
+  s = schedule(all_of(f[0]), four);
+  CHECK(s.critical_path == Approx(12));
+}
+
+TEST_CASE("gpu model: an inner loop's trip count comes from its counter", "[gpu-model]") {
+  const auto f = parse_sass(kNestedSass, "sm_90");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].arch == "sm_90");
+  CHECK(find_loops(f[0]).size() == 2);
+  const auto l = main_loop(f[0]);
+  REQUIRE(l);
+  CHECK(f[0].code[l->head].address == 0x10);
+  const auto t = trace_iteration(f[0], *l);
+  CHECK(t.exact);
+  CHECK(t.path.size() == 1 + 5 * 5 + 2);
+
+  // The bound in a constant bank is unknown: the inner loop runs once, and says so.
+  std::string unknown = kNestedSass;
+  unknown.replace(unknown.find("UISETP.NE.AND UP0, UPT, UR4, 0x5, UPT"), 37, "UISETP.NE.AND UP0, UPT, UR4, UR5, UPT");
+  const auto g = parse_sass(unknown);
+  const auto u = trace_iteration(g[0], *main_loop(g[0]));
+  CHECK_FALSE(u.exact);
+  CHECK(u.path.size() == 1 + 5 + 2);
+  REQUIRE_FALSE(u.notes.empty());
+  CHECK(u.notes.front().find("counted once") != std::string::npos);
+}
+
+TEST_CASE("gpu model: kernel names from demangled template arguments", "[gpu-model]") {
+  CHECK(kernel_label(demangle("_ZN8poreplab4cuda11run_functorINS_3sdr18label_layer_kernelILNS2_13porep_variantE1ELNS2_"
+                              "10label_hashE2EEEEEvT_m")) == "label_layer_kernel<zigzag, blake2b-256>");
+  CHECK(kernel_label(demangle("_ZN8poreplab4cuda11run_functorINS_9hashbench19sha256_chain_kernelEEEvT_m")) ==
+        "sha256_chain_kernel");
+  CHECK(kernel_label("void poreplab::cuda::run_functor<poreplab::sdr::label_layer_kernel>(...)") == "label_layer_kernel");
+  CHECK(kernel_label("relayout_kernel").empty());
+}
+
+TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
+  const json good = default_table_json();
+  const latency_table t = parse_latency_table(good, "test.json");
+  REQUIRE(t.archs.count("sm_80"));
+  REQUIRE(t.archs.count("sm_90"));
+  for (const auto& [name, a] : t.archs) {
+    INFO(name);
+    CHECK(a.sm_count > 0);
+    CHECK(a.clock_mhz > 0);
+    CHECK(a.opcode_cycles.at("IADD3") > 0);
+    CHECK(a.memory_cycles.at("dram") > a.memory_cycles.at("l2"));
+    CHECK(a.memory_cycles.at("l2") > a.memory_cycles.at("l1"));
+  }
+  // The built-in copy is the same file.
+  CHECK(load_latency_table("").archs.size() == t.archs.size());
+  CHECK_THROWS_WITH(arch_of(t, "sm_75"), Catch::Contains("/archs/sm_75: missing"));
+
+  json j = good;
+  j["archs"]["sm_80"].erase("sm_count");
+  CHECK(table_error(j) == "test.json: /archs/sm_80/sm_count: missing");
+  j = good;
+  j["archs"]["sm_90"]["opcodes"]["IADD3"]["cycles"] = -4;
+  CHECK(table_error(j) == "test.json: /archs/sm_90/opcodes/IADD3/cycles: must be a positive number");
+  j = good;
+  j["archs"]["sm_80"]["memory_latency_cycles"]["l2"]["cycles"] = 0;
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/memory_latency_cycles/l2/cycles: must be a positive number"));
+  j = good;
+  j["archs"]["sm_80"]["boost_clock_mhz"].erase("source");
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/boost_clock_mhz: needs a \"source\""));
+  j = good;
+  j["archs"]["sm_80"]["sm_count"]["status"] = "assumed";
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/sm_count/reason"));
+  j = good;
+  j["archs"]["sm_80"]["smcount"] = j["archs"]["sm_80"]["sm_count"];
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/smcount: unknown key"));
+  j = good;
+  j["schema"] = "poreplab-gpu-latency/2";
+  CHECK_THAT(table_error(j), Catch::Contains("/schema: unsupported schema"));
+  j = good;
+  j.erase("archs");
+  CHECK(table_error(j) == "test.json: /archs: missing");
+
+  CHECK_THROWS_WITH(load_latency_table("/nonexistent/gpu.json"), Catch::Contains("cannot open latency table"));
+}
+
+TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
+  const latency_table t = load_latency_table("");
+  if (embedded_sass().empty()) {
+    WARN("skipped: " << embedded_note());
+    CHECK(embedded_note().find("no SASS in this build") != std::string::npos);
+    CHECK_THROWS_WITH(run_model(t, {}), Catch::Contains("no SASS in this build"));
+    return;
+  }
+  const auto kernels = embedded_kernels();
+  REQUIRE_FALSE(kernels.empty());
+  std::size_t chains = 0, labels = 0;
+  for (const auto& f : kernels) {
+    if (!t.archs.count(f.arch)) continue;
+    const std::string label = kernel_label(f.name);
+    INFO(f.arch << " " << label);
+    const auto k = analyze(f, t.archs.at(f.arch));
+    CHECK(k.has_loop);
+    CHECK(k.registers > 0);
+    CHECK(k.in_order_cycles >= k.critical_path_cycles);
+    if (label == "sha256_chain_kernel") {
+      ++chains;
+      // 64 rounds, each at least two dependent 4-cycle operations on the state.
+      CHECK(k.critical_path_cycles >= 64 * 2 * 4);
+      CHECK(k.round_constant_hits == 1);  // one compression per iteration
+      CHECK(k.exact);
+    }
+    if (label.rfind("label_layer_kernel", 0) == 0) {
+      ++labels;
+      CHECK(k.instructions > 1000);
+      // 20 compressions a node; in the first one (from the IV) ptxas may fold K[0] away.
+      if (label == "label_layer_kernel<sdr, sha256>") {
+        CHECK(k.round_constant_hits >= 19);
+        CHECK(k.round_constant_hits <= 20);
+      }
+    }
+    const auto p = predict(k, t.archs.at(f.arch), 32);
+    CHECK(p.rate > 0);
+    CHECK(p.rate <= p.issue_rate);
+  }
+  CHECK(chains > 0);
+  CHECK(labels > 0);
+  const auto rows = run_model(t, {});
+  CHECK(rows.size() >= chains + labels);
+  CHECK(to_json(rows.front())["modeled"] == true);
+  CHECK_THROWS_WITH(run_model(t, {{"sm_75"}, "", 32}), Catch::Contains("no SASS for sm_75"));
+}
+
+TEST_CASE("gpu model: poreplab model gpu", "[gpu-model][cli]") {
+  auto r = run_poreplab("model gpu --arch sm_75");
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
+  r = run_poreplab("model gpu --latency /nonexistent/gpu.json");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("poreplab: error: cannot open latency table /nonexistent/gpu.json"));
+  r = run_poreplab("model gpu --load-level l3");
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Catch::Contains("--load-level"));
+  r = run_poreplab("model gpu /nonexistent-results-dir");
+  CHECK(r.status == 1);
+  if (embedded_sass().empty()) {
+    r = run_poreplab("model gpu");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains("no SASS in this build"));
+    return;
+  }
+  CHECK_THAT(r.err, Catch::Contains("/nonexistent-results-dir"));
+  r = run_poreplab("model gpu --arch sm_90");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("MODELED"));
+  CHECK_THAT(r.out, Catch::Contains("sha256_chain_kernel"));
+  r = run_poreplab("model gpu --json");
+  CHECK(r.status == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(lines, line)) {
+    const json j = json::parse(line);
+    CHECK(j["modeled"] == true);
+    ++n;
+  }
+  CHECK(n > 0);
+}
+
+TEST_CASE("gpu model: gpu-model points are modeled, never verified", "[gpu-model][runner]") {
+  const auto c = poreplab::runner::parse_config(R"({"schema": "poreplab-experiments/1", "experiments": [
+      {"name": "model", "kind": "gpu-model", "axes": {"arch": ["sm_80"], "kernel": ["sha256_chain_kernel"]}}]})",
+                                                "test.json");
+  const auto points = poreplab::runner::expand_points(c);
+  REQUIRE(points.size() == 1);
+  const json rec = poreplab::runner::run_point(c, points[0], 0);
+  if (embedded_sass().empty()) {
+    CHECK(rec["status"] == "skipped");
+    CHECK_THAT(rec["reason"].get<std::string>(), Catch::Contains("no SASS in this build"));
+    return;
+  }
+  REQUIRE(rec["status"] == "ok");
+  CHECK(rec["modeled"] == true);
+  CHECK(rec["verified"] == false);
+  CHECK(rec["context"]["modeled"] == true);
+  CHECK(rec["stats"]["median"].get<double>() > 0);
+  const json res = poreplab::runner::make_results(c.normalized, c.digest, {}, {rec}, {rec}, json::object());
+  const std::string md = poreplab::runner::summary_markdown(res);
+  CHECK_THAT(md, Catch::Contains("modeled"));
+  CHECK_THAT(md, !Catch::Contains("| yes |"));
+}
