@@ -19,7 +19,12 @@ UNITS = {
     "ns_per_node": "ns/node", "ns_per_byte": "ns/B", "floor_ns_per_node_layer": "ns/node/layer",
     "critical_path_cycles_per_byte": "cycles/B", "ns_per_block": "ns/block", "lane_ns_per_block": "ns/block",
     "cycles_per_byte_core": "cycles/B", "seconds": "s",
+    "measured_cycles_per_byte": "core cycles/B, 1 chain", "limit_cycles_per_byte": "core cycles/B, 1 chain",
+    "ratio": "measured/limit", "single_stream_gb_per_s": "GB/s, 1 chain",
 }
+
+HASH_ORDER = {"sha256": 0, "blake2s": 1, "blake2b": 2, "blake2b-256": 2}
+PROFILE_SHARES = ["share_hash", "share_fetch", "share_encode", "share_io", "share_other", "overhead"]
 
 
 def num(v):
@@ -121,9 +126,125 @@ def experiment_table(points):
             row += ["-", "-"]
         r = p.get("rates") or {}
         row += [num(r.get(k)) for k in rates]
-        row.append("-" if status != "ok" else ("yes" if p.get("verified") else "**no**"))
+        row.append("-" if status != "ok" else
+                   "modeled" if p.get("modeled") else ("yes" if p.get("verified") else "**no**"))
         lines.append("| " + " | ".join(esc(c) for c in row) + " |")
     return "\n".join(lines) + "\n"
+
+
+def limits_section(results):
+    """(a) Hash c/B vs limit: each engine's critical-path limit (instruction latencies
+    measured here) against its measured single-stream cycles per byte (`limits` kind)."""
+    pts = [p for p in results.get("points", []) if p.get("kind") == "limits"]
+    if not pts:
+        return []
+    ok = sorted((p for p in pts if p.get("status") == "ok"),
+                key=lambda p: (HASH_ORDER.get(p["axes"].get("algo"), 9),
+                               (p.get("rates") or {}).get("measured_cycles_per_byte") or 0))
+    out = ["## Hash c/B vs limit", "",
+           "Core cycles per byte of one dependent chain (the labeling pattern). *limit*: the engine's critical "
+           "path from instruction latencies measured on this CPU (docs/hash-limits.md); *measured*: the engine "
+           "hashing one chain per lane (bench_hash, mode chain), converted with the same add-chain clock "
+           "calibration. A ratio near 1 means latency-bound; well above 1, bound by something else "
+           "(issue width, shuffles, message loads).", ""]
+    if ok:
+        out.append("| algo | engine | lanes | limit c/B | measured c/B | measured / limit | GB/s (1 chain) | "
+                   "core clock | latencies used (cycles) |")
+        out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        for p in ok:
+            r, c = p.get("rates") or {}, p.get("context") or {}
+            lat = ", ".join("%s %s" % (k, num(v)) for k, v in sorted((c.get("latencies") or {}).items()))
+            hz = c.get("core_hz")
+            out.append("| " + " | ".join(esc(x) for x in [
+                p["axes"].get("algo"), p["axes"].get("engine"), num(c.get("lanes")),
+                num(r.get("limit_cycles_per_byte")), num(r.get("measured_cycles_per_byte")), num(r.get("ratio")),
+                num(r.get("single_stream_gb_per_s")), "%.3f GHz" % (hz / 1e9) if hz else "-", lat or "-"]) + " |")
+        out.append("")
+    others = [p for p in pts if p.get("status") != "ok"]
+    if others:
+        out.append("Not measured here: " + "; ".join(
+            "%s %s (%s: %s)" % (p["axes"].get("algo"), p["axes"].get("engine"), p.get("status"),
+                                esc(p.get("reason", ""))) for p in others) + ".")
+        out.append("")
+    return out
+
+
+def _match_key(p, keys):
+    a = p.get("axes") or {}
+    return tuple(json.dumps(a.get(k)) for k in keys)
+
+
+def replication_section(results):
+    """(b) Replication c/B and profile: `label` records with the variant/hash axes and
+    `profile` records, side by side; fields that are not recorded show as '-'."""
+    pts = results.get("points", [])
+    labels = [p for p in pts if p.get("kind") == "label"
+              and ("variant" in (p.get("axes") or {}) or "hash" in (p.get("axes") or {}))]
+    profiles = [p for p in pts if p.get("kind") == "profile"]
+    if not labels and not profiles:
+        return []
+    keys = [k for k in ("variant", "hash", "backend", "engine", "sector_size", "sectors", "layers")
+            if any(k in (p.get("axes") or {}) for p in labels + profiles)]
+    # A profile matches a label point on the axes both have.
+    prof_by_key = {}
+    for p in profiles:
+        if p.get("status") == "ok":
+            prof_by_key.setdefault(_match_key(p, [k for k in keys if k in p["axes"]]), p)
+    shares = [k for k in PROFILE_SHARES if any(k in (p.get("rates") or {}) for p in profiles)]
+
+    def scheme(p, prof):
+        st = (p.get("context") or {}).get("scheme_status") or ((prof or {}).get("context") or {}).get("scheme_status")
+        return "**what-if**" if st == "what-if" else (st or "-")
+
+    out = ["## Replication c/B and profile", "",
+           "SDR labeling (and its variants) per hash: time per node per layer, labels per second, cycles per byte "
+           "hashed; where a `profile` record matches (same axes), where the time goes. Rows marked **what-if** "
+           "are not Filecoin's scheme (another hash or variant, run for comparison).", ""]
+    head = keys + ["scheme", "status", "ns/node/layer", "labels/s", "cycles/B"] + shares
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "|".join(" --- " if i < len(keys) + 2 else " ---: " for i in range(len(head))) + "|")
+    used = set()
+    for p in labels:
+        a = p.get("axes") or {}
+        prof = None
+        for kk, pr in prof_by_key.items():
+            pk = [k for k in keys if k in pr["axes"]]
+            if _match_key(p, pk) == kk:
+                prof = pr
+                used.add(id(pr))
+                break
+        r = p.get("rates") or {}
+        pr_r = (prof or {}).get("rates") or {}
+        status = p.get("status", "?") if p.get("status") == "ok" else "%s: %s" % (p.get("status"), p.get("reason", ""))
+        row = [axis_text(k, a.get(k)) for k in keys] + [scheme(p, prof), status, num(r.get("ns_per_node_layer")),
+                                                       num(r.get("labels_per_s")), num(r.get("cycles_per_byte"))]
+        row += [num(pr_r.get(k)) for k in shares]
+        out.append("| " + " | ".join(esc(x) for x in row) + " |")
+    for p in profiles:
+        if id(p) in used:
+            continue
+        a = p.get("axes") or {}
+        r = p.get("rates") or {}
+        status = p.get("status", "?") if p.get("status") == "ok" else "%s: %s" % (p.get("status"), p.get("reason", ""))
+        row = [axis_text(k, a.get(k)) for k in keys] + [scheme(p, None), status + " (profile)",
+                                                       num(r.get("ns_per_node_layer")), "-",
+                                                       num(r.get("cycles_per_byte"))]
+        row += [num(r.get(k)) for k in shares]
+        out.append("| " + " | ".join(esc(x) for x in row) + " |")
+    out.append("")
+    return out
+
+
+def amax_section(d):
+    """(c) Amax: DIR/amax.md (written by poreplab for a config with "reports": ["amax"],
+    or by `poreplab report amax -o`), its headings one level down."""
+    path = os.path.join(d, "amax.md")
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in open(path).read().splitlines():
+        out.append("#" + line if line.startswith("#") else line)
+    return out + [""]
 
 
 def main(argv):
@@ -157,9 +278,14 @@ def main(argv):
             out += ["### %s" % f["title"], "", "![%s](%s)" % (f["title"], f["png"]), "",
                     "%s ([SVG](%s))" % (f["caption"], f["svg"]), ""]
 
+    out += limits_section(results)
+    out += replication_section(results)
+    out += amax_section(d)
+
     out += ["## Results", "",
             "Medians over the samples; spread is (max - min) / median; rates derive from the median. "
-            "`verified`: the output digest matched an independent implementation.", ""]
+            "`verified`: the output digest matched an independent implementation; `modeled`: a "
+            "figure of `poreplab model gpu` (kind gpu-model), computed, not measured.", ""]
     order, by_exp = [], {}
     for p in results.get("points", []):
         if p["experiment"] not in by_exp:

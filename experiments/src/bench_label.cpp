@@ -12,6 +12,8 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/graph/parent_table.hpp"
+#include "poreplab/graph/zigzag_graph.hpp"
+#include "poreplab/huge_buffer.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
@@ -40,6 +42,20 @@ std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
     ids[32ull * s + 31] &= 0x3f;
   }
   return ids;
+}
+
+// Canonical field elements for the zigzag variant to encode (top two bits clear).
+std::vector<std::uint8_t> bench_data(std::uint64_t bytes) {
+  std::vector<std::uint8_t> d(bytes);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    d[i] = static_cast<std::uint8_t>(x);
+  }
+  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
+  return d;
 }
 
 std::uint64_t status_kib(const char* key) {
@@ -85,20 +101,36 @@ label_bench_result bench_label(const label_bench_options& opt) {
   bo.layout = opt.layout;
   auto be = make_backend(opt.backend, bo);  // throws if it cannot run here
 
+  const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
+  r.scheme = sdr::scheme_name(scheme);
+  r.scheme_status = sdr::scheme_status(scheme);
+  r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
+  const cpu::engine_algo algo = cpu::label_engine_algo(scheme.hash);
   const cpu::engine* engine = nullptr;
   if (opt.backend == "cpu")
-    engine = opt.engine == "auto" ? &cpu::pick_label_engine(opt.sectors)
-                                  : &cpu::find_engine(cpu::engine_algo::sha256, opt.engine);
+    engine = &cpu::pick_label_engine(scheme, opt.sectors, opt.engine);
   else if (opt.backend == "reference")
-    engine = &cpu::find_engine(cpu::engine_algo::sha256, "portable");
+    engine = &cpu::find_engine(algo, "portable");
   r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
 
   const auto id = porep_id_for(opt.sector_size);
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
-  const auto table = graph::parent_table::generate(g);
-  const auto ids = replica_ids(opt.sectors);
-  const sdr::label_job job{r.nodes, table.data(), opt.layers, opt.sectors, ids.data()};
   const std::uint64_t layer_bytes = r.nodes * 32 * opt.sectors;
+  graph::parent_table sdr_table;
+  huge_buffer zigzag_table;
+  std::vector<std::uint8_t> data;
+  const std::uint32_t* parents = nullptr;
+  if (scheme.variant == sdr::porep_variant::zigzag) {
+    zigzag_table = graph::zigzag_table(g);
+    parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
+    data = bench_data(layer_bytes);
+  } else {
+    sdr_table = graph::parent_table::generate(g);
+    parents = sdr_table.data();
+  }
+  const auto ids = replica_ids(opt.sectors);
+  const sdr::label_job job{r.nodes, parents, opt.layers, opt.sectors, ids.data(), scheme,
+                           data.empty() ? nullptr : data.data()};
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
   // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
@@ -147,10 +179,14 @@ label_bench_result bench_label(const label_bench_options& opt) {
       static_cast<double>(peak_kib - base_kib) * 1024 / (static_cast<double>(r.nodes) * opt.sectors);
   r.ns_per_node_layer = median(r.samples_ns_per_node_layer);
   r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
+  // Per sector stream, as the seed report counts (rdtsc per hashed byte): every sector
+  // advances one node per ns_per_node_layer.
+  if (const double hz = cpu::tsc_hz(); hz > 0)
+    r.cycles_per_byte = r.ns_per_node_layer * 1e-9 * hz / static_cast<double>(r.hashed_bytes_per_node);
   if (engine != nullptr) {
     const int threads = opt.backend == "reference" ? omp_get_max_threads()
                                                    : (opt.threads > 0 ? static_cast<int>(opt.threads) : omp_get_max_threads());
-    const double floor_s = cpu::measure_floor_seconds(*engine, opt.sectors, r.nodes * opt.layers, threads);
+    const double floor_s = cpu::measure_floor_seconds(*engine, scheme, opt.sectors, r.nodes * opt.layers, threads);
     r.floor_ns_per_node_layer = floor_s * 1e9 / work;
     r.efficiency = r.floor_ns_per_node_layer / r.ns_per_node_layer;
   }
@@ -160,6 +196,12 @@ label_bench_result bench_label(const label_bench_options& opt) {
 nlohmann::json to_json(const label_bench_result& r) {
   return {{"kind", "label"},
           {"backend", r.options.backend},
+          {"variant", r.options.variant},
+          {"hash", r.options.hash},
+          {"scheme", r.scheme},
+          {"scheme_status", r.scheme_status},
+          {"hashed_bytes_per_node", r.hashed_bytes_per_node},
+          {"cycles_per_byte", r.cycles_per_byte},
           {"engine", r.engine},
           {"device", r.device},
           {"device_sm_count", r.device_sm_count},

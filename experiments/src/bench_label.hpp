@@ -10,7 +10,9 @@ namespace poreplab {
 
 struct label_bench_options {
   std::string backend = "cpu";     // reference | cpu | cuda | cuda-emu
-  std::string engine = "auto";     // SHA-256 engine name for cpu; "auto" = best available
+  std::string variant = "sdr";     // sdr | zigzag
+  std::string hash = "sha256";     // sha256 | blake2s | blake2b-256
+  std::string engine = "auto";     // cpu: engine of the scheme's hash; "auto" = best available
   std::string layout = "sector-minor";  // cuda: sector-minor | sector-major
   std::uint64_t sector_size = 2048;     // bytes, power of two >= 64
   std::uint32_t sectors = 1;
@@ -22,6 +24,10 @@ struct label_bench_options {
 
 struct label_bench_result {
   label_bench_options options;
+  std::string scheme;              // "sdr/sha256", "zigzag/blake2s", ...
+  std::string scheme_status;       // "filecoin" or "what-if"
+  std::uint64_t hashed_bytes_per_node = 0;  // message bytes per regular node (1248 or 448)
+  double cycles_per_byte = 0;      // TSC cycles per hashed byte at the median (0: no TSC)
   std::string engine;              // the engine actually used
   std::string device;              // CPU model or GPU name
   int device_sm_count = 0;         // cuda only

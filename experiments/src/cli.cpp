@@ -23,10 +23,12 @@ int run_cli(int argc, char** argv) {
   add_bench_command(app);
   add_bench_label_command(app);
   add_bench_latency_command(app);
+  add_bench_profile_command(app);
   add_vector_command(app);
   add_seal_commands(app);
   add_run_commands(app);
   add_report_command(app);
+  add_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

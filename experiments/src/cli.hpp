@@ -18,10 +18,12 @@ void add_selftest_command(CLI::App& app);
 void add_bench_command(CLI::App& app);    // cmd_bench.cpp: bench hash | label | latency
 void add_bench_label_command(CLI::App& app);  // cmd_bench_label.cpp: bench label
 void add_bench_latency_command(CLI::App& app);
+void add_bench_profile_command(CLI::App& app);  // cmd_bench_profile.cpp: bench profile
 void add_vector_command(CLI::App& app);   // cmd_vector.cpp: vector verify
 void add_seal_commands(CLI::App& app);    // cmd_seal.cpp: seal, unseal
 void add_run_commands(CLI::App& app);     // cmd_run.cpp: run, merge
 void add_report_command(CLI::App& app);   // cmd_report.cpp: report amax
+void add_model_command(CLI::App& app);    // cmd_model_gpu.cpp: model gpu
 
 // A command that ran but found a failure (e.g. a mismatching check) sets a non-zero
 // status here instead of throwing, so that all of its report is printed.

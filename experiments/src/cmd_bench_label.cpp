@@ -13,9 +13,12 @@ void add_bench_label_command(CLI::App& app) {
   auto opt = std::make_shared<label_bench_options>();
   auto size = std::make_shared<std::string>("2KiB");
   auto json = std::make_shared<bool>(false);
-  auto* cmd = bench_group(app)->add_subcommand("label", "SDR labeling speed against its hash-only floor, verified");
+  auto* cmd = bench_group(app)->add_subcommand("label", "labeling speed (any variant x hash) against its hash-only floor, verified");
   cmd->add_option("--backend", opt->backend, "reference | cpu | cuda | cuda-emu")->capture_default_str();
-  cmd->add_option("--engine", opt->engine, "cpu: SHA-256 engine or auto")->capture_default_str();
+  cmd->add_option("--variant", opt->variant, "sdr (Filecoin) | zigzag (r2)")->capture_default_str();
+  cmd->add_option("--hash", opt->hash, "sha256 | blake2s | blake2b-256 (other than sdr + sha256: what-if)")
+      ->capture_default_str();
+  cmd->add_option("--engine", opt->engine, "cpu: engine of the hash, or auto")->capture_default_str();
   cmd->add_option("--sectors", opt->sectors, "sectors labeled together")->capture_default_str();
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers")->capture_default_str();
@@ -32,11 +35,15 @@ void add_bench_label_command(CLI::App& app) {
     if (*json) {
       std::cout << to_json(r).dump() << "\n";
     } else {
-      std::cout << std::fixed << std::setprecision(1) << "backend " << r.options.backend << ", engine " << r.engine
+      std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
+                << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
+                << "backend " << r.options.backend << ", engine " << r.engine
                 << ", " << r.options.sectors << " x " << runner::format_size(r.options.sector_size) << " ("
                 << r.nodes << " nodes), " << r.options.layers << " layers\n"
                 << "  ns/node/layer      " << r.ns_per_node_layer << "\n"
                 << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
+                << std::setprecision(2) << "  cycles/byte        " << r.cycles_per_byte << " (TSC, one stream, "
+                << r.hashed_bytes_per_node << " B hashed a node)\n"
                 << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
                 << std::setprecision(3) << "  efficiency         " << r.efficiency << "\n"
                 << std::setprecision(1) << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n"

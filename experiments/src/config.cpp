@@ -206,7 +206,7 @@ struct validator {
 
   json config_json(const json& doc) const {
     if (!doc.is_object()) fail("", "expected a JSON object with \"schema\" and \"experiments\", got " + show(doc));
-    only_keys(doc, "", {"schema", "description", "experiments"});
+    only_keys(doc, "", {"schema", "description", "experiments", "reports"});
     const std::string schema = string_value(require(doc, "", "schema"), "/schema");
     if (schema != kConfigSchema)
       fail("/schema", "unsupported schema \"" + schema + "\" (this poreplab reads \"" + std::string(kConfigSchema) +
@@ -226,6 +226,23 @@ struct validator {
       list.push_back(std::move(e));
     }
     out["experiments"] = list;
+    // Only when given, so that configs without it keep their digest.
+    if (doc.contains("reports")) out["reports"] = reports_json(doc.at("reports"));
+    return out;
+  }
+
+  json reports_json(const json& v) const {
+    if (!v.is_array()) fail("/reports", "expected a list of report names, got " + show(v));
+    json out = json::array();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string p = child("/reports", i);
+      const std::string name = string_value(v[i], p);
+      const auto& known = report_names();
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        fail(p, "unknown report \"" + name + "\" (known: " + join(known) + ")");
+      if (std::find(out.begin(), out.end(), json(name)) != out.end()) fail(p, "duplicate report \"" + name + "\"");
+      out.push_back(name);
+    }
     return out;
   }
 };
@@ -235,6 +252,7 @@ config build(const json& normalized, const std::string& source) {
   c.source = source;
   c.normalized = normalized;
   c.description = normalized.value("description", "");
+  if (normalized.contains("reports")) c.reports = normalized["reports"].get<std::vector<std::string>>();
   const std::string text = normalized.dump();
   c.digest = to_hex(hash_bytes(hash_algo::sha256, text.data(), text.size()));
   for (const auto& e : normalized["experiments"]) {
@@ -278,6 +296,11 @@ std::string value_text(const axis_spec& ax, const json& v) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& report_names() {
+  static const std::vector<std::string> names = {"amax"};
+  return names;
+}
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::size_t i = 0;

@@ -34,6 +34,9 @@ struct config {
   std::string source;       // file path or "(embedded default.json)"
   std::string description;
   std::vector<experiment> experiments;
+  // Config-level reports written into the output directory after the points (key
+  // "reports"): "amax" = amax.md and amax.json (experiments/src/amax.hpp).
+  std::vector<std::string> reports;
   nlohmann::json normalized;  // canonical form: defaults filled in, sizes in bytes
   std::string digest;         // SHA-256 (hex) of normalized.dump()
 };
@@ -63,6 +66,9 @@ config config_from_json(const nlohmann::json& normalized, const std::string& sou
 config apply_overrides(const config& c, const std::vector<std::string>& sets);
 
 std::vector<point> expand_points(const config& c);
+
+// The names the config key "reports" accepts.
+const std::vector<std::string>& report_names();
 
 // "2KiB", "8MiB", "32GiB", "1TiB" or a plain byte count; nullopt when not of that form.
 std::optional<std::uint64_t> parse_size(std::string_view text);

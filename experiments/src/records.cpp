@@ -422,7 +422,11 @@ std::string summary_markdown(const json& results) {
       for (const auto& k : rates)
         md << " " << (r.contains(k) && r[k].is_number() ? format_number(r[k].get<double>()) : std::string("-"))
            << " |";
-      md << " " << (status != "ok" ? std::string("-") : p.value("verified", false) ? std::string("yes") : std::string("**no**"))
+      md << " "
+         << (status != "ok"                ? std::string("-")
+             : p.value("modeled", false)   ? std::string("modeled")
+             : p.value("verified", false)  ? std::string("yes")
+                                           : std::string("**no**"))
          << " |\n";
     }
     md << "\n";

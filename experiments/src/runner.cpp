@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "amax.hpp"
 #include "environment.hpp"
 #include "records.hpp"
 #include "runner_kinds.hpp"
@@ -145,7 +146,7 @@ std::string result_text(const json& rec) {
       << format_number(100 * st["spread"].get<double>(), 2) << "%";
     if (rec.value("noisy", false)) s << " (noisy)";
   }
-  if (status == "ok") return "ok " + s.str();
+  if (status == "ok") return (rec.value("modeled", false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
   std::string out = status + ": " + rec.value("reason", "");
   if (!s.str().empty()) out += " [" + s.str() + "]";
   return out;
@@ -204,10 +205,18 @@ json run_point(const config& c, const point& p, std::size_t run_index) {
       rec["rates"] = k.rates && st.n > 0 ? k.rates(p.axes, m.context, st.median) : json::object();
       rec["context"] = m.context;
       rec["digest"] = m.digest;
-      rec["verified"] = m.verified;
+      rec["verified"] = m.verified && !m.modeled;
       rec["verified_against"] = m.verified_against;
+      if (m.modeled) {
+        // A model's output is never a verified measurement; it is marked, not failed.
+        rec["modeled"] = true;
+        rec["verified"] = false;
+        rec["verified_against"] = "nothing: a modeled figure, not a measurement";
+      }
       if (st.n == 0)
         failed("no samples were taken");
+      else if (m.modeled)
+        rec["status"] = "ok";
       else if (!m.verified)
         failed("output digest " + m.digest.substr(0, 16) + " does not match " + m.verified_against);
       else
@@ -381,6 +390,13 @@ int run_experiments(const config& c, const run_options& opt) {
             << " failed, " << counts["noisy"] << " noisy in " << clock_text(seconds_since(start)) << "; results in "
             << dir.string() << "/{results.json,results.csv,summary.md}\n";
   int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
+  // Config-level reports (amax) need every point: a shard leaves them to the merge.
+  if (!c.reports.empty()) {
+    if (opt.shard_count > 1)
+      std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
+    else if (!amax::write_config_reports(c.reports, dir))
+      status = status ? status : 1;
+  }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
   return status;
 }
@@ -489,6 +505,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     status = 1;
   }
   if (counts["failed"].get<int>() > 0) status = 1;
+  if (!c.reports.empty() && !amax::write_config_reports(c.reports, out_dir)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
   return status;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "backends.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/sdr/scheme.hpp"
 #include "bench_label.hpp"
 #include "runner_kinds.hpp"
 
@@ -12,15 +14,18 @@ using nlohmann::json;
 
 namespace {
 
-// SHA-256 input per label: 20 compressions of 64 bytes (shared/spec/sdr.md section 5).
-constexpr double kLabelHashedBytes = 20.0 * 64.0;
+sdr::label_scheme scheme_of(const json& axes) {
+  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
+}
 
 // Host memory a point needs, roughly: two layer buffers for the measured backend and
-// two for the reference it is checked against, plus the parent table (14 x u32 a node).
+// two for the reference it is checked against, the parent table (14 x u32 a row, two
+// rows a node for zigzag) and zigzag's input data.
 double memory_estimate(const json& axes) {
   const double sector = axes["sector_size"].get<double>();
   const double sectors = axes["sectors"].get<double>();
-  return 4 * sector * sectors + sector / 32 * 14 * 4;
+  const bool zigzag = scheme_of(axes).variant == sdr::porep_variant::zigzag;
+  return (zigzag ? 5 : 4) * sector * sectors + sector / 32 * 14 * 4 * (zigzag ? 2 : 1);
 }
 
 std::string unavailable(const json& axes) {
@@ -32,6 +37,13 @@ std::string unavailable(const json& axes) {
   if (auto m = memory_shortfall(memory_estimate(axes)); !m.empty()) return m;
   backend_options o;
   o.engine = text_or(axes["engine"], "auto");
+  if (backend == "cpu") {
+    try {
+      cpu::pick_label_engine(scheme_of(axes), axes["sectors"].get<std::size_t>(), o.engine);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
   o.threads = axes["threads"].is_null() ? 0 : static_cast<int>(axes["threads"].get<std::uint64_t>());
   o.layout = text_or(axes["layout"], "sector-minor");
   try {
@@ -45,6 +57,8 @@ std::string unavailable(const json& axes) {
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   label_bench_options o;
   o.backend = axes["backend"];
+  o.variant = text_or(axes["variant"], "sdr");
+  o.hash = text_or(axes["hash"], "sha256");
   o.engine = text_or(axes["engine"], "auto");
   o.layout = text_or(axes["layout"], "sector-minor");
   o.sector_size = axes["sector_size"];
@@ -61,6 +75,10 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   m.verified = r.verified;
   m.verified_against = "the portable reference labeler";
   m.context = {{"engine", r.engine},
+               {"scheme", r.scheme},
+               {"scheme_status", r.scheme_status},
+               {"hashed_bytes_per_node", r.hashed_bytes_per_node},
+               {"cycles_per_byte", r.cycles_per_byte},
                {"device", r.device},
                {"nodes", r.nodes},
                {"ns_per_node_layer", r.ns_per_node_layer},
@@ -79,7 +97,12 @@ json rates(const json& axes, const json& ctx, double median) {
   if (own > 0 && median > 0) labels *= own / median;
   if (labels <= 0 && median > 0) labels = axes["sectors"].get<double>() * 1e9 / median;
   r["labels_per_s"] = labels;
-  r["gb_per_s"] = labels * kLabelHashedBytes / 1e9;
+  // Bytes hashed per label (the scheme's message, as the seed report counts them).
+  const double hashed = ctx.value("hashed_bytes_per_node", 1248.0);
+  r["gb_per_s"] = labels * hashed / 1e9;
+  // cycles/byte of one sector's stream, rescaled to this point's median.
+  const double cpb = ctx.value("cycles_per_byte", 0.0);
+  if (cpb > 0 && own > 0 && median > 0) r["cycles_per_byte"] = cpb * median / own;
   const double floor = ctx.value("floor_ns_per_node_layer", 0.0);
   if (floor > 0 && median > 0) {
     r["floor_ns_per_node_layer"] = floor;
@@ -94,8 +117,8 @@ json rates(const json& axes, const json& ctx, double median) {
 kind_spec label_kind() {
   kind_spec k;
   k.name = "label";
-  k.help = "SDR labeling of S sectors on one backend, checked against the reference (bench_label)";
-  k.axes = labeling_axes(true);
+  k.help = "labeling of S sectors (sdr or zigzag, any hash) on one backend, checked against the reference (bench_label)";
+  k.axes = labeling_axes(true, true);
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;

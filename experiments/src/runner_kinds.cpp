@@ -7,6 +7,8 @@
 
 #include "backends.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::runner {
 
@@ -14,9 +16,19 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> sha256_engine_names() {
+std::vector<std::string> engine_names(cpu::engine_algo algo) {
   std::vector<std::string> out;
-  for (const auto& e : cpu::compiled_engines(cpu::engine_algo::sha256)) out.emplace_back(e.name);
+  for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
+  return out;
+}
+
+// Engine names of every algo, each once: the engine axis accepts any, and a point whose
+// hash has no engine of that name is refused with the reason.
+std::vector<std::string> all_engine_names() {
+  std::vector<std::string> out;
+  for (auto algo : cpu::engine_algos())
+    for (auto& n : engine_names(algo))
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   return out;
 }
 
@@ -39,8 +51,12 @@ bool backend_is(const json& axes, std::initializer_list<const char*> names) {
 
 }  // namespace
 
+kind_spec limits_kind();  // runner_kind_limits.cpp
+kind_spec profile_kind();  // runner_kind_profile.cpp
+
 const std::vector<kind_spec>& kinds() {
-  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind()};
+  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), limits_kind(),
+                                                gpu_model_kind(), profile_kind()};
   return table;
 }
 
@@ -119,18 +135,28 @@ axis_spec text_axis(std::string name, std::string fallback, std::function<std::v
   return a;
 }
 
-std::vector<axis_spec> labeling_axes(bool with_sectors) {
+std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   std::vector<axis_spec> axes;
   axes.push_back(text_axis("backend", "cpu", label_backend_names, "labeling backend"));
+  if (with_scheme) axes.push_back(text_axis(
+      "variant", "sdr", [] { return sdr::variant_names(); },
+      "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)"));
+  if (with_scheme) axes.push_back(text_axis(
+      "hash", "sha256", [] { return sdr::label_hash_names(); },
+      "key-derivation hash; anything but sdr + sha256 is a what-if variant"));
   auto engine = text_axis(
       "engine", "auto",
       [] {
-        auto v = sha256_engine_names();
+        auto v = all_engine_names();
         v.insert(v.begin(), "auto");
         return v;
       },
-      "SHA-256 engine of the cpu backend; auto = the best for the sector count; all = every compiled engine");
-  engine.all = [](const json&) { return sha256_engine_names(); };
+      "engine of the cpu backend for the point's hash; auto = the best for the sector count; all = every "
+      "compiled engine of that hash");
+  engine.all = [](const json& a) {
+    const std::string h = a.contains("hash") && a["hash"].is_string() ? a["hash"].get<std::string>() : "sha256";
+    return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(h)));
+  };
   engine.applies = [](const json& a) { return backend_is(a, {"cpu"}); };
   axes.push_back(engine);
   auto layout = text_axis(
@@ -140,7 +166,7 @@ std::vector<axis_spec> labeling_axes(bool with_sectors) {
   axes.push_back(layout);
   axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
   if (with_sectors) axes.push_back(count_axis("sectors", 1, 1, 1u << 16, "sectors labeled together (one graph)"));
-  axes.push_back(count_axis("layers", 2, 1, 64, "SDR layers"));
+  axes.push_back(count_axis("layers", 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
   auto threads = count_axis("threads", 0, 0, 4096, "CPU threads; 0 = the backend's default");
   threads.applies = [](const json& a) { return !backend_is(a, {"cuda"}); };
   axes.push_back(threads);

@@ -45,6 +45,9 @@ struct measurement {
   std::string digest;            // hex digest of the output that was checked
   bool verified = false;         // the digest equals that of an independent implementation
   std::string verified_against;  // what it was compared with
+  // A figure computed by a model (gpu-model), not measured: the record gets
+  // "modeled": true, is never marked verified, and is not failed for that.
+  bool modeled = false;
 };
 
 // Thrown by a kind when the point cannot run on this machine or build: recorded as
@@ -81,14 +84,15 @@ kind_spec hash_kind();    // runner_kind_hash.cpp
 kind_spec label_kind();   // runner_kind_label.cpp
 kind_spec seal_kind();    // runner_kind_seal.cpp
 kind_spec tree_d_kind();  // runner_kind_tree_d.cpp
+kind_spec gpu_model_kind();  // runner_kind_gpu_model.cpp: modeled, not measured
 
 axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
 axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);
 axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
                     std::string help);
-// The labeling axes: backend, engine (cpu), layout (cuda, cuda-emu), sector_size, and
-// with_sectors: sectors; then layers, threads.
-std::vector<axis_spec> labeling_axes(bool with_sectors);
+// The labeling axes: backend, with_scheme: variant and hash, engine (cpu), layout (cuda,
+// cuda-emu), sector_size, with_sectors: sectors; then layers, threads.
+std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme = false);
 
 // Why `need` bytes do not fit in the memory available now, or empty when they do.
 std::string memory_shortfall(double need_bytes);

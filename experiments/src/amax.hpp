@@ -1,0 +1,150 @@
+#pragma once
+// Amax: how much faster custom hardware could run one dependent chain of hash
+// compressions (the PoRep labeling pattern) than the best off-the-shelf device measured
+// here. Amax = custom single-stream GB/s / best off-the-shelf single-stream GB/s, per hash.
+//
+// Off-the-shelf figures come from experiment records (poreplab run / merge directories):
+// `hash` records in mode chain (one dependent chain per lane; lane_ns_per_block is one
+// chain's time per block), CPU and, where recorded, GPU (backend cuda), and `limits`
+// records (measured single-stream core cycles per byte and the calibrated core clock).
+// The best engine per hash and device is kept. Custom figures come from a data file
+// (experiments/data/custom-hardware.json): cycles per block, block bytes and clock of
+// published hardware designs, each quoted from a source or assumed with a reason.
+// Every figure carries its provenance: measured (record FILE:LINE), quoted (SOURCE) or
+// assumed (REASON); nothing quoted or assumed is shown as measured.
+//
+// Used by `poreplab report amax` (cmd_report.cpp) and by the runner for a config with
+// "reports": ["amax"] (DIR/amax.md, DIR/amax.json).
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab::amax {
+
+inline constexpr std::string_view kCustomSchema = "poreplab-custom-hardware/1";
+inline constexpr std::string_view kAmaxSchema = "poreplab-amax/1";
+
+// The hashes of the table, in order: "sha256", "blake2s", "blake2b".
+const std::vector<std::string>& hash_names();
+// A hash name (also "blake2s-256", "blake2b-256", "blake2b-512") as one of hash_names(),
+// or nullopt.
+std::optional<std::string> canonical_hash(std::string_view name);
+// Bytes per compression block: 64 (sha256, blake2s), 128 (blake2b).
+std::size_t block_bytes_of(const std::string& hash);
+
+// Where a figure comes from.
+struct provenance {
+  std::string status;  // "measured", "quoted", "assumed"
+  std::string detail;  // "record DIR/records.jsonl:12", a URL or citation, a reason
+  std::string text() const;  // "measured (record DIR/records.jsonl:12)"
+};
+
+// One design of the custom-hardware data file.
+struct custom_entry {
+  std::string hash;    // canonical
+  std::string kind;    // "fpga", "asic"
+  std::string design;  // e.g. "secworks/sha256 (iterative, one round per cycle)"
+  std::string device;  // the FPGA part or the ASIC process
+  double cycles_per_block = 0;
+  std::size_t block_bytes = 0;
+  double clock_mhz = 0;
+  std::optional<double> cost_usd;
+  std::string source;  // URL / citation
+  std::string status;  // "quoted" or "assumed": the design's figures as a whole
+  std::string reason;  // why, when assumed
+  std::string clock_status;  // "quoted" or "assumed" (defaults to status)
+  std::string clock_reason;  // why, when the clock is assumed
+  std::string note;
+  std::string where;  // "FILE: /entries/N"
+};
+
+struct custom_data {
+  std::string file;
+  std::string note;  // the file's "note": what its figures are and are not
+  std::vector<custom_entry> entries;
+};
+
+// Throws std::invalid_argument "<source>: <JSON pointer>: <problem>" for a malformed file
+// or an unknown hash or kind, and "<source>: parse error at ..." for bad JSON.
+custom_data parse_custom_hardware(std::string_view text, const std::string& source);
+// As parse_custom_hardware; std::runtime_error when the file cannot be read.
+custom_data load_custom_hardware(const std::filesystem::path& file);
+// experiments/data/custom-hardware.json of the checkout this binary belongs to (found
+// above the executable, else the tree it was configured from), or that relative path.
+std::filesystem::path default_custom_hardware_file();
+
+// One point record of a result directory, with the header of the run that measured it.
+struct input_record {
+  nlohmann::json point;
+  nlohmann::json header;  // {} when the directory has none
+  std::string where;      // "DIR/records.jsonl:LINE"
+};
+
+struct inputs {
+  std::vector<std::string> dirs;
+  std::vector<input_record> records;  // the latest record of each point, every status
+};
+
+// Reads DIR/records.jsonl of each directory. Throws std::runtime_error for a missing
+// directory, a directory without records.jsonl, or a malformed line (an incomplete last
+// line is ignored, as after a crash).
+inputs load_result_dirs(const std::vector<std::filesystem::path>& dirs);
+
+struct row {
+  std::string hash;
+  bool custom = false;   // false: off-the-shelf (measured here)
+  std::string kind;      // "cpu", "gpu", "fpga", "asic"
+  std::string device;
+  std::string implementation;  // engine, or the custom design
+  double cycles_per_byte = 0;  // clock cycles per byte of one chain
+  double clock_hz = 0;
+  double gb_per_s = 0;         // one chain, 1e9 bytes per second
+  std::optional<double> cost_usd;
+  std::string cost_source;     // "--cost", or the data file's source
+  std::optional<double> usd_per_gb_per_s;
+  std::optional<double> amax;  // custom rows: gb_per_s / best off-the-shelf gb_per_s
+  bool best = false;           // the best off-the-shelf row of its hash
+  provenance source;           // of gb_per_s (and cycles per block for custom rows)
+  provenance clock_source;     // of clock_hz
+  std::string note;
+};
+
+struct hash_table {
+  std::string hash;
+  std::vector<row> rows;  // off-the-shelf first (fastest first), then custom (fastest first)
+  std::optional<double> best_gb_per_s;
+  std::string best_label;  // "DEVICE (ENGINE)"
+};
+
+struct report {
+  std::vector<std::string> dirs;
+  std::string custom_file;
+  std::string custom_note;
+  std::vector<hash_table> tables;  // hash_names() order, hashes without any row left out
+  std::vector<std::string> notes;
+};
+
+// Off-the-shelf device costs: exact device name, or a case-insensitive part of exactly
+// one device's name, to USD.
+using cost_map = std::map<std::string, double>;
+// "DEVICE=USD" -> {DEVICE, USD}; throws std::invalid_argument.
+std::pair<std::string, double> parse_cost(const std::string& text);
+
+// Throws std::runtime_error when the records hold no usable off-the-shelf figure (ok
+// `hash` records in mode chain or ok `limits` records), or a --cost names no device.
+report compute(const inputs& in, const custom_data& custom, const cost_map& costs = {});
+
+std::string to_markdown(const report& r);
+nlohmann::json to_json(const report& r);
+
+// The runner's config-level reports ("amax") for the result directory `dir`, written as
+// DIR/amax.md and DIR/amax.json. Returns false (after a warning on stderr) on failure.
+bool write_config_reports(const std::vector<std::string>& reports, const std::filesystem::path& dir);
+
+}  // namespace poreplab::amax

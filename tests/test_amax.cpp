@@ -1,0 +1,478 @@
+// Amax (experiments/src/amax.hpp): the table from hand-made records and data files, its
+// errors, `poreplab report amax`, the config key "reports", and the `limits` kind.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "amax.hpp"
+#include "config.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "runner.hpp"
+#include "runner_kinds.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace poreplab;
+
+namespace {
+
+struct scratch {
+  fs::path path;
+  scratch() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path = fs::temp_directory_path() / ("poreplab-amax-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) +
+                                        "-" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  fs::path operator/(const std::string& name) const { return path / name; }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+outcome run_poreplab(const std::string& args, const scratch& s) {
+  const fs::path out = s / "stdout.txt", err = s / "stderr.txt";
+  const std::string cmd =
+      quote(POREPLAB_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int rc = std::system(cmd.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc), slurp(out), slurp(err)};
+}
+
+json header(const std::string& model, double tsc_hz) {
+  return {{"type", "header"}, {"run", 0}, {"environment", {{"cpu", {{"model", model}, {"tsc_hz", tsc_hz}}}}}};
+}
+
+json hash_point(const std::string& algo, const std::string& engine, const std::string& mode, double lane_ns,
+                std::size_t block_bytes, const std::string& status = "ok") {
+  return {{"type", "point"},
+          {"run", 0},
+          {"experiment", "h"},
+          {"kind", "hash"},
+          {"axes", {{"algo", algo}, {"engine", engine}, {"mode", mode}, {"size", 1024}}},
+          {"status", status},
+          {"context", {{"engine", engine}, {"lanes", 1}, {"block_bytes", block_bytes}}},
+          {"rates", {{"lane_ns_per_block", lane_ns}, {"ns_per_block", lane_ns}}}};
+}
+
+json limits_point(const std::string& algo, const std::string& engine, double measured, double limit, double core_hz) {
+  return {{"type", "point"},
+          {"run", 0},
+          {"experiment", "lim"},
+          {"kind", "limits"},
+          {"axes", {{"algo", algo}, {"engine", engine}}},
+          {"status", "ok"},
+          {"context", {{"engine", engine}, {"core_hz", core_hz}}},
+          {"rates",
+           {{"measured_cycles_per_byte", measured},
+            {"limit_cycles_per_byte", limit},
+            {"ratio", measured / limit},
+            {"single_stream_gb_per_s", core_hz / measured / 1e9}}}};
+}
+
+// Lines: 1 header, 2 sha256 shani chain (2.0 GB/s), 3 sha256 portable chain (0.4 GB/s),
+// 4 sha256 throughput (not single-stream), 5 limits sha256 shani (core clock 3.8 GHz),
+// 6 blake2s avx2 chain (0.64 GB/s), 7 a failed blake2b chain record (ignored).
+std::string hand_made_records() {
+  std::string s;
+  for (const json& j : {header("Test CPU 9000", 2.5e9), hash_point("sha256", "shani", "chain", 32, 64),
+                        hash_point("sha256", "portable", "chain", 160, 64),
+                        hash_point("sha256", "avx2-x8", "throughput", 1, 64),
+                        limits_point("sha256", "shani", 2.0, 1.9, 3.8e9),
+                        hash_point("blake2s", "avx2", "chain", 100, 64),
+                        hash_point("blake2b", "avx2", "chain", 1, 128, "failed")})
+    s += j.dump() + "\n";
+  return s;
+}
+
+const char* kCustom = R"({
+  "schema": "poreplab-custom-hardware/1",
+  "note": "test figures",
+  "entries": [
+    {"hash": "sha256", "kind": "asic", "design": "iter-sha", "device": "40nm", "cycles_per_block": 66,
+     "block_bytes": 64, "clock_mhz": 250, "cost_usd": 1000, "source": "https://example.org/sha", "status": "quoted"},
+    {"hash": "blake2s-256", "kind": "fpga", "design": "iter-b2s", "device": "Artix-7", "cycles_per_block": 24,
+     "block_bytes": 64, "clock_mhz": 61, "source": "https://example.org/b2s", "status": "quoted",
+     "clock_status": "assumed", "clock_reason": "test clock reason"},
+    {"hash": "blake2b", "kind": "asic", "design": "guess-b2b", "device": "40nm", "cycles_per_block": 28,
+     "block_bytes": 128, "clock_mhz": 250, "source": "https://example.org/b2b", "status": "assumed",
+     "reason": "test reason"}
+  ]
+})";
+
+std::string custom_problem(const std::string& text) {
+  try {
+    amax::parse_custom_hardware(text, "c.json");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string one_entry(const std::string& fields) {
+  return R"({"schema": "poreplab-custom-hardware/1", "entries": [{)" + fields + "}]}";
+}
+
+const std::string kGoodFields =
+    R"("hash": "sha256", "kind": "fpga", "design": "d", "device": "x", "cycles_per_block": 66, "block_bytes": 64,
+       "clock_mhz": 100, "source": "s", "status": "quoted")";
+
+}  // namespace
+
+TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records", "[amax]") {
+  scratch s;
+  spit(s / "records.jsonl", hand_made_records());
+  const amax::inputs in = amax::load_result_dirs({s.path});
+  REQUIRE(in.records.size() == 6);
+  const amax::custom_data custom = amax::parse_custom_hardware(kCustom, "custom.json");
+  REQUIRE(custom.entries.size() == 3);
+  CHECK(custom.entries[1].hash == "blake2s");  // blake2s-256 is accepted as blake2s
+
+  const amax::report r = amax::compute(in, custom, {{"test cpu", 500.0}});
+  REQUIRE(r.tables.size() == 3);
+  const std::string rec = (s.path / "records.jsonl").string();
+
+  // sha256: the best engine of the device (shani, 2.0 GB/s; portable is not listed), the
+  // core clock measured by the limits record, then the custom row.
+  const auto& sha = r.tables[0];
+  CHECK(sha.hash == "sha256");
+  REQUIRE(sha.rows.size() == 2);
+  const auto& cpu = sha.rows[0];
+  CHECK_FALSE(cpu.custom);
+  CHECK(cpu.best);
+  CHECK(cpu.kind == "cpu");
+  CHECK(cpu.device == "Test CPU 9000");
+  CHECK(cpu.implementation == "shani");
+  CHECK(cpu.gb_per_s == Approx(2.0));
+  CHECK(cpu.clock_hz == Approx(3.8e9));
+  CHECK(cpu.cycles_per_byte == Approx(1.9));
+  CHECK(cpu.source.text() == "measured (record " + rec + ":2)");
+  CHECK(cpu.clock_source.status == "measured");
+  CHECK(cpu.clock_source.detail.find(rec + ":5") != std::string::npos);
+  REQUIRE(cpu.cost_usd);
+  CHECK(*cpu.cost_usd == 500);
+  CHECK(*cpu.usd_per_gb_per_s == Approx(250));
+  CHECK_FALSE(cpu.amax);
+  const auto& asic = sha.rows[1];
+  CHECK(asic.custom);
+  CHECK(asic.kind == "asic");
+  CHECK(asic.cycles_per_byte == Approx(66.0 / 64));
+  CHECK(asic.clock_hz == Approx(250e6));
+  CHECK(asic.gb_per_s == Approx(64 * 250e6 / 66 / 1e9));
+  REQUIRE(asic.amax);
+  CHECK(*asic.amax == Approx(64 * 250e6 / 66 / 1e9 / 2.0));
+  CHECK(*asic.usd_per_gb_per_s == Approx(1000 / (64 * 250e6 / 66 / 1e9)));
+  CHECK(asic.source.text() == "quoted (https://example.org/sha)");
+  CHECK(asic.clock_source.status == "quoted");
+
+  // blake2s: a quoted design with an assumed clock is labelled so.
+  const auto& b2s = r.tables[1];
+  REQUIRE(b2s.rows.size() == 2);
+  CHECK(b2s.rows[0].gb_per_s == Approx(0.64));
+  CHECK(b2s.rows[1].source.status == "quoted");
+  CHECK(b2s.rows[1].clock_source.text() == "assumed (test clock reason)");
+  CHECK(*b2s.rows[1].amax == Approx(64 * 61e6 / 24 / 1e9 / 0.64));
+
+  // blake2b: only the (assumed) custom row, the failed record is ignored: no Amax.
+  const auto& b2b = r.tables[2];
+  REQUIRE(b2b.rows.size() == 1);
+  CHECK(b2b.rows[0].source.status == "assumed");
+  CHECK(b2b.rows[0].source.detail.find("test reason") != std::string::npos);
+  CHECK_FALSE(b2b.rows[0].amax);
+  CHECK_FALSE(b2b.best_gb_per_s);
+  bool noted = false;
+  for (const auto& n : r.notes) noted = noted || n.rfind("blake2b: no off-the-shelf measurement", 0) == 0;
+  CHECK(noted);
+
+  // Nothing quoted or assumed passes as measured.
+  for (const auto& t : r.tables)
+    for (const auto& x : t.rows)
+      if (x.custom) {
+        CHECK(x.source.status != "measured");
+        CHECK(x.clock_source.status != "measured");
+      }
+
+  const std::string md = amax::to_markdown(r);
+  CHECK(md.find("## sha256") != std::string::npos);
+  CHECK(md.find("| device | type | implementation | cycles/B | clock | GB/s (1 stream) | cost (USD) | USD per GB/s | "
+                "Amax | source |") != std::string::npos);
+  CHECK(md.find("| Test CPU 9000 | cpu (off-the-shelf) | shani | 1.9 | 3.800 GHz | 2 | 500 | 250 | 1 (best) | "
+                "measured (record " + rec + ":2)") != std::string::npos);
+  CHECK(md.find("| 40nm | asic | iter-sha | 1.031 | 250 MHz | 0.2424 | 1000 | 4125 | 0.121 | quoted "
+                "(https://example.org/sha)") != std::string::npos);
+  CHECK(md.find("clock assumed (test clock reason)") != std::string::npos);
+  CHECK(md.find("test figures") != std::string::npos);
+
+  const json j = amax::to_json(r);
+  CHECK(j["schema"] == "poreplab-amax/1");
+  CHECK(j["hashes"][0]["best_off_the_shelf_gb_per_s"].get<double>() == Approx(2.0));
+  CHECK(j["hashes"][0]["rows"][1]["amax"].get<double>() == Approx(64 * 250e6 / 66 / 1e9 / 2.0));
+  CHECK(j["hashes"][0]["rows"][1]["source"]["status"] == "quoted");
+  CHECK(j["hashes"][1]["rows"][1]["gb_per_s_status"] == "assumed");  // an assumed clock taints the speed
+  CHECK(j["hashes"][2]["rows"][0]["amax"].is_null());
+}
+
+TEST_CASE("amax: without a limits record the CPU clock is the TSC, marked assumed", "[amax]") {
+  scratch s;
+  spit(s / "records.jsonl",
+       header("Test CPU", 2.5e9).dump() + "\n" + hash_point("sha256", "shani", "chain", 32, 64).dump() + "\n");
+  const amax::report r =
+      amax::compute(amax::load_result_dirs({s.path}), amax::parse_custom_hardware(kCustom, "c.json"));
+  const auto& cpu = r.tables.at(0).rows.at(0);
+  CHECK(cpu.clock_hz == Approx(2.5e9));
+  CHECK(cpu.clock_source.status == "assumed");
+  CHECK(cpu.clock_source.detail.find("TSC") != std::string::npos);
+  CHECK(cpu.cycles_per_byte == Approx(1.25));
+  CHECK(cpu.source.status == "measured");
+}
+
+TEST_CASE("amax: malformed or unknown custom-hardware data", "[amax]") {
+  CHECK(custom_problem(one_entry(kGoodFields)).empty());
+  CHECK_THAT(custom_problem("{\"schema\": "), Catch::StartsWith("c.json: parse error at line 1"));
+  CHECK_THAT(custom_problem(R"({"schema": "poreplab-custom-hardware/2", "entries": []})"),
+             Catch::Contains("c.json: /schema: unsupported schema"));
+  CHECK_THAT(custom_problem(R"({"schema": "poreplab-custom-hardware/1"})"),
+             Catch::Contains("missing required key \"entries\""));
+  CHECK_THAT(custom_problem(one_entry(R"("hash": "md5", "kind": "fpga")")),
+             Catch::Contains("c.json: /entries/0/hash: unknown hash \"md5\" (known: sha256, blake2s, blake2b)"));
+  CHECK_THAT(custom_problem(one_entry(R"("hash": "sha256", "kind": "gpu")")),
+             Catch::Contains("/entries/0/kind: unknown kind \"gpu\""));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "speed": 1)")),
+             Catch::Contains("/entries/0/speed: unknown key \"speed\""));
+  std::string no_cycles = kGoodFields;
+  no_cycles.replace(no_cycles.find("\"cycles_per_block\": 66,"), 23, "");
+  CHECK_THAT(custom_problem(one_entry(no_cycles)), Catch::Contains("missing required key \"cycles_per_block\""));
+  std::string bad_block = kGoodFields;
+  bad_block.replace(bad_block.find("\"block_bytes\": 64"), 17, "\"block_bytes\": 128");
+  CHECK_THAT(custom_problem(one_entry(bad_block)), Catch::Contains("is not the sha256 block size 64"));
+  std::string negative = kGoodFields;
+  negative.replace(negative.find("\"clock_mhz\": 100"), 16, "\"clock_mhz\": -1");
+  CHECK_THAT(custom_problem(one_entry(negative)), Catch::Contains("/entries/0/clock_mhz: expected a positive number"));
+  std::string assumed = kGoodFields;
+  assumed.replace(assumed.find("\"status\": \"quoted\""), 18, "\"status\": \"assumed\"");
+  CHECK_THAT(custom_problem(one_entry(assumed)), Catch::Contains("status \"assumed\" needs a \"reason\""));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "clock_status": "assumed")")),
+             Catch::Contains("an assumed clock needs a \"clock_reason\""));
+  std::string measured = kGoodFields;
+  measured.replace(measured.find("\"status\": \"quoted\""), 18, "\"status\": \"measured\"");
+  CHECK_THAT(custom_problem(one_entry(measured)), Catch::Contains("\"measured\" is not a status"));
+}
+
+TEST_CASE("amax: missing directories, no records, no usable records, bad --cost", "[amax]") {
+  scratch s;
+  CHECK_THROWS_WITH(amax::load_result_dirs({s / "nope"}), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("holds no records.jsonl"));
+  spit(s / "records.jsonl", header("CPU", 1e9).dump() + "\nnot json\n" + header("CPU", 1e9).dump() + "\n");
+  CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("records.jsonl:2: not a JSON record"));
+
+  // Only skipped/failed or throughput records: nothing single-stream to compare with.
+  spit(s / "records.jsonl", header("CPU", 1e9).dump() + "\n" +
+                                hash_point("sha256", "shani", "throughput", 1, 64).dump() + "\n" +
+                                hash_point("sha256", "shani", "chain", 1, 64, "skipped").dump() + "\n" +
+                                hash_point("sha256", "portable", "chain", 1, 64).dump().substr(0, 20));  // torn line
+  const amax::inputs in = amax::load_result_dirs({s.path});
+  CHECK(in.records.size() == 2);
+  const auto custom = amax::parse_custom_hardware(kCustom, "c.json");
+  CHECK_THROWS_WITH(amax::compute(in, custom), Catch::Contains("no usable records"));
+
+  spit(s / "records.jsonl", hand_made_records());
+  const amax::inputs good = amax::load_result_dirs({s.path});
+  CHECK_THROWS_WITH(amax::compute(good, custom, {{"Xeon", 10.0}}), Catch::Contains("no measured device matches"));
+  CHECK_THROWS_WITH(amax::parse_cost("EPYC"), Catch::Contains("expected DEVICE=USD"));
+  CHECK_THROWS_WITH(amax::parse_cost("EPYC=cheap"), Catch::Contains("not a positive number"));
+  CHECK(amax::parse_cost("AMD EPYC=2500.5").second == 2500.5);
+}
+
+TEST_CASE("amax: poreplab report amax prints one error line and fails on bad input", "[amax]") {
+  scratch s;
+  auto r = run_poreplab("report amax " + quote((s / "missing").string()), s);
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find("does not exist") != std::string::npos);
+
+  spit(s / "records.jsonl", hand_made_records());
+  spit(s / "bad.json", one_entry(R"("hash": "sha3", "kind": "fpga")"));
+  r = run_poreplab("report amax --custom " + quote((s / "bad.json").string()) + " " + quote(s.path.string()), s);
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find("unknown hash \"sha3\"") != std::string::npos);
+
+  spit(s / "custom.json", kCustom);
+  r = run_poreplab("report amax --custom " + quote((s / "custom.json").string()) + " --cost 'Test CPU=500' --json " +
+                       quote(s.path.string()),
+                   s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["hashes"][0]["rows"][0]["usd_per_gb_per_s"].get<double>() == Approx(250));
+  r = run_poreplab("report amax --custom " + quote((s / "custom.json").string()) + " -o " +
+                       quote((s / "amax.md").string()) + " " + quote(s.path.string()),
+                   s);
+  CHECK(r.status == 0);
+  CHECK(slurp(s / "amax.md").rfind("# Amax", 0) == 0);
+}
+
+TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figure", "[amax]") {
+  const auto d = amax::load_custom_hardware(fs::path(POREPLAB_SOURCE_DIR) / "experiments/data/custom-hardware.json");
+  CHECK_FALSE(d.note.empty());
+  CHECK(d.entries.size() >= 3);
+  for (const auto& e : d.entries) {
+    INFO(e.where);
+    CHECK_FALSE(e.source.empty());
+    if (e.kind == "asic" && e.clock_status == "assumed") CHECK_FALSE((e.clock_reason.empty() && e.reason.empty()));
+  }
+}
+
+TEST_CASE("runner config: reports", "[amax][runner]") {
+  const std::string exp = R"({"name": "h", "kind": "hash", "axes": {"engine": ["portable"]}})";
+  auto problem = [&](const std::string& reports) -> std::string {
+    try {
+      runner::parse_config(R"({"schema": "poreplab-experiments/1", "reports": )" + reports +
+                               R"(, "experiments": [)" + exp + "]}",
+                           "t.json");
+    } catch (const runner::config_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(problem(R"(["amax"])").empty());
+  CHECK(problem("[]").empty());
+  CHECK(problem(R"("amax")") == "t.json: /reports: expected a list of report names, got string \"amax\"");
+  CHECK(problem(R"(["amax", "bmax"])") == "t.json: /reports/1: unknown report \"bmax\" (known: amax)");
+  CHECK(problem(R"(["amax", "amax"])") == "t.json: /reports/1: duplicate report \"amax\"");
+  CHECK(problem("[1]") == "t.json: /reports/0: expected a string, got number 1");
+
+  const auto with = runner::parse_config(R"({"schema": "poreplab-experiments/1", "reports": ["amax"], "experiments": [)" +
+                                             exp + "]}",
+                                         "t.json");
+  CHECK(with.reports == std::vector<std::string>{"amax"});
+  const auto without = runner::parse_config(R"({"schema": "poreplab-experiments/1", "experiments": [)" + exp + "]}",
+                                            "t.json");
+  CHECK(without.reports.empty());
+  CHECK(with.digest != without.digest);
+  CHECK_FALSE(without.normalized.contains("reports"));  // old configs keep their digest
+  // Survives --set and the round trip through the records' normalised config.
+  CHECK(runner::apply_overrides(with, {"samples=2"}).reports == with.reports);
+  CHECK(runner::config_from_json(with.normalized, "r").reports == with.reports);
+}
+
+TEST_CASE("runner kind limits: measured single-stream cycles per byte against the critical-path limit",
+          "[amax][runner]") {
+  const runner::kind_spec* k = runner::find_kind("limits");
+  REQUIRE(k != nullptr);
+  const auto best = cpu::best_engine(cpu::engine_algo::sha256, 1, 1).name;
+  std::string engines = "\"portable\"";
+  if (best != "portable") engines += ", \"" + std::string(best) + "\"";
+  const auto c = runner::parse_config(
+      R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "lim", "kind": "limits", "warmup": 0,
+          "samples": 3, "axes": {"algo": ["sha256", "blake2b"], "engine": [)" +
+          engines + R"(, "shani-x2"]}}]})",
+      "t.json");
+  bool ran_portable = false;
+  for (const auto& p : runner::expand_points(c)) {
+    INFO(p.describe());
+    const json rec = runner::run_point(c, p, 0);
+    INFO(rec.dump());
+    if (rec["status"] == "skipped") {
+      // shani-x2 asked for blake2b, or a CPU without SHA-NI: skipped with the reason.
+      CHECK_FALSE(rec["reason"].get<std::string>().empty());
+      continue;
+    }
+    REQUIRE(rec["status"] == "ok");
+    CHECK(rec["metric"] == "measured_cycles_per_byte");
+    CHECK(rec["verified"] == true);
+    const json& rates = rec["rates"];
+    const double limit = rates["limit_cycles_per_byte"], measured = rates["measured_cycles_per_byte"];
+    CHECK(limit > 0);
+    // The limit is a lower bound; measurement noise (and the calibration) get 20%.
+    CHECK(measured >= 0.8 * limit);
+    CHECK(rates["ratio"].get<double>() == Approx(measured / limit));
+    CHECK(rates["single_stream_gb_per_s"].get<double>() > 0);
+    const json& ctx = rec["context"];
+    CHECK(ctx["core_hz"].get<double>() > 0);
+    CHECK_FALSE(ctx["latencies"].empty());
+    CHECK_FALSE(ctx["formula"].get<std::string>().empty());
+    if (p.axes["engine"] == "portable" && p.axes["algo"] == "sha256") {
+      ran_portable = true;
+      CHECK(ctx["latencies"].contains("ror"));
+      CHECK(ctx["latencies"].contains("xor"));
+      CHECK_FALSE(ctx["latencies"].contains("sha256rnds2"));
+    }
+  }
+  CHECK(ran_portable);
+}
+
+TEST_CASE("runner: reports [amax] writes amax.md and amax.json after the points", "[amax][runner]") {
+  scratch s;
+  spit(s / "c.json", R"({
+    "schema": "poreplab-experiments/1",
+    "reports": ["amax"],
+    "experiments": [
+      {"name": "h", "kind": "hash", "warmup": 0, "samples": 2,
+       "axes": {"algo": ["sha256", "blake2s"], "engine": ["portable"], "mode": ["chain"], "size": ["1KiB"]}},
+      {"name": "lim", "kind": "limits", "warmup": 0, "samples": 2, "axes": {"algo": ["sha256"], "engine": ["portable"]}}
+    ]
+  })");
+  const auto r = run_poreplab("run " + quote((s / "c.json").string()) + " -o " + quote((s / "out").string()) +
+                                  " --no-plots",
+                              s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE(fs::exists(s / "out" / "amax.md"));
+  REQUIRE(fs::exists(s / "out" / "amax.json"));
+  const json j = json::parse(slurp(s / "out" / "amax.json"));
+  REQUIRE(j["hashes"].size() >= 2);
+  CHECK(j["hashes"][0]["hash"] == "sha256");
+  bool custom_with_amax = false;
+  for (const auto& row : j["hashes"][0]["rows"]) {
+    if (row["category"] == "off-the-shelf") {
+      CHECK(row["source"]["status"] == "measured");
+      CHECK(row["source"]["detail"].get<std::string>().find("records.jsonl:") != std::string::npos);
+      CHECK(row["clock_source"]["status"] == "measured");  // the limits record's calibration
+    } else {
+      CHECK(row["source"]["status"] != "measured");
+      custom_with_amax = custom_with_amax || row["amax"].is_number();
+    }
+  }
+  CHECK(custom_with_amax);
+  CHECK(slurp(s / "out" / "amax.md").find("## blake2s") != std::string::npos);
+}
