@@ -24,6 +24,9 @@
 #include "records.hpp"
 #include "runner.hpp"
 #include "runner_kinds.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/devices.hpp"
+#endif
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -317,7 +320,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
                           s);
   INFO(r.err);
   REQUIRE(r.status == 0);
-  CHECK(r.err.find("[1/9] h algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
+  CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   for (const char* f : {"records.jsonl", "results.json", "results.csv", "summary.md"}) CHECK(fs::exists(s / "out" / f));
   const json res = json::parse(slurp(s / "out" / "results.json"));
@@ -425,7 +428,7 @@ TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
                                     " --no-plots",
                                 s);
   CHECK(partial.status == 1);
-  CHECK(partial.err.find("missing [1] h algo=sha256 engine=portable mode=chain") != std::string::npos);
+  CHECK(partial.err.find("missing [1] h backend=cpu algo=sha256 engine=portable mode=chain") != std::string::npos);
 
   const auto m = run_poreplab("merge -o " + quote((s / "merged").string()) + " " + quote((s / "s0").string()) + " " +
                               quote((s / "s1").string()) + " --no-plots",
@@ -504,4 +507,25 @@ TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "
   CHECK(res["counts"]["missing"].get<std::size_t>() + recs.size() == res["counts"]["expected"].get<std::size_t>());
   CHECK(fs::exists(out / "summary.md"));
   CHECK(fs::exists(out / "results.csv"));
+}
+
+TEST_CASE("runner hash kind: the cuda backend drops the cpu-only axes and says why it cannot run", "[runner]") {
+  const config c = parse_config(with_experiment(R"({"name": "g", "kind": "hash",
+      "axes": {"backend": ["cpu", "cuda"], "algo": ["blake2s"], "engine": ["portable"], "mode": ["chain"], "size": ["1KiB"]}})"),
+                                "t");
+  const auto pts = expand_points(c);
+  REQUIRE(pts.size() == 2);
+  CHECK(pts[0].axes["engine"] == "portable");
+  CHECK(pts[1].axes["backend"] == "cuda");
+  CHECK(pts[1].axes["engine"].is_null());
+  CHECK(pts[1].axes["size"].is_null());
+  const kind_spec* hash = find_kind("hash");
+  REQUIRE(hash != nullptr);
+  CHECK(hash->unavailable(pts[0].axes).empty());
+#ifndef POREPLAB_WITH_CUDA
+  CHECK(hash->unavailable(pts[1].axes).find("not in this build") != std::string::npos);
+#else
+  // With CUDA built, a machine without a usable device names the reason.
+  if (!poreplab::cuda::query_devices().available) CHECK(hash->unavailable(pts[1].axes).find("cuda backend unavailable") != std::string::npos);
+#endif
 }

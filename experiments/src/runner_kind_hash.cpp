@@ -10,6 +10,10 @@
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "runner_kinds.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/bench.hpp"
+#include "poreplab/cuda/devices.hpp"
+#endif
 
 namespace poreplab::runner {
 
@@ -64,7 +68,17 @@ known_answer check_engine(cpu::engine_algo a, const std::string& name) {
           std::string("the portable ") + std::string(hash_algo_name(portable)) + " of a 1000-byte message"};
 }
 
+bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"] == "cuda"; }
+
 std::string unavailable(const json& axes) {
+  if (on_gpu(axes)) {
+#ifdef POREPLAB_WITH_CUDA
+    const auto report = cuda::query_devices();
+    return report.available ? std::string() : "cuda backend unavailable: " + report.reason;
+#else
+    return "cuda backend is not in this build (built without CUDA: POREPLAB_CUDA=OFF or no nvcc)";
+#endif
+  }
   const std::string name = axes["engine"];
   if (name == kOpenssl) return {};
   try {
@@ -77,7 +91,47 @@ std::string unavailable(const json& axes) {
   return {};
 }
 
+#ifdef POREPLAB_WITH_CUDA
+// One GPU thread running one dependent chain (chain) or every thread slot its own chain
+// (throughput), timed with CUDA events; the device checks chains against the host.
+measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  const cpu::engine_algo a = algo_of(axes);
+  cuda::hash_bench_options o;
+  o.algo = a == cpu::engine_algo::sha256 ? hash_algo::sha256 : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
+                                                                                              : hash_algo::blake2b_512;
+  const bool chain = axes["mode"] == "chain";
+  o.mode = chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput;
+  o.warmup = warmup;
+  o.samples = samples;
+  const auto r = cuda::bench_hash_gpu(o);
+  measurement m;
+  m.metric = "ns_per_block";
+  // ns per compression: per dependent step (chain) or per compression of the device.
+  for (double s : r.samples_s) m.samples.push_back(s * 1e9 / static_cast<double>(r.compressions));
+  m.verified = r.verified;
+  m.verified_against = "the host's portable compression of the first, middle and last chains";
+  m.digest = r.compression;
+  const double ns = r.ns_per_compression;
+  m.context = {{"engine", "cuda"},
+               {"backend", "cuda"},
+               {"device", r.device.name},
+               {"clock_mhz", r.device.clock_khz / 1000.0},
+               {"multiprocessors", r.device.multiprocessors},
+               {"lanes", chain ? std::uint64_t{1} : r.options.chains},
+               {"block_bytes", r.block_bytes},
+               {"ns_per_block", ns},
+               {"lane_ns_per_block", chain ? ns : 0.0},
+               {"gb_per_s", r.bytes_per_s / 1e9},
+               {"cycles_per_compression", r.cycles_per_compression},
+               {"reference", false}};
+  return m;
+}
+#endif
+
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+#ifdef POREPLAB_WITH_CUDA
+  if (on_gpu(axes)) return run_gpu(axes, warmup, samples);
+#endif
   const cpu::engine_algo a = algo_of(axes);
   const std::string name = axes["engine"];
   cpu::hash_bench_options o;
@@ -163,8 +217,13 @@ kind_spec hash_kind() {
   auto mode = text_axis(
       "mode", "throughput", [] { return std::vector<std::string>{"throughput", "chain"}; },
       "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
-  k.axes = {algo, engine, mode,
-            size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB")};
+  auto backend = text_axis(
+      "backend", "cpu", [] { return std::vector<std::string>{"cpu", "cuda"}; },
+      "cpu: the engines; cuda: the GPU's hash-chain kernels (chain = one thread's dependent chain)");
+  engine.applies = [](const json& a) { return !on_gpu(a); };
+  auto size = size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");
+  size.applies = [](const json& a) { return !on_gpu(a); };
+  k.axes = {backend, algo, engine, mode, size};
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;
