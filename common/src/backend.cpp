@@ -51,6 +51,27 @@ void zigzag_begin_layer(const label_job& job, layer_store& store, std::uint32_t 
   if (from != to) std::memcpy(to, from, job.nodes * job.sectors * 32);
 }
 
+layer_inputs begin_layer(const label_job& job, layer_store& store, std::uint32_t l) {
+  if (job.scheme.variant == porep_variant::zigzag) {
+    zigzag_begin_layer(job, store, l);
+    return {store.layer(l), nullptr, job.parents + kParents * zigzag_first_row(l, job.nodes)};
+  }
+  return {store.layer(l), l > 1 ? store.layer(l - 1) : nullptr, job.parents};
+}
+
+std::vector<std::uint8_t> generated_field_data(std::uint64_t bytes, std::uint64_t seed) {
+  std::vector<std::uint8_t> d(bytes);
+  std::uint64_t x = seed | 1;  // xorshift64 never leaves zero
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    d[i] = static_cast<std::uint8_t>(x >> 24);
+  }
+  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
+  return d;
+}
+
 namespace {
 
 class reference_backend final : public backend {
@@ -68,10 +89,10 @@ class reference_backend final : public backend {
     const std::uint64_t stride = 32ull * job.sectors;
     const auto sectors = static_cast<std::int64_t>(job.sectors);
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
-      std::uint8_t* cur = store.layer(l);
+      const layer_inputs in = begin_layer(job, store, l);
+      std::uint8_t* cur = in.cur;
       if constexpr (V == porep_variant::zigzag) {
-        zigzag_begin_layer(job, store, l);
-        const std::uint32_t* rows = job.parents + kParents * zigzag_first_row(l, job.nodes);
+        const std::uint32_t* rows = in.rows;
 #pragma omp parallel for schedule(static) if (sectors > 1)
         for (std::int64_t s = 0; s < sectors; ++s) {
           const layer_ref buf{cur + 32 * s, stride};
@@ -79,7 +100,7 @@ class reference_backend final : public backend {
             zigzag_encode_node<H>(job.replica_ids + 32 * s, rows + kParents * r, buf);
         }
       } else {
-        std::uint8_t* prev = l > 1 ? store.layer(l - 1) : nullptr;
+        std::uint8_t* prev = in.prev;
 #pragma omp parallel for schedule(static) if (sectors > 1)
         for (std::int64_t s = 0; s < sectors; ++s) {
           const layer_ref c{cur + 32 * s, stride};

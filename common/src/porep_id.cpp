@@ -38,6 +38,12 @@ constexpr registered_proof kProofs[] = {
 
 std::span<const registered_proof> registered_proofs() { return kProofs; }
 
+bytes32 benchmark_porep_id(std::uint64_t sector_size) {
+  for (const auto& p : registered_proofs())
+    if (p.sector_size == sector_size && p.api == api_version::v1_1_0) return porep_id_of(p);
+  return porep_id_of(find_registered_proof("StackedDrg32GiBV1_1"));
+}
+
 const registered_proof& find_registered_proof(std::string_view name) {
   for (const auto& p : kProofs)
     if (p.name == name) return p;

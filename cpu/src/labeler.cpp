@@ -280,15 +280,10 @@ class cpu_backend final : public sdr::backend {
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
            std::uint32_t groups, int used) const {
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
-      std::uint8_t* cur = store.layer(l);
-      const std::uint8_t* prev = nullptr;
-      const std::uint32_t* rows = nullptr;
-      if constexpr (V == sdr::porep_variant::zigzag) {
-        sdr::zigzag_begin_layer(job, store, l);
-        rows = job.parents + sdr::kParents * sdr::zigzag_first_row(l, job.nodes);
-      } else {
-        prev = l > 1 ? store.layer(l - 1) : nullptr;
-      }
+      const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
+      std::uint8_t* cur = in.cur;
+      const std::uint8_t* prev = in.prev;
+      const std::uint32_t* rows = in.rows;
 #pragma omp parallel num_threads(used)
       {
         if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num());

@@ -130,15 +130,10 @@ tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_s
   const std::uint64_t start = stamp(true);
   for (std::uint32_t l = 1; l <= job.layers; ++l) {
     [[maybe_unused]] std::uint64_t a = clk.now();
-    std::uint8_t* cur = store.layer(l);
-    const std::uint8_t* prev = nullptr;
-    const std::uint32_t* rows = nullptr;
-    if constexpr (V == sdr::porep_variant::zigzag) {
-      sdr::zigzag_begin_layer(job, store, l);
-      rows = job.parents + sdr::kParents * sdr::zigzag_first_row(l, job.nodes);
-    } else {
-      prev = l > 1 ? store.layer(l - 1) : nullptr;
-    }
+    const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
+    std::uint8_t* cur = in.cur;
+    const std::uint8_t* prev = in.prev;
+    const std::uint32_t* rows = in.rows;
     if constexpr (Timed) t.io += clk.now() - a;
     for (std::uint32_t s = 0; s < job.sectors; ++s) {
       if constexpr (V == sdr::porep_variant::zigzag)
@@ -177,18 +172,6 @@ double median(std::vector<double> v) {
 }
 
 // Canonical field elements (top two bits clear), the same for every call.
-std::vector<std::uint8_t> generated_data(std::uint64_t bytes) {
-  std::vector<std::uint8_t> d(bytes);
-  std::uint64_t x = 0x243f6a8885a308d3ull;
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    d[i] = static_cast<std::uint8_t>(x >> 24);
-  }
-  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
-  return d;
-}
 
 }  // namespace
 
@@ -227,7 +210,7 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
                                     " is not a valid BLS12-381 field element");
       data = job.data;
     } else {
-      own_data = generated_data(layer_bytes);
+      own_data = sdr::generated_field_data(layer_bytes, 0x243f6a8885a308d3ull);
       data = own_data.data();
     }
     replica = huge_buffer(layer_bytes);

@@ -26,14 +26,6 @@ namespace poreplab {
 
 namespace {
 
-// The V1_1 proof of that size when one exists; otherwise the 32GiB V1_1 porep_id on a
-// custom-size graph (as the shared Custom vector does).
-sdr::bytes32 porep_id_for(std::uint64_t sector_size) {
-  for (const auto& p : sdr::registered_proofs())
-    if (p.sector_size == sector_size && p.api == graph::api_version::v1_1_0) return sdr::porep_id_of(p);
-  return sdr::porep_id_of(sdr::find_registered_proof("StackedDrg32GiBV1_1"));
-}
-
 std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
   std::vector<std::uint8_t> ids(32ull * sectors);
   for (std::uint32_t s = 0; s < sectors; ++s) {
@@ -42,20 +34,6 @@ std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
     ids[32ull * s + 31] &= 0x3f;
   }
   return ids;
-}
-
-// Canonical field elements for the zigzag variant to encode (top two bits clear).
-std::vector<std::uint8_t> bench_data(std::uint64_t bytes) {
-  std::vector<std::uint8_t> d(bytes);
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    d[i] = static_cast<std::uint8_t>(x);
-  }
-  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
-  return d;
 }
 
 std::uint64_t status_kib(const char* key) {
@@ -113,7 +91,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
     engine = &cpu::find_engine(algo, "portable");
   r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
 
-  const auto id = porep_id_for(opt.sector_size);
+  const auto id = sdr::benchmark_porep_id(opt.sector_size);
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
   const std::uint64_t layer_bytes = r.nodes * 32 * opt.sectors;
   graph::parent_table sdr_table;
@@ -123,7 +101,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
   if (scheme.variant == sdr::porep_variant::zigzag) {
     zigzag_table = graph::zigzag_table(g);
     parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
-    data = bench_data(layer_bytes);
+    data = sdr::generated_field_data(layer_bytes, 0x9e3779b97f4a7c15ull);
   } else {
     sdr_table = graph::parent_table::generate(g);
     parents = sdr_table.data();

@@ -15,33 +15,6 @@
 
 namespace poreplab {
 
-namespace {
-
-// As bench_label: the V1_1 proof of that size when one exists, else the 32GiB V1_1
-// porep_id on a custom-size graph.
-sdr::bytes32 porep_id_for(std::uint64_t sector_size) {
-  for (const auto& p : sdr::registered_proofs())
-    if (p.sector_size == sector_size && p.api == graph::api_version::v1_1_0) return sdr::porep_id_of(p);
-  return sdr::porep_id_of(sdr::find_registered_proof("StackedDrg32GiBV1_1"));
-}
-
-// Canonical field elements (top two bits clear): the data zigzag encodes and the sdr
-// replica encodes.
-std::vector<std::uint8_t> profile_data(std::uint64_t bytes) {
-  std::vector<std::uint8_t> d(bytes);
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    d[i] = static_cast<std::uint8_t>(x);
-  }
-  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
-  return d;
-}
-
-}  // namespace
-
 std::uint32_t default_profile_layers(const std::string& variant) {
   return sdr::parse_variant(variant) == sdr::porep_variant::zigzag ? sdr::kZigzagLayers : 2;
 }
@@ -69,7 +42,7 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
   const cpu::engine& e = cpu::pick_label_engine(scheme, 1, opt.engine);
 
   const std::uint64_t nodes = opt.sector_size / 32;
-  const auto id = porep_id_for(opt.sector_size);
+  const auto id = sdr::benchmark_porep_id(opt.sector_size);
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;
@@ -85,7 +58,7 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
   const std::string seed = "poreplab bench sector 0";
   sha256::digest(replica_id, seed.data(), seed.size());
   replica_id[31] &= 0x3f;
-  const auto data = profile_data(nodes * 32);
+  const auto data = sdr::generated_field_data(nodes * 32, 0x9e3779b97f4a7c15ull);
   const sdr::label_job job{nodes, parents, r.options.layers, 1, replica_id, scheme, data.data()};
 
   sdr::rolling_layer_store store(nodes * 32);

@@ -89,6 +89,20 @@ decltype(auto) with_scheme(label_scheme s, F&& f) {
 // else layer l-1 (when the store gives the layers separate buffers).
 void zigzag_begin_layer(const label_job& job, layer_store& store, std::uint32_t l);
 
+// What labeling layer l reads and writes. sdr: cur = layer l, prev = layer l-1 (null for
+// layer 1), rows = the table. zigzag: cur = layer l after zigzag_begin_layer, rows = the
+// layer's first row (zigzag_first_row), prev = null.
+struct layer_inputs {
+  std::uint8_t* cur;
+  std::uint8_t* prev;
+  const std::uint32_t* rows;
+};
+layer_inputs begin_layer(const label_job& job, layer_store& store, std::uint32_t l);
+
+// `bytes` of deterministic canonical field elements (top two bits of every 32-byte
+// element clear): input data for benchmarks and profiles.
+std::vector<std::uint8_t> generated_field_data(std::uint64_t bytes, std::uint64_t seed);
+
 // Portable code of common/ only: one OpenMP thread per sector, node loop in order.
 std::unique_ptr<backend> make_reference_backend();
 

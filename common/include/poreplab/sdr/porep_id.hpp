@@ -39,6 +39,11 @@ inline graph::graph_params graph_params_of(const registered_proof& p) {
   return graph::make_graph_params(id.data(), p.api, p.nodes());
 }
 
+// The porep_id benchmarks label a sector of this size with: the V1_1 proof of that size
+// when one exists, else the 32GiB V1_1 porep_id on a custom-size graph (as the shared
+// Custom vector does).
+bytes32 benchmark_porep_id(std::uint64_t sector_size);
+
 // "1.0.0", "1.1.0", "1.2.0"; throws std::invalid_argument otherwise.
 api_version parse_api_version(std::string_view text);
 std::string_view api_version_name(api_version v);
