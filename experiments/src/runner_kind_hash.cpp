@@ -23,14 +23,6 @@ namespace {
 
 constexpr const char* kOpenssl = "openssl";
 
-std::vector<std::string> engine_names(cpu::engine_algo a) {
-  std::vector<std::string> v;
-  for (const auto& e : cpu::compiled_engines(a)) v.emplace_back(e.name);
-  return v;
-}
-
-cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
-
 // The digest a record carries: the engine's digest of a fixed message, compared with the
 // portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
 struct known_answer {
@@ -190,21 +182,11 @@ kind_spec hash_kind() {
   kind_spec k;
   k.name = "hash";
   k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
-  auto algo = text_axis(
-      "algo", "sha256",
-      [] {
-        std::vector<std::string> v;
-        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
-        return v;
-      },
-      "hash function: sha256, blake2s, blake2b");
+  auto algo = algo_axis();
   auto engine = text_axis(
       "engine", "all",
       [] {
-        std::vector<std::string> v;
-        for (auto a : cpu::engine_algos())
-          for (const auto& n : engine_names(a))
-            if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+        auto v = all_engine_names();
         v.emplace_back(kOpenssl);
         return v;
       },

@@ -25,14 +25,6 @@ namespace {
 // is noise, short enough to stay in L1/L2.
 constexpr std::size_t kChainBytesPerLane = 16 * 1024;
 
-std::vector<std::string> engine_names(cpu::engine_algo a) {
-  std::vector<std::string> v;
-  for (const auto& e : cpu::compiled_engines(a)) v.emplace_back(e.name);
-  return v;
-}
-
-cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
-
 std::string unavailable(const json& axes) {
   try {
     cpu::find_engine(algo_of(axes), axes["engine"].get<std::string>());
@@ -163,23 +155,9 @@ kind_spec limits_kind() {
   k.name = "limits";
   k.help = "one hash engine's critical-path limit (instruction latencies measured here) against its measured "
            "single-stream cycles per byte";
-  auto algo = text_axis(
-      "algo", "sha256",
-      [] {
-        std::vector<std::string> v;
-        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
-        return v;
-      },
-      "hash function: sha256, blake2s, blake2b");
+  auto algo = algo_axis();
   auto engine = text_axis(
-      "engine", "all",
-      [] {
-        std::vector<std::string> v;
-        for (auto a : cpu::engine_algos())
-          for (const auto& n : engine_names(a))
-            if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
-        return v;
-      },
+      "engine", "all", all_engine_names,
       "engine name, or all = every compiled engine of the algo (those this CPU lacks are skipped)");
   engine.all = [](const json& axes) { return engine_names(algo_of(axes)); };
   k.axes = {algo, engine};

@@ -19,12 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> engine_names(cpu::engine_algo algo) {
-  std::vector<std::string> out;
-  for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
-  return out;
-}
-
 std::string hash_of(const json& axes) { return text_or(axes["hash"], "sha256"); }
 
 sdr::label_scheme scheme_of(const json& axes) {
@@ -38,19 +32,13 @@ std::vector<axis_spec> profile_axes() {
   axes.push_back(text_axis(
       "backend", "cpu", [] { return std::vector<std::string>{"cpu"}; },
       "where the profile runs: cpu (the profiled loop and the cpu backend beside it)"));
-  axes.push_back(text_axis(
-      "variant", "sdr", [] { return sdr::variant_names(); },
-      "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)"));
-  axes.push_back(text_axis(
-      "hash", "sha256", [] { return sdr::label_hash_names(); },
-      "key-derivation hash; anything but sdr + sha256 is a what-if variant"));
+  axes.push_back(variant_axis());
+  axes.push_back(label_hash_axis());
   auto engine = text_axis(
       "engine", "auto",
       [] {
-        std::vector<std::string> v = {"auto"};
-        for (auto algo : cpu::engine_algos())
-          for (auto& n : engine_names(algo))
-            if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+        auto v = all_engine_names();
+        v.insert(v.begin(), "auto");
         return v;
       },
       "engine of the point's hash, single stream; auto = the best; all = every compiled engine of that hash");

@@ -16,22 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> engine_names(cpu::engine_algo algo) {
-  std::vector<std::string> out;
-  for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
-  return out;
-}
-
-// Engine names of every algo, each once: the engine axis accepts any, and a point whose
-// hash has no engine of that name is refused with the reason.
-std::vector<std::string> all_engine_names() {
-  std::vector<std::string> out;
-  for (auto algo : cpu::engine_algos())
-    for (auto& n : engine_names(algo))
-      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-  return out;
-}
-
 // Backends a config may name: those of this build plus those of other builds (CUDA), so
 // that one config serves every machine; the ones missing here are recorded as skipped.
 std::vector<std::string> label_backend_names() {
@@ -135,15 +119,50 @@ axis_spec text_axis(std::string name, std::string fallback, std::function<std::v
   return a;
 }
 
+std::vector<std::string> engine_names(cpu::engine_algo algo) {
+  std::vector<std::string> out;
+  for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<std::string> all_engine_names() {
+  std::vector<std::string> out;
+  for (auto algo : cpu::engine_algos())
+    for (auto& n : engine_names(algo))
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+axis_spec algo_axis() {
+  return text_axis(
+      "algo", "sha256",
+      [] {
+        std::vector<std::string> v;
+        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
+        return v;
+      },
+      "hash function: sha256, blake2s, blake2b");
+}
+
+cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
+
+axis_spec variant_axis() {
+  return text_axis("variant", "sdr", [] { return sdr::variant_names(); },
+                   "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)");
+}
+
+axis_spec label_hash_axis() {
+  return text_axis("hash", "sha256", [] { return sdr::label_hash_names(); },
+                   "key-derivation hash; anything but sdr + sha256 is a what-if variant");
+}
+
 std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   std::vector<axis_spec> axes;
   axes.push_back(text_axis("backend", "cpu", label_backend_names, "labeling backend"));
-  if (with_scheme) axes.push_back(text_axis(
-      "variant", "sdr", [] { return sdr::variant_names(); },
-      "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)"));
-  if (with_scheme) axes.push_back(text_axis(
-      "hash", "sha256", [] { return sdr::label_hash_names(); },
-      "key-derivation hash; anything but sdr + sha256 is a what-if variant"));
+  if (with_scheme) {
+    axes.push_back(variant_axis());
+    axes.push_back(label_hash_axis());
+  }
   auto engine = text_axis(
       "engine", "auto",
       [] {

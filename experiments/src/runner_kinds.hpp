@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poreplab/cpu/engines.hpp"
+
 namespace poreplab::runner {
 
 enum class axis_type {
@@ -93,6 +95,16 @@ axis_spec text_axis(std::string name, std::string fallback, std::function<std::v
 // The labeling axes: backend, with_scheme: variant and hash, engine (cpu), layout (cuda,
 // cuda-emu), sector_size, with_sectors: sectors; then layers, threads.
 std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme = false);
+
+// Engine names compiled for an algo, and those of every algo, each once.
+std::vector<std::string> engine_names(cpu::engine_algo algo);
+std::vector<std::string> all_engine_names();
+// The `algo` axis (sha256, blake2s, blake2b) and a point's value of it.
+axis_spec algo_axis();
+cpu::engine_algo algo_of(const nlohmann::json& axes);
+// The labeling scheme axes: `variant` (sdr, zigzag) and `hash` (sha256, blake2s, blake2b-256).
+axis_spec variant_axis();
+axis_spec label_hash_axis();
 
 // Why `need` bytes do not fit in the memory available now, or empty when they do.
 std::string memory_shortfall(double need_bytes);
