@@ -25,6 +25,10 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/zigzag.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/backend.hpp"
+#include "poreplab/cuda/devices.hpp"
+#endif
 
 using namespace poreplab;
 using bytes = std::vector<std::uint8_t>;
@@ -276,3 +280,30 @@ TEST_CASE("zigzag jobs are validated", "[variants]") {
   d.data[32 * 5 + 31] = 0xff;
   CHECK_THROWS_WITH(sdr::validate(d.job), Catch::Contains("data element 5"));
 }
+
+#ifdef POREPLAB_WITH_CUDA
+TEST_CASE("every scheme: the cuda device equals the reference", "[variants][cuda]") {
+  const auto r = cuda::query_devices();
+  if (!r.available) {
+    WARN("skipped: no usable CUDA device (" << r.reason << ")");
+    return;
+  }
+  for (auto v : kVariants)
+    for (auto h : kHashes) {
+      const sdr::label_scheme s{v, h};
+      INFO(sdr::scheme_name(s));
+      for (std::uint32_t sectors : {1u, 33u}) {
+        auto d = make_job(s, 1024, v == sdr::porep_variant::zigzag ? 4 : 3, sectors);
+        const auto want = run_layers(*sdr::make_reference_backend(), d.job);
+        for (auto layout : {sdr::sector_layout::sector_minor, sdr::sector_layout::sector_major})
+          for (std::uint64_t chunk : {0ull, 300ull}) {
+            INFO("sectors " << sectors << " " << sdr::sector_layout_name(layout) << " chunk " << chunk);
+            cuda::backend_options o;
+            o.layout = layout;
+            o.chunk_nodes = chunk;
+            CHECK(run_layers(*cuda::make_cuda_backend(o), d.job) == want);
+          }
+      }
+    }
+}
+#endif
