@@ -19,19 +19,11 @@ namespace poreplab::runner {
 
 using nlohmann::json;
 
-namespace {
-
 constexpr const char* kOpenssl = "openssl";
 
 // The digest a record carries: the engine's digest of a fixed message, compared with the
 // portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
-struct known_answer {
-  std::string digest;
-  bool matches = false;
-  std::string against;
-};
-
-known_answer check_engine(cpu::engine_algo a, const std::string& name) {
+known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
   std::vector<std::uint8_t> msg(1000);
   for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
   const hash_algo portable = a == cpu::engine_algo::sha256    ? hash_algo::sha256
@@ -60,6 +52,21 @@ known_answer check_engine(cpu::engine_algo a, const std::string& name) {
           std::string("the portable ") + std::string(hash_algo_name(portable)) + " of a 1000-byte message"};
 }
 
+std::string engine_unavailable_reason(const json& axes) {
+  const std::string name = axes["engine"];
+  if (name == kOpenssl) return {};
+  try {
+    cpu::find_engine(algo_of(axes), name);
+  } catch (const cpu::engine_unavailable& e) {
+    return e.what();
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // an engine of another algo: e.g. "shani" asked for blake2s
+  }
+  return {};
+}
+
+namespace {
+
 bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"] == "cuda"; }
 
 std::string unavailable(const json& axes) {
@@ -71,16 +78,7 @@ std::string unavailable(const json& axes) {
     return "cuda backend is not in this build (built without CUDA: POREPLAB_CUDA=OFF or no nvcc)";
 #endif
   }
-  const std::string name = axes["engine"];
-  if (name == kOpenssl) return {};
-  try {
-    cpu::find_engine(algo_of(axes), name);
-  } catch (const cpu::engine_unavailable& e) {
-    return e.what();
-  } catch (const std::invalid_argument& e) {
-    return e.what();  // an engine of another algo: e.g. "shani" asked for blake2s
-  }
-  return {};
+  return engine_unavailable_reason(axes);
 }
 
 #ifdef POREPLAB_WITH_CUDA
@@ -143,7 +141,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   // so its rates travel in the context and are rescaled to this median.
   const auto skip = std::min<std::size_t>(warmup, row->samples.size() > 1 ? row->samples.size() - 1 : 0);
   m.samples.assign(row->samples.begin() + static_cast<std::ptrdiff_t>(skip), row->samples.end());
-  const known_answer k = check_engine(a, name);
+  const known_answer k = engine_known_answer(a, name);
   m.digest = k.digest;
   m.verified = row->verified && k.matches;
   m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");

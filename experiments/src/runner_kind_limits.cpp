@@ -25,43 +25,6 @@ namespace {
 // is noise, short enough to stay in L1/L2.
 constexpr std::size_t kChainBytesPerLane = 16 * 1024;
 
-std::string unavailable(const json& axes) {
-  try {
-    cpu::find_engine(algo_of(axes), axes["engine"].get<std::string>());
-  } catch (const cpu::engine_unavailable& e) {
-    return e.what();
-  } catch (const std::invalid_argument& e) {
-    return e.what();  // an engine of another algo: e.g. "shani" asked for blake2s
-  }
-  return {};
-}
-
-// The engine's digest of a fixed 1000-byte message against the portable implementation:
-// the record's digest (bench_hash checks the measured data itself as well).
-struct known_answer {
-  std::string digest;
-  bool matches = false;
-  std::string against;
-};
-
-known_answer check_engine(cpu::engine_algo a, const cpu::engine& e) {
-  std::vector<std::uint8_t> msg(1000);
-  for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
-  const hash_algo portable = a == cpu::engine_algo::sha256    ? hash_algo::sha256
-                             : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
-                                                              : hash_algo::blake2b_512;
-  const auto want = hash_bytes(portable, msg.data(), msg.size());
-  std::vector<std::uint8_t> got;
-  if (a == cpu::engine_algo::sha256) {
-    const auto d = cpu::sha256_digest(e, msg.data(), msg.size());
-    got.assign(d.begin(), d.end());
-  } else {
-    got = cpu::blake2_digest(e, want.size(), msg.data(), msg.size());
-  }
-  return {to_hex(got), got == want,
-          std::string("the portable ") + std::string(hash_algo_name(portable)) + " of a 1000-byte message"};
-}
-
 // The latencies the engine's limit depends on: every measured row of the table is made one
 // cycle slower in turn and kept when the limit moves. The model itself stays in latency.cpp.
 json latencies_used(cpu::engine_algo a, const std::string& engine, const cpu::latency_table& t, double base) {
@@ -109,7 +72,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const auto skip = std::min<std::size_t>(warmup, row->samples.size() > 1 ? row->samples.size() - 1 : 0);
   for (std::size_t i = skip; i < row->samples.size(); ++i) m.samples.push_back(row->samples[i] * to_core_cpb);
 
-  const known_answer k = check_engine(a, e);
+  const known_answer k = engine_known_answer(a, std::string(e.name));
   m.digest = k.digest;
   m.verified = row->verified && k.matches;
   m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");
@@ -161,7 +124,7 @@ kind_spec limits_kind() {
       "engine name, or all = every compiled engine of the algo (those this CPU lacks are skipped)");
   engine.all = [](const json& axes) { return engine_names(algo_of(axes)); };
   k.axes = {algo, engine};
-  k.unavailable = unavailable;
+  k.unavailable = engine_unavailable_reason;
   k.run = run;
   k.rates = rates;
   return k;

@@ -106,6 +106,17 @@ cpu::engine_algo algo_of(const nlohmann::json& axes);
 axis_spec variant_axis();
 axis_spec label_hash_axis();
 
+// A cpu engine's (or "openssl"'s) digest of a fixed 1000-byte message, compared with
+// the portable implementation: the digest hash and limits records carry.
+struct known_answer {
+  std::string digest;
+  bool matches = false;
+  std::string against;
+};
+known_answer engine_known_answer(cpu::engine_algo a, const std::string& name);
+// Why the engine (axes "algo", "engine") cannot run here, or empty.
+std::string engine_unavailable_reason(const nlohmann::json& axes);
+
 // Why `need` bytes do not fit in the memory available now, or empty when they do.
 std::string memory_shortfall(double need_bytes);
 // The axis value as a string, or `fallback` when it is null (does not apply).
