@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
 #include "poreplab/sdr/vector_file.hpp"
+#include "cuda_support.hpp"
+#include "poreplab/sdr/label_driver.hpp"
 #include "support.hpp"
 
 #ifdef POREPLAB_WITH_CUDA
@@ -154,6 +157,112 @@ TEST_CASE("cuda-emu equals the reference backend at 1/31/32/33 sectors", "[cuda]
       }
     }
   }
+}
+
+namespace {
+
+// An executor that runs like cuda-emu and records what the driver asks of it.
+struct recording_executor {
+  struct launch_record {
+    std::uint32_t layer;
+    std::uint64_t begin, end;
+  };
+  std::vector<launch_record> launches;
+  int loads = 0;
+  bool launched_before_load = false;
+  bytes layers[2], ids;
+  std::vector<std::uint32_t> table, chunk[2];
+
+  explicit recording_executor(std::uint64_t layer_bytes) : layers{bytes(layer_bytes), bytes(layer_bytes)} {}
+  std::uint8_t* layer_buffer(int i) { return layers[i].data(); }
+  const std::uint8_t* upload_replica_ids(const std::uint8_t* p, std::uint64_t n) {
+    ids.assign(p, p + n);
+    return ids.data();
+  }
+  void upload_layer(int i, const std::uint8_t* p, std::uint64_t n) { std::copy_n(p, n, layers[i].begin()); }
+  const std::uint32_t* upload_parents(const std::uint32_t* p, std::uint64_t rows) {
+    table.assign(p, p + rows * sdr::kParents);
+    return table.data();
+  }
+  const std::uint32_t* stage_parents(int slot, const std::uint32_t* p, std::uint64_t count) {
+    chunk[slot].assign(p, p + count * sdr::kParents);
+    return chunk[slot].data();
+  }
+  void release_parents(int) {}
+  template <class K>
+  void load(const K&) {
+    ++loads;
+  }
+  template <sdr::porep_variant V, sdr::label_hash H>
+  void launch(const sdr::label_layer_kernel<V, H>& k, grid_dims d) {
+    launched_before_load = launched_before_load || loads < 2;
+    launches.push_back({k.layer, k.node_begin, k.node_end});
+    emulate_grid(d, k);
+  }
+  void launch(const sdr::relayout_kernel& k, grid_dims d) { emulate_grid(d, k); }
+  void layer_written(int) {}
+  void download(std::uint8_t* host, int buf, std::uint64_t n) { std::copy_n(layers[buf].begin(), n, host); }
+  void finish() {}
+};
+
+}  // namespace
+
+TEST_CASE("device driver: kernels loaded first, launches bounded, stop between launches", "[cuda][emu]") {
+  const auto parents = make_parents(64);
+  const bytes ids = make_ids(3);
+  const sdr::label_job job{64, parents.data(), 3, 3, ids.data()};
+  const bytes expected = label_all(*sdr::make_reference_backend(), job);
+  // Resident (chunk 0) and streamed (chunk 24) tables; launches of at most 10 nodes, or unbounded.
+  for (const std::uint64_t chunk : {0ull, 24ull})
+    for (const std::uint64_t launch_nodes : {0ull, 10ull, 1ull}) {
+      INFO("chunk " << chunk << ", launch_nodes " << launch_nodes);
+      recording_executor ex(64 * 3 * 32);
+      sdr::memory_layer_store store(64 * 3 * 32, 3);
+      sdr::run_label_job(ex, job, store, sdr::device_plan{sdr::sector_layout::sector_minor, 32, chunk, launch_nodes, {}});
+      CHECK(ex.loads == 2);
+      CHECK_FALSE(ex.launched_before_load);
+      // Every layer's launches cover 0..63 exactly once, in order, none longer than the bound.
+      std::uint64_t next = 0;
+      std::uint32_t layer = 1;
+      for (const auto& l : ex.launches) {
+        if (next == 64) {
+          next = 0;
+          ++layer;
+        }
+        CHECK(l.layer == layer);
+        CHECK(l.begin == next);
+        CHECK(l.end > l.begin);
+        if (launch_nodes != 0) CHECK(l.end - l.begin <= launch_nodes);
+        if (chunk != 0) CHECK(l.end - l.begin <= chunk);
+        next = l.end;
+      }
+      CHECK(layer == 3);
+      CHECK(next == 64);
+      const std::uint64_t per_layer = launch_nodes == 0 ? (chunk == 0 ? 1 : 3) : (launch_nodes == 10 ? (chunk == 0 ? 7 : 8) : 64);
+      CHECK(ex.launches.size() == 3 * per_layer);
+      bytes got;
+      for (std::uint32_t l = 1; l <= 3; ++l) got.insert(got.end(), store.layer(l), store.layer(l) + store.layer_bytes());
+      CHECK(first_difference(got, expected) == -1);
+    }
+
+  // A stop request ends the job before the next launch.
+  recording_executor ex(64 * 3 * 32);
+  sdr::memory_layer_store store(64 * 3 * 32, 3);
+  int polls = 0;
+  sdr::device_plan plan{sdr::sector_layout::sector_minor, 32, 0, 16, [&] { return ++polls > 5; }};
+  CHECK_THROWS_AS(sdr::run_label_job(ex, job, store, plan), sdr::label_interrupted);
+  CHECK(ex.launches.size() == 5);
+  CHECK(ex.launches.back().layer == 2);
+
+  // cuda-emu with bounded launches stays bit-exact on the vectors' graph for both layouts.
+  for (const auto layout : kLayouts)
+    CHECK(first_difference(label_all(*sdr::make_emulated_backend({layout, 32, 0, 7}), job), expected) == -1);
+}
+
+TEST_CASE("grid cover refuses grids past CUDA's block limit", "[cuda][emu]") {
+  CHECK(cover(kMaxGridBlocks * 32, 32).blocks == kMaxGridBlocks);
+  CHECK_THROWS_AS(cover(kMaxGridBlocks * 32 + 1, 32), std::length_error);
+  CHECK_THROWS_WITH(cover(1ull << 40, 1), Catch::Contains("more than a grid holds"));
 }
 
 TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "[cuda][emu]") {
@@ -343,14 +452,47 @@ TEST_CASE("cuda memory planner: 2KiB..64GiB sectors on 24/80/141 GiB devices", "
 
 namespace {
 
-// Whether a device is usable; if not, a warning says why the [cuda] checks are skipped.
-bool have_device() {
-  const auto r = cuda::query_devices();
-  if (!r.available) WARN("skipped: no usable CUDA device (" << r.reason << ")");
-  return r.available;
-}
+bool have_device() { return test::usable_cuda_device(); }
 
 }  // namespace
+
+TEST_CASE("cuda: launch bounds, build architectures, device requirement", "[cuda][emu]") {
+  // Launches get fewer nodes as sectors need more waves of the device's thread slots.
+  CHECK(cuda::launch_nodes_for(1, 270336) == cuda::kLaunchNodeSteps);
+  CHECK(cuda::launch_nodes_for(270336, 270336) == cuda::kLaunchNodeSteps);
+  CHECK(cuda::launch_nodes_for(270337, 270336) == cuda::kLaunchNodeSteps / 2);
+  CHECK(cuda::launch_nodes_for(1u << 30, 1024) == cuda::kMinLaunchNodes);
+  CHECK(cuda::launch_nodes_for(5, 0) == cuda::kLaunchNodeSteps / 5);
+
+  const auto both = cuda::parse_archs("80;90");
+  CHECK(both.sass == std::vector<int>{80, 90});
+  CHECK(both.ptx == std::vector<int>{80, 90});
+  const auto bundle = cuda::parse_archs("80-real,90");
+  CHECK(bundle.sass == std::vector<int>{80, 90});
+  CHECK(bundle.ptx == std::vector<int>{90});
+  CHECK_FALSE(cuda::parse_archs("native").known);
+  CHECK(cuda::unsupported_reason(8, 0, bundle).empty());
+  CHECK(cuda::unsupported_reason(8, 6, bundle).empty());   // sm_80 SASS runs on 8.x
+  CHECK(cuda::unsupported_reason(9, 0, bundle).empty());
+  CHECK(cuda::unsupported_reason(12, 0, bundle).empty());  // JIT from compute_90
+  CHECK_THAT(cuda::unsupported_reason(7, 0, bundle), Catch::Contains("compute capability 7.0") &&
+                                                         Catch::Contains("needs sm_80 or newer"));
+  CHECK_THAT(cuda::unsupported_reason(10, 0, cuda::parse_archs("80-real;90-real")),
+             Catch::Contains("-DCMAKE_CUDA_ARCHITECTURES=100"));
+  CHECK(cuda::unsupported_reason(7, 5, cuda::parse_archs("all")).empty());  // unknown list: the launch decides
+  // This build's list is readable and covers sm_80 and sm_90.
+  CHECK(cuda::compiled_archs().known);
+  CHECK(cuda::unsupported_reason(8, 0, cuda::compiled_archs()).empty());
+  CHECK(cuda::unsupported_reason(9, 0, cuda::compiled_archs()).empty());
+
+  const char* old = std::getenv("POREPLAB_REQUIRE_CUDA");
+  const std::string saved = old != nullptr ? old : "";
+  setenv("POREPLAB_REQUIRE_CUDA", "1", 1);
+  CHECK(cuda::cuda_required());
+  setenv("POREPLAB_REQUIRE_CUDA", "0", 1);
+  CHECK_FALSE(cuda::cuda_required());
+  if (old != nullptr) setenv("POREPLAB_REQUIRE_CUDA", saved.c_str(), 1); else unsetenv("POREPLAB_REQUIRE_CUDA");
+}
 
 TEST_CASE("cuda: without a device the backend and benchmarks refuse clearly", "[cuda]") {
   const auto r = cuda::query_devices();
@@ -413,6 +555,22 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
   const auto t = cuda::time_label(job, store);
   CHECK(t.plan.parents == cuda::parent_placement::resident);
   CHECK(t.kernel_s > 0);
+  CHECK(t.load_s > 0);
+  CHECK(t.launch_nodes >= cuda::kMinLaunchNodes);
+  CHECK(t.label_launches == 2);
+  CHECK(t.thread_slots > 0);
+  // A launch bound of 16 nodes: four launches a layer, same labels.
+  cuda::backend_options bounded;
+  bounded.launch_nodes = 16;
+  const auto tb = cuda::time_label(job, store, bounded);
+  CHECK(tb.label_launches == 8);
+  // The 1024-thread limit of the label kernels is checked before anything is allocated.
+  cuda::backend_options wide;
+  wide.threads_per_block = 1024;
+  CHECK_NOTHROW(cuda::time_label(job, store, wide));
+  sdr::label_job wide_job = job;
+  wide_job.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
+  CHECK_THROWS_AS(cuda::time_label(wide_job, store, wide), std::invalid_argument);
   CHECK(t.layer_kernel_s.size() == 2);
   CHECK(t.end_to_end_s >= t.kernel_s);
   CHECK(first_difference(label_all(*sdr::make_reference_backend(), job), [&] {
@@ -432,6 +590,7 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
       const auto r = cuda::bench_hash_gpu(o);
       INFO(r.compression << " " << cuda::hash_bench_mode_name(mode));
       CHECK(r.verified);
+      CHECK(r.max_threads_per_block > 0);
       CHECK(r.compressions == (mode == cuda::hash_bench_mode::latency ? 256u : 4096u * 256u));
       CHECK(r.median_s > 0);
     }

@@ -28,6 +28,7 @@
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/backend.hpp"
 #include "poreplab/cuda/devices.hpp"
+#include "cuda_support.hpp"
 #endif
 
 using namespace poreplab;
@@ -283,11 +284,7 @@ TEST_CASE("zigzag jobs are validated", "[variants]") {
 
 #ifdef POREPLAB_WITH_CUDA
 TEST_CASE("every scheme: the cuda device equals the reference", "[variants][cuda]") {
-  const auto r = cuda::query_devices();
-  if (!r.available) {
-    WARN("skipped: no usable CUDA device (" << r.reason << ")");
-    return;
-  }
+  if (!test::usable_cuda_device()) return;
   for (auto v : kVariants)
     for (auto h : kHashes) {
       const sdr::label_scheme s{v, h};

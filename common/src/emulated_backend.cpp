@@ -43,6 +43,9 @@ class host_executor {
   void release_parents(int /*slot*/) {}
 
   template <class Kernel>
+  void load(const Kernel& /*k*/) {}
+
+  template <class Kernel>
   void launch(const Kernel& k, grid_dims dims) {
     emulate_grid(dims, k);
   }
@@ -71,7 +74,7 @@ class emulated_backend final : public backend {
   void label(const label_job& job, layer_store& store) override {
     validate(job);
     host_executor ex(job.nodes * job.sectors * 32);
-    run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes});
+    run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}});
   }
 
  private:

@@ -32,7 +32,8 @@ using detail::stream;
 // never makes the host wait mid-job.
 struct timed_launch {
   event start{true}, stop{true};
-  std::uint32_t layer = 0;  // 0: a transpose
+  std::uint32_t layer = 0;  // 0: a relayout
+  bool transpose = false;   // relayout between layouts (else a same-layout copy)
 };
 
 class device_executor {
@@ -94,13 +95,17 @@ class device_executor {
 
   void release_parents(int slot) { consumed_[slot].record(compute_.get()); }
 
+  // Kernels are loaded by prepare_kernels before anything is allocated or timed.
+  template <class K>
+  void load(const K& /*k*/) {}
+
   template <sdr::porep_variant V, sdr::label_hash H>
   void launch(const sdr::label_layer_kernel<V, H>& k, grid_dims dims) {
     timed(k, dims, k.sectors, k.layer);
   }
 
   void launch(const sdr::relayout_kernel& k, grid_dims dims) {
-    timed(k, dims, k.nodes * k.sectors, 0);
+    timed(k, dims, k.nodes * k.sectors, 0, k.from != k.to);
   }
 
   void layer_written(int buf) { written_[buf].record(compute_.get()); }
@@ -123,11 +128,14 @@ class device_executor {
     t.layer_kernel_s = layer_kernel_s_;
     t.kernel_s = 0;
     t.transpose_s = 0;
+    t.copy_s = 0;
+    t.label_launches = 0;
     for (const auto& l : launches_) {
       const double s = detail::elapsed_s(l.start, l.stop);
       if (l.layer == 0) {
-        t.transpose_s += s;
+        (l.transpose ? t.transpose_s : t.copy_s) += s;
       } else {
+        ++t.label_launches;
         t.layer_kernel_s[l.layer - 1] += s;
         t.kernel_s += s;
       }
@@ -136,13 +144,14 @@ class device_executor {
 
  private:
   template <class K>
-  void timed(const K& k, grid_dims dims, std::uint64_t total, std::uint32_t layer) {
+  void timed(const K& k, grid_dims dims, std::uint64_t total, std::uint32_t layer, bool transpose = false) {
     if (!timing_) {
       cuda::launch(k, dims, total, compute_.get());
       return;
     }
     launches_.emplace_back();
     launches_.back().layer = layer;
+    launches_.back().transpose = transpose;
     launches_.back().start.record(compute_.get());
     cuda::launch(k, dims, total, compute_.get());
     launches_.back().stop.record(compute_.get());
@@ -183,17 +192,62 @@ memory_plan plan_for(const sdr::label_job& job, const backend_options& opt) {
   return plan;
 }
 
+// What loading the job's kernels found: launch limits and how long loading took.
+struct kernel_setup {
+  double load_s = 0;                 // module load (or PTX JIT) of the label and relayout kernels
+  std::uint64_t thread_slots = 0;    // label threads the device runs at once
+};
+
+template <class K>
+cudaFuncAttributes load_kernel() {
+  cudaFuncAttributes a{};
+  POREPLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, run_functor<K>));
+  return a;
+}
+
+// Loads the job's kernels (lazy loading would otherwise do it, or JIT from PTX, inside
+// the first timed launch) and checks the block size against the label kernel's limit,
+// all before any allocation.
+kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& opt, int multiprocessors) {
+  kernel_setup ks;
+  const auto t0 = std::chrono::steady_clock::now();
+  sdr::with_scheme(job.scheme, [&](auto v, auto h) {
+    using label_k = sdr::label_layer_kernel<decltype(v)::value, decltype(h)::value>;
+    const cudaFuncAttributes a = load_kernel<label_k>();
+    load_kernel<sdr::relayout_kernel>();
+    if (opt.threads_per_block > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
+      throw std::invalid_argument("cuda backend: the " + std::string(sdr::scheme_name(job.scheme)) +
+                                  " label kernel (" + std::to_string(a.numRegs) + " registers a thread) launches at most " +
+                                  std::to_string(a.maxThreadsPerBlock) + " threads per block, not " +
+                                  std::to_string(opt.threads_per_block));
+    int blocks = 0;
+    POREPLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, run_functor<label_k>,
+                                                                      static_cast<int>(opt.threads_per_block), 0));
+    ks.thread_slots = static_cast<std::uint64_t>(blocks) * opt.threads_per_block *
+                      static_cast<std::uint64_t>(multiprocessors);
+  });
+  ks.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ks;
+}
+
 // Labels job into store on the current device; fills *timing when given.
 void label_on_device(const sdr::label_job& job, sdr::layer_store& store, const backend_options& opt,
-                     label_timing* timing) {
+                     const device_info& device, label_timing* timing) {
   sdr::validate(job);
+  const kernel_setup ks = prepare_kernels(job, opt, device.multiprocessors);
   const memory_plan plan = plan_for(job, opt);
+  const std::uint64_t launch_nodes =
+      opt.launch_nodes != 0 ? opt.launch_nodes : launch_nodes_for(job.sectors, ks.thread_slots);
   device_executor ex(job, plan, timing != nullptr);
   const auto t0 = std::chrono::steady_clock::now();
-  sdr::run_label_job(ex, job, store, sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes});
+  sdr::run_label_job(ex, job, store,
+                     sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes, launch_nodes, opt.stop_requested});
   const auto t1 = std::chrono::steady_clock::now();
   if (timing != nullptr) {
     timing->plan = plan;
+    timing->load_s = ks.load_s;
+    timing->launch_nodes = launch_nodes;
+    timing->thread_slots = ks.thread_slots;
     timing->end_to_end_s = std::chrono::duration<double>(t1 - t0).count();
     ex.report(*timing);
   }
@@ -210,7 +264,7 @@ class cuda_backend final : public sdr::backend {
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     POREPLAB_CUDA_CHECK(cudaSetDevice(opt_.device));
-    label_on_device(job, store, opt_, nullptr);
+    label_on_device(job, store, opt_, device_, nullptr);
   }
 
  private:
@@ -228,7 +282,7 @@ label_timing time_label(const sdr::label_job& job, sdr::layer_store& store, cons
   check_options(opt);
   label_timing t;
   t.device = detail::require_device(opt.device, "cuda label timing");
-  label_on_device(job, store, opt, &t);
+  label_on_device(job, store, opt, t.device, &t);
   return t;
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <stdexcept>
 
 #include "cli.hpp"
 #include "environment.hpp"
@@ -51,7 +52,11 @@ void print_text(const nlohmann::json& env) {
       std::cout << "cuda:      [" << d["index"].get<int>() << "] " << d["name"].get<std::string>() << ", sm_"
                 << d["compute_capability"].get<std::string>() << ", " << d["multiprocessors"].get<int>() << " SMs, "
                 << d["clock_mhz"].get<int>() << " MHz, " << human_bytes(d["total_memory_bytes"].get<std::uint64_t>())
+                << (d.value("unsupported", std::string()).empty() ? "" : "; UNUSABLE: " + d["unsupported"].get<std::string>())
                 << "\n";
+    std::cout << "driver:    CUDA " << cuda["driver_version"].get<int>() / 1000 << "."
+              << cuda["driver_version"].get<int>() % 1000 / 10 << ", runtime " << cuda["runtime_version"].get<int>() / 1000
+              << "." << cuda["runtime_version"].get<int>() % 1000 / 10 << "\n";
   }
 }
 
@@ -59,14 +64,24 @@ void print_text(const nlohmann::json& env) {
 
 void add_info_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
+  auto require = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("info", "Show CPU features, caches, compiled backends and CUDA devices");
   cmd->add_flag("--json", *json, "print one JSON object");
-  cmd->callback([json] {
+  cmd->add_flag("--require-cuda", *require, "exit 1 (after printing) unless CUDA device 0 can run this build's kernels");
+  cmd->callback([json, require] {
     const auto env = environment_json();
     if (*json)
       std::cout << env.dump(2) << "\n";
     else
       print_text(env);
+    if (*require) {
+      const auto& cuda = env["cuda"];
+      if (!cuda["available"].get<bool>())
+        throw std::runtime_error("no usable CUDA device: " + cuda.value("reason", std::string("unknown reason")));
+      const auto& d0 = cuda["devices"][0];
+      if (!d0.value("unsupported", std::string()).empty())
+        throw std::runtime_error("CUDA device 0 (" + d0["name"].get<std::string>() + ") " + d0["unsupported"].get<std::string>());
+    }
   });
 }
 

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <string>
 
 #include "poreplab/cpu/features.hpp"
 #ifdef POREPLAB_WITH_CUDA
@@ -41,7 +43,8 @@ nlohmann::json cuda_json() {
                     {"clock_mhz", d.clock_khz / 1000},
                     {"memory_clock_mhz", d.memory_clock_khz / 1000},
                     {"total_memory_bytes", d.total_memory},
-                    {"free_memory_bytes", d.free_memory}});
+                    {"free_memory_bytes", d.free_memory},
+                    {"unsupported", d.unsupported}});
   nlohmann::json j = {{"compiled", true},
                       {"available", r.available},
                       {"driver_version", r.driver_version},
@@ -67,13 +70,26 @@ nlohmann::json build_json() {
           {"backends", backends}};
 }
 
+// MemTotal and MemAvailable of /proc/meminfo, in bytes (0 when unreadable).
+nlohmann::json memory_json() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  unsigned long long kib = 0, total = 0, available = 0;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemTotal:") total = kib * 1024;
+    if (key == "MemAvailable:") available = kib * 1024;
+  }
+  return {{"total_bytes", total}, {"available_bytes", available}};
+}
+
 nlohmann::json environment_json() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"host", host}, {"date", date}, {"cpu", cpu_json()}, {"cuda", cuda_json()}, {"build", build_json()}};
+  return {{"host", host}, {"date", date}, {"cpu", cpu_json()}, {"memory", memory_json()}, {"cuda", cuda_json()}, {"build", build_json()}};
 }
 
 }  // namespace poreplab

@@ -4,8 +4,13 @@
 // device, so index arithmetic, bounds checks and kernel bodies are tested without a GPU.
 // Plain host code: no CUDA headers.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace poreplab {
+
+// Most blocks a launch may have along x (CUDA's gridDim.x limit, 2^31 - 1).
+inline constexpr std::uint64_t kMaxGridBlocks = (1ull << 31) - 1;
 
 struct grid_dims {
   std::uint32_t blocks = 1;
@@ -13,7 +18,8 @@ struct grid_dims {
   std::uint64_t total() const { return static_cast<std::uint64_t>(blocks) * threads; }
 };
 
-// Enough blocks of `threads_per_block` to cover `work` items (at least one block).
+// Enough blocks of `threads_per_block` to cover `work` items (at least one block);
+// throws std::length_error past kMaxGridBlocks.
 // A block never gets more threads than `work` rounded up to a warp (32), so a launch
 // for one sector does not start a 256-thread block of idle threads.
 inline grid_dims cover(std::uint64_t work, std::uint32_t threads_per_block) {
@@ -21,6 +27,9 @@ inline grid_dims cover(std::uint64_t work, std::uint32_t threads_per_block) {
   const std::uint64_t warp_rounded = (work + 31) / 32 * 32;
   const std::uint64_t threads = warp_rounded != 0 && warp_rounded < threads_per_block ? warp_rounded : threads_per_block;
   const std::uint64_t blocks = work == 0 ? 1 : (work + threads - 1) / threads;
+  if (blocks > kMaxGridBlocks)
+    throw std::length_error("launch of " + std::to_string(work) + " threads in blocks of " + std::to_string(threads) +
+                            " needs " + std::to_string(blocks) + " blocks, more than a grid holds (2^31 - 1)");
   return {static_cast<std::uint32_t>(blocks), static_cast<std::uint32_t>(threads)};
 }
 

@@ -16,6 +16,8 @@ struct emulation_options {
   // 0: the whole parent table is "resident"; otherwise it is streamed in chunks of this
   // many nodes, one launch per chunk, as the CUDA backend does when the table does not fit.
   std::uint64_t chunk_nodes = 0;
+  // Most nodes per label launch (0: no limit), as the CUDA backend bounds its launches.
+  std::uint64_t launch_nodes = 0;
 };
 
 // Backend name "cuda-emu".

@@ -17,6 +17,9 @@
 //                                           launches that read that slot have finished
 //   void release_parents(int slot)          the launches issued so far are the last to
 //                                           read this slot's current contents
+//   void load(const K&)                     makes kernel K ready to launch (module load,
+//                                           JIT) before anything is timed; called once
+//                                           per kernel type before the first launch
 //   void launch(const label_layer_kernel<V, H>&, grid_dims)   (any scheme)
 //   void launch(const relayout_kernel&, grid_dims)
 //   void layer_written(int buf)             the work issued so far completes buffer buf
@@ -25,6 +28,9 @@
 //                                           overlap launches issued before it
 //   void finish()                           waits for all work, reports errors
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
 
 #include "poreplab/grid.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -35,7 +41,18 @@ namespace poreplab::sdr {
 struct device_plan {
   sector_layout layout = sector_layout::sector_minor;
   std::uint32_t threads_per_block = 32;
-  std::uint64_t chunk_nodes = 0;  // 0 (or >= nodes): parent table resident; else streamed rows per launch
+  std::uint64_t chunk_nodes = 0;  // 0 (or >= nodes): parent table resident; else streamed rows per chunk
+  // Most nodes one label launch walks (0: a whole chunk or layer). One launch labels
+  // this many nodes in sequence per thread, so it bounds how long a launch runs: a GPU
+  // that drives a display kills long kernels, and a launch cannot be interrupted.
+  std::uint64_t launch_nodes = 0;
+  // Polled before every label launch; true stops the job with label_interrupted.
+  std::function<bool()> stop_requested = nullptr;
+};
+
+// The job was stopped between launches at the caller's request (device_plan::stop_requested).
+struct label_interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Threads per block for the transpose, which has one thread per label.
@@ -47,6 +64,8 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
   const bool major = plan.layout == sector_layout::sector_major;
   const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
+  ex.load(label_layer_kernel<V, H>{});
+  ex.load(relayout_kernel{});
   const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.parent_rows());
   const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
   const grid_dims transpose_grid = cover(job.nodes * job.sectors, kTransposeThreads);
@@ -66,26 +85,31 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
     pending = 0;
   };
 
-  // Runs the job.nodes rows starting at table row first_row through kernel k.
+  // Runs the job.nodes rows starting at table row first_row through kernel k: parent
+  // rows resident or staged chunk by chunk, each chunk in launches of at most
+  // launch_nodes nodes. One thread walks its sector's rows in order, so consecutive
+  // launches over consecutive row ranges compute exactly what one launch would.
+  const std::uint64_t span = streamed ? plan.chunk_nodes : job.nodes;
   std::uint64_t chunks_issued = 0;
   auto run_rows = [&](label_layer_kernel<V, H> k, std::uint64_t first_row) {
-    if (!streamed) {
-      k.parents = resident + kParents * first_row;
-      ex.launch(k, label_grid);
-      flush();
-      return;
-    }
-    // One thread walks its sector's rows in order, so consecutive launches over
-    // consecutive row ranges compute exactly what one launch would.
-    for (std::uint64_t b = 0; b < job.nodes; b += plan.chunk_nodes) {
-      const std::uint64_t count = job.nodes - b < plan.chunk_nodes ? job.nodes - b : plan.chunk_nodes;
-      const int slot = static_cast<int>(chunks_issued++ % 2);
-      k.parents = ex.stage_parents(slot, job.parents + kParents * (first_row + b), count);
-      k.node_begin = b;
-      k.node_end = b + count;
-      ex.launch(k, label_grid);
-      ex.release_parents(slot);
-      if (b == 0) flush();
+    for (std::uint64_t b = 0; b < job.nodes; b += span) {
+      const std::uint64_t count = job.nodes - b < span ? job.nodes - b : span;
+      const int slot = static_cast<int>(chunks_issued % 2);
+      const std::uint32_t* rows = streamed ? ex.stage_parents(slot, job.parents + kParents * (first_row + b), count)
+                                           : resident + kParents * (first_row + b);
+      chunks_issued += streamed ? 1 : 0;
+      const std::uint64_t step = plan.launch_nodes != 0 && plan.launch_nodes < count ? plan.launch_nodes : count;
+      for (std::uint64_t c = 0; c < count; c += step) {
+        if (plan.stop_requested && plan.stop_requested())
+          throw label_interrupted("labeling stopped at layer " + std::to_string(k.layer) + ", node " +
+                                  std::to_string(b + c) + " of " + std::to_string(job.nodes));
+        k.parents = rows + kParents * c;
+        k.node_begin = b + c;
+        k.node_end = b + c + (count - c < step ? count - c : step);
+        ex.launch(k, label_grid);
+        if (b == 0 && c == 0) flush();
+      }
+      if (streamed) ex.release_parents(slot);
     }
   };
 

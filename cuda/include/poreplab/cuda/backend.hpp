@@ -1,6 +1,7 @@
 #pragma once
 // The CUDA labeling backend behind sdr::backend. Host-callable; no CUDA headers.
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "poreplab/sdr/backend.hpp"
@@ -19,6 +20,11 @@ struct backend_options {
   std::uint64_t chunk_nodes = 0;
   // Plan against at most this many bytes of device memory (0: the free memory).
   std::uint64_t memory_limit = 0;
+  // Most nodes per label launch (0: launch_nodes_for the device's occupancy), so no
+  // launch runs long enough to hit a display watchdog or outlive a time budget.
+  std::uint64_t launch_nodes = 0;
+  // Polled between launches; true stops label() with sdr::label_interrupted.
+  std::function<bool()> stop_requested = nullptr;
 };
 
 // Backend "cuda". Throws std::runtime_error when no CUDA driver or device is usable
@@ -32,7 +38,7 @@ std::unique_ptr<sdr::backend> make_cuda_backend(const backend_options& opt = {})
 // Backend "cuda-emu" with the same options (device and memory_limit do not apply):
 // the same kernels and launch sequence on the host.
 inline std::unique_ptr<sdr::backend> make_cuda_emu_backend(const backend_options& opt = {}) {
-  return sdr::make_emulated_backend({opt.layout, opt.threads_per_block, opt.chunk_nodes});
+  return sdr::make_emulated_backend({opt.layout, opt.threads_per_block, opt.chunk_nodes, opt.launch_nodes});
 }
 
 }  // namespace poreplab::cuda

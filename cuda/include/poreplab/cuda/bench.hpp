@@ -26,8 +26,8 @@ struct hash_bench_options {
   hash_algo algo = hash_algo::sha256;  // blake2b-256 and blake2b-512 time the same compression
   hash_bench_mode mode = hash_bench_mode::throughput;
   std::uint64_t chain_length = 0;      // compressions per chain; 0: 65536 (latency), 4096 (throughput)
-  std::uint64_t chains = 0;            // throughput only; 0: one per thread slot of the device
-  std::uint32_t threads_per_block = 128;
+  std::uint64_t chains = 0;            // throughput only; 0: one per resident thread slot (occupancy API)
+  std::uint32_t threads_per_block = 128;  // throughput; 0 or above the kernel's limit is refused
   int device = 0;
   std::uint32_t warmup = 1;
   std::uint32_t samples = 5;
@@ -39,6 +39,10 @@ struct hash_bench_result {
   std::string compression;             // "sha256", "blake2s", "blake2b"
   std::uint32_t block_bytes = 0;       // message bytes per compression
   std::uint32_t blocks = 0, threads = 0;  // launch shape
+  int registers = 0;                   // per thread, of the timed kernel
+  int max_threads_per_block = 0;       // the kernel's launch limit
+  int blocks_per_sm = 0;               // resident blocks per SM (occupancy API)
+  double load_s = 0;                   // host clock: kernel loaded before timing
   std::uint64_t compressions = 0;      // per sample: chains * chain_length
   std::vector<double> samples_s;       // kernel time per sample (CUDA events)
   double median_s = 0;
@@ -56,11 +60,16 @@ hash_bench_result bench_hash_gpu(const hash_bench_options& opt);
 struct label_timing {
   device_info device;
   memory_plan plan;
+  double load_s = 0;                   // host clock: kernels loaded (or JIT-compiled) before timing
   double upload_s = 0;                 // parent table (when resident) and replica ids (events)
   double kernel_s = 0;                 // label launches only, all layers (events)
   std::vector<double> layer_kernel_s;  // per layer
-  double transpose_s = 0;              // sector-major only: layers rewritten node-major
+  double transpose_s = 0;              // relayouts between sector layouts
+  double copy_s = 0;                   // same-layout layer copies (zigzag, sector-minor)
   double end_to_end_s = 0;             // host clock: uploads, launches, every layer in the store
+  std::uint64_t label_launches = 0;    // label kernel launches, all layers
+  std::uint64_t launch_nodes = 0;      // most nodes per label launch
+  std::uint64_t thread_slots = 0;      // label threads resident at once (occupancy x SMs)
 };
 
 // Labels `job` into `store` like make_cuda_backend(opt)->label() and reports where the

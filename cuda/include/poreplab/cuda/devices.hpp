@@ -1,5 +1,6 @@
 #pragma once
 // Host-callable CUDA device queries; no CUDA header leaks out of the backend.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ struct device_info {
   int clock_khz = 0;         // SM clock
   int memory_clock_khz = 0;
   unsigned long long total_memory = 0;
-  unsigned long long free_memory = 0;
+  unsigned long long free_memory = 0;  // only for the device a query opened (else 0)
+  std::string unsupported;   // why this build's kernels cannot run on it ("" when they can)
 };
 
 struct device_report {
@@ -24,7 +26,25 @@ struct device_report {
   std::vector<device_info> devices;
 };
 
-// Never throws: no driver, no device or a broken install end up in `reason`.
-device_report query_devices();
+// Never throws: no driver, no device or a broken install end up in `reason`. Reads
+// properties only, creating no context, except on `open_device` (>= 0), whose free
+// memory it reports. Leaves no CUDA error pending for later calls to report.
+device_report query_devices(int open_device = -1);
+
+// Compute capabilities this build carries code for (x10: 80 = sm_80): SASS and PTX.
+struct build_archs {
+  std::vector<int> sass, ptx;
+  bool known = true;  // false when the build's list could not be read ("native", "all")
+};
+build_archs compiled_archs();
+// Parses CMake's CUDA_ARCHITECTURES list ("80;90", "80-real;90-virtual", "80,90").
+build_archs parse_archs(const std::string& list);
+// Why a device of compute capability major.minor cannot run code built for `b`, or ""
+// when it can (a SASS arch of the same major and no newer minor, or older PTX to JIT).
+std::string unsupported_reason(int major, int minor, const build_archs& b);
+
+// POREPLAB_REQUIRE_CUDA=1 in the environment: a missing or unusable device is an error
+// (tests fail, runner points fail) instead of a skip.
+bool cuda_required();
 
 }  // namespace poreplab::cuda

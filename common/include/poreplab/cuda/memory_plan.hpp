@@ -63,3 +63,19 @@ memory_plan plan_memory(const memory_request& req);
 std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace poreplab::cuda
+
+namespace poreplab::cuda {
+
+// Node steps one label launch takes per thread when every sector has a thread slot:
+// with the latency model's per-node time of one GPU thread, a launch of this many nodes
+// stays well under a second (docs/cuda-backend.md).
+inline constexpr std::uint64_t kLaunchNodeSteps = 4096;
+inline constexpr std::uint64_t kMinLaunchNodes = 64;
+
+// Nodes per label launch for `sectors` sectors on a device that runs `thread_slots`
+// label threads at once: sectors beyond the slots run in further waves inside one
+// launch, so the launch gets proportionally fewer nodes. thread_slots 0 counts as 1.
+std::uint64_t launch_nodes_for(std::uint64_t sectors, std::uint64_t thread_slots);
+
+}  // namespace poreplab::cuda
+

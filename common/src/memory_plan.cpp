@@ -128,4 +128,11 @@ memory_plan plan_memory(const memory_request& req) {
   return p;
 }
 
+std::uint64_t launch_nodes_for(std::uint64_t sectors, std::uint64_t thread_slots) {
+  if (thread_slots == 0) thread_slots = 1;
+  const std::uint64_t waves = sectors == 0 ? 1 : (sectors + thread_slots - 1) / thread_slots;
+  const std::uint64_t n = kLaunchNodeSteps / waves;
+  return n < kMinLaunchNodes ? kMinLaunchNodes : n;
+}
+
 }  // namespace poreplab::cuda
