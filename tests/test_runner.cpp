@@ -169,9 +169,9 @@ TEST_CASE("runner config: sizes must be power-of-two sizes in the accepted forms
   CHECK(format_size(3000) == "3000B");
   const config c = parse_config(
       with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": ["2KiB", 8388608, "32GiB"]}})"), "t");
-  // label axes: backend, variant, hash, engine, layout, sector_size, ...
-  CHECK(c.experiments[0].axes[5].first == "sector_size");
-  CHECK(c.experiments[0].axes[5].second == std::vector<json>{2048, 8388608, 32ull << 30});
+  // label axes: backend, variant, hash, engine, layout, threads_per_block, sector_size, ...
+  CHECK(c.experiments[0].axes[6].first == "sector_size");
+  CHECK(c.experiments[0].axes[6].second == std::vector<json>{2048, 8388608, 32ull << 30});
 }
 
 TEST_CASE("runner config: an unknown engine, backend or algo", "[runner]") {
@@ -232,7 +232,8 @@ TEST_CASE("runner config: the embedded default and the shipped configs validate"
   const config d = embedded_default_config();
   CHECK(d.experiments.size() >= 3);
   CHECK(d.digest.size() == 64);
-  for (const auto& entry : fs::directory_iterator(fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "configs")) {
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "configs")) {
+    if (entry.path().extension() != ".json") continue;
     INFO(entry.path().string());
     const config c = load_config_file(entry.path().string());
     CHECK_FALSE(expand_points(c).empty());

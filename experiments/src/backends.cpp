@@ -27,12 +27,14 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
   if (name == "cuda-emu") {
     sdr::emulation_options o;
     o.layout = sdr::parse_sector_layout(opt.layout);
+    o.threads_per_block = opt.threads_per_block;
     return sdr::make_emulated_backend(o);
   }
   if (name == "cuda") {
 #ifdef POREPLAB_WITH_CUDA
     cuda::backend_options o;
     o.layout = sdr::parse_sector_layout(opt.layout);
+    o.threads_per_block = opt.threads_per_block;
     return cuda::make_cuda_backend(o);
 #else
     throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");

@@ -1,5 +1,6 @@
 #pragma once
 // Labeling backends by name: reference, cpu, cuda-emu, cuda.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ struct backend_options {
   std::string engine = "auto";          // cpu: SHA-256 engine
   int threads = 0;                      // cpu: 0 = OpenMP default
   std::string layout = "sector-minor";  // cuda, cuda-emu: sector-minor | sector-major
+  std::uint32_t threads_per_block = 32;  // cuda, cuda-emu: label kernel block size
 };
 
 // Every backend name this build knows, available here or not.

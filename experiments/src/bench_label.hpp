@@ -14,6 +14,7 @@ struct label_bench_options {
   std::string hash = "sha256";     // sha256 | blake2s | blake2b-256
   std::string engine = "auto";     // cpu: engine of the scheme's hash; "auto" = best available
   std::string layout = "sector-minor";  // cuda: sector-minor | sector-major
+  std::uint32_t threads_per_block = 32;  // cuda, cuda-emu: label kernel block size
   std::uint64_t sector_size = 2048;     // bytes, power of two >= 64
   std::uint32_t sectors = 1;
   std::uint32_t layers = 2;
@@ -45,6 +46,15 @@ struct label_bench_result {
   // end to end: uploads, kernels and every layer copied back).
   std::vector<double> kernel_samples_ns_per_node_layer;
   double kernel_ns_per_node_layer = 0;
+  // cuda only: where the rest of the end-to-end time went (median sample, seconds), and
+  // how the layers were launched.
+  double kernel_load_s = 0;        // kernels loaded (or JIT-compiled), outside every sample
+  double upload_s = 0;
+  double transpose_s = 0;
+  double copy_s = 0;
+  std::uint64_t label_launches = 0;
+  std::uint64_t launch_nodes = 0;
+  std::string parent_placement;    // resident | streamed
 };
 
 // Throws std::invalid_argument for bad options, std::runtime_error when the backend

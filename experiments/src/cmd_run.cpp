@@ -19,6 +19,7 @@ struct run_cli_options {
   std::string shard;
   bool no_plots = false;
   bool list = false;
+  std::vector<std::string> require;
 };
 
 struct merge_cli_options {
@@ -59,6 +60,10 @@ void add_run_commands(CLI::App& app) {
   run->add_option("--shard", opt->shard, "run only points whose index % N == I (I/N, e.g. 0/8)");
   run->add_flag("--no-plots", opt->no_plots, "do not run the plot and report scripts");
   run->add_flag("--list", opt->list, "print the points and exit without running them");
+  run->add_option("--require", opt->require,
+                  "a backend that must run: its points fail instead of being skipped where it cannot (repeatable; "
+                  "POREPLAB_REQUIRE_CUDA=1 requires cuda)")
+      ->allow_extra_args(false);
   run->callback([opt] {
     runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
                                                 : runner::load_config_file(opt->config_path);
@@ -77,6 +82,7 @@ void add_run_commands(CLI::App& app) {
     o.shard_count = count;
     o.plots = !opt->no_plots;
     o.argv = process_argv();
+    o.require = runner::required_backends(opt->require);
     set_exit_status(runner::run_experiments(c, o));
   });
 

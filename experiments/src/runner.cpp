@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -20,6 +21,8 @@
 #include <thread>
 
 #include "amax.hpp"
+#include "backends.hpp"
+#include "poreplab/require_cuda.hpp"
 #include "environment.hpp"
 #include "records.hpp"
 #include "runner_kinds.hpp"
@@ -175,16 +178,33 @@ std::vector<point> shard_points(const std::vector<point>& all, std::size_t index
   return out;
 }
 
-json run_point(const config& c, const point& p, std::size_t run_index) {
+std::vector<std::string> required_backends(const std::vector<std::string>& requested) {
+  std::vector<std::string> out = requested;
+  if (cuda_required_by_environment()) out.push_back("cuda");
+  const auto& known = backend_names();
+  for (const auto& b : out)
+    if (std::find(known.begin(), known.end(), b) == known.end()) {
+      std::string valid;
+      for (const auto& n : known) valid += (valid.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("--require " + b + ": not a backend (valid: " + valid + ")");
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+json run_point(const config& c, const point& p, std::size_t run_index, const std::vector<std::string>& require) {
   const experiment& e = c.experiments[p.experiment_index];
   const kind_spec& k = *find_kind(p.kind);
   json rec = {{"type", "point"},     {"index", p.index},       {"experiment", p.experiment},
               {"kind", p.kind},      {"axes", p.axes},         {"description", p.describe()},
               {"run", run_index},    {"warmup", e.warmup},     {"samples_requested", e.samples}};
   const auto t0 = clock_type::now();
+  const std::string backend = p.axes.contains("backend") && p.axes["backend"].is_string() ? p.axes["backend"].get<std::string>() : "";
+  const bool required = !backend.empty() && std::find(require.begin(), require.end(), backend) != require.end();
   auto skip = [&](const std::string& why) {
-    rec["status"] = "skipped";
-    rec["reason"] = why;
+    rec["status"] = required ? "failed" : "skipped";
+    rec["reason"] = required ? "required backend " + backend + " cannot run: " + why : why;
   };
   auto failed = [&](const std::string& why) {
     rec["status"] = "failed";
@@ -289,6 +309,7 @@ int run_experiments(const config& c, const run_options& opt) {
                  {"config", c.normalized},
                  {"source", c.source},
                  {"argv", opt.argv},
+                 {"require", opt.require},
                  {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
                  {"points_total", all.size()},
                  {"points_in_shard", mine.size()},
@@ -331,7 +352,7 @@ int run_experiments(const config& c, const run_options& opt) {
           if (closed) return;
           std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
         }
-        json rec = run_point(c, p, run_index);
+        json rec = run_point(c, p, run_index, opt.require);
         ++ran;
         std::lock_guard<std::mutex> lock(mu);
         if (closed) return;

@@ -19,7 +19,14 @@ struct run_options {
   std::size_t shard_count = 1;
   bool plots = true;
   std::vector<std::string> argv;  // stored in the run's header record
+  // Backends that must run: a point of one of them that cannot run here fails instead
+  // of being skipped (`--require cuda`; POREPLAB_REQUIRE_CUDA=1 adds cuda).
+  std::vector<std::string> require;
 };
+
+// opt.require with what the environment adds, sorted and without repeats; throws
+// std::invalid_argument for a name that is not a backend.
+std::vector<std::string> required_backends(const std::vector<std::string>& requested);
 
 // Exit status of `poreplab run`: 0 all points ok or skipped, 1 some failed (or the plots
 // failed), 128 + signal when interrupted (after writing what was done).
@@ -44,6 +51,8 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
 bool make_plots(const std::filesystem::path& dir);
 
 // One point: availability check, timed run with its budget, statistics and rates.
-nlohmann::json run_point(const config& c, const point& p, std::size_t run_index);
+// A point whose backend is in `require` and cannot run here fails (status "failed").
+nlohmann::json run_point(const config& c, const point& p, std::size_t run_index,
+                         const std::vector<std::string>& require = {});
 
 }  // namespace poreplab::runner

@@ -46,6 +46,7 @@ std::string unavailable(const json& axes) {
   }
   o.threads = axes["threads"].is_null() ? 0 : static_cast<int>(axes["threads"].get<std::uint64_t>());
   o.layout = text_or(axes["layout"], "sector-minor");
+  if (!axes["threads_per_block"].is_null()) o.threads_per_block = axes["threads_per_block"].get<std::uint32_t>();
   try {
     make_backend(backend, o);  // cheap; says why a backend or engine cannot run here
   } catch (const std::exception& e) {
@@ -65,6 +66,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   o.sectors = axes["sectors"];
   o.layers = axes["layers"];
   o.threads = axes["threads"].is_null() ? 0 : axes["threads"].get<std::uint32_t>();
+  if (!axes["threads_per_block"].is_null()) o.threads_per_block = axes["threads_per_block"].get<std::uint32_t>();
   o.warmup = warmup;
   o.samples = samples;
   const label_bench_result r = bench_label(o);
@@ -85,6 +87,16 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"labels_per_s", r.labels_per_s},
                {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
                {"rss_bytes_per_node", r.rss_bytes_per_node}};
+  if (!r.kernel_samples_ns_per_node_layer.empty()) {
+    // GPU points: samples are end to end (uploads, launches, layers back in host memory);
+    // the label kernels alone are kept beside them.
+    m.context["timing"] = "end_to_end";
+    const json row = to_json(r);
+    for (const char* key : {"kernel_ns_per_node_layer", "kernel_samples_ns_per_node_layer", "kernel_load_s", "upload_s",
+                            "transpose_s", "copy_s", "label_launches", "launch_nodes", "parent_placement",
+                            "device_sm_count", "device_clock_mhz", "threads_per_block"})
+      m.context[key] = row[key];
+  }
   return m;
 }
 
@@ -109,6 +121,10 @@ json rates(const json& axes, const json& ctx, double median) {
     r["efficiency"] = floor / median;
   }
   if (ctx.value("rss_bytes_per_node", 0.0) > 0) r["bytes_per_node"] = ctx["rss_bytes_per_node"];
+  if (const double k = ctx.value("kernel_ns_per_node_layer", 0.0); k > 0) {
+    r["kernel_ns_per_node_layer"] = k;
+    r["kernel_labels_per_s"] = axes["sectors"].get<double>() * 1e9 / k;
+  }
   return r;
 }
 
