@@ -377,7 +377,7 @@ TEST_CASE("runner config: reports", "[amax][runner]") {
   CHECK(problem(R"(["amax"])").empty());
   CHECK(problem("[]").empty());
   CHECK(problem(R"("amax")") == "t.json: /reports: expected a list of report names, got string \"amax\"");
-  CHECK(problem(R"(["amax", "bmax"])") == "t.json: /reports/1: unknown report \"bmax\" (known: amax)");
+  CHECK(problem(R"(["amax", "bmax"])") == "t.json: /reports/1: unknown report \"bmax\" (known: amax, verdict)");
   CHECK(problem(R"(["amax", "amax"])") == "t.json: /reports/1: duplicate report \"amax\"");
   CHECK(problem("[1]") == "t.json: /reports/0: expected a string, got number 1");
 

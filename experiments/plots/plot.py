@@ -424,6 +424,41 @@ class Figures:
         self.save(fig, "tree_d_throughput", "tree_d throughput",
                   "Sector data hashed into tree_d per second (median; higher is better).")
 
+    def verdict(self):
+        """PC1 time of one sector against sector size, per device, from DIR/verdict.json."""
+        path = os.path.join(os.path.dirname(self.dir), "verdict.json")
+        if not os.path.exists(path):
+            return
+        v = json.load(open(path))
+        series = {}
+        for s in v.get("sizes", []):
+            for d in s.get("devices", []):
+                f = d.get("pc1_seconds", {})
+                if f.get("value") is None or d.get("kind") == "cpu":  # one sector: the whole CPU = one core
+                    continue
+                series.setdefault(d["device"], []).append((s["sector_size"], f["value"], f.get("source", "")))
+        if not series:
+            return
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        for i, (name, pts) in enumerate(series.items()):
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[i % len(MARKERS)],
+                    linestyle="--" if any(p[2] == "modeled" for p in pts) else "-", label=name[:70])
+            for x, y, src in pts:
+                if src != "measured":
+                    ax.annotate(src[:5], (x, y), fontsize=6, xytext=(3, -8), textcoords="offset points")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        sizes = sorted({p[0] for pts in series.values() for p in pts})
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([size_text(b) for b in sizes])
+        style(ax, "SDR PC1 of one sector, every layer (verdict)", "sector size (log scale)",
+              "seconds (log scale)")
+        ax.legend(fontsize=7)
+        self.save(fig, "verdict_pc1", "PC1 time per sector (verdict)",
+                  "Wall time of PC1 for one sector against sector size per device (log-log). Dashed: modeled; "
+                  "points marked extra/model are extrapolated from another size or modeled, not measured here.")
+
     def write_index(self):
         with open(os.path.join(self.dir, "index.json"), "w") as f:
             json.dump(self.index, f, indent=2)
@@ -439,6 +474,7 @@ def main(argv):
     figs.hash_cycles()
     figs.label_figures()
     figs.tree_d()
+    figs.verdict()
     figs.write_index()
     print("plot: %d figures in %s" % (len(figs.index), figs.dir), file=sys.stderr)
     return 0

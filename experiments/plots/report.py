@@ -235,10 +235,11 @@ def replication_section(results):
     return out
 
 
-def amax_section(d):
+def amax_section(d, name="amax.md"):
     """(c) Amax: DIR/amax.md (written by poreplab for a config with "reports": ["amax"],
-    or by `poreplab report amax -o`), its headings one level down."""
-    path = os.path.join(d, "amax.md")
+    or by `poreplab report amax -o`), its headings one level down; also the verdict
+    (DIR/verdict.md, "reports": ["verdict"])."""
+    path = os.path.join(d, name)
     if not os.path.exists(path):
         return []
     out = []
@@ -281,6 +282,7 @@ def main(argv):
     out += limits_section(results)
     out += replication_section(results)
     out += amax_section(d)
+    out += amax_section(d, "verdict.md")
 
     out += ["## Results", "",
             "Medians over the samples; spread is (max - min) / median; rates derive from the median. "

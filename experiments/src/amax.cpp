@@ -1,5 +1,6 @@
 // Amax tables from experiment records and the custom-hardware data file (amax.hpp).
 #include "amax.hpp"
+#include "verdict.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -588,6 +589,10 @@ json to_json(const report& r) {
 bool write_config_reports(const std::vector<std::string>& reports, const fs::path& dir) {
   bool ok = true;
   for (const auto& name : reports) {
+    if (name == "verdict") {
+      ok = verdict::write_report_files(dir) && ok;
+      continue;
+    }
     if (name != "amax") {
       std::cerr << "poreplab: warning: unknown report \"" << name << "\" not written\n";
       ok = false;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "amax.hpp"
+#include "verdict.hpp"
 #include "cli.hpp"
 #include "records.hpp"
 
@@ -23,7 +24,7 @@ struct amax_cli_options {
 }  // namespace
 
 void add_report_command(CLI::App& app) {
-  auto* report = app.add_subcommand("report", "Reports computed from result directories: amax");
+  auto* report = app.add_subcommand("report", "Reports computed from result directories: amax, verdict");
   report->require_subcommand(1);
 
   auto o = std::make_shared<amax_cli_options>();
@@ -55,6 +56,30 @@ void add_report_command(CLI::App& app) {
       std::cout << text;
     else
       runner::write_file_atomic(o->out, text);
+  });
+
+  auto v = std::make_shared<amax_cli_options>();
+  auto* vcmd = report->add_subcommand(
+      "verdict", "CPU vs GPU for SDR PC1 per registered sector size: one-sector time, sectors at once, sectors/hour, "
+                 "crossover; each figure measured, extrapolated or modeled");
+  vcmd->add_option("--cost", v->costs, "cost of a device: DEVICE=USD, DEVICE a part of its name (repeatable)")
+      ->allow_extra_args(false);
+  vcmd->add_flag("--json", v->json, "JSON instead of Markdown");
+  vcmd->add_option("-o,--out", v->out, "write to FILE instead of standard output");
+  vcmd->add_option("results", v->dirs, "result directories (of poreplab run or merge)")->required();
+  vcmd->callback([v] {
+    verdict::cost_map costs;
+    for (const auto& c : v->costs) {
+      const auto [device, usd] = amax::parse_cost(c);
+      costs[device] = usd;
+    }
+    const std::vector<std::filesystem::path> dirs(v->dirs.begin(), v->dirs.end());
+    const verdict::report r = verdict::compute(dirs, costs);
+    const std::string text = v->json ? verdict::to_json(r).dump(2) + "\n" : verdict::to_markdown(r);
+    if (v->out.empty())
+      std::cout << text;
+    else
+      runner::write_file_atomic(v->out, text);
   });
 }
 

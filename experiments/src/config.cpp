@@ -298,7 +298,7 @@ std::string value_text(const axis_spec& ax, const json& v) {
 }  // namespace
 
 const std::vector<std::string>& report_names() {
-  static const std::vector<std::string> names = {"amax"};
+  static const std::vector<std::string> names = {"amax", "verdict"};
   return names;
 }
 
