@@ -1,5 +1,5 @@
 #pragma once
-// The label of one SDR node (shared/spec/sdr.md section 5), host and device:
+// The label of one SDR node (docs/spec/sdr.md section 5), host and device:
 //   label = mask(H(header(64) || 37 parent labels)), node 0: mask(H(header)),
 // H = SHA-256 for Filecoin.
 // Parent labels are fed to the compression function where they lie; nothing is copied.

@@ -12,8 +12,8 @@
 namespace poreplab::sdr {
 
 enum class porep_variant : std::uint8_t {
-  sdr,     // shared/spec/sdr.md: 6 + 8 parents, layers in separate buffers, header hashed
-  zigzag,  // shared/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
+  sdr,     // docs/spec/sdr.md: 6 + 8 parents, layers in separate buffers, header hashed
+  zigzag,  // docs/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
 };
 
 enum class label_hash : std::uint8_t { sha256, blake2s, blake2b_256 };
