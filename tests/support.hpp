@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the test files: locating ../shared and reading its JSON files.
+// Helpers shared by the test files: locating the test data (tests/data) and reading its JSON files.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,20 +12,14 @@
 
 namespace poreplab::test {
 
-// ../shared beside the checkout, found from the environment (POREPLAB_SHARED_DIR), the
-// source tree the tests were built from, or the working directory, so that tests run
-// from the build directory and from the repository alike.
-inline std::filesystem::path shared_dir() {
+// tests/data of the source tree the tests were built from: reference vectors in vectors/,
+// hash known-answer tests in kat/.
+inline std::filesystem::path data_dir() {
   namespace fs = std::filesystem;
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("POREPLAB_SHARED_DIR")) candidates.emplace_back(env);
-  candidates.emplace_back(fs::path(POREPLAB_SOURCE_DIR) / ".." / "shared");
-  candidates.emplace_back(fs::path(POREPLAB_SOURCE_DIR) / "shared");
-  candidates.emplace_back(fs::current_path() / ".." / "shared");
-  candidates.emplace_back(fs::current_path() / "shared");
-  for (const auto& c : candidates)
-    if (fs::is_directory(c / "kat") && fs::is_directory(c / "vectors")) return fs::canonical(c);
-  throw std::runtime_error("cannot find the shared/ directory (set POREPLAB_SHARED_DIR)");
+  const fs::path dir = fs::path(POREPLAB_SOURCE_DIR) / "tests" / "data";
+  if (!fs::is_directory(dir / "kat") || !fs::is_directory(dir / "vectors"))
+    throw std::runtime_error("cannot find the test data in " + dir.string());
+  return dir;
 }
 
 inline nlohmann::json load_json(const std::filesystem::path& p) {

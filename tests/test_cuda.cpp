@@ -45,7 +45,7 @@ struct vector_case {
 };
 
 vector_case load_case(const char* name) {
-  vector_case c{sdr::load_sdr_vector(test::shared_dir() / "vectors" / name), {}, {}};
+  vector_case c{sdr::load_sdr_vector(test::data_dir() / "vectors" / name), {}, {}};
   for (const auto& node : c.v.json.at("parents_all"))
     for (const auto& p : node) c.parents.push_back(p.get<std::uint32_t>());
   c.replica_id = from_hex(c.v.json.at("replica_id").get<std::string>(), 32);
@@ -54,7 +54,7 @@ vector_case load_case(const char* name) {
 
 // A graph of `nodes` nodes for the 2KiB vector's porep_id, from the portable generator.
 std::vector<std::uint32_t> make_parents(std::uint64_t nodes) {
-  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   const auto g = graph::make_graph_params(v.porep_id.data(), graph::api_version::v1_1_0, nodes);
   std::vector<std::uint32_t> table(nodes * 14);
   for (std::uint64_t i = 0; i < nodes; ++i) graph::node_parents(g, i, table.data() + 14 * i);

@@ -147,7 +147,7 @@ TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
 }
 
 TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engines]") {
-  const auto kat = test::load_json(test::shared_dir() / "kat" / "hash-vectors.json");
+  const auto kat = test::load_json(test::data_dir() / "kat" / "hash-vectors.json");
   struct msg {
     std::vector<std::uint8_t> data;
     std::string hex;
@@ -204,7 +204,7 @@ TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engi
 }
 
 TEST_CASE("BLAKE2 engines match the official KATs, keyed and unkeyed", "[engines]") {
-  const auto kat = test::load_json(test::shared_dir() / "kat" / "blake2-kat.json");
+  const auto kat = test::load_json(test::data_dir() / "kat" / "blake2-kat.json");
   for (engine_algo algo : {engine_algo::blake2s, engine_algo::blake2b}) {
     const std::string algo_name(cpu::engine_algo_name(algo));
     const std::size_t outlen = algo == engine_algo::blake2s ? 32 : 64;
@@ -227,7 +227,7 @@ TEST_CASE("BLAKE2 engines match the official KATs, keyed and unkeyed", "[engines
 }
 
 TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engines]") {
-  const auto kat = test::load_json(test::shared_dir() / "kat" / "hash-vectors.json");
+  const auto kat = test::load_json(test::data_dir() / "kat" / "hash-vectors.json");
   for (const auto& v : kat["vectors"]) {
     const auto msg = pattern(v["len"].get<std::size_t>());
     INFO("length " << msg.size());

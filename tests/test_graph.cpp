@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> vector_files() {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(test::shared_dir() / "vectors"))
+  for (const auto& e : fs::directory_iterator(test::data_dir() / "vectors"))
     if (e.path().extension() == ".json") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   REQUIRE(out.size() >= 4);
@@ -209,7 +209,7 @@ TEST_CASE("parent cache file names and the crate manifest entries in the vectors
 
 TEST_CASE("parent cache: write, load, and detect corruption", "[graph]") {
   temp_dir tmp("cache");
-  const auto j = test::load_json(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto j = test::load_json(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   const auto g = params_of_vector(j);
   const auto table = graph::parent_table::generate(g);
   const auto file = graph::write_parent_cache(tmp.path, g, table.words());
@@ -328,7 +328,7 @@ TEST_CASE("graph params validation and seeds", "[graph]") {
   CHECK_NOTHROW(graph::make_graph_params(id.data(), api_version::v1_1_0, 2));
   const auto g = graph::make_graph_params(id.data(), api_version::v1_1_0, std::uint64_t{1} << 32);
   CHECK(g.feistel_pre.half_bits == 18);  // N = 2^35 -> 4^18 = 2^36
-  // Spec section 4 examples.
+  // docs/spec/sdr.md section 4 examples.
   const std::pair<std::uint64_t, std::uint32_t> examples[] = {
       {64, 5}, {std::uint64_t{1} << 18, 11}, {std::uint64_t{1} << 24, 14}, {std::uint64_t{1} << 30, 17}};
   for (const auto& [nodes, log4] : examples) {

@@ -148,7 +148,7 @@ bytes openssl_blake2_mac(const char* name, const bytes& key, std::size_t outlen,
 }  // namespace
 
 TEST_CASE("BLAKE2 official KATs, one-shot and streamed in two pieces", "[hash]") {
-  const auto kat = test::load_json(test::shared_dir() / "kat" / "blake2-kat.json");
+  const auto kat = test::load_json(test::data_dir() / "kat" / "blake2-kat.json");
   REQUIRE(kat.is_array());
   std::map<std::string, int> counts;
   std::size_t idx = 0;
@@ -186,7 +186,7 @@ TEST_CASE("BLAKE2 official KATs, one-shot and streamed in two pieces", "[hash]")
 }
 
 TEST_CASE("hash-vectors.json: pattern inputs, SHA-256 lengths 0..300, FIPS 180-4 examples", "[hash]") {
-  const auto doc = test::load_json(test::shared_dir() / "kat" / "hash-vectors.json");
+  const auto doc = test::load_json(test::data_dir() / "kat" / "hash-vectors.json");
   REQUIRE(doc.is_object());
   std::map<std::string, int> checked;  // digests checked per section
 

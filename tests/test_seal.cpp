@@ -58,7 +58,7 @@ sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) {
 }  // namespace
 
 TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers the data", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   temp_dir tmp;
   const auto data = sdr::generate_data(v.generator, v.sector_size);
   write(tmp.path / "staged", data);
@@ -91,7 +91,7 @@ TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers
 }
 
 TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   temp_dir tmp;
   write(tmp.path / "staged", sdr::generate_data(v.generator, v.sector_size));
   auto be = sdr::make_reference_backend();
@@ -106,7 +106,7 @@ TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
 }
 
 TEST_CASE("seal rejects bad data and leaves nothing behind", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   temp_dir tmp;
   auto be = sdr::make_reference_backend();
   auto in = inputs_of(v);
@@ -135,7 +135,7 @@ TEST_CASE("seal rejects bad data and leaves nothing behind", "[seal]") {
 
 TEST_CASE("vector verify passes every public vector except the slow one", "[sdr][vectors]") {
   auto be = sdr::make_reference_backend();
-  for (const auto& e : fs::directory_iterator(test::shared_dir() / "vectors")) {
+  for (const auto& e : fs::directory_iterator(test::data_dir() / "vectors")) {
     if (e.path().extension() != ".json" || e.path().filename().string().find("512MiB") != std::string::npos)
       continue;
     INFO(e.path().filename());
@@ -153,7 +153,7 @@ TEST_CASE("vector verify passes every public vector except the slow one", "[sdr]
 
 TEST_CASE("vector verify of the 512MiB vector", "[sdr][vectors][slow]") {
   auto be = sdr::make_reference_backend();
-  const auto v = sdr::load_sdr_vector(test::shared_dir() / "vectors" / "StackedDrg512MiBV1_1-A.json");
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg512MiBV1_1-A.json");
   CHECK(sdr::verify_vector(v, *be, [](const sdr::check_result& r) {
     INFO(r.name << ": " << r.detail);
     CHECK(r.ok);
@@ -162,7 +162,7 @@ TEST_CASE("vector verify of the 512MiB vector", "[sdr][vectors][slow]") {
 
 TEST_CASE("malformed vector files are clear errors", "[sdr][vectors]") {
   temp_dir tmp;
-  const auto good = test::load_json(test::shared_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto good = test::load_json(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   auto write_json = [&](const std::string& text) {
     std::ofstream(tmp.path / "v.json") << text;
     return tmp.path / "v.json";

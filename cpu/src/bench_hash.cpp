@@ -20,6 +20,7 @@
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::cpu {
 
@@ -232,7 +233,7 @@ workload sha256_throughput(const engine* e, std::size_t lanes, std::size_t bytes
 // i's first parent is label i - 1, the rest are random slots.
 constexpr std::size_t kLabelParents = 37;
 constexpr std::size_t kLabelChunks = 2 * 20;
-constexpr std::size_t kLabelMessageBytes = 64 + 32 * kLabelParents;  // 1,248
+static_assert(sdr::kSdrMessageBytes == 64 + 32 * kLabelParents);
 
 workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
   struct data {
@@ -241,7 +242,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
     alignas(64) std::uint8_t tail[32] = {};
     std::vector<const std::uint8_t*> chunks;  // labels x 40 x lanes
     std::vector<std::uint32_t> state;
-    std::uint8_t msg[kLabelMessageBytes];  // OpenSSL's gathered message
+    std::uint8_t msg[sdr::kSdrMessageBytes];  // OpenSSL's gathered message
     std::unique_ptr<evp_digest> evp;
   };
   auto d = std::make_shared<data>();
@@ -253,7 +254,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
   d->header_hi.assign(d->labels * 32, 0);
   for (std::size_t i = 0; i < d->labels; ++i) store_be64(d->header_hi.data() + 32 * i + 4, i);
   d->tail[0] = 0x80;
-  store_be64(d->tail + 24, kLabelMessageBytes * 8);
+  store_be64(d->tail + 24, sdr::kSdrMessageBytes * 8);
   std::mt19937_64 rng(4);
   d->chunks.resize(d->labels * kLabelChunks * lanes);
   for (std::size_t i = 0; i < d->labels; ++i) {
@@ -294,7 +295,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
     w.pass = [d, gather] {
       for (std::size_t i = 0; i < d->labels; ++i) {
         gather(*d, i, 0);
-        d->evp->digest(d->msg, kLabelMessageBytes, d->ring.data() + i * 32);
+        d->evp->digest(d->msg, sdr::kSdrMessageBytes, d->ring.data() + i * 32);
       }
     };
   }
@@ -306,7 +307,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
     for (std::size_t i = 0; i < d->labels; ++i)
       for (std::size_t j = 0; j < d->lanes; ++j) {
         gather(*d, i, j);
-        sha256::digest(d->ring.data() + (i * d->lanes + j) * 32, d->msg, kLabelMessageBytes);
+        sha256::digest(d->ring.data() + (i * d->lanes + j) * 32, d->msg, sdr::kSdrMessageBytes);
       }
     return got == d->ring;
   };

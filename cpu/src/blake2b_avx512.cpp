@@ -2,9 +2,10 @@
 // words. The critical path is the G chain: as in blake2s_avx512.cpp, rotations by 24,
 // 16 and 63 use ror(x ^ y) = ror(x) ^ (y >> n) ^ (y << 64-n) with ror(x) formed early
 // (2 steps after y instead of xor + 2-cycle vprorq), and by 32 it is xor + vpshufd:
-// 6 cycles per half-round, 288 per 128-byte block (~400 measured). Row b stays in place and rows a, c,
-// d rotate around it, which hides even the 4-cycle lane-crossing vpermq. Message words
-// arrive by broadcast loads and blends (see words()).
+// 6 cycles per half-round, 288 per 128-byte block in theory (measurements in
+// docs/cpu-backend.md). Row b stays in place and rows a, c, d rotate around it, which
+// hides even the 4-cycle lane-crossing vpermq. Message words arrive by broadcast loads and
+// blends (see words()).
 #include "kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)

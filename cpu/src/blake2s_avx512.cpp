@@ -3,10 +3,10 @@
 // the G chain itself. On Zen 5 vprord takes 2 cycles, so x ^= y; x = ror(x) costs 3;
 // instead ror(x) is formed early (x is known long before y) and ror(x ^ y) = ror(x) ^
 // (y >> n) ^ (y << 32-n) is two 1-cycle steps after y: 6 cycles per half-round, 240 per
-// block in theory; ~340 measured on a shared Zen 5 VM, where off-path work still delays
-// the chain (docs/cpu-backend.md). Row b (the last one G writes) stays in place when diagonalising and rows a, c,
-// d rotate around it, keeping those shuffles off the path; message words arrive by
-// broadcast loads and blends (see words()).
+// block in theory; off-path work still delays the chain (measurements in
+// docs/cpu-backend.md). Row b (the last one G writes) stays in place when diagonalising and
+// rows a, c, d rotate around it, keeping those shuffles off the path; message words arrive
+// by broadcast loads and blends (see words()).
 #include "kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
@@ -58,7 +58,8 @@ PL_INLINE __m128i broadcast(const std::uint8_t* block, int word) {
 // Message words (i0..i3) of the block as one vector: four broadcast loads (load ports)
 // merged by three blends (any vector ALU). A vpermd of the block held in a zmm register
 // does it in fewer instructions, but 512-bit shuffles issue at half rate on Zen 5 and
-// compete with the rotations for the same pipes: ~10% slower per block measured.
+// compete with the rotations for the same pipes, which made it slower per block
+// (docs/cpu-backend.md).
 PL_INLINE __m128i words(const std::uint8_t* block, const std::uint8_t* i) {
   __m128i v = broadcast(block, i[0]);
   v = _mm_mask_blend_epi32(0x2, v, broadcast(block, i[1]));

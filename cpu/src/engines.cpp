@@ -43,9 +43,8 @@ constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
 std::vector<engine> make_sha256() {
   std::vector<engine> v;
   const auto a = engine_algo::sha256;
-  // Best first by aggregate block rate (measured on Zen 5: shani-x2 18 ns/block, avx512-x16
-  // 20, avx512-x8 22, shani 35, avx2-x8 37, portable 170); callers with fewer chains than an engine's
-  // width narrow the choice through best_engine()'s lane range.
+  // Best first by aggregate block rate as measured (docs/cpu-backend.md); callers with fewer
+  // chains than an engine's width narrow the choice through best_engine()'s lane range.
 #if defined(POREPLAB_HAVE_SHANI)
   v.push_back({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2, kShaniFeatures,
                has_shani, kernels::sha256_chains_shani_x2});

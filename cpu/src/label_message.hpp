@@ -6,7 +6,7 @@
 // the gather below. The SHA-256 labeling paths do not gather: they hand the engine
 // pointers to the chunks where they lie (labeler.cpp).
 //
-// Messages (shared/spec/sdr.md section 5, shared/spec/r2-zigzag.md):
+// Messages (docs/spec/sdr.md section 5, docs/spec/r2-zigzag.md):
 //   sdr    regular node: header(64) || 37 parent labels           = 1248 bytes
 //          node 0:       header(64)                                 =   64 bytes
 //   zigzag regular node: replica_id(32) || 5 base || 8 expander    =  448 bytes

@@ -37,8 +37,8 @@ struct constant_chunks {
   alignas(64) std::uint8_t zigzag_first[32] = {};
   constant_chunks() {
     label_tail[0] = 0x80;
-    label_tail[30] = static_cast<std::uint8_t>((sdr::kLabelMessageBytes * 8) >> 8);
-    label_tail[31] = static_cast<std::uint8_t>(sdr::kLabelMessageBytes * 8);
+    label_tail[30] = static_cast<std::uint8_t>((sdr::kSdrMessageBytes * 8) >> 8);
+    label_tail[31] = static_cast<std::uint8_t>(sdr::kSdrMessageBytes * 8);
     pad64[0] = 0x80;
     pad64[62] = 0x02;  // 512 bits
     zigzag_tail[0] = 0x80;

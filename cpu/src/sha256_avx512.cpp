@@ -6,8 +6,8 @@
 // zmm issues at most once per cycle there) plus ~65 other operations set the rate.
 // `avx512-x8` runs the same rounds, written once over the vector width, on 8 lanes of
 // ymm registers (AVX-512VL): for CPUs whose 512-bit operations are split or slow down
-// the clock, and for callers with at most 8 chains. On Zen 5 x16 measured ~9% more
-// blocks per second than x8.
+// the clock, and for callers with at most 8 chains; elsewhere x16 is the faster of the two
+// (measurements in docs/cpu-backend.md).
 // Per block, each lane's two 32-byte chunks are loaded in place and transposed into
 // word vectors; the state stays transposed in registers across the blocks of a call.
 #include "kernels.hpp"

@@ -257,7 +257,7 @@ class cuda_backend final : public sdr::backend {
  public:
   explicit cuda_backend(const backend_options& opt) : opt_(opt) {
     check_options(opt_);
-    device_ = detail::require_device(opt_.device, "cuda backend");
+    detail::require_device(opt_.device, "cuda backend");  // throws when the device cannot be used
   }
 
   std::string name() const override { return "cuda"; }
@@ -269,7 +269,6 @@ class cuda_backend final : public sdr::backend {
 
  private:
   backend_options opt_;
-  device_info device_;
 };
 
 }  // namespace

@@ -110,7 +110,7 @@ json rates(const json& axes, const json& ctx, double median) {
   if (labels <= 0 && median > 0) labels = axes["sectors"].get<double>() * 1e9 / median;
   r["labels_per_s"] = labels;
   // Bytes hashed per label (the scheme's message, as the seed report counts them).
-  const double hashed = ctx.value("hashed_bytes_per_node", 1248.0);
+  const double hashed = ctx.value("hashed_bytes_per_node", double(sdr::kSdrMessageBytes));
   r["gb_per_s"] = labels * hashed / 1e9;
   // cycles/byte of one sector's stream, rescaled to this point's median.
   const double cpb = ctx.value("cycles_per_byte", 0.0);

@@ -32,7 +32,7 @@ void fill_sector(std::vector<std::uint8_t>& data) {
   for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
 }
 
-// comm_d node by node through the streaming SHA-256 (spec section 7): a check that
+// comm_d node by node through the streaming SHA-256 (docs/spec/sdr.md section 7): a check that
 // shares nothing with the tree builder's precomputed padding.
 std::vector<std::uint8_t> naive_comm_d(const std::vector<std::uint8_t>& data) {
   std::vector<std::uint8_t> row = data;

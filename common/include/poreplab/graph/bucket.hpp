@@ -1,5 +1,5 @@
 #pragma once
-// Base (DRG) parents by bucket sampling (spec section 3; storage-proofs-core drgraph.rs
+// Base (DRG) parents by bucket sampling (docs/spec/sdr.md section 3; storage-proofs-core drgraph.rs
 // BucketGraph::parents). They index the current layer.
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// ChaCha8 keystream as rand_chacha 0.3 ChaCha8Rng produces it (spec section 3): djb
+// ChaCha8 keystream as rand_chacha 0.3 ChaCha8Rng produces it (docs/spec/sdr.md section 3): djb
 // layout, 256-bit key, 64-bit block counter in words 12..13, stream words 14..15 = 0.
 #include <cstdint>
 

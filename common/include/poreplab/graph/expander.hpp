@@ -1,5 +1,5 @@
 #pragma once
-// Expander parents (spec section 4; porep graph.rs `correspondent`). They index the
+// Expander parents (docs/spec/sdr.md section 4; porep graph.rs `correspondent`). They index the
 // previous layer and may be any node, v itself included.
 #include <cstdint>
 

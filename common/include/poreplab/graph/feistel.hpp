@@ -1,5 +1,5 @@
 #pragma once
-// Feistel permutation of the expander graph (spec section 4; storage-proofs-core
+// Feistel permutation of the expander graph (docs/spec/sdr.md section 4; storage-proofs-core
 // crypto/feistel.rs): 3 rounds, BLAKE2b-512 round function, cycle walking.
 #include <cstdint>
 

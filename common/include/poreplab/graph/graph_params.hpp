@@ -1,6 +1,6 @@
 #pragma once
 // Everything the SDR graph of one porep_id and size depends on, precomputed on the
-// host (spec section 2) and passed by value or pointer to host and device code.
+// host (docs/spec/sdr.md section 2) and passed by value or pointer to host and device code.
 #include <cstdint>
 
 #include "poreplab/graph/feistel.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // The parent table (nodes x 14 u32, 6 base then 8 expander per node) and its cache file,
-// named and laid out as rust-fil-proofs writes it (spec section 9). Host only.
+// named and laid out as rust-fil-proofs writes it (docs/spec/sdr.md section 9). Host only.
 //
 // Cache integrity: rust-fil-proofs files carry no checksum, so beside each file we write
 // `<name>.sha256` (sha256sum format) with the SHA-256 of the table, and check it on load.

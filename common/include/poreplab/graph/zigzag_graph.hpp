@@ -1,5 +1,5 @@
 #pragma once
-// The graph of the ZigZag variant (shared/spec/r2-zigzag.md) as a table of 2n rows of
+// The graph of the ZigZag variant (docs/spec/r2-zigzag.md) as a table of 2n rows of
 // 14 u32, in the order the nodes are encoded. Host only.
 //   rows 0..n-1:  forward layers, row v = [v, base(v), exp(v)]
 //   rows n..2n-1: reversed layers, row n + i encodes node u = n-1-i:

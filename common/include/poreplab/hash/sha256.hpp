@@ -89,7 +89,7 @@ POREPLAB_HD void compress_length_block(std::uint32_t h[8], std::uint64_t message
 
 // W[t] + K[t] of the padding block of a 64-byte message (0x80, zeros, length 512):
 // a compile-time constant, so hashing two 32-byte nodes (Merkle trees, SDR node 0)
-// skips that block's message schedule (shared/spec/merkle-padding.md).
+// skips that block's message schedule (docs/spec/merkle-padding.md).
 struct padding64_schedule {
   std::uint32_t wk[64];
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The label of one SDR node (shared/spec/sdr.md section 5), host and device:
+// The label of one SDR node (docs/spec/sdr.md section 5), host and device:
 //   label = mask(H(header(64) || 37 parent labels)), node 0: mask(H(header)),
 // H = SHA-256 for Filecoin.
 // Parent labels are fed to the compression function where they lie; nothing is copied.
@@ -8,6 +8,7 @@
 #include "poreplab/hash/bytes.hpp"
 #include "poreplab/hd.hpp"
 #include "poreplab/sdr/chunk_hash.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::sdr {
 
@@ -15,8 +16,8 @@ inline constexpr std::uint32_t kBaseDegree = 6;
 inline constexpr std::uint32_t kExpDegree = 8;
 inline constexpr std::uint32_t kParents = kBaseDegree + kExpDegree;
 inline constexpr std::uint32_t kParentBlocks = 37;         // 32-byte parent chunks hashed per node
-inline constexpr std::uint64_t kLabelMessageBytes = 64 + 37 * 32;  // 1248
 inline constexpr std::uint32_t kLabelCompressions = 20;    // header + 18 parent pairs + last
+static_assert(kSdrMessageBytes == 64 + kParentBlocks * 32);
 
 // header = replica_id(32) || u32_BE(layer) || u64_BE(node) || 20 zero bytes; layers from 1.
 POREPLAB_HD void make_header(std::uint8_t hdr[64], const std::uint8_t* replica_id, std::uint32_t layer,

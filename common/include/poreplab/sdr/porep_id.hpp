@@ -1,5 +1,5 @@
 #pragma once
-// The registered seal proofs of filecoin-proofs-api (spec section 1): porep_id bytes,
+// The registered seal proofs of filecoin-proofs-api (docs/spec/sdr.md section 1): porep_id bytes,
 // api version, layer count and sector size. Host only.
 #include <array>
 #include <cstdint>
@@ -40,8 +40,8 @@ inline graph::graph_params graph_params_of(const registered_proof& p) {
 }
 
 // The porep_id benchmarks label a sector of this size with: the V1_1 proof of that size
-// when one exists, else the 32GiB V1_1 porep_id on a custom-size graph (as the shared
-// Custom vector does).
+// when one exists, else the 32GiB V1_1 porep_id on a custom-size graph (as the Custom
+// reference vector does).
 bytes32 benchmark_porep_id(std::uint64_t sector_size);
 
 // "1.0.0", "1.1.0", "1.2.0"; throws std::invalid_argument otherwise.

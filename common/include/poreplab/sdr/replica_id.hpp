@@ -1,6 +1,6 @@
 #pragma once
 // replica_id = mask(SHA256(prover_id || u64_BE(sector_id) || ticket || comm_d || porep_id))
-// (shared/spec/sdr.md section 6).
+// (docs/spec/sdr.md section 6).
 #include <array>
 #include <cstdint>
 

@@ -12,8 +12,8 @@
 namespace poreplab::sdr {
 
 enum class porep_variant : std::uint8_t {
-  sdr,     // shared/spec/sdr.md: 6 + 8 parents, layers in separate buffers, header hashed
-  zigzag,  // shared/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
+  sdr,     // docs/spec/sdr.md: 6 + 8 parents, layers in separate buffers, header hashed
+  zigzag,  // docs/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
 };
 
 enum class label_hash : std::uint8_t { sha256, blake2s, blake2b_256 };
@@ -71,8 +71,8 @@ inline const char* scheme_status(label_scheme s) { return s.is_filecoin() ? "fil
 
 // Bytes the hash consumes per regular node (header and parents, before padding), and
 // the compressions that takes: the figures cycles/byte and floors are computed from.
-inline constexpr std::uint64_t kSdrMessageBytes = 64 + 37 * 32;     // 1248
-inline constexpr std::uint64_t kZigzagMessageBytes = 14 * 32;       // 448
+inline constexpr std::uint64_t kSdrMessageBytes = 64 + 37 * 32;  // header + 37 parent chunks, 1248
+inline constexpr std::uint64_t kZigzagMessageBytes = 14 * 32;  // replica_id + 13 parents, 448
 
 constexpr std::uint64_t message_bytes(porep_variant v) {
   return v == porep_variant::sdr ? kSdrMessageBytes : kZigzagMessageBytes;

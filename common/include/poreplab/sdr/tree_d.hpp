@@ -1,6 +1,6 @@
 #pragma once
 // tree_d: the binary SHA-256 Merkle tree over the raw data nodes whose root is comm_d
-// (shared/spec/sdr.md section 7). Rows are stored leaves first, as rust-fil-proofs'
+// (docs/spec/sdr.md section 7). Rows are stored leaves first, as rust-fil-proofs'
 // sc-02-data-tree-d.dat: (2n-1) * 32 bytes, the last 32 bytes being comm_d.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Reference vector files (format poreplab-sdr-vector/1, shared/vectors/README.md):
+// Reference vector files (format poreplab-sdr-vector/1, tests/data/vectors/README.md):
 // loading with validation, the data generators, and the full recomputation check.
 #include <cstdint>
 #include <filesystem>

@@ -1,5 +1,5 @@
 #pragma once
-// One node of the r2 "ZigZag" replication (shared/spec/r2-zigzag.md), host and device.
+// One node of the r2 "ZigZag" replication (docs/spec/r2-zigzag.md), host and device.
 // The replica is encoded in place: a node's key is the hash of replica_id and its 13
 // parents' current values, and the node becomes node + key mod r. Which parents a node
 // has and in which order nodes are visited comes from the zigzag table
