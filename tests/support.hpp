@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test files: locating the test data (tests/data) and reading its JSON files.
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,10 +14,12 @@
 namespace poreplab::test {
 
 // tests/data of the source tree the tests were built from: reference vectors in vectors/,
-// hash known-answer tests in kat/.
+// hash known-answer tests in kat/. POREPLAB_TEST_DATA names another copy (the GPU bundle
+// carries the test binary away from its source tree).
 inline std::filesystem::path data_dir() {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(POREPLAB_SOURCE_DIR) / "tests" / "data";
+  const char* env = std::getenv("POREPLAB_TEST_DATA");
+  const fs::path dir = env != nullptr && *env != '\0' ? fs::path(env) : fs::path(POREPLAB_SOURCE_DIR) / "tests" / "data";
   if (!fs::is_directory(dir / "kat") || !fs::is_directory(dir / "vectors"))
     throw std::runtime_error("cannot find the test data in " + dir.string());
   return dir;

@@ -193,8 +193,8 @@ struct recording_executor {
   void load(const K&) {
     ++loads;
   }
-  template <sdr::porep_variant V, sdr::label_hash H>
-  void launch(const sdr::label_layer_kernel<V, H>& k, grid_dims d) {
+  template <sdr::porep_variant V, sdr::label_hash H, sdr::kernel_variant K>
+  void launch(const sdr::label_layer_kernel<V, H, K>& k, grid_dims d) {
     launched_before_load = launched_before_load || loads < 2;
     launches.push_back({k.layer, k.node_begin, k.node_end});
     emulate_grid(d, k);
@@ -257,6 +257,40 @@ TEST_CASE("device driver: kernels loaded first, launches bounded, stop between l
   // cuda-emu with bounded launches stays bit-exact on the vectors' graph for both layouts.
   for (const auto layout : kLayouts)
     CHECK(first_difference(label_all(*sdr::make_emulated_backend({layout, 32, 0, 7}), job), expected) == -1);
+}
+
+TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "[cuda][emu]") {
+  const auto c = load_case("Custom64Nodes11LayersPorep32GiBV1_1-A.json");
+  const sdr::label_job vjob{c.v.nodes, c.parents.data(), c.v.layers, 1, c.replica_id.data()};
+  const auto parents = make_parents(64);
+  for (const auto& name : sdr::kernel_variant_names()) {
+    const auto k = sdr::parse_kernel_variant(name);
+    CHECK(sdr::kernel_variant_name(k) == name);
+    for (const auto layout : kLayouts) {
+      INFO(name << ", " << sdr::sector_layout_name(layout));
+      // The 64-node/11-layer vector.
+      sdr::memory_layer_store store(c.v.nodes * 32, c.v.layers);
+      sdr::make_emulated_backend({layout, 32, 0, 0, k})->label(vjob, store);
+      for (std::uint32_t l = 1; l <= c.v.layers; ++l)
+        CHECK(to_hex(store.layer(l), c.v.nodes * 32) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
+      // 1, 31, 32, 33 sectors, streamed in 24-node chunks, launches of 10 nodes.
+      for (const std::uint32_t sectors : {1u, 31u, 32u, 33u}) {
+        const bytes ids = make_ids(sectors);
+        const sdr::label_job job{64, parents.data(), 3, sectors, ids.data()};
+        CHECK(first_difference(label_all(*sdr::make_emulated_backend({layout, 32, 24, 10, k}), job),
+                               label_all(*sdr::make_reference_backend(), job)) == -1);
+      }
+    }
+  }
+  // Other schemes have the standard kernel only.
+  const bytes ids = make_ids(1);
+  sdr::label_job bjob{64, parents.data(), 1, 1, ids.data()};
+  bjob.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  sdr::memory_layer_store store(64 * 32, 1);
+  CHECK_THROWS_WITH(sdr::make_emulated_backend({sdr::sector_layout::sector_minor, 32, 0, 0, sdr::kernel_variant::vec16})
+                        ->label(bjob, store),
+                    Catch::Contains("exists for sdr/sha256 only"));
+  CHECK_THROWS_WITH(sdr::parse_kernel_variant("fast"), Catch::Contains("valid: standard, vec16, rolled"));
 }
 
 TEST_CASE("grid cover refuses grids past CUDA's block limit", "[cuda][emu]") {

@@ -169,9 +169,9 @@ TEST_CASE("runner config: sizes must be power-of-two sizes in the accepted forms
   CHECK(format_size(3000) == "3000B");
   const config c = parse_config(
       with_experiment(R"({"name": "a", "kind": "label", "axes": {"sector_size": ["2KiB", 8388608, "32GiB"]}})"), "t");
-  // label axes: backend, variant, hash, engine, layout, threads_per_block, sector_size, ...
-  CHECK(c.experiments[0].axes[6].first == "sector_size");
-  CHECK(c.experiments[0].axes[6].second == std::vector<json>{2048, 8388608, 32ull << 30});
+  // label axes: backend, variant, hash, engine, layout, threads_per_block, kernel, sector_size, ...
+  CHECK(c.experiments[0].axes[7].first == "sector_size");
+  CHECK(c.experiments[0].axes[7].second == std::vector<json>{2048, 8388608, 32ull << 30});
 }
 
 TEST_CASE("runner config: an unknown engine, backend or algo", "[runner]") {

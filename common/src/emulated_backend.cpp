@@ -74,7 +74,7 @@ class emulated_backend final : public backend {
   void label(const label_job& job, layer_store& store) override {
     validate(job);
     host_executor ex(job.nodes * job.sectors * 32);
-    run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}});
+    run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}, opt_.kernel});
   }
 
  private:

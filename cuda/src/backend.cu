@@ -99,8 +99,8 @@ class device_executor {
   template <class K>
   void load(const K& /*k*/) {}
 
-  template <sdr::porep_variant V, sdr::label_hash H>
-  void launch(const sdr::label_layer_kernel<V, H>& k, grid_dims dims) {
+  template <sdr::porep_variant V, sdr::label_hash H, sdr::kernel_variant K>
+  void launch(const sdr::label_layer_kernel<V, H, K>& k, grid_dims dims) {
     timed(k, dims, k.sectors, k.layer);
   }
 
@@ -211,8 +211,8 @@ cudaFuncAttributes load_kernel() {
 kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& opt, int multiprocessors) {
   kernel_setup ks;
   const auto t0 = std::chrono::steady_clock::now();
-  sdr::with_scheme(job.scheme, [&](auto v, auto h) {
-    using label_k = sdr::label_layer_kernel<decltype(v)::value, decltype(h)::value>;
+  sdr::with_kernel(job.scheme, opt.kernel, [&](auto v, auto h, auto kv) {
+    using label_k = sdr::label_layer_kernel<decltype(v)::value, decltype(h)::value, decltype(kv)::value>;
     const cudaFuncAttributes a = load_kernel<label_k>();
     load_kernel<sdr::relayout_kernel>();
     if (opt.threads_per_block > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
@@ -241,7 +241,7 @@ void label_on_device(const sdr::label_job& job, sdr::layer_store& store, const b
   device_executor ex(job, plan, timing != nullptr);
   const auto t0 = std::chrono::steady_clock::now();
   sdr::run_label_job(ex, job, store,
-                     sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes, launch_nodes, opt.stop_requested});
+                     sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes, launch_nodes, opt.stop_requested, opt.kernel});
   const auto t1 = std::chrono::steady_clock::now();
   if (timing != nullptr) {
     timing->plan = plan;
@@ -255,10 +255,9 @@ void label_on_device(const sdr::label_job& job, sdr::layer_store& store, const b
 
 class cuda_backend final : public sdr::backend {
  public:
-  explicit cuda_backend(const backend_options& opt) : opt_(opt) {
-    check_options(opt_);
-    detail::require_device(opt_.device, "cuda backend");  // throws when the device cannot be used
-  }
+  // Throws when the device cannot be used; its SM count sizes the launches.
+  explicit cuda_backend(const backend_options& opt)
+      : opt_((check_options(opt), opt)), device_(detail::require_device(opt_.device, "cuda backend")) {}
 
   std::string name() const override { return "cuda"; }
 
@@ -269,6 +268,7 @@ class cuda_backend final : public sdr::backend {
 
  private:
   backend_options opt_;
+  device_info device_;
 };
 
 }  // namespace

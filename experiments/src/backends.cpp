@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "poreplab/sdr/scheme.hpp"
+
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
@@ -28,6 +30,7 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
     sdr::emulation_options o;
     o.layout = sdr::parse_sector_layout(opt.layout);
     o.threads_per_block = opt.threads_per_block;
+    o.kernel = sdr::parse_kernel_variant(opt.kernel);
     return sdr::make_emulated_backend(o);
   }
   if (name == "cuda") {
@@ -35,6 +38,7 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
     cuda::backend_options o;
     o.layout = sdr::parse_sector_layout(opt.layout);
     o.threads_per_block = opt.threads_per_block;
+    o.kernel = sdr::parse_kernel_variant(opt.kernel);
     return cuda::make_cuda_backend(o);
 #else
     throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");

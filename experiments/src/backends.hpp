@@ -14,6 +14,7 @@ struct backend_options {
   int threads = 0;                      // cpu: 0 = OpenMP default
   std::string layout = "sector-minor";  // cuda, cuda-emu: sector-minor | sector-major
   std::uint32_t threads_per_block = 32;  // cuda, cuda-emu: label kernel block size
+  std::string kernel = "standard";       // cuda, cuda-emu: sdr/sha256 kernel variant
 };
 
 // Every backend name this build knows, available here or not.

@@ -78,6 +78,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
   bo.threads = static_cast<int>(opt.threads);
   bo.layout = opt.layout;
   bo.threads_per_block = opt.threads_per_block;
+  bo.kernel = opt.kernel;
   auto be = make_backend(opt.backend, bo);  // throws if it cannot run here
 
   const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
@@ -126,6 +127,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
       cuda::backend_options co;
       co.layout = sdr::parse_sector_layout(opt.layout);
       co.threads_per_block = opt.threads_per_block;
+      co.kernel = sdr::parse_kernel_variant(opt.kernel);
       const auto t = cuda::time_label(job, store, co);
       if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {  // the fastest sample's breakdown
         best_kernel_s = t.kernel_s;
@@ -214,6 +216,7 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"kernel_ns_per_node_layer", r.kernel_ns_per_node_layer},
           {"kernel_samples_ns_per_node_layer", r.kernel_samples_ns_per_node_layer},
           {"threads_per_block", r.options.threads_per_block},
+          {"kernel", r.options.kernel},
           {"kernel_load_s", r.kernel_load_s},
           {"upload_s", r.upload_s},
           {"transpose_s", r.transpose_s},

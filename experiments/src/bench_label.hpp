@@ -15,6 +15,7 @@ struct label_bench_options {
   std::string engine = "auto";     // cpu: engine of the scheme's hash; "auto" = best available
   std::string layout = "sector-minor";  // cuda: sector-minor | sector-major
   std::uint32_t threads_per_block = 32;  // cuda, cuda-emu: label kernel block size
+  std::string kernel = "standard";       // cuda, cuda-emu: sdr/sha256 kernel variant
   std::uint64_t sector_size = 2048;     // bytes, power of two >= 64
   std::uint32_t sectors = 1;
   std::uint32_t layers = 2;

@@ -26,6 +26,8 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--layout", opt->layout, "cuda: sector-minor | sector-major")->capture_default_str();
   cmd->add_option("--threads-per-block", opt->threads_per_block, "cuda, cuda-emu: label kernel block size")
       ->capture_default_str();
+  cmd->add_option("--kernel", opt->kernel, "cuda, cuda-emu: sdr/sha256 label kernel variant: standard | vec16 | rolled")
+      ->capture_default_str();
   cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--samples", opt->samples, "timed runs")->capture_default_str();
   cmd->add_flag("--json", *json, "one JSON object per row");

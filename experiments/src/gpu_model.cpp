@@ -405,14 +405,19 @@ std::string kernel_label(const std::string& name) {
       const std::vector<std::string>* names = nullptr;
       if (type.find("porep_variant") != std::string::npos) names = &sdr::variant_names();
       if (type.find("label_hash") != std::string::npos) names = &sdr::label_hash_names();
+      if (type.find("kernel_variant") != std::string::npos) {
+        if (v && *v == 0) continue;  // standard: the label every earlier build used
+        names = &sdr::kernel_variant_names();
+      }
       if (names && v && *v < names->size())
         a = (*names)[*v];
       else
         a = type.substr(type.rfind(':') == std::string::npos ? 0 : type.rfind(':') + 1) + "=" + value;
     } else if (const std::size_t colon = a.rfind("::"); colon != std::string::npos) {
       a = a.substr(colon + 2);  // poreplab::sdr::label_hash::sha256 (newer demanglers)
+      if (a == "standard") continue;
     }
-    out += (i ? ", " : "") + a;
+    out += (out.size() > lk.size() + 1 ? ", " : "") + a;
   }
   return out + ">";
 }

@@ -30,6 +30,8 @@ std::vector<std::string> kernel_names() {
   std::vector<std::string> v;
   for (const auto& var : sdr::variant_names())
     for (const auto& h : sdr::label_hash_names()) v.push_back("label_layer_kernel<" + var + ", " + h + ">");
+  for (const auto& k : sdr::kernel_variant_names())
+    if (k != "standard") v.push_back("label_layer_kernel<sdr, sha256, " + k + ">");
   for (const char* c : {"sha256_chain_kernel", "blake2s_chain_kernel", "blake2b_chain_kernel"}) v.emplace_back(c);
   return v;
 }

@@ -47,6 +47,7 @@ std::string unavailable(const json& axes) {
   o.threads = axes["threads"].is_null() ? 0 : static_cast<int>(axes["threads"].get<std::uint64_t>());
   o.layout = text_or(axes["layout"], "sector-minor");
   if (!axes["threads_per_block"].is_null()) o.threads_per_block = axes["threads_per_block"].get<std::uint32_t>();
+  o.kernel = text_or(axes["kernel"], "standard");
   try {
     make_backend(backend, o);  // cheap; says why a backend or engine cannot run here
   } catch (const std::exception& e) {
@@ -67,6 +68,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   o.layers = axes["layers"];
   o.threads = axes["threads"].is_null() ? 0 : axes["threads"].get<std::uint32_t>();
   if (!axes["threads_per_block"].is_null()) o.threads_per_block = axes["threads_per_block"].get<std::uint32_t>();
+  o.kernel = text_or(axes["kernel"], "standard");
   o.warmup = warmup;
   o.samples = samples;
   const label_bench_result r = bench_label(o);
@@ -94,7 +96,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
     const json row = to_json(r);
     for (const char* key : {"kernel_ns_per_node_layer", "kernel_samples_ns_per_node_layer", "kernel_load_s", "upload_s",
                             "transpose_s", "copy_s", "label_launches", "launch_nodes", "parent_placement",
-                            "device_sm_count", "device_clock_mhz", "threads_per_block"})
+                            "device_sm_count", "device_clock_mhz", "threads_per_block", "kernel"})
       m.context[key] = row[key];
   }
   return m;

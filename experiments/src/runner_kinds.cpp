@@ -179,6 +179,11 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   auto tpb = count_axis("threads_per_block", 32, 1, 1024, "GPU threads per block of the label kernel (cuda, cuda-emu)");
   tpb.applies = [](const json& a) { return backend_is(a, {"cuda", "cuda-emu"}); };
   axes.push_back(tpb);
+  auto kernel = text_axis("kernel", "standard", [] { return sdr::kernel_variant_names(); },
+                          "GPU label kernel variant of sdr/sha256 (cuda, cuda-emu): standard, vec16 (16-byte parent "
+                          "loads), rolled (parent-pair loop not unrolled)");
+  kernel.applies = [](const json& a) { return backend_is(a, {"cuda", "cuda-emu"}); };
+  axes.push_back(kernel);
   axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
   if (with_sectors) axes.push_back(count_axis("sectors", 1, 1, 1u << 20, "sectors labeled together (one graph)"));
   axes.push_back(count_axis("layers", 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));

@@ -63,12 +63,19 @@ POREPLAB_HD void compress_words(std::uint32_t h[8], const std::uint32_t m[16]) {
 
 // One compression over the 64-byte block lo32 || hi32, read in place (no copy of
 // the two halves into a contiguous buffer).
+// Aligned16: both halves lie at 16-byte aligned addresses (read as 16-byte loads on the device).
+template <bool Aligned16 = false>
 POREPLAB_HD void compress2(std::uint32_t h[8], const std::uint8_t* lo32, const std::uint8_t* hi32) {
   std::uint32_t m[16];
-  POREPLAB_UNROLL
-  for (int i = 0; i < 8; ++i) {
-    m[i] = load_be32(lo32 + 4 * i);
-    m[8 + i] = load_be32(hi32 + 4 * i);
+  if constexpr (Aligned16) {
+    load_be32x8_aligned16(lo32, m);
+    load_be32x8_aligned16(hi32, m + 8);
+  } else {
+    POREPLAB_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      m[i] = load_be32(lo32 + 4 * i);
+      m[8 + i] = load_be32(hi32 + 4 * i);
+    }
   }
   compress_words(h, m);
 }

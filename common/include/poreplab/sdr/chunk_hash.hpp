@@ -13,24 +13,37 @@
 namespace poreplab::sdr {
 
 // out = H(chunk(0) || ... || chunk(Count - 1)), 32 bytes: SHA-256, BLAKE2s-256 or
-// BLAKE2b-256 (digest length 32 in its parameter block), all unkeyed.
-template <label_hash H, std::uint32_t Count, class Chunk>
+// BLAKE2b-256 (digest length 32 in its parameter block), all unkeyed. K applies to
+// SHA-256 only: vec16 needs every chunk 16-byte aligned; rolled keeps the loop rolled.
+template <label_hash H, std::uint32_t Count, kernel_variant K = kernel_variant::standard, class Chunk>
 POREPLAB_HD void hash_chunks(const Chunk& chunk, std::uint8_t out[32]) {
   constexpr std::uint64_t kBytes = 32ull * Count;
   if constexpr (H == label_hash::sha256) {
+    constexpr bool kAligned = K == kernel_variant::vec16;
     std::uint32_t h[8];
     sha256::init_state(h);
     // The first block is peeled: callers pass header halves from a local array there,
     // and constant indices keep that array in registers on the device.
-    if constexpr (Count >= 2) sha256::compress2(h, chunk(0), chunk(1));
-    POREPLAB_UNROLL
-    for (std::uint32_t k = 2; k + 1 < Count; k += 2) sha256::compress2(h, chunk(k), chunk(k + 1));
+    if constexpr (Count >= 2) sha256::compress2<kAligned>(h, chunk(0), chunk(1));
+    if constexpr (K == kernel_variant::rolled) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+      for (std::uint32_t k = 2; k + 1 < Count; k += 2) sha256::compress2(h, chunk(k), chunk(k + 1));
+    } else {
+      POREPLAB_UNROLL
+      for (std::uint32_t k = 2; k + 1 < Count; k += 2) sha256::compress2<kAligned>(h, chunk(k), chunk(k + 1));
+    }
     if constexpr (Count % 2 == 1) {
       // The last chunk shares its block with the padding: 0x80, zeros, bit length.
       std::uint32_t m[16];
       const std::uint8_t* last = chunk(Count - 1);
-      POREPLAB_UNROLL
-      for (int i = 0; i < 8; ++i) m[i] = load_be32(last + 4 * i);
+      if constexpr (kAligned) {
+        load_be32x8_aligned16(last, m);
+      } else {
+        POREPLAB_UNROLL
+        for (int i = 0; i < 8; ++i) m[i] = load_be32(last + 4 * i);
+      }
       m[8] = 0x80000000u;
       POREPLAB_UNROLL
       for (int i = 9; i < 15; ++i) m[i] = 0;

@@ -18,6 +18,7 @@ struct emulation_options {
   std::uint64_t chunk_nodes = 0;
   // Most nodes per label launch (0: no limit), as the CUDA backend bounds its launches.
   std::uint64_t launch_nodes = 0;
+  kernel_variant kernel = kernel_variant::standard;
 };
 
 // Backend name "cuda-emu".

@@ -44,17 +44,19 @@ struct layer_ref {
 // Labels node `node` of layer `layer` into cur.at(node). `parents` are the node's 14
 // parents (6 base in the current layer, 8 expander in the previous one). prev is
 // ignored for layer 1. H other than sha256 is a what-if variant (scheme.hpp).
-template <label_hash H = label_hash::sha256>
+// K (GPU study variants): vec16 needs layer bases and strides that keep every label
+// 16-byte aligned, as device allocations do.
+template <label_hash H = label_hash::sha256, kernel_variant K = kernel_variant::standard>
 POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                             const std::uint32_t* parents, layer_ref cur, layer_ref prev) {
-  std::uint8_t hdr[64];
+  alignas(16) std::uint8_t hdr[64];
   make_header(hdr, replica_id, layer, node);
   std::uint8_t* out = cur.at(node);
   if (node == 0) {
-    hash_chunks<H, 2>([&](std::uint32_t k) -> const std::uint8_t* { return hdr + 32 * k; }, out);
+    hash_chunks<H, 2, K>([&](std::uint32_t k) -> const std::uint8_t* { return hdr + 32 * k; }, out);
   } else {
     // Chunks 0 and 1 are the header; chunk 2 + k is parent slot parent_slot(layer, k).
-    hash_chunks<H, 2 + kParentBlocks>(
+    hash_chunks<H, 2 + kParentBlocks, K>(
         [&](std::uint32_t k) -> const std::uint8_t* {
           if (k < 2) return hdr + 32 * k;
           const std::uint32_t slot = parent_slot(layer, k - 2);

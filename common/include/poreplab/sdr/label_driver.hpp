@@ -20,7 +20,7 @@
 //   void load(const K&)                     makes kernel K ready to launch (module load,
 //                                           JIT) before anything is timed; called once
 //                                           per kernel type before the first launch
-//   void launch(const label_layer_kernel<V, H>&, grid_dims)   (any scheme)
+//   void launch(const label_layer_kernel<V, H, K>&, grid_dims)   (any scheme and variant)
 //   void launch(const relayout_kernel&, grid_dims)
 //   void layer_written(int buf)             the work issued so far completes buffer buf
 //   void download(std::uint8_t* host, int buf, std::uint64_t bytes)
@@ -31,6 +31,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "poreplab/grid.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -48,6 +49,8 @@ struct device_plan {
   std::uint64_t launch_nodes = 0;
   // Polled before every label launch; true stops the job with label_interrupted.
   std::function<bool()> stop_requested = nullptr;
+  // How sdr/sha256 label kernels read their parents (other schemes: standard only).
+  kernel_variant kernel = kernel_variant::standard;
 };
 
 // The job was stopped between launches at the caller's request (device_plan::stop_requested).
@@ -58,13 +61,13 @@ struct label_interrupted : std::runtime_error {
 // Threads per block for the transpose, which has one thread per label.
 inline constexpr std::uint32_t kTransposeThreads = 256;
 
-template <porep_variant V, label_hash H, class Exec>
+template <porep_variant V, label_hash H, kernel_variant K, class Exec>
 void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
   const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
   const bool major = plan.layout == sector_layout::sector_major;
   const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
-  ex.load(label_layer_kernel<V, H>{});
+  ex.load(label_layer_kernel<V, H, K>{});
   ex.load(relayout_kernel{});
   const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.parent_rows());
   const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
@@ -91,7 +94,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   // launches over consecutive row ranges compute exactly what one launch would.
   const std::uint64_t span = streamed ? plan.chunk_nodes : job.nodes;
   std::uint64_t chunks_issued = 0;
-  auto run_rows = [&](label_layer_kernel<V, H> k, std::uint64_t first_row) {
+  auto run_rows = [&](label_layer_kernel<V, H, K> k, std::uint64_t first_row) {
     for (std::uint64_t b = 0; b < job.nodes; b += span) {
       const std::uint64_t count = job.nodes - b < span ? job.nodes - b : span;
       const int slot = static_cast<int>(chunks_issued % 2);
@@ -123,7 +126,8 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
       ex.upload_layer(0, job.data, layer_bytes);
     }
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
-      run_rows(label_layer_kernel<V, H>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(0), nullptr, plan.layout},
+      run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(0), nullptr,
+                                           plan.layout},
                zigzag_first_row(l, job.nodes));
       relayout(0, 1, plan.layout, sector_layout::sector_minor);
       ex.layer_written(1);
@@ -134,8 +138,8 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
       const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
       std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
-      run_rows(label_layer_kernel<V, H>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,
-                                        plan.layout},
+      run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,
+                                           plan.layout},
                0);
       if (major) {
         // Layer l-1's buffer is free once this layer's launches have run (stream order);
@@ -156,11 +160,33 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   ex.finish();
 }
 
-// The whole job: one kernel instantiation per scheme.
+// Calls f(V, H, K) (integral constants) for the scheme and kernel variant: one kernel
+// instantiation per scheme, plus the variants of sdr/sha256. Throws
+// std::invalid_argument for a variant other than standard on another scheme.
+template <class F>
+void with_kernel(label_scheme scheme, kernel_variant kernel, F&& f) {
+  with_scheme(scheme, [&](auto v, auto h) {
+    constexpr porep_variant V = decltype(v)::value;
+    constexpr label_hash H = decltype(h)::value;
+    using std_k = std::integral_constant<kernel_variant, kernel_variant::standard>;
+    if constexpr (V == porep_variant::sdr && H == label_hash::sha256) {
+      if (kernel == kernel_variant::vec16) return f(v, h, std::integral_constant<kernel_variant, kernel_variant::vec16>{});
+      if (kernel == kernel_variant::rolled) return f(v, h, std::integral_constant<kernel_variant, kernel_variant::rolled>{});
+      return f(v, h, std_k{});
+    } else {
+      if (kernel != kernel_variant::standard)
+        throw std::invalid_argument(std::string("kernel variant ") + kernel_variant_name(kernel) + " exists for sdr/sha256 only, not " +
+                                    scheme_name(scheme));
+      return f(v, h, std_k{});
+    }
+  });
+}
+
+// The whole job.
 template <class Exec>
 void run_label_job(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
-  with_scheme(job.scheme, [&](auto v, auto h) {
-    run_label_job_as<decltype(v)::value, decltype(h)::value>(ex, job, store, plan);
+  with_kernel(job.scheme, plan.kernel, [&](auto v, auto h, auto k) {
+    run_label_job_as<decltype(v)::value, decltype(h)::value, decltype(k)::value>(ex, job, store, plan);
   });
 }
 

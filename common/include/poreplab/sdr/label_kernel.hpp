@@ -51,10 +51,12 @@ POREPLAB_HD layer_ref sector_view(std::uint8_t* layer, sector_layout layout, std
 //   sdr:    row v labels node v of `cur` from `cur` (base) and `prev` (expander).
 //   zigzag: `parents` starts at the layer's first row (zigzag_first_row) and row r
 //           encodes node row[0] of `cur` in place; prev is unused.
-template <porep_variant V, label_hash H>
+// K: how sdr/sha256 nodes read their parents (scheme.hpp); the labels are the same.
+template <porep_variant V, label_hash H, kernel_variant K = kernel_variant::standard>
 struct label_layer_kernel {
   static constexpr porep_variant kVariant = V;
   static constexpr label_hash kHash = H;
+  static constexpr kernel_variant kKernel = K;
   const std::uint32_t* parents;     // rows node_begin..node_end-1, 14 u32 each
   std::uint64_t nodes;              // nodes per layer (graph size)
   std::uint32_t layer;              // 1-based
@@ -76,7 +78,7 @@ struct label_layer_kernel {
     } else {
       const layer_ref p = sector_view(layer > 1 ? prev : nullptr, layout, nodes, sectors, gid);
       for (std::uint64_t v = node_begin; v < end; ++v)
-        label_node<H>(id, layer, v, parents + kParents * (v - node_begin), c, p);
+        label_node<H, K>(id, layer, v, parents + kParents * (v - node_begin), c, p);
     }
   }
 };

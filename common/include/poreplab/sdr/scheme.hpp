@@ -61,6 +61,30 @@ inline label_hash parse_label_hash(std::string_view s) {
   throw std::invalid_argument("unknown label hash '" + std::string(s) + "' (valid: sha256, blake2s, blake2b-256)");
 }
 
+// How the GPU label kernel of Filecoin's scheme (sdr/sha256) reads and walks its parents;
+// every variant computes the same labels. Other schemes have the standard kernel only.
+enum class kernel_variant : std::uint8_t {
+  standard,  // parent labels read byte by byte, the parent-pair loop fully unrolled
+  vec16,     // each 32-byte parent label read as two aligned 16-byte loads
+  rolled,    // the parent-pair loop left rolled: far fewer instructions to fetch
+};
+
+inline const std::vector<std::string>& kernel_variant_names() {
+  static const std::vector<std::string> v{"standard", "vec16", "rolled"};
+  return v;
+}
+
+inline const char* kernel_variant_name(kernel_variant k) {
+  return k == kernel_variant::vec16 ? "vec16" : k == kernel_variant::rolled ? "rolled" : "standard";
+}
+
+inline kernel_variant parse_kernel_variant(std::string_view s) {
+  if (s == "standard") return kernel_variant::standard;
+  if (s == "vec16") return kernel_variant::vec16;
+  if (s == "rolled") return kernel_variant::rolled;
+  throw std::invalid_argument("unknown kernel variant '" + std::string(s) + "' (valid: standard, vec16, rolled)");
+}
+
 // "sdr/sha256", "zigzag/blake2s", ...
 inline std::string scheme_name(label_scheme s) {
   return std::string(variant_name(s.variant)) + "/" + label_hash_name(s.hash);

@@ -25,6 +25,8 @@ struct backend_options {
   std::uint64_t launch_nodes = 0;
   // Polled between launches; true stops label() with sdr::label_interrupted.
   std::function<bool()> stop_requested = nullptr;
+  // sdr/sha256: how the label kernel reads parents (the GPU study compares them).
+  sdr::kernel_variant kernel = sdr::kernel_variant::standard;
 };
 
 // Backend "cuda". Throws std::runtime_error when no CUDA driver or device is usable
@@ -38,7 +40,7 @@ std::unique_ptr<sdr::backend> make_cuda_backend(const backend_options& opt = {})
 // Backend "cuda-emu" with the same options (device and memory_limit do not apply):
 // the same kernels and launch sequence on the host.
 inline std::unique_ptr<sdr::backend> make_cuda_emu_backend(const backend_options& opt = {}) {
-  return sdr::make_emulated_backend({opt.layout, opt.threads_per_block, opt.chunk_nodes, opt.launch_nodes});
+  return sdr::make_emulated_backend({opt.layout, opt.threads_per_block, opt.chunk_nodes, opt.launch_nodes, opt.kernel});
 }
 
 }  // namespace poreplab::cuda
