@@ -280,6 +280,8 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   for (const auto& o : g.single) single.push_back(&o);
   for (const auto& o : g.throughput) all.push_back(&o);
   if (const observation* o = nearest(single, size)) {
+    for (const auto* x : single)  // the fastest configuration (engine, kernel variant) at that size
+      if (x->sector_size == o->sector_size && x->ns_per_node_layer < o->ns_per_node_layer) o = x;
     const bool here = o->sector_size == size;
     r.ns_per_node = {o->ns_per_node_layer,
                      {here ? "measured" : "extrapolated",
