@@ -18,6 +18,7 @@
 #include "gpu_model_sass.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records.hpp"
+#include "text.hpp"
 
 namespace poreplab::gpu_model {
 
@@ -1032,16 +1033,11 @@ std::vector<model_row> run_model(const latency_table& t, const model_options& o)
   if (archs.empty())
     for (const auto& a : built)
       if (t.archs.count(a)) archs.push_back(a);
-  if (archs.empty()) {
-    std::string b;
-    for (const auto& a : built) b += (b.empty() ? "" : ", ") + a;
-    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + b + ")");
-  }
+  if (archs.empty())
+    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + join(built) + ")");
   for (const auto& a : archs) {
     if (std::find(built.begin(), built.end(), a) == built.end()) {
-      std::string b;
-      for (const auto& x : built) b += (b.empty() ? "" : ", ") + x;
-      throw model_error("this build has no SASS for " + a + " (it was built for " + b +
+      throw model_error("this build has no SASS for " + a + " (it was built for " + join(built) +
                         "; add it with -DCMAKE_CUDA_ARCHITECTURES)");
     }
     arch_of(t, a);  // the table must describe it
