@@ -1,10 +1,17 @@
 #pragma once
-// Helpers shared by the test files: locating the test data (tests/data) and reading its JSON files.
+// Helpers shared by the test files: the test data (tests/data) and its JSON files, scratch
+// directories, whole-file text I/O, and running the built `poreplab` binary.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "poreplab/hex.hpp"
 #include <stdexcept>
@@ -29,6 +36,70 @@ inline nlohmann::json load_json(const std::filesystem::path& p) {
   std::ifstream in(p);
   if (!in) throw std::runtime_error("cannot open " + p.string());
   return nlohmann::json::parse(in);
+}
+
+// A fresh directory under the system temp directory, poreplab-<tag>-<pid>-<time>-<n>
+// (ctest runs test cases in parallel processes), removed with its contents at scope exit.
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& tag = "test") {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path = std::filesystem::temp_directory_path() / ("poreplab-" + tag + "-" + std::to_string(::getpid()) + "-" +
+                                                     std::to_string(stamp) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  std::filesystem::path operator/(const std::string& name) const { return path / name; }
+};
+
+// The whole file as bytes ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_text(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  if (!out.good()) throw std::runtime_error("cannot write " + p.string());
+}
+
+// s as one word of a POSIX shell command line.
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct run_result {
+  int status = -1;  // the exit status, or 128 + the signal that ended it
+  std::string out, err;
+};
+
+// Runs a shell command line, its stdout and stderr captured through files in `dir`.
+inline run_result run_shell(const std::string& cmd, const temp_dir& dir) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const int raw = std::system((cmd + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string())).c_str());
+  if (raw == -1) throw std::runtime_error("cannot run a shell for: " + cmd);
+  run_result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), read_text(out), read_text(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+// `poreplab ARGS`, the binary these tests were built with, as a shell command line.
+inline std::string poreplab_command(const std::string& args) { return shell_quote(POREPLAB_BINARY) + " " + args; }
+
+inline run_result run_poreplab(const std::string& args, const temp_dir& dir) {
+  return run_shell(poreplab_command(args), dir);
 }
 
 }  // namespace poreplab::test

@@ -19,62 +19,13 @@
 #include "poreplab/cpu/engines.hpp"
 #include "runner.hpp"
 #include "runner_kinds.hpp"
+#include "support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace poreplab;
 
 namespace {
-
-struct scratch {
-  fs::path path;
-  scratch() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() / ("poreplab-amax-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) +
-                                        "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  fs::path operator/(const std::string& name) const { return path / name; }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-outcome run_poreplab(const std::string& args, const scratch& s) {
-  const fs::path out = s / "stdout.txt", err = s / "stderr.txt";
-  const std::string cmd =
-      quote(POREPLAB_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc), slurp(out), slurp(err)};
-}
 
 json header(const std::string& model, double tsc_hz) {
   return {{"type", "header"}, {"run", 0}, {"environment", {{"cpu", {{"model", model}, {"tsc_hz", tsc_hz}}}}}};
@@ -157,8 +108,8 @@ const std::string kGoodFields =
 }  // namespace
 
 TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records", "[amax]") {
-  scratch s;
-  spit(s / "records.jsonl", hand_made_records());
+  test::temp_dir s("amax");
+  test::write_text(s / "records.jsonl", hand_made_records());
   const amax::inputs in = amax::load_result_dirs({s.path});
   REQUIRE(in.records.size() == 6);
   const amax::custom_data custom = amax::parse_custom_hardware(kCustom, "custom.json");
@@ -250,8 +201,8 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
 }
 
 TEST_CASE("amax: without a limits record the CPU clock is the TSC, marked assumed", "[amax]") {
-  scratch s;
-  spit(s / "records.jsonl",
+  test::temp_dir s("amax");
+  test::write_text(s / "records.jsonl",
        header("Test CPU", 2.5e9).dump() + "\n" + hash_point("sha256", "shani", "chain", 32, 64).dump() + "\n");
   const amax::report r =
       amax::compute(amax::load_result_dirs({s.path}), amax::parse_custom_hardware(kCustom, "c.json"));
@@ -296,14 +247,14 @@ TEST_CASE("amax: malformed or unknown custom-hardware data", "[amax]") {
 }
 
 TEST_CASE("amax: missing directories, no records, no usable records, bad --cost", "[amax]") {
-  scratch s;
+  test::temp_dir s("amax");
   CHECK_THROWS_WITH(amax::load_result_dirs({s / "nope"}), Catch::Contains("does not exist"));
   CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("holds no records.jsonl"));
-  spit(s / "records.jsonl", header("CPU", 1e9).dump() + "\nnot json\n" + header("CPU", 1e9).dump() + "\n");
+  test::write_text(s / "records.jsonl", header("CPU", 1e9).dump() + "\nnot json\n" + header("CPU", 1e9).dump() + "\n");
   CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("records.jsonl:2: not a JSON record"));
 
   // Only skipped/failed or throughput records: nothing single-stream to compare with.
-  spit(s / "records.jsonl", header("CPU", 1e9).dump() + "\n" +
+  test::write_text(s / "records.jsonl", header("CPU", 1e9).dump() + "\n" +
                                 hash_point("sha256", "shani", "throughput", 1, 64).dump() + "\n" +
                                 hash_point("sha256", "shani", "chain", 1, 64, "skipped").dump() + "\n" +
                                 hash_point("sha256", "portable", "chain", 1, 64).dump().substr(0, 20));  // torn line
@@ -312,7 +263,7 @@ TEST_CASE("amax: missing directories, no records, no usable records, bad --cost"
   const auto custom = amax::parse_custom_hardware(kCustom, "c.json");
   CHECK_THROWS_WITH(amax::compute(in, custom), Catch::Contains("no usable records"));
 
-  spit(s / "records.jsonl", hand_made_records());
+  test::write_text(s / "records.jsonl", hand_made_records());
   const amax::inputs good = amax::load_result_dirs({s.path});
   CHECK_THROWS_WITH(amax::compute(good, custom, {{"Xeon", 10.0}}), Catch::Contains("no measured device matches"));
   CHECK_THROWS_WITH(amax::parse_cost("EPYC"), Catch::Contains("expected DEVICE=USD"));
@@ -321,34 +272,34 @@ TEST_CASE("amax: missing directories, no records, no usable records, bad --cost"
 }
 
 TEST_CASE("amax: poreplab report amax prints one error line and fails on bad input", "[amax]") {
-  scratch s;
-  auto r = run_poreplab("report amax " + quote((s / "missing").string()), s);
+  test::temp_dir s("amax");
+  auto r = test::run_poreplab("report amax " + test::shell_quote((s / "missing").string()), s);
   CHECK(r.status == 1);
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.err.find("does not exist") != std::string::npos);
 
-  spit(s / "records.jsonl", hand_made_records());
-  spit(s / "bad.json", one_entry(R"("hash": "sha3", "kind": "fpga")"));
-  r = run_poreplab("report amax --custom " + quote((s / "bad.json").string()) + " " + quote(s.path.string()), s);
+  test::write_text(s / "records.jsonl", hand_made_records());
+  test::write_text(s / "bad.json", one_entry(R"("hash": "sha3", "kind": "fpga")"));
+  r = test::run_poreplab("report amax --custom " + test::shell_quote((s / "bad.json").string()) + " " + test::shell_quote(s.path.string()), s);
   CHECK(r.status == 1);
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.err.find("unknown hash \"sha3\"") != std::string::npos);
 
-  spit(s / "custom.json", kCustom);
-  r = run_poreplab("report amax --custom " + quote((s / "custom.json").string()) + " --cost 'Test CPU=500' --json " +
-                       quote(s.path.string()),
+  test::write_text(s / "custom.json", kCustom);
+  r = test::run_poreplab("report amax --custom " + test::shell_quote((s / "custom.json").string()) + " --cost 'Test CPU=500' --json " +
+                       test::shell_quote(s.path.string()),
                    s);
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json j = json::parse(r.out);
   CHECK(j["hashes"][0]["rows"][0]["usd_per_gb_per_s"].get<double>() == Approx(250));
-  r = run_poreplab("report amax --custom " + quote((s / "custom.json").string()) + " -o " +
-                       quote((s / "amax.md").string()) + " " + quote(s.path.string()),
+  r = test::run_poreplab("report amax --custom " + test::shell_quote((s / "custom.json").string()) + " -o " +
+                       test::shell_quote((s / "amax.md").string()) + " " + test::shell_quote(s.path.string()),
                    s);
   CHECK(r.status == 0);
-  CHECK(slurp(s / "amax.md").rfind("# Amax", 0) == 0);
+  CHECK(test::read_text(s / "amax.md").rfind("# Amax", 0) == 0);
 }
 
 TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figure", "[amax]") {
@@ -442,8 +393,8 @@ TEST_CASE("runner kind limits: measured single-stream cycles per byte against th
 }
 
 TEST_CASE("runner: reports [amax] writes amax.md and amax.json after the points", "[amax][runner]") {
-  scratch s;
-  spit(s / "c.json", R"({
+  test::temp_dir s("amax");
+  test::write_text(s / "c.json", R"({
     "schema": "poreplab-experiments/1",
     "reports": ["amax"],
     "experiments": [
@@ -452,14 +403,14 @@ TEST_CASE("runner: reports [amax] writes amax.md and amax.json after the points"
       {"name": "lim", "kind": "limits", "warmup": 0, "samples": 2, "axes": {"algo": ["sha256"], "engine": ["portable"]}}
     ]
   })");
-  const auto r = run_poreplab("run " + quote((s / "c.json").string()) + " -o " + quote((s / "out").string()) +
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "c.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
                                   " --no-plots",
                               s);
   INFO(r.err);
   REQUIRE(r.status == 0);
   REQUIRE(fs::exists(s / "out" / "amax.md"));
   REQUIRE(fs::exists(s / "out" / "amax.json"));
-  const json j = json::parse(slurp(s / "out" / "amax.json"));
+  const json j = json::parse(test::read_text(s / "out" / "amax.json"));
   REQUIRE(j["hashes"].size() >= 2);
   CHECK(j["hashes"][0]["hash"] == "sha256");
   bool custom_with_amax = false;
@@ -474,5 +425,5 @@ TEST_CASE("runner: reports [amax] writes amax.md and amax.json after the points"
     }
   }
   CHECK(custom_with_amax);
-  CHECK(slurp(s / "out" / "amax.md").find("## blake2s") != std::string::npos);
+  CHECK(test::read_text(s / "out" / "amax.md").find("## blake2s") != std::string::npos);
 }

@@ -15,72 +15,29 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed with its contents on scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() / ("poreplab-cli-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(stamp) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  fs::path operator/(const std::string& name) const { return path / name; }
-};
+using poreplab::test::poreplab_command;
+using poreplab::test::run_result;
+using poreplab::test::shell_quote;
+using poreplab::test::temp_dir;
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, const std::string& data) {
-  std::ofstream out(p, std::ios::binary);
-  out << data;
-  REQUIRE(out.good());
-}
-
-struct result {
-  int status;
-  std::string out, err;
-};
-
-// Runs a shell command line with stdout/stderr captured to files in `dir`.
-result sh(const temp_dir& dir, const std::string& cmd) {
-  const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
-  const int raw = std::system((cmd + " >" + quote(o.string()) + " 2>" + quote(e.string())).c_str());
-  REQUIRE(raw != -1);
-  REQUIRE(WIFEXITED(raw));
-  result r{WEXITSTATUS(raw), read_file(o), read_file(e)};
-  fs::remove(o);
-  fs::remove(e);
+// Runs a shell command line, output captured; a command ended by a signal fails the test.
+run_result sh(const temp_dir& dir, const std::string& cmd) {
+  auto r = poreplab::test::run_shell(cmd, dir);
+  REQUIRE(r.status < 128);
   return r;
 }
-
-std::string poreplab(const std::string& args) { return quote(POREPLAB_BINARY) + " " + args; }
 
 bool have_tool(const temp_dir& dir, const std::string& tool) {
   return sh(dir, "command -v " + tool).status == 0;
 }
 
-void check_one_line_error(const result& r) {
+void check_one_line_error(const run_result& r) {
   INFO("stderr: " << r.err);
   CHECK(r.status != 0);
   CHECK(r.err.rfind("poreplab: error:", 0) == 0);
@@ -96,7 +53,7 @@ std::vector<std::string> make_inputs(const temp_dir& dir) {
       {"empty.bin", ""}, {"hello.txt", "hello\n"}, {"big.bin", big}, {"with space.txt", "abc"}};
   std::vector<std::string> paths;
   for (const auto& [name, data] : files) {
-    write_file(dir / name, data);
+    poreplab::test::write_text(dir / name, data);
     paths.push_back((dir / name).string());
   }
   return paths;
@@ -106,7 +63,7 @@ std::string quoted_list(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) {
     s += ' ';
-    s += quote(x);
+    s += shell_quote(x);
   }
   return s;
 }
@@ -114,27 +71,27 @@ std::string quoted_list(const std::vector<std::string>& v) {
 }  // namespace
 
 TEST_CASE("poreplab hash matches sha256sum and b2sum", "[cli]") {
-  temp_dir dir;
+  temp_dir dir("cli");
   const auto inputs = make_inputs(dir);
   const std::string files = quoted_list(inputs);
 
-  const result want = sh(dir, "sha256sum" + files);
+  const run_result want = sh(dir, "sha256sum" + files);
   REQUIRE(want.status == 0);
   for (const char* args : {"hash", "hash --algo sha256", "hash -a sha256"}) {
     INFO(args);
-    const result got = sh(dir, poreplab(args) + files);
+    const run_result got = sh(dir, poreplab_command(args) + files);
     CHECK(got.status == 0);
     CHECK(got.err.empty());
     CHECK(got.out == want.out);
   }
 
   SECTION("standard input") {
-    const std::string big = quote(inputs[2]);
-    const result want_stdin = sh(dir, "sha256sum - <" + big);
+    const std::string big = shell_quote(inputs[2]);
+    const run_result want_stdin = sh(dir, "sha256sum - <" + big);
     REQUIRE(want_stdin.status == 0);
-    CHECK(sh(dir, poreplab("hash - <") + big).out == want_stdin.out);
-    CHECK(sh(dir, poreplab("hash <") + big).out == want_stdin.out);
-    CHECK(sh(dir, "cat " + big + " | " + poreplab("hash -")).out == want_stdin.out);
+    CHECK(sh(dir, poreplab_command("hash - <") + big).out == want_stdin.out);
+    CHECK(sh(dir, poreplab_command("hash <") + big).out == want_stdin.out);
+    CHECK(sh(dir, "cat " + big + " | " + poreplab_command("hash -")).out == want_stdin.out);
   }
 
   SECTION("blake2b against b2sum") {
@@ -142,61 +99,61 @@ TEST_CASE("poreplab hash matches sha256sum and b2sum", "[cli]") {
       WARN("b2sum not installed; skipping the blake2b CLI comparison");
       return;
     }
-    const result b512 = sh(dir, "b2sum" + files), b256 = sh(dir, "b2sum -l 256" + files);
+    const run_result b512 = sh(dir, "b2sum" + files), b256 = sh(dir, "b2sum -l 256" + files);
     REQUIRE(b512.status == 0);
     REQUIRE(b256.status == 0);
-    CHECK(sh(dir, poreplab("hash --algo blake2b-512") + files).out == b512.out);
-    CHECK(sh(dir, poreplab("hash --algo blake2b-256") + files).out == b256.out);
-    CHECK(sh(dir, poreplab("hash --algo blake2b-512 - <") + quote(inputs[1])).out ==
-          sh(dir, "b2sum - <" + quote(inputs[1])).out);
+    CHECK(sh(dir, poreplab_command("hash --algo blake2b-512") + files).out == b512.out);
+    CHECK(sh(dir, poreplab_command("hash --algo blake2b-256") + files).out == b256.out);
+    CHECK(sh(dir, poreplab_command("hash --algo blake2b-512 - <") + shell_quote(inputs[1])).out ==
+          sh(dir, "b2sum - <" + shell_quote(inputs[1])).out);
   }
 }
 
 TEST_CASE("poreplab hash errors", "[cli]") {
-  temp_dir dir;
+  temp_dir dir("cli");
   const auto inputs = make_inputs(dir);
 
   SECTION("unknown algorithm") {
-    const result r = sh(dir, poreplab("hash --algo md5 ") + quote(inputs[1]));
+    const run_result r = sh(dir, poreplab_command("hash --algo md5 ") + shell_quote(inputs[1]));
     check_one_line_error(r);
     CHECK(r.err.find("md5") != std::string::npos);
     CHECK(r.out.empty());
   }
   SECTION("unknown flag") {
-    const result r = sh(dir, poreplab("hash --no-such-flag ") + quote(inputs[1]));
+    const run_result r = sh(dir, poreplab_command("hash --no-such-flag ") + shell_quote(inputs[1]));
     check_one_line_error(r);
     CHECK(r.out.empty());
   }
   SECTION("missing file: the other files are still hashed") {
     const std::string missing = (dir / "missing.bin").string();
-    const result r = sh(dir, poreplab("hash ") + quote(inputs[0]) + " " + quote(missing) + " " + quote(inputs[1]));
+    const run_result r = sh(dir, poreplab_command("hash ") + shell_quote(inputs[0]) + " " + shell_quote(missing) + " " + shell_quote(inputs[1]));
     check_one_line_error(r);
     CHECK(r.err.find(missing) != std::string::npos);
-    CHECK(r.out == sh(dir, "sha256sum " + quote(inputs[0]) + " " + quote(inputs[1])).out);
+    CHECK(r.out == sh(dir, "sha256sum " + shell_quote(inputs[0]) + " " + shell_quote(inputs[1])).out);
   }
   SECTION("a directory is not readable as a file") {
-    const result r = sh(dir, poreplab("hash ") + quote(dir.path.string()));
+    const run_result r = sh(dir, poreplab_command("hash ") + shell_quote(dir.path.string()));
     check_one_line_error(r);
     CHECK(r.out.empty());
   }
 }
 
 TEST_CASE("poreplab --version, info, info --json, selftest", "[cli]") {
-  temp_dir dir;
+  temp_dir dir("cli");
   {
-    const result r = sh(dir, poreplab("--version"));
+    const run_result r = sh(dir, poreplab_command("--version"));
     CHECK(r.status == 0);
     CHECK(r.out == std::string("poreplab ") + POREPLAB_VERSION + "\n");
   }
   {
-    const result r = sh(dir, poreplab("info"));
+    const run_result r = sh(dir, poreplab_command("info"));
     INFO(r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("\ncpu:") != std::string::npos);
     CHECK(r.out.find("\ncuda:") != std::string::npos);
   }
   {
-    const result r = sh(dir, poreplab("info --json"));
+    const run_result r = sh(dir, poreplab_command("info --json"));
     CHECK(r.status == 0);
     nlohmann::json j;
     REQUIRE_NOTHROW(j = nlohmann::json::parse(r.out));
@@ -207,13 +164,13 @@ TEST_CASE("poreplab --version, info, info --json, selftest", "[cli]") {
     }
   }
   {
-    const result r = sh(dir, poreplab("selftest"));
+    const run_result r = sh(dir, poreplab_command("selftest"));
     INFO(r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("selftest passed") != std::string::npos);
   }
   {
-    const result r = sh(dir, poreplab(""));
+    const run_result r = sh(dir, poreplab_command(""));
     check_one_line_error(r);
   }
 }

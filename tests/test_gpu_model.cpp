@@ -18,6 +18,7 @@
 #include "gpu_model.hpp"
 #include "records.hpp"
 #include "runner.hpp"
+#include "support.hpp"
 
 using namespace poreplab::gpu_model;
 using nlohmann::json;
@@ -92,33 +93,6 @@ Function : _Z5innerv
 /*0080*/ @P1 BRA 0x10 ;
 /*0090*/ EXIT ;
 )";
-
-struct run_result {
-  int status = -1;
-  std::string out, err;
-};
-
-run_result run_poreplab(const std::string& args) {
-  static int counter = 0;
-  const fs::path base = fs::temp_directory_path() /
-                        ("poreplab-gm-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  const std::string cmd = std::string("'") + POREPLAB_BINARY + "' " + args + " >'" + base.string() + ".out' 2>'" +
-                          base.string() + ".err'";
-  run_result r;
-  const int raw = std::system(cmd.c_str());
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(base.string() + ".out");
-  r.err = slurp(base.string() + ".err");
-  fs::remove(base.string() + ".out");
-  fs::remove(base.string() + ".err");
-  return r;
-}
 
 }  // namespace
 
@@ -349,6 +323,8 @@ TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
 }
 
 TEST_CASE("gpu model: poreplab model gpu", "[gpu-model][cli]") {
+  const poreplab::test::temp_dir dir("gm");
+  auto run_poreplab = [&](const std::string& args) { return poreplab::test::run_poreplab(args, dir); };
   auto r = run_poreplab("model gpu --arch sm_75");
   CHECK(r.status == 1);
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);

@@ -84,20 +84,6 @@ void check_table_digest(const fs::path& file) {
               static_cast<unsigned long long>(g.nodes), s);
 }
 
-// A fresh directory per test case; ctest runs test cases in parallel processes.
-struct temp_dir {
-  fs::path path;
-  explicit temp_dir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("poreplab-graph-" + tag + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 void flip_byte(const fs::path& file, std::uint64_t offset) {
   std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
   REQUIRE(f);
@@ -208,7 +194,7 @@ TEST_CASE("parent cache file names and the crate manifest entries in the vectors
 }
 
 TEST_CASE("parent cache: write, load, and detect corruption", "[graph]") {
-  temp_dir tmp("cache");
+  test::temp_dir tmp("graph-cache");
   const auto j = test::load_json(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   const auto g = params_of_vector(j);
   const auto table = graph::parent_table::generate(g);

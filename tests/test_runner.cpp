@@ -24,6 +24,7 @@
 #include "records.hpp"
 #include "runner.hpp"
 #include "runner_kinds.hpp"
+#include "support.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/devices.hpp"
 #endif
@@ -31,58 +32,9 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace poreplab::runner;
+namespace test = poreplab::test;
 
 namespace {
-
-struct scratch {
-  fs::path path;
-  scratch() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() / ("poreplab-runner-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(stamp) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  fs::path operator/(const std::string& name) const { return path / name; }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  REQUIRE(out.good());
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct outcome {
-  int status = -1;
-  std::string err;
-};
-
-// Runs `poreplab ARGS`, stdout discarded, stderr captured.
-outcome run_poreplab(const std::string& args, const scratch& s) {
-  const fs::path err = s / "stderr.txt";
-  const std::string cmd = quote(POREPLAB_BINARY) + " " + args + " >/dev/null 2>" + quote(err.string());
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc), slurp(err)};
-}
 
 // The message of the config_error that parsing `text` throws ("" if none).
 std::string config_problem(const std::string& text) {
@@ -114,7 +66,7 @@ const char* kTinyConfig = R"({
 
 std::vector<json> point_lines(const fs::path& records) {
   std::vector<json> out;
-  std::istringstream in(slurp(records));
+  std::istringstream in(test::read_text(records));
   std::string line;
   while (std::getline(in, line)) {
     const json j = json::parse(line);
@@ -124,7 +76,7 @@ std::vector<json> point_lines(const fs::path& records) {
 }
 
 std::set<std::string> result_keys(const fs::path& results_json) {
-  const json r = json::parse(slurp(results_json));
+  const json r = json::parse(test::read_text(results_json));
   std::set<std::string> keys;
   for (const auto& p : r["points"]) keys.insert(record_key(p));
   return keys;
@@ -220,8 +172,8 @@ TEST_CASE("runner config: malformed JSON reports line and column", "[runner]") {
 }
 
 TEST_CASE("runner config: a missing config file is a clear error", "[runner]") {
-  scratch s;
-  const auto r = run_poreplab("run " + quote((s / "nope.json").string()) + " -o " + quote((s / "out").string()), s);
+  test::temp_dir s("runner");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "nope.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
   CHECK(r.status == 1);
   CHECK(r.err.find("poreplab: error: cannot open config file") != std::string::npos);
   CHECK(r.err.find("nope.json") != std::string::npos);
@@ -280,12 +232,12 @@ TEST_CASE("runner --set overrides an axis", "[runner]") {
   CHECK_THROWS_WITH(apply_overrides(c, {"zz.mode=chain"}), Catch::Contains("no experiment named \"zz\""));
 
   // Through the binary: --list shows the overridden points.
-  scratch s;
-  spit(s / "tiny.json", kTinyConfig);
-  const std::string cmd = quote(POREPLAB_BINARY) + " run " + quote((s / "tiny.json").string()) +
-                          " --list --set t.sector_size=64KiB > " + quote((s / "list.txt").string());
+  test::temp_dir s("runner");
+  test::write_text(s / "tiny.json", kTinyConfig);
+  const std::string cmd = test::shell_quote(POREPLAB_BINARY) + " run " + test::shell_quote((s / "tiny.json").string()) +
+                          " --list --set t.sector_size=64KiB > " + test::shell_quote((s / "list.txt").string());
   REQUIRE(std::system(cmd.c_str()) == 0);
-  const std::string list = slurp(s / "list.txt");
+  const std::string list = test::read_text(s / "list.txt");
   CHECK(list.find("t sector_size=64KiB") != std::string::npos);
   CHECK(list.find("t sector_size=2KiB") == std::string::npos);
 }
@@ -299,24 +251,24 @@ TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runne
   CHECK(st.spread == Approx(20 / 11.5));
   CHECK(compute_stats({5}).spread == 0);
 
-  scratch s;
+  test::temp_dir s("runner");
   const fs::path f = s / "records.jsonl";
-  spit(f, "{\"type\":\"header\",\"run\":0}\n{\"type\":\"point\",\"experiment\":\"a\",\"axes\":{}}\n{\"type\":\"poi");
+  test::write_text(f, "{\"type\":\"header\",\"run\":0}\n{\"type\":\"point\",\"experiment\":\"a\",\"axes\":{}}\n{\"type\":\"poi");
   const auto log = read_records(f, true);
   CHECK(log.headers.size() == 1);
   CHECK(log.points.size() == 1);
   CHECK(log.truncated_bytes == 12);
-  CHECK(slurp(f).back() == '\n');  // the half line is gone
-  spit(f, "{\"type\":\"header\"}\nnot json\n{\"type\":\"header\"}\n");
+  CHECK(test::read_text(f).back() == '\n');  // the half line is gone
+  test::write_text(f, "{\"type\":\"header\"}\nnot json\n{\"type\":\"header\"}\n");
   CHECK_THROWS_WITH(read_records(f, true), Catch::Contains("records.jsonl:2: not a JSON record"));
 }
 
 // ---------------------------------------------------------------- runs
 
 TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
-  scratch s;
-  spit(s / "tiny.json", kTinyConfig);
-  const auto r = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()) +
+  test::temp_dir s("runner");
+  test::write_text(s / "tiny.json", kTinyConfig);
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
                               " --no-plots",
                           s);
   INFO(r.err);
@@ -324,7 +276,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   for (const char* f : {"records.jsonl", "results.json", "results.csv", "summary.md"}) CHECK(fs::exists(s / "out" / f));
-  const json res = json::parse(slurp(s / "out" / "results.json"));
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(res["schema"] == "poreplab-results/1");
   CHECK(res["counts"]["expected"] == 9);
   CHECK(res["counts"]["missing"] == 0);
@@ -354,28 +306,28 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
     }
     if (p["kind"] == "hash") CHECK(p["rates"]["cycles_per_byte"].get<double>() > 0);
   }
-  const std::string csv = slurp(s / "out" / "results.csv");
+  const std::string csv = test::read_text(s / "out" / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 10);
-  CHECK(slurp(s / "out" / "summary.md").find("## l (label)") != std::string::npos);
+  CHECK(test::read_text(s / "out" / "summary.md").find("## l (label)") != std::string::npos);
 
   // The same directory again without --resume is refused before running anything.
-  const auto again = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()), s);
+  const auto again = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
   CHECK(again.status == 1);
   CHECK(again.err.find("already holds records.jsonl: pass --resume") != std::string::npos);
 }
 
 TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing", "[runner]") {
-  scratch s;
-  spit(s / "tiny.json", kTinyConfig);
-  const std::string base = "run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "out").string()) +
+  test::temp_dir s("runner");
+  test::write_text(s / "tiny.json", kTinyConfig);
+  const std::string base = "run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
                            " --no-plots";
-  REQUIRE(run_poreplab(base, s).status == 0);
+  REQUIRE(test::run_poreplab(base, s).status == 0);
   const fs::path rec = s / "out" / "records.jsonl";
   const auto full = point_lines(rec);
   REQUIRE(full.size() == 9);
 
   // A crash after four points, in the middle of writing the fifth.
-  std::istringstream in(slurp(rec));
+  std::istringstream in(test::read_text(rec));
   std::string line, cut;
   int points = 0;
   while (std::getline(in, line)) {
@@ -385,10 +337,10 @@ TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing",
     }
     cut += line + "\n";
   }
-  spit(rec, cut);
+  test::write_text(rec, cut);
   fs::remove(s / "out" / "results.json");
 
-  const auto r = run_poreplab(base + " --resume", s);
+  const auto r = test::run_poreplab(base + " --resume", s);
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("cut off an incomplete last record") != std::string::npos);
@@ -400,24 +352,24 @@ TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing",
   for (const auto& p : after) keys.insert(record_key(p));
   CHECK(keys.size() == 9);
   CHECK(result_keys(s / "out" / "results.json") == keys);
-  const json res = json::parse(slurp(s / "out" / "results.json"));
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(res["runs"].size() == 2);
   CHECK(res["counts"]["missing"] == 0);
 
   // Resuming a finished run runs nothing.
-  const auto done = run_poreplab(base + " --resume", s);
+  const auto done = test::run_poreplab(base + " --resume", s);
   CHECK(done.status == 0);
   CHECK(done.err.find("9 of 9 points already recorded; running 0") != std::string::npos);
   CHECK(point_lines(rec).size() == 9);
 }
 
 TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
-  scratch s;
-  spit(s / "tiny.json", kTinyConfig);
-  const std::string cfg = quote((s / "tiny.json").string());
-  REQUIRE(run_poreplab("run " + cfg + " -o " + quote((s / "full").string()) + " --no-plots", s).status == 0);
-  REQUIRE(run_poreplab("run " + cfg + " --shard 0/2 -o " + quote((s / "s0").string()) + " --no-plots", s).status == 0);
-  REQUIRE(run_poreplab("run " + cfg + " --shard 1/2 -o " + quote((s / "s1").string()) + " --no-plots", s).status == 0);
+  test::temp_dir s("runner");
+  test::write_text(s / "tiny.json", kTinyConfig);
+  const std::string cfg = test::shell_quote((s / "tiny.json").string());
+  REQUIRE(test::run_poreplab("run " + cfg + " -o " + test::shell_quote((s / "full").string()) + " --no-plots", s).status == 0);
+  REQUIRE(test::run_poreplab("run " + cfg + " --shard 0/2 -o " + test::shell_quote((s / "s0").string()) + " --no-plots", s).status == 0);
+  REQUIRE(test::run_poreplab("run " + cfg + " --shard 1/2 -o " + test::shell_quote((s / "s1").string()) + " --no-plots", s).status == 0);
   const auto s0 = point_lines(s / "s0" / "records.jsonl");
   const auto s1 = point_lines(s / "s1" / "records.jsonl");
   CHECK(s0.size() == 5);
@@ -425,19 +377,19 @@ TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
   for (const auto& p : s0) CHECK(p["index"].get<int>() % 2 == 0);
 
   // Only shard 0: the merge reports the missing points and fails.
-  const auto partial = run_poreplab("merge -o " + quote((s / "m0").string()) + " " + quote((s / "s0").string()) +
+  const auto partial = test::run_poreplab("merge -o " + test::shell_quote((s / "m0").string()) + " " + test::shell_quote((s / "s0").string()) +
                                     " --no-plots",
                                 s);
   CHECK(partial.status == 1);
   CHECK(partial.err.find("missing [1] h backend=cpu algo=sha256 engine=portable mode=chain") != std::string::npos);
 
-  const auto m = run_poreplab("merge -o " + quote((s / "merged").string()) + " " + quote((s / "s0").string()) + " " +
-                              quote((s / "s1").string()) + " --no-plots",
+  const auto m = test::run_poreplab("merge -o " + test::shell_quote((s / "merged").string()) + " " + test::shell_quote((s / "s0").string()) + " " +
+                              test::shell_quote((s / "s1").string()) + " --no-plots",
                           s);
   INFO(m.err);
   REQUIRE(m.status == 0);
   CHECK(result_keys(s / "merged" / "results.json") == result_keys(s / "full" / "results.json"));
-  const json res = json::parse(slurp(s / "merged" / "results.json"));
+  const json res = json::parse(test::read_text(s / "merged" / "results.json"));
   CHECK(res["counts"]["missing"] == 0);
   CHECK(res["duplicates"] == 0);
   for (std::size_t i = 0; i < res["points"].size(); ++i) CHECK(res["points"][i]["index"] == i);
@@ -446,13 +398,13 @@ TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
   std::string other = kTinyConfig;
   const std::string sizes = R"("2KiB", "4KiB")";
   other.replace(other.find(sizes), sizes.size(), R"("2KiB", "8KiB")");
-  spit(s / "other.json", other);
-  REQUIRE(run_poreplab("run " + quote((s / "other.json").string()) + " --shard 1/2 -o " + quote((s / "o1").string()) +
+  test::write_text(s / "other.json", other);
+  REQUIRE(test::run_poreplab("run " + test::shell_quote((s / "other.json").string()) + " --shard 1/2 -o " + test::shell_quote((s / "o1").string()) +
                        " --no-plots",
                    s)
               .status == 0);
-  const auto bad = run_poreplab("merge -o " + quote((s / "bad").string()) + " " + quote((s / "s0").string()) + " " +
-                                quote((s / "o1").string()),
+  const auto bad = test::run_poreplab("merge -o " + test::shell_quote((s / "bad").string()) + " " + test::shell_quote((s / "s0").string()) + " " +
+                                test::shell_quote((s / "o1").string()),
                             s);
   CHECK(bad.status == 1);
   CHECK(bad.err.find("was run with a different config") != std::string::npos);
@@ -462,10 +414,10 @@ TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
 }
 
 TEST_CASE("runner: an unwritable output directory fails before any point runs", "[runner]") {
-  scratch s;
-  spit(s / "tiny.json", kTinyConfig);
-  spit(s / "file", "x");
-  const auto r = run_poreplab("run " + quote((s / "tiny.json").string()) + " -o " + quote((s / "file" / "out").string()),
+  test::temp_dir s("runner");
+  test::write_text(s / "tiny.json", kTinyConfig);
+  test::write_text(s / "file", "x");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "file" / "out").string()),
                           s);
   CHECK(r.status == 1);
   CHECK(r.err.find("poreplab: error: cannot create output directory") != std::string::npos);
@@ -473,9 +425,9 @@ TEST_CASE("runner: an unwritable output directory fails before any point runs", 
 }
 
 TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "[runner]") {
-  scratch s;
+  test::temp_dir s("runner");
   // Enough points that the run is still going when the signal comes.
-  spit(s / "slow.json", with_experiment(R"({"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
+  test::write_text(s / "slow.json", with_experiment(R"({"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
       "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["all"], "mode": ["throughput", "chain"],
                "size": ["1KiB", "2KiB", "4KiB"]}})"));
   const fs::path out = s / "out";
@@ -502,7 +454,7 @@ TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "
   CHECK(WEXITSTATUS(status) == 130);
   const auto recs = point_lines(out / "records.jsonl");  // every line complete JSON
   CHECK(recs.size() >= 2);
-  const json res = json::parse(slurp(out / "results.json"));
+  const json res = json::parse(test::read_text(out / "results.json"));
   CHECK(res["interrupted"] == true);
   CHECK(res["points"].size() == recs.size());
   CHECK(res["counts"]["missing"].get<std::size_t>() + recs.size() == res["counts"]["expected"].get<std::size_t>());

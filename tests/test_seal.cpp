@@ -16,19 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() / ("poreplab-seal-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 void write(const fs::path& p, const std::vector<std::uint8_t>& d) {
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
 }
@@ -38,11 +25,7 @@ std::vector<std::uint8_t> read(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::string sha(const std::vector<std::uint8_t>& d) {
-  std::uint8_t h[32];
-  sha256::digest(h, d.data(), d.size());
-  return to_hex(h, 32);
-}
+std::string sha(const std::vector<std::uint8_t>& d) { return sha256_hex(d.data(), d.size()); }
 
 sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) {
   sdr::seal_inputs in;
@@ -59,7 +42,7 @@ sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) {
 
 TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers the data", "[seal]") {
   const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-  temp_dir tmp;
+  test::temp_dir tmp("seal");
   const auto data = sdr::generate_data(v.generator, v.sector_size);
   write(tmp.path / "staged", data);
   auto be = sdr::make_reference_backend();
@@ -92,7 +75,7 @@ TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers
 
 TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
   const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-  temp_dir tmp;
+  test::temp_dir tmp("seal");
   write(tmp.path / "staged", sdr::generate_data(v.generator, v.sector_size));
   auto be = sdr::make_reference_backend();
   sdr::seal(inputs_of(v), tmp.path / "staged", tmp.path / "out", *be);
@@ -107,7 +90,7 @@ TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
 
 TEST_CASE("seal rejects bad data and leaves nothing behind", "[seal]") {
   const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-  temp_dir tmp;
+  test::temp_dir tmp("seal");
   auto be = sdr::make_reference_backend();
   auto in = inputs_of(v);
   SECTION("a node that is not a field element") {
@@ -161,7 +144,7 @@ TEST_CASE("vector verify of the 512MiB vector", "[sdr][vectors][slow]") {
 }
 
 TEST_CASE("malformed vector files are clear errors", "[sdr][vectors]") {
-  temp_dir tmp;
+  test::temp_dir tmp("seal");
   const auto good = test::load_json(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   auto write_json = [&](const std::string& text) {
     std::ofstream(tmp.path / "v.json") << text;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "poreplab/hash/sha256.hpp"
+
 namespace poreplab {
 
 std::string to_hex(const std::uint8_t* p, std::size_t n) {
@@ -12,6 +14,12 @@ std::string to_hex(const std::uint8_t* p, std::size_t n) {
     s[2 * i + 1] = kDigits[p[i] & 15];
   }
   return s;
+}
+
+std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
+  std::uint8_t d[32];
+  sha256::digest(d, p, n);
+  return to_hex(d, 32);
 }
 
 static int hex_value(char c) {

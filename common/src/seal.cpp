@@ -43,12 +43,6 @@ void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) {
   if (!out) throw std::runtime_error(p.string() + ": write failed (disk full?)");
 }
 
-std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
-  std::uint8_t d[32];
-  sha256::digest(d, p, n);
-  return to_hex(d, 32);
-}
-
 // Temporary files of one seal: renamed together on commit, removed otherwise.
 class staged_files {
  public:

@@ -12,12 +12,6 @@ namespace poreplab::sdr {
 
 namespace {
 
-std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
-  std::uint8_t d[32];
-  sha256::digest(d, p, n);
-  return to_hex(d, 32);
-}
-
 class checker {
  public:
   checker(const sdr_vector& v, const std::function<void(const check_result&)>& report) : v_(v), report_(report) {}

@@ -21,6 +21,7 @@
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "poreplab/stats.hpp"
 
 namespace poreplab::cpu {
 
@@ -69,12 +70,6 @@ double thread_cpu_ns() {
   timespec ts{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 hash_bench_row measure(const workload& w, const hash_bench_options& opt, const core_cycles& cc) {

@@ -208,8 +208,6 @@ std::size_t engine_lanes(engine_algo algo, std::string_view engine) {
                               "' (valid: " + valid + ")");
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 }  // namespace
 
 critical_path critical_path_limit(engine_algo algo, std::string_view engine, const latency_table& t) {
@@ -229,7 +227,7 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
         c.lane_cycles_per_block = 64 * round + L("add");
         c.formula = "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; " + lat(t, "ror") + " " + lat(t, "xor") + " " +
                     lat(t, "add");
-      } else if (starts_with(engine, "shani")) {
+      } else if (engine.starts_with("shani")) {
         // Two rounds per sha256rnds2, each waiting for the previous; message schedule
         // (msg1/msg2) runs beside the chain. The x2 form interleaves independent chains:
         // same path per chain, twice the bytes.
@@ -237,14 +235,14 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
         c.formula = "(32 x sha256rnds2 + paddd) / 64 B per chain";
         if (c.lanes > 1) c.formula += " / " + std::to_string(c.lanes) + " chains";
         c.formula += "; " + lat(t, "sha256rnds2") + " " + lat(t, "paddd");
-      } else if (starts_with(engine, "avx2")) {
+      } else if (engine.starts_with("avx2")) {
         // No vector rotate: Sigma0 = 3 right + 3 left shifts side by side, then a depth-3
         // xor tree (sha256_avx2.cpp); + Maj, + T1.
         const double round = L("vpsrld ymm") + 3 * L("vpxor ymm") + 2 * L("vpaddd ymm");
         c.lane_cycles_per_block = 64 * round + L("vpaddd ymm");
         c.formula = "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
                     " lanes; " + lat(t, "vpsrld ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpaddd ymm");
-      } else if (starts_with(engine, "avx512")) {
+      } else if (engine.starts_with("avx512")) {
         // Sigma0 = vpternlogd(xor3) of three vprord side by side; + Maj, + T1. zmm
         // latencies stand for the ymm form (avx512-x8) too.
         const double round = L("vprord zmm") + L("vpternlogd zmm") + 2 * L("vpaddd zmm");

@@ -18,6 +18,7 @@
 #include "poreplab/huge_buffer.hpp"
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/zigzag.hpp"
+#include "poreplab/stats.hpp"
 
 namespace poreplab::cpu {
 
@@ -158,21 +159,6 @@ tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_s
   return t;
 }
 
-std::string digest_hex(const std::uint8_t* p, std::uint64_t n) {
-  std::uint8_t d[32];
-  sha256::digest(d, p, n);
-  return to_hex(d, 32);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 != 0 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-// Canonical field elements (top two bits clear), the same for every call.
-
 }  // namespace
 
 profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
@@ -220,11 +206,11 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
   if (opt.verify) {
     sdr::rolling_layer_store ref(layer_bytes);
     sdr::make_reference_backend()->label(job, ref);
-    r.reference_digest = digest_hex(ref.layer(job.layers), layer_bytes);
+    r.reference_digest = sha256_hex(ref.layer(job.layers), layer_bytes);
     if (is_sdr) {
       huge_buffer want(layer_bytes);
       sdr::encode(ref.layer(job.layers), data, want.data(), elements);
-      want_replica = digest_hex(want.data(), layer_bytes);
+      want_replica = sha256_hex(want.data(), layer_bytes);
     }
     r.verified_against = std::string("the portable reference backend (last layer") +
                          (is_sdr ? ", and the replica = data + last layer by sdr::encode)" : ")");
@@ -244,10 +230,10 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
   std::vector<double> untimed_labeling_ticks, backend_ticks;
   auto check = [&](bool replica_too) {
     if (!opt.verify) return;
-    r.digest = digest_hex(store.layer(job.layers), layer_bytes);
+    r.digest = sha256_hex(store.layer(job.layers), layer_bytes);
     ok = ok && r.digest == r.reference_digest;
     if (replica_too && is_sdr) {
-      r.replica_digest = digest_hex(replica.data(), layer_bytes);
+      r.replica_digest = sha256_hex(replica.data(), layer_bytes);
       ok = ok && r.replica_digest == want_replica;
     }
   };

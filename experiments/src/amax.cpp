@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "records.hpp"
+#include "text.hpp"
 
 namespace poreplab::amax {
 
@@ -41,29 +42,9 @@ std::string provenance::text() const { return detail.empty() ? status : status +
 
 namespace {
 
-std::string join(const std::vector<std::string>& v, std::string_view sep = ", ") {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += sep;
-    out += s;
-  }
-  return out;
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string show(const json& v) {
-  switch (v.type()) {
-    case json::value_t::string: return "string " + v.dump();
-    case json::value_t::boolean: return "boolean " + v.dump();
-    case json::value_t::null: return "null";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "number " + v.dump();
-  }
 }
 
 std::string read_text(const fs::path& file, const std::string& what) {

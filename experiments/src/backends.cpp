@@ -7,6 +7,7 @@
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
+#include "text.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/backend.hpp"
 #endif
@@ -44,9 +45,7 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
     throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
 #endif
   }
-  std::string valid;
-  for (const auto& n : backend_names()) valid += (valid.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown backend '" + name + "' (valid: " + valid + ")");
+  throw std::invalid_argument("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
 }
 
 }  // namespace poreplab

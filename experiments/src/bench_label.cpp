@@ -18,6 +18,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/stats.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/bench.hpp"
 #endif
@@ -46,18 +47,6 @@ std::uint64_t status_kib(const char* key) {
 
 // Resets the kernel's peak-RSS counter so VmHWM measures from here (Linux >= 4.0).
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-std::string digest_hex(const std::uint8_t* p, std::uint64_t n) {
-  std::uint8_t d[32];
-  sha256::digest(d, p, n);
-  return to_hex(d, 32);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 != 0 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 }  // namespace
 
@@ -144,7 +133,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
       r.device_clock_mhz = t.device.clock_khz / 1000;
       r.samples_ns_per_node_layer.push_back(t.end_to_end_s * 1e9 / work);
       r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
-      digests.push_back(digest_hex(store.layer(opt.layers), layer_bytes));
+      digests.push_back(sha256_hex(store.layer(opt.layers), layer_bytes));
       continue;
     }
 #endif
@@ -152,7 +141,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
     be->label(job, store);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.samples_ns_per_node_layer.push_back(s * 1e9 / work);
-    digests.push_back(digest_hex(store.layer(opt.layers), layer_bytes));
+    digests.push_back(sha256_hex(store.layer(opt.layers), layer_bytes));
   }
   if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
   const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
@@ -162,7 +151,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
   {
     sdr::rolling_layer_store ref(layer_bytes);
     sdr::make_reference_backend()->label(job, ref);
-    want = digest_hex(ref.layer(opt.layers), layer_bytes);
+    want = sha256_hex(ref.layer(opt.layers), layer_bytes);
   }
 
   r.digest = digests.back();

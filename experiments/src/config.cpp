@@ -14,6 +14,7 @@
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "runner_kinds.hpp"
+#include "text.hpp"
 
 namespace poreplab::runner {
 
@@ -36,26 +37,6 @@ std::string escape_token(const std::string& key) {
 
 std::string child(const std::string& ptr, const std::string& key) { return ptr + "/" + escape_token(key); }
 std::string child(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
-
-std::string show(const json& v) {
-  switch (v.type()) {
-    case json::value_t::string: return "string " + v.dump();
-    case json::value_t::boolean: return "boolean " + v.dump();
-    case json::value_t::null: return "null";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "number " + v.dump();
-  }
-}
-
-std::string join(const std::vector<std::string>& v, std::string_view sep = ", ") {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += sep;
-    out += s;
-  }
-  return out;
-}
 
 // Collects the source name so that every message reads "<source>: <pointer>: <problem>".
 struct validator {
@@ -423,9 +404,7 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
     return build(validator{"--set"}.config_json(doc), c.source);
   } catch (const config_error& e) {
     std::string what = e.what();
-    std::string joined;
-    for (const auto& s : sets) joined += (joined.empty() ? "" : " ") + s;
-    throw config_error(what + " (after --set " + joined + ")");
+    throw config_error(what + " (after --set " + join(sets, " ") + ")");
   }
 }
 

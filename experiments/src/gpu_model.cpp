@@ -18,6 +18,7 @@
 #include "gpu_model_sass.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records.hpp"
+#include "text.hpp"
 
 namespace poreplab::gpu_model {
 
@@ -36,8 +37,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
 }
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool is_hex(std::string_view s) {
   if (s.empty()) return false;
@@ -190,7 +189,7 @@ void fill_registers(sass_instruction& in) {
     if (has_modifier(in, "WIDE") && i == 3) w = 2;  // the addend of IMAD.WIDE is a pair
     if (is_store(b) && i == n - 1 && op.find('[') == std::string::npos) w = width_of(in);
     if (b[0] == 'D' && (b == "DADD" || b == "DFMA" || b == "DMUL" || b == "DSETP")) w = 2;
-    if (starts_with(op, "desc[")) {
+    if (op.starts_with("desc[")) {
       // desc[URx] is a 64-bit descriptor pair; the address follows in the next brackets.
       const std::size_t close = op.find(']');
       operand_registers(std::string_view(op).substr(5, close - 5), 2, in.srcs);
@@ -220,7 +219,7 @@ std::optional<std::uint64_t> parse_number(std::string_view s) {
   }
   if (s.empty()) return std::nullopt;
   std::uint64_t v = 0;
-  if (starts_with(s, "0x")) {
+  if (s.starts_with("0x")) {
     if (!is_hex(s.substr(2))) return std::nullopt;
     v = std::strtoull(std::string(s.substr(2)).c_str(), nullptr, 16);
   } else {
@@ -250,16 +249,16 @@ int register_key(std::string_view s) {
     return n <= max ? n : -1;
   };
   if (s == "RZ" || s == "URZ" || s == "PT" || s == "UPT") return -1;
-  if (starts_with(s, "UR")) {
+  if (s.starts_with("UR")) {
     const int n = number(s.substr(2), 63);
     return n < 0 ? -1 : kUniformBase + n;
   }
-  if (starts_with(s, "UP")) {
+  if (s.starts_with("UP")) {
     const int n = number(s.substr(2), 7);
     return n < 0 ? -1 : kUniformPredicateBase + n;
   }
-  if (starts_with(s, "R")) return number(s.substr(1), 255);
-  if (starts_with(s, "P")) {
+  if (s.starts_with("R")) return number(s.substr(1), 255);
+  if (s.starts_with("P")) {
     const int n = number(s.substr(1), 7);
     return n < 0 ? -1 : kPredicateBase + n;
   }
@@ -295,7 +294,7 @@ sass_instruction parse_instruction(std::string_view line, std::uint32_t address)
   if (in.base == "RET" && !in.operands.empty()) in.operands.front() = in.operands.front().substr(0, in.operands.front().find(' '));
   if ((in.base == "BRA" || in.base == "CALL" || in.base == "JMP") && !in.operands.empty()) {
     const std::string& last = in.operands.back();
-    if (auto v = parse_number(last); v && starts_with(last, "0x")) in.target = static_cast<std::uint32_t>(*v);
+    if (auto v = parse_number(last); v && last.starts_with("0x")) in.target = static_cast<std::uint32_t>(*v);
   }
   fill_registers(in);
   return in;
@@ -316,12 +315,12 @@ std::vector<sass_function> parse_sass(std::string_view text, const std::string& 
     const std::string_view line = trim(text.substr(pos, nl - pos));
     pos = nl + 1;
     if (line.empty()) continue;
-    if (starts_with(line, "code for sm_") || starts_with(line, "arch = sm_")) {
+    if (line.starts_with("code for sm_") || line.starts_with("arch = sm_")) {
       const std::size_t at = line.find("sm_");
       cur_arch = std::string(trim(line.substr(at)));
       continue;
     }
-    if (starts_with(line, "Function : ")) {
+    if (line.starts_with("Function : ")) {
       sass_function f;
       f.arch = cur_arch;
       f.mangled = std::string(trim(line.substr(11)));
@@ -330,7 +329,7 @@ std::vector<sass_function> parse_sass(std::string_view text, const std::string& 
       if (!skipping) out.push_back(std::move(f));
       continue;
     }
-    if (skipping || !starts_with(line, "/*")) continue;
+    if (skipping || !line.starts_with("/*")) continue;
     const std::size_t close = line.find("*/");
     if (close == std::string_view::npos) continue;
     const std::string_view addr = line.substr(2, close - 2);
@@ -353,7 +352,7 @@ std::map<std::string, int> parse_resources(std::string_view text) {
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream l(line);
-    if (!(l >> name >> reg) || !starts_with(reg, "REG:")) continue;
+    if (!(l >> name >> reg) || !reg.starts_with("REG:")) continue;
     out[name] = std::atoi(reg.c_str() + 4);
   }
   return out;
@@ -1037,16 +1036,11 @@ std::vector<model_row> run_model(const latency_table& t, const model_options& o)
   if (archs.empty())
     for (const auto& a : built)
       if (t.archs.count(a)) archs.push_back(a);
-  if (archs.empty()) {
-    std::string b;
-    for (const auto& a : built) b += (b.empty() ? "" : ", ") + a;
-    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + b + ")");
-  }
+  if (archs.empty())
+    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + join(built) + ")");
   for (const auto& a : archs) {
     if (std::find(built.begin(), built.end(), a) == built.end()) {
-      std::string b;
-      for (const auto& x : built) b += (b.empty() ? "" : ", ") + x;
-      throw model_error("this build has no SASS for " + a + " (it was built for " + b +
+      throw model_error("this build has no SASS for " + a + " (it was built for " + join(built) +
                         "; add it with -DCMAKE_CUDA_ARCHITECTURES)");
     }
     arch_of(t, a);  // the table must describe it

@@ -14,6 +14,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config.hpp"
+#include "poreplab/stats.hpp"
+
 namespace poreplab::runner {
 
 using nlohmann::json;
@@ -69,20 +72,10 @@ std::string md_escape(std::string s) {
   return out;
 }
 
-std::string size_text(std::uint64_t b) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return std::to_string(b) + units[u];
-}
-
 // Axis values as shown in tables: sizes in binary units, n/a as "-".
 std::string axis_text(const std::string& axis, const json& v) {
   if (v.is_null()) return "-";
-  if (v.is_number_unsigned() && (axis == "sector_size" || axis == "size")) return size_text(v.get<std::uint64_t>());
+  if (v.is_number_unsigned() && (axis == "sector_size" || axis == "size")) return format_size(v.get<std::uint64_t>());
   return cell_text(v);
 }
 
@@ -132,8 +125,7 @@ sample_stats compute_stats(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   s.min = samples.front();
   s.max = samples.back();
-  const std::size_t m = samples.size() / 2;
-  s.median = samples.size() % 2 ? samples[m] : (samples[m - 1] + samples[m]) / 2;
+  s.median = sorted_median(samples);
   s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
   return s;
 }

@@ -26,6 +26,7 @@
 #include "environment.hpp"
 #include "records.hpp"
 #include "runner_kinds.hpp"
+#include "text.hpp"
 
 namespace poreplab::runner {
 
@@ -388,8 +389,7 @@ int run_experiments(const config& c, const run_options& opt) {
         } catch (const std::exception& x) {
           std::cerr << "poreplab: error: " << x.what() << "\n";
         }
-        std::string again;
-        for (const auto& a : opt.argv) again += (again.empty() ? "" : " ") + a;
+        std::string again = join(opt.argv, " ");
         if (again.empty()) again = "poreplab run ... -o " + dir.string();
         if (!opt.resume) again += " --resume";
         std::cerr << "resume with: " << again << "\n";

@@ -14,10 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-sdr::label_scheme scheme_of(const json& axes) {
-  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
-}
-
 // Host memory a point needs, roughly: two layer buffers for the measured backend and
 // two for the reference it is checked against, the parent table (14 x u32 a row, two
 // rows a node for zigzag) and zigzag's input data.

@@ -19,12 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string hash_of(const json& axes) { return text_or(axes["hash"], "sha256"); }
-
-sdr::label_scheme scheme_of(const json& axes) {
-  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(hash_of(axes))};
-}
-
 std::vector<axis_spec> profile_axes() {
   std::vector<axis_spec> axes;
   // Only "cpu": the profiled loop and the production backend beside it run on the CPU. The
@@ -34,16 +28,8 @@ std::vector<axis_spec> profile_axes() {
       "where the profile runs: cpu (the profiled loop and the cpu backend beside it)"));
   axes.push_back(variant_axis());
   axes.push_back(label_hash_axis());
-  auto engine = text_axis(
-      "engine", "auto",
-      [] {
-        auto v = all_engine_names();
-        v.insert(v.begin(), "auto");
-        return v;
-      },
-      "engine of the point's hash, single stream; auto = the best; all = every compiled engine of that hash");
-  engine.all = [](const json& a) { return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(hash_of(a)))); };
-  axes.push_back(engine);
+  axes.push_back(label_engine_axis(
+      "engine of the point's hash, single stream; auto = the best; all = every compiled engine of that hash"));
   axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB..."));
   axes.push_back(count_axis("layers", 0, 0, 64, "layers; 0 = the variant's usual (sdr 2, zigzag 10)"));
   return axes;
@@ -61,7 +47,7 @@ std::string unavailable(const json& axes) {
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   profile_bench_options o;
   o.variant = text_or(axes["variant"], "sdr");
-  o.hash = hash_of(axes);
+  o.hash = text_or(axes["hash"], "sha256");
   o.engine = text_or(axes["engine"], "auto");
   o.sector_size = axes["sector_size"];
   o.layers = axes["layers"];

@@ -147,6 +147,26 @@ axis_spec label_hash_axis() {
                    "key-derivation hash; anything but sdr + sha256 is a what-if variant");
 }
 
+sdr::label_scheme scheme_of(const json& axes) {
+  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
+}
+
+axis_spec label_engine_axis(std::string help) {
+  auto engine = text_axis(
+      "engine", "auto",
+      [] {
+        auto v = all_engine_names();
+        v.insert(v.begin(), "auto");
+        return v;
+      },
+      std::move(help));
+  engine.all = [](const json& a) {
+    const std::string h = a.contains("hash") && a["hash"].is_string() ? a["hash"].get<std::string>() : "sha256";
+    return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(h)));
+  };
+  return engine;
+}
+
 std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   std::vector<axis_spec> axes;
   // Every backend name, available here or not (CUDA), so that one config serves every
@@ -156,19 +176,9 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
     axes.push_back(variant_axis());
     axes.push_back(label_hash_axis());
   }
-  auto engine = text_axis(
-      "engine", "auto",
-      [] {
-        auto v = all_engine_names();
-        v.insert(v.begin(), "auto");
-        return v;
-      },
+  auto engine = label_engine_axis(
       "engine of the cpu backend for the point's hash; auto = the best for the sector count; all = every "
       "compiled engine of that hash");
-  engine.all = [](const json& a) {
-    const std::string h = a.contains("hash") && a["hash"].is_string() ? a["hash"].get<std::string>() : "sha256";
-    return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(h)));
-  };
   engine.applies = [](const json& a) { return backend_is(a, {"cpu"}); };
   axes.push_back(engine);
   auto layout = text_axis(

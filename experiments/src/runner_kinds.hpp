@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::runner {
 
@@ -105,6 +106,11 @@ cpu::engine_algo algo_of(const nlohmann::json& axes);
 // The labeling scheme axes: `variant` (sdr, zigzag) and `hash` (sha256, blake2s, blake2b-256).
 axis_spec variant_axis();
 axis_spec label_hash_axis();
+// A point's scheme from those axes (sdr and sha256 where they do not apply).
+sdr::label_scheme scheme_of(const nlohmann::json& axes);
+// The `engine` axis of a labeling kind: "auto" or an engine name; `all` expands to every
+// compiled engine of the point's `hash` (sha256 when there is none).
+axis_spec label_engine_axis(std::string help);
 
 // A cpu engine's (or "openssl"'s) digest of a fixed 1000-byte message, compared with
 // the portable implementation: the digest hash and limits records carry.

@@ -1,0 +1,26 @@
+#include "text.hpp"
+
+namespace poreplab {
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::string show(const nlohmann::json& v) {
+  using t = nlohmann::json::value_t;
+  switch (v.type()) {
+    case t::string: return "string " + v.dump();
+    case t::boolean: return "boolean " + v.dump();
+    case t::null: return "null";
+    case t::array: return "an array";
+    case t::object: return "an object";
+    default: return "number " + v.dump();
+  }
+}
+
+}  // namespace poreplab
