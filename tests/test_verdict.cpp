@@ -1,0 +1,163 @@
+// The verdict (verdict.hpp) on hand-made result directories: which figure is measured,
+// extrapolated or modeled, the arithmetic of PC1 time, capacity and sectors per hour,
+// the crossover, and the refusals.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support.hpp"
+#include "verdict.hpp"
+
+using namespace poreplab;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kRam = 64.0 * (1ull << 30);
+
+json header(const std::string& cpu, int cores, const json& gpus = json::array()) {
+  return {{"type", "header"},
+          {"run", 0},
+          {"environment",
+           {{"cpu", {{"model", cpu}, {"logical_cores", cores}}},
+            {"memory", {{"total_bytes", kRam}}},
+            {"cuda", {{"available", !gpus.empty()}, {"devices", gpus}}}}}};
+}
+
+// An ok sdr/sha256 label record.
+json label(const std::string& backend, const std::string& device, std::uint64_t size, std::uint32_t sectors,
+           int threads, double ns) {
+  json axes = {{"backend", backend}, {"variant", "sdr"}, {"hash", "sha256"}, {"sector_size", size},
+               {"sectors", sectors}, {"layers", 2}};
+  axes["threads"] = backend == "cuda" ? json(nullptr) : json(threads);
+  return {{"type", "point"},
+          {"run", 0},
+          {"experiment", "e-" + backend},
+          {"kind", "label"},
+          {"axes", axes},
+          {"status", "ok"},
+          {"stats", {{"median", ns}, {"n", 1}}},
+          {"rates", {{"labels_per_s", sectors * 1e9 / ns}}},
+          {"context", {{"scheme", "sdr/sha256"}, {"device", device}}}};
+}
+
+std::string lines(std::initializer_list<json> records) {
+  std::string out;
+  for (const auto& r : records) out += r.dump() + "\n";
+  return out;
+}
+
+const verdict::device_row& row(const verdict::report& r, std::uint64_t size, const std::string& kind) {
+  for (const auto& s : r.sizes)
+    if (s.sector_size == size)
+      for (const auto& d : s.devices)
+        if (d.kind == kind) return d;
+  FAIL("no " << kind << " row at " << size);
+  throw;
+}
+
+const verdict::size_row& size_row(const verdict::report& r, std::uint64_t size) {
+  for (const auto& s : r.sizes)
+    if (s.sector_size == size) return s;
+  FAIL("no row at " << size);
+  throw;
+}
+
+constexpr std::uint64_t k8MiB = 8ull << 20, k2KiB = 2048, k512MiB = 512ull << 20, k32GiB = 32ull << 30;
+
+}  // namespace
+
+TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl",
+             lines({header("Test CPU", 16),
+                    label("cpu", "Test CPU", k2KiB, 1, 1, 800),
+                    label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                    label("cpu", "Test CPU", k8MiB, 16, 0, 200),   // 16 sectors on 16 cores: 8e7 labels/s
+                    label("cpu", "Test CPU", k8MiB, 4, 1, 500)}));  // one core, 4 sectors: 8e6 labels/s
+  const auto r = verdict::compute({s.path});
+  REQUIRE(r.sizes.size() == 5);
+  CHECK(size_row(r, k32GiB).layers == 11);
+
+  // 8MiB, one core: measured, 1000 ns x 262144 nodes x 2 layers.
+  const auto& core = row(r, k8MiB, "cpu-core");
+  REQUIRE(core.pc1_seconds.value);
+  CHECK(*core.pc1_seconds.value == Approx(1000e-9 * 262144 * 2));
+  CHECK(core.pc1_seconds.from.status == "measured");
+  CHECK(core.pc1_seconds.from.detail.find("records.jsonl:3") != std::string::npos);
+  CHECK(*core.sectors_per_hour.value == Approx(8e6 * 3600 / (262144.0 * 2)));
+  // The whole CPU: same one-sector time, its own throughput, RAM-bound capacity.
+  const auto& all = row(r, k8MiB, "cpu");
+  CHECK(*all.pc1_seconds.value == Approx(*core.pc1_seconds.value));
+  CHECK(*all.sectors_per_hour.value == Approx(8e7 * 3600 / (262144.0 * 2)));
+  CHECK(*all.sectors_at_once.value == std::floor((kRam - 262144.0 * 56) / (2.0 * k8MiB)));
+  // 512MiB: extrapolated from 8MiB, named.
+  const auto& big = row(r, k512MiB, "cpu-core");
+  CHECK(big.pc1_seconds.from.status == "extrapolated");
+  CHECK(big.pc1_seconds.from.detail.find("measured at 8MiB") != std::string::npos);
+  CHECK(*big.pc1_seconds.value == Approx(1000e-9 * 16777216.0 * 2));
+  // 32GiB: two layers (64 GiB) plus the table do not fit 64 GiB of RAM.
+  CHECK(*row(r, k32GiB, "cpu").sectors_at_once.value == 0);
+  const auto& none = row(r, k32GiB, "cpu").sectors_per_hour;
+  CHECK_FALSE(none.value);
+  CHECK(none.from.detail.find("no sector of this size fits") != std::string::npos);
+
+  // No GPU record: the GPU row is the SASS model where this build has the SASS.
+  bool modeled = false;
+  for (const auto& d : size_row(r, k8MiB).devices) modeled = modeled || d.kind == "gpu-model";
+  if (modeled) {
+    const auto& g = row(r, k8MiB, "gpu-model");
+    CHECK(g.pc1_seconds.from.status == "modeled");
+    CHECK(g.device.find("not measured") != std::string::npos);
+    CHECK(g.sectors_at_once.value);
+  }
+  const std::string md = verdict::to_markdown(r);
+  CHECK(md.find("No GPU was measured") != std::string::npos);
+  for (const char* size : {"| 2KiB |", "| 8MiB |", "| 512MiB |", "| 32GiB |", "| 64GiB |"})
+    CHECK(md.find(size) != std::string::npos);
+  const json j = verdict::to_json(r);
+  CHECK(j["schema"] == "poreplab-verdict/1");
+  CHECK(j["sizes"][1]["devices"][0]["pc1_seconds"]["source"] == "measured");
+}
+
+TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
+  test::temp_dir s("verdict");
+  const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});
+  test::write_text(s / "records.jsonl",
+             lines({header("Test CPU", 16, gpus),
+                    label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                    label("cpu", "Test CPU", k8MiB, 16, 0, 200),       // CPU: 8e7 labels/s
+                    label("cuda", "Test GPU", k8MiB, 1, 0, 30000),     // 3.3e4 labels/s
+                    label("cuda", "Test GPU", k8MiB, 1024, 0, 30000),  // 3.4e7
+                    label("cuda", "Test GPU", k8MiB, 4096, 0, 32000)}));  // 1.28e8 > CPU
+  const auto r = verdict::compute({s.path}, {{"test gpu", 30000.0}});
+  const auto& g = row(r, k8MiB, "gpu");
+  CHECK(g.pc1_seconds.from.status == "measured");
+  CHECK(*g.pc1_seconds.value == Approx(30000e-9 * 262144 * 2));
+  CHECK(g.device == "GPU: Test GPU");
+  REQUIRE(g.usd_per_sector_hour);
+  CHECK(*g.usd_per_sector_hour == Approx(30000.0 / *g.sectors_per_hour.value));
+  const auto& x = size_row(r, k8MiB);
+  REQUIRE(x.crossover_sectors.value);
+  CHECK(*x.crossover_sectors.value == 4096);
+  CHECK(x.crossover_sectors.from.status == "measured");
+  // 512MiB: the 8MiB curve, extrapolated.
+  CHECK(size_row(r, k512MiB).crossover_sectors.from.status == "extrapolated");
+  // No modeled row once a GPU was measured.
+  for (const auto& d : x.devices) CHECK(d.kind != "gpu-model");
+  // A cost naming no device is refused.
+  CHECK_THROWS_WITH(verdict::compute({s.path}, {{"TPU", 1.0}}), Catch::Contains("--cost TPU: no device"));
+}
+
+TEST_CASE("verdict: refusals", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 2)}));
+  CHECK_THROWS_WITH(verdict::compute({s.path}), Catch::Contains("no usable record"));
+  // A what-if scheme is not judged.
+  json z = label("cpu", "Test CPU", k8MiB, 1, 1, 1000);
+  z["context"]["scheme"] = "zigzag/blake2s";
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 2), z}));
+  CHECK_THROWS_WITH(verdict::compute({s.path}), Catch::Contains("no usable record"));
+  CHECK_THROWS(verdict::compute({s / "missing"}));
+}
