@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "poreplab/checked.hpp"
 #include "poreplab/graph/parents.hpp"
 #include "poreplab/hash/bytes.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -36,7 +37,7 @@ std::string errno_text(int e) { return std::system_category().message(e); }
   throw std::runtime_error("parent cache " + file.string() + ": " + problem);
 }
 
-std::uint64_t table_bytes(std::uint64_t nodes) { return nodes * kRowBytes; }
+std::uint64_t table_bytes(std::uint64_t nodes) { return checked_mul(nodes, kRowBytes, "parent table bytes"); }
 
 // Writes `bytes` to a fresh temporary file in the target's directory, fsyncs it and
 // renames it over `target`.
@@ -161,8 +162,9 @@ void parent_table::reset() noexcept {
 
 parent_table parent_table::generate(const graph_params& g) {
   parent_table t;
-  const auto words = static_cast<std::size_t>(g.nodes * kParentsPerNode);
-  t.owned_ = huge_buffer(words * sizeof(std::uint32_t));
+  const std::uint64_t bytes = table_bytes(g.nodes);
+  const auto words = static_cast<std::size_t>(bytes / sizeof(std::uint32_t));
+  t.owned_ = huge_buffer(bytes);
   auto* table = reinterpret_cast<std::uint32_t*>(t.owned_.data());
   generate_parent_table(g, {table, words});
   t.data_ = table;

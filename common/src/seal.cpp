@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "poreplab/checked.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
@@ -208,10 +209,14 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   } catch (const std::exception& e) {
     throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
   }
+  if (nodes < 2 || (nodes & (nodes - 1)) != 0)
+    throw std::runtime_error(manifest_path.string() + ": /inputs/nodes: " + std::to_string(nodes) +
+                             " is not a power of two >= 2");
+  const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
   const auto replica = read_file(sealed_dir / kReplicaFile);
-  if (replica.size() != nodes * 32)
+  if (replica.size() != sector_bytes)
     throw std::runtime_error((sealed_dir / kReplicaFile).string() + ": size " + std::to_string(replica.size()) +
-                             " does not match " + std::to_string(nodes * 32) + " bytes of seal.json");
+                             " does not match " + std::to_string(sector_bytes) + " bytes of seal.json");
   std::vector<std::uint8_t> key;
   const fs::path last_layer = sealed_dir / layer_file_name(layers);
   if (!recompute && fs::exists(last_layer)) {
@@ -221,10 +226,10 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   } else {
     const auto g = graph::make_graph_params(porep.data(), api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
-    rolling_layer_store store(nodes * 32);
+    rolling_layer_store store(sector_bytes);
     be.label({nodes, table.data(), layers, 1, id.data()}, store);
     const std::uint8_t* last = store.layer(layers);
-    key.assign(last, last + nodes * 32);
+    key.assign(last, last + sector_bytes);
     res.recomputed = true;
   }
   std::vector<std::uint8_t> data(replica.size());

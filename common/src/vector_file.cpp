@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "poreplab/checked.hpp"
 #include "poreplab/hex.hpp"
 
 namespace poreplab::sdr {
@@ -72,7 +73,13 @@ sdr_vector load_sdr_vector(const std::filesystem::path& path) {
   if (layers == 0 || layers > 64) fail(v, "layers", "must be 1..64");
   v.layers = static_cast<std::uint32_t>(layers);
   v.sector_size = require_uint(v, v.json, "sector_size");
-  if (v.sector_size != v.nodes * 32) fail(v, "sector_size", "is not nodes * 32");
+  std::uint64_t bytes = 0;
+  try {
+    bytes = checked_mul(v.nodes, 32, "nodes * 32");
+  } catch (const size_overflow& e) {
+    fail(v, "nodes", e.what());
+  }
+  if (v.sector_size != bytes) fail(v, "sector_size", "is not nodes * 32");
   if (v.json.contains("base_degree") && require_uint(v, v.json, "base_degree") != 6)
     fail(v, "base_degree", "only 6 is supported");
   if (v.json.contains("exp_degree") && require_uint(v, v.json, "exp_degree") != 8)

@@ -10,6 +10,7 @@
 
 #include "backends.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/checked.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
@@ -93,7 +94,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
 
   const auto id = sdr::benchmark_porep_id(opt.sector_size);
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
-  const std::uint64_t layer_bytes = r.nodes * 32 * opt.sectors;
+  const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;
   std::vector<std::uint8_t> data;
