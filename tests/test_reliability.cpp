@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "config.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
@@ -167,4 +168,62 @@ TEST_CASE("vector verify: nodes = 2^59 is an error naming the field", "[reliabil
   spit(dir / "v.json", v.dump());
   const result r = sh(dir, cli("vector verify " + quote(dir / "v.json")));
   check_error(r, {"v.json", "nodes"});
+}
+
+// ---- configs: exact integers, finite numbers ----
+
+namespace {
+
+std::string label_config(const std::string& warmup, const std::string& threads) {
+  return R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "l", "kind": "label", "warmup": )" + warmup +
+         R"(, "axes": {"backend": ["reference"], "threads": [)" + threads + "]}}]}";
+}
+
+}  // namespace
+
+TEST_CASE("config: integers past 2^64, huge or fractional numbers are errors naming the JSON pointer",
+          "[reliability][runner]") {
+  for (const std::string v : {"18446744073709551616", "1e20", "1e300", "1.5", "-1", "-1.0", "4097"}) {
+    INFO(v);
+    if (v != "4097")
+      CHECK_THROWS_WITH(runner::parse_config(label_config(v, "1"), "c.json"),
+                        Catch::StartsWith("c.json: /experiments/0/warmup: expected an integer"));
+    CHECK_THROWS_WITH(runner::parse_config(label_config("0", v), "c.json"),
+                      Catch::StartsWith("c.json: /experiments/0/axes/threads/0: expected an integer"));
+  }
+  // A float that is an exact integer is that integer.
+  const auto c = runner::parse_config(label_config("1e3", "2.0"), "c.json");
+  CHECK(c.experiments[0].warmup == 1000);
+  CHECK(c.experiments[0].axes.back().second == std::vector<json>{2});
+  // A number the parser cannot hold names the file, not nlohmann's exception.
+  CHECK_THROWS_WITH(runner::parse_config(label_config("1e400", "1"), "c.json"),
+                    Catch::StartsWith("c.json: ") && !Catch::Contains("json.exception"));
+  const std::string budget = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "l", "kind": "label",
+      "time_budget_s": 1e400}]})";
+  CHECK_THROWS_WITH(runner::parse_config(budget, "c.json"), Catch::StartsWith("c.json: "));
+}
+
+TEST_CASE("--set: digits past 2^64 and non-finite budgets are errors naming the --set", "[reliability][runner]") {
+  const auto c = runner::parse_config(label_config("0", "1"), "c.json");
+  for (const std::string s : {"warmup=99999999999999999999", "samples=18446744073709551616",
+                              "threads=99999999999999999999", "sector_size=99999999999999999999",
+                              "time_budget_s=inf", "time_budget_s=nan", "time_budget_s=1e400", "time_budget_s=-inf"}) {
+    INFO(s);
+    CHECK_THROWS_WITH(runner::apply_overrides(c, {s}), Catch::Contains("--set " + s) && !Catch::Contains("stoull"));
+  }
+  CHECK_THROWS_WITH(runner::apply_overrides(c, {"threads=1.5"}), Catch::Contains("/axes/threads/0"));
+  CHECK(runner::apply_overrides(c, {"time_budget_s=2.5"}).experiments[0].time_budget_s == 2.5);
+}
+
+TEST_CASE("merge: a recorded config that does not validate names the records file", "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "shard");
+  json cfg = runner::parse_config(label_config("0", "1"), "c.json").normalized;
+  cfg["experiments"][0]["time_budget_s"] = nullptr;  // what --set time_budget_s=inf used to record
+  const json header = {{"type", "header"}, {"schema", "poreplab-records/1"}, {"run", 0}, {"config_digest", "x"},
+                       {"config", cfg}, {"source", "c.json"}};
+  spit(dir / "shard" / "records.jsonl", header.dump() + "\n");
+  const result r = sh(dir, cli("merge --no-plots -o " + quote(dir / "merged") + " " + quote(dir / "shard")));
+  check_error(r, {(dir / "shard" / "records.jsonl").string(), "/experiments/0/time_budget_s"});
+  CHECK(r.err.find("c.json") == std::string::npos);
 }

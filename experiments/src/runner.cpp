@@ -425,7 +425,8 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
                                d.substr(0, 16) + ") than " + shards.front().dir.string() + " (digest " +
                                digest.substr(0, 16) + ")");
   }
-  const config c = config_from_json(first.at("config"), first.value("source", "merged"));
+  const config c = config_from_json(first.value("config", json()), first.value("source", "merged"),
+                                    (shards.front().dir / "records.jsonl").string() + ": header config");
   const std::vector<point> all = expand_points(c);
 
   prepare_out_dir(out_dir);
