@@ -24,6 +24,11 @@
 
 #include "config.hpp"
 #include "poreplab/checked.hpp"
+#include "poreplab/graph/known_parent_caches.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
 #include "support.hpp"
@@ -107,6 +112,14 @@ void check_error(const result& r, std::initializer_list<std::string> words) {
   for (const auto& w : words) CHECK(r.err.find(w) != std::string::npos);
   for (const char* raw : {"std::", "basic_", "stoull", "json.exception", "max_size()", "what()"})
     CHECK(r.err.find(raw) == std::string::npos);
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 const fs::path& vector_2kib() {
@@ -226,4 +239,54 @@ TEST_CASE("merge: a recorded config that does not validate names the records fil
   const result r = sh(dir, cli("merge --no-plots -o " + quote(dir / "merged") + " " + quote(dir / "shard")));
   check_error(r, {(dir / "shard" / "records.jsonl").string(), "/experiments/0/time_budget_s"});
   CHECK(r.err.find("c.json") == std::string::npos);
+}
+
+// ---- parent caches of production graphs: the published digests ----
+
+TEST_CASE("parent cache: every V1 and V1_1 proof's cache is in the published manifest", "[reliability][graph]") {
+  CHECK(graph::known_parent_caches().size() == 10);
+  for (const auto& p : sdr::registered_proofs()) {
+    if (p.api == sdr::api_version::v1_2_0) continue;  // synthetic / non-interactive: not in the manifest
+    INFO(p.name);
+    const auto g = graph::make_graph_params(sdr::porep_id_of(p).data(), p.api, p.sector_size / 32);
+    const auto* k = graph::find_known_parent_cache(graph::parent_cache_file_name(g));
+    REQUIRE(k != nullptr);
+    CHECK(k->sector_size == p.sector_size);
+    // Small enough to generate here: the published digest is that of our table.
+    if (p.sector_size <= 2048 || (p.sector_size <= 8u << 20 && p.api == sdr::api_version::v1_0_0)) {
+      const auto t = graph::parent_table::generate(g);
+      const auto d = graph::parent_table_digest(t.words());
+      CHECK(to_hex(d.data(), d.size()) == k->sha256);
+    }
+  }
+}
+
+TEST_CASE("parent cache: a production graph's file corrupted together with its sidecar is rejected",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const auto& p = sdr::find_registered_proof("StackedDrg2KiBV1_1");
+  const auto g = graph::make_graph_params(sdr::porep_id_of(p).data(), p.api, 64);
+  graph::load_or_create_parent_cache(dir / "cache", g);
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  const fs::path sidecar = graph::parent_cache_sidecar_path(file);
+  std::string bytes = slurp(file);
+  bytes[56 * 37 + 9] ^= 1;
+  spit(file, bytes);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  spit(sidecar, to_hex(d, 32) + "  " + file.filename().string() + "\n");  // agrees with the corrupt file
+  CHECK_THROWS_WITH(graph::load_or_create_parent_cache(dir / "cache", g),
+                    Catch::Contains(file.string()) && Catch::Contains("published digest"));
+  CHECK_THROWS_WITH(graph::load_parent_cache(dir / "cache", g, graph::cache_check::digest),
+                    Catch::Contains("published digest"));
+  // Without a sidecar (as rust-fil-proofs leaves it) the published digest decides too.
+  fs::remove(sidecar);
+  CHECK_THROWS_WITH(graph::load_or_create_parent_cache(dir / "cache", g), Catch::Contains("published digest"));
+  CHECK_FALSE(fs::exists(sidecar));
+  // And `poreplab seal` with that cache refuses, leaving no output.
+  spit(sidecar, to_hex(d, 32) + "  " + file.filename().string() + "\n");
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "out") + " --parent-cache " + quote(dir / "cache")));
+  check_error(r, {file.string(), "published digest"});
+  CHECK(names_in(dir / "out").empty());
 }
