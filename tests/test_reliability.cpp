@@ -28,6 +28,7 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
@@ -289,4 +290,47 @@ TEST_CASE("parent cache: a production graph's file corrupted together with its s
   const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "out") + " --parent-cache " + quote(dir / "cache")));
   check_error(r, {file.string(), "published digest"});
   CHECK(names_in(dir / "out").empty());
+}
+
+// ---- full disks ----
+
+TEST_CASE("seal onto a full filesystem: one clear error, no SIGBUS, nothing left behind", "[reliability][seal]") {
+  temp_dir dir;
+  fs::create_directories(dir / "mnt");
+  const std::string mount = "mount -t tmpfs -o size=64k tmpfs " + quote(dir / "mnt");
+  if (sh(dir, "unshare -m sh -c " + quote(mount)).status != 0) {
+    WARN("cannot mount a tmpfs in a private mount namespace here (needs root and unshare); skipped");
+    return;
+  }
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  // Inside a private mount namespace: seal onto the 64KiB tmpfs, then list what is left
+  // there (the mount goes away with the namespace).
+  const std::string inner = mount + " && { " + cli(seal_args(dir / "data.bin", dir / "mnt" / "s")) +
+                            "; rc=$?; ls -A " + quote(dir / "mnt") + " >" + quote(dir / "left.txt") + "; exit $rc; }";
+  const result r = sh(dir, "unshare -m sh -c " + quote(inner));
+  check_error(r, {"no space left on " + (dir / "mnt" / "s").string(), "need", "have"});
+  CHECK(slurp(dir / "left.txt").empty());
+}
+
+TEST_CASE("mmap layer store: a layer that cannot be allocated is an error before labeling", "[reliability][seal]") {
+  temp_dir dir;
+  struct rlimit old {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGXFSZ, &ignore, &previous);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string what;
+  try {
+    sdr::mmap_layer_store store(dir.path, 1 << 20, [](std::uint32_t l) { return "layer-" + std::to_string(l); });
+    store.layer(1);
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  CHECK_THAT(what, Catch::Contains((dir / "layer-1").string()) && Catch::Contains("file size limit"));
 }

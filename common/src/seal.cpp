@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
@@ -36,13 +37,8 @@ std::vector<std::uint8_t> read_file(const fs::path& p) {
   return buf;
 }
 
-void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(p.string() + ": cannot create: " + std::strerror(errno));
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
-  out.flush();
-  if (!out) throw std::runtime_error(p.string() + ": write failed (disk full?)");
-}
+// Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
+void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_reserved_file(p, data, n); }
 
 std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
   std::uint8_t d[32];
@@ -50,14 +46,16 @@ std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
   return to_hex(d, 32);
 }
 
-// Temporary files of one seal: renamed together on commit, removed otherwise.
+// Temporary files of one seal: renamed together on commit, removed otherwise (with the
+// output directory, when the seal created it).
 class staged_files {
  public:
-  explicit staged_files(fs::path dir) : dir_(std::move(dir)) {}
+  staged_files(fs::path dir, bool created_dir) : dir_(std::move(dir)), created_dir_(created_dir) {}
   ~staged_files() {
     if (committed_) return;
     std::error_code ec;
     for (const auto& f : files_) fs::remove(tmp(f), ec);
+    if (created_dir_) fs::remove(dir_, ec);  // only if empty
   }
   fs::path add(const std::string& name) {
     files_.push_back(name);
@@ -71,6 +69,7 @@ class staged_files {
  private:
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
   fs::path dir_;
+  bool created_dir_;
   std::vector<std::string> files_;
   bool committed_ = false;
 };
@@ -93,12 +92,15 @@ graph::parent_table parents_for(const graph::graph_params& g, const fs::path& ca
   return graph::load_or_create_parent_cache(cache_dir, g);
 }
 
-void ensure_writable_dir(const fs::path& dir) {
+// Returns whether the directory was created here.
+bool ensure_writable_dir(const fs::path& dir) {
   std::error_code ec;
+  const bool existed = fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir)) throw std::runtime_error(dir.string() + ": cannot create output directory");
   if (access(dir.c_str(), W_OK) != 0)
     throw std::runtime_error(dir.string() + ": output directory is not writable: " + std::strerror(errno));
+  return !existed;
 }
 
 bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
@@ -126,9 +128,14 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
     throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
                                 " is not a valid field element (the data must be fr32-padded)");
-  ensure_writable_dir(out_dir);
+  staged_files staged(out_dir, ensure_writable_dir(out_dir));
+  // Everything this seal writes, checked before the first byte: tree_d, the layers, the
+  // replica (and a few KiB of seal.json). Each file also reserves its space when created.
+  const std::uint64_t disk = checked_add(
+      checked_add(tree_d_bytes(nodes), checked_mul(size, std::uint64_t{in.layers} + 1, "seal bytes"), "seal bytes"),
+      64 << 10, "seal bytes");
+  require_disk_space(out_dir, disk);
 
-  staged_files staged(out_dir);
   seal_result res;
   nlohmann::json files = nlohmann::json::object();
   {
