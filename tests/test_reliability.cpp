@@ -334,3 +334,47 @@ TEST_CASE("mmap layer store: a layer that cannot be allocated is an error before
   ::sigaction(SIGXFSZ, &previous, nullptr);
   CHECK_THAT(what, Catch::Contains((dir / "layer-1").string()) && Catch::Contains("file size limit"));
 }
+
+// ---- results already written: never silently replaced ----
+
+TEST_CASE("seal --out: a non-empty directory is refused; --force replaces only a previous seal's files",
+          "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const fs::path out = dir / "out";
+  auto seal_layers = [&](int layers, int sector, const std::string& extra) {
+    return cli("seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 --api-version 1.1.0"
+               " --layers " + std::to_string(layers) + " --prover-id " + kProverId + " --sector-id " +
+               std::to_string(sector) + " --ticket " + kTicket + " --data " + quote(dir / "data.bin") + " --out " +
+               quote(out) + extra);
+  };
+  REQUIRE(sh(dir, seal_layers(11, 1, "")).status == 0);
+  spit(out / "notes.txt", "not the seal's");
+  const auto before = names_in(out);
+  const std::string manifest = slurp(out / "seal.json");
+  CHECK(before.size() == 15);
+
+  check_error(sh(dir, seal_layers(2, 2, "")), {out.string(), "not empty", "--force"});
+  CHECK(names_in(out) == before);
+  CHECK(slurp(out / "seal.json") == manifest);
+
+  // --force: layers 3..11 of the old seal and a crashed seal's .tmp go, notes.txt stays.
+  spit(out / "sc-02-data-layer-12.dat.tmp", "left by a crash");
+  const result r = sh(dir, seal_layers(2, 2, " --force"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(names_in(out) == std::vector<std::string>{"notes.txt", "replica.dat", "sc-02-data-layer-1.dat",
+                                                  "sc-02-data-layer-2.dat", "sc-02-data-tree-d.dat", "seal.json"});
+  CHECK(read_json(out / "seal.json")["inputs"]["layers"] == 2);
+  CHECK(slurp(out / "notes.txt") == "not the seal's");
+  REQUIRE(sh(dir, cli("unseal --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))).status == 0);
+  CHECK(slurp(dir / "back.bin") == slurp(dir / "data.bin"));
+
+  // unseal does not replace an existing file either, unless --force.
+  spit(dir / "back.bin", "mine");
+  check_error(sh(dir, cli("unseal --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))),
+              {(dir / "back.bin").string(), "already exists", "--force"});
+  CHECK(slurp(dir / "back.bin") == "mine");
+  CHECK(sh(dir, cli("unseal --force --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))).status == 0);
+  CHECK(slurp(dir / "back.bin") == slurp(dir / "data.bin"));
+}

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -46,11 +47,45 @@ std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
   return to_hex(d, 32);
 }
 
+// A file a seal writes (or a temporary one of a seal): layer files, tree_d, replica,
+// seal.json. Nothing else in an output directory is ever replaced or removed.
+bool is_seal_file(std::string name) {
+  if (name.ends_with(".tmp")) name.resize(name.size() - 4);
+  if (name == kReplicaFile || name == kTreeDFile || name == kSealManifest) return true;
+  const std::string_view prefix = "sc-02-data-layer-", suffix = ".dat";
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) return false;
+  const std::string_view number(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());
+  return std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// An output directory that holds anything is refused, unless `existing` allows replacing
+// a previous seal there.
+void check_output_dir(const fs::path& dir, existing_output existing) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir.string() + ": exists and is not a directory");
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
+  if (names.empty() || existing == existing_output::replace) return;
+  std::sort(names.begin(), names.end());
+  std::string shown;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown += (i ? ", " : "") + names[i];
+  if (names.size() > 3) shown += " and " + std::to_string(names.size() - 3) + " more";
+  throw std::runtime_error(dir.string() + ": not empty (holds " + shown +
+                           "); seal into a new or empty directory, or pass --force to replace the previous seal "
+                           "there (its layer files, tree_d, replica.dat and seal.json; other files are kept)");
+}
+
 // Temporary files of one seal: renamed together on commit, removed otherwise (with the
-// output directory, when the seal created it).
+// output directory, when the seal created it). With `replace`, the commit also removes
+// the files of a previous seal that the new one does not have (layers beyond its count,
+// leftover .tmp files); the old seal.json goes first and the new one comes last, so the
+// directory never looks like a complete seal that mixes the two.
 class staged_files {
  public:
-  staged_files(fs::path dir, bool created_dir) : dir_(std::move(dir)), created_dir_(created_dir) {}
+  staged_files(fs::path dir, bool created_dir, bool replace)
+      : dir_(std::move(dir)), created_dir_(created_dir), replace_(replace) {}
   ~staged_files() {
     if (committed_) return;
     std::error_code ec;
@@ -62,7 +97,21 @@ class staged_files {
     return tmp(name);
   }
   void commit() {
-    for (const auto& f : files_) fs::rename(tmp(f), dir_ / f);
+    if (replace_) fs::remove(dir_ / kSealManifest);
+    for (const auto& f : files_)
+      if (f != kSealManifest) fs::rename(tmp(f), dir_ / f);
+    if (replace_) {
+      std::vector<fs::path> stale;
+      for (const auto& e : fs::directory_iterator(dir_)) {
+        const std::string name = e.path().filename().string();
+        if (name != kSealManifest + std::string(".tmp") && is_seal_file(name) &&
+            std::find(files_.begin(), files_.end(), name) == files_.end())
+          stale.push_back(e.path());
+      }
+      for (const auto& p : stale) fs::remove(p);
+    }
+    for (const auto& f : files_)
+      if (f == kSealManifest) fs::rename(tmp(f), dir_ / f);
     committed_ = true;
   }
 
@@ -70,6 +119,7 @@ class staged_files {
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
   fs::path dir_;
   bool created_dir_;
+  bool replace_;
   std::vector<std::string> files_;
   bool committed_ = false;
 };
@@ -113,7 +163,7 @@ bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
 }  // namespace
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
-                 const fs::path& parent_cache_dir) {
+                 const fs::path& parent_cache_dir, existing_output existing) {
   if (in.layers == 0) throw std::invalid_argument("layers must be at least 1");
   auto data = read_file(data_file);
   const std::uint64_t size = data.size();
@@ -128,7 +178,8 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
     throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
                                 " is not a valid field element (the data must be fr32-padded)");
-  staged_files staged(out_dir, ensure_writable_dir(out_dir));
+  check_output_dir(out_dir, existing);
+  staged_files staged(out_dir, ensure_writable_dir(out_dir), existing == existing_output::replace);
   // Everything this seal writes, checked before the first byte: tree_d, the layers, the
   // replica (and a few KiB of seal.json). Each file also reserves its space when created.
   const std::uint64_t disk = checked_add(
@@ -188,7 +239,13 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
 }
 
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
-                     const fs::path& parent_cache_dir) {
+                     const fs::path& parent_cache_dir, existing_output existing) {
+  // Before any work: an existing file is never silently replaced.
+  if (std::error_code ec; fs::exists(fs::symlink_status(out_file, ec))) {
+    if (fs::is_directory(out_file, ec)) throw std::runtime_error(out_file.string() + ": is a directory");
+    if (existing == existing_output::refuse)
+      throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
+  }
   const fs::path manifest_path = sealed_dir / kSealManifest;
   nlohmann::json m;
   {
