@@ -378,3 +378,44 @@ TEST_CASE("seal --out: a non-empty directory is refused; --force replaces only a
   CHECK(sh(dir, cli("unseal --force --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))).status == 0);
   CHECK(slurp(dir / "back.bin") == slurp(dir / "data.bin"));
 }
+
+// ---- inputs that are not regular files ----
+
+TEST_CASE("seal --data: a FIFO, a device or a directory is refused at once", "[reliability][seal]") {
+  temp_dir dir;
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  const std::pair<fs::path, std::string> cases[] = {
+      {dir / "fifo", "is a FIFO"}, {"/dev/zero", "is a character device"}, {dir.path, "is a directory"}};
+  for (const auto& [path, why] : cases) {
+    INFO(path);
+    // Before: blocked forever on the FIFO; std::bad_alloc on the directory.
+    const result r = sh(dir, cli(seal_args(path, dir / "out")), 20);
+    check_error(r, {path.string(), why});
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+TEST_CASE("unseal: a replica or layer file that is not a regular file is refused", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  fs::remove(dir / "sealed" / "replica.dat");
+  fs::create_directory(dir / "sealed" / "replica.dat");
+  check_error(sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin")), 20),
+              {"replica.dat", "is a directory"});
+  fs::remove(dir / "sealed" / "replica.dat");
+  REQUIRE(::mkfifo((dir / "sealed" / "replica.dat").c_str(), 0600) == 0);
+  check_error(sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin")), 20),
+              {"replica.dat", "is a FIFO"});
+  CHECK_FALSE(fs::exists(dir / "back.bin"));
+}
+
+TEST_CASE("a directory given as a config or vector file is named, not a C++ library message", "[reliability]") {
+  temp_dir dir;
+  check_error(sh(dir, cli("vector verify " + quote(dir.path))), {dir.path.string(), "is a directory"});
+  check_error(sh(dir, cli("run --list " + quote(dir.path))), {dir.path.string(), "is a directory"});
+  // A pipe is a fine config (run <(...)).
+  const std::string cfg = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash"}]})";
+  const result r = sh(dir, "printf '%s' " + quote(cfg) + " | " + cli("run --list /dev/stdin"));
+  CHECK(r.status == 0);
+  CHECK(r.out.find("[0] h") != std::string::npos);
+}

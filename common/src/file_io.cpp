@@ -100,6 +100,42 @@ std::vector<std::uint8_t> read_regular_file(const fs::path& path) { return read_
 
 std::string read_text_file(const fs::path& path) { return read_all<std::string>(path); }
 
+std::string read_text_input(const fs::path& path, std::uint64_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+    const int e = errno;
+    const mode_t m = st.st_mode;
+    ::close(fd);
+    if (m == 0) fail(path, "cannot stat: " + errno_text(e));
+    fail(path, std::string("is ") + kind_of(m) + ", not a file");
+  }
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    fail(path, std::to_string(st.st_size) + " bytes: larger than the " + byte_size_text(max_bytes) + " accepted here");
+  }
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      fail(path, "read failed: " + errno_text(e));
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
+      ::close(fd);
+      fail(path, "more than the " + byte_size_text(max_bytes) + " accepted here");
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 std::uint64_t available_disk_bytes(const fs::path& path) {
   struct statvfs s {};
   if (::statvfs(path.c_str(), &s) != 0) return UINT64_MAX;

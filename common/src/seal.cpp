@@ -14,6 +14,7 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/json_input.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
@@ -26,16 +27,16 @@ std::string layer_file_name(std::uint32_t layer) { return "sc-02-data-layer-" + 
 
 namespace {
 
-std::vector<std::uint8_t> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(p.string() + ": cannot open: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  std::vector<std::uint8_t> buf(size);
-  if (!in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(size)))
-    throw std::runtime_error(p.string() + ": read failed");
-  return buf;
+// A regular file (a FIFO or a device would block or never end) of exactly `bytes`,
+// read after its size is checked.
+std::vector<std::uint8_t> read_file_of_size(const fs::path& p, std::uint64_t bytes, const std::string& expected) {
+  const std::uint64_t size = regular_file_size(p);
+  if (size != bytes)
+    throw std::runtime_error(p.string() + ": size " + std::to_string(size) + " bytes does not match " +
+                             std::to_string(bytes) + " bytes of " + expected);
+  auto data = read_regular_file(p);
+  if (data.size() != bytes) throw std::runtime_error(p.string() + ": changed while being read");
+  return data;
 }
 
 // Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
@@ -165,8 +166,9 @@ bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                  const fs::path& parent_cache_dir, existing_output existing) {
   if (in.layers == 0) throw std::invalid_argument("layers must be at least 1");
-  auto data = read_file(data_file);
-  const std::uint64_t size = data.size();
+  // The size first: a FIFO or device is refused before it can block, a wrong size
+  // before anything is read.
+  const std::uint64_t size = regular_file_size(data_file);
   if (in.expected_sector_size && size != *in.expected_sector_size)
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) + " bytes, but " +
                                 in.proof_name + " seals sectors of " + std::to_string(*in.expected_sector_size) +
@@ -175,6 +177,7 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
                                 " bytes is not nodes * 32 with a power-of-two node count >= 2");
   const std::uint64_t nodes = size / 32;
+  const auto data = read_file_of_size(data_file, size, "the data file when it was opened");
   if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
     throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
                                 " is not a valid field element (the data must be fr32-padded)");
@@ -247,16 +250,9 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
   }
   const fs::path manifest_path = sealed_dir / kSealManifest;
-  nlohmann::json m;
-  {
-    std::ifstream in(manifest_path);
-    if (!in) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-    try {
-      m = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
-    }
-  }
+  if (!fs::exists(manifest_path))
+    throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
+  const nlohmann::json m = parse_json(read_text_input(manifest_path, 16 << 20), manifest_path.string() + ": malformed");
   unseal_result res;
   bytes32 comm_d{}, id{}, porep{};
   std::uint32_t layers = 0;
@@ -277,16 +273,11 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     throw std::runtime_error(manifest_path.string() + ": /inputs/nodes: " + std::to_string(nodes) +
                              " is not a power of two >= 2");
   const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
-  const auto replica = read_file(sealed_dir / kReplicaFile);
-  if (replica.size() != sector_bytes)
-    throw std::runtime_error((sealed_dir / kReplicaFile).string() + ": size " + std::to_string(replica.size()) +
-                             " does not match " + std::to_string(sector_bytes) + " bytes of seal.json");
+  const auto replica = read_file_of_size(sealed_dir / kReplicaFile, sector_bytes, "seal.json (nodes * 32)");
   std::vector<std::uint8_t> key;
   const fs::path last_layer = sealed_dir / layer_file_name(layers);
   if (!recompute && fs::exists(last_layer)) {
-    key = read_file(last_layer);
-    if (key.size() != replica.size())
-      throw std::runtime_error(last_layer.string() + ": size does not match the replica");
+    key = read_file_of_size(last_layer, sector_bytes, "the replica");
   } else {
     const auto g = graph::make_graph_params(porep.data(), api, nodes);
     const auto table = parents_for(g, parent_cache_dir);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
+#include "poreplab/json_input.hpp"
 #include "poreplab/hex.hpp"
 
 namespace poreplab::sdr {
@@ -53,12 +55,12 @@ bytes32 require_bytes32(const sdr_vector& v, const nlohmann::json& obj, const st
 sdr_vector load_sdr_vector(const std::filesystem::path& path) {
   sdr_vector v;
   v.path = path;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path.string() + ": cannot open vector file");
+  // A directory or device is an error here, not a C++ library message half-way through.
+  const std::string text = read_text_input(path, 256 << 20);
   try {
-    v.json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(path.string() + ": not valid JSON (truncated or malformed): " + e.what());
+    v.json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": not valid JSON (truncated or malformed): " + json_reason(e));
   }
   if (!v.json.is_object()) fail(v, "/", "expected a JSON object");
   const auto format = require_string(v, v.json, "format");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "default_config_json.hpp"
 #include "poreplab/hash/algo.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/json_input.hpp"
 #include "runner_kinds.hpp"
@@ -381,11 +383,10 @@ config parse_config(std::string_view text, const std::string& source) {
 }
 
 config load_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_config(ss.str(), path);
+  if (std::error_code ec; !std::filesystem::exists(path, ec))
+    throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(ENOENT));
+  // A regular file or a pipe (run <(...)); a directory or device is an error naming it.
+  return parse_config(read_text_input(path, 64 << 20), path);
 }
 
 config embedded_default_config() { return parse_config(kDefaultConfigJson, "(embedded default.json)"); }

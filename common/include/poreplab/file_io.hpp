@@ -21,6 +21,12 @@ std::uint64_t regular_file_size(const std::filesystem::path& path);
 std::vector<std::uint8_t> read_regular_file(const std::filesystem::path& path);
 std::string read_text_file(const std::filesystem::path& path);
 
+// A text input the user names (a config, a vector file): a regular file, or a stream
+// such as a pipe from `<(...)`, read to its end but refused past max_bytes (/dev/zero
+// never ends). A directory or a device other than a character stream is refused.
+// Throws std::runtime_error "<path>: <reason>".
+std::string read_text_input(const std::filesystem::path& path, std::uint64_t max_bytes);
+
 // A write refused for lack of disk space (or over the file size limit).
 struct no_space : std::runtime_error {
   using std::runtime_error::runtime_error;
