@@ -419,3 +419,32 @@ TEST_CASE("a directory given as a config or vector file is named, not a C++ libr
   CHECK(r.status == 0);
   CHECK(r.out.find("[0] h") != std::string::npos);
 }
+
+// ---- layer counts ----
+
+TEST_CASE("layers outside 1..64 in seal.json or --layers is an error, not a hang", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const std::string manifest = slurp(dir / "sealed" / "seal.json");
+  for (const json& bad : {json(4294967295ull), json(-1), json(65), json(0), json("2"), json(2.5)}) {
+    INFO(bad.dump());
+    json m = json::parse(manifest);
+    m["inputs"]["layers"] = bad;
+    spit(dir / "sealed" / "seal.json", m.dump(2));
+    for (const char* recompute : {"", " --recompute"}) {
+      const result r = sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin") +
+                                   recompute), 30);
+      check_error(r, {"seal.json", "/inputs/layers", "from 1 to 64"});
+    }
+  }
+  const std::string seal_porep = "seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 "
+                                 "--api-version 1.1.0 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
+                                 kTicket + " --data " + quote(dir / "data.bin") + " --out " + quote(dir / "out");
+  for (const char* n : {"4294967295", "65"}) {
+    check_error(sh(dir, cli(seal_porep + " --layers " + n), 30), {"--layers", n});
+    CHECK_FALSE(fs::exists(dir / "out"));
+    check_error(sh(dir, cli(std::string("bench label --backend reference --layers ") + n), 30), {"layers", n});
+    check_error(sh(dir, cli(std::string("bench profile --layers ") + n), 30), {"layers", n});
+  }
+}
+

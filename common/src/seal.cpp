@@ -154,18 +154,61 @@ bool ensure_writable_dir(const fs::path& dir) {
   return !existed;
 }
 
-bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
-  const auto v = from_hex(j.at(key).get<std::string>(), 32, key);
-  bytes32 b;
-  std::copy(v.begin(), v.end(), b.begin());
-  return b;
-}
+// seal.json's fields: every problem names the file and the JSON pointer.
+class manifest_fields {
+ public:
+  manifest_fields(fs::path file, const nlohmann::json& root) : file_(std::move(file)), root_(root) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+    throw std::runtime_error(file_.string() + ": " + ptr + ": " + what);
+  }
+  const nlohmann::json& at(const std::string& ptr) const {
+    const nlohmann::json* v = &root_;
+    std::size_t pos = 1;
+    while (pos <= ptr.size()) {
+      const std::size_t next = std::min(ptr.find('/', pos), ptr.size());
+      const std::string key = ptr.substr(pos, next - pos);
+      if (!v->is_object() || !v->contains(key)) fail(ptr, "missing");
+      v = &(*v)[key];
+      pos = next + 1;
+    }
+    return *v;
+  }
+  std::string text(const std::string& ptr) const {
+    const auto& v = at(ptr);
+    if (!v.is_string()) fail(ptr, "expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  std::uint64_t integer(const std::string& ptr, std::uint64_t lo, std::uint64_t hi) const {
+    const auto& v = at(ptr);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
+      fail(ptr, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + v.dump());
+    return v.get<std::uint64_t>();
+  }
+  bytes32 hex32(const std::string& ptr) const {
+    std::vector<std::uint8_t> v;
+    try {
+      v = from_hex(text(ptr), 32, "32 bytes of hex");
+    } catch (const std::invalid_argument& e) {
+      fail(ptr, e.what());
+    }
+    bytes32 b;
+    std::copy(v.begin(), v.end(), b.begin());
+    return b;
+  }
+
+ private:
+  fs::path file_;
+  const nlohmann::json& root_;
+};
 
 }  // namespace
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                  const fs::path& parent_cache_dir, existing_output existing) {
-  if (in.layers == 0) throw std::invalid_argument("layers must be at least 1");
+  if (in.layers == 0 || in.layers > kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(in.layers) + " is not from 1 to " +
+                                std::to_string(kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
   // The size first: a FIFO or device is refused before it can block, a wrong size
   // before anything is read.
   const std::uint64_t size = regular_file_size(data_file);
@@ -254,24 +297,20 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
   const nlohmann::json m = parse_json(read_text_input(manifest_path, 16 << 20), manifest_path.string() + ": malformed");
   unseal_result res;
-  bytes32 comm_d{}, id{}, porep{};
-  std::uint32_t layers = 0;
-  std::uint64_t nodes = 0;
+  const manifest_fields f(manifest_path, m);
+  const bytes32 comm_d = f.hex32("/comm_d");
+  const bytes32 id = f.hex32("/replica_id");
+  const bytes32 porep = f.hex32("/inputs/porep_id");
+  // Bounded: 2^32 - 1 layers (or -1) would label for ever.
+  const auto layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
+  const std::uint64_t nodes = f.integer("/inputs/nodes", 2, ~std::uint64_t{0});
+  if ((nodes & (nodes - 1)) != 0) f.fail("/inputs/nodes", std::to_string(nodes) + " is not a power of two");
   graph::api_version api{};
   try {
-    const auto& in = m.at("inputs");
-    comm_d = bytes32_from(m, "comm_d");
-    id = bytes32_from(m, "replica_id");
-    porep = bytes32_from(in, "porep_id");
-    layers = in.at("layers").get<std::uint32_t>();
-    nodes = in.at("nodes").get<std::uint64_t>();
-    api = parse_api_version(in.at("api_version").get<std::string>());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
+    api = parse_api_version(f.text("/inputs/api_version"));
+  } catch (const std::invalid_argument& e) {
+    f.fail("/inputs/api_version", e.what());
   }
-  if (nodes < 2 || (nodes & (nodes - 1)) != 0)
-    throw std::runtime_error(manifest_path.string() + ": /inputs/nodes: " + std::to_string(nodes) +
-                             " is not a power of two >= 2");
   const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
   const auto replica = read_file_of_size(sealed_dir / kReplicaFile, sector_bytes, "seal.json (nodes * 32)");
   std::vector<std::uint8_t> key;

@@ -67,7 +67,9 @@ label_bench_result bench_label(const label_bench_options& opt) {
     throw std::invalid_argument("sector size " + std::to_string(opt.sector_size) +
                                 " is not a power of two of at least 64 bytes");
   if (opt.sectors == 0) throw std::invalid_argument("sectors must be at least 1");
-  if (opt.layers == 0) throw std::invalid_argument("layers must be at least 1");
+  if (opt.layers == 0 || opt.layers > sdr::kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " is not from 1 to " +
+                                std::to_string(sdr::kMaxLayers));
   if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
   label_bench_result r;
   r.options = opt;

@@ -34,6 +34,9 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
   profile_bench_result r;
   r.options = opt;
   if (r.options.layers == 0) r.options.layers = default_profile_layers(opt.variant);
+  if (r.options.layers > sdr::kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(r.options.layers) + " is not from 1 to " +
+                                std::to_string(sdr::kMaxLayers));
   const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
   r.scheme = sdr::scheme_name(scheme);
   r.scheme_status = sdr::scheme_status(scheme);

@@ -77,6 +77,9 @@ void add_seal_commands(CLI::App& app) {
         throw usage_error("--porep-id needs --api-version and --layers");
       in.porep_id = parse32(so->porep_id, "--porep-id");
       in.api = sdr::parse_api_version(so->api_version);
+      if (so->layers > sdr::kMaxLayers)
+        throw usage_error("--layers: " + std::to_string(so->layers) + " is not from 1 to " +
+                          std::to_string(sdr::kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
       in.layers = so->layers;
     } else {
       throw usage_error("give --proof NAME, or --porep-id HEX with --api-version and --layers");
