@@ -448,3 +448,46 @@ TEST_CASE("layers outside 1..64 in seal.json or --layers is an error, not a hang
   }
 }
 
+// ---- one run per results directory ----
+
+TEST_CASE("a second run into the same -o is refused while the first holds it", "[reliability][runner]") {
+  temp_dir dir;
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+      "warmup": 0, "samples": 20, "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["portable"],
+      "mode": ["chain"], "size": ["64KiB", "128KiB", "256KiB", "512KiB", "1MiB"]}}]})");
+  const fs::path out = dir / "out";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", (dir / "c.json").c_str(), "-o", out.c_str(), "--no-plots",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Stopped as soon as it has started: it holds the directory while the others try.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "records.jsonl"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, SIGSTOP);
+  for (const char* extra : {"", " --resume"}) {
+    INFO(extra);
+    const result r = sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots" + extra));
+    check_error(r, {"results directory " + out.string() + " is in use by another run (pid " + std::to_string(pid) + ")"});
+  }
+  check_error(sh(dir, cli("merge --no-plots -o " + quote(out) + " " + quote(out))), {"is in use by another run"});
+  ::kill(pid, SIGCONT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // Every point recorded once; the directory is free again once the run ended.
+  const std::string records = slurp(out / "records.jsonl");
+  std::size_t points = 0;
+  for (auto p = records.find("\"type\":\"point\""); p != std::string::npos; p = records.find("\"type\":\"point\"", p + 1))
+    ++points;
+  CHECK(points == 15);
+  CHECK(sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots --resume")).status == 0);
+}
+

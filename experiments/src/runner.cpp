@@ -247,6 +247,7 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
+  const dir_lock lock(dir);  // one run at a time in a directory
   records_log log;
   if (fs::exists(records_file)) {
     if (!opt.resume)
@@ -430,6 +431,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   const std::vector<point> all = expand_points(c);
 
   prepare_out_dir(out_dir);
+  const dir_lock lock(out_dir);
   if (fs::exists(out_dir / "records.jsonl"))
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
 
