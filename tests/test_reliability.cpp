@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -491,3 +492,46 @@ TEST_CASE("a second run into the same -o is refused while the first holds it", "
   CHECK(sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots --resume")).status == 0);
 }
 
+// ---- vectors must carry what they are checked against ----
+
+TEST_CASE("vector verify: a vector lacking an expected value is an error naming the field",
+          "[reliability][vectors]") {
+  temp_dir dir;
+  const json v = read_json(vector_2kib());
+  const std::pair<std::string, std::function<void(json&)>> cases[] = {
+      {"parents", [](json& j) { j.erase("parents"); }},
+      {"parents/sha256", [](json& j) { j["parents"].erase("sha256"); }},
+      {"labels/1/sha256", [](json& j) { j["labels"][1].erase("sha256"); }},
+      {"replica", [](json& j) { j.erase("replica"); }},
+      {"replica/sha256", [](json& j) { j["replica"].erase("sha256"); }},
+      // Was "[json.exception.out_of_range.401] array index 1 is out of range" half-way through.
+      {"labels_hex", [](json& j) { j["labels_hex"].erase(1); }},
+      {"labels/0/sample", [](json& j) { j["labels"][0]["sample"]["99"] = j["labels"][0]["sample"]["1"]; }},
+      {"parents/first/2", [](json& j) { j["parents"]["first"][2] = "x"; }},
+      // The reproduction: labels emptied, replica and parents deleted: "3 passed".
+      {"parents", [](json& j) {
+         for (auto& l : j["labels"]) l = json::object();
+         for (const char* k : {"replica", "parents", "labels_hex", "replica_hex", "parents_all"}) j.erase(k);
+       }},
+  };
+  for (const auto& [field, cut] : cases) {
+    INFO(field);
+    json w = v;
+    cut(w);
+    spit(dir / "v.json", w.dump());
+    const result r = sh(dir, cli("vector verify " + quote(dir / "v.json")));
+    check_error(r, {(dir / "v.json").string() + ": " + field});
+    CHECK(r.out.find("passed") == std::string::npos);
+  }
+}
+
+TEST_CASE("vector verify: a labels-only vector says what it did not check", "[reliability][vectors]") {
+  temp_dir dir;
+  const result r =
+      sh(dir, cli("vector verify " + quote(test::shared_dir() / "vectors" / "Custom64Nodes11LayersPorep32GiBV1_1-A.json")));
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("skip Custom64Nodes11LayersPorep32GiBV1_1-A.json [reference] replica: null in the vector") !=
+        std::string::npos);
+  CHECK(r.out.find(" passed, 0 failed, 1 not in the vectors\n") != std::string::npos);
+}

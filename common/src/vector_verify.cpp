@@ -144,7 +144,9 @@ bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(co
               to_hex(store.layer(l), v.nodes * 32));
   }
 
-  if (j.contains("replica") && j.at("replica").is_object()) {
+  if (j.at("replica").is_null()) {
+    c.emit({"replica", true, "null in the vector: its source produced labels only", true});
+  } else {
     std::vector<std::uint8_t> replica(v.sector_size);
     encode(store.layer(v.layers), data.data(), replica.data(), v.nodes);
     c.items("replica", j.at("replica"), replica.data(), v.nodes);
