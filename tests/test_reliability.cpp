@@ -535,3 +535,28 @@ TEST_CASE("vector verify: a labels-only vector says what it did not check", "[re
         std::string::npos);
   CHECK(r.out.find(" passed, 0 failed, 1 not in the vectors\n") != std::string::npos);
 }
+
+// ---- memory: checked before allocations that grow with the input ----
+
+TEST_CASE("allocations that grow with the input are refused up front when memory is short",
+          "[reliability]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  // POREPLAB_MEM_AVAILABLE stands in for MemAvailable, so that this refuses on any machine.
+  const std::string low = "POREPLAB_MEM_AVAILABLE=4096 ";
+  const std::string refusal = "does not fit in memory: needs ";
+  const std::string avail = "4.0 KiB available (MemAvailable)";
+  // Before: 64MiB x 256 sectors grew toward the OOM killer; 64GiB failed with "std::bad_alloc".
+  check_error(sh(dir, low + cli("bench label --backend reference --sector-size 64MiB --sectors 256")),
+              {"bench label: " + refusal + "64.1 GiB (68836917248 bytes)", avail});
+  check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=17179869184 " + cli("bench label --backend reference --sector-size 64GiB")),
+              {"bench label: " + refusal, "16.0 GiB available"});
+  check_error(sh(dir, low + cli("bench profile --sector-size 2KiB")), {"bench profile: " + refusal, avail});
+  check_error(sh(dir, low + cli("vector verify " + quote(vector_2kib()))), {vector_2kib().string() + ": " + refusal});
+  check_error(sh(dir, low + cli(seal_args(dir / "data.bin", dir / "out"))), {(dir / "data.bin").string() + ": " + refusal});
+  CHECK_FALSE(fs::exists(dir / "out"));
+  check_error(sh(dir, low + cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin"))),
+              {(dir / "sealed").string() + ": " + refusal});
+  // With the memory there, the same commands run.
+  CHECK(sh(dir, cli("bench label --backend reference --samples 1")).status == 0);
+}

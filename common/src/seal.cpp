@@ -15,6 +15,7 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
@@ -220,6 +221,10 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
                                 " bytes is not nodes * 32 with a power-of-two node count >= 2");
   const std::uint64_t nodes = size / 32;
+  // The data, tree_d (2x), the replica and the parent table are in memory together (the
+  // layers are mapped files): refused before any of it is allocated.
+  require_memory(checked_add(checked_mul(size, 4, "seal memory"), checked_mul(nodes, 56, "seal memory"), "seal memory"),
+                 data_file.string());
   const auto data = read_file_of_size(data_file, size, "the data file when it was opened");
   if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
     throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
@@ -312,10 +317,15 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     f.fail("/inputs/api_version", e.what());
   }
   const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
+  const fs::path last_layer = sealed_dir / layer_file_name(layers);
+  const bool relabel = recompute || !fs::exists(last_layer);
+  // Replica, key and data; labeling adds two layer buffers and the parent table.
+  require_memory(checked_add(checked_mul(sector_bytes, relabel ? 5 : 3, "unseal memory"),
+                             relabel ? checked_mul(nodes, 56, "unseal memory") : 0, "unseal memory"),
+                 sealed_dir.string());
   const auto replica = read_file_of_size(sealed_dir / kReplicaFile, sector_bytes, "seal.json (nodes * 32)");
   std::vector<std::uint8_t> key;
-  const fs::path last_layer = sealed_dir / layer_file_name(layers);
-  if (!recompute && fs::exists(last_layer)) {
+  if (!relabel) {
     key = read_file_of_size(last_layer, sector_bytes, "the replica");
   } else {
     const auto g = graph::make_graph_params(porep.data(), api, nodes);

@@ -15,6 +15,7 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
@@ -71,6 +72,14 @@ label_bench_result bench_label(const label_bench_options& opt) {
     throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " is not from 1 to " +
                                 std::to_string(sdr::kMaxLayers));
   if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
+  {  // Two layer buffers for the backend and two for the reference check (zigzag: the data
+     // too) and the parent table: refused before any of it is allocated.
+    const bool zz = opt.variant == "zigzag";
+    const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
+    require_memory(checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"),
+                               checked_mul(opt.sector_size / 32, zz ? 112 : 56, "bench label memory"), "bench label memory"),
+                   "bench label");
+  }
   label_bench_result r;
   r.options = opt;
   r.nodes = opt.sector_size / 32;
