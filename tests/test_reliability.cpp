@@ -560,3 +560,95 @@ TEST_CASE("allocations that grow with the input are refused up front when memory
   // With the memory there, the same commands run.
   CHECK(sh(dir, cli("bench label --backend reference --samples 1")).status == 0);
 }
+
+// ---- signals: cleanup runs ----
+
+namespace {
+
+// Starts `args` (argv without the program) with TMPDIR set, output to files in dir.
+pid_t spawn(const temp_dir& dir, const std::vector<std::string>& args, const fs::path& tmpdir) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    const int out = ::open((dir / "spawn.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open((dir / "spawn.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> argv{const_cast<char*>(POREPLAB_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(POREPLAB_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits until `ready` holds (or 60 s), then sends `sig` and returns the exit status.
+template <class Ready>
+int interrupt_when(pid_t pid, Ready ready, int sig) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !ready())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, sig);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+// A layer file being written somewhere under `root`.
+bool layer_in_flight(const fs::path& root) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().filename().string().rfind("sc-02-data-layer-", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM during a runner seal point removes its scratch directory; resume still works",
+          "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "tmp");
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "s", "kind": "seal",
+      "warmup": 0, "samples": 1, "axes": {"backend": ["reference"], "sector_size": ["8MiB"], "layers": [2]}}]})");
+  const std::vector<std::string> run = {"run", (dir / "c.json").string(), "-o", (dir / "out").string(), "--no-plots"};
+  const pid_t pid = spawn(dir, run, dir / "tmp");
+  const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "tmp"); }, SIGTERM);
+  INFO(slurp(dir / "spawn.err"));
+  CHECK(status == 128 + SIGTERM);
+  CHECK(names_in(dir / "tmp").empty());  // before: poreplab-seal-<pid>-0 with data.bin and .tmp layers
+  CHECK(slurp(dir / "out" / "records.jsonl").find("\"type\":\"point\"") == std::string::npos);
+
+  auto resumed = run;
+  resumed.push_back("--resume");
+  const pid_t again = spawn(dir, resumed, dir / "tmp");
+  int st = 0;
+  REQUIRE(::waitpid(again, &st, 0) == again);
+  INFO(slurp(dir / "spawn.err"));
+  CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+  CHECK(read_json(dir / "out" / "results.json")["counts"]["ok"] == 1);
+  CHECK(names_in(dir / "tmp").empty());
+}
+
+TEST_CASE("SIGINT during poreplab seal stops between layers and removes its files", "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 8 << 20));
+  const pid_t pid = spawn(dir,
+                          {"seal", "--proof", "StackedDrg8MiBV1_1", "--backend", "reference", "--prover-id", kProverId,
+                           "--sector-id", "7", "--ticket", kTicket, "--data", (dir / "data.bin").string(), "--out",
+                           (dir / "out").string()},
+                          dir.path);
+  const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "out"); }, SIGINT);
+  const std::string err = slurp(dir / "spawn.err");
+  INFO(err);
+  if (status == 0) {  // finished before the signal came: nothing to check
+    WARN("the seal finished before SIGINT arrived");
+    return;
+  }
+  CHECK(status == 128 + SIGINT);
+  CHECK(err.find("poreplab: error: interrupted by SIGINT") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}

@@ -14,6 +14,7 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
@@ -203,6 +204,21 @@ class manifest_fields {
   const nlohmann::json& root_;
 };
 
+// Checks for SIGINT/SIGTERM (interrupt.hpp) after every layer: an interrupted seal
+// unwinds, which removes its temporary files.
+class interruptible_store final : public layer_store {
+ public:
+  explicit interruptible_store(layer_store& inner) : inner_(inner) {}
+  std::uint8_t* layer(std::uint32_t l) override { return inner_.layer(l); }
+  void layer_done(std::uint32_t l) override {
+    inner_.layer_done(l);
+    throw_if_interrupted();
+  }
+
+ private:
+  layer_store& inner_;
+};
+
 }  // namespace
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
@@ -241,6 +257,7 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   seal_result res;
   nlohmann::json files = nlohmann::json::object();
   {
+    throw_if_interrupted();
     std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
     res.comm_d = build_tree_d(data.data(), nodes, tree.data());
     write_file(staged.add(kTreeDFile), tree.data(), tree.size());
@@ -255,7 +272,9 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
   mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; });
   const label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
-  be.label(job, store);
+  throw_if_interrupted();
+  interruptible_store watched(store);
+  be.label(job, watched);
   for (std::uint32_t l = 1; l <= in.layers; ++l)
     files[layer_file_name(l)] = {{"bytes", size}, {"sha256", file_sha256_hex(layer_files[l - 1])}};
 
@@ -285,6 +304,7 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
                   {"files", files}};
   const std::string text = res.manifest.dump(2) + "\n";
   write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  throw_if_interrupted();
   staged.commit();
   return res;
 }
@@ -331,7 +351,8 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     const auto g = graph::make_graph_params(porep.data(), api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
     rolling_layer_store store(sector_bytes);
-    be.label({nodes, table.data(), layers, 1, id.data()}, store);
+    interruptible_store watched(store);
+    be.label({nodes, table.data(), layers, 1, id.data()}, watched);
     const std::uint8_t* last = store.layer(layers);
     key.assign(last, last + sector_bytes);
     res.recomputed = true;

@@ -3,6 +3,8 @@
 #include <exception>
 #include <iostream>
 
+#include "poreplab/interrupt.hpp"
+
 namespace poreplab::cli {
 
 namespace {
@@ -36,6 +38,10 @@ int run_cli(int argc, char** argv) {
     std::cout.flush();
     std::cerr << "poreplab: error: " << e.what() << " (see --help)\n";
     return e.get_exit_code();
+  } catch (const poreplab::interrupted& e) {
+    std::cout.flush();
+    std::cerr << "poreplab: error: " << e.what() << "; temporary files removed\n";
+    return 128 + e.signal;
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "poreplab: error: " << e.what() << "\n";

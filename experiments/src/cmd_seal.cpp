@@ -5,6 +5,7 @@
 #include "backends.hpp"
 #include "cli.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 
@@ -90,6 +91,7 @@ void add_seal_commands(CLI::App& app) {
     backend_options bo;
     bo.engine = so->engine;
     auto be = make_backend(so->backend, bo);
+    const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
     const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache),
                              so->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
     std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
@@ -109,6 +111,7 @@ void add_seal_commands(CLI::App& app) {
     backend_options bo;
     bo.engine = uo->engine;
     auto be = make_backend(uo->backend, bo);
+    const interrupt_scope on_signal;
     const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
                                uo->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
     std::cout << "comm_d " << to_hex(r.comm_d) << " matches; data written to " << uo->out

@@ -21,6 +21,7 @@
 
 #include "amax.hpp"
 #include "environment.hpp"
+#include "poreplab/interrupt.hpp"
 #include "records.hpp"
 #include "runner_kinds.hpp"
 
@@ -34,7 +35,10 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void on_signal(int sig) { g_signal = sig; }
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  poreplab::request_interrupt(sig);  // a seal in flight stops after its current layer
+}
 
 // SIGINT and SIGTERM (Ctrl-C, Slurm's time limit) only set a flag while points run; the
 // runner then writes what is finished and exits. Restores the old handlers when done.
@@ -42,6 +46,7 @@ class signal_guard {
  public:
   signal_guard() {
     g_signal = 0;
+    poreplab::clear_interrupt();
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -329,13 +334,13 @@ int run_experiments(const config& c, const run_options& opt) {
         if (finished(p)) continue;
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (closed) return;
+          if (closed) break;
           std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
         }
         json rec = run_point(c, p, run_index);
         ++ran;
         std::lock_guard<std::mutex> lock(mu);
-        if (closed) return;
+        if (closed) break;
         writer.append(rec);
         records.push_back(rec);
         if (rec["status"] == "failed") any_failed = true;
@@ -375,7 +380,14 @@ int run_experiments(const config& c, const run_options& opt) {
         std::cerr << "resume with: " << again << "\n";
         std::cout.flush();
         std::cerr.flush();
-        // The point in flight cannot be stopped cleanly (OpenMP, GPU): end the process.
+        // A seal in flight stops after its current layer and removes its scratch directory
+        // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
+        // cleanly; what is still registered for removal goes, then the process ends.
+        const auto give_up = clock_type::now() + std::chrono::seconds(5);
+        while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
+               clock_type::now() < give_up)
+          cv.wait_for(lock, std::chrono::milliseconds(20));
+        poreplab::remove_registered_paths();
         std::_Exit(128 + sig);
       }
     }

@@ -45,7 +45,9 @@ enum class existing_output {
 
 // Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
 // Every file is written under a temporary name and renamed only once all succeeded
-// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete.
+// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete;
+// a failed seal removes its temporary files. A signal recorded by interrupt.hpp stops it
+// between layers with poreplab::interrupted, after the same cleanup.
 // parent_cache_dir: where the parent table is cached (empty = generate in memory).
 // A non-empty out_dir is refused unless `existing` is replace.
 // Throws std::invalid_argument for bad inputs (size, non-field data) and
