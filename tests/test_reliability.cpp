@@ -652,3 +652,34 @@ TEST_CASE("SIGINT during poreplab seal stops between layers and removes its file
   CHECK(err.find("poreplab: error: interrupted by SIGINT") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "out"));
 }
+
+// ---- every error: one line, the file or flag, a reason; usage errors exit 1 ----
+
+TEST_CASE("usage errors exit 1 with the flag named, not CLI11's 104", "[reliability][cli]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const std::string porep = "seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 "
+                            "--api-version 1.1.0 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
+                            kTicket + " --data " + quote(dir / "data.bin") + " --out " + quote(dir / "out");
+  check_error(sh(dir, cli(porep + " --layers -1")), {"--layers", "-1"});
+  check_error(sh(dir, cli(porep + " --layers 2 --sector-id 99999999999999999999999")), {"--sector-id"});
+  check_error(sh(dir, cli("bench label --sectors abc")), {"--sectors", "abc"});
+  check_error(sh(dir, cli("bench label --no-such-flag")), {"--no-such-flag"});
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("numbers JSON cannot hold name the file: records, custom-hardware data", "[reliability][runner]") {
+  temp_dir dir;
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+      "warmup": 0, "samples": 1, "axes": {"algo": ["sha256"], "engine": ["portable"], "size": ["1KiB"]}}]})");
+  REQUIRE(sh(dir, cli("run --no-plots " + quote(dir / "c.json") + " -o " + quote(dir / "out"))).status == 0);
+  // A damaged line before the last one (a damaged last line is cut off as a crash's).
+  const std::string records = slurp(dir / "out" / "records.jsonl");
+  const std::string last = records.substr(records.rfind('\n', records.size() - 2) + 1);
+  spit(dir / "out" / "records.jsonl", records + R"({"type": "point", "x": 1e400})" + "\n" + last);
+  check_error(sh(dir, cli("run --no-plots --resume " + quote(dir / "c.json") + " -o " + quote(dir / "out"))),
+              {(dir / "out" / "records.jsonl").string() + ":3"});
+  spit(dir / "custom.json", R"({"x": 1e400})");
+  check_error(sh(dir, cli("report amax --custom " + quote(dir / "custom.json") + " " + quote(dir / "out"))),
+              {(dir / "custom.json").string()});
+}

@@ -216,7 +216,7 @@ records_log read_records(const fs::path& file, bool repair) {
     bool ok = true;
     try {
       j = json::parse(line);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       ok = false;
     }
     const bool last = next >= text.size();
