@@ -34,7 +34,9 @@ void validate(const label_job& job) {
   if (job.nodes < 2 || (job.nodes & (job.nodes - 1)) != 0)
     throw std::invalid_argument("label job: node count " + std::to_string(job.nodes) + " is not a power of two >= 2");
   if (job.parents == nullptr) throw std::invalid_argument("label job: no parent table");
-  if (job.layers == 0) throw std::invalid_argument("label job: zero layers");
+  if (job.layers == 0 || job.layers > kMaxLayers)
+    throw std::invalid_argument("label job: " + std::to_string(job.layers) + " layers is not from 1 to " +
+                                std::to_string(kMaxLayers));
   if (job.sectors == 0) throw std::invalid_argument("label job: zero sectors");
   if (job.replica_ids == nullptr) throw std::invalid_argument("label job: no replica ids");
   if (job.scheme.variant == porep_variant::zigzag) {

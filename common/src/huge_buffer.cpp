@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <new>
+
+#include "poreplab/checked.hpp"
 #include <utility>
 
 namespace poreplab {
@@ -14,7 +16,7 @@ constexpr std::size_t kHugePage = 2u << 20;
 huge_buffer::huge_buffer(std::size_t bytes) : size_(bytes) {
   if (bytes == 0) return;
   // Over-map by one huge page so the data can start on a 2 MiB boundary.
-  map_len_ = bytes + (bytes >= kHugePage ? kHugePage : 0);
+  map_len_ = checked_add(bytes, bytes >= kHugePage ? kHugePage : 0, "buffer bytes");
   map_ = ::mmap(nullptr, map_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
+
 namespace poreplab::sdr {
 
 mmap_layer_store::mmap_layer_store(std::filesystem::path dir, std::uint64_t layer_bytes,
@@ -27,12 +29,15 @@ std::uint8_t* mmap_layer_store::layer(std::uint32_t l) {
   for (auto& m : maps_)
     if (m.layer == l && m.data != nullptr) return m.data;
   const auto p = path(l);
-  const int fd = ::open(p.c_str(), O_RDWR | O_CREAT, 0644);
+  const int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(p.string() + ": cannot create layer file: " + std::strerror(errno));
-  if (::ftruncate(fd, static_cast<off_t>(bytes_)) != 0) {
-    const int err = errno;
+  // Allocated, not only sized: a sparse file on a full disk would fail the first write to
+  // an unbacked page through the mapping with SIGBUS, half-way through a layer.
+  try {
+    reserve_file_space(fd, bytes_, p);
+  } catch (...) {
     ::close(fd);
-    throw std::runtime_error(p.string() + ": cannot size layer file: " + std::strerror(err));
+    throw;
   }
   void* addr = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int err = errno;

@@ -11,10 +11,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
+#include "poreplab/checked.hpp"
+#include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parents.hpp"
 #include "poreplab/hash/bytes.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -36,7 +39,7 @@ std::string errno_text(int e) { return std::system_category().message(e); }
   throw std::runtime_error("parent cache " + file.string() + ": " + problem);
 }
 
-std::uint64_t table_bytes(std::uint64_t nodes) { return nodes * kRowBytes; }
+std::uint64_t table_bytes(std::uint64_t nodes) { return checked_mul(nodes, kRowBytes, "parent table bytes"); }
 
 // Writes `bytes` to a fresh temporary file in the target's directory, fsyncs it and
 // renames it over `target`.
@@ -91,6 +94,25 @@ digest32 read_sidecar(const std::filesystem::path& sidecar) {
     fail(sidecar, std::string("malformed digest sidecar (") + e.what() + ")");
   }
   return d;
+}
+
+// The published digest of this cache file's graph (known_parent_caches.hpp), if any.
+std::optional<digest32> known_digest(const std::filesystem::path& file) {
+  const known_parent_cache* k = find_known_parent_cache(file.filename().string());
+  if (k == nullptr) return std::nullopt;
+  const auto bytes = from_hex(k->sha256, 32, "known parent cache digest");
+  digest32 d{};
+  std::copy(bytes.begin(), bytes.end(), d.begin());
+  return d;
+}
+
+// A production graph's cache must have the published digest, whatever its sidecar says.
+void check_known_digest(const std::filesystem::path& file, const digest32& got) {
+  const auto want = known_digest(file);
+  if (want && got != *want)
+    fail(file, "SHA-256 " + to_hex(got.data(), got.size()) + " is not " + to_hex(want->data(), want->size()) +
+                   ", the published digest of this production graph (rust-fil-proofs' parent-cache manifest); "
+                   "the file is corrupt (and so is its .sha256 sidecar if it agrees): delete both to regenerate it");
 }
 
 void compare_with_regenerated(const std::filesystem::path& file, const graph_params& g, const parent_table& t) {
@@ -161,8 +183,9 @@ void parent_table::reset() noexcept {
 
 parent_table parent_table::generate(const graph_params& g) {
   parent_table t;
-  const auto words = static_cast<std::size_t>(g.nodes * kParentsPerNode);
-  t.owned_ = huge_buffer(words * sizeof(std::uint32_t));
+  const std::uint64_t bytes = table_bytes(g.nodes);
+  const auto words = static_cast<std::size_t>(bytes / sizeof(std::uint32_t));
+  t.owned_ = huge_buffer(bytes);
   auto* table = reinterpret_cast<std::uint32_t*>(t.owned_.data());
   generate_parent_table(g, {table, words});
   t.data_ = table;
@@ -269,6 +292,7 @@ parent_table load_parent_cache(const std::filesystem::path& dir, const graph_par
         fail(file, "SHA-256 " + to_hex(got.data(), got.size()) + " does not match " +
                        to_hex(want.data(), want.size()) + " in " + parent_cache_sidecar_path(file).filename().string() +
                        "; the file is corrupt");
+      check_known_digest(file, got);
       break;
     }
     case cache_check::regenerate:
@@ -283,8 +307,12 @@ parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const
   if (std::filesystem::exists(file)) {
     const auto sidecar = parent_cache_sidecar_path(file);
     if (std::filesystem::exists(sidecar)) return load_parent_cache(dir, g, cache_check::digest);
-    parent_table t = load_parent_cache(dir, g, cache_check::regenerate);
+    // No sidecar (a file rust-fil-proofs wrote): a production graph's file is checked
+    // against the published digest, any other by regenerating the table.
+    const bool known = known_digest(file).has_value();
+    parent_table t = load_parent_cache(dir, g, known ? cache_check::size_only : cache_check::regenerate);
     const digest32 d = parent_table_digest(t.words());
+    check_known_digest(file, d);
     const std::string side = sidecar_text(d, file);
     write_atomically(sidecar, side.data(), side.size());
     return t;

@@ -2,15 +2,21 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
 
+#include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
+#include "poreplab/json_input.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
@@ -23,47 +29,94 @@ std::string layer_file_name(std::uint32_t layer) { return "sc-02-data-layer-" + 
 
 namespace {
 
-std::vector<std::uint8_t> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(p.string() + ": cannot open: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  std::vector<std::uint8_t> buf(size);
-  if (!in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(size)))
-    throw std::runtime_error(p.string() + ": read failed");
-  return buf;
+// A regular file (a FIFO or a device would block or never end) of exactly `bytes`,
+// read after its size is checked.
+std::vector<std::uint8_t> read_file_of_size(const fs::path& p, std::uint64_t bytes, const std::string& expected) {
+  const std::uint64_t size = regular_file_size(p);
+  if (size != bytes)
+    throw std::runtime_error(p.string() + ": size " + std::to_string(size) + " bytes does not match " +
+                             std::to_string(bytes) + " bytes of " + expected);
+  auto data = read_regular_file(p);
+  if (data.size() != bytes) throw std::runtime_error(p.string() + ": changed while being read");
+  return data;
 }
 
-void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(p.string() + ": cannot create: " + std::strerror(errno));
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
-  out.flush();
-  if (!out) throw std::runtime_error(p.string() + ": write failed (disk full?)");
+// Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
+void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_reserved_file(p, data, n); }
+
+// A file a seal writes (or a temporary one of a seal): layer files, tree_d, replica,
+// seal.json. Nothing else in an output directory is ever replaced or removed.
+bool is_seal_file(std::string name) {
+  if (name.ends_with(".tmp")) name.resize(name.size() - 4);
+  if (name == kReplicaFile || name == kTreeDFile || name == kSealManifest) return true;
+  const std::string_view prefix = "sc-02-data-layer-", suffix = ".dat";
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) return false;
+  const std::string_view number(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());
+  return std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Temporary files of one seal: renamed together on commit, removed otherwise.
+// An output directory that holds anything is refused, unless `existing` allows replacing
+// a previous seal there.
+void check_output_dir(const fs::path& dir, existing_output existing) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir.string() + ": exists and is not a directory");
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
+  if (names.empty() || existing == existing_output::replace) return;
+  std::sort(names.begin(), names.end());
+  std::string shown;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown += (i ? ", " : "") + names[i];
+  if (names.size() > 3) shown += " and " + std::to_string(names.size() - 3) + " more";
+  throw std::runtime_error(dir.string() + ": not empty (holds " + shown +
+                           "); seal into a new or empty directory, or pass --force to replace the previous seal "
+                           "there (its layer files, tree_d, replica.dat and seal.json; other files are kept)");
+}
+
+// Temporary files of one seal: renamed together on commit, removed otherwise (with the
+// output directory, when the seal created it). With `replace`, the commit also removes
+// the files of a previous seal that the new one does not have (layers beyond its count,
+// leftover .tmp files); the old seal.json goes first and the new one comes last, so the
+// directory never looks like a complete seal that mixes the two.
 class staged_files {
  public:
-  explicit staged_files(fs::path dir) : dir_(std::move(dir)) {}
+  staged_files(fs::path dir, bool created_dir, bool replace)
+      : dir_(std::move(dir)), created_dir_(created_dir), replace_(replace) {}
   ~staged_files() {
     if (committed_) return;
     std::error_code ec;
     for (const auto& f : files_) fs::remove(tmp(f), ec);
+    if (created_dir_) fs::remove(dir_, ec);  // only if empty
   }
   fs::path add(const std::string& name) {
     files_.push_back(name);
     return tmp(name);
   }
   void commit() {
-    for (const auto& f : files_) fs::rename(tmp(f), dir_ / f);
+    if (replace_) fs::remove(dir_ / kSealManifest);
+    for (const auto& f : files_)
+      if (f != kSealManifest) fs::rename(tmp(f), dir_ / f);
+    if (replace_) {
+      std::vector<fs::path> stale;
+      for (const auto& e : fs::directory_iterator(dir_)) {
+        const std::string name = e.path().filename().string();
+        if (name != kSealManifest + std::string(".tmp") && is_seal_file(name) &&
+            std::find(files_.begin(), files_.end(), name) == files_.end())
+          stale.push_back(e.path());
+      }
+      for (const auto& p : stale) fs::remove(p);
+    }
+    for (const auto& f : files_)
+      if (f == kSealManifest) fs::rename(tmp(f), dir_ / f);
     committed_ = true;
   }
 
  private:
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
   fs::path dir_;
+  bool created_dir_;
+  bool replace_;
   std::vector<std::string> files_;
   bool committed_ = false;
 };
@@ -86,28 +139,90 @@ graph::parent_table parents_for(const graph::graph_params& g, const fs::path& ca
   return graph::load_or_create_parent_cache(cache_dir, g);
 }
 
-void ensure_writable_dir(const fs::path& dir) {
+// Returns whether the directory was created here.
+bool ensure_writable_dir(const fs::path& dir) {
   std::error_code ec;
+  const bool existed = fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir)) throw std::runtime_error(dir.string() + ": cannot create output directory");
   if (access(dir.c_str(), W_OK) != 0)
     throw std::runtime_error(dir.string() + ": output directory is not writable: " + std::strerror(errno));
+  return !existed;
 }
 
-bytes32 bytes32_from(const nlohmann::json& j, const std::string& key) {
-  const auto v = from_hex(j.at(key).get<std::string>(), 32, key);
-  bytes32 b;
-  std::copy(v.begin(), v.end(), b.begin());
-  return b;
-}
+// seal.json's fields: every problem names the file and the JSON pointer.
+class manifest_fields {
+ public:
+  manifest_fields(fs::path file, const nlohmann::json& root) : file_(std::move(file)), root_(root) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+    throw std::runtime_error(file_.string() + ": " + ptr + ": " + what);
+  }
+  const nlohmann::json& at(const std::string& ptr) const {
+    const nlohmann::json* v = &root_;
+    std::size_t pos = 1;
+    while (pos <= ptr.size()) {
+      const std::size_t next = std::min(ptr.find('/', pos), ptr.size());
+      const std::string key = ptr.substr(pos, next - pos);
+      if (!v->is_object() || !v->contains(key)) fail(ptr, "missing");
+      v = &(*v)[key];
+      pos = next + 1;
+    }
+    return *v;
+  }
+  std::string text(const std::string& ptr) const {
+    const auto& v = at(ptr);
+    if (!v.is_string()) fail(ptr, "expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  std::uint64_t integer(const std::string& ptr, std::uint64_t lo, std::uint64_t hi) const {
+    const auto& v = at(ptr);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
+      fail(ptr, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + v.dump());
+    return v.get<std::uint64_t>();
+  }
+  bytes32 hex32(const std::string& ptr) const {
+    std::vector<std::uint8_t> v;
+    try {
+      v = from_hex(text(ptr), 32, "32 bytes of hex");
+    } catch (const std::invalid_argument& e) {
+      fail(ptr, e.what());
+    }
+    bytes32 b;
+    std::copy(v.begin(), v.end(), b.begin());
+    return b;
+  }
+
+ private:
+  fs::path file_;
+  const nlohmann::json& root_;
+};
+
+// Checks for SIGINT/SIGTERM (interrupt.hpp) after every layer: an interrupted seal
+// unwinds, which removes its temporary files.
+class interruptible_store final : public layer_store {
+ public:
+  explicit interruptible_store(layer_store& inner) : inner_(inner) {}
+  std::uint8_t* layer(std::uint32_t l) override { return inner_.layer(l); }
+  void layer_done(std::uint32_t l) override {
+    inner_.layer_done(l);
+    throw_if_interrupted();
+  }
+
+ private:
+  layer_store& inner_;
+};
 
 }  // namespace
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
-                 const fs::path& parent_cache_dir) {
-  if (in.layers == 0) throw std::invalid_argument("layers must be at least 1");
-  auto data = read_file(data_file);
-  const std::uint64_t size = data.size();
+                 const fs::path& parent_cache_dir, existing_output existing) {
+  if (in.layers == 0 || in.layers > kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(in.layers) + " is not from 1 to " +
+                                std::to_string(kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
+  // The size first: a FIFO or device is refused before it can block, a wrong size
+  // before anything is read.
+  const std::uint64_t size = regular_file_size(data_file);
   if (in.expected_sector_size && size != *in.expected_sector_size)
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) + " bytes, but " +
                                 in.proof_name + " seals sectors of " + std::to_string(*in.expected_sector_size) +
@@ -116,15 +231,27 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
                                 " bytes is not nodes * 32 with a power-of-two node count >= 2");
   const std::uint64_t nodes = size / 32;
+  // The data, tree_d (2x), the replica and the parent table are in memory together (the
+  // layers are mapped files): refused before any of it is allocated.
+  require_memory(checked_add(checked_mul(size, 4, "seal memory"), checked_mul(nodes, 56, "seal memory"), "seal memory"),
+                 data_file.string());
+  const auto data = read_file_of_size(data_file, size, "the data file when it was opened");
   if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
     throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
                                 " is not a valid field element (the data must be fr32-padded)");
-  ensure_writable_dir(out_dir);
+  check_output_dir(out_dir, existing);
+  staged_files staged(out_dir, ensure_writable_dir(out_dir), existing == existing_output::replace);
+  // Everything this seal writes, checked before the first byte: tree_d, the layers, the
+  // replica (and a few KiB of seal.json). Each file also reserves its space when created.
+  const std::uint64_t disk = checked_add(
+      checked_add(tree_d_bytes(nodes), checked_mul(size, std::uint64_t{in.layers} + 1, "seal bytes"), "seal bytes"),
+      64 << 10, "seal bytes");
+  require_disk_space(out_dir, disk);
 
-  staged_files staged(out_dir);
   seal_result res;
   nlohmann::json files = nlohmann::json::object();
   {
+    throw_if_interrupted();
     std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
     res.comm_d = build_tree_d(data.data(), nodes, tree.data());
     write_file(staged.add(kTreeDFile), tree.data(), tree.size());
@@ -139,7 +266,9 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
   mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; });
   const label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
-  be.label(job, store);
+  throw_if_interrupted();
+  interruptible_store watched(store);
+  be.label(job, watched);
   for (std::uint32_t l = 1; l <= in.layers; ++l)
     files[layer_file_name(l)] = {{"bytes", size}, {"sha256", file_sha256_hex(layer_files[l - 1])}};
 
@@ -169,56 +298,57 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
                   {"files", files}};
   const std::string text = res.manifest.dump(2) + "\n";
   write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  throw_if_interrupted();
   staged.commit();
   return res;
 }
 
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
-                     const fs::path& parent_cache_dir) {
-  const fs::path manifest_path = sealed_dir / kSealManifest;
-  nlohmann::json m;
-  {
-    std::ifstream in(manifest_path);
-    if (!in) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-    try {
-      m = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
-    }
+                     const fs::path& parent_cache_dir, existing_output existing) {
+  // Before any work: an existing file is never silently replaced.
+  if (std::error_code ec; fs::exists(fs::symlink_status(out_file, ec))) {
+    if (fs::is_directory(out_file, ec)) throw std::runtime_error(out_file.string() + ": is a directory");
+    if (existing == existing_output::refuse)
+      throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
   }
+  const fs::path manifest_path = sealed_dir / kSealManifest;
+  if (!fs::exists(manifest_path))
+    throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
+  const nlohmann::json m = parse_json(read_text_input(manifest_path, 16 << 20), manifest_path.string() + ": malformed");
   unseal_result res;
-  bytes32 comm_d{}, id{}, porep{};
-  std::uint32_t layers = 0;
-  std::uint64_t nodes = 0;
+  const manifest_fields f(manifest_path, m);
+  const bytes32 comm_d = f.hex32("/comm_d");
+  const bytes32 id = f.hex32("/replica_id");
+  const bytes32 porep = f.hex32("/inputs/porep_id");
+  // Bounded: 2^32 - 1 layers (or -1) would label for ever.
+  const auto layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
+  const std::uint64_t nodes = f.integer("/inputs/nodes", 2, ~std::uint64_t{0});
+  if ((nodes & (nodes - 1)) != 0) f.fail("/inputs/nodes", std::to_string(nodes) + " is not a power of two");
   graph::api_version api{};
   try {
-    const auto& in = m.at("inputs");
-    comm_d = bytes32_from(m, "comm_d");
-    id = bytes32_from(m, "replica_id");
-    porep = bytes32_from(in, "porep_id");
-    layers = in.at("layers").get<std::uint32_t>();
-    nodes = in.at("nodes").get<std::uint64_t>();
-    api = parse_api_version(in.at("api_version").get<std::string>());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(manifest_path.string() + ": malformed: " + e.what());
+    api = parse_api_version(f.text("/inputs/api_version"));
+  } catch (const std::invalid_argument& e) {
+    f.fail("/inputs/api_version", e.what());
   }
-  const auto replica = read_file(sealed_dir / kReplicaFile);
-  if (replica.size() != nodes * 32)
-    throw std::runtime_error((sealed_dir / kReplicaFile).string() + ": size " + std::to_string(replica.size()) +
-                             " does not match " + std::to_string(nodes * 32) + " bytes of seal.json");
-  std::vector<std::uint8_t> key;
+  const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
   const fs::path last_layer = sealed_dir / layer_file_name(layers);
-  if (!recompute && fs::exists(last_layer)) {
-    key = read_file(last_layer);
-    if (key.size() != replica.size())
-      throw std::runtime_error(last_layer.string() + ": size does not match the replica");
+  const bool relabel = recompute || !fs::exists(last_layer);
+  // Replica, key and data; labeling adds two layer buffers and the parent table.
+  require_memory(checked_add(checked_mul(sector_bytes, relabel ? 5 : 3, "unseal memory"),
+                             relabel ? checked_mul(nodes, 56, "unseal memory") : 0, "unseal memory"),
+                 sealed_dir.string());
+  const auto replica = read_file_of_size(sealed_dir / kReplicaFile, sector_bytes, "seal.json (nodes * 32)");
+  std::vector<std::uint8_t> key;
+  if (!relabel) {
+    key = read_file_of_size(last_layer, sector_bytes, "the replica");
   } else {
     const auto g = graph::make_graph_params(porep.data(), api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
-    rolling_layer_store store(nodes * 32);
-    be.label({nodes, table.data(), layers, 1, id.data()}, store);
+    rolling_layer_store store(sector_bytes);
+    interruptible_store watched(store);
+    be.label({nodes, table.data(), layers, 1, id.data()}, watched);
     const std::uint8_t* last = store.layer(layers);
-    key.assign(last, last + nodes * 32);
+    key.assign(last, last + sector_bytes);
     res.recomputed = true;
   }
   std::vector<std::uint8_t> data(replica.size());

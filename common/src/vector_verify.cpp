@@ -3,7 +3,9 @@
 
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/checked.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 #include "poreplab/sdr/vector_file.hpp"
@@ -86,6 +88,10 @@ bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(co
   checker c(v, report);
   const auto& j = v.json;
 
+  // Data, tree_d (2x), parent table, every layer and the replica, refused up front.
+  require_memory(checked_add(checked_mul(v.sector_size, std::uint64_t{v.layers} + 4, "vector memory"),
+                             checked_mul(v.nodes, 56, "vector memory"), "vector memory"),
+                 v.path.string());
   const auto data = generate_data(v.generator, v.sector_size);
   if (j.contains("data_sha256"))
     c.equal("data sha256 (" + v.generator + ")", c.str(j, "data_sha256", ""), sha256_hex(data.data(), data.size()));
@@ -138,7 +144,9 @@ bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(co
               to_hex(store.layer(l), v.nodes * 32));
   }
 
-  if (j.contains("replica") && j.at("replica").is_object()) {
+  if (j.at("replica").is_null()) {
+    c.emit({"replica", true, "null in the vector: its source produced labels only", true});
+  } else {
     std::vector<std::uint8_t> replica(v.sector_size);
     encode(store.layer(v.layers), data.data(), replica.data(), v.nodes);
     c.items("replica", j.at("replica"), replica.data(), v.nodes);

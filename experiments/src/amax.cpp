@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/json_input.hpp"
 #include "records.hpp"
 #include "text.hpp"
 
@@ -104,11 +105,8 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto p = what.find("] "); what.rfind("[json.exception", 0) == 0 && p != std::string::npos)
-      what = what.substr(p + 2);
-    throw std::invalid_argument(source + ": " + what);
+  } catch (const json::exception& e) {  // malformed, or a number it cannot hold (1e400)
+    throw std::invalid_argument(source + ": " + json_reason(e));
   }
   const checker c{source};
   if (!doc.is_object()) c.fail("", "expected a JSON object with \"schema\" and \"entries\", got " + show(doc));
@@ -206,7 +204,7 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
       json rec;
       try {
         rec = json::parse(line);
-      } catch (const json::parse_error&) {
+      } catch (const json::exception&) {
         if (!complete) break;  // an incomplete last line: a crash mid-write
         throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
       }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
 #include "poreplab/cpu/labeler.hpp"
@@ -40,6 +41,7 @@ std::unique_ptr<sdr::backend> make_backend(const std::string& name, const backen
     o.layout = sdr::parse_sector_layout(opt.layout);
     o.threads_per_block = opt.threads_per_block;
     o.kernel = sdr::parse_kernel_variant(opt.kernel);
+    o.stop_requested = [] { return interrupt_signal() != 0; };  // Ctrl-C, Slurm's SIGTERM: stop between launches
     return cuda::make_cuda_backend(o);
 #else
     throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");

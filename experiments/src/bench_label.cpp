@@ -10,10 +10,13 @@
 
 #include "backends.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/checked.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
@@ -55,8 +58,18 @@ label_bench_result bench_label(const label_bench_options& opt) {
     throw std::invalid_argument("sector size " + std::to_string(opt.sector_size) +
                                 " is not a power of two of at least 64 bytes");
   if (opt.sectors == 0) throw std::invalid_argument("sectors must be at least 1");
-  if (opt.layers == 0) throw std::invalid_argument("layers must be at least 1");
+  if (opt.layers == 0 || opt.layers > sdr::kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " is not from 1 to " +
+                                std::to_string(sdr::kMaxLayers));
   if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
+  {  // Two layer buffers for the backend and two for the reference check (zigzag: the data
+     // too) and the parent table: refused before any of it is allocated.
+    const bool zz = opt.variant == "zigzag";
+    const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
+    require_memory(checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"),
+                               checked_mul(opt.sector_size / 32, zz ? 112 : 56, "bench label memory"), "bench label memory"),
+                   "bench label");
+  }
   label_bench_result r;
   r.options = opt;
   r.nodes = opt.sector_size / 32;
@@ -84,7 +97,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
 
   const auto id = sdr::benchmark_porep_id(opt.sector_size);
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
-  const std::uint64_t layer_bytes = r.nodes * 32 * opt.sectors;
+  const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;
   std::vector<std::uint8_t> data;
@@ -117,6 +130,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
       co.layout = sdr::parse_sector_layout(opt.layout);
       co.threads_per_block = opt.threads_per_block;
       co.kernel = sdr::parse_kernel_variant(opt.kernel);
+      co.stop_requested = [] { return interrupt_signal() != 0; };
       const auto t = cuda::time_label(job, store, co);
       if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {  // the fastest sample's breakdown
         best_kernel_s = t.kernel_s;

@@ -9,7 +9,9 @@
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/checked.hpp"
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
@@ -34,7 +36,16 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
   profile_bench_result r;
   r.options = opt;
   if (r.options.layers == 0) r.options.layers = default_profile_layers(opt.variant);
+  if (r.options.layers > sdr::kMaxLayers)
+    throw std::invalid_argument("layers: " + std::to_string(r.options.layers) + " is not from 1 to " +
+                                std::to_string(sdr::kMaxLayers));
   const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
+  {  // As profile_memory_estimate, exactly: refused before anything is allocated.
+    const std::uint64_t rows = scheme.variant == sdr::porep_variant::zigzag ? 2 : 1;
+    require_memory(checked_add(checked_mul(opt.sector_size, 7, "bench profile memory"),
+                               checked_mul(opt.sector_size / 32, 56 * rows, "bench profile memory"), "bench profile memory"),
+                   "bench profile");
+  }
   r.scheme = sdr::scheme_name(scheme);
   r.scheme_status = sdr::scheme_status(scheme);
   r.device = cpu::detect().model;

@@ -5,6 +5,7 @@
 #include "backends.hpp"
 #include "cli.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 
@@ -17,11 +18,13 @@ struct seal_options {
   std::string parent_cache;
   std::uint32_t layers = 0;
   std::uint64_t sector_id = 0;
+  bool force = false;
 };
 
 struct unseal_options {
   std::string sealed, out, backend = "cpu", engine = "auto", parent_cache;
   bool recompute = false;
+  bool force = false;
 };
 
 sdr::bytes32 parse32(const std::string& hex, const char* what) {
@@ -57,6 +60,8 @@ void add_seal_commands(CLI::App& app) {
   seal->add_option("--backend", so->backend, "labeling backend")->capture_default_str();
   seal->add_option("--engine", so->engine, "cpu backend: SHA-256 engine")->capture_default_str();
   seal->add_option("--parent-cache", so->parent_cache, "parent cache directory (default $FIL_PROOFS_PARENT_CACHE)");
+  seal->add_flag("--force", so->force,
+                 "replace a previous seal in --out (its layer files, tree_d, replica.dat, seal.json; other files are kept)");
   seal->callback([so] {
     sdr::seal_inputs in;
     if (!so->proof.empty()) {
@@ -73,6 +78,9 @@ void add_seal_commands(CLI::App& app) {
         throw usage_error("--porep-id needs --api-version and --layers");
       in.porep_id = parse32(so->porep_id, "--porep-id");
       in.api = sdr::parse_api_version(so->api_version);
+      if (so->layers > sdr::kMaxLayers)
+        throw usage_error("--layers: " + std::to_string(so->layers) + " is not from 1 to " +
+                          std::to_string(sdr::kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
       in.layers = so->layers;
     } else {
       throw usage_error("give --proof NAME, or --porep-id HEX with --api-version and --layers");
@@ -83,7 +91,9 @@ void add_seal_commands(CLI::App& app) {
     backend_options bo;
     bo.engine = so->engine;
     auto be = make_backend(so->backend, bo);
-    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache));
+    const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
+    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache),
+                             so->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
     std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
               << so->out << "\n";
   });
@@ -96,11 +106,14 @@ void add_seal_commands(CLI::App& app) {
   unseal->add_option("--backend", uo->backend, "labeling backend (with --recompute)")->capture_default_str();
   unseal->add_option("--engine", uo->engine, "cpu backend: SHA-256 engine")->capture_default_str();
   unseal->add_option("--parent-cache", uo->parent_cache, "parent cache directory (default $FIL_PROOFS_PARENT_CACHE)");
+  unseal->add_flag("--force", uo->force, "replace --out if it exists");
   unseal->callback([uo] {
     backend_options bo;
     bo.engine = uo->engine;
     auto be = make_backend(uo->backend, bo);
-    const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache));
+    const interrupt_scope on_signal;
+    const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
+                               uo->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
     std::cout << "comm_d " << to_hex(r.comm_d) << " matches; data written to " << uo->out
               << (r.recomputed ? " (labels recomputed)" : "") << "\n";
   });

@@ -34,7 +34,7 @@ void add_vector_command(CLI::App& app) {
     // Load every file first: a malformed vector is an error before any work.
     std::vector<sdr::sdr_vector> vectors;
     for (const auto& f : opt->files) vectors.push_back(sdr::load_sdr_vector(f));
-    std::size_t passed = 0, failed = 0;
+    std::size_t passed = 0, failed = 0, skipped = 0;
     for (const auto& v : vectors) {
       for (const auto& name : backends) {
         std::unique_ptr<sdr::backend> be;
@@ -46,15 +46,18 @@ void add_vector_command(CLI::App& app) {
           continue;
         }
         const bool ok = sdr::verify_vector(v, *be, [&](const sdr::check_result& r) {
-          std::cout << (r.ok ? "ok   " : "FAIL ") << v.path.filename().string() << " [" << name << "] " << r.name;
-          if (!r.ok) std::cout << ": " << r.detail;
+          std::cout << (r.skipped ? "skip " : r.ok ? "ok   " : "FAIL ") << v.path.filename().string() << " [" << name
+                    << "] " << r.name;
+          if (!r.ok || r.skipped) std::cout << ": " << r.detail;
           std::cout << "\n" << std::flush;
-          (r.ok ? passed : failed)++;
+          (r.skipped ? skipped : r.ok ? passed : failed)++;
         });
         if (!ok) set_exit_status(1);
       }
     }
-    std::cout << passed << " passed, " << failed << " failed\n";
+    std::cout << passed << " passed, " << failed << " failed";
+    if (skipped != 0) std::cout << ", " << skipped << " not in the vectors";
+    std::cout << "\n";
   });
 }
 

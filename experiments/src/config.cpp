@@ -1,9 +1,11 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -12,7 +14,9 @@
 
 #include "default_config_json.hpp"
 #include "poreplab/hash/algo.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/json_input.hpp"
 #include "runner_kinds.hpp"
 #include "text.hpp"
 
@@ -63,14 +67,24 @@ struct validator {
     return v.get<std::string>();
   }
 
+  // Exact: a JSON integer, or a float that is an integer no larger than 2^53 (1e3 is
+  // 1000). 1.5, -1, 1e20, 1e300 and integers past 2^64 (which the parser keeps as
+  // floats) are errors; a cast would turn them into other numbers, often 0.
   std::uint64_t integer_value(const json& v, const std::string& ptr, std::uint64_t lo, std::uint64_t hi,
                               const std::string& what) const {
-    if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
+    std::uint64_t x = 0;
+    if (v.is_number_unsigned()) {
+      x = v.get<std::uint64_t>();
+    } else if (v.is_number_integer()) {
+      fail(ptr, "expected " + what + ", got " + v.dump());  // negative
+    } else if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::floor(d) || d < 0 || d > 9007199254740992.0)
+        fail(ptr, "expected " + what + ", got " + v.dump());
+      x = static_cast<std::uint64_t>(d);
+    } else {
       fail(ptr, "expected " + what + ", got " + show(v));
-    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0)
-      fail(ptr, "expected " + what + ", got " + v.dump());
-    if (v.is_number_float() && v.get<double>() < 0) fail(ptr, "expected " + what + ", got " + v.dump());
-    const std::uint64_t x = v.is_number_float() ? static_cast<std::uint64_t>(v.get<double>()) : v.get<std::uint64_t>();
+    }
     if (x < lo || x > hi) fail(ptr, "expected " + what + ", got " + v.dump());
     return x;
   }
@@ -147,7 +161,8 @@ struct validator {
       const json& t = e.at("time_budget_s");
       const std::string tp = child(ptr, "time_budget_s");
       if (!t.is_number()) fail(tp, "expected a number of seconds, got " + show(t));
-      if (!(t.get<double>() > 0)) fail(tp, "expected a positive number of seconds, got " + t.dump());
+      if (!(t.get<double>() > 0) || !std::isfinite(t.get<double>()))
+        fail(tp, "expected a positive, finite number of seconds, got " + t.dump());
       out["time_budget_s"] = t.get<double>();
     }
 
@@ -260,12 +275,27 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// A value typed on the command line, as JSON for the axis it goes to.
-json typed_value(const axis_spec& ax, const std::string& v) {
-  if (ax.type == axis_type::count && !v.empty() && std::all_of(v.begin(), v.end(), ::isdigit))
-    return std::stoull(v);
-  if (ax.type == axis_type::size && !v.empty() && std::all_of(v.begin(), v.end(), ::isdigit))
-    return std::stoull(v);
+bool all_digits(const std::string& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Digits only, as a number; nullopt when not digits or past 2^64.
+std::optional<std::uint64_t> digits_value(const std::string& v) {
+  if (!all_digits(v)) return std::nullopt;
+  std::uint64_t x = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
+  return x;
+}
+
+// A value typed on the command line, as JSON for the axis it goes to. Digits past 2^64
+// are an error here; anything else that is not a value of the axis is left to the
+// validator, which names the axis.
+json typed_value(const axis_spec& ax, const std::string& v, const std::string& set) {
+  if ((ax.type == axis_type::count || ax.type == axis_type::size) && all_digits(v)) {
+    if (const auto x = digits_value(v)) return *x;
+    throw config_error("--set " + set + ": " + v + " does not fit in 64 bits");
+  }
   return v;
 }
 
@@ -325,28 +355,25 @@ config parse_config(std::string_view text, const std::string& source) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep "parse error at line L, column C: ...".
-    if (const auto p = what.find("] "); what.rfind("[json.exception", 0) == 0 && p != std::string::npos)
-      what = what.substr(p + 2);
-    throw config_error(source + ": " + what);
+  } catch (const json::exception& e) {
+    // Malformed JSON, or a number the parser cannot hold (1e400): "parse error at line L,
+    // column C: ..." or "number overflow parsing '1e400'", without nlohmann's tag.
+    throw config_error(source + ": " + json_reason(e));
   }
   return build(validator{source}.config_json(doc), source);
 }
 
 config load_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_config(ss.str(), path);
+  if (std::error_code ec; !std::filesystem::exists(path, ec))
+    throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(ENOENT));
+  // A regular file or a pipe (run <(...)); a directory or device is an error naming it.
+  return parse_config(read_text_input(path, 64 << 20), path);
 }
 
 config embedded_default_config() { return parse_config(kDefaultConfigJson, "(embedded default.json)"); }
 
-config config_from_json(const json& normalized, const std::string& source) {
-  return build(validator{source}.config_json(normalized), source);
+config config_from_json(const json& normalized, const std::string& source, const std::string& where) {
+  return build(validator{where.empty() ? source : where}.config_json(normalized), source);
 }
 
 config apply_overrides(const config& c, const std::vector<std::string>& sets) {
@@ -369,17 +396,17 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
       if (!only.empty() && e["name"] != only) continue;
       matched_experiment = true;
       if (target == "warmup" || target == "samples") {
-        if (values.empty() || !std::all_of(values.begin(), values.end(), ::isdigit))
-          throw config_error("--set " + s + ": " + target + " takes one integer");
-        e[target] = std::stoull(values);
+        const auto x = digits_value(values);
+        if (!x) throw config_error("--set " + s + ": " + target + " takes one integer (digits only, below 2^64)");
+        e[target] = *x;
         applied = true;
         continue;
       }
       if (target == "time_budget_s") {
         char* end = nullptr;
         const double t = std::strtod(values.c_str(), &end);
-        if (end == values.c_str() || *end != '\0' || !(t > 0))
-          throw config_error("--set " + s + ": time_budget_s takes one positive number");
+        if (end == values.c_str() || *end != '\0' || !(t > 0) || !std::isfinite(t))
+          throw config_error("--set " + s + ": time_budget_s takes one positive, finite number of seconds");
         e[target] = t;
         applied = true;
         continue;
@@ -393,7 +420,7 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
         continue;
       }
       json list = json::array();
-      for (const auto& v : split(values, ',')) list.push_back(typed_value(*ax, v));
+      for (const auto& v : split(values, ',')) list.push_back(typed_value(*ax, v, s));
       e["axes"][target] = list;
       applied = true;
     }

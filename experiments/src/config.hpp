@@ -59,7 +59,8 @@ config parse_config(std::string_view text, const std::string& source);
 config load_config_file(const std::string& path);
 config embedded_default_config();
 // Rebuilds a config from its normalised JSON (as stored in records), revalidating it.
-config config_from_json(const nlohmann::json& normalized, const std::string& source);
+// Errors name `where` (e.g. the records file it was read from), else `source`.
+config config_from_json(const nlohmann::json& normalized, const std::string& source, const std::string& where = {});
 
 // --set AXIS=V1,V2 (every experiment with that axis), --set EXPERIMENT.AXIS=V1,V2 (one),
 // also warmup, samples and time_budget_s. Returns the new, revalidated config.

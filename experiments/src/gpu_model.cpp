@@ -16,6 +16,7 @@
 
 #include "gpu_latency_json.hpp"
 #include "gpu_model_sass.hpp"
+#include "poreplab/json_input.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records.hpp"
 #include "text.hpp"
@@ -853,8 +854,8 @@ latency_table load_latency_table(const std::string& path) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw model_error(path + ": not valid JSON: " + e.what());
+  } catch (const json::exception& e) {
+    throw model_error(path + ": not valid JSON: " + json_reason(e));
   }
   return parse_latency_table(j, path);
 }

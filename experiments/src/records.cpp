@@ -1,6 +1,7 @@
 #include "records.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -156,6 +157,37 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   fsync_dir(path.parent_path());
 }
 
+dir_lock::dir_lock(const fs::path& dir) {
+  const fs::path file = dir / ".lock";
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail_errno("cannot create the lock file", file);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    if (e != EWOULDBLOCK) {
+      errno = e;
+      fail_errno("cannot lock", file);
+    }
+    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    throw std::runtime_error("results directory " + dir.string() + " is in use by another run (pid " +
+                             (pid.empty() ? std::string("unknown") : pid) + ")");
+  }
+  // Without the pid the lock still holds; only a second run's message loses it.
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0) {
+    const ssize_t written = ::pwrite(fd_, me.data(), me.size(), 0);
+    (void)written;
+  }
+}
+
+dir_lock::~dir_lock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
 records_log read_records(const fs::path& file, bool repair) {
   records_log log;
   std::ifstream in(file, std::ios::binary);
@@ -176,7 +208,7 @@ records_log read_records(const fs::path& file, bool repair) {
     bool ok = true;
     try {
       j = json::parse(line);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       ok = false;
     }
     const bool last = next >= text.size();

@@ -24,6 +24,7 @@
 #include "backends.hpp"
 #include "poreplab/require_cuda.hpp"
 #include "environment.hpp"
+#include "poreplab/interrupt.hpp"
 #include "records.hpp"
 #include "runner_kinds.hpp"
 #include "text.hpp"
@@ -38,7 +39,10 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void on_signal(int sig) { g_signal = sig; }
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  poreplab::request_interrupt(sig);  // a seal in flight stops after its current layer
+}
 
 // SIGINT and SIGTERM (Ctrl-C, Slurm's time limit) only set a flag while points run; the
 // runner then writes what is finished and exits. Restores the old handlers when done.
@@ -46,6 +50,7 @@ class signal_guard {
  public:
   signal_guard() {
     g_signal = 0;
+    poreplab::clear_interrupt();
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -268,6 +273,7 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
+  const dir_lock held(dir);  // one run at a time in a directory
   records_log log;
   if (fs::exists(records_file)) {
     if (!opt.resume)
@@ -350,13 +356,13 @@ int run_experiments(const config& c, const run_options& opt) {
         if (finished(p)) continue;
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (closed) return;
+          if (closed) break;
           std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
         }
         json rec = run_point(c, p, run_index, opt.require);
         ++ran;
         std::lock_guard<std::mutex> lock(mu);
-        if (closed) return;
+        if (closed) break;
         writer.append(rec);
         records.push_back(rec);
         if (rec["status"] == "failed") any_failed = true;
@@ -395,7 +401,14 @@ int run_experiments(const config& c, const run_options& opt) {
         std::cerr << "resume with: " << again << "\n";
         std::cout.flush();
         std::cerr.flush();
-        // The point in flight cannot be stopped cleanly (OpenMP, GPU): end the process.
+        // A seal in flight stops after its current layer and removes its scratch directory
+        // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
+        // cleanly; what is still registered for removal goes, then the process ends.
+        const auto give_up = clock_type::now() + std::chrono::seconds(5);
+        while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
+               clock_type::now() < give_up)
+          cv.wait_for(lock, std::chrono::milliseconds(20));
+        poreplab::remove_registered_paths();
         std::_Exit(128 + sig);
       }
     }
@@ -446,10 +459,12 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
                                d.substr(0, 16) + ") than " + shards.front().dir.string() + " (digest " +
                                digest.substr(0, 16) + ")");
   }
-  const config c = config_from_json(first.at("config"), first.value("source", "merged"));
+  const config c = config_from_json(first.value("config", json()), first.value("source", "merged"),
+                                    (shards.front().dir / "records.jsonl").string() + ": header config");
   const std::vector<point> all = expand_points(c);
 
   prepare_out_dir(out_dir);
+  const dir_lock held(out_dir);
   if (fs::exists(out_dir / "records.jsonl"))
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
 

@@ -10,6 +10,7 @@
 
 #include "backends.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "runner_kinds.hpp"
@@ -22,14 +23,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // Scratch directory removed with everything in it when the point ends.
+// Registered for removal too, for a process that must end before the point unwinds.
 class scratch_dir {
  public:
-  scratch_dir() {
-    static std::atomic<unsigned> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("poreplab-seal-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
+  scratch_dir() : path_(fresh_path()), registered_(path_) { fs::create_directories(path_); }
   ~scratch_dir() {
     std::error_code ec;
     fs::remove_all(path_, ec);
@@ -39,7 +36,13 @@ class scratch_dir {
   const fs::path& path() const { return path_; }
 
  private:
+  static fs::path fresh_path() {
+    static std::atomic<unsigned> counter{0};
+    return fs::temp_directory_path() /
+           ("poreplab-seal-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  }
   fs::path path_;
+  poreplab::registered_path registered_;
 };
 
 // The registered V1_1 proof of this sector size, or the 2KiB one's id for other sizes

@@ -47,20 +47,6 @@ std::vector<std::string> kind_names() {
   return out;
 }
 
-std::uint64_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("MemAvailable:", 0) == 0) {
-      std::istringstream s(line.substr(13));
-      std::uint64_t kib = 0;
-      s >> kib;
-      return kib * 1024;
-    }
-  }
-  return 0;
-}
-
 std::string gib_text(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1ull << 30));
@@ -68,9 +54,10 @@ std::string gib_text(double bytes) {
 }
 
 std::string memory_shortfall(double need) {
-  const std::uint64_t avail = available_memory_bytes();
-  if (avail == 0 || need <= double(avail)) return {};
-  return "does not fit in memory: needs about " + gib_text(need) + ", " + gib_text(double(avail)) + " available";
+  // The shared check (common/memory_check.hpp), as bench label, seal and vector verify use it.
+  const std::uint64_t bytes = need >= 1.8e19 ? ~std::uint64_t{0} : need <= 0 ? 0 : static_cast<std::uint64_t>(need);
+  const std::string why = memory_shortfall_text(bytes);
+  return why.empty() ? why : "does not fit in memory: " + why;
 }
 
 std::string text_or(const json& v, const std::string& fallback) {

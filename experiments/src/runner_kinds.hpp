@@ -13,6 +13,7 @@
 
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "poreplab/memory_check.hpp"
 
 namespace poreplab::runner {
 
@@ -79,7 +80,7 @@ const kind_spec* find_kind(std::string_view name);  // nullptr when unknown
 std::vector<std::string> kind_names();
 
 // Bytes of memory available to a new allocation now (MemAvailable), 0 if unknown.
-std::uint64_t available_memory_bytes();
+using poreplab::available_memory_bytes;
 
 // ---- building blocks of the kind definitions (runner_kind_*.cpp) ----
 

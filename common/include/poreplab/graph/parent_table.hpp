@@ -5,7 +5,8 @@
 // Cache integrity: rust-fil-proofs files carry no checksum, so beside each file we write
 // `<name>.sha256` (sha256sum format) with the SHA-256 of the table, and check it on load.
 // A file without a sidecar (e.g. one written by rust-fil-proofs) is checked by
-// regenerating the table.
+// regenerating the table. A production graph's file (known_parent_caches.hpp) must
+// also have the digest rust-fil-proofs publishes for it, sidecar or not.
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -48,6 +48,11 @@ class rolling_layer_store final : public layer_store {
   huge_buffer buf_[2];
 };
 
+// Most layers a job (a seal, a vector, a benchmark) may have: Filecoin's SDR uses 2 or
+// 11, ZigZag 10. A bound, so that a layer count of 2^32 - 1 (or -1 read as unsigned) is
+// an error instead of a labeling that never ends.
+inline constexpr std::uint32_t kMaxLayers = 64;
+
 struct label_job {
   std::uint64_t nodes = 0;
   // sdr: nodes x 14 (6 base, 8 expander); zigzag: the 2n x 14 zigzag table.

@@ -14,8 +14,10 @@ namespace poreplab::sdr {
 
 class mmap_layer_store final : public layer_store {
  public:
-  // Layer l lives in dir / file_name(l), created (or truncated) at layer_bytes when the
-  // layer is first asked for. Throws std::runtime_error naming the file on failure.
+  // Layer l lives in dir / file_name(l), created (or truncated) and allocated at
+  // layer_bytes when the layer is first asked for (posix_fallocate: a full disk is an
+  // error here, not SIGBUS while labeling). Throws std::runtime_error naming the file
+  // (no_space when the disk is full).
   mmap_layer_store(std::filesystem::path dir, std::uint64_t layer_bytes,
                    std::function<std::string(std::uint32_t)> file_name);
   ~mmap_layer_store() override;

@@ -35,14 +35,26 @@ struct seal_result {
   nlohmann::json manifest;  // what seal.json holds
 };
 
+// What seal() and unseal() do when their output already exists.
+enum class existing_output {
+  refuse,   // an error naming it (the default): results already written are never replaced
+  replace,  // seal: replace a previous seal in the directory (its layer files, tree_d,
+            // replica.dat, seal.json and their .tmp files; nothing else), once the new seal
+            // is complete. unseal: replace the file.
+};
+
 // Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
 // Every file is written under a temporary name and renamed only once all succeeded
-// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete.
+// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete;
+// a failed seal removes its temporary files. A signal recorded by interrupt.hpp stops it
+// between layers with poreplab::interrupted, after the same cleanup.
 // parent_cache_dir: where the parent table is cached (empty = generate in memory).
+// A non-empty out_dir is refused unless `existing` is replace.
 // Throws std::invalid_argument for bad inputs (size, non-field data) and
 // std::runtime_error for I/O problems, naming the path.
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
-                 backend& be, const std::filesystem::path& parent_cache_dir = {});
+                 backend& be, const std::filesystem::path& parent_cache_dir = {},
+                 existing_output existing = existing_output::refuse);
 
 struct unseal_result {
   bytes32 comm_d{};
@@ -50,8 +62,10 @@ struct unseal_result {
 };
 
 // Recovers the data of a sealed directory into out_file (written atomically), reading
-// the last layer file or recomputing the labels, and checks it against comm_d.
+// the last layer file or recomputing the labels, and checks it against comm_d. An
+// existing out_file is refused unless `existing` is replace.
 unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
-                     bool recompute, const std::filesystem::path& parent_cache_dir = {});
+                     bool recompute, const std::filesystem::path& parent_cache_dir = {},
+                     existing_output existing = existing_output::refuse);
 
 }  // namespace poreplab::sdr

@@ -5,11 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "poreplab/checked.hpp"
 #include "poreplab/sdr/replica_id.hpp"
 
 namespace poreplab::sdr {
 
-inline std::uint64_t tree_d_bytes(std::uint64_t nodes) { return (2 * nodes - 1) * 32; }
+// Throws size_overflow when that does not fit in 64 bits.
+inline std::uint64_t tree_d_bytes(std::uint64_t nodes) {
+  return checked_mul(checked_mul(nodes, 2, "tree_d nodes") - 1, 32, "tree_d bytes");
+}
 
 // Fills `tree` (tree_d_bytes(nodes) bytes) from `data` (nodes * 32 bytes); nodes is a
 // power of two. Rows above the leaves are hashed in parallel (OpenMP). Returns comm_d.

@@ -29,7 +29,10 @@ struct sdr_vector {
 };
 
 // Throws std::runtime_error "<file>: <field>: <problem>" for a missing or malformed
-// file, an unknown format, a missing or mistyped field, or inconsistent sizes.
+// file, an unknown format, a missing or mistyped field, or inconsistent sizes. Every
+// expected output must be present (parents, each layer's and the replica's sha256; the
+// replica may be null in a labels-only vector), so that a vector cannot pass by
+// lacking what it should be checked against.
 sdr_vector load_sdr_vector(const std::filesystem::path& path);
 
 // The staged (fr32-padded) sector bytes: "pattern37" or "zero"; throws for others.
@@ -39,6 +42,7 @@ struct check_result {
   std::string name;
   bool ok = false;
   std::string detail;  // expected/actual on failure, or what was compared
+  bool skipped = false;  // nothing to compare (ok stays true): detail says why
 };
 
 // Recomputes everything the vector lists (data, parents, comm_d, replica_id, every

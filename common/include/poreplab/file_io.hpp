@@ -1,0 +1,52 @@
+#pragma once
+// Files the user names can be anything: a FIFO or a device blocks or never ends, a
+// directory fails half-way through a read with a C++ library message, a huge file asks
+// for more memory than there is. Input files are opened without blocking, must be
+// regular files, and their size is checked against memory before anything is allocated.
+// Output files reserve their space before they are written (or mapped), so a full disk
+// is one clear error instead of SIGBUS half-way through.
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace poreplab {
+
+// The size of a regular file; throws std::runtime_error "<path>: cannot open: <reason>"
+// or "<path>: is a FIFO, not a regular file" (directory, device, socket likewise).
+std::uint64_t regular_file_size(const std::filesystem::path& path);
+
+// The whole contents of a regular file, after require_memory() for its size.
+std::vector<std::uint8_t> read_regular_file(const std::filesystem::path& path);
+std::string read_text_file(const std::filesystem::path& path);
+
+// A text input the user names (a config, a vector file): a regular file, or a stream
+// such as a pipe from `<(...)`, read to its end but refused past max_bytes (/dev/zero
+// never ends). A directory or a device other than a character stream is refused.
+// Throws std::runtime_error "<path>: <reason>".
+std::string read_text_input(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+// A write refused for lack of disk space (or over the file size limit).
+struct no_space : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Bytes an unprivileged writer can still put on the filesystem holding `path` (a file
+// or directory that exists), or UINT64_MAX when that cannot be asked.
+std::uint64_t available_disk_bytes(const std::filesystem::path& path);
+
+// Throws no_space "no space left on <dir>: need X, have Y" when `need` bytes do not fit.
+void require_disk_space(const std::filesystem::path& dir, std::uint64_t need);
+
+// Allocates `bytes` for the open file `fd` (posix_fallocate), so writes through a
+// mapping cannot fail later. Throws no_space "no space left on <path>: need X, have Y",
+// or "<path>: <bytes> bytes exceed the file size limit (ulimit -f)", or a
+// std::runtime_error with the system's reason.
+void reserve_file_space(int fd, std::uint64_t bytes, const std::filesystem::path& path);
+
+// Creates (or truncates) `path`, reserves `n` bytes, writes them and closes it; on
+// failure removes what it created and throws naming the path.
+void write_reserved_file(const std::filesystem::path& path, const void* data, std::uint64_t n);
+
+}  // namespace poreplab

@@ -1,0 +1,56 @@
+#include "poreplab/memory_check.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+namespace poreplab {
+
+std::uint64_t available_memory_bytes() {
+  if (const char* env = std::getenv("POREPLAB_MEM_AVAILABLE"); env != nullptr && *env != '\0') {
+    std::uint64_t v = 0;
+    const char* end = env + std::strlen(env);
+    if (auto [p, ec] = std::from_chars(env, end, v); ec == std::errc() && p == end) return v;
+  }
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    const char* p = line.c_str() + 13;
+    while (*p == ' ') ++p;
+    std::uint64_t kib = 0;
+    if (auto [q, ec] = std::from_chars(p, line.c_str() + line.size(), kib); ec != std::errc()) return 0;
+    return kib > (UINT64_MAX >> 10) ? UINT64_MAX : kib << 10;
+  }
+  return 0;
+}
+
+std::string byte_size_text(std::uint64_t bytes) {
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double v = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string memory_shortfall_text(std::uint64_t need) {
+  const std::uint64_t avail = available_memory_bytes();
+  if (avail == 0 || need <= avail) return {};
+  return "needs " + byte_size_text(need) + " (" + std::to_string(need) + " bytes), " + byte_size_text(avail) +
+         " available (MemAvailable)";
+}
+
+void require_memory(std::uint64_t need, std::string_view what) {
+  if (auto m = memory_shortfall_text(need); !m.empty())
+    throw insufficient_memory(std::string(what) + ": does not fit in memory: " + m);
+}
+
+}  // namespace poreplab

@@ -1,0 +1,659 @@
+// Hostile input and hostile conditions (issue 17, "Reliability sweep"): every case here
+// once crashed, hung, lost results or printed a C++ library message. Each must now be
+// one line "poreplab: error: <file, flag or JSON pointer>: <reason>", exit status 1,
+// nothing half-written, and results already written left alone.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.hpp"
+#include "poreplab/checked.hpp"
+#include "poreplab/graph/known_parent_caches.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/mmap_layer_store.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/seal.hpp"
+#include "poreplab/sdr/vector_file.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace poreplab;
+
+namespace {
+
+using test::temp_dir;
+
+std::string quote(const std::string& s) { return test::shell_quote(s); }
+std::string quote(const fs::path& p) { return test::shell_quote(p.string()); }
+std::string slurp(const fs::path& p) { return test::read_text(p); }
+
+void spit(const fs::path& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary);
+  out << data;
+  REQUIRE(out.good());
+}
+
+void spit(const fs::path& p, const std::vector<std::uint8_t>& d) {
+  spit(p, std::string(d.begin(), d.end()));
+}
+
+struct result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs a shell command line (with `timeout`, so that a hang fails the test instead of
+// stalling it) and captures stdout and stderr.
+result sh(const temp_dir& dir, const std::string& cmd, int timeout_s = 120) {
+  const fs::path o = dir / ".stdout", e = dir / ".stderr";
+  const std::string line = "timeout -s KILL " + std::to_string(timeout_s) + " sh -c " + quote(cmd) + " >" + quote(o) +
+                           " 2>" + quote(e) + " </dev/null";
+  const int raw = std::system(line.c_str());
+  REQUIRE(raw != -1);
+  REQUIRE(WIFEXITED(raw));
+  result r{WEXITSTATUS(raw), slurp(o), slurp(e)};
+  fs::remove(o);
+  fs::remove(e);
+  return r;
+}
+
+std::string cli(const std::string& args) { return quote(std::string(POREPLAB_BINARY)) + " " + args; }
+
+// One line on stderr, "poreplab: error: " first, exit status 1, and each of `words` in it.
+void check_error(const result& r, std::initializer_list<std::string> words) {
+  INFO("status " << r.status << ", stderr: " << r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  for (const auto& w : words) CHECK(r.err.find(w) != std::string::npos);
+  for (const char* raw : {"std::", "basic_", "stoull", "json.exception", "max_size()", "what()"})
+    CHECK(r.err.find(raw) == std::string::npos);
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const fs::path& vector_2kib() {
+  static const fs::path p = test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json";
+  return p;
+}
+
+constexpr const char* kProverId = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20";
+constexpr const char* kTicket = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
+// `poreplab seal` arguments for the 2KiB proof, data and output as given.
+std::string seal_args(const fs::path& data, const fs::path& out) {
+  return "seal --proof StackedDrg2KiBV1_1 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
+         kTicket + " --data " + quote(data) + " --out " + quote(out);
+}
+
+// A sealed 2KiB sector in dir/sealed, its data in dir/data.bin.
+void seal_2kib(const temp_dir& dir) {
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "sealed")));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+}
+
+json read_json(const fs::path& p) { return json::parse(slurp(p)); }
+
+}  // namespace
+
+// ---- sizes from files and flags: checked arithmetic ----
+
+TEST_CASE("checked_mul and checked_add refuse what does not fit in 64 bits", "[reliability]") {
+  CHECK(checked_mul(1ull << 58, 32, "x") == 1ull << 63);
+  CHECK_THROWS_AS(checked_mul(1ull << 59, 32, "x"), size_overflow);
+  CHECK_THROWS_WITH(checked_mul(1ull << 59, 32, "nodes"), Catch::Contains("nodes") && Catch::Contains("64 bits"));
+  CHECK(checked_add(~0ull - 1, 1, "x") == ~0ull);
+  CHECK_THROWS_AS(checked_add(~0ull, 1, "x"), size_overflow);
+}
+
+TEST_CASE("unseal: seal.json with nodes = 2^59 is an error, not a crash", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  json m = read_json(dir / "sealed" / "seal.json");
+  m["inputs"]["nodes"] = 1ull << 59;  // nodes * 32 wraps to 0
+  spit(dir / "sealed" / "seal.json", m.dump(2));
+  // An empty replica and last layer pass a wrapped size check; decoding 2^59 nodes
+  // from them then read far past the buffers.
+  spit(dir / "sealed" / "replica.dat", std::string());
+  spit(dir / "sealed" / "sc-02-data-layer-2.dat", std::string());
+  const result r = sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin")));
+  check_error(r, {"seal.json", "/inputs/nodes"});
+  CHECK_FALSE(fs::exists(dir / "back.bin"));
+}
+
+TEST_CASE("vector verify: nodes = 2^59 is an error naming the field", "[reliability][vectors]") {
+  temp_dir dir;
+  json v = read_json(vector_2kib());
+  v["nodes"] = 1ull << 59;
+  v["sector_size"] = 0;
+  spit(dir / "v.json", v.dump());
+  const result r = sh(dir, cli("vector verify " + quote(dir / "v.json")));
+  check_error(r, {"v.json", "nodes"});
+}
+
+// ---- configs: exact integers, finite numbers ----
+
+namespace {
+
+std::string label_config(const std::string& warmup, const std::string& threads) {
+  return R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "l", "kind": "label", "warmup": )" + warmup +
+         R"(, "axes": {"backend": ["reference"], "threads": [)" + threads + "]}}]}";
+}
+
+}  // namespace
+
+TEST_CASE("config: integers past 2^64, huge or fractional numbers are errors naming the JSON pointer",
+          "[reliability][runner]") {
+  for (const std::string v : {"18446744073709551616", "1e20", "1e300", "1.5", "-1", "-1.0", "4097"}) {
+    INFO(v);
+    if (v != "4097")
+      CHECK_THROWS_WITH(runner::parse_config(label_config(v, "1"), "c.json"),
+                        Catch::StartsWith("c.json: /experiments/0/warmup: expected an integer"));
+    CHECK_THROWS_WITH(runner::parse_config(label_config("0", v), "c.json"),
+                      Catch::StartsWith("c.json: /experiments/0/axes/threads/0: expected an integer"));
+  }
+  // A float that is an exact integer is that integer.
+  const auto c = runner::parse_config(label_config("1e3", "2.0"), "c.json");
+  CHECK(c.experiments[0].warmup == 1000);
+  CHECK(c.experiments[0].axes.back().second == std::vector<json>{2});
+  // A number the parser cannot hold names the file, not nlohmann's exception.
+  CHECK_THROWS_WITH(runner::parse_config(label_config("1e400", "1"), "c.json"),
+                    Catch::StartsWith("c.json: ") && !Catch::Contains("json.exception"));
+  const std::string budget = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "l", "kind": "label",
+      "time_budget_s": 1e400}]})";
+  CHECK_THROWS_WITH(runner::parse_config(budget, "c.json"), Catch::StartsWith("c.json: "));
+}
+
+TEST_CASE("--set: digits past 2^64 and non-finite budgets are errors naming the --set", "[reliability][runner]") {
+  const auto c = runner::parse_config(label_config("0", "1"), "c.json");
+  for (const std::string s : {"warmup=99999999999999999999", "samples=18446744073709551616",
+                              "threads=99999999999999999999", "sector_size=99999999999999999999",
+                              "time_budget_s=inf", "time_budget_s=nan", "time_budget_s=1e400", "time_budget_s=-inf"}) {
+    INFO(s);
+    CHECK_THROWS_WITH(runner::apply_overrides(c, {s}), Catch::Contains("--set " + s) && !Catch::Contains("stoull"));
+  }
+  CHECK_THROWS_WITH(runner::apply_overrides(c, {"threads=1.5"}), Catch::Contains("/axes/threads/0"));
+  CHECK(runner::apply_overrides(c, {"time_budget_s=2.5"}).experiments[0].time_budget_s == 2.5);
+}
+
+TEST_CASE("merge: a recorded config that does not validate names the records file", "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "shard");
+  json cfg = runner::parse_config(label_config("0", "1"), "c.json").normalized;
+  cfg["experiments"][0]["time_budget_s"] = nullptr;  // what --set time_budget_s=inf used to record
+  const json header = {{"type", "header"}, {"schema", "poreplab-records/1"}, {"run", 0}, {"config_digest", "x"},
+                       {"config", cfg}, {"source", "c.json"}};
+  spit(dir / "shard" / "records.jsonl", header.dump() + "\n");
+  const result r = sh(dir, cli("merge --no-plots -o " + quote(dir / "merged") + " " + quote(dir / "shard")));
+  check_error(r, {(dir / "shard" / "records.jsonl").string(), "/experiments/0/time_budget_s"});
+  CHECK(r.err.find("c.json") == std::string::npos);
+}
+
+// ---- parent caches of production graphs: the published digests ----
+
+TEST_CASE("parent cache: every V1 and V1_1 proof's cache is in the published manifest", "[reliability][graph]") {
+  CHECK(graph::known_parent_caches().size() == 10);
+  for (const auto& p : sdr::registered_proofs()) {
+    if (p.api == sdr::api_version::v1_2_0) continue;  // synthetic / non-interactive: not in the manifest
+    INFO(p.name);
+    const auto g = graph::make_graph_params(sdr::porep_id_of(p).data(), p.api, p.sector_size / 32);
+    const auto* k = graph::find_known_parent_cache(graph::parent_cache_file_name(g));
+    REQUIRE(k != nullptr);
+    CHECK(k->sector_size == p.sector_size);
+    // Small enough to generate here: the published digest is that of our table.
+    if (p.sector_size <= 2048 || (p.sector_size <= 8u << 20 && p.api == sdr::api_version::v1_0_0)) {
+      const auto t = graph::parent_table::generate(g);
+      const auto d = graph::parent_table_digest(t.words());
+      CHECK(to_hex(d.data(), d.size()) == k->sha256);
+    }
+  }
+}
+
+TEST_CASE("parent cache: a production graph's file corrupted together with its sidecar is rejected",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const auto& p = sdr::find_registered_proof("StackedDrg2KiBV1_1");
+  const auto g = graph::make_graph_params(sdr::porep_id_of(p).data(), p.api, 64);
+  graph::load_or_create_parent_cache(dir / "cache", g);
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  const fs::path sidecar = graph::parent_cache_sidecar_path(file);
+  std::string bytes = slurp(file);
+  bytes[56 * 37 + 9] ^= 1;
+  spit(file, bytes);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  spit(sidecar, to_hex(d, 32) + "  " + file.filename().string() + "\n");  // agrees with the corrupt file
+  CHECK_THROWS_WITH(graph::load_or_create_parent_cache(dir / "cache", g),
+                    Catch::Contains(file.string()) && Catch::Contains("published digest"));
+  CHECK_THROWS_WITH(graph::load_parent_cache(dir / "cache", g, graph::cache_check::digest),
+                    Catch::Contains("published digest"));
+  // Without a sidecar (as rust-fil-proofs leaves it) the published digest decides too.
+  fs::remove(sidecar);
+  CHECK_THROWS_WITH(graph::load_or_create_parent_cache(dir / "cache", g), Catch::Contains("published digest"));
+  CHECK_FALSE(fs::exists(sidecar));
+  // And `poreplab seal` with that cache refuses, leaving no output.
+  spit(sidecar, to_hex(d, 32) + "  " + file.filename().string() + "\n");
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "out") + " --parent-cache " + quote(dir / "cache")));
+  check_error(r, {file.string(), "published digest"});
+  CHECK(names_in(dir / "out").empty());
+}
+
+// ---- full disks ----
+
+TEST_CASE("seal onto a full filesystem: one clear error, no SIGBUS, nothing left behind", "[reliability][seal]") {
+  temp_dir dir;
+  fs::create_directories(dir / "mnt");
+  const std::string mount = "mount -t tmpfs -o size=64k tmpfs " + quote(dir / "mnt");
+  if (sh(dir, "unshare -m sh -c " + quote(mount)).status != 0) {
+    WARN("cannot mount a tmpfs in a private mount namespace here (needs root and unshare); skipped");
+    return;
+  }
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  // Inside a private mount namespace: seal onto the 64KiB tmpfs, then list what is left
+  // there (the mount goes away with the namespace).
+  const std::string inner = mount + " && { " + cli(seal_args(dir / "data.bin", dir / "mnt" / "s")) +
+                            "; rc=$?; ls -A " + quote(dir / "mnt") + " >" + quote(dir / "left.txt") + "; exit $rc; }";
+  const result r = sh(dir, "unshare -m sh -c " + quote(inner));
+  check_error(r, {"no space left on " + (dir / "mnt" / "s").string(), "need", "have"});
+  CHECK(slurp(dir / "left.txt").empty());
+}
+
+TEST_CASE("mmap layer store: a layer that cannot be allocated is an error before labeling", "[reliability][seal]") {
+  temp_dir dir;
+  struct rlimit old {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGXFSZ, &ignore, &previous);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string what;
+  try {
+    sdr::mmap_layer_store store(dir.path, 1 << 20, [](std::uint32_t l) { return "layer-" + std::to_string(l); });
+    store.layer(1);
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  CHECK_THAT(what, Catch::Contains((dir / "layer-1").string()) && Catch::Contains("file size limit"));
+}
+
+// ---- results already written: never silently replaced ----
+
+TEST_CASE("seal --out: a non-empty directory is refused; --force replaces only a previous seal's files",
+          "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const fs::path out = dir / "out";
+  auto seal_layers = [&](int layers, int sector, const std::string& extra) {
+    return cli("seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 --api-version 1.1.0"
+               " --layers " + std::to_string(layers) + " --prover-id " + kProverId + " --sector-id " +
+               std::to_string(sector) + " --ticket " + kTicket + " --data " + quote(dir / "data.bin") + " --out " +
+               quote(out) + extra);
+  };
+  REQUIRE(sh(dir, seal_layers(11, 1, "")).status == 0);
+  spit(out / "notes.txt", "not the seal's");
+  const auto before = names_in(out);
+  const std::string manifest = slurp(out / "seal.json");
+  CHECK(before.size() == 15);
+
+  check_error(sh(dir, seal_layers(2, 2, "")), {out.string(), "not empty", "--force"});
+  CHECK(names_in(out) == before);
+  CHECK(slurp(out / "seal.json") == manifest);
+
+  // --force: layers 3..11 of the old seal and a crashed seal's .tmp go, notes.txt stays.
+  spit(out / "sc-02-data-layer-12.dat.tmp", "left by a crash");
+  const result r = sh(dir, seal_layers(2, 2, " --force"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(names_in(out) == std::vector<std::string>{"notes.txt", "replica.dat", "sc-02-data-layer-1.dat",
+                                                  "sc-02-data-layer-2.dat", "sc-02-data-tree-d.dat", "seal.json"});
+  CHECK(read_json(out / "seal.json")["inputs"]["layers"] == 2);
+  CHECK(slurp(out / "notes.txt") == "not the seal's");
+  REQUIRE(sh(dir, cli("unseal --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))).status == 0);
+  CHECK(slurp(dir / "back.bin") == slurp(dir / "data.bin"));
+
+  // unseal does not replace an existing file either, unless --force.
+  spit(dir / "back.bin", "mine");
+  check_error(sh(dir, cli("unseal --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))),
+              {(dir / "back.bin").string(), "already exists", "--force"});
+  CHECK(slurp(dir / "back.bin") == "mine");
+  CHECK(sh(dir, cli("unseal --force --sealed " + quote(out) + " --out " + quote(dir / "back.bin"))).status == 0);
+  CHECK(slurp(dir / "back.bin") == slurp(dir / "data.bin"));
+}
+
+// ---- inputs that are not regular files ----
+
+TEST_CASE("seal --data: a FIFO, a device or a directory is refused at once", "[reliability][seal]") {
+  temp_dir dir;
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  const std::pair<fs::path, std::string> cases[] = {
+      {dir / "fifo", "is a FIFO"}, {"/dev/zero", "is a character device"}, {dir.path, "is a directory"}};
+  for (const auto& [path, why] : cases) {
+    INFO(path);
+    // Before: blocked forever on the FIFO; std::bad_alloc on the directory.
+    const result r = sh(dir, cli(seal_args(path, dir / "out")), 20);
+    check_error(r, {path.string(), why});
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+TEST_CASE("unseal: a replica or layer file that is not a regular file is refused", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  fs::remove(dir / "sealed" / "replica.dat");
+  fs::create_directory(dir / "sealed" / "replica.dat");
+  check_error(sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin")), 20),
+              {"replica.dat", "is a directory"});
+  fs::remove(dir / "sealed" / "replica.dat");
+  REQUIRE(::mkfifo((dir / "sealed" / "replica.dat").c_str(), 0600) == 0);
+  check_error(sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin")), 20),
+              {"replica.dat", "is a FIFO"});
+  CHECK_FALSE(fs::exists(dir / "back.bin"));
+}
+
+TEST_CASE("a directory given as a config or vector file is named, not a C++ library message", "[reliability]") {
+  temp_dir dir;
+  check_error(sh(dir, cli("vector verify " + quote(dir.path))), {dir.path.string(), "is a directory"});
+  check_error(sh(dir, cli("run --list " + quote(dir.path))), {dir.path.string(), "is a directory"});
+  // A pipe is a fine config (run <(...)).
+  const std::string cfg = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash"}]})";
+  const result r = sh(dir, "printf '%s' " + quote(cfg) + " | " + cli("run --list /dev/stdin"));
+  CHECK(r.status == 0);
+  CHECK(r.out.find("[0] h") != std::string::npos);
+}
+
+// ---- layer counts ----
+
+TEST_CASE("layers outside 1..64 in seal.json or --layers is an error, not a hang", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const std::string manifest = slurp(dir / "sealed" / "seal.json");
+  for (const json& bad : {json(4294967295ull), json(-1), json(65), json(0), json("2"), json(2.5)}) {
+    INFO(bad.dump());
+    json m = json::parse(manifest);
+    m["inputs"]["layers"] = bad;
+    spit(dir / "sealed" / "seal.json", m.dump(2));
+    for (const char* recompute : {"", " --recompute"}) {
+      const result r = sh(dir, cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin") +
+                                   recompute), 30);
+      check_error(r, {"seal.json", "/inputs/layers", "from 1 to 64"});
+    }
+  }
+  const std::string seal_porep = "seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 "
+                                 "--api-version 1.1.0 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
+                                 kTicket + " --data " + quote(dir / "data.bin") + " --out " + quote(dir / "out");
+  for (const char* n : {"4294967295", "65"}) {
+    check_error(sh(dir, cli(seal_porep + " --layers " + n), 30), {"--layers", n});
+    CHECK_FALSE(fs::exists(dir / "out"));
+    check_error(sh(dir, cli(std::string("bench label --backend reference --layers ") + n), 30), {"layers", n});
+    check_error(sh(dir, cli(std::string("bench profile --layers ") + n), 30), {"layers", n});
+  }
+}
+
+// ---- one run per results directory ----
+
+TEST_CASE("a second run into the same -o is refused while the first holds it", "[reliability][runner]") {
+  temp_dir dir;
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+      "warmup": 0, "samples": 20, "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["portable"],
+      "mode": ["chain"], "size": ["64KiB", "128KiB", "256KiB", "512KiB", "1MiB"]}}]})");
+  const fs::path out = dir / "out";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", (dir / "c.json").c_str(), "-o", out.c_str(), "--no-plots",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Stopped as soon as it has started: it holds the directory while the others try.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "records.jsonl"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, SIGSTOP);
+  for (const char* extra : {"", " --resume"}) {
+    INFO(extra);
+    const result r = sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots" + extra));
+    check_error(r, {"results directory " + out.string() + " is in use by another run (pid " + std::to_string(pid) + ")"});
+  }
+  check_error(sh(dir, cli("merge --no-plots -o " + quote(out) + " " + quote(out))), {"is in use by another run"});
+  ::kill(pid, SIGCONT);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // Every point recorded once; the directory is free again once the run ended.
+  const std::string records = slurp(out / "records.jsonl");
+  std::size_t points = 0;
+  for (auto p = records.find("\"type\":\"point\""); p != std::string::npos; p = records.find("\"type\":\"point\"", p + 1))
+    ++points;
+  CHECK(points == 15);
+  CHECK(sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots --resume")).status == 0);
+}
+
+// ---- vectors must carry what they are checked against ----
+
+TEST_CASE("vector verify: a vector lacking an expected value is an error naming the field",
+          "[reliability][vectors]") {
+  temp_dir dir;
+  const json v = read_json(vector_2kib());
+  const std::pair<std::string, std::function<void(json&)>> cases[] = {
+      {"parents", [](json& j) { j.erase("parents"); }},
+      {"parents/sha256", [](json& j) { j["parents"].erase("sha256"); }},
+      {"labels/1/sha256", [](json& j) { j["labels"][1].erase("sha256"); }},
+      {"replica", [](json& j) { j.erase("replica"); }},
+      {"replica/sha256", [](json& j) { j["replica"].erase("sha256"); }},
+      // Was "[json.exception.out_of_range.401] array index 1 is out of range" half-way through.
+      {"labels_hex", [](json& j) { j["labels_hex"].erase(1); }},
+      {"labels/0/sample", [](json& j) { j["labels"][0]["sample"]["99"] = j["labels"][0]["sample"]["1"]; }},
+      {"parents/first/2", [](json& j) { j["parents"]["first"][2] = "x"; }},
+      // The reproduction: labels emptied, replica and parents deleted: "3 passed".
+      {"parents", [](json& j) {
+         for (auto& l : j["labels"]) l = json::object();
+         for (const char* k : {"replica", "parents", "labels_hex", "replica_hex", "parents_all"}) j.erase(k);
+       }},
+  };
+  for (const auto& [field, cut] : cases) {
+    INFO(field);
+    json w = v;
+    cut(w);
+    spit(dir / "v.json", w.dump());
+    const result r = sh(dir, cli("vector verify " + quote(dir / "v.json")));
+    check_error(r, {(dir / "v.json").string() + ": " + field});
+    CHECK(r.out.find("passed") == std::string::npos);
+  }
+}
+
+TEST_CASE("vector verify: a labels-only vector says what it did not check", "[reliability][vectors]") {
+  temp_dir dir;
+  const result r =
+      sh(dir, cli("vector verify " + quote(test::data_dir() / "vectors" / "Custom64Nodes11LayersPorep32GiBV1_1-A.json")));
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("skip Custom64Nodes11LayersPorep32GiBV1_1-A.json [reference] replica: null in the vector") !=
+        std::string::npos);
+  CHECK(r.out.find(" passed, 0 failed, 1 not in the vectors\n") != std::string::npos);
+}
+
+// ---- memory: checked before allocations that grow with the input ----
+
+TEST_CASE("allocations that grow with the input are refused up front when memory is short",
+          "[reliability]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  // POREPLAB_MEM_AVAILABLE stands in for MemAvailable, so that this refuses on any machine.
+  const std::string low = "POREPLAB_MEM_AVAILABLE=4096 ";
+  const std::string refusal = "does not fit in memory: needs ";
+  const std::string avail = "4.0 KiB available (MemAvailable)";
+  // Before: 64MiB x 256 sectors grew toward the OOM killer; 64GiB failed with "std::bad_alloc".
+  check_error(sh(dir, low + cli("bench label --backend reference --sector-size 64MiB --sectors 256")),
+              {"bench label: " + refusal + "64.1 GiB (68836917248 bytes)", avail});
+  check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=17179869184 " + cli("bench label --backend reference --sector-size 64GiB")),
+              {"bench label: " + refusal, "16.0 GiB available"});
+  check_error(sh(dir, low + cli("bench profile --sector-size 2KiB")), {"bench profile: " + refusal, avail});
+  check_error(sh(dir, low + cli("vector verify " + quote(vector_2kib()))), {vector_2kib().string() + ": " + refusal});
+  check_error(sh(dir, low + cli(seal_args(dir / "data.bin", dir / "out"))), {(dir / "data.bin").string() + ": " + refusal});
+  CHECK_FALSE(fs::exists(dir / "out"));
+  check_error(sh(dir, low + cli("unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "back.bin"))),
+              {(dir / "sealed").string() + ": " + refusal});
+  // With the memory there, the same commands run.
+  CHECK(sh(dir, cli("bench label --backend reference --samples 1")).status == 0);
+}
+
+// ---- signals: cleanup runs ----
+
+namespace {
+
+// Starts `args` (argv without the program) with TMPDIR set, output to files in dir.
+pid_t spawn(const temp_dir& dir, const std::vector<std::string>& args, const fs::path& tmpdir) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    const int out = ::open((dir / "spawn.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open((dir / "spawn.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> argv{const_cast<char*>(POREPLAB_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(POREPLAB_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits until `ready` holds (or 60 s), then sends `sig` and returns the exit status.
+template <class Ready>
+int interrupt_when(pid_t pid, Ready ready, int sig) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !ready())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, sig);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+// A layer file being written somewhere under `root`.
+bool layer_in_flight(const fs::path& root) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().filename().string().rfind("sc-02-data-layer-", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM during a runner seal point removes its scratch directory; resume still works",
+          "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "tmp");
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "s", "kind": "seal",
+      "warmup": 0, "samples": 1, "axes": {"backend": ["reference"], "sector_size": ["8MiB"], "layers": [2]}}]})");
+  const std::vector<std::string> run = {"run", (dir / "c.json").string(), "-o", (dir / "out").string(), "--no-plots"};
+  const pid_t pid = spawn(dir, run, dir / "tmp");
+  const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "tmp"); }, SIGTERM);
+  INFO(slurp(dir / "spawn.err"));
+  CHECK(status == 128 + SIGTERM);
+  CHECK(names_in(dir / "tmp").empty());  // before: poreplab-seal-<pid>-0 with data.bin and .tmp layers
+  CHECK(slurp(dir / "out" / "records.jsonl").find("\"type\":\"point\"") == std::string::npos);
+
+  auto resumed = run;
+  resumed.push_back("--resume");
+  const pid_t again = spawn(dir, resumed, dir / "tmp");
+  int st = 0;
+  REQUIRE(::waitpid(again, &st, 0) == again);
+  INFO(slurp(dir / "spawn.err"));
+  CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+  CHECK(read_json(dir / "out" / "results.json")["counts"]["ok"] == 1);
+  CHECK(names_in(dir / "tmp").empty());
+}
+
+TEST_CASE("SIGINT during poreplab seal stops between layers and removes its files", "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 8 << 20));
+  const pid_t pid = spawn(dir,
+                          {"seal", "--proof", "StackedDrg8MiBV1_1", "--backend", "reference", "--prover-id", kProverId,
+                           "--sector-id", "7", "--ticket", kTicket, "--data", (dir / "data.bin").string(), "--out",
+                           (dir / "out").string()},
+                          dir.path);
+  const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "out"); }, SIGINT);
+  const std::string err = slurp(dir / "spawn.err");
+  INFO(err);
+  if (status == 0) {  // finished before the signal came: nothing to check
+    WARN("the seal finished before SIGINT arrived");
+    return;
+  }
+  CHECK(status == 128 + SIGINT);
+  CHECK(err.find("poreplab: error: interrupted by SIGINT") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+// ---- every error: one line, the file or flag, a reason; usage errors exit 1 ----
+
+TEST_CASE("usage errors exit 1 with the flag named, not CLI11's 104", "[reliability][cli]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const std::string porep = "seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 "
+                            "--api-version 1.1.0 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
+                            kTicket + " --data " + quote(dir / "data.bin") + " --out " + quote(dir / "out");
+  check_error(sh(dir, cli(porep + " --layers -1")), {"--layers", "-1"});
+  check_error(sh(dir, cli(porep + " --layers 2 --sector-id 99999999999999999999999")), {"--sector-id"});
+  check_error(sh(dir, cli("bench label --sectors abc")), {"--sectors", "abc"});
+  check_error(sh(dir, cli("bench label --no-such-flag")), {"--no-such-flag"});
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("numbers JSON cannot hold name the file: records, custom-hardware data", "[reliability][runner]") {
+  temp_dir dir;
+  spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+      "warmup": 0, "samples": 1, "axes": {"algo": ["sha256"], "engine": ["portable"], "size": ["1KiB"]}}]})");
+  REQUIRE(sh(dir, cli("run --no-plots " + quote(dir / "c.json") + " -o " + quote(dir / "out"))).status == 0);
+  // A damaged line before the last one (a damaged last line is cut off as a crash's).
+  const std::string records = slurp(dir / "out" / "records.jsonl");
+  const std::string last = records.substr(records.rfind('\n', records.size() - 2) + 1);
+  spit(dir / "out" / "records.jsonl", records + R"({"type": "point", "x": 1e400})" + "\n" + last);
+  check_error(sh(dir, cli("run --no-plots --resume " + quote(dir / "c.json") + " -o " + quote(dir / "out"))),
+              {(dir / "out" / "records.jsonl").string() + ":3"});
+  spit(dir / "custom.json", R"({"x": 1e400})");
+  check_error(sh(dir, cli("report amax --custom " + quote(dir / "custom.json") + " " + quote(dir / "out"))),
+              {(dir / "custom.json").string()});
+}
