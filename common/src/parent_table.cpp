@@ -161,13 +161,15 @@ void fill_parent_rows(const graph_params& g, const feistel_table& t, std::uint64
   const bool legacy = g.api == api_version::v1_0_0;
   for (std::uint64_t v = first; v < first + count; ++v, out += kParentsPerNode) {
     base_parents(g, v, out);
+    // feistel_permute: the 8 first encodings are independent chains of lookups, so they
+    // are issued together; then cycle walking until inside the domain.
+    std::uint64_t u[kExpDegree];
+    for (std::uint32_t i = 0; i < kExpDegree; ++i) u[i] = encode_with(f, p, v * kExpDegree + i);
     for (std::uint32_t i = 0; i < kExpDegree; ++i) {
-      // feistel_permute: cycle walking until inside the domain.
-      std::uint64_t u = encode_with(f, p, v * kExpDegree + i);
-      while (u >= domain) u = encode_with(f, p, u);
+      while (u[i] >= domain) u[i] = encode_with(f, p, u[i]);
       // api 1.0.0 truncates to u32 before dividing (graph/expander.hpp).
-      out[kBaseDegree + i] = legacy ? static_cast<std::uint32_t>(u) / kExpDegree
-                                    : static_cast<std::uint32_t>(u / kExpDegree);
+      out[kBaseDegree + i] = legacy ? static_cast<std::uint32_t>(u[i]) / kExpDegree
+                                    : static_cast<std::uint32_t>(u[i] / kExpDegree);
     }
   }
 }
