@@ -157,6 +157,46 @@ TEST_CASE("whole parent table sha256 of the vectors above 8MiB", "[graph][slow][
   }
 }
 
+TEST_CASE("parent rows with the Feistel table equal the reference rows", "[graph]") {
+  // Small and large graphs of every API version; row ranges near the start and the end
+  // (api 1.0.0's u32 truncation shows only when nodes * 8 > 2^32).
+  struct range_case {
+    const char* proof;
+    std::uint64_t first;
+    std::uint64_t count;
+  };
+  const range_case cases[] = {
+      {"StackedDrg2KiBV1", 0, 64},
+      {"StackedDrg8MiBV1_1", 0, 1000},
+      {"StackedDrg8MiBV1_1", (std::uint64_t{1} << 18) - 333, 333},
+      {"StackedDrg32GiBV1", (std::uint64_t{1} << 30) - 517, 517},
+      {"StackedDrg64GiBV1", (std::uint64_t{1} << 31) - 200, 200},
+      {"StackedDrg64GiBV1_1", 12345678, 300},
+      {"StackedDrg512MiBV1_2_Feat_NonInteractivePoRep", (std::uint64_t{1} << 24) - 100, 100},
+  };
+  for (const auto& c : cases) {
+    INFO(c.proof << " rows " << c.first << "+" << c.count);
+    const auto g = params_of(c.proof);
+    const auto t = graph::make_feistel_table(g);
+    CHECK(t.f.size() == std::size_t{3} << g.feistel_pre.half_bits);
+    std::vector<std::uint32_t> want(c.count * kParentsPerNode), got(want.size(), 0xffffffffu);
+    graph::fill_parent_rows(g, c.first, c.count, want.data());
+    graph::fill_parent_rows(g, t, c.first, c.count, got.data());
+    CHECK(got == want);
+  }
+  // A table of another graph is refused.
+  const auto small = graph::make_feistel_table(params_of("StackedDrg2KiBV1_1"));
+  std::vector<std::uint32_t> row(kParentsPerNode);
+  CHECK_THROWS_AS(graph::fill_parent_rows(params_of("StackedDrg8MiBV1_1"), small, 0, 1, row.data()),
+                  std::invalid_argument);
+  // Both methods give the same whole table.
+  const auto g = params_of("StackedDrg8MiBV1_1", 1 << 14);
+  std::vector<std::uint32_t> a(g.nodes * kParentsPerNode), b(a.size());
+  graph::generate_parent_table(g, a, graph::parent_table_method::feistel_table);
+  graph::generate_parent_table(g, b, graph::parent_table_method::per_node);
+  CHECK(a == b);
+}
+
 TEST_CASE("parent table generation time, 8MiB", "[.bench][slow]") {
   const auto g = params_of("StackedDrg8MiBV1_1");
   std::vector<std::uint32_t> buf(g.nodes * kParentsPerNode);

@@ -141,18 +141,78 @@ void fill_parent_rows(const graph_params& g, std::uint64_t first, std::uint64_t 
   for (std::uint64_t v = first; v < first + count; ++v, out += kParentsPerNode) node_parents(g, v, out);
 }
 
-void generate_parent_table(const graph_params& g, std::span<std::uint32_t> out) {
+feistel_table make_feistel_table(const graph_params& g) {
+  feistel_table t;
+  t.half_bits = g.feistel_pre.half_bits;
+  const std::uint64_t per_key = std::uint64_t{1} << t.half_bits;
+  t.f.resize(static_cast<std::size_t>(kFeistelRounds * per_key));
+  std::uint32_t* f = t.f.data();
+  const auto total = static_cast<std::int64_t>(kFeistelRounds * per_key);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < total; ++i) {
+    const auto k = static_cast<std::uint64_t>(i);
+    f[k] = static_cast<std::uint32_t>(
+        feistel_round(k & (per_key - 1), g.feistel_keys[k >> t.half_bits], g.feistel_pre.right_mask));
+  }
+  return t;
+}
+
+namespace {
+
+// feistel_encode with the rounds looked up.
+inline std::uint64_t encode_with(const std::uint32_t* f, const feistel_precomputed& p, std::uint64_t x) {
+  std::uint64_t left = (x & p.left_mask) >> p.half_bits;
+  std::uint64_t right = x & p.right_mask;
+  for (int j = 0; j < kFeistelRounds; ++j) {
+    const std::uint64_t next_right = left ^ f[static_cast<std::uint64_t>(j) << p.half_bits | right];
+    left = right;
+    right = next_right;
+  }
+  return left << p.half_bits | right;
+}
+
+}  // namespace
+
+void fill_parent_rows(const graph_params& g, const feistel_table& t, std::uint64_t first, std::uint64_t count,
+                      std::uint32_t* out) {
+  if (t.half_bits != g.feistel_pre.half_bits || t.f.size() != (std::size_t{kFeistelRounds} << t.half_bits))
+    throw std::invalid_argument("fill_parent_rows: the Feistel table is not this graph's");
+  const std::uint32_t* f = t.f.data();
+  const feistel_precomputed& p = g.feistel_pre;
+  const std::uint64_t domain = g.nodes * kExpDegree;
+  const bool legacy = g.api == api_version::v1_0_0;
+  for (std::uint64_t v = first; v < first + count; ++v, out += kParentsPerNode) {
+    base_parents(g, v, out);
+    // feistel_permute: the 8 first encodings are independent chains of lookups, so they
+    // are issued together; then cycle walking until inside the domain.
+    std::uint64_t u[kExpDegree];
+    for (std::uint32_t i = 0; i < kExpDegree; ++i) u[i] = encode_with(f, p, v * kExpDegree + i);
+    for (std::uint32_t i = 0; i < kExpDegree; ++i) {
+      while (u[i] >= domain) u[i] = encode_with(f, p, u[i]);
+      // api 1.0.0 truncates to u32 before dividing (graph/expander.hpp).
+      out[kBaseDegree + i] = legacy ? static_cast<std::uint32_t>(u[i]) / kExpDegree
+                                    : static_cast<std::uint32_t>(u[i] / kExpDegree);
+    }
+  }
+}
+
+void generate_parent_table(const graph_params& g, std::span<std::uint32_t> out, parent_table_method method) {
   if (out.size() != g.nodes * kParentsPerNode)
     throw std::invalid_argument("parent table: buffer holds " + std::to_string(out.size()) + " words, need " +
                                 std::to_string(g.nodes * kParentsPerNode));
   const auto chunks = static_cast<std::int64_t>((g.nodes + kChunkNodes - 1) / kChunkNodes);
   std::uint32_t* base = out.data();
+  const bool per_node = method == parent_table_method::per_node;
+  const feistel_table t = per_node ? feistel_table{} : make_feistel_table(g);
   // Dynamic: cycle walking makes the cost per node uneven.
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::uint64_t first = static_cast<std::uint64_t>(c) * kChunkNodes;
     const std::uint64_t count = std::min(kChunkNodes, g.nodes - first);
-    fill_parent_rows(g, first, count, base + first * kParentsPerNode);
+    if (per_node)
+      fill_parent_rows(g, first, count, base + first * kParentsPerNode);
+    else
+      fill_parent_rows(g, t, first, count, base + first * kParentsPerNode);
   }
 }
 
@@ -181,13 +241,13 @@ void parent_table::reset() noexcept {
   nodes_ = 0;
 }
 
-parent_table parent_table::generate(const graph_params& g) {
+parent_table parent_table::generate(const graph_params& g, parent_table_method method) {
   parent_table t;
   const std::uint64_t bytes = table_bytes(g.nodes);
   const auto words = static_cast<std::size_t>(bytes / sizeof(std::uint32_t));
   t.owned_ = huge_buffer(bytes);
   auto* table = reinterpret_cast<std::uint32_t*>(t.owned_.data());
-  generate_parent_table(g, {table, words});
+  generate_parent_table(g, {table, words}, method);
   t.data_ = table;
   t.nodes_ = g.nodes;
   return t;
@@ -255,6 +315,10 @@ std::filesystem::path parent_cache_sidecar_path(const std::filesystem::path& cac
   std::filesystem::path p = cache_file;
   p += ".sha256";
   return p;
+}
+
+digest32 read_parent_cache_sidecar(const std::filesystem::path& cache_file) {
+  return read_sidecar(parent_cache_sidecar_path(cache_file));
 }
 
 std::filesystem::path write_parent_cache(const std::filesystem::path& dir, const graph_params& g,

@@ -54,6 +54,7 @@ int run_cli(int argc, char** argv) {
   add_run_commands(app);
   add_report_command(app);
   add_model_command(app);
+  add_parent_cache_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/huge_buffer.hpp"
@@ -22,11 +23,34 @@ namespace poreplab::graph {
 
 using digest32 = std::array<std::uint8_t, 32>;
 
-// Rows [first, first + count) into out (count * 14 words), on the calling thread.
+// Rows [first, first + count) into out (count * 14 words), on the calling thread, node by
+// node as graph/parents.hpp defines them: the reference.
 void fill_parent_rows(const graph_params& g, std::uint64_t first, std::uint64_t count, std::uint32_t* out);
 
-// The whole table into out (exactly nodes * 14 words), with OpenMP threads.
-void generate_parent_table(const graph_params& g, std::span<std::uint32_t> out);
+// The Feistel round function of one graph, tabulated. Its input is a half block
+// (right = x & right_mask < 2^half_bits, at most 2^18 values) and its key one of 3 fixed
+// keys, so 3 * 2^half_bits BLAKE2b compressions (49152 for 512MiB, 393216 for 32GiB) give
+// every value the expander parents need, where evaluating it node by node costs about 48
+// per node. f[j << half_bits | r] = feistel_round(r, feistel_keys[j], right_mask).
+struct feistel_table {
+  std::uint32_t half_bits = 0;
+  std::vector<std::uint32_t> f;
+};
+feistel_table make_feistel_table(const graph_params& g);  // OpenMP threads
+
+// As fill_parent_rows, the expander parents' Feistel rounds looked up in t (bit-exact).
+void fill_parent_rows(const graph_params& g, const feistel_table& t, std::uint64_t first, std::uint64_t count,
+                      std::uint32_t* out);
+
+enum class parent_table_method {
+  feistel_table,  // make_feistel_table once, then rows with lookups (the default)
+  per_node,       // fill_parent_rows node by node (the reference; for comparisons)
+};
+
+// The whole table into out (exactly nodes * 14 words), with OpenMP threads over node
+// ranges.
+void generate_parent_table(const graph_params& g, std::span<std::uint32_t> out,
+                           parent_table_method method = parent_table_method::feistel_table);
 
 // A read-only table, owned in memory or mapped from a cache file.
 class parent_table {
@@ -38,7 +62,8 @@ class parent_table {
   parent_table& operator=(const parent_table&) = delete;
   ~parent_table();
 
-  static parent_table generate(const graph_params& g);
+  static parent_table generate(const graph_params& g,
+                               parent_table_method method = parent_table_method::feistel_table);
   // Maps `file` read-only; throws unless its size is exactly nodes * 56 bytes.
   static parent_table map_file(const std::filesystem::path& file, std::uint64_t nodes);
 
@@ -67,6 +92,9 @@ digest32 parent_cache_key(const graph_params& g);
 std::string parent_cache_file_name(const graph_params& g);
 std::filesystem::path parent_cache_path(const std::filesystem::path& dir, const graph_params& g);
 std::filesystem::path parent_cache_sidecar_path(const std::filesystem::path& cache_file);
+// The digest in a cache file's sidecar; throws std::runtime_error when it is missing or
+// malformed.
+digest32 read_parent_cache_sidecar(const std::filesystem::path& cache_file);
 
 enum class cache_check {
   size_only,   // trust the contents
