@@ -192,7 +192,7 @@ TEST_CASE("config: integers past 2^64, huge or fractional numbers are errors nam
   CHECK_THROWS_WITH(runner::parse_config(budget, "c.json"), Catch::StartsWith("c.json: "));
 }
 
-TEST_CASE("--set: digits past 2^64 and non-finite budgets are errors naming the --set", "[reliability][runner]") {
+TEST_CASE("run --set: digits past 2^64 and non-finite budgets are errors naming the --set", "[reliability][runner]") {
   const auto c = runner::parse_config(label_config("0", "1"), "c.json");
   for (const std::string s : {"warmup=99999999999999999999", "samples=18446744073709551616",
                               "threads=99999999999999999999", "sector_size=99999999999999999999",
