@@ -135,18 +135,21 @@ std::vector<observation> read_observations(const amax::inputs& in) {
 
 std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   std::vector<device_group> groups;
-  auto group = [&](const std::string& kind, const std::string& label) -> device_group& {
-    for (auto& g : groups)
-      if (g.kind == kind && g.label == label) return g;
+  // An index, not a reference: a later group may reallocate the vector.
+  auto group = [&](const std::string& kind, const std::string& label) -> std::size_t {
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].kind == kind && groups[i].label == label) return i;
     groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}});
-    return groups.back();
+    return groups.size() - 1;
   };
   const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.backend == "cuda"; });
   for (const auto& o : obs) {
     if (o.backend == "cpu") {
       const std::string cores = o.cores > 0 ? std::to_string(o.cores) + " cores" : "all cores";
-      auto& core = group("cpu-core", "CPU, 1 core: " + o.device);
-      auto& all = group("cpu", "CPU, " + cores + ": " + o.device);
+      const std::size_t core_i = group("cpu-core", "CPU, 1 core: " + o.device);
+      const std::size_t all_i = group("cpu", "CPU, " + cores + ": " + o.device);
+      auto& core = groups[core_i];
+      auto& all = groups[all_i];
       for (auto* g : {&core, &all}) {
         if (o.host_memory > g->memory) {
           g->memory = o.host_memory;
@@ -161,9 +164,9 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
       if (o.all_cores) all.throughput.push_back(o);
     } else if (o.backend == "cuda" || !have_gpu) {
       const bool emu = o.backend == "cuda-emu";
-      auto& g = group(emu ? "gpu-emulated" : "gpu",
-                      emu ? "cuda-emu (the CUDA kernels emulated on the host CPU " + o.device + "; not a GPU)"
-                          : "GPU: " + o.device);
+      auto& g = groups[group(emu ? "gpu-emulated" : "gpu",
+                             emu ? "cuda-emu (the CUDA kernels emulated on the host CPU " + o.device + "; not a GPU)"
+                                 : "GPU: " + o.device)];
       if (o.sectors == 1) g.single.push_back(o);
       g.throughput.push_back(o);
       const double mem = emu ? o.host_memory : o.device_memory;
