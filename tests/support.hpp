@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test files: the test data (tests/data) and its JSON files, scratch
 // directories, whole-file text I/O, and running the built `poreplab` binary.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,6 +97,21 @@ inline run_result run_shell(const std::string& cmd, const temp_dir& dir) {
 }
 
 // `poreplab ARGS`, the binary these tests were built with, as a shell command line.
+// `poreplab run CONFIG -o OUT --no-plots` as a child process with its output discarded
+// (for tests that signal or race it); the caller waits for the returned pid.
+inline pid_t spawn_poreplab_run(const std::filesystem::path& config, const std::filesystem::path& out) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", config.c_str(), "-o", out.c_str(), "--no-plots",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
 inline std::string poreplab_command(const std::string& args) { return shell_quote(POREPLAB_BINARY) + " " + args; }
 
 inline run_result run_poreplab(const std::string& args, const temp_dir& dir) {

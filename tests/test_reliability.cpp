@@ -431,16 +431,8 @@ TEST_CASE("a second run into the same -o is refused while the first holds it", "
       "warmup": 0, "samples": 20, "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["portable"],
       "mode": ["chain"], "size": ["64KiB", "128KiB", "256KiB", "512KiB", "1MiB"]}}]})");
   const fs::path out = dir / "out";
-  const pid_t pid = fork();
+  const pid_t pid = test::spawn_poreplab_run(dir / "c.json", out);
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", (dir / "c.json").c_str(), "-o", out.c_str(), "--no-plots",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   // Stopped as soon as it has started: it holds the directory while the others try.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "records.jsonl"))

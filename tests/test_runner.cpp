@@ -431,16 +431,8 @@ TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "
       "axes": {"algo": ["sha256", "blake2s", "blake2b"], "engine": ["all"], "mode": ["throughput", "chain"],
                "size": ["1KiB", "2KiB", "4KiB"]}})"));
   const fs::path out = s / "out";
-  const pid_t pid = fork();
+  const pid_t pid = test::spawn_poreplab_run(s / "slow.json", out);
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(POREPLAB_BINARY, POREPLAB_BINARY, "run", (s / "slow.json").c_str(), "-o", out.c_str(), "--no-plots",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   // Wait for two finished points, then interrupt.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
