@@ -649,3 +649,19 @@ TEST_CASE("numbers JSON cannot hold name the file: records, custom-hardware data
   check_error(sh(dir, cli("report amax --custom " + quote(dir / "custom.json") + " " + quote(dir / "out"))),
               {(dir / "custom.json").string()});
 }
+
+TEST_CASE("config: an experiment whose axes expand past 100000 points is refused, not expanded",
+          "[reliability][runner]") {
+  // 28 KiB of JSON asking for 1000 x 64 x 4097 points: `run --list` ran out of time and memory.
+  json c = {{"schema", "poreplab-experiments/1"},
+            {"experiments", {{{"name", "x"}, {"kind", "label"}, {"axes", {{"backend", {"reference"}}}}}}}};
+  json& axes = c["experiments"][0]["axes"];
+  for (int i = 1; i <= 1000; ++i) axes["sectors"].push_back(i);
+  for (int i = 1; i <= 64; ++i) axes["layers"].push_back(i);
+  for (int i = 0; i <= 4096; ++i) axes["threads"].push_back(i);
+  CHECK_THROWS_WITH(runner::parse_config(c.dump(), "big.json"),
+                    Catch::StartsWith("big.json: /experiments/0/axes: expands to about 2.62e+08 points"));
+  axes["threads"] = {0};
+  axes["layers"] = {2};
+  CHECK(runner::expand_points(runner::parse_config(c.dump(), "big.json")).size() == 1000);
+}

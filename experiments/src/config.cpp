@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,12 @@ std::string escape_token(const std::string& key) {
 
 std::string child(const std::string& ptr, const std::string& key) { return ptr + "/" + escape_token(key); }
 std::string child(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
+
+std::string format_count(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", n);
+  return buf;
+}
 
 // Collects the source name so that every message reads "<source>: <pointer>: <problem>".
 struct validator {
@@ -196,6 +203,18 @@ struct validator {
       }
       norm_axes[ax.name] = values;
     }
+    // The cross product is bounded before anything expands it: a short config can list
+    // enough values to ask for 10^20 points. "all" counts as every choice of its axis.
+    double points = 1;
+    for (const auto& ax : ks->axes) {
+      double n = 0;
+      for (const auto& v : norm_axes[ax.name])
+        n += ax.all && v == "all" && ax.choices ? static_cast<double>(ax.choices().size()) : 1.0;
+      points *= n;
+    }
+    if (points > static_cast<double>(kMaxPoints))
+      fail(aptr, "expands to about " + format_count(points) + " points, more than the " + std::to_string(kMaxPoints) +
+                     " one experiment may have");
     out["axes"] = norm_axes;
     return out;
   }

@@ -13,6 +13,8 @@
 namespace poreplab::runner {
 
 inline constexpr std::string_view kConfigSchema = "poreplab-experiments/1";
+// Most points one experiment may expand to (its axes' cross product).
+inline constexpr std::uint64_t kMaxPoints = 100000;
 
 // A config the user has to fix; the message names the file and the JSON pointer.
 struct config_error : std::invalid_argument {
