@@ -291,6 +291,10 @@ TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "
                         ->label(bjob, store),
                     Catch::Contains("exists for sdr/sha256 only"));
   CHECK_THROWS_WITH(sdr::parse_kernel_variant("fast"), Catch::Contains("valid: standard, vec16, rolled"));
+  // Block sizes a CUDA launch would refuse are refused by the emulation too.
+  for (const std::uint32_t tpb : {0u, 1025u})
+    CHECK_THROWS_WITH(sdr::make_emulated_backend({sdr::sector_layout::sector_minor, tpb}),
+                      Catch::Contains("threads per block must be 1..1024"));
 }
 
 TEST_CASE("grid cover refuses grids past CUDA's block limit", "[cuda][emu]") {

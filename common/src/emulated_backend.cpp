@@ -1,6 +1,8 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "poreplab/grid.hpp"
@@ -84,6 +86,10 @@ class emulated_backend final : public backend {
 }  // namespace
 
 std::unique_ptr<backend> make_emulated_backend(const emulation_options& opt) {
+  // The limit a CUDA launch has, so that an emulated run never accepts a shape the device refuses.
+  if (opt.threads_per_block == 0 || opt.threads_per_block > 1024)
+    throw std::invalid_argument("cuda-emu backend: threads per block must be 1..1024, not " +
+                                std::to_string(opt.threads_per_block));
   return std::make_unique<emulated_backend>(opt);
 }
 
