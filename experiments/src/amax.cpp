@@ -43,11 +43,6 @@ std::string provenance::text() const { return detail.empty() ? status : status +
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string read_text(const fs::path& file, const std::string& what) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + what + " " + file.string() + ": " + std::strerror(errno));

@@ -1,5 +1,7 @@
 #include "text.hpp"
 
+#include <cctype>
+
 namespace poreplab {
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
@@ -21,6 +23,11 @@ std::string show(const nlohmann::json& v) {
     case t::object: return "an object";
     default: return "number " + v.dump();
   }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 }  // namespace poreplab

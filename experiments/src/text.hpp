@@ -15,4 +15,7 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 // `boolean true`, `null`, `an array`, `an object`.
 std::string show(const nlohmann::json& v);
 
+// s with ASCII letters in lower case (for case-insensitive name matching).
+std::string lower(std::string s);
+
 }  // namespace poreplab

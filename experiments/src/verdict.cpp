@@ -17,6 +17,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records.hpp"
+#include "text.hpp"
 
 namespace poreplab::verdict {
 
@@ -71,18 +72,7 @@ std::string format_seconds(double s) {
   return o.str();
 }
 
-std::string format_number(double v) {
-  std::ostringstream o;
-  o.precision(3);
-  if (v >= 1e6 || (v > 0 && v < 1e-2)) o << std::scientific;
-  o << v;
-  return o.str();
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string format_number(double v) { return runner::format_number(v, 3); }
 
 double env_number(const json& header, std::initializer_list<const char*> path) {
   const json* j = &header;
@@ -438,8 +428,6 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
 }
 
 }  // namespace
-
-std::string source::text() const { return detail.empty() ? status : status + " (" + detail + ")"; }
 
 report compute(const std::vector<fs::path>& dirs, const cost_map& costs) {
   const amax::inputs in = amax::load_result_dirs(dirs);

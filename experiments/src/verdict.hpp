@@ -22,15 +22,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amax.hpp"
+
 namespace poreplab::verdict {
 
 inline constexpr std::string_view kVerdictSchema = "poreplab-verdict/1";
 
-struct source {
-  std::string status;  // measured | extrapolated | modeled | none
-  std::string detail;
-  std::string text() const;  // "measured (…)"
-};
+// status: measured | extrapolated | modeled | none; text() = "measured (…)".
+using source = amax::provenance;
 
 struct figure {
   std::optional<double> value;
