@@ -439,6 +439,12 @@ TEST_CASE("a second run into the same -o is refused while the first holds it", "
   while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "records.jsonl"))
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   ::kill(pid, SIGSTOP);
+  int stopped = 0;
+  REQUIRE(::waitpid(pid, &stopped, WUNTRACED) == pid);
+  if (!WIFSTOPPED(stopped)) {  // a machine so loaded that the whole run finished first
+    WARN("the first run ended before it could be stopped; nothing to check");
+    return;
+  }
   for (const char* extra : {"", " --resume"}) {
     INFO(extra);
     const result r = sh(dir, cli("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots" + extra));
@@ -585,6 +591,10 @@ TEST_CASE("SIGTERM during a runner seal point removes its scratch directory and 
   const pid_t pid = spawn(dir, run, dir / "tmp");
   const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "tmp"); }, SIGTERM);
   INFO(slurp(dir / "spawn.err"));
+  if (status == 0) {  // a machine so loaded that the point finished first
+    WARN("the run finished before SIGTERM arrived; nothing to check");
+    return;
+  }
   CHECK(status == 128 + SIGTERM);
   CHECK(names_in(dir / "tmp").empty());  // before: poreplab-seal-<pid>-0 with data.bin and .tmp layers
   CHECK(slurp(dir / "out" / "records.jsonl").find("\"type\":\"point\"") == std::string::npos);

@@ -362,7 +362,7 @@ int run_experiments(const config& c, const run_options& opt) {
         json rec = run_point(c, p, run_index, opt.require);
         ++ran;
         std::lock_guard<std::mutex> lock(mu);
-        if (closed) break;
+        if (closed || g_signal != 0) break;  // a point cut short by a signal is not recorded
         writer.append(rec);
         records.push_back(rec);
         if (rec["status"] == "failed") any_failed = true;
@@ -382,9 +382,11 @@ int run_experiments(const config& c, const run_options& opt) {
 
   {
     std::unique_lock<std::mutex> lock(mu);
-    while (!worker_done) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
-      if (g_signal != 0 && !worker_done) {
+    // Also when the worker has just stopped because of the signal (a seal point unwinds):
+    // worker_done is read before g_signal, which only ever goes from 0 to a signal.
+    for (;;) {
+      const bool stopped = worker_done;
+      if (g_signal != 0) {
         closed = true;  // the worker records nothing more
         const int sig = g_signal;
         std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping "
@@ -411,6 +413,8 @@ int run_experiments(const config& c, const run_options& opt) {
         poreplab::remove_registered_paths();
         std::_Exit(128 + sig);
       }
+      if (stopped) break;
+      cv.wait_for(lock, std::chrono::milliseconds(100));
     }
   }
   worker.join();
