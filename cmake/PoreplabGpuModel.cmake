@@ -1,4 +1,4 @@
-# Inputs of the GPU latency model (experiments/src/gpu_model.cpp), compiled into the
+# Inputs of the GPU latency model (experiments/src/model/gpu_model.cpp), compiled into the
 # target given to poreplab_gpu_model_sources():
 #  - gpu_model_sass.cpp: the SASS of the labeling and hash-chain kernels of every
 #    architecture in poreplab_cuda, extracted after each rebuild of that library by

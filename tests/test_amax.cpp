@@ -1,4 +1,4 @@
-// Amax (experiments/src/amax.hpp): the table from hand-made records and data files, its
+// Amax (experiments/src/report/amax.hpp): the table from hand-made records and data files, its
 // errors, `poreplab report amax`, the config key "reports", and the `limits` kind.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,11 +14,11 @@
 #include <sstream>
 #include <string>
 
-#include "amax.hpp"
-#include "config.hpp"
+#include "report/amax.hpp"
+#include "runner/config.hpp"
 #include "poreplab/cpu/engines.hpp"
-#include "runner.hpp"
-#include "runner_kinds.hpp"
+#include "runner/runner.hpp"
+#include "runner/kinds.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

@@ -18,6 +18,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/hash/chain_kernel.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
 #include "poreplab/sdr/vector_file.hpp"
 #include "cuda_support.hpp"

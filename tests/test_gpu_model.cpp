@@ -1,4 +1,4 @@
-// The SASS-based GPU latency model (experiments/src/gpu_model.hpp): parsing, loops and
+// The SASS-based GPU latency model (experiments/src/model/gpu_model.hpp): parsing, loops and
 // traced iterations on hand-written SASS with known answers, latency-table validation,
 // the build's own kernels when it embeds SASS, the command and the gpu-model kind.
 #include <sys/wait.h>
@@ -14,10 +14,10 @@
 #include <sstream>
 #include <string>
 
-#include "config.hpp"
-#include "gpu_model.hpp"
-#include "records.hpp"
-#include "runner.hpp"
+#include "runner/config.hpp"
+#include "model/gpu_model.hpp"
+#include "records/records.hpp"
+#include "runner/runner.hpp"
 #include "support.hpp"
 
 using namespace poreplab::gpu_model;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "poreplab/cpu/floor.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/profile.hpp"
 #include "poreplab/graph/graph_params.hpp"
@@ -16,7 +17,7 @@
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
-#include "runner_kinds.hpp"
+#include "runner/kinds.hpp"
 
 using namespace poreplab;
 

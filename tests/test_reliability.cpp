@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "config.hpp"
+#include "runner/config.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parent_table.hpp"

@@ -20,11 +20,12 @@
 #include <thread>
 #include <vector>
 
-#include "config.hpp"
-#include "records.hpp"
-#include "runner.hpp"
-#include "runner_kinds.hpp"
+#include "runner/config.hpp"
+#include "records/records.hpp"
+#include "runner/runner.hpp"
+#include "runner/kinds.hpp"
 #include "support.hpp"
+#include "util/text.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/devices.hpp"
 #endif
@@ -32,6 +33,8 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace poreplab::runner;
+using poreplab::format_size;
+using poreplab::parse_size;
 namespace test = poreplab::test;
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "support.hpp"
-#include "verdict.hpp"
+#include "report/verdict.hpp"
 
 using namespace poreplab;
 using nlohmann::json;

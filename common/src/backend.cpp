@@ -1,34 +1,23 @@
 #include "poreplab/sdr/backend.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#include "poreplab/field/fr.hpp"
+#include "poreplab/omp_threads.hpp"
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::sdr {
 
-memory_layer_store::memory_layer_store(std::uint64_t layer_bytes, std::uint32_t layers)
-    : layer_bytes_(layer_bytes) {
-  layers_.reserve(layers);
-  for (std::uint32_t l = 0; l < layers; ++l) layers_.emplace_back(layer_bytes);
+label_run_times backend::timed_label(const label_job& job, layer_store& store) {
+  const auto t0 = std::chrono::steady_clock::now();
+  label(job, store);
+  label_run_times t;
+  t.end_to_end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
 }
-
-std::uint8_t* memory_layer_store::layer(std::uint32_t l) {
-  if (l == 0 || l > layers_.size()) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
-  return layers_[l - 1].data();
-}
-
-const std::uint8_t* memory_layer_store::layer(std::uint32_t l) const {
-  if (l == 0 || l > layers_.size()) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
-  return layers_[l - 1].data();
-}
-
-rolling_layer_store::rolling_layer_store(std::uint64_t layer_bytes) : buf_{huge_buffer(layer_bytes), huge_buffer(layer_bytes)} {}
-
-std::uint8_t* rolling_layer_store::layer(std::uint32_t l) { return buf_[l % 2].data(); }
 
 void validate(const label_job& job) {
   if (job.nodes < 2 || (job.nodes & (job.nodes - 1)) != 0)
@@ -61,27 +50,17 @@ layer_inputs begin_layer(const label_job& job, layer_store& store, std::uint32_t
   return {store.layer(l), l > 1 ? store.layer(l - 1) : nullptr, job.parents};
 }
 
-std::vector<std::uint8_t> generated_field_data(std::uint64_t bytes, std::uint64_t seed) {
-  std::vector<std::uint8_t> d(bytes);
-  std::uint64_t x = seed | 1;  // xorshift64 never leaves zero
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    d[i] = static_cast<std::uint8_t>(x >> 24);
-  }
-  for (std::uint64_t i = 31; i < bytes; i += 32) d[i] &= 0x3f;
-  return d;
-}
-
 namespace {
 
 class reference_backend final : public backend {
  public:
+  explicit reference_backend(int threads) : threads_(threads) {}
+
   std::string name() const override { return "reference"; }
 
   void label(const label_job& job, layer_store& store) override {
     validate(job);
+    const omp_threads_scope scope(threads_);
     with_scheme(job.scheme, [&](auto v, auto h) { run<decltype(v)::value, decltype(h)::value>(job, store); });
   }
 
@@ -114,33 +93,12 @@ class reference_backend final : public backend {
       store.layer_done(l);
     }
   }
+
+  int threads_;
 };
 
 }  // namespace
 
-std::unique_ptr<backend> make_reference_backend() { return std::make_unique<reference_backend>(); }
-
-std::int64_t first_noncanonical(const std::uint8_t* data, std::uint64_t elements) {
-  for (std::uint64_t i = 0; i < elements; ++i)
-    if (!fr::is_canonical(data + 32 * i)) return static_cast<std::int64_t>(i);
-  return -1;
-}
-
-void encode(const std::uint8_t* key, const std::uint8_t* data, std::uint8_t* replica, std::uint64_t elements) {
-  if (const auto bad = first_noncanonical(data, elements); bad >= 0)
-    throw std::invalid_argument("data node " + std::to_string(bad) +
-                                " is not a valid BLS12-381 field element (not fr32-padded?)");
-  const auto n = static_cast<std::int64_t>(elements);
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (std::int64_t i = 0; i < n; ++i) fr::add(key + 32 * i, data + 32 * i, replica + 32 * i);
-}
-
-void decode(const std::uint8_t* key, const std::uint8_t* replica, std::uint8_t* data, std::uint64_t elements) {
-  if (const auto bad = first_noncanonical(replica, elements); bad >= 0)
-    throw std::invalid_argument("replica node " + std::to_string(bad) + " is not a valid BLS12-381 field element");
-  const auto n = static_cast<std::int64_t>(elements);
-#pragma omp parallel for schedule(static) if (n >= 65536)
-  for (std::int64_t i = 0; i < n; ++i) fr::sub(replica + 32 * i, key + 32 * i, data + 32 * i);
-}
+std::unique_ptr<backend> make_reference_backend(int threads) { return std::make_unique<reference_backend>(threads); }
 
 }  // namespace poreplab::sdr

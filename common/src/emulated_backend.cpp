@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "poreplab/grid.hpp"
+#include "poreplab/omp_threads.hpp"
 #include "poreplab/sdr/label_driver.hpp"
 
 namespace poreplab::sdr {
@@ -75,6 +76,7 @@ class emulated_backend final : public backend {
 
   void label(const label_job& job, layer_store& store) override {
     validate(job);
+    const omp_threads_scope scope(opt_.threads);
     host_executor ex(job.nodes * job.sectors * 32);
     run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}, opt_.kernel});
   }

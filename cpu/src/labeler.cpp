@@ -5,7 +5,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -340,74 +339,6 @@ const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::s
   const engine_algo algo = label_engine_algo(s.hash);
   if (!name.empty() && name != "auto") return find_engine(algo, name);
   return algo == engine_algo::sha256 ? pick_label_engine(sectors) : best_engine(algo);
-}
-
-double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t nodes_times_layers, int threads) {
-  return measure_floor_seconds(e, sdr::kFilecoinScheme, sectors, nodes_times_layers, threads);
-}
-
-namespace {
-
-// One BLAKE2 floor chain: `chains` node hashes of the scheme's regular message, made
-// exactly as the labeler makes them (the same engine calls on an L1-resident buffer);
-// each digest goes into the next message, so the nodes are dependent as in a layer.
-template <sdr::porep_variant V, sdr::label_hash H>
-void blake2_floor_chain(const engine& e, std::uint64_t chains) {
-  detail::node_message<V, H> m;
-  for (std::size_t i = 0; i < sizeof m.msg; ++i) m.msg[i] = static_cast<std::uint8_t>(i * 7);
-  std::memset(m.msg + m.kBytes, 0, sizeof m.msg - m.kBytes);
-  for (std::uint64_t i = 0; i < chains; ++i) m.hash(e, m.msg + 32);
-  volatile std::uint8_t sink = m.msg[32];
-  (void)sink;
-}
-
-}  // namespace
-
-double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::size_t sectors,
-                             std::uint64_t nodes_times_layers, int threads) {
-  if (e.algo != label_engine_algo(scheme.hash))
-    throw std::invalid_argument("labeling floor: engine '" + std::string(e.name) + "' is a " +
-                                std::string(engine_algo_name(e.algo)) + " engine, the scheme " +
-                                sdr::scheme_name(scheme) + " hashes with " + sdr::label_hash_name(scheme.hash));
-  const std::size_t nblocks = sdr::compressions_per_node(scheme);
-  const std::size_t width = e.algo == engine_algo::sha256 ? std::max<std::size_t>(1, e.lanes) : 1;
-  const std::size_t groups = (sectors + width - 1) / width;
-  const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
-  // Each thread runs its groups' chains; small jobs are repeated until the measurement
-  // lasts long enough to dwarf thread start-up, then scaled back to one job.
-  constexpr double kMinSeconds = 0.05;
-  std::uint64_t reps = 1;
-  for (;;) {
-    const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(used)
-    {
-      alignas(64) std::uint8_t data[64 * 40] = {};
-      for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
-      std::vector<const std::uint8_t*> chunks(2 * nblocks * width);
-      std::vector<std::uint32_t> state(8 * width, 1);
-#pragma omp for schedule(static)
-      for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
-        const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
-        const std::uint64_t chains = nodes_times_layers * reps;
-        if (e.algo == engine_algo::sha256) {
-          for (std::size_t k = 0; k < 2 * nblocks; ++k)
-            for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-          for (std::uint64_t i = 0; i < chains; ++i) e.sha256(state.data(), chunks.data(), nblocks, lanes);
-        } else {
-          sdr::with_scheme(scheme, [&](auto v, auto h) {
-            if constexpr (decltype(h)::value != sdr::label_hash::sha256)
-              blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chains);
-          });
-        }
-      }
-      // Keep the chains observable.
-      volatile std::uint32_t sink = state[0];
-      (void)sink;
-    }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s >= kMinSeconds || reps >= (1ull << 30)) return s / static_cast<double>(reps);
-    reps = std::max<std::uint64_t>(reps * 2, static_cast<std::uint64_t>(kMinSeconds / std::max(s, 1e-6) * static_cast<double>(reps) * 1.2));
-  }
 }
 
 }  // namespace poreplab::cpu

@@ -266,6 +266,27 @@ class cuda_backend final : public sdr::backend {
     label_on_device(job, store, opt_, device_, nullptr);
   }
 
+  sdr::label_run_times timed_label(const sdr::label_job& job, sdr::layer_store& store) override {
+    POREPLAB_CUDA_CHECK(cudaSetDevice(opt_.device));
+    label_timing t;
+    t.device = device_;
+    label_on_device(job, store, opt_, device_, &t);
+    sdr::label_run_times r;
+    r.end_to_end_s = t.end_to_end_s;
+    r.kernel_s = t.kernel_s;
+    r.load_s = t.load_s;
+    r.upload_s = t.upload_s;
+    r.transpose_s = t.transpose_s;
+    r.copy_s = t.copy_s;
+    r.label_launches = t.label_launches;
+    r.launch_nodes = t.launch_nodes;
+    r.parent_placement = parent_placement_name(t.plan.parents);
+    r.device = t.device.name;
+    r.device_multiprocessors = t.device.multiprocessors;
+    r.device_clock_mhz = t.device.clock_khz / 1000;
+    return r;
+  }
+
  private:
   backend_options opt_;
   device_info device_;

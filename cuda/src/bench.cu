@@ -12,7 +12,7 @@
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "poreplab/cuda/bench.hpp"
-#include "poreplab/sdr/label_kernel.hpp"
+#include "poreplab/hash/chain_kernel.hpp"
 #include "require_device.hpp"
 
 namespace poreplab::cuda {

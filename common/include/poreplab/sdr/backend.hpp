@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/sdr/encoding.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::sdr {
@@ -68,11 +69,30 @@ struct label_job {
   std::uint64_t parent_rows() const { return scheme.variant == porep_variant::zigzag ? 2 * nodes : nodes; }
 };
 
+// One labeling as timed by the backend. Host backends give the wall time; device backends
+// add their label kernels' own time and where the rest went.
+struct label_run_times {
+  double end_to_end_s = 0;  // host clock: the whole call, every layer in the store
+  double kernel_s = -1;     // label kernels alone (device events); < 0: not timed apart
+  double load_s = 0;        // kernels loaded (or JIT-compiled), outside end_to_end_s
+  double upload_s = 0;      // parent table and replica ids to the device
+  double transpose_s = 0;   // relayouts between sector layouts
+  double copy_s = 0;        // same-layout layer copies
+  std::uint64_t label_launches = 0;
+  std::uint64_t launch_nodes = 0;  // most nodes per label launch
+  std::string parent_placement;    // resident | streamed; empty on the host
+  std::string device;              // the device's name; empty: the host CPU
+  int device_multiprocessors = 0;
+  int device_clock_mhz = 0;
+};
+
 class backend {
  public:
   virtual ~backend() = default;
   virtual std::string name() const = 0;
   virtual void label(const label_job& job, layer_store& store) = 0;
+  // label(), timed; the default reads the host clock around it.
+  virtual label_run_times timed_label(const label_job& job, layer_store& store);
 };
 
 // Calls f(std::integral_constant<porep_variant, V>{}, std::integral_constant<label_hash, H>{})
@@ -104,23 +124,11 @@ struct layer_inputs {
 };
 layer_inputs begin_layer(const label_job& job, layer_store& store, std::uint32_t l);
 
-// `bytes` of deterministic canonical field elements (top two bits of every 32-byte
-// element clear): input data for benchmarks and profiles.
-std::vector<std::uint8_t> generated_field_data(std::uint64_t bytes, std::uint64_t seed);
-
-// Portable code of common/ only: one OpenMP thread per sector, node loop in order.
-std::unique_ptr<backend> make_reference_backend();
+// Portable code of common/ only: one OpenMP thread per sector (at most `threads`; 0 =
+// the OpenMP default), node loop in order.
+std::unique_ptr<backend> make_reference_backend(int threads = 0);
 
 // Checks a label_job's invariants; throws std::invalid_argument naming the problem.
 void validate(const label_job& job);
-
-// replica = key + data mod r, element-wise over `elements` 32-byte values (any layout,
-// as long as key, data and replica share it). Throws if a data element is not < r.
-void encode(const std::uint8_t* key, const std::uint8_t* data, std::uint8_t* replica, std::uint64_t elements);
-// data = replica - key mod r.
-void decode(const std::uint8_t* key, const std::uint8_t* replica, std::uint8_t* data, std::uint64_t elements);
-
-// Index of the first 32-byte element that is not a canonical field element, or -1.
-std::int64_t first_noncanonical(const std::uint8_t* data, std::uint64_t elements);
 
 }  // namespace poreplab::sdr

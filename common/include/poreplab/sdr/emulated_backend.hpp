@@ -19,6 +19,7 @@ struct emulation_options {
   // Most nodes per label launch (0: no limit), as the CUDA backend bounds its launches.
   std::uint64_t launch_nodes = 0;
   kernel_variant kernel = kernel_variant::standard;
+  int threads = 0;  // host threads running blocks; 0 = the OpenMP default
 };
 
 // Backend name "cuda-emu".

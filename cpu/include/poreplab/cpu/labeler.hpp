@@ -44,12 +44,4 @@ engine_algo label_engine_algo(sdr::label_hash h);
 // Throws std::invalid_argument naming the algo for an unknown name, engine_unavailable.
 const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name = "auto");
 
-// The time floor of labeling: per sector, nodes_times_layers dependent chains of the
-// scheme's compressions per node on `e` with L1-resident inputs, run by `threads`
-// threads the way the labeler groups sectors. Returns seconds for that work.
-double measure_floor_seconds(const engine& e, sdr::label_scheme s, std::size_t sectors,
-                             std::uint64_t nodes_times_layers, int threads);
-// The Filecoin scheme (20 SHA-256 compressions per node).
-double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t nodes_times_layers, int threads);
-
 }  // namespace poreplab::cpu

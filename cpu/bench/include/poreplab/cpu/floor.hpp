@@ -1,0 +1,19 @@
+#pragma once
+// The hash-only floor of labeling, the denominator of labeling efficiency.
+#include <cstddef>
+#include <cstdint>
+
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/sdr/scheme.hpp"
+
+namespace poreplab::cpu {
+
+// The time floor of labeling: per sector, nodes_times_layers dependent chains of the
+// scheme's compressions per node on `e` with L1-resident inputs, run by `threads`
+// threads the way the labeler groups sectors. Returns seconds for that work.
+double measure_floor_seconds(const engine& e, sdr::label_scheme s, std::size_t sectors,
+                             std::uint64_t nodes_times_layers, int threads);
+// The Filecoin scheme (20 SHA-256 compressions per node).
+double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t nodes_times_layers, int threads);
+
+}  // namespace poreplab::cpu

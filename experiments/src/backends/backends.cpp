@@ -1,0 +1,199 @@
+#include "backends/backends.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/interrupt.hpp"
+#include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/label_kernel.hpp"
+#include "util/text.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/backend.hpp"
+#endif
+
+namespace poreplab {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> engine_choices() {
+  std::vector<std::string> v = {"auto"};
+  for (auto algo : cpu::engine_algos())
+    for (const auto& e : cpu::compiled_engines(algo))
+      if (std::find(v.begin(), v.end(), e.name) == v.end()) v.emplace_back(e.name);
+  return v;
+}
+
+backend_knob text_knob(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                       std::vector<std::string> backends, std::string help) {
+  return {std::move(name), knob_type::text, std::move(fallback), 0, 0, std::move(choices), std::move(backends),
+          std::move(help)};
+}
+
+backend_knob count_knob(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max,
+                        std::vector<std::string> backends, std::string help) {
+  return {std::move(name), knob_type::count, fallback, min, max, {}, std::move(backends), std::move(help)};
+}
+
+const std::vector<std::string> kGpu = {"cuda", "cuda-emu"};
+
+}  // namespace
+
+const std::vector<backend_knob>& backend_knobs() {
+  static const std::vector<backend_knob> knobs = {
+      text_knob("engine", "auto", engine_choices, {"cpu"},
+                "engine of the point's hash; auto = the best for the sector count"),
+      count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
+      count_knob("pin_threads", 1, 0, 1, {"cpu"}, "1 = pin labeling thread i to the i-th CPU of the affinity mask"),
+      count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
+      text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
+                "layer layout on the GPU"),
+      count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
+      text_knob("kernel", "standard", [] { return sdr::kernel_variant_names(); }, kGpu,
+                "sdr/sha256 label kernel variant: standard, vec16 (16-byte parent loads), rolled (parent-pair loop "
+                "not unrolled)"),
+      count_knob("chunk_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,
+                 "stream the parent table in chunks of this many nodes; 0 = the memory planner decides"),
+      count_knob("launch_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,
+                 "most nodes per label launch; 0 = sized by the device's occupancy (cuda) or unbounded (cuda-emu)"),
+      count_knob("device", 0, 0, 63, {"cuda"}, "CUDA device index"),
+  };
+  return knobs;
+}
+
+const backend_knob* find_knob(std::string_view name) {
+  for (const auto& k : backend_knobs())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<const backend_knob*> knobs_of(std::string_view backend) {
+  std::vector<const backend_knob*> out;
+  for (const auto& k : backend_knobs())
+    if (std::find(k.backends.begin(), k.backends.end(), backend) != k.backends.end()) out.push_back(&k);
+  return out;
+}
+
+backend_settings& backend_settings::set(std::string_view name, const json& v) {
+  const backend_knob* k = find_knob(name);
+  std::vector<std::string> names;
+  for (const auto& x : backend_knobs()) names.push_back(x.name);
+  if (k == nullptr) throw std::invalid_argument("unknown backend option '" + std::string(name) + "' (valid: " + join(names) + ")");
+  if (k->type == knob_type::text) {
+    if (!v.is_string()) throw std::invalid_argument("expected text, got " + show(v));
+    const auto choices = k->choices();
+    if (std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
+      throw std::invalid_argument("'" + v.get<std::string>() + "' is not one of " + join(choices));
+  } else {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+      throw std::invalid_argument("expected an integer from " + std::to_string(k->min) + " to " +
+                                  std::to_string(k->max) + ", got " + show(v));
+    const std::uint64_t n = v.get<std::uint64_t>();
+    if (n < k->min || n > k->max)
+      throw std::invalid_argument(std::to_string(n) + " is not from " + std::to_string(k->min) +
+                                  " to " + std::to_string(k->max));
+  }
+  values_[k->name] = v;
+  return *this;
+}
+
+const json& backend_settings::value(std::string_view name, knob_type t) const {
+  const backend_knob* k = find_knob(name);
+  if (k == nullptr || k->type != t) throw std::logic_error("backend option '" + std::string(name) + "' is not a knob of that type");
+  const auto it = values_.find(k->name);
+  return it != values_.end() ? *it : k->fallback;
+}
+
+std::string backend_settings::text(std::string_view name) const { return value(name, knob_type::text).get<std::string>(); }
+
+std::uint64_t backend_settings::count(std::string_view name) const {
+  return value(name, knob_type::count).get<std::uint64_t>();
+}
+
+namespace {
+
+#ifdef POREPLAB_WITH_CUDA
+cuda::backend_options cuda_options(const backend_settings& o) {
+  cuda::backend_options c;
+  c.layout = sdr::parse_sector_layout(o.text("layout"));
+  c.threads_per_block = static_cast<std::uint32_t>(o.count("threads_per_block"));
+  c.kernel = sdr::parse_kernel_variant(o.text("kernel"));
+  c.chunk_nodes = o.count("chunk_nodes");
+  c.launch_nodes = o.count("launch_nodes");
+  c.device = static_cast<int>(o.count("device"));
+  c.stop_requested = [] { return interrupt_signal() != 0; };  // Ctrl-C, Slurm's SIGTERM: stop between launches
+  return c;
+}
+#endif
+
+std::vector<backend_entry> make_entries() {
+  std::vector<backend_entry> v;
+  v.push_back({"reference", "portable code of common/ only, one OpenMP thread per sector (the oracle)",
+               [](const backend_settings& o) { return sdr::make_reference_backend(static_cast<int>(o.count("threads"))); },
+               [](sdr::label_scheme s, std::size_t, const backend_settings&) {
+                 return &cpu::find_engine(cpu::label_engine_algo(s.hash), "portable");
+               }});
+  v.push_back({"cpu", "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine",
+               [](const backend_settings& o) {
+                 cpu::labeler_options l;
+                 l.engine = o.text("engine");
+                 l.threads = static_cast<int>(o.count("threads"));
+                 l.pin_threads = o.count("pin_threads") != 0;
+                 l.prefetch_distance = o.count("prefetch_distance");
+                 return cpu::make_cpu_backend(l);
+               },
+               [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
+                 return &cpu::pick_label_engine(s, sectors, o.text("engine"));
+               }});
+  v.push_back({"cuda-emu", "the CUDA backend's kernels and launch sequence run on the host",
+               [](const backend_settings& o) {
+                 sdr::emulation_options e;
+                 e.layout = sdr::parse_sector_layout(o.text("layout"));
+                 e.threads_per_block = static_cast<std::uint32_t>(o.count("threads_per_block"));
+                 e.kernel = sdr::parse_kernel_variant(o.text("kernel"));
+                 e.chunk_nodes = o.count("chunk_nodes");
+                 e.launch_nodes = o.count("launch_nodes");
+                 e.threads = static_cast<int>(o.count("threads"));
+                 return sdr::make_emulated_backend(e);
+               },
+               nullptr});
+  v.push_back({"cuda", "one GPU thread per sector on a CUDA device",
+               [](const backend_settings& o) -> std::unique_ptr<sdr::backend> {
+#ifdef POREPLAB_WITH_CUDA
+                 return cuda::make_cuda_backend(cuda_options(o));
+#else
+                 (void)o;
+                 throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+#endif
+               },
+               nullptr});
+  return v;
+}
+
+}  // namespace
+
+const std::vector<backend_entry>& backends() {
+  static const std::vector<backend_entry> entries = make_entries();
+  return entries;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> out;
+  for (const auto& b : backends()) out.push_back(b.name);
+  return out;
+}
+
+const backend_entry& find_backend(std::string_view name) {
+  for (const auto& b : backends())
+    if (b.name == name) return b;
+  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (valid: " + join(backend_names()) + ")");
+}
+
+std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt) {
+  return find_backend(name).make(opt);
+}
+
+}  // namespace poreplab

@@ -1,0 +1,70 @@
+#pragma once
+// The labeling backends by name and the knobs they read, each one entry in a table: the
+// runner's axes, the command line's flags, `vector verify --backend all` and the tests
+// all come from these tables, so a new backend or knob is one edit here.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/scheme.hpp"
+
+namespace poreplab {
+
+enum class knob_type { text, count };
+
+// One setting read by one or more backends.
+struct backend_knob {
+  std::string name;  // the config axis; the flag is --name with '_' as '-'
+  knob_type type = knob_type::text;
+  nlohmann::json fallback;  // the value when nobody sets it
+  std::uint64_t min = 0, max = 0;  // count knobs
+  std::function<std::vector<std::string>()> choices;  // text knobs: the accepted values
+  std::vector<std::string> backends;  // who reads it
+  std::string help;
+};
+const std::vector<backend_knob>& backend_knobs();
+const backend_knob* find_knob(std::string_view name);  // nullptr when none
+// The knobs `backend` reads.
+std::vector<const backend_knob*> knobs_of(std::string_view backend);
+
+// Knob values by name, typed; a knob nobody set reads its fallback.
+class backend_settings {
+ public:
+  // Checks the value against the knob (type, range, choices); throws std::invalid_argument
+  // with the problem (the caller names the flag or JSON pointer it came from).
+  backend_settings& set(std::string_view name, const nlohmann::json& value);
+  std::string text(std::string_view name) const;
+  std::uint64_t count(std::string_view name) const;
+  bool is_set(std::string_view name) const { return values_.contains(std::string(name)); }
+  const nlohmann::json& values() const { return values_; }  // the knobs set, by name
+
+ private:
+  const nlohmann::json& value(std::string_view name, knob_type t) const;
+  nlohmann::json values_ = nlohmann::json::object();
+};
+
+struct backend_entry {
+  std::string name;
+  std::string description;
+  // Throws std::runtime_error with the reason when the backend cannot run here (built
+  // without CUDA, no device), std::invalid_argument for options it refuses.
+  std::function<std::unique_ptr<sdr::backend>(const backend_settings&)> make;
+  // The CPU engine whose dependent chains are this backend's hash-only floor for the
+  // scheme, or nullptr (GPU backends: their floor is not a CPU engine's).
+  std::function<const cpu::engine*(sdr::label_scheme, std::size_t sectors, const backend_settings&)> floor_engine;
+};
+// Every backend this build knows, available here or not (cuda in a build without CUDA).
+const std::vector<backend_entry>& backends();
+// Throws std::invalid_argument for an unknown name, listing the valid ones.
+const backend_entry& find_backend(std::string_view name);
+std::vector<std::string> backend_names();
+std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt = {});
+
+}  // namespace poreplab

@@ -1,0 +1,230 @@
+// `poreplab bench` (the group) and `poreplab bench hash`: hash engine speed against
+// OpenSSL, as an aligned table or one JSON object per row.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/bench_cli.hpp"
+#include "cli/cli.hpp"
+#include "poreplab/cpu/bench.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/hash/algo.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/bench.hpp"
+#endif
+
+namespace poreplab::cli {
+
+CLI::App* bench_group(CLI::App& app) {
+  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "bench"; });
+  if (!found.empty()) return found.front();
+  auto* bench = app.add_subcommand("bench", "Benchmarks: hash engines, labeling");
+  bench->require_subcommand(1);
+  return bench;
+}
+
+namespace {
+
+struct hash_cli_options {
+  std::string backend = "cpu";
+  std::string algo = "all";
+  std::string engine = "all";
+  std::string mode = "all";
+  std::size_t bytes = 16 * 1024;
+  double min_time_s = 0.02;
+  int repetitions = 7;
+  bool no_openssl = false;
+  bool json = false;
+};
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Engine rate over OpenSSL's for the same algo and mode; NaN without an OpenSSL row.
+double vs_openssl(const cpu::hash_bench_row& r, const std::vector<cpu::hash_bench_row>& rows) {
+  for (const auto& o : rows)
+    if (o.engine == "openssl" && o.algo == r.algo && o.mode == r.mode) return r.gbps / o.gbps;
+  return std::nan("");
+}
+
+void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes) {
+  std::string last;
+  for (const auto& r : rows) {
+    const std::string group = r.algo + " " + r.mode;
+    if (group != last) {
+      if (!last.empty()) std::cout << "\n";
+      std::cout << r.algo << ", " << r.mode
+                << (r.mode == "throughput"
+                        ? ": independent " + std::to_string(bytes / r.block_bytes * r.block_bytes) +
+                              "-byte messages, one per lane"
+                        : r.algo == "sha256" ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
+                                             : ": dependent one-block messages")
+                << "\n";
+      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %5s %9s\n", "engine", "lanes", "ns/block", "ns/lane-blk",
+                  "GB/s", "c/B tsc", "c/B core", "vs ossl", "cpu%", "verified");
+      last = group;
+    }
+    const double ratio = vs_openssl(r, rows);
+    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %5.0f %9s\n", r.engine.c_str(), r.lanes,
+                r.ns_per_block, r.lane_ns_per_block, r.gbps, r.cycles_per_byte_tsc,
+                r.cycles_per_byte_core ? fmt("%.3f", *r.cycles_per_byte_core).c_str() : "-",
+                std::isnan(ratio) ? "-" : fmt("%.2fx", ratio).c_str(), 100.0 * r.cpu_ns_per_block / r.ns_per_block,
+                r.verified ? "ok" : "MISMATCH");
+  }
+}
+
+void run_hash(const hash_cli_options& o) {
+  std::vector<cpu::engine_algo> algos;
+  if (o.algo != "all") {
+    algos.push_back(cpu::parse_engine_algo(o.algo));
+  } else if (o.engine == "all" || o.engine == "openssl") {
+    algos = cpu::engine_algos();
+  } else {
+    // A named engine with every algorithm: the algorithms that have an engine of that name.
+    std::string valid;
+    for (cpu::engine_algo a : cpu::engine_algos()) {
+      bool has = false;
+      for (const auto& e : cpu::compiled_engines(a)) {
+        has = has || e.name == o.engine;
+        valid += (valid.empty() ? "" : ", ") + std::string(cpu::engine_algo_name(a)) + ":" + std::string(e.name);
+      }
+      if (has) algos.push_back(a);
+    }
+    if (algos.empty())
+      throw std::invalid_argument("unknown engine '" + o.engine + "' (valid: all, openssl, " + valid + ")");
+  }
+  cpu::hash_bench_options opt;
+  opt.bytes_per_lane = o.bytes;
+  opt.min_time_s = o.min_time_s;
+  opt.repetitions = o.repetitions;
+  opt.openssl = !o.no_openssl;
+  if (o.mode != "all") opt.modes = {cpu::parse_bench_mode(o.mode)};
+
+  std::vector<cpu::hash_bench_row> rows;
+  for (cpu::engine_algo a : algos) {
+    auto r = cpu::bench_hash(a, o.engine, opt);
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  bool all_verified = true;
+  for (const auto& r : rows) all_verified = all_verified && r.verified;
+  if (o.json) {
+    for (const auto& r : rows) {
+      auto j = cpu::to_json(r);
+      const double ratio = vs_openssl(r, rows);
+      j["vs_openssl"] = std::isnan(ratio) ? nlohmann::json() : nlohmann::json(ratio);
+      std::cout << j.dump() << "\n";
+    }
+  } else {
+    const auto& f = cpu::detect();
+    std::printf("cpu: %s; TSC %.3f GHz; core cycle counter: %s; %d samples of >= %.3f s each (median shown)\n\n",
+                f.model.c_str(), cpu::tsc_hz() / 1e9,
+                cpu::core_cycle_counter_available() ? "perf_event_open" : "not available", o.repetitions,
+                o.min_time_s);
+    print_table(rows, o.bytes);
+  }
+  if (!all_verified) {
+    std::cout.flush();
+    std::cerr << "poreplab: error: an engine's output differs from the portable code (rows marked MISMATCH)\n";
+    set_exit_status(1);
+  }
+}
+
+// GPU rows: one thread's dependent chain (latency, the SDR pattern) and every thread
+// slot of the device with its own chain (throughput), timed with CUDA events.
+void run_hash_cuda(const hash_cli_options& o) {
+#ifdef POREPLAB_WITH_CUDA
+  std::vector<hash_algo> algos;
+  if (o.algo == "all" || o.algo == "sha256") algos.push_back(hash_algo::sha256);
+  if (o.algo == "all" || o.algo == "blake2s") algos.push_back(hash_algo::blake2s_256);
+  if (o.algo == "all" || o.algo == "blake2b") algos.push_back(hash_algo::blake2b_512);
+  if (algos.empty()) throw usage_error("--algo: '" + o.algo + "' is not sha256, blake2s, blake2b or all");
+  std::vector<cuda::hash_bench_mode> modes;
+  if (o.mode == "all" || o.mode == "chain") modes.push_back(cuda::hash_bench_mode::latency);
+  if (o.mode == "all" || o.mode == "throughput") modes.push_back(cuda::hash_bench_mode::throughput);
+  if (modes.empty()) throw usage_error("--mode: '" + o.mode + "' is not throughput, chain or all");
+  bool all_verified = true;
+  for (const auto a : algos) {
+    for (const auto m : modes) {
+      cuda::hash_bench_options opt;
+      opt.algo = a;
+      opt.mode = m;
+      opt.samples = static_cast<std::uint32_t>(std::max(1, o.repetitions));
+      const auto r = cuda::bench_hash_gpu(opt);
+      all_verified = all_verified && r.verified;
+      const double cpb = r.cycles_per_compression / r.block_bytes;
+      if (o.json) {
+        nlohmann::json j = {{"kind", "hash"},
+                            {"backend", "cuda"},
+                            {"algo", r.compression},
+                            {"engine", "cuda"},
+                            {"mode", m == cuda::hash_bench_mode::latency ? "chain" : "throughput"},
+                            {"lanes", r.blocks * r.threads},
+                            {"ns_per_block", r.ns_per_compression},
+                            {"gbps", r.bytes_per_s / 1e9},
+                            {"cycles_per_byte", cpb},
+                            {"device", r.device.name},
+                            {"sm_count", r.device.multiprocessors},
+                            {"clock_mhz", r.device.clock_khz / 1000},
+                            {"verified", r.verified},
+                            {"samples_s", r.samples_s}};
+        std::cout << j.dump() << "\n";
+      } else {
+        std::printf("%-8s %-10s %s (%d SMs, %d MHz): %.2f ns/compression, %.3f GB/s, %.2f SM-cycles/byte, %s\n",
+                    r.compression.c_str(), cuda::hash_bench_mode_name(m), r.device.name.c_str(),
+                    r.device.multiprocessors, r.device.clock_khz / 1000, r.ns_per_compression, r.bytes_per_s / 1e9,
+                    cpb, r.verified ? "verified" : "MISMATCH");
+      }
+    }
+  }
+  if (!all_verified) set_exit_status(1);
+#else
+  (void)o;
+  throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+#endif
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  CLI::App* bench = bench_group(app);
+  auto o = std::make_shared<hash_cli_options>();
+  auto* cmd = bench->add_subcommand("hash", "Hash engine speed (ns per block, GB/s, cycles per byte) vs OpenSSL EVP");
+  cmd->add_option("--backend", o->backend, "cpu (every engine) | cuda (the GPU's chain latency and throughput)")
+      ->capture_default_str();
+  cmd->add_option("--algo", o->algo, "sha256 | blake2s | blake2b | all")
+      ->check(CLI::IsMember({"sha256", "blake2s", "blake2b", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--engine", o->engine, "an engine name, all (every one this CPU runs) or openssl")
+      ->capture_default_str();
+  cmd->add_option("--mode", o->mode, "throughput | chain | all")
+      ->check(CLI::IsMember({"throughput", "chain", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--bytes", o->bytes, "message bytes per lane in one measured pass")
+      ->check(CLI::Range(std::size_t{128}, std::size_t{1} << 30))
+      ->capture_default_str();
+  cmd->add_option("--min-time", o->min_time_s, "seconds each sample runs at least")
+      ->check(CLI::Range(0.0, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--repetitions", o->repetitions, "samples per row (the median is reported)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_flag("--no-openssl", o->no_openssl, "leave out the OpenSSL reference rows");
+  cmd->add_flag("--json", o->json, "one JSON object per row instead of the table");
+  cmd->callback([o] {
+    if (o->backend == "cuda")
+      run_hash_cuda(*o);
+    else if (o->backend == "cpu")
+      run_hash(*o);
+    else
+      throw usage_error("--backend: '" + o->backend + "' is not cpu or cuda");
+  });
+}
+
+}  // namespace poreplab::cli

@@ -1,0 +1,83 @@
+// `poreplab report amax`: the Amax table (custom hardware against the best off-the-shelf
+// device, one hash chain) from result directories and the custom-hardware data file.
+// `poreplab report verdict`: CPU vs GPU for SDR PC1 per sector size (verdict.hpp).
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "report/amax.hpp"
+#include "report/verdict.hpp"
+#include "cli/cli.hpp"
+#include "records/records.hpp"
+
+namespace poreplab::cli {
+
+namespace {
+
+struct report_cli_options {
+  std::string custom;
+  std::vector<std::string> costs;
+  bool json = false;
+  std::string out;
+  std::vector<std::string> dirs;
+
+  std::map<std::string, double> cost_map() const {
+    std::map<std::string, double> m;
+    for (const auto& c : costs) {
+      const auto [device, usd] = amax::parse_cost(c);
+      m[device] = usd;
+    }
+    return m;
+  }
+  std::vector<std::filesystem::path> paths() const { return {dirs.begin(), dirs.end()}; }
+  void emit(const std::string& text) const {
+    if (out.empty())
+      std::cout << text;
+    else
+      runner::write_file_atomic(out, text);
+  }
+};
+
+// The options every report takes: --cost, --json, -o, the result directories.
+void add_common_options(CLI::App* cmd, report_cli_options& o, const char* cost_help) {
+  // One value per --cost, so that a directory after it stays positional.
+  cmd->add_option("--cost", o.costs, cost_help)->allow_extra_args(false);
+  cmd->add_flag("--json", o.json, "JSON instead of Markdown");
+  cmd->add_option("-o,--out", o.out, "write to FILE instead of standard output");
+  cmd->add_option("results", o.dirs, "result directories (of poreplab run or merge)")->required();
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto* report = app.add_subcommand("report", "Reports computed from result directories: amax, verdict");
+  report->require_subcommand(1);
+
+  auto o = std::make_shared<report_cli_options>();
+  auto* cmd = report->add_subcommand(
+      "amax", "Amax per hash: custom hardware (data file) single-stream GB/s over the best off-the-shelf device "
+              "measured in the result directories (hash records in mode chain, limits records)");
+  cmd->add_option("--custom", o->custom,
+                  "custom-hardware data file (default: experiments/data/custom-hardware.json of this checkout)");
+  add_common_options(cmd, *o, "cost of an off-the-shelf device: DEVICE=USD, DEVICE its name or a part of it (repeatable)");
+  cmd->callback([o] {
+    const std::filesystem::path custom = o->custom.empty() ? amax::default_custom_hardware_file()
+                                                           : std::filesystem::path(o->custom);
+    const amax::custom_data data = amax::load_custom_hardware(custom);
+    const amax::report r = amax::compute(amax::load_result_dirs(o->paths()), data, o->cost_map());
+    o->emit(o->json ? amax::to_json(r).dump(2) + "\n" : amax::to_markdown(r));
+  });
+
+  auto v = std::make_shared<report_cli_options>();
+  auto* vcmd = report->add_subcommand(
+      "verdict", "CPU vs GPU for SDR PC1 per registered sector size: one-sector time, sectors at once, sectors/hour, "
+                 "crossover; each figure measured, extrapolated or modeled");
+  add_common_options(vcmd, *v, "cost of a device: DEVICE=USD, DEVICE a part of its name (repeatable)");
+  vcmd->callback([v] {
+    const verdict::report r = verdict::compute(v->paths(), v->cost_map());
+    v->emit(v->json ? verdict::to_json(r).dump(2) + "\n" : verdict::to_markdown(r));
+  });
+}
+
+}  // namespace poreplab::cli

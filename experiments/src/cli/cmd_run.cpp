@@ -1,0 +1,100 @@
+// `poreplab run` and `poreplab merge`: the experiment runner's command line.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.hpp"
+#include "runner/config.hpp"
+#include "runner/runner.hpp"
+
+namespace poreplab::cli {
+
+namespace {
+
+struct run_cli_options {
+  std::string config_path;
+  std::string out_dir;
+  bool resume = false;
+  std::vector<std::string> sets;
+  std::string shard;
+  bool no_plots = false;
+  bool list = false;
+  std::vector<std::string> require;
+};
+
+struct merge_cli_options {
+  std::string out_dir;
+  std::vector<std::string> shards;
+  bool no_plots = false;
+};
+
+// The command line as the process got it, for the records (run_cli keeps argv to itself).
+std::vector<std::string> process_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> out;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) out.push_back(arg);
+  return out;
+}
+
+// results/<config file stem>[-shard-I-of-N]: stable, so that --resume finds it again.
+std::string default_out_dir(const std::string& config_path, std::size_t shard, std::size_t count) {
+  std::string stem = "default";
+  if (!config_path.empty()) stem = std::filesystem::path(config_path).stem().string();
+  std::string dir = "results/" + stem;
+  if (count > 1) dir += "-shard-" + std::to_string(shard) + "-of-" + std::to_string(count);
+  return dir;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app) {
+  auto opt = std::make_shared<run_cli_options>();
+  auto* run = app.add_subcommand("run", "Run an experiment config (default: the embedded default.json)");
+  run->add_option("config", opt->config_path, "experiment config (JSON, schema poreplab-experiments/1)");
+  run->add_option("-o,--out", opt->out_dir, "output directory (default: results/<config name>)");
+  run->add_flag("--resume", opt->resume, "continue the run in the output directory, skipping recorded points");
+  // One value per --set, so that a config path after it stays the positional argument.
+  run->add_option("--set", opt->sets, "override an axis: AXIS=V1,V2 or EXPERIMENT.AXIS=V1,V2 (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--shard", opt->shard, "run only points whose index % N == I (I/N, e.g. 0/8)");
+  run->add_flag("--no-plots", opt->no_plots, "do not run the plot and report scripts");
+  run->add_flag("--list", opt->list, "print the points and exit without running them");
+  run->add_option("--require", opt->require,
+                  "a backend that must run: its points fail instead of being skipped where it cannot (repeatable; "
+                  "POREPLAB_REQUIRE_CUDA=1 requires cuda)")
+      ->allow_extra_args(false);
+  run->callback([opt] {
+    runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
+                                                : runner::load_config_file(opt->config_path);
+    if (!opt->sets.empty()) c = runner::apply_overrides(c, opt->sets);
+    std::size_t shard = 0, count = 1;
+    if (!opt->shard.empty()) std::tie(shard, count) = runner::parse_shard(opt->shard);
+    if (opt->list) {
+      for (const auto& p : runner::shard_points(runner::expand_points(c), shard, count))
+        std::cout << "[" << p.index << "] " << p.describe() << "\n";
+      return;
+    }
+    runner::run_options o;
+    o.out_dir = opt->out_dir.empty() ? default_out_dir(opt->config_path, shard, count) : opt->out_dir;
+    o.resume = opt->resume;
+    o.shard_index = shard;
+    o.shard_count = count;
+    o.plots = !opt->no_plots;
+    o.argv = process_argv();
+    o.require = runner::required_backends(opt->require);
+    set_exit_status(runner::run_experiments(c, o));
+  });
+
+  auto mopt = std::make_shared<merge_cli_options>();
+  auto* merge = app.add_subcommand("merge", "Combine shard directories of one config into one result set");
+  merge->add_option("-o,--out", mopt->out_dir, "output directory for the merged results")->required();
+  merge->add_option("shards", mopt->shards, "shard output directories")->required();
+  merge->add_flag("--no-plots", mopt->no_plots, "do not run the plot and report scripts");
+  merge->callback([mopt] {
+    std::vector<std::filesystem::path> dirs(mopt->shards.begin(), mopt->shards.end());
+    set_exit_status(runner::merge_shards(mopt->out_dir, dirs, !mopt->no_plots, process_argv()));
+  });
+}
+
+}  // namespace poreplab::cli

@@ -1,0 +1,123 @@
+// `poreplab seal` and `poreplab unseal`.
+#include <cstdlib>
+#include <iostream>
+
+#include "backends/backends.hpp"
+#include "cli/backend_flags.hpp"
+#include "cli/cli.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/seal.hpp"
+
+namespace poreplab::cli {
+
+namespace {
+
+struct seal_options {
+  std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = "cpu";
+  std::string parent_cache;
+  std::uint32_t layers = 0;
+  std::uint64_t sector_id = 0;
+  bool force = false;
+};
+
+struct unseal_options {
+  std::string sealed, out, backend = "cpu", parent_cache;
+  bool recompute = false;
+  bool force = false;
+};
+
+sdr::bytes32 parse32(const std::string& hex, const char* what) {
+  const auto v = from_hex(hex, 32, what);
+  sdr::bytes32 b;
+  std::copy(v.begin(), v.end(), b.begin());
+  return b;
+}
+
+// --parent-cache, else $FIL_PROOFS_PARENT_CACHE, else none (generate in memory).
+std::string parent_cache_dir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  const char* env = std::getenv("FIL_PROOFS_PARENT_CACHE");
+  return env != nullptr ? env : "";
+}
+
+}  // namespace
+
+void add_seal_commands(CLI::App& app) {
+  auto so = std::make_shared<seal_options>();
+  auto* seal = app.add_subcommand("seal", "Seal a sector: layer files, tree_d, replica and seal.json (PC1 layout)");
+  auto* proof = seal->add_option("--proof", so->proof, "registered proof name, e.g. StackedDrg2KiBV1_1");
+  auto* pid = seal->add_option("--porep-id", so->porep_id, "porep_id (32 bytes hex), instead of --proof");
+  seal->add_option("--api-version", so->api_version, "with --porep-id: 1.0.0 | 1.1.0 | 1.2.0");
+  seal->add_option("--layers", so->layers, "with --porep-id: number of layers");
+  proof->excludes(pid);
+  pid->excludes(proof);
+  seal->add_option("--prover-id", so->prover_id, "prover id (32 bytes hex)")->required();
+  seal->add_option("--sector-id", so->sector_id, "sector number")->required();
+  seal->add_option("--ticket", so->ticket, "ticket (32 bytes hex)")->required();
+  seal->add_option("--data", so->data, "staged (fr32-padded) sector data")->required();
+  seal->add_option("--out", so->out, "output directory")->required();
+  seal->add_option("--backend", so->backend, "labeling backend")->capture_default_str();
+  auto seal_knobs = std::make_shared<backend_settings>();
+  const auto apply_seal_knobs = add_backend_flags(seal, seal_knobs);
+  seal->add_option("--parent-cache", so->parent_cache, "parent cache directory (default $FIL_PROOFS_PARENT_CACHE)");
+  seal->add_flag("--force", so->force,
+                 "replace a previous seal in --out (its layer files, tree_d, replica.dat, seal.json; other files are kept)");
+  seal->callback([so, seal_knobs, apply_seal_knobs] {
+    sdr::seal_inputs in;
+    if (!so->proof.empty()) {
+      const auto& p = sdr::find_registered_proof(so->proof);
+      if (!so->api_version.empty() || so->layers != 0)
+        throw usage_error("--api-version and --layers come from --proof; give them only with --porep-id");
+      in.porep_id = sdr::porep_id_of(p);
+      in.api = p.api;
+      in.layers = p.layers;
+      in.expected_sector_size = p.sector_size;
+      in.proof_name = std::string(p.name);
+    } else if (!so->porep_id.empty()) {
+      if (so->api_version.empty() || so->layers == 0)
+        throw usage_error("--porep-id needs --api-version and --layers");
+      in.porep_id = parse32(so->porep_id, "--porep-id");
+      in.api = sdr::parse_api_version(so->api_version);
+      if (so->layers > sdr::kMaxLayers)
+        throw usage_error("--layers: " + std::to_string(so->layers) + " is not from 1 to " +
+                          std::to_string(sdr::kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
+      in.layers = so->layers;
+    } else {
+      throw usage_error("give --proof NAME, or --porep-id HEX with --api-version and --layers");
+    }
+    in.prover_id = parse32(so->prover_id, "--prover-id");
+    in.sector_id = so->sector_id;
+    in.ticket = parse32(so->ticket, "--ticket");
+    apply_seal_knobs();
+    auto be = make_backend(so->backend, *seal_knobs);
+    const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
+    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache),
+                             so->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
+    std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
+              << so->out << "\n";
+  });
+
+  auto uo = std::make_shared<unseal_options>();
+  auto* unseal = app.add_subcommand("unseal", "Recover the data of a sealed directory and check it against comm_d");
+  unseal->add_option("--sealed", uo->sealed, "directory written by poreplab seal")->required();
+  unseal->add_option("--out", uo->out, "file to write the recovered data to")->required();
+  unseal->add_flag("--recompute", uo->recompute, "recompute the labels instead of reading the last layer file");
+  unseal->add_option("--backend", uo->backend, "labeling backend (with --recompute)")->capture_default_str();
+  auto unseal_knobs = std::make_shared<backend_settings>();
+  const auto apply_unseal_knobs = add_backend_flags(unseal, unseal_knobs);
+  unseal->add_option("--parent-cache", uo->parent_cache, "parent cache directory (default $FIL_PROOFS_PARENT_CACHE)");
+  unseal->add_flag("--force", uo->force, "replace --out if it exists");
+  unseal->callback([uo, unseal_knobs, apply_unseal_knobs] {
+    apply_unseal_knobs();
+    auto be = make_backend(uo->backend, *unseal_knobs);
+    const interrupt_scope on_signal;
+    const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
+                               uo->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
+    std::cout << "comm_d " << to_hex(r.comm_d) << " matches; data written to " << uo->out
+              << (r.recomputed ? " (labels recomputed)" : "") << "\n";
+  });
+}
+
+}  // namespace poreplab::cli

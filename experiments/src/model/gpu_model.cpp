@@ -1,0 +1,303 @@
+#include "model/gpu_model.hpp"
+#include "model/sass_detail.hpp"
+
+#include <algorithm>
+#include <set>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "model/gpu_model_sass.hpp"
+#include "poreplab/json_input.hpp"
+#include "records/records.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::gpu_model {
+
+using nlohmann::json;
+using namespace detail;
+
+namespace {
+constexpr std::uint32_t kSha256K0 = 0x428a2f98;
+}  // namespace
+
+// ---- analysis ----
+
+kernel_analysis analyze(const sass_function& f, const arch_params& a, const std::string& load_level) {
+  kernel_analysis k;
+  k.arch = f.arch;
+  k.mangled = f.mangled;
+  k.name = f.name;
+  k.label = kernel_label(f.name);
+  k.unit = k.label.rfind("label_layer_kernel", 0) == 0 ? "node" : "compression";
+  k.load_level = load_level.empty() ? a.global_load_level : load_level;
+  if (k.load_level != "l1" && k.load_level != "l2" && k.load_level != "dram")
+    throw model_error("load level '" + k.load_level + "' is not l1, l2 or dram");
+  std::vector<std::size_t> path;
+  if (const auto l = main_loop(f)) {
+    k.has_loop = true;
+    k.loop_head = f.code[l->head].address;
+    k.loop_latch = f.code[l->latch].address;
+    iteration_trace t = trace_iteration(f, *l);
+    path = std::move(t.path);
+    k.notes = std::move(t.notes);
+    k.exact = t.exact;
+  } else {
+    for (std::size_t i = 0; i < f.code.size(); ++i) path.push_back(i);
+    k.notes.push_back("no loop: the whole kernel is counted once");
+    k.exact = false;
+  }
+  std::vector<const sass_instruction*> seq;
+  seq.reserve(path.size());
+  int max_reg = -1;
+  for (const auto& in : f.code) {
+    for (int r : in.dests)
+      if (r < kUniformBase) max_reg = std::max(max_reg, r);
+    for (int r : in.srcs)
+      if (r < kUniformBase) max_reg = std::max(max_reg, r);
+  }
+  for (std::size_t i : path) {
+    const sass_instruction& in = f.code[i];
+    seq.push_back(&in);
+    ++k.by_opcode[in.base];
+    if (!a.opcode_cycles.count(in.base) && !a.opcode_memory.count(in.base)) k.default_latency_opcodes.insert(in.base);
+    static const std::set<std::string> device_memory = {"LDG", "LD", "STG", "ST", "ATOMG", "RED"};
+    if (device_memory.count(in.base)) k.bytes_per_iteration += access_bytes(in);
+    for (const auto& op : in.operands)
+      if (auto v = parse_number(op); v && static_cast<std::uint32_t>(*v) == kSha256K0) ++k.round_constant_hits;
+  }
+  k.instructions = seq.size();
+  const auto s = schedule(seq, [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); });
+  k.critical_path_cycles = s.critical_path;
+  k.in_order_cycles = s.in_order;
+  if (f.registers > 0) {
+    k.registers = f.registers;
+    k.registers_source = "cuobjdump -res-usage";
+  } else {
+    k.registers = max_reg + 1;
+    k.registers_source = "highest register named in the SASS";
+  }
+  return k;
+}
+
+prediction predict(const kernel_analysis& k, const arch_params& a, unsigned threads_per_block) {
+  if (threads_per_block == 0 || threads_per_block > 1024 || threads_per_block % 32 != 0)
+    throw model_error("threads per block must be a multiple of 32 from 32 to 1024, not " +
+                      std::to_string(threads_per_block));
+  prediction p;
+  const double hz = a.clock_mhz * 1e6;
+  p.single_thread_cycles = k.in_order_cycles;
+  p.single_thread_ns = k.in_order_cycles / hz * 1e9;
+  p.critical_path_ns = k.critical_path_cycles / hz * 1e9;
+  // Residency per SM: blocks limited by threads, the block cap and registers (allocated
+  // per warp in units of register_allocation_unit).
+  const double warps_per_block = threads_per_block / 32.0;
+  const double by_threads = std::floor(a.max_threads_per_sm / threads_per_block);
+  double by_regs = std::numeric_limits<double>::infinity();
+  if (k.registers > 0) {
+    const double per_warp = std::ceil(k.registers * 32.0 / a.register_alloc_unit) * a.register_alloc_unit;
+    by_regs = std::floor(std::floor(a.registers_per_sm / per_warp) / warps_per_block);
+  }
+  double blocks = std::min({by_threads, a.max_blocks_per_sm, by_regs});
+  p.resident_limit = blocks == by_regs ? "registers" : blocks == a.max_blocks_per_sm ? "blocks per SM" : "threads per SM";
+  p.resident_threads = blocks * threads_per_block * a.sm_count;
+  p.issue_rate = a.sm_count * a.schedulers_per_sm * a.issue_per_scheduler * 32.0 * hz /
+                 std::max(1.0, static_cast<double>(k.instructions));
+  p.latency_rate = p.single_thread_ns > 0 ? p.resident_threads / (p.single_thread_ns * 1e-9) : 0;
+  p.memory_rate = k.bytes_per_iteration > 0 ? a.hbm_gb_per_s * 1e9 / k.bytes_per_iteration
+                                            : std::numeric_limits<double>::infinity();
+  p.rate = std::min({p.issue_rate, p.latency_rate, p.memory_rate});
+  p.bound = p.rate == p.issue_rate ? "issue" : p.rate == p.latency_rate ? "latency" : "memory";
+  return p;
+}
+
+double predicted_ns_per_iteration(const prediction& p, double parallel) {
+  return std::max(p.single_thread_ns, parallel * 1e9 / p.rate);
+}
+
+// ---- the build's SASS ----
+
+std::vector<embedded_arch> embedded_sass() {
+  std::vector<embedded_arch> out;
+  const embedded::sass_blob* b = embedded::blobs();
+  for (std::size_t i = 0; i < embedded::blob_count(); ++i) {
+    embedded_arch e;
+    e.arch = b[i].arch;
+    for (std::size_t c = 0; c < b[i].chunk_count; ++c) e.text += b[i].chunks[c];
+    e.resources = b[i].resources;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string embedded_note() { return embedded::note(); }
+
+std::vector<std::string> embedded_kernel_labels(const std::string& arch) {
+  std::vector<std::string> out;
+  for (const auto& e : embedded_sass()) {
+    if (e.arch != arch) continue;
+    const std::string_view text = e.text;
+    for (std::size_t pos = text.find("Function : "); pos != std::string_view::npos;
+         pos = text.find("Function : ", pos + 1)) {
+      const std::size_t end = text.find('\n', pos);
+      const std::string k = kernel_label(demangle(std::string(trim(text.substr(pos + 11, end - pos - 11)))));
+      if (!k.empty() && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+  }
+  return out;
+}
+
+std::vector<sass_function> embedded_kernels(const std::vector<std::string>& archs, const std::string& label) {
+  std::vector<sass_function> out;
+  for (const auto& e : embedded_sass()) {
+    if (!archs.empty() && std::find(archs.begin(), archs.end(), e.arch) == archs.end()) continue;
+    const auto regs = parse_resources(e.resources);
+    for (auto& f : parse_sass(e.text, e.arch, label)) {
+      if (kernel_label(f.name).empty()) continue;
+      f.arch = e.arch;
+      if (auto it = regs.find(f.mangled); it != regs.end()) f.registers = it->second;
+      out.push_back(std::move(f));
+    }
+  }
+  // Label kernels first, then the chains; by name within each.
+  std::stable_sort(out.begin(), out.end(), [](const sass_function& x, const sass_function& y) {
+    const std::string a = kernel_label(x.name), b = kernel_label(y.name);
+    const bool la = a.rfind("label", 0) == 0, lb = b.rfind("label", 0) == 0;
+    if (x.arch != y.arch) return x.arch < y.arch;
+    if (la != lb) return la;
+    return a < b;
+  });
+  return out;
+}
+
+std::vector<model_row> run_model(const latency_table& t, const model_options& o) {
+  const auto sass = embedded_sass();
+  if (sass.empty()) throw model_error(embedded_note().empty() ? "no SASS in this build" : embedded_note());
+  std::vector<std::string> built;
+  for (const auto& e : sass) built.push_back(e.arch);
+  std::vector<std::string> archs = o.archs;
+  if (archs.empty())
+    for (const auto& a : built)
+      if (t.archs.count(a)) archs.push_back(a);
+  if (archs.empty())
+    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + join(built) + ")");
+  for (const auto& a : archs) {
+    if (std::find(built.begin(), built.end(), a) == built.end()) {
+      throw model_error("this build has no SASS for " + a + " (it was built for " + join(built) +
+                        "; add it with -DCMAKE_CUDA_ARCHITECTURES)");
+    }
+    arch_of(t, a);  // the table must describe it
+  }
+  std::vector<model_row> rows;
+  for (const auto& f : embedded_kernels(archs)) {
+    const arch_params& a = arch_of(t, f.arch);
+    model_row r;
+    r.analysis = analyze(f, a, o.load_level);
+    r.predicted = predict(r.analysis, a, o.threads_per_block);
+    r.device = a.device;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+json to_json(const model_row& r) {
+  const kernel_analysis& k = r.analysis;
+  const prediction& p = r.predicted;
+  auto finite = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json by = json::object();
+  for (const auto& [op, n] : k.by_opcode) by[op] = n;
+  return {{"modeled", true},
+          {"arch", k.arch},
+          {"device", r.device},
+          {"kernel", k.label},
+          {"mangled", k.mangled},
+          {"unit", k.unit},
+          {"has_loop", k.has_loop},
+          {"loop", {{"head", hex_address(k.loop_head)}, {"latch", hex_address(k.loop_latch)}}},
+          {"instructions_per_iteration", k.instructions},
+          {"instructions_by_opcode", by},
+          {"critical_path_cycles", k.critical_path_cycles},
+          {"in_order_cycles", k.in_order_cycles},
+          {"bytes_per_iteration", k.bytes_per_iteration},
+          {"sha256_round_constant_hits", k.round_constant_hits},
+          {"registers", k.registers},
+          {"registers_source", k.registers_source},
+          {"global_load_level", k.load_level},
+          {"trace_exact", k.exact},
+          {"notes", k.notes},
+          {"default_latency_opcodes", std::vector<std::string>(k.default_latency_opcodes.begin(),
+                                                               k.default_latency_opcodes.end())},
+          {"single_thread_ns", p.single_thread_ns},
+          {"critical_path_ns", p.critical_path_ns},
+          {"resident_threads", p.resident_threads},
+          {"resident_limit", p.resident_limit},
+          {"issue_bound_per_s", finite(p.issue_rate)},
+          {"latency_bound_per_s", finite(p.latency_rate)},
+          {"memory_bound_per_s", finite(p.memory_rate)},
+          {"rate_per_s", finite(p.rate)},
+          {"bound", p.bound}};
+}
+
+// ---- measured records ----
+
+namespace {
+
+std::string arch_from_device(const std::string& device) {
+  for (const char* a : {"A100", "A800", "A30"})
+    if (device.find(a) != std::string::npos) return "sm_80";
+  for (const char* h : {"H100", "H200", "H800", "H20", "GH200"})
+    if (device.find(h) != std::string::npos) return "sm_90";
+  return {};
+}
+
+std::string text_of(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::vector<measured_point> read_measured(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::path(dir) / "records.jsonl";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw model_error("results directory " + dir + " is not a readable directory");
+  if (!fs::exists(file, ec)) throw model_error(dir + " holds no records.jsonl");
+  runner::records_log log;
+  try {
+    log = runner::read_records(file, false);
+  } catch (const std::exception& e) {
+    throw model_error(std::string("cannot read measured records: ") + e.what());
+  }
+  std::vector<measured_point> out;
+  for (const auto& r : log.points) {
+    if (r.value("status", "") != "ok" || r.value("modeled", false)) continue;
+    const json ctx = r.value("context", json::object());
+    if (ctx.value("modeled", false)) continue;
+    const json axes = r.value("axes", json::object());
+    const std::string kind = r.value("kind", "");
+    const bool cuda = text_of(axes, "backend") == "cuda" || text_of(axes, "engine") == "cuda";
+    if (!cuda || (kind != "label" && kind != "hash")) continue;
+    const json st = r.value("stats", json::object());
+    if (!st.contains("median") || !st["median"].is_number()) continue;
+    measured_point m;
+    m.dir = dir;
+    m.experiment = r.value("experiment", "");
+    m.kind = kind;
+    m.device = text_of(ctx, "device");
+    m.arch = arch_from_device(m.device);
+    m.axes = axes;
+    m.metric = r.value("metric", "");
+    m.value = st["median"].get<double>();
+    if (kind == "label") {
+      m.algo = text_of(axes, "hash").empty() ? "sha256" : text_of(axes, "hash");
+      m.parallel = axes.contains("sectors") && axes["sectors"].is_number() ? axes["sectors"].get<double>() : 1;
+    } else {
+      m.algo = text_of(axes, "algo");
+      m.parallel = text_of(axes, "mode") == "chain" ? 1 : ctx.value("lanes", 0.0);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace poreplab::gpu_model

@@ -1,0 +1,95 @@
+#include "records/environment.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <string>
+
+#include "poreplab/cpu/features.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/devices.hpp"
+#endif
+
+namespace poreplab {
+
+nlohmann::json cpu_json() {
+  const auto& f = cpu::detect();
+  nlohmann::json caches = nlohmann::json::array();
+  for (const auto& c : f.caches)
+    caches.push_back({{"level", c.level}, {"type", c.type}, {"bytes", c.bytes},
+                      {"line_bytes", c.line_bytes}, {"shared_by_threads", c.shared_by_threads}});
+  return {{"vendor", f.vendor},
+          {"model", f.model},
+          {"logical_cores", f.logical_cores},
+          {"features", f.names()},
+          {"sha_ni", f.can_shani()},
+          {"avx2", f.can_avx2()},
+          {"avx512", f.can_avx512()},
+          {"tsc_hz", cpu::tsc_hz()},
+          {"caches", caches}};
+}
+
+nlohmann::json cuda_json() {
+#ifdef POREPLAB_WITH_CUDA
+  const auto r = cuda::query_devices();
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    devs.push_back({{"index", d.index},
+                    {"name", d.name},
+                    {"compute_capability", std::to_string(d.sm_major) + "." + std::to_string(d.sm_minor)},
+                    {"multiprocessors", d.multiprocessors},
+                    {"clock_mhz", d.clock_khz / 1000},
+                    {"memory_clock_mhz", d.memory_clock_khz / 1000},
+                    {"total_memory_bytes", d.total_memory},
+                    {"free_memory_bytes", d.free_memory},
+                    {"unsupported", d.unsupported}});
+  nlohmann::json j = {{"compiled", true},
+                      {"available", r.available},
+                      {"driver_version", r.driver_version},
+                      {"runtime_version", r.runtime_version},
+                      {"devices", devs}};
+  if (!r.available) j["reason"] = r.reason;
+  return j;
+#else
+  return {{"compiled", false}, {"available", false},
+          {"reason", "built without CUDA (POREPLAB_CUDA=OFF or no nvcc)"}, {"devices", nlohmann::json::array()}};
+#endif
+}
+
+nlohmann::json build_json() {
+  nlohmann::json backends = {"reference", "cpu", "cuda-emu"};
+#ifdef POREPLAB_WITH_CUDA
+  backends.push_back("cuda");
+#endif
+  return {{"version", POREPLAB_VERSION},
+          {"git_revision", POREPLAB_GIT_REVISION},
+          {"compiler", POREPLAB_CXX_COMPILER},
+          {"flags", POREPLAB_BUILD_FLAGS},
+          {"backends", backends}};
+}
+
+// MemTotal and MemAvailable of /proc/meminfo, in bytes (0 when unreadable).
+nlohmann::json memory_json() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  unsigned long long kib = 0, total = 0, available = 0;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemTotal:") total = kib * 1024;
+    if (key == "MemAvailable:") available = kib * 1024;
+  }
+  return {{"total_bytes", total}, {"available_bytes", available}};
+}
+
+nlohmann::json environment_json() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {{"host", host}, {"date", date}, {"cpu", cpu_json()}, {"memory", memory_json()}, {"cuda", cuda_json()}, {"build", build_json()}};
+}
+
+}  // namespace poreplab

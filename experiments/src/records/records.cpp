@@ -1,0 +1,452 @@
+#include "records/records.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "poreplab/stats.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail_errno(const std::string& what, const fs::path& p) {
+  throw std::runtime_error(what + " " + p.string() + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, std::string_view data, const fs::path& p) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno("cannot write", p);
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void fsync_dir(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;  // best effort: the rename itself is atomic
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string cell_text(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return format_number(v.get<double>(), 6);
+  return v.dump();
+}
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+// Axis values as shown in tables: sizes in binary units, n/a as "-".
+std::string axis_text(const std::string& axis, const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_number_unsigned() && (axis == "sector_size" || axis == "size")) return format_size(v.get<std::uint64_t>());
+  return cell_text(v);
+}
+
+// Units of the sampled metrics and the derived rates, for table headers.
+std::string unit_of(const std::string& name) {
+  static const std::map<std::string, std::string> units = {
+      {"ns_per_node_layer", "ns/node/layer"}, {"labels_per_s", "labels/s"}, {"gb_per_s", "GB/s"},
+      {"cycles_per_byte", "cycles/B"},        {"ns_per_byte", "ns/B"},      {"efficiency", "floor/actual"},
+      {"bytes_per_node", "B/node"},           {"ns_per_node", "ns/node"},   {"seconds", "s"},
+      {"ns_per_block", "ns/block"},           {"cycles_per_block", "cycles/block"}};
+  const auto it = units.find(name);
+  return it == units.end() ? std::string() : it->second;
+}
+
+std::string header_with_unit(const std::string& name) {
+  const std::string u = unit_of(name);
+  return u.empty() ? name : name + " (" + u + ")";
+}
+
+}  // namespace
+
+sample_stats compute_stats(std::vector<double> samples) {
+  sample_stats s;
+  s.n = samples.size();
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  s.min = samples.front();
+  s.max = samples.back();
+  s.median = sorted_median(samples);
+  s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+  return s;
+}
+
+json stats_json(const sample_stats& s) {
+  return {{"n", s.n}, {"min", s.min}, {"median", s.median}, {"max", s.max}, {"spread", s.spread}};
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_errno("cannot create", tmp);
+  try {
+    write_all(fd, content, tmp);
+    if (::fsync(fd) != 0) fail_errno("cannot fsync", tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    errno = err;
+    fail_errno("cannot rename a temporary file onto", path);
+  }
+  fsync_dir(path.parent_path());
+}
+
+dir_lock::dir_lock(const fs::path& dir) {
+  const fs::path file = dir / ".lock";
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail_errno("cannot create the lock file", file);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    if (e != EWOULDBLOCK) {
+      errno = e;
+      fail_errno("cannot lock", file);
+    }
+    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    throw std::runtime_error("results directory " + dir.string() + " is in use by another run (pid " +
+                             (pid.empty() ? std::string("unknown") : pid) + ")");
+  }
+  // Without the pid the lock still holds; only a second run's message loses it.
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0) {
+    const ssize_t written = ::pwrite(fd_, me.data(), me.size(), 0);
+    (void)written;
+  }
+}
+
+dir_lock::~dir_lock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+records_log read_records(const fs::path& file, bool repair) {
+  records_log log;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail_errno("cannot open", file);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  in.close();
+
+  std::size_t pos = 0, line_no = 0, good_end = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    const std::size_t nl = text.find('\n', pos);
+    const bool complete = nl != std::string::npos;
+    const std::string line = text.substr(pos, (complete ? nl : text.size()) - pos);
+    const std::size_t next = complete ? nl + 1 : text.size();
+    json j;
+    bool ok = true;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception&) {
+      ok = false;
+    }
+    const bool last = next >= text.size();
+    if (!complete || !ok || !j.is_object()) {
+      // Only the last line can be cut short by a crash; anything else is damage.
+      if (last) {
+        log.truncated_bytes = text.size() - pos;
+        break;
+      }
+      if (line.empty()) {
+        pos = next;
+        good_end = pos;
+        continue;
+      }
+      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) +
+                               ": not a JSON record (the file is damaged; move it away or fix the line)");
+    }
+    const std::string type = j.value("type", "");
+    if (type == "header")
+      log.headers.push_back(std::move(j));
+    else if (type == "point")
+      log.points.push_back(std::move(j));
+    else
+      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": unknown record type \"" + type +
+                               "\"");
+    pos = next;
+    good_end = pos;
+  }
+  if (repair && log.truncated_bytes > 0) {
+    if (::truncate(file.c_str(), static_cast<off_t>(good_end)) != 0) fail_errno("cannot truncate", file);
+  }
+  return log;
+}
+
+records_writer::records_writer(const fs::path& file) : path_(file) {
+  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail_errno("cannot open for appending", file);
+}
+
+records_writer::~records_writer() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void records_writer::append(const json& record) {
+  // One write() of the whole line: a reader never sees a record split across lines, and
+  // a crash leaves at worst an incomplete last line, which read_records cuts off.
+  const std::string line = record.dump() + "\n";
+  write_all(fd_, line, path_);
+  if (::fsync(fd_) != 0) fail_errno("cannot fsync", path_);
+}
+
+std::string record_key(const json& record) {
+  return record.at("experiment").get<std::string>() + " " + record.at("axes").dump();
+}
+
+json make_results(const json& config, const std::string& config_digest, const std::vector<json>& runs,
+                  const std::vector<json>& expected, const std::vector<json>& records, const json& extra) {
+  std::map<std::string, const json*> latest;
+  for (const auto& r : records) latest[record_key(r)] = &r;
+  json points = json::array();
+  json missing = json::array();
+  std::set<std::string> expected_keys;
+  json counts = {{"expected", expected.size()}, {"ok", 0}, {"skipped", 0}, {"failed", 0}, {"missing", 0}, {"noisy", 0}};
+  for (const auto& e : expected) {
+    const std::string key = record_key(e);
+    expected_keys.insert(key);
+    const auto it = latest.find(key);
+    if (it == latest.end()) {
+      missing.push_back(e);
+      counts["missing"] = counts["missing"].get<int>() + 1;
+      continue;
+    }
+    json p = *it->second;
+    p["index"] = e.at("index");  // the index in this run's ordered list
+    const std::string status = p.value("status", "failed");
+    counts[status] = counts.value(status, 0) + 1;
+    if (p.value("noisy", false)) counts["noisy"] = counts["noisy"].get<int>() + 1;
+    points.push_back(std::move(p));
+  }
+  std::size_t extra_records = 0;
+  for (const auto& [k, r] : latest)
+    if (!expected_keys.count(k)) ++extra_records;
+  json out = {{"schema", kResultsSchema}, {"config_digest", config_digest}, {"config", config}, {"runs", runs},
+              {"counts", counts},       {"points", points},               {"missing", missing}};
+  if (extra_records) out["records_not_in_config"] = extra_records;
+  for (const auto& [k, v] : extra.items()) out[k] = v;
+  return out;
+}
+
+std::string results_csv(const json& results) {
+  std::vector<std::string> axes, rates, context;
+  auto add = [](std::vector<std::string>& v, const std::string& s) {
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+  };
+  for (const auto& p : results["points"]) {
+    for (const auto& [k, v] : p["axes"].items()) add(axes, k);
+    if (p.contains("rates"))
+      for (const auto& [k, v] : p["rates"].items()) add(rates, k);
+    if (p.contains("context"))
+      for (const auto& [k, v] : p["context"].items())
+        if (!v.is_structured()) add(context, k);
+  }
+  std::ostringstream out;
+  std::vector<std::string> head = {"index", "experiment", "kind", "status"};
+  for (const auto& a : axes) head.push_back(a);
+  for (const auto& h : {"metric", "n", "min", "median", "max", "spread", "noisy"}) head.emplace_back(h);
+  for (const auto& r : rates) head.push_back(r);
+  // Context fields are prefixed: some share a name with a rate (at bench time's median).
+  for (const auto& c : context) head.push_back("context." + c);
+  for (const auto& h : {"verified", "digest", "reason"}) head.emplace_back(h);
+  for (std::size_t i = 0; i < head.size(); ++i) out << (i ? "," : "") << csv_field(head[i]);
+  out << "\n";
+  for (const auto& p : results["points"]) {
+    std::vector<std::string> row = {cell_text(p["index"]), cell_text(p["experiment"]), cell_text(p["kind"]),
+                                    cell_text(p["status"])};
+    for (const auto& a : axes) row.push_back(p["axes"].contains(a) ? cell_text(p["axes"][a]) : "");
+    const json st = p.value("stats", json::object());
+    row.push_back(p.value("metric", ""));
+    for (const auto& k : {"n", "min", "median", "max", "spread"}) row.push_back(st.contains(k) ? cell_text(st[k]) : "");
+    row.push_back(p.contains("noisy") ? cell_text(p["noisy"]) : "");
+    const json r = p.value("rates", json::object());
+    for (const auto& k : rates) row.push_back(r.contains(k) ? cell_text(r[k]) : "");
+    const json c = p.value("context", json::object());
+    for (const auto& k : context) row.push_back(c.contains(k) ? cell_text(c[k]) : "");
+    row.push_back(p.contains("verified") ? cell_text(p["verified"]) : "");
+    row.push_back(p.value("digest", ""));
+    row.push_back(p.value("reason", ""));
+    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string summary_markdown(const json& results) {
+  std::ostringstream md;
+  md << "# poreplab results\n\n";
+  const json& cfg = results["config"];
+  if (cfg.contains("description")) md << cfg["description"].get<std::string>() << "\n\n";
+  const json& c = results["counts"];
+  md << "- points: " << c["expected"] << " expected, " << c["ok"] << " ok, " << c["skipped"] << " skipped, "
+     << c["failed"] << " failed, " << c["missing"] << " missing; " << c["noisy"] << " noisy (spread > "
+     << static_cast<int>(kNoisySpread * 100) << "%)\n";
+  md << "- config digest: `" << results["config_digest"].get<std::string>().substr(0, 16) << "`";
+  if (results.contains("source")) md << " (" << results["source"].get<std::string>() << ")";
+  md << "\n";
+  if (results.contains("interrupted") && results["interrupted"].get<bool>())
+    md << "- **interrupted**: the remaining points were not run (`poreplab run --resume` continues)\n";
+  // The environment of the latest run that measured something (a merge header has none).
+  json env;
+  for (const auto& r : results["runs"])
+    if (r.contains("environment")) env = r["environment"];
+  if (env.is_object()) {
+    if (env.contains("cpu"))
+      md << "- CPU: " << env["cpu"].value("model", "?") << ", " << env["cpu"].value("logical_cores", 0)
+         << " logical cores\n";
+    if (env.contains("cuda")) {
+      const json& cu = env["cuda"];
+      if (cu.value("available", false)) {
+        for (const auto& d : cu["devices"]) md << "- GPU: " << d.value("name", "?") << "\n";
+      } else {
+        md << "- GPU: none; " << cu.value("reason", "unavailable") << "\n";
+      }
+    }
+    if (env.contains("build"))
+      md << "- build: " << env["build"].value("compiler", "?") << ", git " << env["build"].value("git_revision", "?")
+         << "\n";
+    if (env.contains("date")) md << "- date: " << env["date"].get<std::string>() << "\n";
+  }
+  md << "\n";
+
+  // One table per experiment, columns for the axes that vary within it.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const json*>> by_exp;
+  for (const auto& p : results["points"]) {
+    const std::string e = p["experiment"];
+    if (!by_exp.count(e)) order.push_back(e);
+    by_exp[e].push_back(&p);
+  }
+  for (const auto& e : order) {
+    const auto& pts = by_exp[e];
+    md << "## " << e << " (" << (*pts.front())["kind"].get<std::string>() << ")\n\n";
+    std::vector<std::string> axes;
+    for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+      std::set<std::string> values;
+      for (const json* p : pts) values.insert((*p)["axes"][k].dump());
+      if (values.size() > 1) axes.push_back(k);
+    }
+    // Axes constant across the experiment are stated once above the table.
+    std::string fixed;
+    for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+      if (std::find(axes.begin(), axes.end(), k) != axes.end() || v.is_null()) continue;
+      fixed += (fixed.empty() ? "" : ", ") + k + "=" + axis_text(k, v);
+    }
+    if (!fixed.empty()) md << "Fixed: " << fixed << ".\n\n";
+    std::string metric;
+    std::vector<std::string> rates;
+    for (const json* p : pts) {
+      if (metric.empty() && p->contains("metric")) metric = (*p)["metric"];
+      if (p->contains("rates"))
+        for (const auto& [k, v] : (*p)["rates"].items())
+          if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
+    }
+    std::vector<std::string> head = axes;
+    head.emplace_back("engine used");
+    head.emplace_back("status");
+    head.push_back(metric.empty() ? "median" : "median " + header_with_unit(metric));
+    head.emplace_back("spread");
+    for (const auto& r : rates) head.push_back(header_with_unit(r));
+    head.emplace_back("verified");
+    md << "|";
+    for (const auto& h : head) md << " " << md_escape(h) << " |";
+    md << "\n|";
+    // Axes, engine and status are text (left); the numbers and verified are right-aligned.
+    for (std::size_t i = 0; i < head.size(); ++i) md << (i <= axes.size() + 1 ? " --- |" : " ---: |");
+    md << "\n";
+    for (const json* pp : pts) {
+      const json& p = *pp;
+      md << "|";
+      for (const auto& a : axes) md << " " << md_escape(axis_text(a, p["axes"][a])) << " |";
+      const json ctx = p.value("context", json::object());
+      md << " " << md_escape(ctx.contains("engine") ? cell_text(ctx["engine"]) : std::string("-")) << " |";
+      const std::string status = p.value("status", "?");
+      if (status == "ok")
+        md << " ok" << (p.value("noisy", false) ? " (noisy)" : "") << " |";
+      else
+        md << " " << status << ": " << md_escape(p.value("reason", "")) << " |";
+      const json st = p.value("stats", json::object());
+      if (st.contains("median") && st.value("n", 0) > 0) {
+        md << " " << format_number(st["median"].get<double>()) << " |";
+        md << " " << format_number(100 * st["spread"].get<double>(), 2) << "% |";
+      } else {
+        md << " - | - |";
+      }
+      const json r = p.value("rates", json::object());
+      for (const auto& k : rates)
+        md << " " << (r.contains(k) && r[k].is_number() ? format_number(r[k].get<double>()) : std::string("-"))
+           << " |";
+      md << " "
+         << (status != "ok"                ? std::string("-")
+             : p.value("modeled", false)   ? std::string("modeled")
+             : p.value("verified", false)  ? std::string("yes")
+                                           : std::string("**no**"))
+         << " |\n";
+    }
+    md << "\n";
+  }
+  if (!results["missing"].empty()) {
+    md << "## Missing points\n\n";
+    for (const auto& m : results["missing"])
+      md << "- [" << m["index"] << "] " << md_escape(m.value("description", record_key(m))) << "\n";
+    md << "\n";
+  }
+  return md.str();
+}
+
+void write_result_files(const fs::path& dir, const json& results) {
+  write_file_atomic(dir / "results.json", results.dump(2) + "\n");
+  write_file_atomic(dir / "results.csv", results_csv(results));
+  write_file_atomic(dir / "summary.md", summary_markdown(results));
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,89 @@
+#pragma once
+// Experiment records: sample statistics, the crash-safe records.jsonl log, and the
+// printers that turn a set of records into results.json (the source of truth),
+// results.csv and summary.md.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab::runner {
+
+inline constexpr std::string_view kRecordsSchema = "poreplab-records/1";
+inline constexpr std::string_view kResultsSchema = "poreplab-results/1";
+// Relative spread (max - min) / median above which a point is flagged noisy.
+inline constexpr double kNoisySpread = 0.05;
+
+struct sample_stats {
+  std::size_t n = 0;
+  double min = 0, median = 0, max = 0;
+  double spread = 0;  // (max - min) / median
+};
+sample_stats compute_stats(std::vector<double> samples);
+nlohmann::json stats_json(const sample_stats& s);
+
+// Writes `content` to a temporary file beside `path`, fsyncs it and renames it over
+// `path`, so that readers see either the old or the new file, never a part.
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// records.jsonl: one JSON object per line, "type" "header" (a run: config, environment,
+// argv, shard) or "point" (one measured or skipped point).
+struct records_log {
+  std::vector<nlohmann::json> headers;
+  std::vector<nlohmann::json> points;
+  std::size_t truncated_bytes = 0;  // an incomplete last line that was cut off
+};
+
+// Reads a records file. With repair, an incomplete last line (a crash mid-write) is cut
+// off the file; otherwise it is ignored. A malformed line elsewhere is an error.
+records_log read_records(const std::filesystem::path& file, bool repair);
+
+// Appends whole lines and fsyncs after each, so a finished point survives a crash.
+class records_writer {
+ public:
+  explicit records_writer(const std::filesystem::path& file);
+  ~records_writer();
+  records_writer(const records_writer&) = delete;
+  records_writer& operator=(const records_writer&) = delete;
+  void append(const nlohmann::json& record);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+// An exclusive lock on <dir>/.lock (flock) held while alive, with this process's pid
+// in the file: two runs (or a run and a merge) into one directory would both append
+// every point. Throws std::runtime_error "results directory X is in use by another run
+// (pid N)" when another process holds it. The lock goes with the process, however it
+// ends; the file stays.
+class dir_lock {
+ public:
+  explicit dir_lock(const std::filesystem::path& dir);
+  ~dir_lock();
+  dir_lock(const dir_lock&) = delete;
+  dir_lock& operator=(const dir_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The result set of a run or a merge. `expected` is the ordered list of points the run
+// was asked for ({"index","experiment","kind","axes","description"}); point records are
+// matched to it by key, the last record of a key winning.
+nlohmann::json make_results(const nlohmann::json& config, const std::string& config_digest,
+                            const std::vector<nlohmann::json>& runs, const std::vector<nlohmann::json>& expected,
+                            const std::vector<nlohmann::json>& records, const nlohmann::json& extra);
+
+std::string results_csv(const nlohmann::json& results);
+std::string summary_markdown(const nlohmann::json& results);
+// results.json, results.csv and summary.md in dir, each written atomically.
+void write_result_files(const std::filesystem::path& dir, const nlohmann::json& results);
+
+// Identity of a point record: experiment name + axis values (as point::key()).
+std::string record_key(const nlohmann::json& record);
+
+}  // namespace poreplab::runner

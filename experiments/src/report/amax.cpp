@@ -1,0 +1,588 @@
+// Amax tables from experiment records and the custom-hardware data file (amax.hpp).
+#include "report/amax.hpp"
+#include "report/verdict.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "poreplab/json_input.hpp"
+#include "records/records.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::amax {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------- names
+
+const std::vector<std::string>& hash_names() {
+  static const std::vector<std::string> names = {"sha256", "blake2s", "blake2b"};
+  return names;
+}
+
+std::optional<std::string> canonical_hash(std::string_view name) {
+  if (name == "sha256" || name == "sha-256") return "sha256";
+  if (name == "blake2s" || name == "blake2s-256") return "blake2s";
+  if (name == "blake2b" || name == "blake2b-256" || name == "blake2b-512") return "blake2b";
+  return std::nullopt;
+}
+
+std::size_t block_bytes_of(const std::string& hash) { return hash == "blake2b" ? 128 : 64; }
+
+std::string provenance::text() const { return detail.empty() ? status : status + " (" + detail + ")"; }
+
+namespace {
+
+std::string read_text(const fs::path& file, const std::string& what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + what + " " + file.string() + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ---------------------------------------------------------------- the data file
+
+struct checker {
+  std::string source;
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+    throw std::invalid_argument(source + ": " + (ptr.empty() ? std::string("(top level)") : ptr) + ": " + what);
+  }
+  void only_keys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed) const {
+    for (const auto& [k, v] : obj.items())
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+        fail(ptr + "/" + k, "unknown key \"" + k + "\" (allowed: " + join(allowed) + ")");
+  }
+  const json& require(const json& obj, const std::string& ptr, const std::string& key) const {
+    if (!obj.contains(key)) fail(ptr, "missing required key \"" + key + "\"");
+    return obj.at(key);
+  }
+  std::string text(const json& obj, const std::string& ptr, const std::string& key, bool required) const {
+    if (!obj.contains(key)) {
+      if (required) fail(ptr, "missing required key \"" + key + "\"");
+      return {};
+    }
+    const json& v = obj.at(key);
+    if (!v.is_string()) fail(ptr + "/" + key, "expected a string, got " + show(v));
+    if (required && v.get<std::string>().empty()) fail(ptr + "/" + key, "must not be empty");
+    return v.get<std::string>();
+  }
+  double positive(const json& obj, const std::string& ptr, const std::string& key) const {
+    const json& v = require(obj, ptr, key);
+    if (!v.is_number()) fail(ptr + "/" + key, "expected a positive number, got " + show(v));
+    const double x = v.get<double>();
+    if (!(x > 0) || !std::isfinite(x)) fail(ptr + "/" + key, "expected a positive number, got " + v.dump());
+    return x;
+  }
+  std::string status(const json& obj, const std::string& ptr, const std::string& key, const std::string& fallback) const {
+    const std::string s = obj.contains(key) ? text(obj, ptr, key, true) : fallback;
+    if (s != "quoted" && s != "assumed")
+      fail(ptr + "/" + key, "\"" + s + "\" is not a status (quoted: from the cited source; assumed: not published, "
+                            "give the reason)");
+    return s;
+  }
+};
+
+}  // namespace
+
+custom_data parse_custom_hardware(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {  // malformed, or a number it cannot hold (1e400)
+    throw std::invalid_argument(source + ": " + json_reason(e));
+  }
+  const checker c{source};
+  if (!doc.is_object()) c.fail("", "expected a JSON object with \"schema\" and \"entries\", got " + show(doc));
+  c.only_keys(doc, "", {"schema", "note", "entries"});
+  const std::string schema = c.text(doc, "", "schema", true);
+  if (schema != kCustomSchema)
+    c.fail("/schema", "unsupported schema \"" + schema + "\" (this poreplab reads \"" + std::string(kCustomSchema) + "\")");
+  custom_data out;
+  out.file = source;
+  out.note = c.text(doc, "", "note", false);
+  const json& entries = c.require(doc, "", "entries");
+  if (!entries.is_array()) c.fail("/entries", "expected a list of designs, got " + show(entries));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string ptr = "/entries/" + std::to_string(i);
+    const json& e = entries[i];
+    if (!e.is_object()) c.fail(ptr, "expected an object (one design), got " + show(e));
+    c.only_keys(e, ptr,
+                {"hash", "kind", "design", "device", "cycles_per_block", "block_bytes", "clock_mhz", "cost_usd",
+                 "source", "status", "reason", "clock_status", "clock_reason", "note"});
+    custom_entry x;
+    x.where = source + ": " + ptr;
+    const std::string h = c.text(e, ptr, "hash", true);
+    const auto canon = canonical_hash(h);
+    if (!canon) c.fail(ptr + "/hash", "unknown hash \"" + h + "\" (known: " + join(hash_names()) + ")");
+    x.hash = *canon;
+    x.kind = c.text(e, ptr, "kind", true);
+    if (x.kind != "fpga" && x.kind != "asic") c.fail(ptr + "/kind", "unknown kind \"" + x.kind + "\" (known: fpga, asic)");
+    x.design = c.text(e, ptr, "design", true);
+    x.device = c.text(e, ptr, "device", true);
+    x.cycles_per_block = c.positive(e, ptr, "cycles_per_block");
+    const double bb = c.positive(e, ptr, "block_bytes");
+    if (bb != std::floor(bb) || bb > 1e6 || static_cast<std::size_t>(bb) != block_bytes_of(x.hash))
+      c.fail(ptr + "/block_bytes", e.at("block_bytes").dump() + " is not the " + x.hash + " block size " +
+                                       std::to_string(block_bytes_of(x.hash)));
+    x.block_bytes = static_cast<std::size_t>(bb);
+    x.clock_mhz = c.positive(e, ptr, "clock_mhz");
+    if (e.contains("cost_usd") && !e.at("cost_usd").is_null()) x.cost_usd = c.positive(e, ptr, "cost_usd");
+    x.source = c.text(e, ptr, "source", true);
+    x.status = c.status(e, ptr, "status", "");
+    x.reason = c.text(e, ptr, "reason", false);
+    if (x.status == "assumed" && x.reason.empty()) c.fail(ptr, "status \"assumed\" needs a \"reason\"");
+    x.clock_status = c.status(e, ptr, "clock_status", x.status);
+    x.clock_reason = c.text(e, ptr, "clock_reason", false);
+    if (x.clock_status == "assumed" && x.clock_reason.empty() && x.reason.empty())
+      c.fail(ptr, "an assumed clock needs a \"clock_reason\"");
+    x.note = c.text(e, ptr, "note", false);
+    out.entries.push_back(std::move(x));
+  }
+  return out;
+}
+
+custom_data load_custom_hardware(const fs::path& file) {
+  return parse_custom_hardware(read_text(file, "custom-hardware file"), file.string());
+}
+
+fs::path default_custom_hardware_file() {
+  const fs::path rel = fs::path("experiments") / "data" / "custom-hardware.json";
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path p = exe.parent_path(); !p.empty(); p = p.parent_path()) {
+      if (fs::exists(p / rel, ec)) return p / rel;
+      if (p == p.root_path()) break;
+    }
+#ifdef POREPLAB_SOURCE_ROOT
+  if (fs::exists(fs::path(POREPLAB_SOURCE_ROOT) / rel, ec)) return fs::path(POREPLAB_SOURCE_ROOT) / rel;
+#endif
+  return rel;
+}
+
+// ---------------------------------------------------------------- records
+
+inputs load_result_dirs(const std::vector<fs::path>& dirs) {
+  if (dirs.empty()) throw std::invalid_argument("give at least one result directory");
+  inputs in;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (!fs::exists(d, ec)) throw std::runtime_error("result directory " + d.string() + " does not exist");
+    if (!fs::is_directory(d, ec)) throw std::runtime_error(d.string() + " is not a directory");
+    const fs::path f = d / "records.jsonl";
+    if (!fs::exists(f, ec))
+      throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
+    const std::string text = read_text(f, "records file");
+    in.dirs.push_back(d.string());
+    std::vector<json> headers;
+    std::map<std::string, std::size_t> latest;  // point key -> index into in.records
+    std::size_t line_no = 0, pos = 0;
+    while (pos < text.size()) {
+      const std::size_t nl = text.find('\n', pos);
+      const bool complete = nl != std::string::npos;
+      const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
+      pos = complete ? nl + 1 : text.size();
+      ++line_no;
+      if (line.empty()) continue;
+      json rec;
+      try {
+        rec = json::parse(line);
+      } catch (const json::exception&) {
+        if (!complete) break;  // an incomplete last line: a crash mid-write
+        throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
+      }
+      if (!rec.is_object()) throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
+      const std::string type = rec.value("type", "");
+      if (type == "header") {
+        headers.push_back(std::move(rec));
+        continue;
+      }
+      if (type != "point") continue;
+      input_record r;
+      r.where = f.string() + ":" + std::to_string(line_no);
+      // The header of the run that measured the point (runs are numbered in file order;
+      // a merge renumbers both), else the latest header before it.
+      const json run = rec.value("run", json());
+      for (auto it = headers.rbegin(); it != headers.rend(); ++it)
+        if (run.is_null() || it->value("run", json()) == run) {
+          r.header = *it;
+          break;
+        }
+      if (r.header.is_null() && !headers.empty()) r.header = headers.back();
+      if (r.header.is_null()) r.header = json::object();
+      const std::string key = rec.value("experiment", "") + " " + rec.value("axes", json::object()).dump();
+      r.point = std::move(rec);
+      if (const auto it = latest.find(key); it != latest.end()) {
+        in.records[it->second] = std::move(r);
+      } else {
+        latest[key] = in.records.size();
+        in.records.push_back(std::move(r));
+      }
+    }
+  }
+  return in;
+}
+
+// ---------------------------------------------------------------- the table
+
+std::pair<std::string, double> parse_cost(const std::string& text) {
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw std::invalid_argument("--cost " + text + ": expected DEVICE=USD, e.g. --cost 'EPYC=2500'");
+  const std::string num = text.substr(eq + 1);
+  char* end = nullptr;
+  const double usd = std::strtod(num.c_str(), &end);
+  if (end == num.c_str() || *end != '\0' || !(usd > 0) || !std::isfinite(usd))
+    throw std::invalid_argument("--cost " + text + ": \"" + num + "\" is not a positive number of USD");
+  return {text.substr(0, eq), usd};
+}
+
+namespace {
+
+double number_at(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_number()) return 0;
+  return obj.at(key).get<double>();
+}
+
+std::string text_at(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_string()) return {};
+  return obj.at(key).get<std::string>();
+}
+
+std::string cpu_model(const json& header) {
+  const json env = header.value("environment", json::object());
+  const std::string m = text_at(env.value("cpu", json::object()), "model");
+  return m.empty() ? std::string("CPU (model not recorded)") : m;
+}
+
+bool is_gpu_record(const json& p) {
+  const json axes = p.value("axes", json::object());
+  return text_at(axes, "backend") == "cuda" || text_at(p.value("context", json::object()), "backend") == "cuda";
+}
+
+// One chain's bytes per ns (= GB/s) of a `hash` record in mode chain.
+double single_stream_gb_per_s(const json& p, const std::string& hash) {
+  const json rates = p.value("rates", json::object());
+  const json ctx = p.value("context", json::object());
+  double block = number_at(ctx, "block_bytes");
+  if (block <= 0) block = static_cast<double>(block_bytes_of(hash));
+  double lane_ns = number_at(rates, "lane_ns_per_block");
+  if (lane_ns <= 0) lane_ns = number_at(ctx, "lane_ns_per_block");
+  if (lane_ns <= 0) {
+    double ns = number_at(rates, "ns_per_block");
+    if (ns <= 0) ns = number_at(p.value("stats", json::object()), "median");
+    const double lanes = number_at(ctx, "lanes");
+    lane_ns = ns * (lanes > 0 ? lanes : 1.0);
+  }
+  return lane_ns > 0 ? block / lane_ns : 0;
+}
+
+std::string fmt(double v, const char* f = "%.4g") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string clock_text(double hz) {
+  if (!(hz > 0)) return "-";
+  if (hz >= 1e9) return fmt(hz / 1e9, "%.3f") + " GHz";
+  return fmt(hz / 1e6, "%.4g") + " MHz";
+}
+
+std::string md(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+json provenance_json(const provenance& p) { return {{"status", p.status}, {"detail", p.detail}, {"text", p.text()}}; }
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+report compute(const inputs& in, const custom_data& custom, const cost_map& costs) {
+  report r;
+  r.dirs = in.dirs;
+  r.custom_file = custom.file;
+  r.custom_note = custom.note;
+
+  // Core clocks measured by `limits` records (the add-chain calibration), per CPU model.
+  std::map<std::string, std::pair<double, std::string>> cpu_clock;
+  for (const auto& rec : in.records) {
+    const json& p = rec.point;
+    if (p.value("status", "") != "ok" || p.value("kind", "") != "limits") continue;
+    const double hz = number_at(p.value("context", json::object()), "core_hz");
+    if (hz > 0) cpu_clock[cpu_model(rec.header)] = {hz, rec.where};
+  }
+
+  // The fastest single-stream figure per hash and device.
+  std::map<std::pair<std::string, std::string>, row> best;
+  std::size_t used = 0;
+  for (const auto& rec : in.records) {
+    const json& p = rec.point;
+    // Modeled figures (kind gpu-model, "modeled": true) are not measurements.
+    if (p.value("status", "") != "ok" || p.value("modeled", false)) continue;
+    const std::string kind = p.value("kind", "");
+    const json axes = p.value("axes", json::object());
+    const json ctx = p.value("context", json::object());
+    const json rates = p.value("rates", json::object());
+    const auto hash = canonical_hash(text_at(axes, "algo"));
+    if (!hash) continue;
+    row x;
+    x.hash = *hash;
+    x.source = {"measured", "record " + rec.where};
+    std::string engine = text_at(ctx, "engine");
+    if (engine.empty()) engine = text_at(axes, "engine");
+    if (kind == "limits") {
+      x.kind = "cpu";
+      x.device = cpu_model(rec.header);
+      x.implementation = engine;
+      x.gb_per_s = number_at(rates, "single_stream_gb_per_s");
+      x.cycles_per_byte = number_at(rates, "measured_cycles_per_byte");
+      x.clock_hz = number_at(ctx, "core_hz");
+      x.clock_source = {"measured", "record " + rec.where + ", add-chain calibration"};
+      x.note = "limit " + fmt(number_at(rates, "limit_cycles_per_byte")) + " c/B, ratio " +
+               fmt(number_at(rates, "ratio"), "%.3g");
+    } else if (kind == "hash" && text_at(axes, "mode") == "chain") {
+      x.gb_per_s = single_stream_gb_per_s(p, x.hash);
+      x.implementation = engine == "openssl" ? std::string("openssl (EVP)") : engine;
+      if (is_gpu_record(p)) {
+        x.kind = "gpu";
+        x.device = text_at(ctx, "device");
+        if (x.device.empty()) x.device = "GPU (name not recorded)";
+        double mhz = number_at(ctx, "clock_mhz");
+        if (mhz <= 0) mhz = number_at(ctx, "device_clock_mhz");
+        if (mhz > 0) {
+          x.clock_hz = mhz * 1e6;
+          x.clock_source = {"quoted", "the device's rated SM clock (CUDA device properties), record " + rec.where};
+        }
+      } else {
+        x.kind = "cpu";
+        x.device = cpu_model(rec.header);
+        if (const auto it = cpu_clock.find(x.device); it != cpu_clock.end()) {
+          x.clock_hz = it->second.first;
+          x.clock_source = {"measured", "record " + it->second.second + ", add-chain calibration"};
+        } else {
+          const double tsc = number_at(rec.header.value("environment", json::object()).value("cpu", json::object()),
+                                       "tsc_hz");
+          if (tsc > 0) {
+            x.clock_hz = tsc;
+            x.clock_source = {"assumed", "the TSC rate of the run header: no limits record measured this CPU's core "
+                                         "clock, which may differ (turbo)"};
+          }
+        }
+      }
+      if (x.clock_hz > 0 && x.gb_per_s > 0) x.cycles_per_byte = x.clock_hz / (x.gb_per_s * 1e9);
+    } else {
+      continue;
+    }
+    if (!(x.gb_per_s > 0)) continue;
+    ++used;
+    const auto key = std::make_pair(x.hash, x.device);
+    const auto it = best.find(key);
+    if (it == best.end() || x.gb_per_s > it->second.gb_per_s) best[key] = std::move(x);
+  }
+  if (used == 0) {
+    std::size_t ok = 0;
+    for (const auto& rec : in.records) ok += rec.point.value("status", "") == "ok" ? 1 : 0;
+    throw std::runtime_error("no usable records in " + join(in.dirs) + ": " + std::to_string(in.records.size()) +
+                             " point records (" + std::to_string(ok) +
+                             " ok), none an ok `hash` record in mode chain or an ok `limits` record");
+  }
+
+  // Costs of off-the-shelf devices: an exact name, else a part of exactly one name.
+  std::set<std::string> devices;
+  for (const auto& [k, x] : best) devices.insert(x.device);
+  std::map<std::string, std::pair<double, std::string>> device_cost;
+  for (const auto& [name, usd] : costs) {
+    std::vector<std::string> hits;
+    if (devices.count(name)) {
+      hits.push_back(name);
+    } else {
+      for (const auto& d : devices)
+        if (lower(d).find(lower(name)) != std::string::npos) hits.push_back(d);
+    }
+    if (hits.empty())
+      throw std::runtime_error("--cost " + name + "=" + fmt(usd) + ": no measured device matches \"" + name +
+                               "\" (devices: " + join(std::vector<std::string>(devices.begin(), devices.end()), "; ") + ")");
+    if (hits.size() > 1)
+      throw std::runtime_error("--cost " + name + "=" + fmt(usd) + ": \"" + name + "\" matches several devices (" +
+                               join(hits, "; ") + "): give more of the name");
+    device_cost[hits.front()] = {usd, "given with --cost " + name + "=" + fmt(usd)};
+  }
+
+  for (const auto& h : hash_names()) {
+    hash_table t;
+    t.hash = h;
+    for (auto& [k, x] : best)
+      if (k.first == h) {
+        if (const auto it = device_cost.find(x.device); it != device_cost.end()) {
+          x.cost_usd = it->second.first;
+          x.cost_source = it->second.second;
+        }
+        t.rows.push_back(x);
+      }
+    std::sort(t.rows.begin(), t.rows.end(), [](const row& a, const row& b) { return a.gb_per_s > b.gb_per_s; });
+    if (!t.rows.empty()) {
+      t.rows.front().best = true;
+      t.best_gb_per_s = t.rows.front().gb_per_s;
+      t.best_label = t.rows.front().device + " (" + t.rows.front().implementation + ")";
+    }
+    std::vector<row> customs;
+    for (const auto& e : custom.entries) {
+      if (e.hash != h) continue;
+      row x;
+      x.hash = h;
+      x.custom = true;
+      x.kind = e.kind;
+      x.device = e.device;
+      x.implementation = e.design;
+      x.cycles_per_byte = e.cycles_per_block / static_cast<double>(e.block_bytes);
+      x.clock_hz = e.clock_mhz * 1e6;
+      x.gb_per_s = static_cast<double>(e.block_bytes) * x.clock_hz / e.cycles_per_block / 1e9;
+      x.source = e.status == "quoted" ? provenance{"quoted", e.source}
+                                      : provenance{"assumed", e.reason + "; based on " + e.source};
+      x.clock_source = e.clock_status == "quoted"
+                           ? provenance{"quoted", e.source}
+                           : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
+      if (e.cost_usd) {
+        x.cost_usd = e.cost_usd;
+        x.cost_source = std::string(e.status == "quoted" ? "quoted" : "assumed") + " (" + e.where + ")";
+      }
+      if (t.best_gb_per_s) x.amax = x.gb_per_s / *t.best_gb_per_s;
+      x.note = e.note;
+      customs.push_back(std::move(x));
+    }
+    std::stable_sort(customs.begin(), customs.end(), [](const row& a, const row& b) { return a.gb_per_s > b.gb_per_s; });
+    t.rows.insert(t.rows.end(), customs.begin(), customs.end());
+    for (auto& x : t.rows)
+      if (x.cost_usd && x.gb_per_s > 0) x.usd_per_gb_per_s = *x.cost_usd / x.gb_per_s;
+    if (t.rows.empty()) continue;
+    if (!t.best_gb_per_s)
+      r.notes.push_back(h + ": no off-the-shelf measurement in the records, so no Amax (run a `hash` experiment in "
+                            "mode chain or a `limits` experiment for it)");
+    if (!customs.size())
+      r.notes.push_back(h + ": no custom-hardware entry in " + custom.file + ", so no Amax");
+    r.tables.push_back(std::move(t));
+  }
+  return r;
+}
+
+std::string to_markdown(const report& r) {
+  std::ostringstream o;
+  o << "# Amax: custom hardware against the best off-the-shelf device, one hash chain\n\n"
+    << "Single stream = one dependent chain of compressions, the pattern of PoRep labeling (each block waits for "
+       "the one before); for a multi-lane engine, one lane's time per block. "
+       "Amax = custom single-stream GB/s / best off-the-shelf single-stream GB/s for the same hash "
+       "(GB/s = 10^9 bytes/s; cycles/B = clock cycles per byte of one chain). Every figure says where it comes "
+       "from: *measured* (a record of these results), *quoted* (a published figure, cited), *assumed* (not "
+       "published; the reason is given).\n\n"
+    << "Results: " << join(r.dirs) << ". Custom hardware: " << r.custom_file << ".\n";
+  for (const auto& t : r.tables) {
+    o << "\n## " << t.hash << "\n\n";
+    if (t.best_gb_per_s)
+      o << "Best off-the-shelf: " << md(t.best_label) << ", " << fmt(*t.best_gb_per_s) << " GB/s.\n\n";
+    o << "| device | type | implementation | cycles/B | clock | GB/s (1 stream) | cost (USD) | USD per GB/s | Amax | "
+         "source |\n"
+      << "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& x : t.rows) {
+      std::string src = x.source.text();
+      if (x.clock_hz > 0 && x.clock_source.text() != x.source.text()) src += "; clock " + x.clock_source.text();
+      if (x.cost_usd) src += "; cost " + x.cost_source;
+      if (!x.note.empty()) src += "; " + x.note;
+      std::string amax = "-";
+      if (x.amax)
+        amax = fmt(*x.amax, "%.3g");
+      else if (x.best)
+        amax = "1 (best)";
+      o << "| " << md(x.device) << " | " << x.kind << (x.custom ? "" : " (off-the-shelf)") << " | "
+        << md(x.implementation) << " | " << (x.cycles_per_byte > 0 ? fmt(x.cycles_per_byte) : "-") << " | "
+        << clock_text(x.clock_hz) << " | " << fmt(x.gb_per_s) << " | " << (x.cost_usd ? fmt(*x.cost_usd, "%.0f") : "-")
+        << " | " << (x.usd_per_gb_per_s ? fmt(*x.usd_per_gb_per_s, "%.4g") : "-") << " | " << amax << " | "
+        << md(src) << " |\n";
+    }
+  }
+  if (!r.notes.empty() || !r.custom_note.empty()) {
+    o << "\n## Notes\n\n";
+    for (const auto& n : r.notes) o << "- " << md(n) << "\n";
+    if (!r.custom_note.empty()) o << "- Custom-hardware data (" << r.custom_file << "): " << md(r.custom_note) << "\n";
+  }
+  return o.str();
+}
+
+json to_json(const report& r) {
+  json tables = json::array();
+  for (const auto& t : r.tables) {
+    json rows = json::array();
+    for (const auto& x : t.rows) {
+      // The GB/s figure is only as good as the worst of its parts.
+      std::string status = x.source.status;
+      if (x.clock_source.status == "assumed") status = "assumed";
+      rows.push_back({{"category", x.custom ? "custom" : "off-the-shelf"},
+                      {"kind", x.kind},
+                      {"device", x.device},
+                      {"implementation", x.implementation},
+                      {"cycles_per_byte", x.cycles_per_byte > 0 ? json(x.cycles_per_byte) : json(nullptr)},
+                      {"clock_hz", x.clock_hz > 0 ? json(x.clock_hz) : json(nullptr)},
+                      {"gb_per_s", x.gb_per_s},
+                      {"gb_per_s_status", status},
+                      {"cost_usd", opt(x.cost_usd)},
+                      {"cost_source", x.cost_usd ? json(x.cost_source) : json(nullptr)},
+                      {"usd_per_gb_per_s", opt(x.usd_per_gb_per_s)},
+                      {"amax", opt(x.amax)},
+                      {"best_off_the_shelf", x.best},
+                      {"source", provenance_json(x.source)},
+                      {"clock_source", x.clock_hz > 0 ? provenance_json(x.clock_source) : json(nullptr)},
+                      {"note", x.note}});
+    }
+    tables.push_back({{"hash", t.hash},
+                      {"best_off_the_shelf_gb_per_s", opt(t.best_gb_per_s)},
+                      {"best_off_the_shelf", t.best_label.empty() ? json(nullptr) : json(t.best_label)},
+                      {"rows", rows}});
+  }
+  return {{"schema", kAmaxSchema}, {"results", r.dirs},        {"custom_file", r.custom_file},
+          {"custom_note", r.custom_note}, {"hashes", tables}, {"notes", r.notes}};
+}
+
+bool write_config_reports(const std::vector<std::string>& reports, const fs::path& dir) {
+  bool ok = true;
+  for (const auto& name : reports) {
+    if (name == "verdict") {
+      ok = verdict::write_report_files(dir) && ok;
+      continue;
+    }
+    if (name != "amax") {
+      std::cerr << "poreplab: warning: unknown report \"" << name << "\" not written\n";
+      ok = false;
+      continue;
+    }
+    try {
+      const report r = compute(load_result_dirs({dir}), load_custom_hardware(default_custom_hardware_file()));
+      runner::write_file_atomic(dir / "amax.md", to_markdown(r));
+      runner::write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
+      std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "poreplab: warning: amax report not written: " << e.what() << "\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace poreplab::amax

@@ -1,0 +1,589 @@
+#include "report/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "report/amax.hpp"
+#include "model/gpu_model.hpp"
+#include "poreplab/cuda/memory_plan.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "records/records.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::verdict {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The sizes judged, by their V1_1 proofs.
+constexpr const char* kProofs[] = {"StackedDrg2KiBV1_1", "StackedDrg8MiBV1_1", "StackedDrg512MiBV1_1",
+                                   "StackedDrg32GiBV1_1", "StackedDrg64GiBV1_1"};
+constexpr double kParentRowBytes = 56;
+
+// One ok sdr/sha256 label record.
+struct observation {
+  std::string backend;  // cpu | cuda | cuda-emu
+  std::string device;   // CPU model or GPU name
+  std::uint64_t sector_size = 0;
+  std::uint32_t sectors = 1;
+  bool all_cores = false;  // cpu: threads 0 or every logical core
+  bool one_core = false;   // cpu: one thread (or a one-core machine)
+  int cores = 0;
+  double ns_per_node_layer = 0;
+  double labels_per_s = 0;
+  double host_memory = 0;    // bytes of RAM of the machine that measured it (0: unknown)
+  double device_memory = 0;  // cuda: the GPU's memory (0: unknown)
+  std::string where;
+};
+
+// A column of the table: one device measured (or modeled) in some way.
+struct device_group {
+  std::string kind;   // cpu-core | cpu | gpu | gpu-emulated | gpu-model
+  std::string label;
+  std::vector<observation> single;      // sectors == 1 (the one-sector rate)
+  std::vector<observation> throughput;  // every sector count (the best labels/s)
+  double memory = 0;                    // RAM (cpu) or device memory (gpu)
+  std::string memory_source;
+  // gpu-model only
+  double model_node_ns = 0, model_rate = 0;
+  std::string model_detail;
+};
+
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o.precision(3);
+  if (s < 1e-3) o << s * 1e6 << " us";
+  else if (s < 1) o << s * 1e3 << " ms";
+  else if (s < 120) o << s << " s";
+  else if (s < 7200) o << s / 60 << " min";
+  else if (s < 3 * 86400) o << s / 3600 << " h";
+  else o << s / 86400 << " days";
+  return o.str();
+}
+
+std::string format_number(double v) { return poreplab::format_number(v, 3); }
+
+double env_number(const json& header, std::initializer_list<const char*> path) {
+  const json* j = &header;
+  for (const char* k : path) {
+    if (!j->is_object() || !j->contains(k)) return 0;
+    j = &(*j)[k];
+  }
+  return j->is_number() ? j->get<double>() : 0;
+}
+
+double gpu_memory_of(const json& header, const std::string& name) {
+  const json& env = header.value("environment", json::object());
+  if (!env.contains("cuda") || !env["cuda"].contains("devices")) return 0;
+  for (const auto& d : env["cuda"]["devices"])
+    if (d.value("name", "") == name) return d.value("total_memory_bytes", 0.0);
+  return 0;
+}
+
+std::vector<observation> read_observations(const amax::inputs& in) {
+  std::vector<observation> out;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (p.value("kind", "") != "label" || p.value("status", "") != "ok") continue;
+    const json& axes = p.value("axes", json::object());
+    const json& ctx = p.value("context", json::object());
+    if (ctx.value("scheme", "sdr/sha256") != "sdr/sha256") continue;
+    observation o;
+    o.backend = axes.value("backend", "");
+    if (o.backend != "cpu" && o.backend != "cuda" && o.backend != "cuda-emu") continue;
+    o.device = ctx.value("device", "");
+    o.sector_size = axes.value("sector_size", std::uint64_t{0});
+    o.sectors = axes.value("sectors", 1u);
+    const double median = p.contains("stats") ? p["stats"].value("median", 0.0) : 0.0;
+    if (o.sector_size == 0 || median <= 0) continue;
+    o.ns_per_node_layer = median;
+    const json& rates = p.value("rates", json::object());
+    o.labels_per_s = rates.value("labels_per_s", o.sectors * 1e9 / median);
+    const json& env = r.header.value("environment", json::object());
+    o.cores = static_cast<int>(env_number(env, {"cpu", "logical_cores"}));
+    const std::uint64_t threads = axes.contains("threads") && axes["threads"].is_number() ? axes["threads"].get<std::uint64_t>() : 0;
+    o.all_cores = threads == 0 || (o.cores > 0 && threads >= static_cast<std::uint64_t>(o.cores));
+    o.one_core = threads == 1 || o.cores == 1;
+    o.host_memory = env_number(env, {"memory", "total_bytes"});
+    if (o.backend == "cuda") o.device_memory = gpu_memory_of(r.header, o.device);
+    o.where = r.where;
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::vector<device_group> group_devices(const std::vector<observation>& obs) {
+  std::vector<device_group> groups;
+  // An index, not a reference: a later group may reallocate the vector.
+  auto group = [&](const std::string& kind, const std::string& label) -> std::size_t {
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].kind == kind && groups[i].label == label) return i;
+    groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}});
+    return groups.size() - 1;
+  };
+  const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.backend == "cuda"; });
+  for (const auto& o : obs) {
+    if (o.backend == "cpu") {
+      const std::string cores = o.cores > 0 ? std::to_string(o.cores) + " cores" : "all cores";
+      const std::size_t core_i = group("cpu-core", "CPU, 1 core: " + o.device);
+      const std::size_t all_i = group("cpu", "CPU, " + cores + ": " + o.device);
+      auto& core = groups[core_i];
+      auto& all = groups[all_i];
+      for (auto* g : {&core, &all}) {
+        if (o.host_memory > g->memory) {
+          g->memory = o.host_memory;
+          g->memory_source = "RAM of the machine of " + o.where;
+        }
+      }
+      if (o.sectors == 1) {
+        core.single.push_back(o);
+        all.single.push_back(o);
+      }
+      if (o.one_core) core.throughput.push_back(o);
+      if (o.all_cores) all.throughput.push_back(o);
+    } else if (o.backend == "cuda" || !have_gpu) {
+      const bool emu = o.backend == "cuda-emu";
+      auto& g = groups[group(emu ? "gpu-emulated" : "gpu",
+                             emu ? "cuda-emu (the CUDA kernels emulated on the host CPU " + o.device + "; not a GPU)"
+                                 : "GPU: " + o.device)];
+      if (o.sectors == 1) g.single.push_back(o);
+      g.throughput.push_back(o);
+      const double mem = emu ? o.host_memory : o.device_memory;
+      if (mem > g.memory) {
+        g.memory = mem;
+        g.memory_source = (emu ? "RAM of the machine of " : "device memory reported in ") + o.where;
+      }
+    }
+  }
+  // Cores first, then the whole CPUs, then GPUs.
+  auto rank = [](const std::string& k) {
+    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "gpu" ? 2 : k == "gpu-emulated" ? 3 : 4;
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const device_group& a, const device_group& b) { return rank(a.kind) < rank(b.kind); });
+  return groups;
+}
+
+// The SASS model of the SDR label kernel on the built-in H100 figures, when this build
+// carries the kernel's SASS.
+std::optional<device_group> modeled_gpu(std::string& why_not) {
+  try {
+    const auto table = gpu_model::load_latency_table({});
+    const std::string arch = "sm_90";
+    const auto& a = gpu_model::arch_of(table, arch);
+    // The fastest modeled variant of the label kernel: the GPU gets its best shot.
+    std::optional<gpu_model::prediction> best;
+    std::string best_label;
+    for (const auto& variant : sdr::kernel_variant_names()) {
+      const std::string label =
+          variant == "standard" ? "label_layer_kernel<sdr, sha256>" : "label_layer_kernel<sdr, sha256, " + variant + ">";
+      for (const auto& f : gpu_model::embedded_kernels({arch}, label)) {
+        const auto p = gpu_model::predict(gpu_model::analyze(f, a, {}), a, 32);
+        if (!best || p.single_thread_ns < best->single_thread_ns) {
+          best = p;
+          best_label = label;
+        }
+      }
+    }
+    if (!best) {
+      why_not = gpu_model::embedded_note().empty() ? "no SASS of label_layer_kernel<sdr, sha256> for sm_90 in this build"
+                                                   : gpu_model::embedded_note();
+      return std::nullopt;
+    }
+    const auto& p = *best;
+    device_group g;
+    g.kind = "gpu-model";
+    g.label = "GPU MODEL: " + a.device + " (" + arch + ", SASS latency model, not measured)";
+    g.model_node_ns = p.single_thread_ns;
+    g.model_rate = p.rate;
+    g.model_detail = "SASS model of " + best_label + " (the fastest modeled variant) on " + arch + " (" + table.file +
+                     "): " + format_number(p.single_thread_ns) + " ns per node for one thread, at most " +
+                     format_number(p.rate) + " labels/s device-wide (" + p.bound + "-bound)";
+    // The product name carries its memory ("... 80GB ..."); the planner takes it as GiB.
+    std::smatch m;
+    if (std::regex_search(a.device, m, std::regex("([0-9]+) ?GB"))) {
+      g.memory = std::stod(m[1].str()) * double(1ull << 30);
+      g.memory_source = "assumed: " + m[1].str() + " GiB from the modeled product's name";
+    }
+    return g;
+  } catch (const std::exception& e) {
+    why_not = e.what();
+    return std::nullopt;
+  }
+}
+
+// The observation at `size`, else the one of the nearest size (below first).
+const observation* nearest(const std::vector<const observation*>& c, std::uint64_t size) {
+  const observation* best = nullptr;
+  auto distance = [&](const observation* o) {
+    const double d = std::log2(static_cast<double>(o->sector_size)) - std::log2(static_cast<double>(size));
+    return d <= 0 ? -d : d + 0.5;  // prefer a smaller measured size at equal distance
+  };
+  for (const auto* o : c)
+    if (best == nullptr || distance(o) < distance(best)) best = o;
+  return best;
+}
+
+std::string size_text(std::uint64_t b) { return format_size(b); }
+
+// Sectors of `size` the device holds at once.
+figure capacity(const device_group& g, std::uint64_t size) {
+  figure f;
+  if (g.memory <= 0) {
+    f.from = {"none", "the memory of the machine was not recorded"};
+    return f;
+  }
+  const double nodes = static_cast<double>(size) / 32;
+  if (g.kind == "cpu" || g.kind == "cpu-core" || g.kind == "gpu-emulated") {
+    const double n = std::floor((g.memory - nodes * kParentRowBytes) / (2.0 * static_cast<double>(size)));
+    f.value = std::max(0.0, n);
+    f.from = {"modeled", std::string(g.kind == "cpu-core" ? "RAM shared with the other cores: " : "") +
+                             "two layers per sector + one parent table (" + size_text(static_cast<std::uint64_t>(nodes * kParentRowBytes)) +
+                             ") in " + format_number(g.memory / double(1ull << 30)) + " GiB (" + g.memory_source + ")"};
+    return f;
+  }
+  cuda::memory_request req;
+  req.sector_bytes = size;
+  req.sectors = 1;
+  req.layers = 2;
+  req.free_bytes = static_cast<std::uint64_t>(g.memory);
+  const auto plan = cuda::plan_memory(req);
+  f.value = plan.max_sectors;
+  f.from = {"modeled", "the GPU memory planner on " + format_number(g.memory / double(1ull << 30)) + " GiB (" +
+                           g.memory_source + ")" + (plan.max_resident_sectors < plan.max_sectors ? ", parent table streamed" : "")};
+  return f;
+}
+
+struct rate_figure {
+  figure ns_per_node;  // one sector
+  figure labels_per_s;  // best throughput
+};
+
+rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& cap) {
+  rate_figure r;
+  if (g.kind == "gpu-model") {
+    r.ns_per_node = {g.model_node_ns, {"modeled", g.model_detail}};
+    if (cap.value && *cap.value > 0) {
+      const double v = std::min(*cap.value * 1e9 / g.model_node_ns, g.model_rate);
+      r.labels_per_s = {v, {"modeled", g.model_detail + "; " + format_number(*cap.value) + " sectors at once"}};
+    } else {
+      r.labels_per_s.from = {"none", "no sector of this size fits"};
+    }
+    return r;
+  }
+  std::vector<const observation*> single, all;
+  for (const auto& o : g.single) single.push_back(&o);
+  for (const auto& o : g.throughput) all.push_back(&o);
+  if (const observation* o = nearest(single, size)) {
+    for (const auto* x : single)  // the fastest configuration (engine, kernel variant) at that size
+      if (x->sector_size == o->sector_size && x->ns_per_node_layer < o->ns_per_node_layer) o = x;
+    const bool here = o->sector_size == size;
+    r.ns_per_node = {o->ns_per_node_layer,
+                     {here ? "measured" : "extrapolated",
+                      format_number(o->ns_per_node_layer) + " ns/node/layer" + (here ? "" : " measured at " + size_text(o->sector_size)) +
+                          " (record " + o->where + ")"}};
+  } else {
+    r.ns_per_node.from = {"none", "no one-sector record"};
+  }
+  // Best throughput at this size; else the best of the nearest measured size, limited to
+  // the sectors that fit at this size.
+  const observation* best = nullptr;
+  for (const auto* o : all)
+    if (o->sector_size == size && (best == nullptr || o->labels_per_s > best->labels_per_s)) best = o;
+  if (best != nullptr) {
+    r.labels_per_s = {best->labels_per_s, {"measured", format_number(best->labels_per_s) + " labels/s with " +
+                                                           std::to_string(best->sectors) + " sectors (record " + best->where + ")"}};
+    return r;
+  }
+  if (const observation* o = nearest(all, size)) {
+    std::vector<const observation*> same;
+    for (const auto* x : all)
+      if (x->sector_size == o->sector_size && (!cap.value || x->sectors <= *cap.value)) same.push_back(x);
+    const observation* b = nullptr;
+    for (const auto* x : same)
+      if (b == nullptr || x->labels_per_s > b->labels_per_s) b = x;
+    if (b == nullptr && cap.value && *cap.value >= 1) {
+      // Every measured count exceeds what fits: scale the smallest down, one node per
+      // sector per node time.
+      b = o;
+      for (const auto* x : all)
+        if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
+      const double v = b->labels_per_s * *cap.value / b->sectors;
+      r.labels_per_s = {v, {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
+                                                " sectors of " + size_text(b->sector_size) + " scaled to the " +
+                                                format_number(*cap.value) + " that fit (record " + b->where + ")"}};
+      return r;
+    }
+    if (b == nullptr) {
+      r.labels_per_s.from = {"none", "no sector of this size fits"};
+      return r;
+    }
+    r.labels_per_s = {b->labels_per_s, {"extrapolated", format_number(b->labels_per_s) + " labels/s measured with " +
+                                                            std::to_string(b->sectors) + " sectors of " +
+                                                            size_text(b->sector_size) + " (record " + b->where + ")"}};
+  } else {
+    r.labels_per_s.from = {"none", "no throughput record"};
+  }
+  return r;
+}
+
+// Combines sources: the weakest status wins (none > modeled > extrapolated > measured).
+source weakest(const source& a, const source& b) {
+  auto rank = [](const std::string& s) { return s == "measured" ? 0 : s == "extrapolated" ? 1 : s == "modeled" ? 2 : 3; };
+  source s = rank(a.status) >= rank(b.status) ? a : b;
+  s.detail = a.detail + "; " + b.detail;
+  return s;
+}
+
+void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const std::vector<device_group>& groups,
+                    const std::vector<figure>& caps) {
+  // The whole CPU with the best throughput, and the GPU column (measured before modeled).
+  int cpu = -1, gpu = -1;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto& k = groups[i].kind;
+    if (k == "cpu" && rates[i].labels_per_s.value &&
+        (cpu < 0 || *rates[i].labels_per_s.value > *rates[cpu].labels_per_s.value))
+      cpu = static_cast<int>(i);
+    if ((k == "gpu" || k == "gpu-emulated" || k == "gpu-model") && gpu < 0) gpu = static_cast<int>(i);
+  }
+  if (cpu < 0 || gpu < 0) {
+    row.crossover_sectors.from = {"none", cpu < 0 ? "no whole-CPU throughput" : "no GPU column"};
+    row.crossover_text = "n/a: " + row.crossover_sectors.from.detail + " (none)";
+    return;
+  }
+  const double cpu_rate = *rates[cpu].labels_per_s.value;
+  const auto& g = groups[gpu];
+  // Measured GPU points: the smallest sector count that passes the CPU, at this size or,
+  // failing that, at the nearest measured size (extrapolated).
+  if (g.kind != "gpu-model") {
+    // A curve: the sizes measured at more than one sector count (else any size).
+    std::map<std::uint64_t, std::set<std::uint32_t>> counts;
+    for (const auto& o : g.throughput) counts[o.sector_size].insert(o.sectors);
+    std::vector<const observation*> all, curves;
+    for (const auto& o : g.throughput) {
+      all.push_back(&o);
+      if (counts[o.sector_size].size() > 1) curves.push_back(&o);
+    }
+    if (const observation* near = nearest(curves.empty() ? all : curves, row.sector_size)) {
+      const bool here = near->sector_size == row.sector_size;
+      const std::string status = here ? "measured" : "extrapolated";
+      const std::string at = here ? "" : " of " + size_text(near->sector_size);
+      const observation* pass = nullptr;
+      std::uint32_t most = 0;
+      for (const auto* o : all) {
+        if (o->sector_size != near->sector_size) continue;
+        most = std::max(most, o->sectors);
+        if (o->labels_per_s > cpu_rate && (pass == nullptr || o->sectors < pass->sectors)) pass = o;
+      }
+      const double fit = caps[gpu].value.value_or(1e300);
+      if (pass != nullptr && pass->sectors <= fit) {
+        row.crossover_sectors = {static_cast<double>(pass->sectors),
+                                 {status, "GPU " + format_number(pass->labels_per_s) + " labels/s with " +
+                                              std::to_string(pass->sectors) + " sectors" + at + " (record " + pass->where +
+                                              ") > CPU " + format_number(cpu_rate) + " (" +
+                                              rates[cpu].labels_per_s.from.text() + ")"}};
+        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + status + ")";
+      } else {
+        row.crossover_sectors.from = {status, "no GPU point (up to " + std::to_string(most) + " sectors" + at +
+                                                  ") passes the CPU's " + format_number(cpu_rate) + " labels/s" +
+                                                  (pass != nullptr ? " within the " + format_number(fit) + " that fit" : "")};
+        row.crossover_text = "none up to " + std::to_string(most) + " sectors" + at + " (" + status + ")";
+      }
+      return;
+    }
+  }
+  // From the one-sector node time: S sectors give S / t labels/s until the device's rate
+  // or memory caps them.
+  const auto& t = rates[gpu].ns_per_node;
+  if (!t.value || !caps[gpu].value) {
+    row.crossover_sectors.from = {"none", "no GPU node time or capacity"};
+    row.crossover_text = "n/a: no GPU node time or capacity (none)";
+    return;
+  }
+  const double need = std::floor(cpu_rate * *t.value / 1e9) + 1;
+  const double cap_rate = rates[gpu].labels_per_s.value.value_or(0);
+  const std::string status = t.from.status == "measured" ? "extrapolated" : t.from.status;
+  if (need <= *caps[gpu].value && (cap_rate <= 0 || cap_rate > cpu_rate)) {
+    row.crossover_sectors = {need, {status, format_number(need) + " x 1e9 / " + format_number(*t.value) +
+                                                " ns per node > CPU " + format_number(cpu_rate) + " labels/s; GPU node time " +
+                                                t.from.text()}};
+    row.crossover_text = format_number(need) + " sectors (" + status + ")";
+  } else {
+    row.crossover_sectors.from = {status, "the GPU would need " + format_number(need) + " sectors at once; " +
+                                              format_number(*caps[gpu].value) + " fit, and its rate is at most " +
+                                              format_number(cap_rate) + " labels/s vs the CPU's " + format_number(cpu_rate)};
+    row.crossover_text = "never: " + format_number(*caps[gpu].value) + " sectors fit, " + format_number(need) + " needed (" + status + ")";
+  }
+}
+
+}  // namespace
+
+report compute(const std::vector<fs::path>& dirs, const cost_map& costs) {
+  const amax::inputs in = amax::load_result_dirs(dirs);
+  report r;
+  r.dirs = in.dirs;
+  const auto obs = read_observations(in);
+  if (obs.empty())
+    throw std::runtime_error("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
+                             "cuda or cuda-emu");
+  std::vector<device_group> groups = group_devices(obs);
+  const bool measured_gpu = std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == "gpu"; });
+  if (!measured_gpu) {
+    std::string why;
+    if (auto m = modeled_gpu(why)) groups.push_back(*m);
+    else r.notes.push_back("no GPU column: no GPU was measured and the model cannot run (" + why + ")");
+    r.notes.push_back("No GPU was measured in these results: every GPU figure is MODELED from the kernel's SASS "
+                      "(poreplab model gpu), or emulated on the host where marked cuda-emu.");
+  }
+  for (const auto& [name, usd] : costs) {
+    const bool any = std::any_of(groups.begin(), groups.end(),
+                                 [&](const device_group& g) { return lower(g.label).find(lower(name)) != std::string::npos; });
+    if (!any) throw std::runtime_error("--cost " + name + ": no device of the verdict matches");
+  }
+
+  for (const char* proof_name : kProofs) {
+    const auto& proof = sdr::find_registered_proof(proof_name);
+    size_row row;
+    row.proof = std::string(proof.name);
+    row.sector_size = proof.sector_size;
+    row.layers = proof.layers;
+    row.nodes = proof.nodes();
+    std::vector<rate_figure> rates;
+    std::vector<figure> caps;
+    for (const auto& g : groups) {
+      device_row d;
+      d.device = g.label;
+      d.kind = g.kind;
+      const figure cap = capacity(g, proof.sector_size);
+      const rate_figure rf = rates_of(g, proof.sector_size, cap);
+      d.sectors_at_once = cap;
+      const double work = static_cast<double>(row.nodes) * row.layers;
+      if (rf.ns_per_node.value) {
+        d.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, rf.ns_per_node.from};
+        d.pc1_seconds.from.detail += " x " + std::to_string(row.nodes) + " nodes x " + std::to_string(row.layers) + " layers";
+      } else {
+        d.pc1_seconds.from = rf.ns_per_node.from;
+      }
+      if (rf.labels_per_s.value) {
+        d.sectors_per_hour = {*rf.labels_per_s.value * 3600 / work, rf.labels_per_s.from};
+        if (cap.value && *cap.value < 1) d.sectors_per_hour = {0.0, weakest(rf.labels_per_s.from, cap.from)};
+      } else {
+        d.sectors_per_hour.from = rf.labels_per_s.from;
+      }
+      for (const auto& [name, usd] : costs)
+        if (lower(g.label).find(lower(name)) != std::string::npos && d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
+          d.usd_per_sector_hour = usd / *d.sectors_per_hour.value;
+      rates.push_back(rf);
+      caps.push_back(cap);
+      row.devices.push_back(d);
+    }
+    fill_crossover(row, rates, groups, caps);
+    r.sizes.push_back(row);
+  }
+  r.notes.push_back("PC1 of one sector is sequential within each layer: the whole CPU labels one sector no faster "
+                    "than one core; more cores (or GPU threads) help only with more sectors.");
+  r.notes.push_back("Sectors at once (CPU): two layers per sector in RAM plus one shared parent table; layers kept on "
+                    "disk through the page cache (as rust-fil-proofs does) are not counted.");
+  return r;
+}
+
+namespace {
+
+std::string cell(const figure& f, const std::function<std::string(double)>& fmt) {
+  if (!f.value) return "— (" + f.from.status + ")";
+  const std::string tag = f.from.status == "measured" ? "measured" : f.from.status == "extrapolated" ? "extrapolated" : "MODELED";
+  return fmt(*f.value) + " (" + tag + ")";
+}
+
+}  // namespace
+
+std::string to_markdown(const report& r) {
+  std::ostringstream md;
+  md << "# Verdict: SDR PC1 (Filecoin sdr/sha256) on CPUs and GPUs\n\n";
+  md << "Inputs: ";
+  for (std::size_t i = 0; i < r.dirs.size(); ++i) md << (i ? ", " : "") << "`" << r.dirs[i] << "`";
+  md << ". Each cell says where it comes from: measured (at this sector size), extrapolated (a measured per-node "
+        "rate from another size), MODELED (never measured); the sources list below names the record or model.\n\n";
+  const bool cost = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) {
+    return std::any_of(s.devices.begin(), s.devices.end(), [](const device_row& d) { return d.usd_per_sector_hour.has_value(); });
+  });
+  md << "| sector | layers | device | PC1, one sector | sectors at once | sectors / hour |" << (cost ? " USD per sector/hour |" : "")
+     << "\n|---|---|---|---|---|---|" << (cost ? "---|" : "") << "\n";
+  for (const auto& s : r.sizes)
+    for (const auto& d : s.devices) {
+      md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | "
+         << cell(d.pc1_seconds, format_seconds) << " | "
+         << cell(d.sectors_at_once, [](double v) { return format_number(v); }) << " | "
+         << cell(d.sectors_per_hour, [](double v) { return format_number(v); }) << " |";
+      if (cost) md << " " << (d.usd_per_sector_hour ? format_number(*d.usd_per_sector_hour) : "—") << " |";
+      md << "\n";
+    }
+  md << "\n## Crossover: sectors the GPU must label at once to pass the whole CPU\n\n| sector | crossover |\n|---|---|\n";
+  for (const auto& s : r.sizes) md << "| " << size_text(s.sector_size) << " | " << s.crossover_text << " |\n";
+  md << "\n## Notes\n\n";
+  for (const auto& n : r.notes) md << "- " << n << "\n";
+  md << "\n## Sources\n\n";
+  for (const auto& s : r.sizes) {
+    for (const auto& d : s.devices) {
+      md << "- " << size_text(s.sector_size) << ", " << d.device << ": PC1 " << d.pc1_seconds.from.text()
+         << "; at once " << d.sectors_at_once.from.text() << "; per hour " << d.sectors_per_hour.from.text() << "\n";
+    }
+    md << "- " << size_text(s.sector_size) << ", crossover: " << s.crossover_sectors.from.text() << "\n";
+  }
+  return md.str();
+}
+
+namespace {
+
+json figure_json(const figure& f) {
+  return {{"value", f.value ? json(*f.value) : json(nullptr)}, {"source", f.from.status}, {"detail", f.from.detail}};
+}
+
+}  // namespace
+
+json to_json(const report& r) {
+  json sizes = json::array();
+  for (const auto& s : r.sizes) {
+    json devs = json::array();
+    for (const auto& d : s.devices)
+      devs.push_back({{"device", d.device},
+                      {"kind", d.kind},
+                      {"pc1_seconds", figure_json(d.pc1_seconds)},
+                      {"sectors_at_once", figure_json(d.sectors_at_once)},
+                      {"sectors_per_hour", figure_json(d.sectors_per_hour)},
+                      {"usd_per_sector_hour", d.usd_per_sector_hour ? json(*d.usd_per_sector_hour) : json(nullptr)}});
+    sizes.push_back({{"proof", s.proof},
+                     {"sector_size", s.sector_size},
+                     {"layers", s.layers},
+                     {"nodes", s.nodes},
+                     {"devices", devs},
+                     {"crossover_sectors", figure_json(s.crossover_sectors)},
+                     {"crossover", s.crossover_text}});
+  }
+  return {{"schema", kVerdictSchema}, {"dirs", r.dirs}, {"sizes", sizes}, {"notes", r.notes}};
+}
+
+bool write_report_files(const fs::path& dir) {
+  try {
+    const report r = compute({dir});
+    runner::write_file_atomic(dir / "verdict.md", to_markdown(r));
+    runner::write_file_atomic(dir / "verdict.json", to_json(r).dump(2) + "\n");
+    std::cerr << "report: " << (dir / "verdict.md").string() << ", " << (dir / "verdict.json").string() << "\n";
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "warning: verdict report not written: " << e.what() << "\n";
+    return false;
+  }
+}
+
+}  // namespace poreplab::verdict

@@ -1,0 +1,199 @@
+#include "runner/kinds.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "backends/backends.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+kind_spec limits_kind();  // kinds/limits.cpp
+kind_spec profile_kind();  // kinds/profile.cpp
+
+const std::vector<kind_spec>& kinds() {
+  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), limits_kind(),
+                                                gpu_model_kind(), profile_kind()};
+  return table;
+}
+
+const kind_spec* find_kind(std::string_view name) {
+  for (const auto& k : kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> out;
+  for (const auto& k : kinds()) out.push_back(k.name);
+  return out;
+}
+
+std::string gib_text(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1ull << 30));
+  return buf;
+}
+
+std::string memory_shortfall(double need) {
+  // The shared check (common/memory_check.hpp), as bench label, seal and vector verify use it.
+  const std::uint64_t bytes = need >= 1.8e19 ? ~std::uint64_t{0} : need <= 0 ? 0 : static_cast<std::uint64_t>(need);
+  const std::string why = memory_shortfall_text(bytes);
+  return why.empty() ? why : "does not fit in memory: " + why;
+}
+
+std::string text_or(const json& v, const std::string& fallback) {
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
+axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::size;
+  a.fallback = fallback;
+  a.min = min;
+  a.power_of_two = power_of_two;
+  a.help = std::move(help);
+  return a;
+}
+
+axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::count;
+  a.fallback = fallback;
+  a.min = min;
+  a.max = max;
+  a.help = std::move(help);
+  return a;
+}
+
+axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                    std::string help) {
+  axis_spec a;
+  a.name = std::move(name);
+  a.type = axis_type::text;
+  a.fallback = std::move(fallback);
+  a.choices = std::move(choices);
+  a.help = std::move(help);
+  return a;
+}
+
+std::vector<std::string> engine_names(cpu::engine_algo algo) {
+  std::vector<std::string> out;
+  for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<std::string> all_engine_names() {
+  std::vector<std::string> out;
+  for (auto algo : cpu::engine_algos())
+    for (auto& n : engine_names(algo))
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+axis_spec algo_axis() {
+  return text_axis(
+      "algo", "sha256",
+      [] {
+        std::vector<std::string> v;
+        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
+        return v;
+      },
+      "hash function: sha256, blake2s, blake2b");
+}
+
+cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
+
+axis_spec variant_axis() {
+  return text_axis("variant", "sdr", [] { return sdr::variant_names(); },
+                   "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)");
+}
+
+axis_spec label_hash_axis() {
+  return text_axis("hash", "sha256", [] { return sdr::label_hash_names(); },
+                   "key-derivation hash; anything but sdr + sha256 is a what-if variant");
+}
+
+sdr::label_scheme scheme_of(const json& axes) {
+  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
+}
+
+axis_spec label_engine_axis(std::string help) {
+  auto engine = text_axis(
+      "engine", "auto",
+      [] {
+        auto v = all_engine_names();
+        v.insert(v.begin(), "auto");
+        return v;
+      },
+      std::move(help));
+  engine.all = [](const json& a) {
+    const std::string h = a.contains("hash") && a["hash"].is_string() ? a["hash"].get<std::string>() : "sha256";
+    return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(h)));
+  };
+  return engine;
+}
+
+namespace {
+
+// The axis of a backend knob; it applies where the point's backend reads the knob.
+axis_spec knob_axis(const backend_knob& k) {
+  const std::string help = k.help + " (" + join(k.backends) + ")";
+  axis_spec a = k.name == "engine" ? label_engine_axis(help)
+                : k.type == knob_type::text
+                    ? text_axis(k.name, k.fallback.get<std::string>(), k.choices, help)
+                    : count_axis(k.name, k.fallback.get<std::uint64_t>(), k.min, k.max, help);
+  a.applies = [backends = k.backends](const json& axes) {
+    return axes.contains("backend") && axes["backend"].is_string() &&
+           std::find(backends.begin(), backends.end(), axes["backend"].get<std::string>()) != backends.end();
+  };
+  return a;
+}
+
+const backend_knob& knob(std::string_view name) { return *find_knob(name); }
+
+}  // namespace
+
+std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
+  std::vector<axis_spec> axes;
+  // Every backend name, available here or not (CUDA), so that one config serves every
+  // machine; the ones missing here are recorded as skipped.
+  axes.push_back(text_axis("backend", "cpu", [] { return backend_names(); }, "labeling backend"));
+  if (with_scheme) {
+    axes.push_back(variant_axis());
+    axes.push_back(label_hash_axis());
+  }
+  // The knobs every record has carried, in the order points have always been expanded;
+  // the others follow as optional axes, in records only where a config names them.
+  const char* recorded_before_size[] = {"engine", "layout", "threads_per_block", "kernel"};
+  for (const char* n : recorded_before_size) axes.push_back(knob_axis(knob(n)));
+  axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
+  if (with_sectors) axes.push_back(count_axis("sectors", 1, 1, 1u << 20, "sectors labeled together (one graph)"));
+  axes.push_back(count_axis("layers", 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
+  axes.push_back(knob_axis(knob("threads")));
+  for (const auto& k : backend_knobs()) {
+    if (std::any_of(axes.begin(), axes.end(), [&](const axis_spec& a) { return a.name == k.name; })) continue;
+    axis_spec a = knob_axis(k);
+    a.optional = true;
+    axes.push_back(std::move(a));
+  }
+  return axes;
+}
+
+backend_settings knobs_of_point(const json& axes) {
+  backend_settings o;
+  for (const auto& k : backend_knobs())
+    if (axes.contains(k.name) && !axes[k.name].is_null()) o.set(k.name, axes[k.name]);
+  return o;
+}
+
+}  // namespace poreplab::runner

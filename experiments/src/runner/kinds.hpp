@@ -1,0 +1,143 @@
+#pragma once
+// The experiment kinds the runner knows: their typed axes and how one point is run.
+// Adding a kind is one entry in kinds() (kinds.cpp) plus its run function.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backends.hpp"
+
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "poreplab/memory_check.hpp"
+
+namespace poreplab::runner {
+
+enum class axis_type {
+  text,   // a string from choices()
+  size,   // bytes: "2KiB" or an integer; normalised to the integer
+  count,  // a non-negative integer in [min, max]
+};
+
+struct axis_spec {
+  std::string name;
+  axis_type type = axis_type::text;
+  nlohmann::json fallback;  // the value when the config leaves the axis out
+  std::string help;
+  std::uint64_t min = 0;
+  std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  bool power_of_two = false;  // size axes
+  // text axes: the accepted values, for validation and error messages.
+  std::function<std::vector<std::string>()> choices;
+  // text axes: what the value "all" stands for, given the axes before this one (empty
+  // function: "all" is not accepted).
+  std::function<std::vector<std::string>(const nlohmann::json& axes)> all;
+  // Whether the axis means anything given the point's other axes; a point where it does
+  // not gets null for it, so that the cross product holds no duplicate measurements.
+  std::function<bool(const nlohmann::json& axes)> applies;
+  // Absent from points (and their records) unless the config names it: a knob added to a
+  // kind leaves the records of configs that do not use it as they were.
+  bool optional = false;
+};
+
+// What a kind reports for one point; the runner adds statistics, status and identity.
+struct measurement {
+  std::string metric;            // name of the sampled quantity, e.g. "ns_per_node_layer"
+  std::vector<double> samples;   // one value per timed sample, in that unit
+  nlohmann::json context = nlohmann::json::object();  // facts: engine used, device, sizes...
+  std::string digest;            // hex digest of the output that was checked
+  bool verified = false;         // the digest equals that of an independent implementation
+  std::string verified_against;  // what it was compared with
+  // A figure computed by a model (gpu-model), not measured: the record gets
+  // "modeled": true, is never marked verified, and is not failed for that.
+  bool modeled = false;
+};
+
+// Thrown by a kind when the point cannot run on this machine or build: recorded as
+// "skipped" with the message as its reason.
+struct point_unavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct kind_spec {
+  std::string name;
+  std::string help;
+  std::vector<axis_spec> axes;
+  // Reason the point cannot run here (engine missing on this CPU, no GPU, too large for
+  // memory), or empty when it can. Checked before run.
+  std::function<std::string(const nlohmann::json& axes)> unavailable;
+  // Runs warmup + samples timed repetitions. Empty: not implemented in this build.
+  std::function<measurement(const nlohmann::json& axes, std::uint32_t warmup, std::uint32_t samples)> run;
+  // Derived rates (labels/s, GB/s, cycles/byte, efficiency...) from the point's axes, the
+  // measurement context and the median sample.
+  std::function<nlohmann::json(const nlohmann::json& axes, const nlohmann::json& context, double median)> rates;
+};
+
+// Every kind, in the order `poreplab run --help` and the docs list them.
+const std::vector<kind_spec>& kinds();
+const kind_spec* find_kind(std::string_view name);  // nullptr when unknown
+std::vector<std::string> kind_names();
+
+// Bytes of memory available to a new allocation now (MemAvailable), 0 if unknown.
+using poreplab::available_memory_bytes;
+
+// ---- building blocks of the kind definitions (kinds/*.cpp) ----
+
+kind_spec hash_kind();    // kinds/hash.cpp
+kind_spec label_kind();   // kinds/label.cpp
+kind_spec seal_kind();    // kinds/seal.cpp
+kind_spec tree_d_kind();  // kinds/tree_d.cpp
+kind_spec gpu_model_kind();  // kinds/gpu_model.cpp: modeled, not measured
+
+axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
+axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);
+axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                    std::string help);
+// The labeling axes: backend, with_scheme: variant and hash, the knobs engine, layout,
+// threads_per_block and kernel, sector_size, with_sectors: sectors, layers, the knob
+// threads; then every other backend knob as an optional axis. Each knob axis applies
+// where the point's backend reads the knob.
+std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme = false);
+// The backend knobs a point sets (its knob axes that are present and apply).
+backend_settings knobs_of_point(const nlohmann::json& axes);
+
+// Engine names compiled for an algo, and those of every algo, each once.
+std::vector<std::string> engine_names(cpu::engine_algo algo);
+std::vector<std::string> all_engine_names();
+// The `algo` axis (sha256, blake2s, blake2b) and a point's value of it.
+axis_spec algo_axis();
+cpu::engine_algo algo_of(const nlohmann::json& axes);
+// The labeling scheme axes: `variant` (sdr, zigzag) and `hash` (sha256, blake2s, blake2b-256).
+axis_spec variant_axis();
+axis_spec label_hash_axis();
+// A point's scheme from those axes (sdr and sha256 where they do not apply).
+sdr::label_scheme scheme_of(const nlohmann::json& axes);
+// The `engine` axis of a labeling kind: "auto" or an engine name; `all` expands to every
+// compiled engine of the point's `hash` (sha256 when there is none).
+axis_spec label_engine_axis(std::string help);
+
+// A cpu engine's (or "openssl"'s) digest of a fixed 1000-byte message, compared with
+// the portable implementation: the digest hash and limits records carry.
+struct known_answer {
+  std::string digest;
+  bool matches = false;
+  std::string against;
+};
+known_answer engine_known_answer(cpu::engine_algo a, const std::string& name);
+// Why the engine (axes "algo", "engine") cannot run here, or empty.
+std::string engine_unavailable_reason(const nlohmann::json& axes);
+
+// Why `need` bytes do not fit in the memory available now, or empty when they do.
+std::string memory_shortfall(double need_bytes);
+// The axis value as a string, or `fallback` when it is null (does not apply).
+std::string text_or(const nlohmann::json& v, const std::string& fallback);
+// "12.5 GiB"
+std::string gib_text(double bytes);
+
+}  // namespace poreplab::runner

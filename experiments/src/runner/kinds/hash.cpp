@@ -1,0 +1,213 @@
+// The `hash` kind: one hash engine (or OpenSSL's EVP, the reference row) in one pattern,
+// through bench_hash (the same measurement as `poreplab bench hash`).
+#include <openssl/evp.h>
+
+#include <algorithm>
+
+#include "poreplab/cpu/bench.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/latency.hpp"
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/hex.hpp"
+#include "runner/kinds.hpp"
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/bench.hpp"
+#include "poreplab/cuda/devices.hpp"
+#endif
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+constexpr const char* kOpenssl = "openssl";
+
+// The digest a record carries: the engine's digest of a fixed message, compared with the
+// portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
+known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
+  std::vector<std::uint8_t> msg(1000);
+  for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  const hash_algo portable = a == cpu::engine_algo::sha256    ? hash_algo::sha256
+                             : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
+                                                              : hash_algo::blake2b_512;
+  const auto want = hash_bytes(portable, msg.data(), msg.size());
+  std::vector<std::uint8_t> got;
+  if (name == kOpenssl) {
+    const EVP_MD* md = a == cpu::engine_algo::sha256    ? EVP_sha256()
+                       : a == cpu::engine_algo::blake2s ? EVP_blake2s256()
+                                                        : EVP_blake2b512();
+    got.resize(EVP_MAX_MD_SIZE);
+    unsigned len = 0;
+    if (EVP_Digest(msg.data(), msg.size(), got.data(), &len, md, nullptr) != 1) len = 0;
+    got.resize(len);
+  } else {
+    const cpu::engine& e = cpu::find_engine(a, name);
+    if (a == cpu::engine_algo::sha256) {
+      const auto d = cpu::sha256_digest(e, msg.data(), msg.size());
+      got.assign(d.begin(), d.end());
+    } else {
+      got = cpu::blake2_digest(e, want.size(), msg.data(), msg.size());
+    }
+  }
+  return {to_hex(got), got == want,
+          std::string("the portable ") + std::string(hash_algo_name(portable)) + " of a 1000-byte message"};
+}
+
+std::string engine_unavailable_reason(const json& axes) {
+  const std::string name = axes["engine"];
+  if (name == kOpenssl) return {};
+  try {
+    cpu::find_engine(algo_of(axes), name);
+  } catch (const cpu::engine_unavailable& e) {
+    return e.what();
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // an engine of another algo: e.g. "shani" asked for blake2s
+  }
+  return {};
+}
+
+namespace {
+
+bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"] == "cuda"; }
+
+std::string unavailable(const json& axes) {
+  if (on_gpu(axes)) {
+#ifdef POREPLAB_WITH_CUDA
+    const auto report = cuda::query_devices();
+    return report.available ? std::string() : "cuda backend unavailable: " + report.reason;
+#else
+    return "cuda backend is not in this build (built without CUDA: POREPLAB_CUDA=OFF or no nvcc)";
+#endif
+  }
+  return engine_unavailable_reason(axes);
+}
+
+#ifdef POREPLAB_WITH_CUDA
+// One GPU thread running one dependent chain (chain) or every thread slot its own chain
+// (throughput), timed with CUDA events; the device checks chains against the host.
+measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  const cpu::engine_algo a = algo_of(axes);
+  cuda::hash_bench_options o;
+  o.algo = a == cpu::engine_algo::sha256 ? hash_algo::sha256 : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
+                                                                                              : hash_algo::blake2b_512;
+  const bool chain = axes["mode"] == "chain";
+  o.mode = chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput;
+  o.warmup = warmup;
+  o.samples = samples;
+  const auto r = cuda::bench_hash_gpu(o);
+  measurement m;
+  m.metric = "ns_per_block";
+  // ns per compression: per dependent step (chain) or per compression of the device.
+  for (double s : r.samples_s) m.samples.push_back(s * 1e9 / static_cast<double>(r.compressions));
+  m.verified = r.verified;
+  m.verified_against = "the host's portable compression of the first, middle and last chains";
+  m.digest = r.compression;
+  const double ns = r.ns_per_compression;
+  m.context = {{"engine", "cuda"},
+               {"backend", "cuda"},
+               {"device", r.device.name},
+               {"clock_mhz", r.device.clock_khz / 1000.0},
+               {"multiprocessors", r.device.multiprocessors},
+               {"lanes", chain ? std::uint64_t{1} : r.options.chains},
+               {"block_bytes", r.block_bytes},
+               {"ns_per_block", ns},
+               {"lane_ns_per_block", chain ? ns : 0.0},
+               {"gb_per_s", r.bytes_per_s / 1e9},
+               {"cycles_per_compression", r.cycles_per_compression},
+               {"reference", false}};
+  return m;
+}
+#endif
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+#ifdef POREPLAB_WITH_CUDA
+  if (on_gpu(axes)) return run_gpu(axes, warmup, samples);
+#endif
+  const cpu::engine_algo a = algo_of(axes);
+  const std::string name = axes["engine"];
+  cpu::hash_bench_options o;
+  o.bytes_per_lane = axes["size"].get<std::size_t>();
+  o.repetitions = static_cast<int>(warmup + samples);
+  o.modes = {cpu::parse_bench_mode(axes["mode"].get<std::string>())};
+  o.openssl = name == kOpenssl;
+  const auto rows = cpu::bench_hash(a, name, o);
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const cpu::hash_bench_row& r) {
+    return r.engine == name && r.mode == axes["mode"].get<std::string>();
+  });
+  if (row == rows.end()) throw std::runtime_error("bench_hash returned no row for engine " + name);
+
+  measurement m;
+  m.metric = "ns_per_block";
+  // The first `warmup` repetitions are dropped; bench_hash's own medians cover them all,
+  // so its rates travel in the context and are rescaled to this median.
+  const auto skip = std::min<std::size_t>(warmup, row->samples.size() > 1 ? row->samples.size() - 1 : 0);
+  m.samples.assign(row->samples.begin() + static_cast<std::ptrdiff_t>(skip), row->samples.end());
+  const known_answer k = engine_known_answer(a, name);
+  m.digest = k.digest;
+  m.verified = row->verified && k.matches;
+  m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");
+  m.context = {{"engine", row->engine},
+               {"lanes", row->lanes},
+               {"block_bytes", row->block_bytes},
+               {"blocks_per_pass", row->blocks_per_pass},
+               {"passes_per_sample", row->passes_per_sample},
+               {"ns_per_block", row->ns_per_block},
+               {"lane_ns_per_block", row->lane_ns_per_block},
+               {"gb_per_s", row->gbps},
+               {"cycles_per_byte", row->cycles_per_byte_tsc},
+               {"reference", name == kOpenssl}};
+  if (row->cycles_per_byte_core) m.context["cycles_per_byte_core"] = *row->cycles_per_byte_core;
+  // The engine's dependency-chain limit from instruction latencies measured on this CPU.
+  if (auto l = cpu::critical_path_cycles_per_byte_tsc(a, name)) m.context["critical_path_cycles_per_byte"] = *l;
+  return m;
+}
+
+json rates(const json&, const json& ctx, double median) {
+  json r = {{"ns_per_block", median}};
+  const double own = ctx.value("ns_per_block", 0.0);
+  if (own <= 0 || median <= 0) return r;
+  const double time_scale = median / own;  // >1: this median is slower than bench_hash's
+  r["cycles_per_byte"] = ctx.value("cycles_per_byte", 0.0) * time_scale;
+  if (ctx.contains("cycles_per_byte_core")) r["cycles_per_byte_core"] = ctx["cycles_per_byte_core"].get<double>() * time_scale;
+  r["gb_per_s"] = ctx.value("gb_per_s", 0.0) / time_scale;
+  r["lane_ns_per_block"] = ctx.value("lane_ns_per_block", 0.0) * time_scale;
+  if (ctx.contains("critical_path_cycles_per_byte")) r["critical_path_cycles_per_byte"] = ctx["critical_path_cycles_per_byte"];
+  return r;
+}
+
+}  // namespace
+
+kind_spec hash_kind() {
+  kind_spec k;
+  k.name = "hash";
+  k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
+  auto algo = algo_axis();
+  auto engine = text_axis(
+      "engine", "all",
+      [] {
+        auto v = all_engine_names();
+        v.emplace_back(kOpenssl);
+        return v;
+      },
+      "engine name, openssl (the EVP reference), or all = every compiled engine of the algo and openssl");
+  engine.all = [](const json& axes) {
+    auto v = engine_names(algo_of(axes));
+    v.emplace_back(kOpenssl);
+    return v;
+  };
+  auto mode = text_axis(
+      "mode", "throughput", [] { return std::vector<std::string>{"throughput", "chain"}; },
+      "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
+  auto backend = text_axis(
+      "backend", "cpu", [] { return std::vector<std::string>{"cpu", "cuda"}; },
+      "cpu: the engines; cuda: the GPU's hash-chain kernels (chain = one thread's dependent chain)");
+  engine.applies = [](const json& a) { return !on_gpu(a); };
+  auto size = size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");
+  size.applies = [](const json& a) { return !on_gpu(a); };
+  k.axes = {backend, algo, engine, mode, size};
+  k.unavailable = unavailable;
+  k.run = run;
+  k.rates = rates;
+  return k;
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,123 @@
+// The `label` kind: SDR labeling of S sectors on one backend, through bench_label (the
+// same measurement as `poreplab bench label`), checked against the portable reference.
+#include <algorithm>
+
+#include "backends/backends.hpp"
+#include "poreplab/sdr/scheme.hpp"
+#include "bench/label.hpp"
+#include "runner/kinds.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+// Host memory a point needs, roughly: two layer buffers for the measured backend and
+// two for the reference it is checked against, the parent table (14 x u32 a row, two
+// rows a node for zigzag) and zigzag's input data.
+double memory_estimate(const json& axes) {
+  const double sector = axes["sector_size"].get<double>();
+  const double sectors = axes["sectors"].get<double>();
+  const bool zigzag = scheme_of(axes).variant == sdr::porep_variant::zigzag;
+  return (zigzag ? 5 : 4) * sector * sectors + sector / 32 * 14 * 4 * (zigzag ? 2 : 1);
+}
+
+std::string unavailable(const json& axes) {
+  if (auto m = memory_shortfall(memory_estimate(axes)); !m.empty()) return m;
+  try {
+    const backend_settings knobs = knobs_of_point(axes);
+    const backend_entry& b = find_backend(axes["backend"].get<std::string>());
+    // Cheap: says why a backend, an engine or an option cannot run here.
+    if (b.floor_engine) b.floor_engine(scheme_of(axes), axes["sectors"].get<std::size_t>(), knobs);
+    b.make(knobs);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  label_bench_options o;
+  o.backend = axes["backend"];
+  o.variant = text_or(axes["variant"], "sdr");
+  o.hash = text_or(axes["hash"], "sha256");
+  o.knobs = knobs_of_point(axes);
+  o.sector_size = axes["sector_size"];
+  o.sectors = axes["sectors"];
+  o.layers = axes["layers"];
+  o.warmup = warmup;
+  o.samples = samples;
+  const label_bench_result r = bench_label(o);
+  measurement m;
+  m.metric = "ns_per_node_layer";
+  m.samples = r.samples_ns_per_node_layer;
+  m.digest = r.digest;
+  m.verified = r.verified;
+  m.verified_against = "the portable reference labeler";
+  m.context = {{"engine", r.engine},
+               {"scheme", r.scheme},
+               {"scheme_status", r.scheme_status},
+               {"hashed_bytes_per_node", r.hashed_bytes_per_node},
+               {"cycles_per_byte", r.cycles_per_byte},
+               {"device", r.device},
+               {"nodes", r.nodes},
+               {"ns_per_node_layer", r.ns_per_node_layer},
+               {"labels_per_s", r.labels_per_s},
+               {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
+               {"rss_bytes_per_node", r.rss_bytes_per_node}};
+  if (!r.kernel_samples_ns_per_node_layer.empty()) {
+    // GPU points: samples are end to end (uploads, launches, layers back in host memory);
+    // the label kernels alone are kept beside them.
+    m.context["timing"] = "end_to_end";
+    const json row = to_json(r);
+    for (const char* key : {"kernel_ns_per_node_layer", "kernel_samples_ns_per_node_layer", "kernel_load_s", "upload_s",
+                            "transpose_s", "copy_s", "label_launches", "launch_nodes", "parent_placement",
+                            "device_sm_count", "device_clock_mhz", "threads_per_block", "kernel"})
+      m.context[key] = row[key];
+  }
+  return m;
+}
+
+json rates(const json& axes, const json& ctx, double median) {
+  json r = {{"ns_per_node_layer", median}};
+  // bench_label reports rates at its own median; rescale them to this point's median,
+  // which differs when a time budget split the samples over two calls.
+  const double own = ctx.value("ns_per_node_layer", 0.0);
+  double labels = ctx.value("labels_per_s", 0.0);
+  if (own > 0 && median > 0) labels *= own / median;
+  if (labels <= 0 && median > 0) labels = axes["sectors"].get<double>() * 1e9 / median;
+  r["labels_per_s"] = labels;
+  // Bytes hashed per label (the scheme's message, as the seed report counts them).
+  const double hashed = ctx.value("hashed_bytes_per_node", double(sdr::kSdrMessageBytes));
+  r["gb_per_s"] = labels * hashed / 1e9;
+  // cycles/byte of one sector's stream, rescaled to this point's median.
+  const double cpb = ctx.value("cycles_per_byte", 0.0);
+  if (cpb > 0 && own > 0 && median > 0) r["cycles_per_byte"] = cpb * median / own;
+  const double floor = ctx.value("floor_ns_per_node_layer", 0.0);
+  if (floor > 0 && median > 0) {
+    r["floor_ns_per_node_layer"] = floor;
+    r["efficiency"] = floor / median;
+  }
+  if (ctx.value("rss_bytes_per_node", 0.0) > 0) r["bytes_per_node"] = ctx["rss_bytes_per_node"];
+  if (const double k = ctx.value("kernel_ns_per_node_layer", 0.0); k > 0) {
+    r["kernel_ns_per_node_layer"] = k;
+    r["kernel_labels_per_s"] = axes["sectors"].get<double>() * 1e9 / k;
+  }
+  return r;
+}
+
+}  // namespace
+
+kind_spec label_kind() {
+  kind_spec k;
+  k.name = "label";
+  k.help = "labeling of S sectors (sdr or zigzag, any hash) on one backend, checked against the reference (bench_label)";
+  k.axes = labeling_axes(true, true);
+  k.unavailable = unavailable;
+  k.run = run;
+  k.rates = rates;
+  return k;
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,109 @@
+// The `tree_d` kind: building the comm_d Merkle tree over one sector of data.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "records/environment.hpp"
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/tree_d.hpp"
+#include "runner/kinds.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+
+namespace {
+
+// Above this the check uses the library's O(log n) comm_d instead of the slow naive one.
+constexpr std::uint64_t kNaiveCheckLimit = 64ull << 20;
+
+void fill_sector(std::vector<std::uint8_t>& data) {
+  // Deterministic, non-trivial data (xorshift64); the top two bits of each node cleared
+  // as fr32 padding leaves them.
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = 0; i + 8 <= data.size(); i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    for (std::size_t j = 0; j < 8; ++j) data[i + j] = static_cast<std::uint8_t>(x >> (8 * j));
+  }
+  for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
+}
+
+// comm_d node by node through the streaming SHA-256 (docs/spec/sdr.md section 7): a check that
+// shares nothing with the tree builder's precomputed padding.
+std::vector<std::uint8_t> naive_comm_d(const std::vector<std::uint8_t>& data) {
+  std::vector<std::uint8_t> row = data;
+  while (row.size() > 32) {
+    std::vector<std::uint8_t> up(row.size() / 2);
+    for (std::size_t i = 0; i < up.size(); i += 32) {
+      const auto h = hash_bytes(hash_algo::sha256, row.data() + 2 * i, 64);
+      std::copy(h.begin(), h.end(), up.begin() + static_cast<std::ptrdiff_t>(i));
+      up[i + 31] &= 0x3f;
+    }
+    row.swap(up);
+  }
+  return row;
+}
+
+std::string unavailable(const json& axes) {
+  const double sector = axes["sector_size"].get<double>();
+  return memory_shortfall(3 * sector + (sector <= double(kNaiveCheckLimit) ? sector : 0));
+}
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  const std::uint64_t sector = axes["sector_size"];
+  const std::uint64_t nodes = sector / 32;
+  const int threads = static_cast<int>(axes["threads"].get<std::uint64_t>());
+  const int saved = omp_get_max_threads();
+  if (threads > 0) omp_set_num_threads(threads);
+  std::vector<std::uint8_t> data(sector), tree(sdr::tree_d_bytes(nodes));
+  fill_sector(data);
+  measurement m;
+  m.metric = "ns_per_node";
+  sdr::bytes32 root{};
+  for (std::uint32_t i = 0; i < warmup + samples; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    root = sdr::build_tree_d(data.data(), nodes, tree.data());
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    if (i >= warmup) m.samples.push_back(ns / double(nodes));
+  }
+  if (threads > 0) omp_set_num_threads(saved);
+  m.digest = to_hex(root.data(), root.size());
+  if (sector <= kNaiveCheckLimit) {
+    m.verified = naive_comm_d(data) == std::vector<std::uint8_t>(root.begin(), root.end());
+    m.verified_against = "comm_d hashed node by node with the streaming SHA-256";
+  } else {
+    m.verified = sdr::comm_d(data.data(), nodes) == root;
+    m.verified_against = "comm_d from the O(log n) subtree-stack builder";
+  }
+  m.context = {{"nodes", nodes},
+               {"threads", threads > 0 ? threads : saved},
+               {"engine", "portable"},
+               {"device", cpu_json().value("model", "")}};
+  return m;
+}
+
+json rates(const json&, const json&, double median) {
+  json r = {{"ns_per_node", median}};
+  if (median > 0) r["gb_per_s"] = 32.0 / median;  // a leaf is 32 bytes of sector data
+  return r;
+}
+
+}  // namespace
+
+kind_spec tree_d_kind() {
+  kind_spec k;
+  k.name = "tree_d";
+  k.help = "the comm_d Merkle tree (tree_d) over one sector of data";
+  k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),
+            count_axis("threads", 0, 0, 4096, "OpenMP threads; 0 = the default")};
+  k.unavailable = unavailable;
+  k.run = run;
+  k.rates = rates;
+  return k;
+}
+
+}  // namespace poreplab::runner

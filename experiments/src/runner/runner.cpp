@@ -1,0 +1,553 @@
+#include "runner/runner.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "report/amax.hpp"
+#include "backends/backends.hpp"
+#include "poreplab/require_cuda.hpp"
+#include "records/environment.hpp"
+#include "poreplab/interrupt.hpp"
+#include "records/records.hpp"
+#include "runner/kinds.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::runner {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  poreplab::request_interrupt(sig);  // a seal in flight stops after its current layer
+}
+
+// SIGINT and SIGTERM (Ctrl-C, Slurm's time limit) only set a flag while points run; the
+// runner then writes what is finished and exits. Restores the old handlers when done.
+class signal_guard {
+ public:
+  signal_guard() {
+    g_signal = 0;
+    poreplab::clear_interrupt();
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~signal_guard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  signal_guard(const signal_guard&) = delete;
+  signal_guard& operator=(const signal_guard&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const auto s = static_cast<long long>(std::llround(seconds));
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+  return buf;
+}
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+json expected_json(const point& p) {
+  return {{"index", p.index},
+          {"experiment", p.experiment},
+          {"kind", p.kind},
+          {"axes", p.axes},
+          {"description", p.describe()}};
+}
+
+// A runtime_error from a backend that says it cannot run here (rather than that it went
+// wrong): recorded as skipped. Matched on the phrases the backends use for that.
+bool says_unavailable(const std::string& what) {
+  std::string s;
+  for (char c : what) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* phrase : {"unavailable", "not available", "not compiled", "built without", "no cuda device",
+                             "no gpu", "not supported", "no such backend", "not built"})
+    if (s.find(phrase) != std::string::npos) return true;
+  return false;
+}
+
+// Runs the kind's function, honouring the experiment's time budget: after one sample
+// (with the warmup), only as many further samples as the budget still allows.
+measurement measure(const kind_spec& k, const experiment& e, const json& axes, json& rec) {
+  if (!e.time_budget_s) return k.run(axes, e.warmup, e.samples);
+  const auto t0 = clock_type::now();
+  measurement m = k.run(axes, e.warmup, 1);
+  const double first = seconds_since(t0);
+  const double per_sample = first / (1.0 + e.warmup);
+  const double left = *e.time_budget_s - first;
+  std::uint32_t more = 0;
+  if (e.samples > 1 && left > 0 && per_sample > 0)
+    more = static_cast<std::uint32_t>(std::min<double>(e.samples - 1, std::floor(left / per_sample)));
+  if (more > 0) {
+    measurement rest = k.run(axes, 0, more);
+    m.samples.insert(m.samples.end(), rest.samples.begin(), rest.samples.end());
+    // Both calls must have produced the same, verified output.
+    m.verified = m.verified && rest.verified && m.digest == rest.digest;
+  }
+  if (m.samples.size() < e.samples) rec["budget_limited"] = true;
+  return m;
+}
+
+void prepare_out_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output directory " + dir.string() + ": " + ec.message());
+  if (!fs::is_directory(dir)) throw std::runtime_error("output path " + dir.string() + " is not a directory");
+  const fs::path probe = dir / ".poreplab-write-test";
+  try {
+    write_file_atomic(probe, "");
+  } catch (const std::exception& e) {
+    throw std::runtime_error("output directory " + dir.string() + " is not writable (" + e.what() + ")");
+  }
+  fs::remove(probe, ec);
+}
+
+std::string result_text(const json& rec) {
+  const std::string status = rec["status"];
+  std::ostringstream s;
+  if (rec.contains("stats") && rec["stats"].value("n", 0) > 0) {
+    const json& st = rec["stats"];
+    s << format_number(st["median"].get<double>()) << " " << rec.value("metric", "") << ", spread "
+      << format_number(100 * st["spread"].get<double>(), 2) << "%";
+    if (rec.value("noisy", false)) s << " (noisy)";
+  }
+  if (status == "ok") return (rec.value("modeled", false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
+  std::string out = status + ": " + rec.value("reason", "");
+  if (!s.str().empty()) out += " [" + s.str() + "]";
+  return out;
+}
+
+}  // namespace
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  auto number = [&](const std::string& s) -> std::size_t {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/8");
+    return std::stoul(s);
+  };
+  if (slash == std::string::npos)
+    throw std::invalid_argument("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/8");
+  const std::size_t i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+  if (n == 0 || i >= n) throw std::invalid_argument("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/8");
+  return {i, n};
+}
+
+std::vector<point> shard_points(const std::vector<point>& all, std::size_t index, std::size_t count) {
+  std::vector<point> out;
+  for (const auto& p : all)
+    if (p.index % count == index) out.push_back(p);
+  return out;
+}
+
+std::vector<std::string> required_backends(const std::vector<std::string>& requested) {
+  std::vector<std::string> out = requested;
+  if (cuda_required_by_environment()) out.push_back("cuda");
+  const auto& known = backend_names();
+  for (const auto& b : out)
+    if (std::find(known.begin(), known.end(), b) == known.end()) {
+      std::string valid;
+      for (const auto& n : known) valid += (valid.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("--require " + b + ": not a backend (valid: " + valid + ")");
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+json run_point(const config& c, const point& p, std::size_t run_index, const std::vector<std::string>& require) {
+  const experiment& e = c.experiments[p.experiment_index];
+  const kind_spec& k = *find_kind(p.kind);
+  json rec = {{"type", "point"},     {"index", p.index},       {"experiment", p.experiment},
+              {"kind", p.kind},      {"axes", p.axes},         {"description", p.describe()},
+              {"run", run_index},    {"warmup", e.warmup},     {"samples_requested", e.samples}};
+  const auto t0 = clock_type::now();
+  const std::string backend = p.axes.contains("backend") && p.axes["backend"].is_string() ? p.axes["backend"].get<std::string>() : "";
+  const bool required = !backend.empty() && std::find(require.begin(), require.end(), backend) != require.end();
+  auto skip = [&](const std::string& why) {
+    rec["status"] = required ? "failed" : "skipped";
+    rec["reason"] = required ? "required backend " + backend + " cannot run: " + why : why;
+  };
+  auto failed = [&](const std::string& why) {
+    rec["status"] = "failed";
+    rec["reason"] = why;
+  };
+  if (!k.run) {
+    skip("not implemented in this build");
+  } else {
+    try {
+      if (const std::string why = k.unavailable ? k.unavailable(p.axes) : std::string(); !why.empty())
+        throw point_unavailable(why);
+      measurement m = measure(k, e, p.axes, rec);
+      const sample_stats st = compute_stats(m.samples);
+      rec["metric"] = m.metric;
+      rec["samples"] = m.samples;
+      rec["stats"] = stats_json(st);
+      rec["noisy"] = st.spread > kNoisySpread;
+      rec["rates"] = k.rates && st.n > 0 ? k.rates(p.axes, m.context, st.median) : json::object();
+      rec["context"] = m.context;
+      rec["digest"] = m.digest;
+      rec["verified"] = m.verified && !m.modeled;
+      rec["verified_against"] = m.verified_against;
+      if (m.modeled) {
+        // A model's output is never a verified measurement; it is marked, not failed.
+        rec["modeled"] = true;
+        rec["verified"] = false;
+        rec["verified_against"] = "nothing: a modeled figure, not a measurement";
+      }
+      if (st.n == 0)
+        failed("no samples were taken");
+      else if (m.modeled)
+        rec["status"] = "ok";
+      else if (!m.verified)
+        failed("output digest " + m.digest.substr(0, 16) + " does not match " + m.verified_against);
+      else
+        rec["status"] = "ok";
+    } catch (const point_unavailable& x) {
+      skip(x.what());
+    } catch (const std::invalid_argument& x) {
+      failed(std::string("invalid options: ") + x.what());
+    } catch (const std::bad_alloc&) {
+      skip("out of memory while allocating its buffers");
+    } catch (const std::exception& x) {
+      if (says_unavailable(x.what()))
+        skip(x.what());
+      else
+        failed(x.what());
+    }
+  }
+  rec["elapsed_s"] = seconds_since(t0);
+  rec["finished"] = utc_now();
+  return rec;
+}
+
+int run_experiments(const config& c, const run_options& opt) {
+  const std::vector<point> all = expand_points(c);
+  const std::vector<point> mine = shard_points(all, opt.shard_index, opt.shard_count);
+  const fs::path dir = opt.out_dir;
+  const fs::path records_file = dir / "records.jsonl";
+
+  // Everything that can refuse the run does so before the first point.
+  prepare_out_dir(dir);
+  const dir_lock held(dir);  // one run at a time in a directory
+  records_log log;
+  if (fs::exists(records_file)) {
+    if (!opt.resume)
+      throw std::runtime_error(dir.string() +
+                               " already holds records.jsonl: pass --resume to continue that run, or choose another -o");
+    log = read_records(records_file, true);
+    if (log.truncated_bytes)
+      std::cerr << "resume: cut off an incomplete last record (" << log.truncated_bytes << " bytes) in "
+                << records_file.string() << "\n";
+    if (!log.headers.empty()) {
+      const json& last = log.headers.back();
+      const json shard = last.value("shard", json{{"index", 0}, {"count", 1}});
+      if (shard["index"] != opt.shard_index || shard["count"] != opt.shard_count)
+        throw std::runtime_error(dir.string() + " holds shard " + shard["index"].dump() + "/" +
+                                 shard["count"].dump() + "; resume it with --shard " + shard["index"].dump() + "/" +
+                                 shard["count"].dump() + " or choose another -o");
+      if (last.value("config_digest", "") != c.digest)
+        std::cerr << "resume: note: the config differs from the one recorded in " << dir.string()
+                  << "; points are matched on experiment name and axis values\n";
+    }
+  }
+
+  std::map<std::string, std::string> done;  // key -> status of its latest record
+  for (const auto& r : log.points) done[record_key(r)] = r.value("status", "failed");
+  auto finished = [&](const point& p) {
+    const auto it = done.find(p.key());
+    return it != done.end() && (it->second == "ok" || it->second == "skipped");
+  };
+  std::size_t already = 0;
+  for (const auto& p : mine) already += finished(p) ? 1 : 0;
+  if (opt.resume && !log.points.empty())
+    std::cerr << "resume: " << already << " of " << mine.size() << " points already recorded; running "
+              << mine.size() - already << "\n";
+
+  const std::size_t run_index = log.headers.size();
+  json header = {{"type", "header"},
+                 {"schema", kRecordsSchema},
+                 {"run", run_index},
+                 {"config_digest", c.digest},
+                 {"config", c.normalized},
+                 {"source", c.source},
+                 {"argv", opt.argv},
+                 {"require", opt.require},
+                 {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
+                 {"points_total", all.size()},
+                 {"points_in_shard", mine.size()},
+                 {"started", utc_now()},
+                 {"environment", environment_json()}};
+  std::vector<json> runs = log.headers;
+  runs.push_back(header);
+  records_writer writer(records_file);
+  writer.append(header);
+
+  std::vector<json> expected;
+  for (const auto& p : mine) expected.push_back(expected_json(p));
+  std::mutex mu;  // guards records, writer, stderr progress, closed
+  std::vector<json> records = log.points;
+  bool closed = false;
+  bool any_failed = false;
+  std::exception_ptr worker_error;
+  std::atomic<bool> worker_done{false};
+  std::condition_variable cv;
+
+  auto results = [&](bool interrupted) {
+    json extra = {{"source", c.source}, {"interrupted", interrupted},
+                  {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}}};
+    return make_results(c.normalized, c.digest, runs, expected, records, extra);
+  };
+
+  auto guard = std::make_unique<signal_guard>();
+  const auto start = clock_type::now();
+  // Points run on a worker thread so that Ctrl-C is answered at once, even in the
+  // middle of a long point: the main thread writes what is finished and exits.
+  std::thread worker([&] {
+    try {
+      std::size_t ran = 0;
+      const std::size_t to_run = mine.size() - already;
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        const point& p = mine[i];
+        if (finished(p)) continue;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (closed) break;
+          std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
+        }
+        json rec = run_point(c, p, run_index, opt.require);
+        ++ran;
+        std::lock_guard<std::mutex> lock(mu);
+        if (closed || g_signal != 0) break;  // a point cut short by a signal is not recorded
+        writer.append(rec);
+        records.push_back(rec);
+        if (rec["status"] == "failed") any_failed = true;
+        const double elapsed = seconds_since(start);
+        const double eta = elapsed / static_cast<double>(ran) * static_cast<double>(to_run - ran);
+        char took[32];
+        std::snprintf(took, sizeof took, "%.2f s", rec["elapsed_s"].get<double>());
+        std::cerr << result_text(rec) << " (" << took << "; elapsed "
+                  << clock_text(elapsed) << ", ETA " << clock_text(eta) << ")\n";
+      }
+    } catch (...) {
+      worker_error = std::current_exception();
+    }
+    worker_done = true;
+    cv.notify_all();
+  });
+
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    // Also when the worker has just stopped because of the signal (a seal point unwinds):
+    // worker_done is read before g_signal, which only ever goes from 0 to a signal.
+    for (;;) {
+      const bool stopped = worker_done;
+      if (g_signal != 0) {
+        closed = true;  // the worker records nothing more
+        const int sig = g_signal;
+        std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping "
+                  << records.size() - log.points.size() << " points finished in this run; writing summaries to "
+                  << dir.string() << "\n";
+        try {
+          write_result_files(dir, results(true));
+        } catch (const std::exception& x) {
+          std::cerr << "poreplab: error: " << x.what() << "\n";
+        }
+        std::string again = join(opt.argv, " ");
+        if (again.empty()) again = "poreplab run ... -o " + dir.string();
+        if (!opt.resume) again += " --resume";
+        std::cerr << "resume with: " << again << "\n";
+        std::cout.flush();
+        std::cerr.flush();
+        // A seal in flight stops after its current layer and removes its scratch directory
+        // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
+        // cleanly; what is still registered for removal goes, then the process ends.
+        const auto give_up = clock_type::now() + std::chrono::seconds(5);
+        while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
+               clock_type::now() < give_up)
+          cv.wait_for(lock, std::chrono::milliseconds(20));
+        poreplab::remove_registered_paths();
+        std::_Exit(128 + sig);
+      }
+      if (stopped) break;
+      cv.wait_for(lock, std::chrono::milliseconds(100));
+    }
+  }
+  worker.join();
+  guard.reset();  // Ctrl-C during the plots is an ordinary interrupt again
+  if (worker_error) std::rethrow_exception(worker_error);
+
+  const json res = results(false);
+  write_result_files(dir, res);
+  const json& counts = res["counts"];
+  std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
+            << " failed, " << counts["noisy"] << " noisy in " << clock_text(seconds_since(start)) << "; results in "
+            << dir.string() << "/{results.json,results.csv,summary.md}\n";
+  int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
+  // Config-level reports (amax) need every point: a shard leaves them to the merge.
+  if (!c.reports.empty()) {
+    if (opt.shard_count > 1)
+      std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
+    else if (!amax::write_config_reports(c.reports, dir))
+      status = status ? status : 1;
+  }
+  if (opt.plots && !make_plots(dir)) status = status ? status : 1;
+  return status;
+}
+
+int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dirs, bool plots,
+                 const std::vector<std::string>& argv) {
+  if (shard_dirs.empty()) throw std::invalid_argument("merge: give at least one shard directory");
+  struct shard_log {
+    fs::path dir;
+    records_log log;
+  };
+  std::vector<shard_log> shards;
+  for (const auto& d : shard_dirs) {
+    const fs::path f = d / "records.jsonl";
+    if (!fs::exists(f)) throw std::runtime_error("merge: " + d.string() + " holds no records.jsonl");
+    shard_log s{d, read_records(f, false)};
+    if (s.log.headers.empty()) throw std::runtime_error("merge: " + f.string() + " has no header record");
+    shards.push_back(std::move(s));
+  }
+  const json& first = shards.front().log.headers.back();
+  const std::string digest = first.value("config_digest", "");
+  for (const auto& s : shards) {
+    const std::string d = s.log.headers.back().value("config_digest", "");
+    if (d != digest)
+      throw std::runtime_error("merge: " + s.dir.string() + " was run with a different config (digest " +
+                               d.substr(0, 16) + ") than " + shards.front().dir.string() + " (digest " +
+                               digest.substr(0, 16) + ")");
+  }
+  const config c = config_from_json(first.value("config", json()), first.value("source", "merged"),
+                                    (shards.front().dir / "records.jsonl").string() + ": header config");
+  const std::vector<point> all = expand_points(c);
+
+  prepare_out_dir(out_dir);
+  const dir_lock held(out_dir);
+  if (fs::exists(out_dir / "records.jsonl"))
+    throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
+
+  // Runs are renumbered into one list; within a shard the latest record of a point wins,
+  // across shards an ok record wins over others, then the first shard given.
+  std::vector<json> runs;
+  std::map<std::string, json> chosen;
+  std::map<std::string, std::vector<std::string>> seen_in;
+  for (const auto& s : shards) {
+    const std::size_t offset = runs.size();
+    for (auto h : s.log.headers) {
+      h["run"] = offset + h.value("run", std::size_t{0});
+      h["shard_dir"] = s.dir.string();
+      runs.push_back(std::move(h));
+    }
+    std::map<std::string, json> latest;
+    for (auto p : s.log.points) {
+      p["run"] = offset + p.value("run", std::size_t{0});
+      const std::string key = record_key(p);  // before the move: json's operator= takes its argument by value
+      latest[key] = std::move(p);
+    }
+    for (auto& [k, p] : latest) {
+      seen_in[k].push_back(s.dir.string());
+      const auto it = chosen.find(k);
+      if (it == chosen.end() || (it->second.value("status", "") != "ok" && p.value("status", "") == "ok"))
+        chosen[k] = std::move(p);
+    }
+  }
+  std::size_t duplicates = 0;
+  for (const auto& [k, dirs] : seen_in)
+    if (dirs.size() > 1) {
+      if (duplicates < 10)
+        std::cerr << "merge: note: point recorded in " << dirs.size() << " shards (" << dirs.front() << ", "
+                  << dirs[1] << "): " << k << "\n";
+      ++duplicates;
+    }
+  std::vector<json> expected, records;
+  for (const auto& p : all) expected.push_back(expected_json(p));
+  for (auto& [k, p] : chosen) records.push_back(p);
+  json merge_header = {{"type", "header"},    {"schema", kRecordsSchema}, {"run", runs.size()},
+                       {"merge", true},       {"config_digest", digest},  {"config", c.normalized},
+                       {"source", c.source},  {"argv", argv},             {"points_total", all.size()},
+                       {"started", utc_now()}, {"shard_dirs", [&] {
+                         json a = json::array();
+                         for (const auto& s : shards) a.push_back(s.dir.string());
+                         return a;
+                       }()}};
+  runs.push_back(merge_header);
+
+  // The merged directory is itself a resumable run directory: a records.jsonl holding
+  // every header and the chosen point records.
+  std::string text;
+  for (const auto& h : runs) text += h.dump() + "\n";
+  for (const auto& p : records) text += p.dump() + "\n";
+  write_file_atomic(out_dir / "records.jsonl", text);
+
+  json extra = {{"source", c.source}, {"merged_from", merge_header["shard_dirs"]}, {"duplicates", duplicates}};
+  const json res = make_results(c.normalized, digest, runs, expected, records, extra);
+  write_result_files(out_dir, res);
+  const json& counts = res["counts"];
+  std::cerr << "merge: " << shards.size() << " shards, " << counts["expected"] << " points: " << counts["ok"]
+            << " ok, " << counts["skipped"] << " skipped, " << counts["failed"] << " failed, " << counts["missing"]
+            << " missing, " << duplicates << " duplicates; results in " << out_dir.string() << "\n";
+  int status = 0;
+  if (counts["missing"].get<int>() > 0) {
+    std::size_t shown = 0;
+    for (const auto& m : res["missing"]) {
+      if (shown++ == 10) {
+        std::cerr << "merge: ... and " << counts["missing"].get<int>() - 10 << " more\n";
+        break;
+      }
+      std::cerr << "merge: missing [" << m["index"] << "] " << m["description"].get<std::string>() << "\n";
+    }
+    status = 1;
+  }
+  if (counts["failed"].get<int>() > 0) status = 1;
+  if (!c.reports.empty() && !amax::write_config_reports(c.reports, out_dir)) status = 1;
+  if (plots && !make_plots(out_dir)) status = 1;
+  return status;
+}
+
+}  // namespace poreplab::runner

@@ -1,0 +1,58 @@
+#pragma once
+// The experiment runner: runs a config's points (or one shard of them) into an output
+// directory, resumable, and merges shard directories into one result set.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/config.hpp"
+
+namespace poreplab::runner {
+
+struct run_options {
+  std::filesystem::path out_dir;
+  bool resume = false;
+  std::size_t shard_index = 0;
+  std::size_t shard_count = 1;
+  bool plots = true;
+  std::vector<std::string> argv;  // stored in the run's header record
+  // Backends that must run: a point of one of them that cannot run here fails instead
+  // of being skipped (`--require cuda`; POREPLAB_REQUIRE_CUDA=1 adds cuda).
+  std::vector<std::string> require;
+};
+
+// opt.require with what the environment adds, sorted and without repeats; throws
+// std::invalid_argument for a name that is not a backend.
+std::vector<std::string> required_backends(const std::vector<std::string>& requested);
+
+// Exit status of `poreplab run`: 0 all points ok or skipped, 1 some failed (or the plots
+// failed), 128 + signal when interrupted (after writing what was done).
+inline constexpr int kExitInterrupted = 130;
+
+// Throws (before running anything) when the output directory cannot be used.
+int run_experiments(const config& c, const run_options& opt);
+
+// Combines shard directories (same config digest) into out_dir. Returns 0, or 1 when
+// points are missing from every shard.
+int merge_shards(const std::filesystem::path& out_dir, const std::vector<std::filesystem::path>& shard_dirs,
+                 bool plots, const std::vector<std::string>& argv);
+
+// Points of shard `index` of `count`: those whose position in the full list is index mod count.
+std::vector<point> shard_points(const std::vector<point>& all, std::size_t index, std::size_t count);
+
+// "I/N" -> {I, N}; throws std::invalid_argument unless 0 <= I < N.
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
+
+// Runs plot.py and report.py from experiments/plots with the project's .venv on dir.
+// Returns false (after a note on stderr) when they cannot run or fail.
+bool make_plots(const std::filesystem::path& dir);
+
+// One point: availability check, timed run with its budget, statistics and rates.
+// A point whose backend is in `require` and cannot run here fails (status "failed").
+nlohmann::json run_point(const config& c, const point& p, std::size_t run_index,
+                         const std::vector<std::string>& require = {});
+
+}  // namespace poreplab::runner

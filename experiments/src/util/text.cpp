@@ -1,0 +1,96 @@
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace poreplab {
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::string show(const nlohmann::json& v) {
+  using t = nlohmann::json::value_t;
+  switch (v.type()) {
+    case t::string: return "string " + v.dump();
+    case t::boolean: return "boolean " + v.dump();
+    case t::null: return "null";
+    case t::array: return "an array";
+    case t::object: return "an object";
+    default: return "number " + v.dump();
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    const std::uint64_t d = static_cast<std::uint64_t>(text[i] - '0');
+    if (n > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return std::nullopt;
+    n = n * 10 + d;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  const std::string_view unit = text.substr(i);
+  int shift = 0;
+  if (unit.empty() || unit == "B")
+    shift = 0;
+  else if (unit == "KiB")
+    shift = 10;
+  else if (unit == "MiB")
+    shift = 20;
+  else if (unit == "GiB")
+    shift = 30;
+  else if (unit == "TiB")
+    shift = 40;
+  else
+    return std::nullopt;
+  if (shift > 0 && n > (std::numeric_limits<std::uint64_t>::max() >> shift)) return std::nullopt;
+  return n << shift;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
+std::string format_number(double v, int digits) {
+  if (!std::isfinite(v)) return v != v ? "nan" : (v > 0 ? "inf" : "-inf");
+  char buf[64];
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e7 || a < 1e-3))
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  else {
+    // Fixed notation with `digits` significant digits, no trailing zeros past the point.
+    const int int_digits = a < 1 ? 1 : static_cast<int>(std::floor(std::log10(a))) + 1;
+    const int decimals = std::max(0, digits - int_digits);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    std::string s = buf;
+    if (s.find('.') != std::string::npos) {
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+    return s;
+  }
+  return buf;
+}
+
+}  // namespace poreplab

@@ -1,0 +1,31 @@
+#pragma once
+// Small text helpers of messages, tables and reports: lists, JSON values, sizes and
+// numbers as words.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab {
+
+// The items separated by `sep`: {"a", "b"} -> "a, b".
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
+// A JSON value as a validation message names what it got: `string "x"`, `number 3`,
+// `boolean true`, `null`, `an array`, `an object`.
+std::string show(const nlohmann::json& v);
+
+// s with ASCII letters in lower case (for case-insensitive name matching).
+std::string lower(std::string s);
+
+// "2KiB", "8MiB", "32GiB", "1TiB" or a plain byte count; nullopt when not of that form.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+std::string format_size(std::uint64_t bytes);  // 2048 -> "2KiB", 3000 -> "3000B"
+
+// Short numeric text with `digits` significant digits ("712.3", "1.89e+09").
+std::string format_number(double v, int digits = 4);
+
+}  // namespace poreplab

@@ -1,0 +1,154 @@
+// The backend registry: the table of backends and knobs, typed settings, the knob axes of
+// the runner (optional ones stay out of records unless named), and the timing hook.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "backends/backends.hpp"
+#include "bench/label.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "runner/config.hpp"
+#include "runner/kinds.hpp"
+#include "support.hpp"
+
+using nlohmann::json;
+using namespace poreplab;
+
+TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
+  CHECK(backend_names() == std::vector<std::string>{"reference", "cpu", "cuda-emu", "cuda"});
+  for (const auto& b : backends()) {
+    CHECK_FALSE(b.description.empty());
+    CHECK(b.make);
+  }
+  CHECK_THROWS_WITH(find_backend("tpu"), Catch::Contains("unknown backend 'tpu'") && Catch::Contains("cuda-emu"));
+  std::set<std::string> names;
+  for (const auto& k : backend_knobs()) {
+    CHECK(names.insert(k.name).second);  // one entry a knob
+    CHECK_FALSE(k.backends.empty());
+    for (const auto& b : k.backends) CHECK_NOTHROW(find_backend(b));
+  }
+  auto read_by = [](const char* backend) {
+    std::set<std::string> out;
+    for (const auto* k : knobs_of(backend)) out.insert(k->name);
+    return out;
+  };
+  CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "pin_threads", "prefetch_distance"});
+  CHECK(read_by("cuda").count("device") == 1);
+  CHECK(read_by("cuda-emu").count("device") == 0);
+  CHECK(read_by("cuda-emu").count("launch_nodes") == 1);
+}
+
+TEST_CASE("backend settings are typed and checked against their knob", "[backends]") {
+  backend_settings s;
+  CHECK(s.text("engine") == "auto");  // fallbacks
+  CHECK(s.count("threads_per_block") == 32);
+  CHECK_FALSE(s.is_set("threads_per_block"));
+  s.set("threads_per_block", 256).set("kernel", "vec16");
+  CHECK(s.count("threads_per_block") == 256);
+  CHECK(s.text("kernel") == "vec16");
+  CHECK(s.values() == json{{"threads_per_block", 256}, {"kernel", "vec16"}});
+  CHECK_THROWS_WITH(s.set("threads_per_block", 0), "0 is not from 1 to 1024");
+  CHECK_THROWS_WITH(s.set("threads_per_block", -3), Catch::StartsWith("expected an integer from 1 to 1024"));
+  CHECK_THROWS_WITH(s.set("threads_per_block", "64"), Catch::StartsWith("expected an integer"));
+  CHECK_THROWS_WITH(s.set("kernel", "fast"), Catch::Contains("'fast' is not one of standard"));
+  CHECK_THROWS_WITH(s.set("warp_size", 32), Catch::Contains("unknown backend option 'warp_size'"));
+  CHECK_THROWS_AS(s.count("kernel"), std::logic_error);  // a text knob read as a count
+  CHECK(s.count("threads_per_block") == 256);             // a refused value changes nothing
+}
+
+TEST_CASE("the cpu knobs reach the labeler, the gpu knobs reach cuda-emu", "[backends]") {
+  // Every setting labels the same; a refused one is refused by the backend it reaches.
+  backend_settings cpu;
+  cpu.set("threads", 1).set("pin_threads", 0).set("prefetch_distance", 0).set("engine", "portable");
+  const auto* e = find_backend("cpu").floor_engine(sdr::kFilecoinScheme, 1, cpu);
+  REQUIRE(e != nullptr);
+  CHECK(std::string(e->name) == "portable");
+  CHECK(find_backend("cuda-emu").floor_engine == nullptr);
+
+  label_bench_options o;
+  o.sector_size = 4096;
+  o.warmup = 0;
+  o.samples = 1;
+  for (const char* backend : {"reference", "cpu", "cuda-emu"}) {
+    o.backend = backend;
+    o.knobs = backend_settings{};
+    if (o.backend == "cpu") o.knobs = cpu;
+    if (o.backend == "cuda-emu") o.knobs.set("launch_nodes", 16).set("chunk_nodes", 32).set("threads", 1);
+    if (o.backend == "reference") o.knobs.set("threads", 1);
+    const auto r = bench_label(o);
+    CHECK(r.verified);
+    CHECK(r.samples_ns_per_node_layer.size() == 1);
+    CHECK(r.samples_ns_per_node_layer[0] > 0);
+    CHECK(r.kernel_samples_ns_per_node_layer.empty());  // host backends: wall time only
+  }
+}
+
+TEST_CASE("the default timing hook times label() on the host clock", "[backends]") {
+  const auto id = sdr::benchmark_porep_id(2048);
+  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, 64);
+  const auto table = graph::parent_table::generate(g);
+  std::vector<std::uint8_t> ids(32, 1);
+  ids[31] = 0;
+  const sdr::label_job job{64, table.data(), 2, 1, ids.data()};
+  sdr::rolling_layer_store store(64 * 32);
+  const auto t = make_backend("reference")->timed_label(job, store);
+  CHECK(t.end_to_end_s > 0);
+  CHECK(t.kernel_s < 0);
+  CHECK(t.device.empty());
+}
+
+TEST_CASE("knob axes: every knob is an axis; the new ones stay out of records unless named", "[backends]") {
+  using namespace poreplab::runner;
+  const kind_spec* label = find_kind("label");
+  REQUIRE(label != nullptr);
+  for (const auto& k : backend_knobs())
+    CHECK(std::any_of(label->axes.begin(), label->axes.end(), [&](const axis_spec& a) { return a.name == k.name; }));
+
+  const std::string base = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
+    "axes": {"backend": ["cpu", "cuda-emu"])";
+  auto points = [&](const std::string& extra) { return expand_points(parse_config(base + extra + "}}]}", "t.json")); };
+
+  const auto plain = points("");
+  REQUIRE(plain.size() == 2);
+  for (const auto& p : plain) {
+    CHECK(p.axes.contains("threads_per_block"));  // recorded as before
+    CHECK_FALSE(p.axes.contains("prefetch_distance"));
+    CHECK_FALSE(p.axes.contains("launch_nodes"));
+  }
+  // Named: present, null where the backend does not read it, so no duplicate points.
+  const auto named = points(R"(, "prefetch_distance": [0, 8], "launch_nodes": [16])");
+  REQUIRE(named.size() == 3);
+  CHECK(named[0].axes["prefetch_distance"] == 0);
+  CHECK(named[0].axes["launch_nodes"].is_null());
+  CHECK(named[2].axes["backend"] == "cuda-emu");
+  CHECK(named[2].axes["prefetch_distance"].is_null());
+  CHECK(named[2].axes["launch_nodes"] == 16);
+  const backend_settings s = knobs_of_point(named[2].axes);
+  CHECK(s.count("launch_nodes") == 16);
+  CHECK_FALSE(s.is_set("prefetch_distance"));
+
+  CHECK_THROWS_WITH(points(R"(, "prefetch_distance": [5000])"), Catch::Contains("/experiments/0/axes/prefetch_distance/0"));
+}
+
+TEST_CASE("every knob is a flag of bench label, seal, unseal and vector verify", "[backends][cli]") {
+  const poreplab::test::temp_dir dir("backend-flags");
+  for (const char* cmd : {"bench label", "seal", "unseal", "vector verify"}) {
+    const auto help = poreplab::test::run_poreplab(std::string(cmd) + " --help", dir);
+    CHECK(help.status == 0);
+    for (const auto& k : backend_knobs()) {
+      std::string flag = "--" + k.name;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      INFO(cmd << " " << flag);
+      CHECK(help.out.find(flag) != std::string::npos);
+    }
+  }
+  auto bad = poreplab::test::run_poreplab("bench label --backend cuda-emu --launch-nodes -1", dir);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "poreplab: error: --launch-nodes: '-1' is not an integer from 0 to 1099511627776\n");
+  bad = poreplab::test::run_poreplab("bench label --backend cpu --prefetch-distance 2000", dir);
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "poreplab: error: --prefetch-distance: 2000 is not from 0 to 1024\n");
+}
