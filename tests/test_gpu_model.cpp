@@ -17,6 +17,7 @@
 #include "runner/config.hpp"
 #include "model/gpu_model.hpp"
 #include "records/records.hpp"
+#include "report/run_report.hpp"
 #include "runner/runner.hpp"
 #include "support.hpp"
 
@@ -378,7 +379,7 @@ TEST_CASE("gpu model: gpu-model points are modeled, never verified", "[gpu-model
   CHECK(rec["context"]["modeled"] == true);
   CHECK(rec["stats"]["median"].get<double>() > 0);
   const json res = poreplab::runner::make_results(c.normalized, c.digest, {}, {rec}, {rec}, json::object());
-  const std::string md = poreplab::runner::summary_markdown(res);
+  const std::string md = poreplab::report::run_report_markdown(res, ".");
   CHECK_THAT(md, Catch::Contains("modeled"));
   CHECK_THAT(md, !Catch::Contains("| yes |"));
 }

@@ -278,7 +278,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   REQUIRE(r.status == 0);
   CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
-  for (const char* f : {"records.jsonl", "results.json", "results.csv", "summary.md"}) CHECK(fs::exists(s / "out" / f));
+  for (const char* f : {"records.jsonl", "results.json", "results.csv", "report.md"}) CHECK(fs::exists(s / "out" / f));
   const json res = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(res["schema"] == "poreplab-results/1");
   CHECK(res["counts"]["expected"] == 9);
@@ -311,7 +311,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   }
   const std::string csv = test::read_text(s / "out" / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 10);
-  CHECK(test::read_text(s / "out" / "summary.md").find("## l (label)") != std::string::npos);
+  CHECK(test::read_text(s / "out" / "report.md").find("### l (label)") != std::string::npos);
 
   // The same directory again without --resume is refused before running anything.
   const auto again = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
@@ -453,7 +453,7 @@ TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "
   CHECK(res["interrupted"] == true);
   CHECK(res["points"].size() == recs.size());
   CHECK(res["counts"]["missing"].get<std::size_t>() + recs.size() == res["counts"]["expected"].get<std::size_t>());
-  CHECK(fs::exists(out / "summary.md"));
+  CHECK(fs::exists(out / "report.md"));
   CHECK(fs::exists(out / "results.csv"));
 }
 

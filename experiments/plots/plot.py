@@ -5,7 +5,7 @@ Usage: plot.py DIR
 
 Reads DIR/results.json (or, when it is absent, DIR/records.jsonl) and writes PNG and SVG
 figures into DIR/plots/, plus DIR/plots/index.json listing them with captions for
-report.py. A figure whose data is absent from the results is not drawn.
+poreplab's report.md. A figure whose data is absent from the results is not drawn.
 """
 import json
 import math

@@ -1,12 +1,14 @@
 // `poreplab report amax`: the Amax table (custom hardware against the best off-the-shelf
 // device, one hash chain) from result directories and the custom-hardware data file.
 // `poreplab report verdict`: CPU vs GPU for SDR PC1 per sector size (verdict.hpp).
+// `poreplab report run`: report.md of a result directory again (run_report.hpp).
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "report/amax.hpp"
+#include "report/run_report.hpp"
 #include "report/verdict.hpp"
 #include "cli/cli.hpp"
 #include "records/records.hpp"
@@ -51,7 +53,7 @@ void add_common_options(CLI::App* cmd, report_cli_options& o, const char* cost_h
 }  // namespace
 
 void add_report_command(CLI::App& app) {
-  auto* report = app.add_subcommand("report", "Reports computed from result directories: amax, verdict");
+  auto* report = app.add_subcommand("report", "Reports computed from result directories: amax, verdict, run");
   report->require_subcommand(1);
 
   auto o = std::make_shared<report_cli_options>();
@@ -77,6 +79,18 @@ void add_report_command(CLI::App& app) {
   vcmd->callback([v] {
     const verdict::report r = verdict::compute(v->paths(), v->cost_map());
     v->emit(v->json ? verdict::to_json(r).dump(2) + "\n" : verdict::to_markdown(r));
+  });
+
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto* rcmd = report->add_subcommand(
+      "run", "Write DIR/report.md again from DIR/results.json, the figures in DIR/plots and DIR's amax.md and "
+             "verdict.md (poreplab run and merge write it at their end)");
+  rcmd->add_option("results", *dirs, "result directories")->required();
+  rcmd->callback([dirs] {
+    for (const auto& d : *dirs) {
+      report::write_run_report(d);
+      std::cerr << "report: " << (std::filesystem::path(d) / "report.md").string() << "\n";
+    }
   });
 }
 

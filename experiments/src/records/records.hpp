@@ -1,7 +1,7 @@
 #pragma once
 // Experiment records: sample statistics, the crash-safe records.jsonl log, and the
-// printers that turn a set of records into results.json (the source of truth),
-// results.csv and summary.md.
+// data printers that turn a set of records into results.json (the source of truth) and
+// results.csv. Markdown is report/run_report.hpp's.
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -79,8 +79,7 @@ nlohmann::json make_results(const nlohmann::json& config, const std::string& con
                             const std::vector<nlohmann::json>& records, const nlohmann::json& extra);
 
 std::string results_csv(const nlohmann::json& results);
-std::string summary_markdown(const nlohmann::json& results);
-// results.json, results.csv and summary.md in dir, each written atomically.
+// results.json and results.csv in dir, each written atomically.
 void write_result_files(const std::filesystem::path& dir, const nlohmann::json& results);
 
 // Identity of a point record: experiment name + axis values (as point::key()).

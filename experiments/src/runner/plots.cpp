@@ -1,4 +1,4 @@
-// Runs the matplotlib scripts (experiments/plots) on a result directory with the
+// Runs the figure script (experiments/plots/plot.py) on a result directory with the
 // project's .venv, found next to the source tree of the running executable.
 #include <spawn.h>
 #include <sys/wait.h>
@@ -67,13 +67,11 @@ bool make_plots(const fs::path& dir) {
               << "); results are in " << dir.string() << "\n";
     return true;
   }
-  for (const char* script : {"plot.py", "report.py"}) {
-    const fs::path s = *root / "experiments" / "plots" / script;
-    const int rc = run_python(python, s, dir);
-    if (rc != 0) {
-      std::cerr << "poreplab: warning: " << s.string() << " failed (exit status " << rc << ")\n";
-      return false;
-    }
+  const fs::path script = *root / "experiments" / "plots" / "plot.py";
+  const int rc = run_python(python, script, dir);
+  if (rc != 0) {
+    std::cerr << "poreplab: warning: " << script.string() << " failed (exit status " << rc << ")\n";
+    return false;
   }
   return true;
 }

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "report/amax.hpp"
+#include "report/run_report.hpp"
 #include "backends/backends.hpp"
 #include "poreplab/require_cuda.hpp"
 #include "records/environment.hpp"
@@ -393,7 +394,9 @@ int run_experiments(const config& c, const run_options& opt) {
                   << records.size() - log.points.size() << " points finished in this run; writing summaries to "
                   << dir.string() << "\n";
         try {
-          write_result_files(dir, results(true));
+          const json partial = results(true);
+          write_result_files(dir, partial);
+          report::write_run_report(dir, partial);
         } catch (const std::exception& x) {
           std::cerr << "poreplab: error: " << x.what() << "\n";
         }
@@ -426,7 +429,7 @@ int run_experiments(const config& c, const run_options& opt) {
   const json& counts = res["counts"];
   std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
             << " failed, " << counts["noisy"] << " noisy in " << clock_text(seconds_since(start)) << "; results in "
-            << dir.string() << "/{results.json,results.csv,summary.md}\n";
+            << dir.string() << "/{results.json,results.csv,report.md}\n";
   int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
   // Config-level reports (amax) need every point: a shard leaves them to the merge.
   if (!c.reports.empty()) {
@@ -436,6 +439,7 @@ int run_experiments(const config& c, const run_options& opt) {
       status = status ? status : 1;
   }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
+  report::write_run_report(dir, res);  // after the reports and figures it shows
   return status;
 }
 
@@ -547,6 +551,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   if (counts["failed"].get<int>() > 0) status = 1;
   if (!c.reports.empty() && !amax::write_config_reports(c.reports, out_dir)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
+  report::write_run_report(out_dir, res);
   return status;
 }
 

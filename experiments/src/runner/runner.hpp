@@ -46,8 +46,8 @@ std::vector<point> shard_points(const std::vector<point>& all, std::size_t index
 // "I/N" -> {I, N}; throws std::invalid_argument unless 0 <= I < N.
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
 
-// Runs plot.py and report.py from experiments/plots with the project's .venv on dir.
-// Returns false (after a note on stderr) when they cannot run or fail.
+// Runs experiments/plots/plot.py with the project's .venv on dir (figures and
+// plots/index.json). Returns false (after a note on stderr) when it fails.
 bool make_plots(const std::filesystem::path& dir);
 
 // One point: availability check, timed run with its budget, statistics and rates.

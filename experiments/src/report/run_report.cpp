@@ -1,0 +1,434 @@
+#include "report/run_report.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "poreplab/json_input.hpp"
+#include "records/records.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::report {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cell_text(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number()) return format_number(v.get<double>());
+  return v.dump();
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+// Axis values as shown in tables: sizes in binary units, n/a as "-".
+std::string axis_text(const std::string& axis, const json& v) {
+  const bool count = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+  if (count && (axis == "sector_size" || axis == "size")) return format_size(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return v.dump();
+  return cell_text(v);
+}
+
+// Units of the sampled metrics and the derived rates, for table headers.
+std::string header_with_unit(const std::string& name) {
+  static const std::map<std::string, std::string> units = {
+      {"ns_per_node_layer", "ns/node/layer"},
+      {"labels_per_s", "labels/s"},
+      {"gb_per_s", "GB/s"},
+      {"cycles_per_byte", "cycles/B"},
+      {"ns_per_byte", "ns/B"},
+      {"efficiency", "floor/actual"},
+      {"bytes_per_node", "B/node"},
+      {"ns_per_node", "ns/node"},
+      {"seconds", "s"},
+      {"ns_per_block", "ns/block"},
+      {"lane_ns_per_block", "ns/block"},
+      {"cycles_per_block", "cycles/block"},
+      {"cycles_per_byte_core", "cycles/B"},
+      {"floor_ns_per_node_layer", "ns/node/layer"},
+      {"critical_path_cycles_per_byte", "cycles/B"},
+      {"measured_cycles_per_byte", "core cycles/B, 1 chain"},
+      {"limit_cycles_per_byte", "core cycles/B, 1 chain"},
+      {"ratio", "measured/limit"},
+      {"single_stream_gb_per_s", "GB/s, 1 chain"}};
+  const auto it = units.find(name);
+  return it == units.end() ? name : name + " (" + it->second + ")";
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string s = "|";
+  for (const auto& c : cells) {
+    s += ' ';
+    s += md_escape(c);
+    s += " |";
+  }
+  return s + "\n";
+}
+
+// A header row and its rule: the first `text_columns` left-aligned, the rest right.
+std::string head(const std::vector<std::string>& cells, std::size_t text_columns) {
+  std::string s = row(cells) + "|";
+  for (std::size_t i = 0; i < cells.size(); ++i) s += i < text_columns ? " --- |" : " ---: |";
+  return s + "\n";
+}
+
+json value_or(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) ? o[key] : json();
+}
+
+std::string status_text(const json& p) {
+  const std::string status = p.value("status", "?");
+  if (status == "ok") return p.value("noisy", false) ? "ok (noisy)" : "ok";
+  return status + ": " + p.value("reason", "");
+}
+
+void environment_lines(const json& results, std::ostringstream& md) {
+  const json& runs = results.contains("runs") ? results["runs"] : json::array();
+  // The environment of the latest run that measured something (a merge header has none).
+  json env;
+  for (const auto& r : runs)
+    if (r.contains("environment")) env = r["environment"];
+  if (env.is_object()) {
+    if (env.contains("cpu")) {
+      const json& c = env["cpu"];
+      std::vector<std::string> feats;
+      for (const auto& f : c.value("features", json::array()))
+        if (f.is_string() && std::set<std::string>{"sha_ni", "avx2", "avx512f", "avx512vl", "bmi2"}.count(f))
+          feats.push_back(f);
+      md << "- CPU: " << c.value("model", "?") << ", " << c.value("logical_cores", 0) << " logical cores, TSC "
+         << format_number(c.value("tsc_hz", 0.0) / 1e9, 3) << " GHz, features: "
+         << (feats.empty() ? std::string("none of sha_ni/avx2/avx512") : join(feats)) << "\n";
+    }
+    if (env.contains("cuda")) {
+      const json& cu = env["cuda"];
+      if (cu.value("available", false)) {
+        for (const auto& d : cu.value("devices", json::array()))
+          md << "- GPU: " << d.value("name", "?") << " (sm_" << cell_text(value_or(d, "compute_capability")) << ", "
+             << cell_text(value_or(d, "multiprocessors")) << " SMs, "
+             << (d.value("total_memory_bytes", std::uint64_t{0}) >> 20) << " MiB), driver "
+             << cell_text(value_or(cu, "driver_version")) << "\n";
+      } else {
+        md << "- GPU: none; " << cu.value("reason", "unavailable") << "\n";
+      }
+    }
+    if (env.contains("build")) {
+      const json& b = env["build"];
+      md << "- build: poreplab " << b.value("version", "?") << ", git " << b.value("git_revision", "?") << ", "
+         << b.value("compiler", "?") << ", flags `" << b.value("flags", "") << "`\n";
+    }
+    if (env.contains("host") || env.contains("date"))
+      md << "- host " << env.value("host", "?") << ", " << env.value("date", "?") << "\n";
+  }
+  std::string argv;
+  for (const auto& r : runs)
+    if (r.contains("argv") && r["argv"].is_array() && !r["argv"].empty()) {
+      argv.clear();
+      for (const auto& a : r["argv"]) {
+        if (!argv.empty()) argv += ' ';
+        argv += cell_text(a);
+      }
+    }
+  if (!argv.empty()) md << "- command: `" << argv << "`\n";
+  if (runs.size() > 1) md << "- " << runs.size() << " runs recorded (resumed runs, shards or a merge)\n";
+  if (results.contains("config_digest"))
+    md << "- config digest `" << results["config_digest"].get<std::string>().substr(0, 16) << "`"
+       << (results.contains("source") ? " (" + results["source"].get<std::string>() + ")" : std::string()) << "\n";
+}
+
+void figures(const fs::path& dir, std::ostringstream& md) {
+  const fs::path index = dir / "plots" / "index.json";
+  std::ifstream in(index);
+  if (!in) return;
+  json figs;
+  try {
+    figs = json::parse(in);
+  } catch (const json::exception&) {
+    return;  // plot.py writes it whole; anything else is not ours to trust
+  }
+  if (!figs.is_array() || figs.empty()) return;
+  md << "## Figures\n\n";
+  for (const auto& f : figs) {
+    if (!f.is_object()) continue;
+    const std::string title = f.value("title", "");
+    md << "### " << title << "\n\n![" << title << "](" << f.value("png", "") << ")\n\n"
+       << f.value("caption", "") << " ([SVG](" << f.value("svg", "") << "))\n\n";
+  }
+}
+
+std::vector<const json*> points_of(const json& results, const std::string& kind) {
+  std::vector<const json*> out;
+  for (const auto& p : results["points"])
+    if (p.value("kind", "") == kind) out.push_back(&p);
+  return out;
+}
+
+// Each engine's critical-path limit against its single-stream speed (`limits` kind).
+void limits_section(const json& results, std::ostringstream& md) {
+  const auto pts = points_of(results, "limits");
+  if (pts.empty()) return;
+  static const std::map<std::string, int> algo_order = {{"sha256", 0}, {"blake2s", 1}, {"blake2b", 2}};
+  std::vector<const json*> ok;
+  for (const json* p : pts)
+    if (p->value("status", "") == "ok") ok.push_back(p);
+  auto order = [&](const json* p) {
+    const auto it = algo_order.find(p->at("axes").value("algo", ""));
+    const json r = p->value("rates", json::object());
+    return std::make_pair(it == algo_order.end() ? 9 : it->second, r.value("measured_cycles_per_byte", 0.0));
+  };
+  std::stable_sort(ok.begin(), ok.end(), [&](const json* a, const json* b) { return order(a) < order(b); });
+  md << "## Hash c/B vs limit\n\n"
+     << "Core cycles per byte of one dependent chain (the labeling pattern). *limit*: the engine's critical path "
+        "from instruction latencies measured on this CPU (docs/hash-limits.md); *measured*: the engine hashing one "
+        "chain per lane (bench_hash, mode chain), converted with the same add-chain clock calibration. A ratio near "
+        "1 means latency-bound; well above 1, bound by something else (issue width, shuffles, message loads).\n\n";
+  if (!ok.empty()) {
+    md << head({"algo", "engine", "lanes", "limit c/B", "measured c/B", "measured / limit", "GB/s (1 chain)",
+                "core clock", "latencies used (cycles)"},
+               2);
+    for (const json* p : ok) {
+      const json r = p->value("rates", json::object());
+      const json c = p->value("context", json::object());
+      std::string lat;
+      const json latencies = c.value("latencies", json::object());
+      for (const auto& [k, v] : latencies.items())
+        lat += (lat.empty() ? "" : ", ") + k + " " + cell_text(v);
+      const double hz = c.value("core_hz", 0.0);
+      md << row({cell_text(value_or(p->at("axes"), "algo")), cell_text(value_or(p->at("axes"), "engine")),
+                 cell_text(value_or(c, "lanes")), cell_text(value_or(r, "limit_cycles_per_byte")),
+                 cell_text(value_or(r, "measured_cycles_per_byte")), cell_text(value_or(r, "ratio")),
+                 cell_text(value_or(r, "single_stream_gb_per_s")), hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-",
+                 lat.empty() ? "-" : lat});
+    }
+    md << "\n";
+  }
+  std::string others;
+  for (const json* p : pts)
+    if (p->value("status", "") != "ok")
+      others += std::string(others.empty() ? "" : "; ") + cell_text(value_or(p->at("axes"), "algo")) + " " +
+                cell_text(value_or(p->at("axes"), "engine")) + " (" + status_text(*p) + ")";
+  if (!others.empty()) md << "Not measured here: " << md_escape(others) << ".\n\n";
+}
+
+// `label` points with the scheme axes beside the `profile` points on the same axes.
+void replication_section(const json& results, std::ostringstream& md) {
+  std::vector<const json*> labels;
+  for (const json* p : points_of(results, "label"))
+    if (p->at("axes").contains("variant") || p->at("axes").contains("hash")) labels.push_back(p);
+  const auto profiles = points_of(results, "profile");
+  if (labels.empty() && profiles.empty()) return;
+  std::vector<std::string> keys;
+  for (const char* k : {"variant", "hash", "backend", "engine", "sector_size", "sectors", "layers"}) {
+    auto has = [&](const json* p) { return p->at("axes").contains(k); };
+    if (std::any_of(labels.begin(), labels.end(), has) || std::any_of(profiles.begin(), profiles.end(), has))
+      keys.emplace_back(k);
+  }
+  static const char* kShares[] = {"share_hash", "share_fetch", "share_encode", "share_io", "share_other", "overhead"};
+  std::vector<std::string> shares;
+  for (const char* s : kShares)
+    if (std::any_of(profiles.begin(), profiles.end(),
+                    [&](const json* p) { return p->value("rates", json::object()).contains(s); }))
+      shares.emplace_back(s);
+  // A profile matches a label point on the axes the profile has.
+  auto matches = [&](const json& label, const json& prof) {
+    for (const auto& k : keys)
+      if (prof["axes"].contains(k) && value_or(label["axes"], k.c_str()) != prof["axes"][k]) return false;
+    return true;
+  };
+  auto scheme = [](const json* p, const json* prof) {
+    std::string st = value_or(p->value("context", json::object()), "scheme_status").is_string()
+                         ? p->at("context")["scheme_status"].get<std::string>()
+                         : std::string();
+    if (st.empty() && prof != nullptr && prof->contains("context") && prof->at("context").contains("scheme_status"))
+      st = prof->at("context")["scheme_status"].get<std::string>();
+    return st == "what-if" ? std::string("**what-if**") : st.empty() ? std::string("-") : st;
+  };
+  md << "## Replication c/B and profile\n\n"
+     << "SDR labeling (and its variants) per hash: time per node per layer, labels per second, cycles per byte "
+        "hashed; where a `profile` record matches (same axes), where the time goes. Rows marked **what-if** are not "
+        "Filecoin's scheme (another hash or variant, run for comparison).\n\n";
+  std::vector<std::string> h = keys;
+  for (const char* c : {"scheme", "status", "ns/node/layer", "labels/s", "cycles/B"}) h.emplace_back(c);
+  for (const auto& s : shares) h.push_back(s);
+  md << head(h, keys.size() + 2);
+  std::set<const json*> used;
+  auto emit = [&](const json* p, const json* prof, bool profile_row) {
+    const json r = p->value("rates", json::object());
+    const json pr = prof != nullptr ? prof->value("rates", json::object()) : json::object();
+    std::vector<std::string> cells;
+    for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at("axes"), k.c_str())));
+    cells.push_back(scheme(p, prof));
+    cells.push_back(status_text(*p) + (profile_row ? " (profile)" : ""));
+    cells.push_back(cell_text(value_or(r, "ns_per_node_layer")));
+    cells.push_back(profile_row ? "-" : cell_text(value_or(r, "labels_per_s")));
+    cells.push_back(cell_text(value_or(r, "cycles_per_byte")));
+    for (const auto& s : shares) cells.push_back(cell_text(value_or(profile_row ? r : pr, s.c_str())));
+    md << row(cells);
+  };
+  for (const json* p : labels) {
+    const json* prof = nullptr;
+    for (const json* q : profiles)
+      if (q->value("status", "") == "ok" && matches(*p, *q)) {
+        prof = q;
+        used.insert(q);
+        break;
+      }
+    emit(p, prof, false);
+  }
+  for (const json* q : profiles)
+    if (!used.count(q)) emit(q, nullptr, true);
+  md << "\n";
+}
+
+// A report another command wrote into the directory, its headings one level down.
+void included_report(const fs::path& file, std::ostringstream& md) {
+  std::ifstream in(file);
+  if (!in) return;
+  std::string line;
+  while (std::getline(in, line)) md << (line.rfind('#', 0) == 0 ? "#" : "") << line << "\n";
+  md << "\n";
+}
+
+void experiment_table(const std::vector<const json*>& pts, std::ostringstream& md) {
+  std::vector<std::string> axes;  // the axes that vary, in the first point's order
+  for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+    std::set<std::string> values;
+    for (const json* p : pts) values.insert(value_or((*p)["axes"], k.c_str()).dump());
+    if (values.size() > 1) axes.push_back(k);
+  }
+  // Axes constant across the experiment are stated once above the table.
+  std::string fixed;
+  for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+    if (std::find(axes.begin(), axes.end(), k) != axes.end() || v.is_null()) continue;
+    fixed += (fixed.empty() ? "" : ", ") + k + "=" + axis_text(k, v);
+  }
+  if (!fixed.empty()) md << "Fixed: " << fixed << ".\n\n";
+  std::string metric;
+  std::vector<std::string> rates;
+  for (const json* p : pts) {
+    if (metric.empty() && p->contains("metric")) metric = (*p)["metric"];
+    if (p->contains("rates"))
+      for (const auto& [k, v] : (*p)["rates"].items())
+        if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
+  }
+  std::vector<std::string> h = axes;
+  h.emplace_back("engine used");
+  h.emplace_back("status");
+  h.push_back(metric.empty() ? "median" : "median " + header_with_unit(metric));
+  h.emplace_back("spread");
+  for (const auto& r : rates) h.push_back(header_with_unit(r));
+  h.emplace_back("verified");
+  md << head(h, axes.size() + 2);
+  for (const json* pp : pts) {
+    const json& p = *pp;
+    std::vector<std::string> cells;
+    for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p["axes"], a.c_str())));
+    cells.push_back(cell_text(value_or(p.value("context", json::object()), "engine")));
+    cells.push_back(status_text(p));
+    const json st = p.value("stats", json::object());
+    if (st.contains("median") && st.value("n", 0) > 0) {
+      cells.push_back(format_number(st["median"].get<double>()));
+      cells.push_back(format_number(100 * st["spread"].get<double>(), 2) + "%");
+    } else {
+      cells.insert(cells.end(), {"-", "-"});
+    }
+    const json r = p.value("rates", json::object());
+    for (const auto& k : rates) cells.push_back(r.contains(k) && r[k].is_number() ? format_number(r[k].get<double>()) : "-");
+    const bool ok = p.value("status", "") == "ok";
+    cells.push_back(!ok                         ? "-"
+                    : p.value("modeled", false)  ? "modeled"
+                    : p.value("verified", false) ? "yes"
+                                                 : "**no**");
+    md << row(cells);
+  }
+  md << "\n";
+}
+
+}  // namespace
+
+std::string run_report_markdown(const json& results, const fs::path& dir) {
+  std::ostringstream md;
+  md << "# poreplab experiment report\n\n";
+  const json cfg = results.value("config", json::object());
+  if (cfg.contains("description")) md << cfg["description"].get<std::string>() << "\n\n";
+  if (results.contains("counts")) {
+    const json& c = results["counts"];
+    md << "**" << c["expected"] << " points**: " << c["ok"] << " ok, " << c["skipped"] << " skipped, " << c["failed"]
+       << " failed, " << c["missing"] << " missing; " << c["noisy"] << " noisy (spread > "
+       << static_cast<int>(runner::kNoisySpread * 100) << "%).\n\n";
+  }
+  if (results.value("interrupted", false))
+    md << "**Interrupted**: the remaining points were not run (`poreplab run --resume` continues).\n\n";
+  environment_lines(results, md);
+  md << "\n";
+  figures(dir, md);
+  limits_section(results, md);
+  replication_section(results, md);
+  included_report(dir / "amax.md", md);
+  included_report(dir / "verdict.md", md);
+
+  md << "## Results\n\n"
+     << "Medians over the samples; spread is (max - min) / median; rates derive from the median. `verified`: the "
+        "output digest matched an independent implementation; `modeled`: a figure of `poreplab model gpu` (kind "
+        "gpu-model), computed, not measured.\n\n";
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const json*>> by_exp;
+  for (const auto& p : results["points"]) {
+    const std::string e = p["experiment"];
+    if (!by_exp.count(e)) order.push_back(e);
+    by_exp[e].push_back(&p);
+  }
+  std::map<std::string, std::string> descriptions;
+  for (const auto& e : cfg.value("experiments", json::array()))
+    if (e.is_object() && e.contains("description")) descriptions[e.value("name", "")] = e["description"];
+  for (const auto& e : order) {
+    md << "### " << e << " (" << (*by_exp[e].front())["kind"].get<std::string>() << ")\n\n";
+    if (descriptions.count(e)) md << descriptions[e] << "\n\n";
+    experiment_table(by_exp[e], md);
+  }
+  if (results.contains("missing") && !results["missing"].empty()) {
+    md << "## Missing points\n\n";
+    for (const auto& m : results["missing"])
+      md << "- [" << m["index"] << "] " << md_escape(m.value("description", runner::record_key(m))) << "\n";
+    md << "\n";
+  }
+  return md.str();
+}
+
+void write_run_report(const fs::path& dir, const json& results) {
+  runner::write_file_atomic(dir / "report.md", run_report_markdown(results, dir));
+}
+
+void write_run_report(const fs::path& dir) {
+  const fs::path file = dir / "results.json";
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(dir.string() + " holds no results.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const json results = parse_json(text.str(), file.string());
+  bool ok = results.is_object() && results.value("schema", "") == runner::kResultsSchema && results.contains("points") &&
+            results["points"].is_array();
+  for (std::size_t i = 0; ok && i < results["points"].size(); ++i) {
+    const json& p = results["points"][i];
+    ok = p.is_object() && p.contains("experiment") && p["experiment"].is_string() && p.contains("kind") &&
+         p["kind"].is_string() && p.contains("axes") && p["axes"].is_object();
+  }
+  if (!ok) throw std::runtime_error(file.string() + ": not a " + std::string(runner::kResultsSchema) + " file");
+  write_run_report(dir, results);
+}
+
+}  // namespace poreplab::report

@@ -1,0 +1,88 @@
+// report.md, the one Markdown view of a results directory: its sections from hand-made
+// results, the figures plot.py listed, included reports, and refusals.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "records/records.hpp"
+#include "report/run_report.hpp"
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace test = poreplab::test;
+
+namespace {
+
+json point(const std::string& experiment, const std::string& kind, json axes, const std::string& status) {
+  json p = {{"type", "point"}, {"experiment", experiment}, {"kind", kind}, {"axes", std::move(axes)}, {"status", status}};
+  if (status == "ok") {
+    p["metric"] = "ns_per_node_layer";
+    p["stats"] = {{"n", 3}, {"min", 90.0}, {"median", 100.0}, {"max", 110.0}, {"spread", 0.2}};
+    p["rates"] = {{"labels_per_s", 1e7}, {"ns_per_node_layer", 100.0}};
+    p["verified"] = true;
+    p["context"] = {{"engine", "shani"}, {"scheme_status", "what-if"}};
+  } else {
+    p["reason"] = "built without CUDA";
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report]") {
+  const test::temp_dir d("run-report");
+  const json cfg = {{"description", "a hand-made run"},
+                    {"experiments", {{{"name", "lab"}, {"description", "labeling of one sector"}}}}};
+  const std::vector<json> recs = {
+      point("lab", "label", {{"backend", "cpu"}, {"hash", "blake2s"}, {"sector_size", 2048}}, "ok"),
+      point("lab", "label", {{"backend", "cuda"}, {"hash", "blake2s"}, {"sector_size", 2048}}, "skipped")};
+  std::vector<json> expected;
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    expected.push_back({{"index", i}, {"experiment", "lab"}, {"kind", "label"}, {"axes", recs[i]["axes"]}});
+  expected.push_back({{"index", 2}, {"experiment", "lab"}, {"kind", "label"}, {"axes", {{"backend", "reference"}}},
+                      {"description", "lab backend=reference"}});
+  const json res = poreplab::runner::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
+
+  std::string md = poreplab::report::run_report_markdown(res, d.path);
+  CHECK(md.find("# poreplab experiment report\n\na hand-made run") == 0);
+  CHECK(md.find("**3 points**: 1 ok, 1 skipped, 0 failed, 1 missing") != std::string::npos);
+  CHECK(md.find("### lab (label)\n\nlabeling of one sector") != std::string::npos);
+  CHECK(md.find("| cpu | shani | ok | 100 | 20% |") != std::string::npos);
+  CHECK(md.find("skipped: built without CUDA") != std::string::npos);
+  CHECK(md.find("Fixed: hash=blake2s, sector_size=2KiB.") != std::string::npos);
+  CHECK(md.find("**what-if**") != std::string::npos);  // the replication table
+  CHECK(md.find("## Missing points\n\n- [2] lab backend=reference") != std::string::npos);
+  CHECK(md.find("## Figures") == std::string::npos);
+
+  fs::create_directories(d.path / "plots");
+  test::write_text(d.path / "plots" / "index.json",
+                   R"([{"title": "Latency", "png": "plots/l.png", "svg": "plots/l.svg", "caption": "one sector"}])");
+  test::write_text(d.path / "verdict.md", "# Verdict\n\n## 32GiB\nCPU wins.\n");
+  poreplab::report::write_run_report(d.path, res);
+  md = test::read_text(d.path / "report.md");
+  CHECK(md.find("## Figures\n\n### Latency\n\n![Latency](plots/l.png)\n\none sector ([SVG](plots/l.svg))") !=
+        std::string::npos);
+  CHECK(md.find("## Verdict\n\n### 32GiB\nCPU wins.") != std::string::npos);
+
+  test::write_text(d.path / "plots" / "index.json", "[{");  // a half-written index: no figures, no error
+  CHECK(poreplab::report::run_report_markdown(res, d.path).find("## Figures") == std::string::npos);
+}
+
+TEST_CASE("report run: refusals name the file", "[report][cli]") {
+  const test::temp_dir d("run-report-cli");
+  auto r = test::run_poreplab("report run " + test::shell_quote(d.path.string()), d);
+  CHECK(r.status == 1);
+  CHECK(r.err == "poreplab: error: " + d.path.string() + " holds no results.json\n");
+  test::write_text(d.path / "results.json", R"({"schema": "poreplab-results/1", "points": [{"kind": 3}]})");
+  r = test::run_poreplab("report run " + test::shell_quote(d.path.string()), d);
+  CHECK(r.status == 1);
+  CHECK(r.err == "poreplab: error: " + (d.path / "results.json").string() + ": not a poreplab-results/1 file\n");
+  CHECK_FALSE(fs::exists(d.path / "report.md"));
+  test::write_text(d.path / "results.json", "{");
+  r = test::run_poreplab("report run " + test::shell_quote(d.path.string()), d);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("results.json: ") != std::string::npos);
+  CHECK(r.err.find("json.exception") == std::string::npos);
+}
