@@ -250,13 +250,13 @@ TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
 
   json j = good;
   j["archs"]["sm_80"].erase("sm_count");
-  CHECK(table_error(j) == "test.json: /archs/sm_80/sm_count: missing");
+  CHECK(table_error(j) == "test.json: /archs/sm_80: missing required key \"sm_count\"");
   j = good;
   j["archs"]["sm_90"]["opcodes"]["IADD3"]["cycles"] = -4;
-  CHECK(table_error(j) == "test.json: /archs/sm_90/opcodes/IADD3/cycles: must be a positive number");
+  CHECK(table_error(j) == "test.json: /archs/sm_90/opcodes/IADD3/cycles: expected a positive number, got -4");
   j = good;
   j["archs"]["sm_80"]["memory_latency_cycles"]["l2"]["cycles"] = 0;
-  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/memory_latency_cycles/l2/cycles: must be a positive number"));
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/memory_latency_cycles/l2/cycles: expected a positive number, got 0"));
   j = good;
   j["archs"]["sm_80"]["boost_clock_mhz"].erase("source");
   CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/boost_clock_mhz: needs a \"source\""));
@@ -271,7 +271,7 @@ TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
   CHECK_THAT(table_error(j), Catch::Contains("/schema: unsupported schema"));
   j = good;
   j.erase("archs");
-  CHECK(table_error(j) == "test.json: /archs: missing");
+  CHECK(table_error(j) == "test.json: (top level): missing required key \"archs\"");
 
   CHECK_THROWS_WITH(load_latency_table("/nonexistent/gpu.json"), Catch::Contains("cannot open latency table"));
 }

@@ -111,7 +111,7 @@ struct latency_table {
 };
 
 // Validates every field; any problem is one model_error naming the file and the field
-// ("gpu-latency.json: /archs/sm_80/opcodes/IADD3/cycles: must be a positive number").
+// ("gpu-latency.json: /archs/sm_80/opcodes/IADD3/cycles: expected a positive number, got -4").
 latency_table parse_latency_table(const nlohmann::json& j, const std::string& file);
 // Reads and validates FILE; an empty path reads the table compiled into the binary.
 latency_table load_latency_table(const std::string& path);

@@ -9,6 +9,7 @@
 
 #include "gpu_latency_json.hpp"
 #include "poreplab/json_input.hpp"
+#include "util/json_check.hpp"
 
 namespace poreplab::gpu_model {
 
@@ -21,31 +22,9 @@ namespace {
 
 const std::set<std::string> kMemoryLevels = {"l1", "l2", "dram", "shared", "constant"};
 
-class table_reader {
+class table_reader : public json_checker<model_error> {
  public:
-  explicit table_reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
-    throw model_error(file_ + ": " + ptr + ": " + what);
-  }
-
-  const json& require(const json& obj, const std::string& ptr, const std::string& key) const {
-    if (!obj.is_object()) fail(ptr, "must be an object");
-    if (!obj.contains(key)) fail(ptr + "/" + key, "missing");
-    return obj.at(key);
-  }
-
-  void only_keys(const json& obj, const std::string& ptr, std::initializer_list<const char*> keys) const {
-    for (const auto& [k, v] : obj.items()) {
-      bool ok = false;
-      for (const char* a : keys) ok = ok || k == a;
-      if (!ok) {
-        std::string list;
-        for (const char* a : keys) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(ptr + "/" + k, "unknown key (allowed: " + list + ")");
-      }
-    }
-  }
+  using json_checker::json_checker;
 
   // Every figure carries its source, or "status": "assumed" with the reason.
   void provenance(const json& obj, const std::string& ptr, std::vector<std::string>& assumed) const {
@@ -68,15 +47,10 @@ class table_reader {
     const std::string p = ptr + "/" + key;
     if (!f.is_object()) fail(p, "must be an object {\"" + field + "\": ..., \"source\": ...}");
     only_keys(f, p, {"value", "cycles", "source", "status", "reason", "note"});
-    const json& v = require(f, p, field);
-    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-      fail(p + "/" + field, "must be a positive number");
+    const double v = json_checker::positive(require(f, p, field), p + "/" + field);
     provenance(f, p, assumed);
-    return v.get<double>();
+    return v;
   }
-
- private:
-  std::string file_;
 };
 
 }  // namespace

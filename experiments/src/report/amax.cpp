@@ -16,6 +16,7 @@
 
 #include "poreplab/json_input.hpp"
 #include "records/records.hpp"
+#include "util/json_check.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::amax {
@@ -53,37 +54,22 @@ std::string read_text(const fs::path& file, const std::string& what) {
 
 // ---------------------------------------------------------------- the data file
 
-struct checker {
-  std::string source;
+struct checker : json_checker<std::invalid_argument> {
+  using json_checker::json_checker;
+  using json_checker::positive;
+  using json_checker::text;
 
-  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
-    throw std::invalid_argument(source + ": " + (ptr.empty() ? std::string("(top level)") : ptr) + ": " + what);
-  }
-  void only_keys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed) const {
-    for (const auto& [k, v] : obj.items())
-      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-        fail(ptr + "/" + k, "unknown key \"" + k + "\" (allowed: " + join(allowed) + ")");
-  }
-  const json& require(const json& obj, const std::string& ptr, const std::string& key) const {
-    if (!obj.contains(key)) fail(ptr, "missing required key \"" + key + "\"");
-    return obj.at(key);
-  }
   std::string text(const json& obj, const std::string& ptr, const std::string& key, bool required) const {
     if (!obj.contains(key)) {
       if (required) fail(ptr, "missing required key \"" + key + "\"");
       return {};
     }
-    const json& v = obj.at(key);
-    if (!v.is_string()) fail(ptr + "/" + key, "expected a string, got " + show(v));
-    if (required && v.get<std::string>().empty()) fail(ptr + "/" + key, "must not be empty");
-    return v.get<std::string>();
+    const std::string v = text(obj.at(key), ptr + "/" + key);
+    if (required && v.empty()) fail(ptr + "/" + key, "must not be empty");
+    return v;
   }
   double positive(const json& obj, const std::string& ptr, const std::string& key) const {
-    const json& v = require(obj, ptr, key);
-    if (!v.is_number()) fail(ptr + "/" + key, "expected a positive number, got " + show(v));
-    const double x = v.get<double>();
-    if (!(x > 0) || !std::isfinite(x)) fail(ptr + "/" + key, "expected a positive number, got " + v.dump());
-    return x;
+    return positive(require(obj, ptr, key), ptr + "/" + key);
   }
   std::string status(const json& obj, const std::string& ptr, const std::string& key, const std::string& fallback) const {
     const std::string s = obj.contains(key) ? text(obj, ptr, key, true) : fallback;

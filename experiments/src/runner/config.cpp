@@ -19,6 +19,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/json_input.hpp"
 #include "runner/kinds.hpp"
+#include "util/json_check.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::runner {
@@ -27,21 +28,8 @@ using nlohmann::json;
 
 namespace {
 
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string child(const std::string& ptr, const std::string& key) { return ptr + "/" + escape_token(key); }
-std::string child(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
+std::string child(const std::string& ptr, const std::string& key) { return json_pointer_child(ptr, key); }
+std::string child(const std::string& ptr, std::size_t i) { return json_pointer_child(ptr, i); }
 
 std::string format_count(double n) {
   char buf[32];
@@ -49,51 +37,14 @@ std::string format_count(double n) {
   return buf;
 }
 
-// Collects the source name so that every message reads "<source>: <pointer>: <problem>".
-struct validator {
-  std::string source;
+// Every message reads "<source>: <pointer>: <problem>".
+struct validator : json_checker<config_error> {
+  using json_checker::json_checker;
 
-  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
-    throw config_error(source + ": " + (ptr.empty() ? std::string("(top level)") : ptr) + ": " + what);
-  }
-
-  void only_keys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed) const {
-    for (const auto& [k, v] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-        fail(child(ptr, k), "unknown key \"" + k + "\" (allowed: " + join(allowed) + ")");
-    }
-  }
-
-  const json& require(const json& obj, const std::string& ptr, const std::string& key) const {
-    if (!obj.contains(key)) fail(ptr, "missing required key \"" + key + "\"");
-    return obj.at(key);
-  }
-
-  std::string string_value(const json& v, const std::string& ptr) const {
-    if (!v.is_string()) fail(ptr, "expected a string, got " + show(v));
-    return v.get<std::string>();
-  }
-
-  // Exact: a JSON integer, or a float that is an integer no larger than 2^53 (1e3 is
-  // 1000). 1.5, -1, 1e20, 1e300 and integers past 2^64 (which the parser keeps as
-  // floats) are errors; a cast would turn them into other numbers, often 0.
+  std::string string_value(const json& v, const std::string& ptr) const { return text(v, ptr); }
   std::uint64_t integer_value(const json& v, const std::string& ptr, std::uint64_t lo, std::uint64_t hi,
                               const std::string& what) const {
-    std::uint64_t x = 0;
-    if (v.is_number_unsigned()) {
-      x = v.get<std::uint64_t>();
-    } else if (v.is_number_integer()) {
-      fail(ptr, "expected " + what + ", got " + v.dump());  // negative
-    } else if (v.is_number_float()) {
-      const double d = v.get<double>();
-      if (!std::isfinite(d) || d != std::floor(d) || d < 0 || d > 9007199254740992.0)
-        fail(ptr, "expected " + what + ", got " + v.dump());
-      x = static_cast<std::uint64_t>(d);
-    } else {
-      fail(ptr, "expected " + what + ", got " + show(v));
-    }
-    if (x < lo || x > hi) fail(ptr, "expected " + what + ", got " + v.dump());
-    return x;
+    return integer(v, ptr, lo, hi, what);
   }
 
   json axis_value(const axis_spec& ax, const json& v, const std::string& ptr) const {
