@@ -2,6 +2,8 @@
 // (cuda-emu) against the vectors and the reference backend; the memory planner's
 // arithmetic. [cuda]: the real device against the reference, skipped (with a warning)
 // where no device is usable.
+// Longer than most: every layout, launch shape and kernel variant is checked on both
+// sides against the same references, and the two sides are easiest to compare together.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -115,14 +115,21 @@ std::uint64_t backend_settings::count(std::string_view name) const {
 
 namespace {
 
+// The knobs cuda and cuda-emu share, into either's options.
+template <class Options>
+Options gpu_options(const backend_settings& o) {
+  Options g;
+  g.layout = sdr::parse_sector_layout(o.text("layout"));
+  g.threads_per_block = static_cast<std::uint32_t>(o.count("threads_per_block"));
+  g.kernel = sdr::parse_kernel_variant(o.text("kernel"));
+  g.chunk_nodes = o.count("chunk_nodes");
+  g.launch_nodes = o.count("launch_nodes");
+  return g;
+}
+
 #ifdef POREPLAB_WITH_CUDA
 cuda::backend_options cuda_options(const backend_settings& o) {
-  cuda::backend_options c;
-  c.layout = sdr::parse_sector_layout(o.text("layout"));
-  c.threads_per_block = static_cast<std::uint32_t>(o.count("threads_per_block"));
-  c.kernel = sdr::parse_kernel_variant(o.text("kernel"));
-  c.chunk_nodes = o.count("chunk_nodes");
-  c.launch_nodes = o.count("launch_nodes");
+  auto c = gpu_options<cuda::backend_options>(o);
   c.device = static_cast<int>(o.count("device"));
   c.stop_requested = [] { return interrupt_signal() != 0; };  // Ctrl-C, Slurm's SIGTERM: stop between launches
   return c;
@@ -150,12 +157,7 @@ std::vector<backend_entry> make_entries() {
                }});
   v.push_back({"cuda-emu", "the CUDA backend's kernels and launch sequence run on the host",
                [](const backend_settings& o) {
-                 sdr::emulation_options e;
-                 e.layout = sdr::parse_sector_layout(o.text("layout"));
-                 e.threads_per_block = static_cast<std::uint32_t>(o.count("threads_per_block"));
-                 e.kernel = sdr::parse_kernel_variant(o.text("kernel"));
-                 e.chunk_nodes = o.count("chunk_nodes");
-                 e.launch_nodes = o.count("launch_nodes");
+                 auto e = gpu_options<sdr::emulation_options>(o);
                  e.threads = static_cast<int>(o.count("threads"));
                  return sdr::make_emulated_backend(e);
                },

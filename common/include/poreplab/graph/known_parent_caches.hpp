@@ -2,7 +2,7 @@
 // The SHA-256 of the parent cache file of every production graph rust-fil-proofs
 // publishes (its parent-cache manifest, parent_cache.json: the v28 caches of the
 // StackedDrg{2KiB,8MiB,512MiB,32GiB,64GiB}V1 and V1_1 proofs). The 2KiB, 8MiB and
-// 512MiB V1_1 entries are also in shared/vectors (parents.manifest_entry_for_cache_file).
+// 512MiB V1_1 entries are also in tests/data/vectors (parents.manifest_entry_for_cache_file).
 // A cache file of one of these graphs is checked against this digest, whatever its
 // .sha256 sidecar says: a file corrupted together with its sidecar is still caught.
 #include <cstdint>
