@@ -1,4 +1,4 @@
-// libFuzzer target: the experiment config reader and validator (experiments/src/config.cpp)
+// libFuzzer target: the experiment config reader and validator (experiments/src/runner/config.cpp)
 // and the point expansion. The input is a config; bytes after a NUL are --set arguments,
 // one per NUL-separated piece. Anything but config_error escaping is a bug.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config.hpp"
+#include "runner/config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
