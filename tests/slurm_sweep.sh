@@ -46,14 +46,14 @@ cleanup() {
       sleep 0.1
     done
   fi
-  # Reverse order: slurmd, slurmctld, then munged, which both need to shut down.
+  # Reverse order: slurmd, slurmctld, then munged, which both need to shut down. Each
+  # pid is a timeout wrapper: it passes the TERM on and sends KILL 5 s later.
   for ((i = ${#daemon_pids[@]} - 1; i >= 0; i--)); do kill "${daemon_pids[i]}" 2>/dev/null || true; done
   for p in "${daemon_pids[@]}"; do
-    for _ in $(seq 50); do
+    for _ in $(seq 80); do
       kill -0 "$p" 2>/dev/null || break
       sleep 0.1
     done
-    kill -9 "$p" 2>/dev/null || true
   done
   if [ "$rc" -ne 0 ]; then
     tail -n 3 "$t"/log/sweep-*.out >&2 2>/dev/null || true
