@@ -23,3 +23,9 @@ if(POREPLAB_SANITIZE)
   # reports (seen in libstdc++'s <regex> and <functional> under -Werror).
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-maybe-uninitialized>")
 endif()
+
+if(POREPLAB_FUZZ)
+  # libFuzzer (tests/fuzz): every library instrumented for coverage, with ASan and UBSan.
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined;-fno-omit-frame-pointer;-fno-sanitize-recover=all>")
+  add_link_options(-fsanitize=address,undefined)
+endif()

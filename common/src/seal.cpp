@@ -303,6 +303,30 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   return res;
 }
 
+seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
+  const nlohmann::json m = parse_json(text, file.string() + ": malformed");
+  const manifest_fields f(file, m);
+  seal_manifest sm;
+  sm.comm_d = f.hex32("/comm_d");
+  sm.replica_id = f.hex32("/replica_id");
+  sm.porep_id = f.hex32("/inputs/porep_id");
+  // Bounded: 2^32 - 1 layers (or -1) would label for ever.
+  sm.layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
+  sm.nodes = f.integer("/inputs/nodes", 2, ~std::uint64_t{0});
+  if ((sm.nodes & (sm.nodes - 1)) != 0) f.fail("/inputs/nodes", std::to_string(sm.nodes) + " is not a power of two");
+  try {
+    sm.sector_bytes = checked_mul(sm.nodes, 32, "sector bytes");
+  } catch (const size_overflow& e) {
+    f.fail("/inputs/nodes", e.what());
+  }
+  try {
+    sm.api = parse_api_version(f.text("/inputs/api_version"));
+  } catch (const std::invalid_argument& e) {
+    f.fail("/inputs/api_version", e.what());
+  }
+  return sm;
+}
+
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
                      const fs::path& parent_cache_dir, existing_output existing) {
   // Before any work: an existing file is never silently replaced.
@@ -314,23 +338,13 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const fs::path manifest_path = sealed_dir / kSealManifest;
   if (!fs::exists(manifest_path))
     throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const nlohmann::json m = parse_json(read_text_input(manifest_path, 16 << 20), manifest_path.string() + ": malformed");
+  const seal_manifest sm = parse_seal_manifest(read_text_input(manifest_path, 16 << 20), manifest_path);
   unseal_result res;
-  const manifest_fields f(manifest_path, m);
-  const bytes32 comm_d = f.hex32("/comm_d");
-  const bytes32 id = f.hex32("/replica_id");
-  const bytes32 porep = f.hex32("/inputs/porep_id");
-  // Bounded: 2^32 - 1 layers (or -1) would label for ever.
-  const auto layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
-  const std::uint64_t nodes = f.integer("/inputs/nodes", 2, ~std::uint64_t{0});
-  if ((nodes & (nodes - 1)) != 0) f.fail("/inputs/nodes", std::to_string(nodes) + " is not a power of two");
-  graph::api_version api{};
-  try {
-    api = parse_api_version(f.text("/inputs/api_version"));
-  } catch (const std::invalid_argument& e) {
-    f.fail("/inputs/api_version", e.what());
-  }
-  const std::uint64_t sector_bytes = checked_mul(nodes, 32, manifest_path.string() + ": /inputs/nodes: sector bytes");
+  const bytes32& comm_d = sm.comm_d;
+  const bytes32& id = sm.replica_id;
+  const std::uint32_t layers = sm.layers;
+  const std::uint64_t nodes = sm.nodes;
+  const std::uint64_t sector_bytes = sm.sector_bytes;
   const fs::path last_layer = sealed_dir / layer_file_name(layers);
   const bool relabel = recompute || !fs::exists(last_layer);
   // Replica, key and data; labeling adds two layer buffers and the parent table.
@@ -342,7 +356,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   if (!relabel) {
     key = read_file_of_size(last_layer, sector_bytes, "the replica");
   } else {
-    const auto g = graph::make_graph_params(porep.data(), api, nodes);
+    const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
     rolling_layer_store store(sector_bytes);
     interruptible_store watched(store);

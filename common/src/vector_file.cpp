@@ -149,10 +149,13 @@ void check_expected_outputs(const sdr_vector& v) {
 }  // namespace
 
 sdr_vector load_sdr_vector(const std::filesystem::path& path) {
+  // A directory or device is an error here, not a C++ library message half-way through.
+  return parse_sdr_vector(read_text_input(path, 256 << 20), path);
+}
+
+sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& path) {
   sdr_vector v;
   v.path = path;
-  // A directory or device is an error here, not a C++ library message half-way through.
-  const std::string text = read_text_input(path, 256 << 20);
   try {
     v.json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {

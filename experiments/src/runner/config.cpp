@@ -395,7 +395,9 @@ std::vector<point> expand_points(const config& c) {
         return;
       }
       const auto& [name, values] = e.axes[a];
-      const axis_spec& ax = *std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& x) { return x.name == name; });
+      const std::string& wanted = name;  // clang 14 cannot capture a structured binding
+      const axis_spec& ax =
+          *std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& x) { return x.name == wanted; });
       for (const auto& v : values) {
         if (ax.all && v == "all") {
           for (const auto& x : ax.all(axes)) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -55,6 +56,21 @@ enum class existing_output {
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
                  backend& be, const std::filesystem::path& parent_cache_dir = {},
                  existing_output existing = existing_output::refuse);
+
+// What unseal() reads from seal.json, checked: 32-byte hex fields, layers 1..64, nodes a
+// power of two whose * 32 fits, a known api version.
+struct seal_manifest {
+  bytes32 comm_d{};
+  bytes32 replica_id{};
+  bytes32 porep_id{};
+  graph::api_version api = graph::api_version::v1_1_0;
+  std::uint32_t layers = 0;
+  std::uint64_t nodes = 0;
+  std::uint64_t sector_bytes = 0;  // nodes * 32
+};
+
+// Parses seal.json's text; throws std::runtime_error "<file>: <JSON pointer>: <problem>".
+seal_manifest parse_seal_manifest(std::string_view text, const std::filesystem::path& file);
 
 struct unseal_result {
   bytes32 comm_d{};

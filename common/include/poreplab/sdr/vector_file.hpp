@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poreplab/sdr/backend.hpp"
@@ -34,6 +35,8 @@ struct sdr_vector {
 // replica may be null in a labels-only vector), so that a vector cannot pass by
 // lacking what it should be checked against.
 sdr_vector load_sdr_vector(const std::filesystem::path& path);
+// The same checks on a vector's text, `path` naming it in errors.
+sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& path);
 
 // The staged (fr32-padded) sector bytes: "pattern37" or "zero"; throws for others.
 std::vector<std::uint8_t> generate_data(const std::string& generator, std::uint64_t bytes);
