@@ -1,14 +1,20 @@
-// How far a figure can be trusted: the bootstrap interval of a median, against a known
-// distribution and by hand.
+// How far a figure can be trusted: the bootstrap interval of a median (against a known
+// distribution and by hand), the interleaved floor/label pairs of bench_label, the clock
+// flag, and the stopping rule.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "bench/label.hpp"
 #include "poreplab/stats.hpp"
+#include "support.hpp"
 
 using namespace poreplab;
+using nlohmann::json;
+namespace test = poreplab::test;
 
 namespace {
 
@@ -28,6 +34,16 @@ double coverage(Draw draw, double truth, std::size_t n, double level, int trials
 }
 
 double exponential(splitmix64& rng) { return -std::log(1 - rng.unit()); }  // median ln 2
+
+label_bench_options tiny(std::uint32_t samples) {
+  label_bench_options o;
+  o.backend = "reference";
+  o.sector_size = 2048;
+  o.layers = 2;
+  o.warmup = 0;
+  o.samples = samples;
+  return o;
+}
 
 }  // namespace
 
@@ -84,4 +100,137 @@ TEST_CASE("stats: the median's 95% interval covers the true median about 95% of 
   const double e50 = coverage(exponential, std::log(2.0), 25, 0.5, 400);
   CHECK(e50 > 0.38);
   CHECK(e50 < 0.65);
+}
+
+TEST_CASE("measurement: samples flagged when the clock beside them is >3% off", "[measurement]") {
+  // Pairs: readings before the floor, between, after the label: 2n + 1 for n samples.
+  const clock_track c = track_clock({3e9, 3e9, 3e9, 3e9, 2.8e9, 3e9, 2.95e9}, 3, true);
+  CHECK(c.median_hz == 3e9);
+  REQUIRE(c.sample_hz.size() == 3);
+  CHECK(c.sample_hz[0] == 3e9);
+  CHECK(c.sample_hz[1] == Approx(2.9e9));  // its label ran between readings 3 and 4
+  CHECK(c.sample_hz[2] == Approx(2.975e9));
+  // Reading 4 (6.7% slow) ends sample 1's label and starts sample 2's floor; 2.95 GHz
+  // (1.7% off) is within the tolerance.
+  CHECK(c.flagged == std::vector<std::size_t>{1, 2});
+
+  // Without a floor: readings around each label, n + 1.
+  const clock_track d = track_clock({3e9, 3.2e9, 3e9, 3e9}, 3, false);
+  CHECK(d.median_hz == 3e9);
+  CHECK(d.flagged == std::vector<std::size_t>{0, 1});
+  CHECK(d.sample_hz[2] == 3e9);
+
+  // Steady clock: nothing flagged. Missing or zero readings (no add-chain kernel): no clock.
+  CHECK(track_clock({3e9, 3.01e9, 2.99e9}, 1, true).flagged.empty());
+  CHECK(track_clock({3e9, 0, 3e9}, 1, true).median_hz == 0);
+  CHECK(track_clock({3e9, 3e9}, 1, true).median_hz == 0);
+}
+
+TEST_CASE("measurement: bench_label pairs each sample with its own floor", "[measurement]") {
+  const label_bench_result r = bench_label(tiny(4));
+  REQUIRE(r.verified);
+  REQUIRE(r.pairs.size() == 4);
+  REQUIRE(r.samples_ns_per_node_layer.size() == 4);
+  std::vector<double> ratios, floors;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const label_pair& p = r.pairs[i];
+    CHECK(p.label_ns == r.samples_ns_per_node_layer[i]);
+    CHECK(p.floor_ns > 0);
+    CHECK(p.ratio == Approx(p.floor_ns / p.label_ns));
+    ratios.push_back(p.ratio);
+    floors.push_back(p.floor_ns);
+  }
+  // The old fields keep their meaning, now from the pairs' medians.
+  CHECK(r.efficiency == Approx(median(ratios)));
+  CHECK(r.floor_ns_per_node_layer == Approx(median(floors)));
+  CHECK(r.efficiency_lo <= r.efficiency);
+  CHECK(r.efficiency <= r.efficiency_hi);
+  CHECK(r.efficiency_spread == Approx(relative_spread(ratios)));
+  CHECK(r.ns_lo <= r.ns_per_node_layer);
+  CHECK(r.ns_per_node_layer <= r.ns_hi);
+  CHECK(r.stopped_by == "samples");
+  // The timing thread's share of each sample's wall time on a core; a sample below
+  // kMinCpuShare (or whose floor was) is listed as preempted.
+  REQUIRE(r.cpu_share.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(r.cpu_share[i] > 0);
+    CHECK(r.cpu_share[i] < 1.05);
+    if (r.cpu_share[i] < kMinCpuShare) CHECK(std::count(r.preempted.begin(), r.preempted.end(), i) == 1);
+  }
+#if defined(__x86_64__)
+  REQUIRE(r.clock_hz.size() == 4);
+  CHECK(r.core_hz > 0.3e9);
+  CHECK(r.cycles_per_byte_core > 0);
+#endif
+
+  const json j = to_json(r);
+  REQUIRE(j["efficiency_pairs"].size() == 4);
+  CHECK(j["efficiency_pairs"][2]["floor_ns"] == r.pairs[2].floor_ns);
+  CHECK(j["efficiency_pairs"][2]["label_ns"] == r.pairs[2].label_ns);
+  CHECK(j["efficiency_ci95"].size() == 2);
+  CHECK(j["efficiency"] == r.efficiency);
+  CHECK(j["stopped_by"] == "samples");
+  CHECK(j["samples_taken"] == 4);
+  CHECK(j["cpu_share"].size() == 4);
+  CHECK(j["preempted"] == r.preempted.size());
+}
+
+TEST_CASE("measurement: the stopping rule says which limit ended the sampling", "[measurement]") {
+  SECTION("a loose target is met at the fewest samples it looks at") {
+    label_bench_options o = tiny(1);
+    o.target_ci = 0.9;
+    const auto r = bench_label(o);
+    CHECK(r.stopped_by == "ci_target");
+    CHECK(r.pairs.size() == kMinPairsForTarget);
+    CHECK(r.efficiency_hi - r.efficiency_lo <= 2 * 0.9 * r.efficiency);
+  }
+  SECTION("an unreachable target ends with the time budget") {
+    label_bench_options o = tiny(3);
+    o.target_ci = 1e-9;
+    o.max_seconds = 0.4;
+    const auto r = bench_label(o);
+    CHECK(r.stopped_by == "time_budget");
+    CHECK(r.pairs.size() >= 1);
+    CHECK(r.pairs.size() < 100);
+  }
+  SECTION("a budget without a target caps the samples") {
+    label_bench_options o = tiny(1000);
+    o.max_seconds = 0.3;
+    const auto r = bench_label(o);
+    CHECK(r.stopped_by == "time_budget");
+    CHECK(r.pairs.size() < 1000);
+  }
+  SECTION("bad values are refused") {
+    label_bench_options o = tiny(3);
+    o.target_ci = 1.5;
+    CHECK_THROWS_WITH(bench_label(o), Catch::Contains("target CI: 1.5 is not from 0 to 1"));
+    o.target_ci = 0;
+    o.max_seconds = -1;
+    CHECK_THROWS_WITH(bench_label(o), Catch::Contains("max seconds: -1"));
+  }
+}
+
+TEST_CASE("measurement: bench label prints efficiency with its interval and keeps the pairs in --json", "[measurement]") {
+  test::temp_dir dir("measurement");
+  const auto text = test::run_poreplab("bench label --backend reference --samples 3 --warmup 0", dir);
+  INFO(text.err);
+  REQUIRE(text.status == 0);
+  CHECK(text.out.find("efficiency ") != std::string::npos);
+  CHECK(text.out.find("(median of 3 floor/label pairs, 95% interval; pair spread") != std::string::npos);
+  CHECK(text.out.find("stopped by         the sample count (3 samples)") != std::string::npos);
+  CHECK(text.out.find("median (timing thread's CPU time / wall time)") != std::string::npos);
+#if defined(__x86_64__)
+  CHECK(text.out.find("GHz median (add chain)") != std::string::npos);
+  CHECK(text.out.find("(core clock)") != std::string::npos);
+#endif
+
+  const auto js = test::run_poreplab("bench label --backend reference --samples 1 --target-ci 0.9 --json", dir);
+  REQUIRE(js.status == 0);
+  const json j = json::parse(js.out);
+  CHECK(j["stopped_by"] == "ci_target");
+  CHECK(j["efficiency_pairs"].size() == kMinPairsForTarget);
+
+  const auto bad = test::run_poreplab("bench label --backend reference --target-ci 2", dir);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("poreplab: error: target CI: 2 is not from 0 to 1") != std::string::npos);
 }
