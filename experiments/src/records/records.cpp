@@ -75,11 +75,15 @@ sample_stats compute_stats(std::vector<double> samples) {
   s.max = samples.back();
   s.median = sorted_median(samples);
   s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+  const interval ci = bootstrap_median_interval(samples);
+  s.ci_lo = ci.lo;
+  s.ci_hi = ci.hi;
   return s;
 }
 
 json stats_json(const sample_stats& s) {
-  return {{"n", s.n}, {"min", s.min}, {"median", s.median}, {"max", s.max}, {"spread", s.spread}};
+  return {{"n", s.n},           {"min", s.min},   {"median", s.median}, {"max", s.max},
+          {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {

@@ -21,6 +21,9 @@ struct sample_stats {
   std::size_t n = 0;
   double min = 0, median = 0, max = 0;
   double spread = 0;  // (max - min) / median
+  // Bootstrap 95% interval of the median (poreplab/stats.hpp; fixed seed): where the
+  // median of another run like this one would likely fall, if the machine stays as it was.
+  double ci_lo = 0, ci_hi = 0;
 };
 sample_stats compute_stats(std::vector<double> samples);
 nlohmann::json stats_json(const sample_stats& s);

@@ -294,6 +294,70 @@ void replication_section(const json& results, std::ostringstream& md) {
   md << "\n";
 }
 
+// "0.876 [0.861, 0.889]" from a median and a [lo, hi] pair; "-" without them.
+std::string with_interval(const json& median, const json& ci) {
+  if (!median.is_number()) return "-";
+  std::string s = format_number(median.get<double>());
+  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
+    s += " [" + format_number(ci[0].get<double>()) + ", " + format_number(ci[1].get<double>()) + "]";
+  return s;
+}
+
+// Points measured as interleaved floor/label pairs, or with the core clock tracked: how
+// far each ratio can be trusted (docs/measurement.md).
+void intervals_section(const json& results, std::ostringstream& md) {
+  std::vector<const json*> pts;
+  for (const auto& p : results["points"]) {
+    const json c = p.value("context", json::object());
+    if (p.value("status", "") == "ok" && (c.contains("efficiency_ci95") || c.contains("core_hz"))) pts.push_back(&p);
+  }
+  if (pts.empty()) return;
+  md << "## Intervals and clock\n\n"
+     << "Each labeling sample is timed beside its own hash-only floor (floor, label, floor, label...); efficiency is "
+        "the median of the pairs' floor / label with a bootstrap 95% interval, and *pair spread* is (max - min) / "
+        "median of those ratios. *Core clock*: the median of add-chain calibrations run between samples; a sample "
+        "taken where a reading beside it was more than 3% off that median is counted under *clock off*; one during "
+        "which the timing thread ran on a core for less than 95% of the wall time (another process had its core) "
+        "under *preempted*. "
+        "*Stopped by*: the sample count, the interval target (`ci_target`) or the time budget "
+        "(docs/measurement.md).\n\n";
+  md << head({"point", "efficiency [95%]", "+-", "pairs", "pair spread", "ns/node/layer [95%]", "core clock",
+              "clock off", "preempted", "cycles/B TSC", "cycles/B core", "stopped by"},
+             1);
+  for (const json* pp : pts) {
+    const json& p = *pp;
+    const json c = p.value("context", json::object());
+    const json r = p.value("rates", json::object());
+    const json st = p.value("stats", json::object());
+    std::string half = "-";
+    if (c.contains("efficiency_ci95") && c.value("efficiency", 0.0) > 0)
+      half = format_number(100 * (c["efficiency_ci95"][1].get<double>() - c["efficiency_ci95"][0].get<double>()) / 2 /
+                               c["efficiency"].get<double>(),
+                           2) +
+             "%";
+    const double hz = c.value("core_hz", 0.0);
+    // "-", "0", or "**2** (#0, #3)": a count of flagged samples and which.
+    auto flagged = [&](const char* count, const char* which) {
+      if (!c.contains(count)) return std::string("-");
+      std::string out = cell_text(c[count]);
+      if (c.value(count, 0) > 0 && c.contains(which)) {
+        std::string list;
+        for (const auto& i : c[which]) list += (list.empty() ? "#" : ", #") + i.dump();
+        out = "**" + out + "** (" + list + ")";
+      }
+      return out;
+    };
+    md << row({p.value("description", runner::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
+               half, c.contains("efficiency_pairs") ? std::to_string(c["efficiency_pairs"].size()) : "-",
+               c.contains("efficiency_spread") ? format_number(100 * c["efficiency_spread"].get<double>(), 2) + "%" : "-",
+               with_interval(value_or(st, "median"), value_or(st, "ci95")),
+               hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-", flagged("clock_flagged", "clock_flagged_samples"),
+               flagged("preempted", "preempted_samples"), cell_text(value_or(r, "cycles_per_byte")),
+               cell_text(value_or(r, "cycles_per_byte_core")), cell_text(value_or(p, "stopped_by"))});
+  }
+  md << "\n";
+}
+
 // A report another command wrote into the directory, its headings one level down.
 void included_report(const fs::path& file, std::ostringstream& md) {
   std::ifstream in(file);
@@ -378,6 +442,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   figures(dir, md);
   limits_section(results, md);
   replication_section(results, md);
+  intervals_section(results, md);
   included_report(dir / "amax.md", md);
   included_report(dir / "verdict.md", md);
 

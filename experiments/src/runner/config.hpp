@@ -30,6 +30,9 @@ struct experiment {
   std::uint32_t warmup = 1;
   std::uint32_t samples = 5;
   std::optional<double> time_budget_s;
+  // Kinds with a stopping rule (label): sample until the 95% interval of the median ratio
+  // has a half-width <= ci_target x the median, within time_budget_s (default 30 s).
+  std::optional<double> ci_target;
 };
 
 struct config {
@@ -65,12 +68,14 @@ config embedded_default_config();
 config config_from_json(const nlohmann::json& normalized, const std::string& source, const std::string& where = {});
 
 // --set AXIS=V1,V2 (every experiment with that axis), --set EXPERIMENT.AXIS=V1,V2 (one),
-// also warmup, samples and time_budget_s. Returns the new, revalidated config.
+// also warmup, samples, time_budget_s and ci_target. Returns the new, revalidated config.
 config apply_overrides(const config& c, const std::vector<std::string>& sets);
 
 std::vector<point> expand_points(const config& c);
 
 // The names the config key "reports" accepts.
 const std::vector<std::string>& report_names();
+// The kinds that accept the experiment key "ci_target" (they have a stopping rule).
+std::vector<std::string> stopping_kinds();
 
 }  // namespace poreplab::runner

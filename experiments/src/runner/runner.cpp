@@ -114,6 +114,12 @@ bool says_unavailable(const std::string& what) {
 // Runs the kind's function, honouring the experiment's time budget: after one sample
 // (with the warmup), only as many further samples as the budget still allows.
 measurement measure(const kind_spec& k, const experiment& e, const json& axes, json& rec) {
+  if (k.run_sampled) {
+    measurement m = k.run_sampled(axes, sampling{e.warmup, e.samples, e.time_budget_s.value_or(0), e.ci_target.value_or(0)});
+    if (!m.stopped_by.empty()) rec["stopped_by"] = m.stopped_by;
+    if (m.stopped_by == "time_budget") rec["budget_limited"] = true;
+    return m;
+  }
   if (!e.time_budget_s) return k.run(axes, e.warmup, e.samples);
   const auto t0 = clock_type::now();
   measurement m = k.run(axes, e.warmup, 1);
@@ -155,6 +161,16 @@ std::string result_text(const json& rec) {
     s << format_number(st["median"].get<double>()) << " " << rec.value("metric", "") << ", spread "
       << format_number(100 * st["spread"].get<double>(), 2) << "%";
     if (rec.value("noisy", false)) s << " (noisy)";
+    const json ctx = rec.value("context", json::object());
+    if (ctx.contains("efficiency_ci95") && ctx.contains("efficiency"))
+      s << ", efficiency " << format_number(ctx["efficiency"].get<double>()) << " ["
+        << format_number(ctx["efficiency_ci95"][0].get<double>()) << ", "
+        << format_number(ctx["efficiency_ci95"][1].get<double>()) << "]";
+    if (const auto flagged = ctx.value("clock_flagged", std::size_t{0}); flagged > 0)
+      s << ", clock off by >3% at " << flagged << " of " << st.value("n", 0) << " samples";
+    if (const auto flagged = ctx.value("preempted", std::size_t{0}); flagged > 0)
+      s << ", preempted at " << flagged << " of " << st.value("n", 0) << " samples";
+    if (rec.value("stopped_by", "") == "time_budget") s << ", stopped by the time budget";
   }
   if (status == "ok") return (rec.value("modeled", false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
   std::string out = status + ": " + rec.value("reason", "");
