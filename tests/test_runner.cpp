@@ -398,6 +398,90 @@ TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in
   CHECK(md.find("| target backend=cpu") != std::string::npos);
 }
 
+TEST_CASE("runner --repeat: passes over all points, not back to back", "[runner]") {
+  const config c = parse_config(kTinyConfig, "t");
+  const auto all = expand_points(c);
+  const auto rep = repeat_points(all, 3);
+  REQUIRE(rep.size() == 3 * all.size());
+  for (std::size_t i = 0; i < rep.size(); ++i) {
+    CHECK(rep[i].index == all[i % all.size()].index);
+    CHECK(*rep[i].repeat == i / all.size() + 1);
+  }
+  CHECK(rep[0].key() != rep[all.size()].key());
+  CHECK(rep[all.size()].describe() == all[0].describe() + " (repeat 2)");
+  CHECK(repeat_points(all, 1).front().key() == all.front().key());
+
+  // The spread of each metric against its claimed interval width.
+  auto rec = [](std::size_t r, double median, double lo, double hi, double eff, double elo, double ehi) {
+    return json{{"experiment", "l"},  {"axes", {{"backend", "cpu"}}}, {"description", "l backend=cpu (repeat " + std::to_string(r) + ")"},
+                {"repeat", r},       {"status", "ok"},               {"metric", "ns_per_node_layer"},
+                {"stats", {{"n", 5}, {"median", median}, {"ci95", {lo, hi}}}},
+                {"context", {{"efficiency", eff}, {"efficiency_ci95", {elo, ehi}}, {"ns_per_node_layer_ci95", {lo, hi}}}}};
+  };
+  const json pts = {rec(1, 100, 99, 101, 0.90, 0.85, 0.95), rec(2, 104, 103, 105, 0.91, 0.86, 0.96),
+                    rec(3, 101, 100, 102, 0.89, 0.84, 0.94)};
+  const json sp = repeat_spread(pts);
+  REQUIRE(sp.size() == 2);
+  CHECK(sp[0]["metric"] == "ns_per_node_layer");
+  CHECK(sp[0]["description"] == "l backend=cpu");
+  CHECK(sp[0]["values"] == json({100, 104, 101}));
+  CHECK(sp[0]["spread"].get<double>() == Approx(4.0 / 101));
+  CHECK(sp[0]["claimed"].get<double>() == Approx(2.0 / 101));  // the middle of 2/100, 2/104, 2/101
+  CHECK(sp[0]["exceeds"] == true);
+  CHECK(sp[1]["metric"] == "efficiency");
+  CHECK(sp[1]["spread"].get<double>() == Approx(0.02 / 0.90));
+  CHECK(sp[1]["exceeds"] == false);
+}
+
+TEST_CASE("runner --repeat: records, spread table and resume", "[runner]") {
+  test::temp_dir s("runner");
+  test::write_text(s / "rep.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [
+      {"name": "l", "kind": "label", "warmup": 0, "samples": 3, "axes": {"backend": ["reference", "cpu"]}},
+      {"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
+       "axes": {"engine": ["portable"], "mode": ["chain"], "size": ["1KiB"]}}
+    ]
+  })");
+  const std::string base = "run " + test::shell_quote((s / "rep.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
+                           " --no-plots";
+  const auto r = test::run_poreplab(base + " --repeat 2", s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("[4/6] l backend=reference") != std::string::npos);  // the second pass starts over
+  CHECK(r.err.find("(repeat 2) ... ok") != std::string::npos);
+  const auto lines = point_lines(s / "out" / "records.jsonl");
+  REQUIRE(lines.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) CHECK(lines[i]["repeat"] == i / 3 + 1);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  CHECK(res["counts"]["expected"] == 6);
+  CHECK(res["counts"]["ok"] == 6);
+  std::set<std::string> metrics;
+  for (const auto& e : res["repeat_spread"]) {
+    metrics.insert(e["experiment"].get<std::string>() + " " + e["metric"].get<std::string>());
+    CHECK(e["values"].size() == 2);
+    CHECK(e.contains("claimed"));
+    CHECK(e["exceeds"] == (e["spread"].get<double>() > e["claimed"].get<double>()));
+  }
+  CHECK(metrics == std::set<std::string>{"l ns_per_node_layer", "l efficiency", "h ns_per_block"});
+  CHECK(res["repeat_spread"].size() == 5);
+  const std::string md = test::read_text(s / "out" / "report.md");
+  CHECK(md.find("## Run-to-run spread") != std::string::npos);
+  CHECK(md.find("| l backend=cpu variant=sdr hash=sha256 engine=auto sector_size=2KiB sectors=1 layers=2 threads=0 | efficiency |") != std::string::npos);
+  CHECK(test::read_text(s / "out" / "results.csv").rfind("index,experiment,kind,status,repeat,", 0) == 0);
+
+  // A resume must keep the number of passes; nothing is left to run with the same one.
+  const auto other = test::run_poreplab(base + " --resume --repeat 3", s);
+  CHECK(other.status == 1);
+  CHECK(other.err.find("was run with --repeat 2; resume it with --repeat 2") != std::string::npos);
+  const auto same = test::run_poreplab(base + " --resume --repeat 2", s);
+  CHECK(same.status == 0);
+  CHECK(same.err.find("6 of 6 points already recorded") != std::string::npos);
+  const auto bad = test::run_poreplab(base + " --repeat 0", s);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("poreplab: error: --repeat 0: expected an integer from 1 to 100") != std::string::npos);
+}
+
 TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing", "[runner]") {
   test::temp_dir s("runner");
   test::write_text(s / "tiny.json", kTinyConfig);

@@ -358,6 +358,31 @@ void intervals_section(const json& results, std::ostringstream& md) {
   md << "\n";
 }
 
+// `run --repeat N`: each metric's run-to-run spread against the interval its records claimed.
+void repeat_section(const json& results, std::ostringstream& md) {
+  const json& spreads = results.contains("repeat_spread") ? results["repeat_spread"] : json::array();
+  if (!spreads.is_array() || spreads.empty()) return;
+  std::size_t exceeding = 0;
+  for (const auto& e : spreads) exceeding += e.value("exceeds", false) ? 1 : 0;
+  md << "## Run-to-run spread\n\n"
+     << "The config was run several times (`--repeat`), one pass over every point after another. *Spread*: (max - "
+        "min) / median of the repeats' values; *claimed*: the median over the repeats of their own 95% interval's "
+        "width, relative to the value. A spread wider than the claim (**exceeds**) means the runs disagree by more "
+        "than each said it could be off: the machine changed between passes, or the interval is too optimistic. "
+     << exceeding << " of " << spreads.size() << " exceed their claim.\n\n";
+  md << head({"point", "metric", "values", "median", "spread", "claimed", ""}, 2);
+  for (const auto& e : spreads) {
+    std::string values;
+    for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ", ") + cell_text(v);
+    const bool has_claim = e.contains("claimed");
+    md << row({e.value("description", ""), e.value("metric", ""), values, cell_text(value_or(e, "median")),
+               format_number(100 * e.value("spread", 0.0), 2) + "%",
+               has_claim ? format_number(100 * e["claimed"].get<double>(), 2) + "%" : "-",
+               e.value("exceeds", false) ? "**exceeds**" : ""});
+  }
+  md << "\n";
+}
+
 // A report another command wrote into the directory, its headings one level down.
 void included_report(const fs::path& file, std::ostringstream& md) {
   std::ifstream in(file);
@@ -389,18 +414,21 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
       for (const auto& [k, v] : (*p)["rates"].items())
         if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
   }
+  const bool repeats = std::any_of(pts.begin(), pts.end(), [](const json* p) { return p->contains("repeat"); });
   std::vector<std::string> h = axes;
+  if (repeats) h.emplace_back("repeat");
   h.emplace_back("engine used");
   h.emplace_back("status");
   h.push_back(metric.empty() ? "median" : "median " + header_with_unit(metric));
   h.emplace_back("spread");
   for (const auto& r : rates) h.push_back(header_with_unit(r));
   h.emplace_back("verified");
-  md << head(h, axes.size() + 2);
+  md << head(h, axes.size() + (repeats ? 3 : 2));
   for (const json* pp : pts) {
     const json& p = *pp;
     std::vector<std::string> cells;
     for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p["axes"], a.c_str())));
+    if (repeats) cells.push_back(cell_text(value_or(p, "repeat")));
     cells.push_back(cell_text(value_or(p.value("context", json::object()), "engine")));
     cells.push_back(status_text(p));
     const json st = p.value("stats", json::object());
@@ -443,6 +471,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   limits_section(results, md);
   replication_section(results, md);
   intervals_section(results, md);
+  repeat_section(results, md);
   included_report(dir / "amax.md", md);
   included_report(dir / "verdict.md", md);
 

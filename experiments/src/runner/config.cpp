@@ -449,7 +449,21 @@ std::vector<point> expand_points(const config& c) {
   return out;
 }
 
-std::string point::key() const { return experiment + " " + axes.dump(); }
+std::vector<point> repeat_points(const std::vector<point>& points, std::size_t passes) {
+  if (passes <= 1) return points;
+  std::vector<point> out;
+  out.reserve(points.size() * passes);
+  for (std::size_t r = 1; r <= passes; ++r)
+    for (point p : points) {
+      p.repeat = r;
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+std::string point::key() const {
+  return experiment + " " + axes.dump() + (repeat ? " #" + std::to_string(*repeat) : std::string());
+}
 
 std::string point::describe() const {
   std::string s = experiment;
@@ -458,6 +472,7 @@ std::string point::describe() const {
     if (!axes.contains(ax.name) || axes[ax.name].is_null()) continue;
     s += " " + ax.name + "=" + value_text(ax, axes[ax.name]);
   }
+  if (repeat) s += " (repeat " + std::to_string(*repeat) + ")";
   return s;
 }
 

@@ -54,8 +54,10 @@ struct point {
   std::string experiment;
   std::string kind;
   nlohmann::json axes;  // object: axis -> value or null
-  std::string key() const;       // experiment name + axis values: identity for resume and merge
-  std::string describe() const;  // "name axis=value ..." for progress lines
+  // `run --repeat N`: which pass over the points this is, 1..N; none for a single pass.
+  std::optional<std::size_t> repeat;
+  std::string key() const;       // experiment name + axis values (+ repeat): identity for resume and merge
+  std::string describe() const;  // "name axis=value ... [(repeat R)]" for progress lines
 };
 
 // Throws config_error (validation) with "<source>: <pointer>: <problem>" or
@@ -72,6 +74,9 @@ config config_from_json(const nlohmann::json& normalized, const std::string& sou
 config apply_overrides(const config& c, const std::vector<std::string>& sets);
 
 std::vector<point> expand_points(const config& c);
+// `passes` passes over `points`, each point once a pass (repeat 1..passes): one point's
+// repeats are as far apart as the list allows, not back to back. passes <= 1: unchanged.
+std::vector<point> repeat_points(const std::vector<point>& points, std::size_t passes);
 
 // The names the config key "reports" accepts.
 const std::vector<std::string>& report_names();
