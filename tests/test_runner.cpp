@@ -245,6 +245,32 @@ TEST_CASE("runner --set overrides an axis", "[runner]") {
   CHECK(list.find("t sector_size=2KiB") == std::string::npos);
 }
 
+TEST_CASE("runner config: ci_target is a fraction, for kinds with a stopping rule", "[runner]") {
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "ci_target": 0.02})"))
+            .find("test.json: /experiments/0/ci_target: kind hash has no stopping rule (ci_target applies to: label)") !=
+        std::string::npos);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "ci_target": "2%"})"))
+            .find("/experiments/0/ci_target: expected a fraction of the median such as 0.02, got string \"2%\"") !=
+        std::string::npos);
+  for (const char* v : {"0", "1", "-0.1", "3"})
+    CHECK(config_problem(with_experiment(std::string(R"({"name": "a", "kind": "label", "ci_target": )") + v + "}"))
+              .find("/experiments/0/ci_target: expected a fraction of the median above 0 and below 1 (0.02 = +-2%), "
+                    "got " + std::string(v)) != std::string::npos);
+  const config c = parse_config(with_experiment(R"({"name": "a", "kind": "label", "ci_target": 0.02})"), "t");
+  REQUIRE(c.experiments[0].ci_target);
+  CHECK(*c.experiments[0].ci_target == 0.02);
+  // --set reaches only the kinds that have the rule; a kind without one is named.
+  const config t = parse_config(kTinyConfig, "t");
+  const config d = apply_overrides(t, {"ci_target=0.05"});
+  for (const auto& e : d.experiments) CHECK(e.ci_target.has_value() == (e.kind == "label"));
+  CHECK_THROWS_WITH(apply_overrides(t, {"h.ci_target=0.05"}), Catch::Contains("kind hash has no stopping rule"));
+  CHECK_THROWS_WITH(apply_overrides(t, {"ci_target=1.5"}),
+                    Catch::Contains("--set ci_target=1.5: ci_target takes one fraction above 0 and below 1"));
+  const config hash_only = parse_config(with_experiment(R"({"name": "a", "kind": "hash"})"), "t");
+  CHECK_THROWS_WITH(apply_overrides(hash_only, {"ci_target=0.05"}),
+                    Catch::Contains("no experiment in the config has a stopping rule (ci_target applies to: label)"));
+}
+
 TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runner]") {
   const auto st = compute_stats({10, 12, 11, 30});
   CHECK(st.n == 4);
@@ -252,7 +278,11 @@ TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runne
   CHECK(st.max == 30);
   CHECK(st.median == Approx(11.5));
   CHECK(st.spread == Approx(20 / 11.5));
+  CHECK(st.ci_lo <= st.median);
+  CHECK(st.median <= st.ci_hi);
+  CHECK(stats_json(st)["ci95"].size() == 2);
   CHECK(compute_stats({5}).spread == 0);
+  CHECK(compute_stats({5}).ci_hi == 5);
 
   test::temp_dir s("runner");
   const fs::path f = s / "records.jsonl";
@@ -317,6 +347,139 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   const auto again = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
   CHECK(again.status == 1);
   CHECK(again.err.find("already holds records.jsonl: pass --resume") != std::string::npos);
+}
+
+TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in records and report", "[runner]") {
+  test::temp_dir s("runner");
+  test::write_text(s / "ci.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [
+      {"name": "fixed", "kind": "label", "warmup": 0, "samples": 3, "axes": {"backend": ["cpu"]}},
+      {"name": "target", "kind": "label", "warmup": 0, "samples": 1, "ci_target": 0.9, "axes": {"backend": ["cpu"]}},
+      {"name": "budget", "kind": "label", "warmup": 0, "samples": 5, "ci_target": 1e-9, "time_budget_s": 0.3,
+       "axes": {"backend": ["reference"]}}
+    ]
+  })");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "ci.json").string()) + " -o " +
+                                        test::shell_quote((s / "out").string()) + " --no-plots",
+                                    s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find(", efficiency ") != std::string::npos);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  REQUIRE(res["points"].size() == 3);
+  std::map<std::string, json> by;
+  for (const auto& p : res["points"]) by[p["experiment"]] = p;
+  for (const auto& [name, p] : by) {
+    INFO(name << ": " << p.dump());
+    REQUIRE(p["status"] == "ok");
+    const json& c = p["context"];
+    CHECK(c["efficiency_pairs"].size() == p["samples"].size());
+    CHECK(c["efficiency_ci95"][0].get<double>() <= c["efficiency"].get<double>());
+    CHECK(c["efficiency"].get<double>() <= c["efficiency_ci95"][1].get<double>());
+    // The rate is the pairs' median ratio, not the floor over the median time.
+    CHECK(p["rates"]["efficiency"] == c["efficiency"]);
+    CHECK(p["stats"]["ci95"].size() == 2);
+    CHECK(c["cpu_share"].size() == p["samples"].size());
+    CHECK(c["preempted"].get<std::size_t>() == c["preempted_samples"].size());
+#if defined(__x86_64__)
+    CHECK(c["clock_hz"].size() == p["samples"].size());
+    CHECK(c["clock_flagged"].get<std::size_t>() == c["clock_flagged_samples"].size());
+    CHECK(p["rates"]["cycles_per_byte_core"].get<double>() > 0);
+#endif
+  }
+  CHECK(by["fixed"]["stopped_by"] == "samples");
+  CHECK(by["fixed"]["samples"].size() == 3);
+  CHECK(by["target"]["stopped_by"] == "ci_target");
+  CHECK(by["budget"]["stopped_by"] == "time_budget");
+  CHECK(by["budget"]["budget_limited"] == true);
+  const std::string md = test::read_text(s / "out" / "report.md");
+  CHECK(md.find("## Intervals and clock") != std::string::npos);
+  CHECK(md.find("| target backend=cpu") != std::string::npos);
+}
+
+TEST_CASE("runner --repeat: passes over all points, not back to back", "[runner]") {
+  const config c = parse_config(kTinyConfig, "t");
+  const auto all = expand_points(c);
+  const auto rep = repeat_points(all, 3);
+  REQUIRE(rep.size() == 3 * all.size());
+  for (std::size_t i = 0; i < rep.size(); ++i) {
+    CHECK(rep[i].index == all[i % all.size()].index);
+    CHECK(*rep[i].repeat == i / all.size() + 1);
+  }
+  CHECK(rep[0].key() != rep[all.size()].key());
+  CHECK(rep[all.size()].describe() == all[0].describe() + " (repeat 2)");
+  CHECK(repeat_points(all, 1).front().key() == all.front().key());
+
+  // The spread of each metric against its claimed interval width.
+  auto rec = [](std::size_t r, double median, double lo, double hi, double eff, double elo, double ehi) {
+    return json{{"experiment", "l"},  {"axes", {{"backend", "cpu"}}}, {"description", "l backend=cpu (repeat " + std::to_string(r) + ")"},
+                {"repeat", r},       {"status", "ok"},               {"metric", "ns_per_node_layer"},
+                {"stats", {{"n", 5}, {"median", median}, {"ci95", {lo, hi}}}},
+                {"context", {{"efficiency", eff}, {"efficiency_ci95", {elo, ehi}}, {"ns_per_node_layer_ci95", {lo, hi}}}}};
+  };
+  const json pts = {rec(1, 100, 99, 101, 0.90, 0.85, 0.95), rec(2, 104, 103, 105, 0.91, 0.86, 0.96),
+                    rec(3, 101, 100, 102, 0.89, 0.84, 0.94)};
+  const json sp = repeat_spread(pts);
+  REQUIRE(sp.size() == 2);
+  CHECK(sp[0]["metric"] == "ns_per_node_layer");
+  CHECK(sp[0]["description"] == "l backend=cpu");
+  CHECK(sp[0]["values"] == json({100, 104, 101}));
+  CHECK(sp[0]["spread"].get<double>() == Approx(4.0 / 101));
+  CHECK(sp[0]["claimed"].get<double>() == Approx(2.0 / 101));  // the middle of 2/100, 2/104, 2/101
+  CHECK(sp[0]["exceeds"] == true);
+  CHECK(sp[1]["metric"] == "efficiency");
+  CHECK(sp[1]["spread"].get<double>() == Approx(0.02 / 0.90));
+  CHECK(sp[1]["exceeds"] == false);
+}
+
+TEST_CASE("runner --repeat: records, spread table and resume", "[runner]") {
+  test::temp_dir s("runner");
+  test::write_text(s / "rep.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [
+      {"name": "l", "kind": "label", "warmup": 0, "samples": 3, "axes": {"backend": ["reference", "cpu"]}},
+      {"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
+       "axes": {"engine": ["portable"], "mode": ["chain"], "size": ["1KiB"]}}
+    ]
+  })");
+  const std::string base = "run " + test::shell_quote((s / "rep.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
+                           " --no-plots";
+  const auto r = test::run_poreplab(base + " --repeat 2", s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("[4/6] l backend=reference") != std::string::npos);  // the second pass starts over
+  CHECK(r.err.find("(repeat 2) ... ok") != std::string::npos);
+  const auto lines = point_lines(s / "out" / "records.jsonl");
+  REQUIRE(lines.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) CHECK(lines[i]["repeat"] == i / 3 + 1);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  CHECK(res["counts"]["expected"] == 6);
+  CHECK(res["counts"]["ok"] == 6);
+  std::set<std::string> metrics;
+  for (const auto& e : res["repeat_spread"]) {
+    metrics.insert(e["experiment"].get<std::string>() + " " + e["metric"].get<std::string>());
+    CHECK(e["values"].size() == 2);
+    CHECK(e.contains("claimed"));
+    CHECK(e["exceeds"] == (e["spread"].get<double>() > e["claimed"].get<double>()));
+  }
+  CHECK(metrics == std::set<std::string>{"l ns_per_node_layer", "l efficiency", "h ns_per_block"});
+  CHECK(res["repeat_spread"].size() == 5);
+  const std::string md = test::read_text(s / "out" / "report.md");
+  CHECK(md.find("## Run-to-run spread") != std::string::npos);
+  CHECK(md.find("| l backend=cpu variant=sdr hash=sha256 engine=auto sector_size=2KiB sectors=1 layers=2 threads=0 | efficiency |") != std::string::npos);
+  CHECK(test::read_text(s / "out" / "results.csv").rfind("index,experiment,kind,status,repeat,", 0) == 0);
+
+  // A resume must keep the number of passes; nothing is left to run with the same one.
+  const auto other = test::run_poreplab(base + " --resume --repeat 3", s);
+  CHECK(other.status == 1);
+  CHECK(other.err.find("was run with --repeat 2; resume it with --repeat 2") != std::string::npos);
+  const auto same = test::run_poreplab(base + " --resume --repeat 2", s);
+  CHECK(same.status == 0);
+  CHECK(same.err.find("6 of 6 points already recorded") != std::string::npos);
+  const auto bad = test::run_poreplab(base + " --repeat 0", s);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("poreplab: error: --repeat 0: expected an integer from 1 to 100") != std::string::npos);
 }
 
 TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing", "[runner]") {

@@ -31,7 +31,13 @@ def load_results(d):
     path = os.path.join(d, "results.json")
     if os.path.exists(path):
         with open(path) as f:
-            return json.load(f)
+            results = json.load(f)
+        # `run --repeat`: one figure point per point, its last repeat.
+        last = OrderedDict()
+        for p in results.get("points", []):
+            last[p["experiment"] + " " + json.dumps(p["axes"], sort_keys=True)] = p
+        results["points"] = list(last.values())
+        return results
     runs, latest = [], OrderedDict()
     with open(os.path.join(d, "records.jsonl")) as f:
         for line in f:

@@ -177,6 +177,15 @@ latency_table measure_latencies(const latency_options& opt) {
   return t;
 }
 
+double measure_core_hz(std::uint64_t iterations, int repetitions) {
+  const detail::latency_kernel add = detail::scalar_latency_kernels()[0];
+  if (add.run == nullptr || iterations == 0 || repetitions < 1) return 0;
+  const std::uint64_t loops = (iterations + add.steps_per_loop - 1) / add.steps_per_loop;
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < repetitions; ++rep) best = std::min(best, ticks_per_step(add, loops));
+  return best > 0 ? tsc_hz() / best : 0;
+}
+
 const latency_table& measured_latencies() {
   static const latency_table t = measure_latencies();
   return t;

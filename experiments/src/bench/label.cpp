@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <ctime>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,7 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/cpu/floor.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/latency.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
 #include "poreplab/huge_buffer.hpp"
@@ -21,6 +24,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/stats.hpp"
+#include "util/text.hpp"
 
 namespace poreplab {
 
@@ -47,6 +51,26 @@ std::uint64_t status_kib(const char* key) {
 // Resets the kernel's peak-RSS counter so VmHWM measures from here (Linux >= 4.0).
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
+// CPU time of the calling thread, seconds.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Runs f and returns the calling thread's share of the wall time it took on a core.
+template <class F>
+double cpu_share_of(F&& f) {
+  const double c0 = thread_cpu_seconds();
+  const auto w0 = std::chrono::steady_clock::now();
+  f();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  return wall > 0 ? (thread_cpu_seconds() - c0) / wall : 1;
+}
+
+// Node-layers of the floor chain timed beside each labeling sample.
+constexpr std::uint64_t kFloorPairChain = 8192;
+
 }  // namespace
 
 label_bench_result bench_label(const label_bench_options& opt) {
@@ -58,6 +82,12 @@ label_bench_result bench_label(const label_bench_options& opt) {
     throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " is not from 1 to " +
                                 std::to_string(sdr::kMaxLayers));
   if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
+  if (opt.samples > kMaxSamples)
+    throw std::invalid_argument("samples: " + std::to_string(opt.samples) + " is above " + std::to_string(kMaxSamples));
+  if (!(opt.target_ci >= 0 && opt.target_ci < 1))
+    throw std::invalid_argument("target CI: " + format_number(opt.target_ci) + " is not from 0 to 1 (e.g. 0.02 for +-2%)");
+  if (!(opt.max_seconds >= 0) || !std::isfinite(opt.max_seconds))
+    throw std::invalid_argument("max seconds: " + format_number(opt.max_seconds) + " is not a positive, finite number");
   {  // Two layer buffers for the backend and two for the reference check (zigzag: the data
      // too) and the parent table: refused before any of it is allocated.
     const bool zz = opt.variant == "zigzag";
@@ -106,31 +136,97 @@ label_bench_result bench_label(const label_bench_options& opt) {
   reset_peak_rss();
   sdr::rolling_layer_store store(layer_bytes);
   const double work = static_cast<double>(r.nodes) * opt.layers;
+  const std::uint64_t knob_threads = opt.knobs.count("threads");
+  const int threads = knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads();
+  // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
+  // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
+  const std::uint64_t floor_chain = std::min<std::uint64_t>(r.nodes * opt.layers, kFloorPairChain);
+  auto floor_ns = [&] {
+    return cpu::measure_floor_seconds(*engine, scheme, opt.sectors, floor_chain, threads) * 1e9 /
+           static_cast<double>(floor_chain);
+  };
+
+  const auto t_start = std::chrono::steady_clock::now();
   for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, store);
+  if (engine != nullptr && opt.warmup > 0) floor_ns();
+
+  const double max_seconds = opt.max_seconds > 0 ? opt.max_seconds : opt.target_ci > 0 ? kDefaultTargetSeconds : 0;
+  const std::uint32_t least = opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples;
+  std::vector<double> readings;  // core clock: before the floor, between, after the label
   std::vector<std::string> digests;
+  std::vector<double> ratios;
   double best_kernel_s = -1;
-  for (std::uint32_t i = 0; i < opt.samples; ++i) {
-    const sdr::label_run_times t = be->timed_label(job, store);
-    r.samples_ns_per_node_layer.push_back(t.end_to_end_s * 1e9 / work);
+  std::size_t checked_at = 0;
+  for (std::uint32_t i = 0;; ++i) {
+    const auto t_pair = std::chrono::steady_clock::now();
+    if (readings.empty()) readings.push_back(cpu::measure_core_hz());
+    double f = 0, floor_share = 1;
+    if (engine != nullptr) {
+      floor_share = cpu_share_of([&] { f = floor_ns(); });
+      readings.push_back(cpu::measure_core_hz());
+    }
+    sdr::label_run_times t;
+    const double share = cpu_share_of([&] { t = be->timed_label(job, store); });
+    readings.push_back(cpu::measure_core_hz());
+    r.cpu_share.push_back(share);
+    if (std::min(share, floor_share) < kMinCpuShare) r.preempted.push_back(i);
+    const double ns = t.end_to_end_s * 1e9 / work;
+    r.samples_ns_per_node_layer.push_back(ns);
+    if (engine != nullptr) {
+      r.pairs.push_back({f, ns, f / ns});
+      ratios.push_back(f / ns);
+    }
     digests.push_back(sha256_hex(store.layer(opt.layers), layer_bytes));
     if (!t.device.empty()) {
       r.device = t.device;
       r.device_sm_count = t.device_multiprocessors;
       r.device_clock_mhz = t.device_clock_mhz;
     }
-    if (t.kernel_s < 0) continue;
-    // Device backends: samples are end to end; the label kernels alone are kept beside
-    // them, with the fastest sample's breakdown.
-    r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
-    if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {
-      best_kernel_s = t.kernel_s;
-      r.kernel_load_s = t.load_s;
-      r.upload_s = t.upload_s;
-      r.transpose_s = t.transpose_s;
-      r.copy_s = t.copy_s;
-      r.label_launches = t.label_launches;
-      r.launch_nodes = t.launch_nodes;
-      r.parent_placement = t.parent_placement;
+    if (t.kernel_s >= 0) {
+      // Device backends: samples are end to end; the label kernels alone are kept beside
+      // them, with the fastest sample's breakdown.
+      r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
+      if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {
+        best_kernel_s = t.kernel_s;
+        r.kernel_load_s = t.load_s;
+        r.upload_s = t.upload_s;
+        r.transpose_s = t.transpose_s;
+        r.copy_s = t.copy_s;
+        r.label_launches = t.label_launches;
+        r.launch_nodes = t.launch_nodes;
+        r.parent_placement = t.parent_placement;
+      }
+    }
+
+    // The stopping rule, after this sample.
+    const std::size_t n = i + 1;
+    const std::vector<double>& watched = engine != nullptr ? ratios : r.samples_ns_per_node_layer;
+    if (opt.target_ci > 0 && n >= least && (checked_at == 0 || n >= checked_at + std::max<std::size_t>(1, checked_at / 10))) {
+      // The interval is looked at again after every tenth more samples: bootstrapping
+      // after each of thousands of short samples would cost more than the samples.
+      checked_at = n;
+      const interval ci = bootstrap_median_interval(watched);
+      const double m = median(watched);
+      if (m > 0 && ci.half_width() <= opt.target_ci * m) {
+        r.stopped_by = "ci_target";
+        break;
+      }
+    } else if (opt.target_ci <= 0 && n >= opt.samples) {
+      r.stopped_by = "samples";
+      break;
+    }
+    if (n >= kMaxSamples) {
+      r.stopped_by = "samples";
+      break;
+    }
+    if (max_seconds > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      const double elapsed = std::chrono::duration<double>(now - t_start).count();
+      const double last = std::chrono::duration<double>(now - t_pair).count();
+      if (elapsed + last > max_seconds) {
+        r.stopped_by = "time_budget";
+        break;
+      }
     }
   }
   if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
@@ -155,18 +251,70 @@ label_bench_result bench_label(const label_bench_options& opt) {
   // advances one node per ns_per_node_layer.
   if (const double hz = cpu::tsc_hz(); hz > 0)
     r.cycles_per_byte = r.ns_per_node_layer * 1e-9 * hz / static_cast<double>(r.hashed_bytes_per_node);
-  if (engine != nullptr) {
-    const std::uint64_t knob_threads = opt.knobs.count("threads");
-    const int threads = knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads();
-    const double floor_s = cpu::measure_floor_seconds(*engine, scheme, opt.sectors, r.nodes * opt.layers, threads);
-    r.floor_ns_per_node_layer = floor_s * 1e9 / work;
-    r.efficiency = r.floor_ns_per_node_layer / r.ns_per_node_layer;
+  const interval ns_ci = bootstrap_median_interval(r.samples_ns_per_node_layer);
+  r.ns_lo = ns_ci.lo;
+  r.ns_hi = ns_ci.hi;
+  if (!r.pairs.empty()) {
+    std::vector<double> floors;
+    for (const auto& p : r.pairs) floors.push_back(p.floor_ns);
+    r.floor_ns_per_node_layer = median(floors);
+    r.efficiency = median(ratios);
+    const interval ci = bootstrap_median_interval(ratios);
+    r.efficiency_lo = ci.lo;
+    r.efficiency_hi = ci.hi;
+    r.efficiency_spread = relative_spread(ratios);
+  }
+  // The host's clock says nothing about a device's samples.
+  if (!r.kernel_samples_ns_per_node_layer.empty()) {
+    // A device sample's host thread waits on the device: its CPU share says nothing.
+    r.cpu_share.clear();
+    r.preempted.clear();
+  } else {
+    const std::size_t n = r.samples_ns_per_node_layer.size();
+    const clock_track c = track_clock(readings, n, engine != nullptr);
+    if (c.median_hz > 0) {
+      r.core_hz = c.median_hz;
+      r.clock_hz = c.sample_hz;
+      r.clock_flagged = c.flagged;
+      std::vector<double> cpb;
+      for (std::size_t i = 0; i < n; ++i)
+        cpb.push_back(r.samples_ns_per_node_layer[i] * 1e-9 * c.sample_hz[i] / static_cast<double>(r.hashed_bytes_per_node));
+      r.cycles_per_byte_core = median(cpb);
+    }
   }
   return r;
 }
 
+clock_track track_clock(const std::vector<double>& readings, std::size_t samples, bool pairs) {
+  clock_track c;
+  const std::size_t step = pairs ? 2 : 1;
+  if (samples == 0 || readings.size() != step * samples + 1 ||
+      std::any_of(readings.begin(), readings.end(), [](double hz) { return !(hz > 0); }))
+    return c;  // no add-chain kernel here
+  c.median_hz = median(readings);
+  for (std::size_t i = 0; i < samples; ++i) {
+    const std::size_t first = step * i, label = first + step - 1;
+    c.sample_hz.push_back((readings[label] + readings[label + 1]) / 2);
+    bool off = false;
+    for (std::size_t k = first; k <= first + step; ++k)
+      off = off || std::abs(readings[k] / c.median_hz - 1) > kClockTolerance;
+    if (off) c.flagged.push_back(i);
+  }
+  return c;
+}
+
+namespace {
+
+nlohmann::json pairs_json(const label_bench_result& r) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& p : r.pairs) a.push_back({{"floor_ns", p.floor_ns}, {"label_ns", p.label_ns}, {"ratio", p.ratio}});
+  return a;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const label_bench_result& r) {
-  return {{"kind", "label"},
+  nlohmann::json j = {{"kind", "label"},
           {"backend", r.options.backend},
           {"variant", r.options.variant},
           {"hash", r.options.hash},
@@ -203,6 +351,33 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"label_launches", r.label_launches},
           {"launch_nodes", r.launch_nodes},
           {"parent_placement", r.parent_placement}};
+  const nlohmann::json m = measurement_json(r);  // named: items() must not outlive it
+  for (const auto& [k, v] : m.items()) j[k] = v;
+  return j;
+}
+
+nlohmann::json measurement_json(const label_bench_result& r) {
+  nlohmann::json j = {{"ns_per_node_layer_ci95", {r.ns_lo, r.ns_hi}},
+                      {"stopped_by", r.stopped_by},
+                      {"samples_taken", r.samples_ns_per_node_layer.size()}};
+  if (!r.pairs.empty()) {
+    j["efficiency_ci95"] = {r.efficiency_lo, r.efficiency_hi};
+    j["efficiency_spread"] = r.efficiency_spread;
+    j["efficiency_pairs"] = pairs_json(r);
+  }
+  if (r.core_hz > 0) {
+    j["core_hz"] = r.core_hz;
+    j["clock_hz"] = r.clock_hz;
+    j["clock_flagged"] = r.clock_flagged.size();
+    j["clock_flagged_samples"] = r.clock_flagged;
+    j["cycles_per_byte_core"] = r.cycles_per_byte_core;
+  }
+  if (!r.cpu_share.empty()) {
+    j["cpu_share"] = r.cpu_share;
+    j["preempted"] = r.preempted.size();
+    j["preempted_samples"] = r.preempted;
+  }
+  return j;
 }
 
 }  // namespace poreplab

@@ -19,7 +19,33 @@ struct label_bench_options {
   std::uint32_t sectors = 1;
   std::uint32_t layers = 2;
   std::uint32_t warmup = 1;
+  // Timed samples; where there is a floor each is a (floor, label) pair. With target_ci
+  // the fewest pairs (at least kMinPairsForTarget) before the interval is looked at.
   std::uint32_t samples = 3;
+  // > 0: keep sampling until the 95% interval of the median efficiency (of the median
+  // time without a floor) has a half-width <= target_ci x the median, or the time budget
+  // ends. Below 1.
+  double target_ci = 0;
+  // > 0: stop once the next sample would end more than this many seconds after the
+  // warmup began (at least one sample is taken). 0 with target_ci: kDefaultTargetSeconds.
+  double max_seconds = 0;
+};
+
+inline constexpr std::uint32_t kMinPairsForTarget = 5;
+inline constexpr double kDefaultTargetSeconds = 30;
+inline constexpr std::uint32_t kMaxSamples = 10000;
+// A sample whose core clock is further than this from the run's median clock is flagged.
+inline constexpr double kClockTolerance = 0.03;
+// A sample during which the timing thread ran on a core for less than this share of the
+// wall time (CPU time / wall time) was preempted: another process had its core.
+inline constexpr double kMinCpuShare = 0.95;
+
+// One interleaved sample: the floor timed just before the labeling, both per node per
+// layer, and the core clock around each.
+struct label_pair {
+  double floor_ns = 0;  // floor ns per node per layer
+  double label_ns = 0;  // labeling ns per node per layer
+  double ratio = 0;     // floor_ns / label_ns: this pair's efficiency
 };
 
 struct label_bench_result {
@@ -36,8 +62,28 @@ struct label_bench_result {
   std::vector<double> samples_ns_per_node_layer;  // one per sample
   double ns_per_node_layer = 0;    // median of samples
   double labels_per_s = 0;         // sectors * nodes * layers / median time
-  double floor_ns_per_node_layer = 0;  // same number of chained compressions, same engine
-  double efficiency = 0;           // floor / actual
+  // Median of the pairs' floors: chained compressions on the same engine and lane grouping
+  // with cache-resident inputs, timed beside each labeling sample.
+  double floor_ns_per_node_layer = 0;
+  double efficiency = 0;           // median of the pairs' floor / actual
+  std::vector<label_pair> pairs;   // one per sample where there is a floor (cpu, reference)
+  double efficiency_lo = 0, efficiency_hi = 0;  // bootstrap 95% interval of the median ratio
+  double efficiency_spread = 0;    // (max - min) / median of the pairs' ratios
+  double ns_lo = 0, ns_hi = 0;     // bootstrap 95% interval of ns_per_node_layer
+  // Host backends: the core clock (add-chain calibration, Hz) during each sample (mean of
+  // the readings just before and after it), their median over every reading of the run,
+  // and the samples taken where a reading beside them (floor or label) was more than
+  // kClockTolerance off that median.
+  std::vector<double> clock_hz;
+  double core_hz = 0;
+  std::vector<std::size_t> clock_flagged;
+  // Host backends: the timing thread's CPU time / wall time during each labeling sample
+  // (1: it had a core throughout), and the samples where it, or the floor beside it, ran
+  // below kMinCpuShare. Time slicing leaves the clock as it was; this is what shows it.
+  std::vector<double> cpu_share;
+  std::vector<std::size_t> preempted;
+  double cycles_per_byte_core = 0;  // median over samples of ns x that sample's core clock / byte
+  std::string stopped_by;           // "samples" | "ci_target" | "time_budget"
   bool verified = false;           // output digest equals the portable reference
   std::string digest;              // SHA-256 over all sectors' last layers
   double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)
@@ -56,11 +102,30 @@ struct label_bench_result {
   std::string parent_placement;    // resident | streamed
 };
 
+// The core clock around each of `samples` samples from the add-chain readings taken
+// between them: with pairs, before each floor, between floor and label, and after the
+// label (sample i: readings 2i, 2i+1, 2i+2); without, before and after each label (i,
+// i+1). A sample's clock is the mean of the two readings around its label run; it is
+// flagged when any reading beside it (floor included) is more than kClockTolerance off
+// the median of all readings. Empty (median_hz 0) when the readings are missing or 0.
+struct clock_track {
+  double median_hz = 0;
+  std::vector<double> sample_hz;
+  std::vector<std::size_t> flagged;  // sample indices
+};
+clock_track track_clock(const std::vector<double>& readings, std::size_t samples, bool pairs);
+
 // Throws std::invalid_argument for bad options, std::runtime_error when the backend
 // cannot run here (e.g. no GPU), with the reason in the message.
 label_bench_result bench_label(const label_bench_options& opt);
 
 // The stable row schema shared by `bench label --json` and experiment records.
 nlohmann::json to_json(const label_bench_result& r);
+// The parts of that row about how far to trust it: the intervals (ns_per_node_layer_ci95,
+// efficiency_ci95 as [lo, hi]), efficiency_spread, efficiency_pairs ({floor_ns, label_ns,
+// ratio} per sample), stopped_by, samples_taken, and on host backends core_hz, clock_hz
+// (per sample), clock_flagged (a count), clock_flagged_samples (indices), cycles_per_byte_core,
+// cpu_share (per sample), preempted (a count), preempted_samples (indices).
+nlohmann::json measurement_json(const label_bench_result& r);
 
 }  // namespace poreplab

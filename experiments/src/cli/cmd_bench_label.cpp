@@ -5,11 +5,33 @@
 #include "cli/backend_flags.hpp"
 #include "cli/bench_cli.hpp"
 #include "bench/label.hpp"
+#include "poreplab/stats.hpp"
 #include "cli/cli.hpp"
 #include "runner/config.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::cli {
+
+namespace {
+
+std::string join_indices(const std::vector<std::size_t>& v) {
+  std::string s;
+  for (const std::size_t i : v) s += (s.empty() ? "" : ", #") + std::to_string(i);
+  return s;
+}
+
+std::string stop_text(const label_bench_result& r) {
+  const std::string n = std::to_string(r.samples_ns_per_node_layer.size()) + " samples";
+  if (r.stopped_by == "ci_target") return "the interval target (" + n + ")";
+  if (r.stopped_by == "time_budget") {
+    std::string s = "the time budget (" + n;
+    if (r.options.target_ci > 0) s += "; the interval target was not reached";
+    return s + ")";
+  }
+  return "the sample count (" + n + ")";
+}
+
+}  // namespace
 
 void add_bench_label_command(CLI::App& app) {
   auto opt = std::make_shared<label_bench_options>();
@@ -26,7 +48,14 @@ void add_bench_label_command(CLI::App& app) {
   auto knobs = std::make_shared<backend_settings>();
   const auto apply_knobs = add_backend_flags(cmd, knobs);
   cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
-  cmd->add_option("--samples", opt->samples, "timed runs")->capture_default_str();
+  cmd->add_option("--samples", opt->samples,
+                  "timed runs, each beside a floor run where there is a floor; with --target-ci the fewest (at least 5)")
+      ->capture_default_str();
+  cmd->add_option("--target-ci", opt->target_ci,
+                  "sample until the 95% interval of the median efficiency is within +- this fraction of it (e.g. 0.02); "
+                  "without a floor, of the median time");
+  cmd->add_option("--max-seconds", opt->max_seconds,
+                  "stop sampling after about this many seconds (default with --target-ci: 30)");
   cmd->add_flag("--json", *json, "one JSON object per row");
   cmd->callback([opt, size, json, knobs, apply_knobs] {
     apply_knobs();
@@ -43,12 +72,32 @@ void add_bench_label_command(CLI::App& app) {
                 << "backend " << r.options.backend << ", engine " << r.engine
                 << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
                 << r.nodes << " nodes), " << r.options.layers << " layers\n"
-                << "  ns/node/layer      " << r.ns_per_node_layer << "\n"
+                << "  ns/node/layer      " << r.ns_per_node_layer << " [" << r.ns_lo << ", " << r.ns_hi << "]\n"
                 << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
                 << std::setprecision(2) << "  cycles/byte        " << r.cycles_per_byte << " (TSC, one stream, "
-                << r.hashed_bytes_per_node << " B hashed a node)\n"
-                << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
-                << std::setprecision(3) << "  efficiency         " << r.efficiency << "\n"
+                << r.hashed_bytes_per_node << " B hashed a node)";
+      if (r.cycles_per_byte_core > 0) std::cout << ", " << r.cycles_per_byte_core << " (core clock)";
+      std::cout << "\n";
+      if (r.core_hz > 0) {
+        std::cout << std::setprecision(3) << "  core clock         " << r.core_hz / 1e9 << " GHz median (add chain), "
+                  << r.clock_flagged.size() << " of " << r.clock_hz.size() << " samples more than "
+                  << format_number(kClockTolerance * 100) << "% off";
+        if (!r.clock_flagged.empty()) std::cout << " (#" << join_indices(r.clock_flagged) << ")";
+        std::cout << "\n";
+      }
+      if (!r.cpu_share.empty()) {
+        std::cout << std::setprecision(2) << "  CPU share          " << median(r.cpu_share)
+                  << " median (timing thread's CPU time / wall time), " << r.preempted.size() << " of "
+                  << r.cpu_share.size() << " samples preempted (below " << format_number(kMinCpuShare * 100) << "%)";
+        if (!r.preempted.empty()) std::cout << " (#" << join_indices(r.preempted) << ")";
+        std::cout << "\n";
+      }
+      if (!r.pairs.empty())
+        std::cout << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
+                  << std::setprecision(3) << "  efficiency         " << r.efficiency << " [" << r.efficiency_lo << ", "
+                  << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
+                  << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
+      std::cout << "  stopped by         " << stop_text(r) << "\n"
                 << std::setprecision(1) << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n"
                 << "  verified           " << (r.verified ? "yes (last layer equals the portable reference)" : "NO")
                 << "  " << r.digest << "\n";

@@ -20,6 +20,7 @@ struct run_cli_options {
   bool no_plots = false;
   bool list = false;
   std::vector<std::string> require;
+  std::size_t repeat = 1;
 };
 
 struct merge_cli_options {
@@ -64,14 +65,20 @@ void add_run_commands(CLI::App& app) {
                   "a backend that must run: its points fail instead of being skipped where it cannot (repeatable; "
                   "POREPLAB_REQUIRE_CUDA=1 requires cuda)")
       ->allow_extra_args(false);
+  run->add_option("--repeat", opt->repeat,
+                  "run every point N times, one pass over all points after another, and report each metric's "
+                  "run-to-run spread (1 to 100)");
   run->callback([opt] {
+    if (opt->repeat < 1 || opt->repeat > runner::kMaxRepeat)
+      throw usage_error("--repeat " + std::to_string(opt->repeat) + ": expected an integer from 1 to " +
+                        std::to_string(runner::kMaxRepeat));
     runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
                                                 : runner::load_config_file(opt->config_path);
     if (!opt->sets.empty()) c = runner::apply_overrides(c, opt->sets);
     std::size_t shard = 0, count = 1;
     if (!opt->shard.empty()) std::tie(shard, count) = runner::parse_shard(opt->shard);
     if (opt->list) {
-      for (const auto& p : runner::shard_points(runner::expand_points(c), shard, count))
+      for (const auto& p : runner::repeat_points(runner::shard_points(runner::expand_points(c), shard, count), opt->repeat))
         std::cout << "[" << p.index << "] " << p.describe() << "\n";
       return;
     }
@@ -83,6 +90,7 @@ void add_run_commands(CLI::App& app) {
     o.plots = !opt->no_plots;
     o.argv = process_argv();
     o.require = runner::required_backends(opt->require);
+    o.repeat = opt->repeat;
     set_exit_status(runner::run_experiments(c, o));
   });
 

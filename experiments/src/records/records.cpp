@@ -75,11 +75,15 @@ sample_stats compute_stats(std::vector<double> samples) {
   s.max = samples.back();
   s.median = sorted_median(samples);
   s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+  const interval ci = bootstrap_median_interval(samples);
+  s.ci_lo = ci.lo;
+  s.ci_hi = ci.hi;
   return s;
 }
 
 json stats_json(const sample_stats& s) {
-  return {{"n", s.n}, {"min", s.min}, {"median", s.median}, {"max", s.max}, {"spread", s.spread}};
+  return {{"n", s.n},           {"min", s.min},   {"median", s.median}, {"max", s.max},
+          {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
@@ -208,7 +212,78 @@ void records_writer::append(const json& record) {
 }
 
 std::string record_key(const json& record) {
-  return record.at("experiment").get<std::string>() + " " + record.at("axes").dump();
+  std::string k = record.at("experiment").get<std::string>() + " " + record.at("axes").dump();
+  if (record.contains("repeat")) k += " #" + record["repeat"].dump();
+  return k;
+}
+
+json repeat_spread(const json& points) {
+  struct metric_values {
+    std::vector<double> values, widths;
+  };
+  struct group {
+    json first;
+    std::vector<std::string> order;  // metric names as first seen
+    std::map<std::string, metric_values> metrics;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, group> groups;
+  auto width = [](const json& ci, double v) {
+    return ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number() && v != 0
+               ? (ci[1].get<double>() - ci[0].get<double>()) / std::fabs(v)
+               : -1.0;
+  };
+  for (const auto& p : points) {
+    if (!p.contains("repeat") || p.value("status", "") != "ok") continue;
+    const std::string key = p.at("experiment").get<std::string>() + " " + p.at("axes").dump();
+    auto [it, fresh] = groups.try_emplace(key);
+    group& g = it->second;
+    if (fresh) {
+      order.push_back(key);
+      g.first = p;
+    }
+    auto add = [&](const std::string& name, double v, const json& ci) {
+      if (!g.metrics.count(name)) g.order.push_back(name);
+      auto& m = g.metrics[name];
+      m.values.push_back(v);
+      m.widths.push_back(width(ci, v));
+    };
+    const std::string metric = p.value("metric", "");
+    const json st = p.value("stats", json::object());
+    if (!metric.empty() && st.contains("median") && st.value("n", 0) > 0)
+      add(metric, st["median"].get<double>(), st.value("ci95", json()));
+    const json ctx = p.value("context", json::object());
+    for (const auto& [k, ci] : ctx.items()) {
+      const std::size_t cut = k.size() > 5 ? k.size() - 5 : 0;
+      if (cut == 0 || k.compare(cut, 5, "_ci95") != 0) continue;
+      const std::string base = k.substr(0, cut);
+      if (base == metric || !ctx.contains(base) || !ctx[base].is_number()) continue;
+      add(base, ctx[base].get<double>(), ci);
+    }
+  }
+  json out = json::array();
+  for (const auto& key : order) {
+    const group& g = groups[key];
+    std::string description = g.first.value("description", key);
+    if (const auto at = description.rfind(" (repeat "); at != std::string::npos) description.erase(at);
+    for (const auto& name : g.order) {
+      const metric_values& m = g.metrics.at(name);
+      if (m.values.size() < 2) continue;
+      std::vector<double> widths;
+      for (double w : m.widths)
+        if (w >= 0) widths.push_back(w);
+      const double spread = relative_spread(m.values);
+      json e = {{"experiment", g.first["experiment"]}, {"axes", g.first["axes"]}, {"description", description},
+                {"metric", name},                        {"values", m.values},      {"median", median(m.values)},
+                {"spread", spread}};
+      if (!widths.empty()) {
+        e["claimed"] = median(widths);
+        e["exceeds"] = spread > e["claimed"].get<double>();
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
 }
 
 json make_results(const json& config, const std::string& config_digest, const std::vector<json>& runs,
@@ -241,6 +316,8 @@ json make_results(const json& config, const std::string& config_digest, const st
   json out = {{"schema", kResultsSchema}, {"config_digest", config_digest}, {"config", config}, {"runs", runs},
               {"counts", counts},       {"points", points},               {"missing", missing}};
   if (extra_records) out["records_not_in_config"] = extra_records;
+  if (std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains("repeat"); }))
+    out["repeat_spread"] = repeat_spread(points);
   for (const auto& [k, v] : extra.items()) out[k] = v;
   return out;
 }
@@ -259,7 +336,10 @@ std::string results_csv(const json& results) {
         if (!v.is_structured()) add(context, k);
   }
   std::ostringstream out;
+  const bool repeats = std::any_of(results["points"].begin(), results["points"].end(),
+                                   [](const json& p) { return p.contains("repeat"); });
   std::vector<std::string> head = {"index", "experiment", "kind", "status"};
+  if (repeats) head.emplace_back("repeat");
   for (const auto& a : axes) head.push_back(a);
   for (const auto& h : {"metric", "n", "min", "median", "max", "spread", "noisy"}) head.emplace_back(h);
   for (const auto& r : rates) head.push_back(r);
@@ -271,6 +351,7 @@ std::string results_csv(const json& results) {
   for (const auto& p : results["points"]) {
     std::vector<std::string> row = {cell_text(p["index"]), cell_text(p["experiment"]), cell_text(p["kind"]),
                                     cell_text(p["status"])};
+    if (repeats) row.push_back(p.contains("repeat") ? cell_text(p["repeat"]) : "");
     for (const auto& a : axes) row.push_back(p["axes"].contains(a) ? cell_text(p["axes"][a]) : "");
     const json st = p.value("stats", json::object());
     row.push_back(p.value("metric", ""));

@@ -21,6 +21,9 @@ struct sample_stats {
   std::size_t n = 0;
   double min = 0, median = 0, max = 0;
   double spread = 0;  // (max - min) / median
+  // Bootstrap 95% interval of the median (poreplab/stats.hpp; fixed seed): where the
+  // median of another run like this one would likely fall, if the machine stays as it was.
+  double ci_lo = 0, ci_hi = 0;
 };
 sample_stats compute_stats(std::vector<double> samples);
 nlohmann::json stats_json(const sample_stats& s);
@@ -78,11 +81,20 @@ nlohmann::json make_results(const nlohmann::json& config, const std::string& con
                             const std::vector<nlohmann::json>& runs, const std::vector<nlohmann::json>& expected,
                             const std::vector<nlohmann::json>& records, const nlohmann::json& extra);
 
+// Run-to-run spread of `run --repeat N` results: for each point (experiment + axes) with
+// two or more ok repeats and each metric it claims an interval for (the sampled metric,
+// stats.ci95; a context figure with a "<name>_ci95" beside it, e.g. efficiency): the
+// repeats' values, their median, spread = (max - min) / median, claimed = the median over
+// the repeats of their interval width (hi - lo) / value, and exceeds = spread > claimed
+// (the repeats disagree by more than each said it could be off). A list in point order.
+nlohmann::json repeat_spread(const nlohmann::json& points);
+
 std::string results_csv(const nlohmann::json& results);
 // results.json and results.csv in dir, each written atomically.
 void write_result_files(const std::filesystem::path& dir, const nlohmann::json& results);
 
-// Identity of a point record: experiment name + axis values (as point::key()).
+// Identity of a point record: experiment name + axis values (+ " #R" for repeat R of
+// `run --repeat`), as point::key().
 std::string record_key(const nlohmann::json& record);
 
 }  // namespace poreplab::runner

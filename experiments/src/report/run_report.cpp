@@ -294,6 +294,95 @@ void replication_section(const json& results, std::ostringstream& md) {
   md << "\n";
 }
 
+// "0.876 [0.861, 0.889]" from a median and a [lo, hi] pair; "-" without them.
+std::string with_interval(const json& median, const json& ci) {
+  if (!median.is_number()) return "-";
+  std::string s = format_number(median.get<double>());
+  if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
+    s += " [" + format_number(ci[0].get<double>()) + ", " + format_number(ci[1].get<double>()) + "]";
+  return s;
+}
+
+// Points measured as interleaved floor/label pairs, or with the core clock tracked: how
+// far each ratio can be trusted (docs/measurement.md).
+void intervals_section(const json& results, std::ostringstream& md) {
+  std::vector<const json*> pts;
+  for (const auto& p : results["points"]) {
+    const json c = p.value("context", json::object());
+    if (p.value("status", "") == "ok" && (c.contains("efficiency_ci95") || c.contains("core_hz"))) pts.push_back(&p);
+  }
+  if (pts.empty()) return;
+  md << "## Intervals and clock\n\n"
+     << "Each labeling sample is timed beside its own hash-only floor (floor, label, floor, label...); efficiency is "
+        "the median of the pairs' floor / label with a bootstrap 95% interval, and *pair spread* is (max - min) / "
+        "median of those ratios. *Core clock*: the median of add-chain calibrations run between samples; a sample "
+        "taken where a reading beside it was more than 3% off that median is counted under *clock off*; one during "
+        "which the timing thread ran on a core for less than 95% of the wall time (another process had its core) "
+        "under *preempted*. "
+        "*Stopped by*: the sample count, the interval target (`ci_target`) or the time budget "
+        "(docs/measurement.md).\n\n";
+  md << head({"point", "efficiency [95%]", "+-", "pairs", "pair spread", "ns/node/layer [95%]", "core clock",
+              "clock off", "preempted", "cycles/B TSC", "cycles/B core", "stopped by"},
+             1);
+  for (const json* pp : pts) {
+    const json& p = *pp;
+    const json c = p.value("context", json::object());
+    const json r = p.value("rates", json::object());
+    const json st = p.value("stats", json::object());
+    std::string half = "-";
+    if (c.contains("efficiency_ci95") && c.value("efficiency", 0.0) > 0)
+      half = format_number(100 * (c["efficiency_ci95"][1].get<double>() - c["efficiency_ci95"][0].get<double>()) / 2 /
+                               c["efficiency"].get<double>(),
+                           2) +
+             "%";
+    const double hz = c.value("core_hz", 0.0);
+    // "-", "0", or "**2** (#0, #3)": a count of flagged samples and which.
+    auto flagged = [&](const char* count, const char* which) {
+      if (!c.contains(count)) return std::string("-");
+      std::string out = cell_text(c[count]);
+      if (c.value(count, 0) > 0 && c.contains(which)) {
+        std::string list;
+        for (const auto& i : c[which]) list += (list.empty() ? "#" : ", #") + i.dump();
+        out = "**" + out + "** (" + list + ")";
+      }
+      return out;
+    };
+    md << row({p.value("description", runner::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
+               half, c.contains("efficiency_pairs") ? std::to_string(c["efficiency_pairs"].size()) : "-",
+               c.contains("efficiency_spread") ? format_number(100 * c["efficiency_spread"].get<double>(), 2) + "%" : "-",
+               with_interval(value_or(st, "median"), value_or(st, "ci95")),
+               hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-", flagged("clock_flagged", "clock_flagged_samples"),
+               flagged("preempted", "preempted_samples"), cell_text(value_or(r, "cycles_per_byte")),
+               cell_text(value_or(r, "cycles_per_byte_core")), cell_text(value_or(p, "stopped_by"))});
+  }
+  md << "\n";
+}
+
+// `run --repeat N`: each metric's run-to-run spread against the interval its records claimed.
+void repeat_section(const json& results, std::ostringstream& md) {
+  const json& spreads = results.contains("repeat_spread") ? results["repeat_spread"] : json::array();
+  if (!spreads.is_array() || spreads.empty()) return;
+  std::size_t exceeding = 0;
+  for (const auto& e : spreads) exceeding += e.value("exceeds", false) ? 1 : 0;
+  md << "## Run-to-run spread\n\n"
+     << "The config was run several times (`--repeat`), one pass over every point after another. *Spread*: (max - "
+        "min) / median of the repeats' values; *claimed*: the median over the repeats of their own 95% interval's "
+        "width, relative to the value. A spread wider than the claim (**exceeds**) means the runs disagree by more "
+        "than each said it could be off: the machine changed between passes, or the interval is too optimistic. "
+     << exceeding << " of " << spreads.size() << " exceed their claim.\n\n";
+  md << head({"point", "metric", "values", "median", "spread", "claimed", ""}, 2);
+  for (const auto& e : spreads) {
+    std::string values;
+    for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ", ") + cell_text(v);
+    const bool has_claim = e.contains("claimed");
+    md << row({e.value("description", ""), e.value("metric", ""), values, cell_text(value_or(e, "median")),
+               format_number(100 * e.value("spread", 0.0), 2) + "%",
+               has_claim ? format_number(100 * e["claimed"].get<double>(), 2) + "%" : "-",
+               e.value("exceeds", false) ? "**exceeds**" : ""});
+  }
+  md << "\n";
+}
+
 // A report another command wrote into the directory, its headings one level down.
 void included_report(const fs::path& file, std::ostringstream& md) {
   std::ifstream in(file);
@@ -325,18 +414,21 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
       for (const auto& [k, v] : (*p)["rates"].items())
         if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
   }
+  const bool repeats = std::any_of(pts.begin(), pts.end(), [](const json* p) { return p->contains("repeat"); });
   std::vector<std::string> h = axes;
+  if (repeats) h.emplace_back("repeat");
   h.emplace_back("engine used");
   h.emplace_back("status");
   h.push_back(metric.empty() ? "median" : "median " + header_with_unit(metric));
   h.emplace_back("spread");
   for (const auto& r : rates) h.push_back(header_with_unit(r));
   h.emplace_back("verified");
-  md << head(h, axes.size() + 2);
+  md << head(h, axes.size() + (repeats ? 3 : 2));
   for (const json* pp : pts) {
     const json& p = *pp;
     std::vector<std::string> cells;
     for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p["axes"], a.c_str())));
+    if (repeats) cells.push_back(cell_text(value_or(p, "repeat")));
     cells.push_back(cell_text(value_or(p.value("context", json::object()), "engine")));
     cells.push_back(status_text(p));
     const json st = p.value("stats", json::object());
@@ -378,6 +470,8 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   figures(dir, md);
   limits_section(results, md);
   replication_section(results, md);
+  intervals_section(results, md);
+  repeat_section(results, md);
   included_report(dir / "amax.md", md);
   included_report(dir / "verdict.md", md);
 

@@ -91,7 +91,7 @@ struct validator : json_checker<config_error> {
 
   json experiment_json(const json& e, const std::string& ptr) const {
     if (!e.is_object()) fail(ptr, "expected an object (one experiment), got " + show(e));
-    only_keys(e, ptr, {"name", "kind", "description", "axes", "warmup", "samples", "time_budget_s"});
+    only_keys(e, ptr, {"name", "kind", "description", "axes", "warmup", "samples", "time_budget_s", "ci_target"});
     json out = json::object();
 
     const std::string name = string_value(require(e, ptr, "name"), child(ptr, "name"));
@@ -122,6 +122,16 @@ struct validator : json_checker<config_error> {
       if (!(t.get<double>() > 0) || !std::isfinite(t.get<double>()))
         fail(tp, "expected a positive, finite number of seconds, got " + t.dump());
       out["time_budget_s"] = t.get<double>();
+    }
+    if (e.contains("ci_target")) {
+      const json& t = e.at("ci_target");
+      const std::string tp = child(ptr, "ci_target");
+      if (!ks->run_sampled)
+        fail(tp, "kind " + kind + " has no stopping rule (ci_target applies to: " + join(stopping_kinds()) + ")");
+      if (!t.is_number()) fail(tp, "expected a fraction of the median such as 0.02, got " + show(t));
+      if (!(t.get<double>() > 0 && t.get<double>() < 1))
+        fail(tp, "expected a fraction of the median above 0 and below 1 (0.02 = +-2%), got " + t.dump());
+      out["ci_target"] = t.get<double>();
     }
 
     const std::string aptr = child(ptr, "axes");
@@ -230,6 +240,7 @@ config build(const json& normalized, const std::string& source) {
     x.warmup = e["warmup"];
     x.samples = e["samples"];
     if (e.contains("time_budget_s")) x.time_budget_s = e["time_budget_s"].get<double>();
+    if (e.contains("ci_target")) x.ci_target = e["ci_target"].get<double>();
     for (const auto& ax : find_kind(x.kind)->axes)
       if (e["axes"].contains(ax.name)) x.axes.emplace_back(ax.name, e["axes"][ax.name].get<std::vector<json>>());
     c.experiments.push_back(std::move(x));
@@ -278,6 +289,13 @@ std::string value_text(const axis_spec& ax, const json& v) {
 }
 
 }  // namespace
+
+std::vector<std::string> stopping_kinds() {
+  std::vector<std::string> out;
+  for (const auto& k : kinds())
+    if (k.run_sampled) out.push_back(k.name);
+  return out;
+}
 
 const std::vector<std::string>& report_names() {
   static const std::vector<std::string> names = {"amax", "verdict"};
@@ -344,6 +362,18 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
         applied = true;
         continue;
       }
+      if (target == "ci_target") {
+        // Only experiments whose kind has a stopping rule; naming one that has none is
+        // left to the validator, which says so.
+        if (only.empty() && !find_kind(e["kind"].get<std::string>())->run_sampled) continue;
+        char* end = nullptr;
+        const double t = std::strtod(values.c_str(), &end);
+        if (end == values.c_str() || *end != '\0' || !(t > 0 && t < 1))
+          throw config_error("--set " + s + ": ci_target takes one fraction above 0 and below 1 (0.02 = +-2%)");
+        e[target] = t;
+        applied = true;
+        continue;
+      }
       const kind_spec* ks = find_kind(e["kind"].get<std::string>());
       const auto ax = std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& a) { return a.name == target; });
       if (ax == ks->axes.end()) {
@@ -358,6 +388,9 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
       applied = true;
     }
     if (!matched_experiment) throw config_error("--set " + s + ": no experiment named \"" + only + "\"");
+    if (!applied && target == "ci_target")
+      throw config_error("--set " + s + ": no experiment in the config has a stopping rule (ci_target applies to: " +
+                         join(stopping_kinds()) + ")");
     if (!applied) throw config_error("--set " + s + ": no experiment in the config has an axis \"" + target + "\"");
   }
   try {
@@ -418,7 +451,21 @@ std::vector<point> expand_points(const config& c) {
   return out;
 }
 
-std::string point::key() const { return experiment + " " + axes.dump(); }
+std::vector<point> repeat_points(const std::vector<point>& points, std::size_t passes) {
+  if (passes <= 1) return points;
+  std::vector<point> out;
+  out.reserve(points.size() * passes);
+  for (std::size_t r = 1; r <= passes; ++r)
+    for (point p : points) {
+      p.repeat = r;
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+std::string point::key() const {
+  return experiment + " " + axes.dump() + (repeat ? " #" + std::to_string(*repeat) : std::string());
+}
 
 std::string point::describe() const {
   std::string s = experiment;
@@ -427,6 +474,7 @@ std::string point::describe() const {
     if (!axes.contains(ax.name) || axes[ax.name].is_null()) continue;
     s += " " + ax.name + "=" + value_text(ax, axes[ax.name]);
   }
+  if (repeat) s += " (repeat " + std::to_string(*repeat) + ")";
   return s;
 }
 

@@ -30,6 +30,9 @@ struct experiment {
   std::uint32_t warmup = 1;
   std::uint32_t samples = 5;
   std::optional<double> time_budget_s;
+  // Kinds with a stopping rule (label): sample until the 95% interval of the median ratio
+  // has a half-width <= ci_target x the median, within time_budget_s (default 30 s).
+  std::optional<double> ci_target;
 };
 
 struct config {
@@ -51,8 +54,10 @@ struct point {
   std::string experiment;
   std::string kind;
   nlohmann::json axes;  // object: axis -> value or null
-  std::string key() const;       // experiment name + axis values: identity for resume and merge
-  std::string describe() const;  // "name axis=value ..." for progress lines
+  // `run --repeat N`: which pass over the points this is, 1..N; none for a single pass.
+  std::optional<std::size_t> repeat;
+  std::string key() const;       // experiment name + axis values (+ repeat): identity for resume and merge
+  std::string describe() const;  // "name axis=value ... [(repeat R)]" for progress lines
 };
 
 // Throws config_error (validation) with "<source>: <pointer>: <problem>" or
@@ -65,12 +70,17 @@ config embedded_default_config();
 config config_from_json(const nlohmann::json& normalized, const std::string& source, const std::string& where = {});
 
 // --set AXIS=V1,V2 (every experiment with that axis), --set EXPERIMENT.AXIS=V1,V2 (one),
-// also warmup, samples and time_budget_s. Returns the new, revalidated config.
+// also warmup, samples, time_budget_s and ci_target. Returns the new, revalidated config.
 config apply_overrides(const config& c, const std::vector<std::string>& sets);
 
 std::vector<point> expand_points(const config& c);
+// `passes` passes over `points`, each point once a pass (repeat 1..passes): one point's
+// repeats are as far apart as the list allows, not back to back. passes <= 1: unchanged.
+std::vector<point> repeat_points(const std::vector<point>& points, std::size_t passes);
 
 // The names the config key "reports" accepts.
 const std::vector<std::string>& report_names();
+// The kinds that accept the experiment key "ci_target" (they have a stopping rule).
+std::vector<std::string> stopping_kinds();
 
 }  // namespace poreplab::runner

@@ -57,6 +57,17 @@ struct measurement {
   // A figure computed by a model (gpu-model), not measured: the record gets
   // "modeled": true, is never marked verified, and is not failed for that.
   bool modeled = false;
+  // Kinds that apply the stopping rule themselves (run_sampled): why sampling ended,
+  // "samples", "ci_target" or "time_budget"; recorded as the record's "stopped_by".
+  std::string stopped_by;
+};
+
+// An experiment's sampling plan, for kinds that follow it themselves.
+struct sampling {
+  std::uint32_t warmup = 1;
+  std::uint32_t samples = 5;
+  double time_budget_s = 0;  // 0: none
+  double ci_target = 0;      // 0: none; else the interval half-width / median to reach
 };
 
 // Thrown by a kind when the point cannot run on this machine or build: recorded as
@@ -74,6 +85,10 @@ struct kind_spec {
   std::function<std::string(const nlohmann::json& axes)> unavailable;
   // Runs warmup + samples timed repetitions. Empty: not implemented in this build.
   std::function<measurement(const nlohmann::json& axes, std::uint32_t warmup, std::uint32_t samples)> run;
+  // Optional: runs the whole sampling plan, time budget and ci_target included, in one
+  // call (kinds that interleave pairs and stop on an interval). When set the runner calls
+  // it instead of run, and only these kinds accept the config key "ci_target".
+  std::function<measurement(const nlohmann::json& axes, const sampling& plan)> run_sampled;
   // Derived rates (labels/s, GB/s, cycles/byte, efficiency...) from the point's axes, the
   // measurement context and the median sample.
   std::function<nlohmann::json(const nlohmann::json& axes, const nlohmann::json& context, double median)> rates;

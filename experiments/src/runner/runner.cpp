@@ -93,11 +93,13 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 json expected_json(const point& p) {
-  return {{"index", p.index},
-          {"experiment", p.experiment},
-          {"kind", p.kind},
-          {"axes", p.axes},
-          {"description", p.describe()}};
+  json e = {{"index", p.index},
+            {"experiment", p.experiment},
+            {"kind", p.kind},
+            {"axes", p.axes},
+            {"description", p.describe()}};
+  if (p.repeat) e["repeat"] = *p.repeat;
+  return e;
 }
 
 // A runtime_error from a backend that says it cannot run here (rather than that it went
@@ -114,6 +116,12 @@ bool says_unavailable(const std::string& what) {
 // Runs the kind's function, honouring the experiment's time budget: after one sample
 // (with the warmup), only as many further samples as the budget still allows.
 measurement measure(const kind_spec& k, const experiment& e, const json& axes, json& rec) {
+  if (k.run_sampled) {
+    measurement m = k.run_sampled(axes, sampling{e.warmup, e.samples, e.time_budget_s.value_or(0), e.ci_target.value_or(0)});
+    if (!m.stopped_by.empty()) rec["stopped_by"] = m.stopped_by;
+    if (m.stopped_by == "time_budget") rec["budget_limited"] = true;
+    return m;
+  }
   if (!e.time_budget_s) return k.run(axes, e.warmup, e.samples);
   const auto t0 = clock_type::now();
   measurement m = k.run(axes, e.warmup, 1);
@@ -155,6 +163,16 @@ std::string result_text(const json& rec) {
     s << format_number(st["median"].get<double>()) << " " << rec.value("metric", "") << ", spread "
       << format_number(100 * st["spread"].get<double>(), 2) << "%";
     if (rec.value("noisy", false)) s << " (noisy)";
+    const json ctx = rec.value("context", json::object());
+    if (ctx.contains("efficiency_ci95") && ctx.contains("efficiency"))
+      s << ", efficiency " << format_number(ctx["efficiency"].get<double>()) << " ["
+        << format_number(ctx["efficiency_ci95"][0].get<double>()) << ", "
+        << format_number(ctx["efficiency_ci95"][1].get<double>()) << "]";
+    if (const auto flagged = ctx.value("clock_flagged", std::size_t{0}); flagged > 0)
+      s << ", clock off by >3% at " << flagged << " of " << st.value("n", 0) << " samples";
+    if (const auto flagged = ctx.value("preempted", std::size_t{0}); flagged > 0)
+      s << ", preempted at " << flagged << " of " << st.value("n", 0) << " samples";
+    if (rec.value("stopped_by", "") == "time_budget") s << ", stopped by the time budget";
   }
   if (status == "ok") return (rec.value("modeled", false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
   std::string out = status + ": " + rec.value("reason", "");
@@ -206,6 +224,7 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
   json rec = {{"type", "point"},     {"index", p.index},       {"experiment", p.experiment},
               {"kind", p.kind},      {"axes", p.axes},         {"description", p.describe()},
               {"run", run_index},    {"warmup", e.warmup},     {"samples_requested", e.samples}};
+  if (p.repeat) rec["repeat"] = *p.repeat;
   const auto t0 = clock_type::now();
   const std::string backend = p.axes.contains("backend") && p.axes["backend"].is_string() ? p.axes["backend"].get<std::string>() : "";
   const bool required = !backend.empty() && std::find(require.begin(), require.end(), backend) != require.end();
@@ -268,7 +287,10 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
 
 int run_experiments(const config& c, const run_options& opt) {
   const std::vector<point> all = expand_points(c);
-  const std::vector<point> mine = shard_points(all, opt.shard_index, opt.shard_count);
+  if (opt.repeat < 1 || opt.repeat > kMaxRepeat)
+    throw std::invalid_argument("--repeat " + std::to_string(opt.repeat) + ": expected an integer from 1 to " +
+                                std::to_string(kMaxRepeat));
+  const std::vector<point> mine = repeat_points(shard_points(all, opt.shard_index, opt.shard_count), opt.repeat);
   const fs::path dir = opt.out_dir;
   const fs::path records_file = dir / "records.jsonl";
 
@@ -291,6 +313,9 @@ int run_experiments(const config& c, const run_options& opt) {
         throw std::runtime_error(dir.string() + " holds shard " + shard["index"].dump() + "/" +
                                  shard["count"].dump() + "; resume it with --shard " + shard["index"].dump() + "/" +
                                  shard["count"].dump() + " or choose another -o");
+      if (const std::size_t was = last.value("repeat", std::size_t{1}); was != opt.repeat)
+        throw std::runtime_error(dir.string() + " was run with --repeat " + std::to_string(was) + "; resume it with --repeat " +
+                                 std::to_string(was) + " or choose another -o");
       if (last.value("config_digest", "") != c.digest)
         std::cerr << "resume: note: the config differs from the one recorded in " << dir.string()
                   << "; points are matched on experiment name and axis values\n";
@@ -320,9 +345,10 @@ int run_experiments(const config& c, const run_options& opt) {
                  {"require", opt.require},
                  {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
                  {"points_total", all.size()},
-                 {"points_in_shard", mine.size()},
+                 {"points_in_shard", mine.size() / opt.repeat},
                  {"started", utc_now()},
                  {"environment", environment_json()}};
+  if (opt.repeat > 1) header["repeat"] = opt.repeat;
   std::vector<json> runs = log.headers;
   runs.push_back(header);
   records_writer writer(records_file);
@@ -469,7 +495,12 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   }
   const config c = config_from_json(first.value("config", json()), first.value("source", "merged"),
                                     (shards.front().dir / "records.jsonl").string() + ": header config");
-  const std::vector<point> all = expand_points(c);
+  const std::size_t repeat = first.value("repeat", std::size_t{1});
+  for (const auto& s : shards)
+    if (const std::size_t r = s.log.headers.back().value("repeat", std::size_t{1}); r != repeat)
+      throw std::runtime_error("merge: " + s.dir.string() + " was run with --repeat " + std::to_string(r) + ", " +
+                               shards.front().dir.string() + " with --repeat " + std::to_string(repeat));
+  const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
   const dir_lock held(out_dir);
@@ -514,12 +545,13 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   for (auto& [k, p] : chosen) records.push_back(p);
   json merge_header = {{"type", "header"},    {"schema", kRecordsSchema}, {"run", runs.size()},
                        {"merge", true},       {"config_digest", digest},  {"config", c.normalized},
-                       {"source", c.source},  {"argv", argv},             {"points_total", all.size()},
+                       {"source", c.source},  {"argv", argv},             {"points_total", all.size() / repeat},
                        {"started", utc_now()}, {"shard_dirs", [&] {
                          json a = json::array();
                          for (const auto& s : shards) a.push_back(s.dir.string());
                          return a;
                        }()}};
+  if (repeat > 1) merge_header["repeat"] = repeat;
   runs.push_back(merge_header);
 
   // The merged directory is itself a resumable run directory: a records.jsonl holding

@@ -22,7 +22,12 @@ struct run_options {
   // Backends that must run: a point of one of them that cannot run here fails instead
   // of being skipped (`--require cuda`; POREPLAB_REQUIRE_CUDA=1 adds cuda).
   std::vector<std::string> require;
+  // `--repeat N`: N passes over the points, each record marked with its pass ("repeat");
+  // results.json and report.md then carry each metric's run-to-run spread.
+  std::size_t repeat = 1;
 };
+
+inline constexpr std::size_t kMaxRepeat = 100;
 
 // opt.require with what the environment adds, sorted and without repeats; throws
 // std::invalid_argument for a name that is not a backend.

@@ -37,7 +37,7 @@ std::string unavailable(const json& axes) {
   return {};
 }
 
-measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+measurement run_plan(const json& axes, const sampling& plan) {
   label_bench_options o;
   o.backend = axes["backend"];
   o.variant = text_or(axes["variant"], "sdr");
@@ -46,8 +46,10 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   o.sector_size = axes["sector_size"];
   o.sectors = axes["sectors"];
   o.layers = axes["layers"];
-  o.warmup = warmup;
-  o.samples = samples;
+  o.warmup = plan.warmup;
+  o.samples = plan.samples;
+  o.target_ci = plan.ci_target;
+  o.max_seconds = plan.time_budget_s;
   const label_bench_result r = bench_label(o);
   measurement m;
   m.metric = "ns_per_node_layer";
@@ -66,6 +68,11 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"labels_per_s", r.labels_per_s},
                {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
                {"rss_bytes_per_node", r.rss_bytes_per_node}};
+  if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
+  // Intervals, pairs, clocks and the stopping rule (bench/label.hpp).
+  const json trust = measurement_json(r);  // named: items() must not outlive it
+  for (const auto& [k, v] : trust.items()) m.context[k] = v;
+  m.stopped_by = r.stopped_by;
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
     // GPU points: samples are end to end (uploads, launches, layers back in host memory);
     // the label kernels alone are kept beside them.
@@ -77,6 +84,10 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
       m.context[key] = row[key];
   }
   return m;
+}
+
+measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
+  return run_plan(axes, sampling{warmup, samples, 0, 0});
 }
 
 json rates(const json& axes, const json& ctx, double median) {
@@ -97,8 +108,12 @@ json rates(const json& axes, const json& ctx, double median) {
   const double floor = ctx.value("floor_ns_per_node_layer", 0.0);
   if (floor > 0 && median > 0) {
     r["floor_ns_per_node_layer"] = floor;
-    r["efficiency"] = floor / median;
+    // The median of the pairs' ratios (each floor timed beside its sample); older records
+    // without pairs: the floor over the median.
+    r["efficiency"] = ctx.value("efficiency", floor / median);
   }
+  if (const double c = ctx.value("cycles_per_byte_core", 0.0); c > 0 && own > 0 && median > 0)
+    r["cycles_per_byte_core"] = c * median / own;
   if (ctx.value("rss_bytes_per_node", 0.0) > 0) r["bytes_per_node"] = ctx["rss_bytes_per_node"];
   if (const double k = ctx.value("kernel_ns_per_node_layer", 0.0); k > 0) {
     r["kernel_ns_per_node_layer"] = k;
@@ -116,6 +131,7 @@ kind_spec label_kind() {
   k.axes = labeling_axes(true, true);
   k.unavailable = unavailable;
   k.run = run;
+  k.run_sampled = run_plan;
   k.rates = rates;
   return k;
 }
