@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -117,5 +118,26 @@ inline std::string poreplab_command(const std::string& args) { return shell_quot
 inline run_result run_poreplab(const std::string& args, const temp_dir& dir) {
   return run_shell(poreplab_command(args), dir);
 }
+
+// Sets (or, for nullptr, clears) an environment variable for one scope, restoring what was there.
+struct scoped_env {
+  std::string name;
+  std::optional<std::string> saved;
+  scoped_env(const char* var, const char* value) : name(var) {
+    if (const char* old = std::getenv(var)) saved = old;
+    if (value != nullptr)
+      ::setenv(var, value, 1);
+    else
+      ::unsetenv(var);
+  }
+  ~scoped_env() {
+    if (saved)
+      ::setenv(name.c_str(), saved->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+};
 
 }  // namespace poreplab::test

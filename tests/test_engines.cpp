@@ -13,6 +13,7 @@
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/tune.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -46,23 +47,8 @@ std::vector<std::size_t> lane_counts(std::size_t L) {
 }
 
 // Sets or clears POREPLAB_FORCE_ENGINE for one scope, restoring what was there.
-struct force_engine_env {
-  std::optional<std::string> saved;
-  explicit force_engine_env(const char* value) {
-    if (const char* old = std::getenv(cpu::kForceEngineEnv)) saved = old;
-    if (value != nullptr)
-      ::setenv(cpu::kForceEngineEnv, value, 1);
-    else
-      ::unsetenv(cpu::kForceEngineEnv);
-  }
-  ~force_engine_env() {
-    if (saved)
-      ::setenv(cpu::kForceEngineEnv, saved->c_str(), 1);
-    else
-      ::unsetenv(cpu::kForceEngineEnv);
-  }
-  force_engine_env(const force_engine_env&) = delete;
-  force_engine_env& operator=(const force_engine_env&) = delete;
+struct force_engine_env : test::scoped_env {
+  explicit force_engine_env(const char* value) : scoped_env(cpu::kForceEngineEnv, value) {}
 };
 
 }  // namespace
@@ -277,11 +263,14 @@ TEST_CASE("BLAKE2 engines match portable on random blocks and counters", "[engin
 TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
   {
     force_engine_env env(nullptr);
+    test::scoped_env static_order(cpu::kTuneEnv, "static");
+    cpu::reset_tuning();
     CHECK(&cpu::best_engine(engine_algo::sha256) == cpu::available_engines(engine_algo::sha256).front());
     const engine& one = cpu::best_engine(engine_algo::sha256, 1, 1);
     CHECK(one.lanes == 1);
     CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1000, 2000), std::invalid_argument);
   }
+  cpu::reset_tuning();  // the static order above must not outlive its scope
   {
     force_engine_env env("portable");
     for (engine_algo algo : cpu::engine_algos()) CHECK(cpu::best_engine(algo).name == "portable");
@@ -289,7 +278,7 @@ TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
   {
     force_engine_env env("sha256:portable");
     CHECK(cpu::best_engine(engine_algo::sha256).name == "portable");
-    CHECK(&cpu::best_engine(engine_algo::blake2s) == cpu::available_engines(engine_algo::blake2s).front());
+    CHECK(&cpu::best_engine(engine_algo::blake2s) != &cpu::find_engine(engine_algo::sha256, "portable"));
   }
   {
     // A qualified entry wins over a bare name for its algo.
@@ -299,12 +288,13 @@ TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
   const auto& sha = cpu::available_engines(engine_algo::sha256);
   const engine* widest = *std::max_element(sha.begin(), sha.end(), [](auto* a, auto* b) { return a->lanes < b->lanes; });
   if (widest->lanes > 1) {
+    const engine* b2s_auto = &cpu::best_engine(engine_algo::blake2s);
     force_engine_env env(std::string(widest->name).c_str());
     CHECK(&cpu::best_engine(engine_algo::sha256) == widest);
     // A name only SHA-256 knows leaves BLAKE2 alone.
     const auto& b2s = cpu::compiled_engines(engine_algo::blake2s);
     if (std::none_of(b2s.begin(), b2s.end(), [&](const engine& x) { return x.name == widest->name; }))
-      CHECK(&cpu::best_engine(engine_algo::blake2s) == cpu::available_engines(engine_algo::blake2s).front());
+      CHECK(&cpu::best_engine(engine_algo::blake2s) == b2s_auto);
     // Outside the caller's lane range.
     CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1, 1), std::invalid_argument);
   } else {

@@ -7,6 +7,7 @@
 
 #include "kernels.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/tune.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -43,8 +44,8 @@ constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
 std::vector<engine> make_sha256() {
   std::vector<engine> v;
   const auto a = engine_algo::sha256;
-  // Best first by aggregate block rate as measured (docs/cpu-backend.md); callers with fewer
-  // chains than an engine's width narrow the choice through best_engine()'s lane range.
+  // Static best-first order, used only when engines are not measured (tune.cpp); callers
+  // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
   v.push_back({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2, kShaniFeatures,
                has_shani, kernels::sha256_chains_shani_x2});
@@ -240,6 +241,7 @@ const engine& best_engine(engine_algo algo, std::size_t min_lanes, std::size_t m
                                   ".." + std::to_string(max_lanes) + " this caller needs");
     return e;
   }
+  if (const engine* e = measured_fastest(algo, min_lanes, max_lanes, 0)) return *e;
   for (const engine* e : available_engines(algo))
     if (e->lanes >= min_lanes && e->lanes <= max_lanes) return *e;
   throw std::invalid_argument("no available " + std::string(engine_algo_name(algo)) + " engine runs " +

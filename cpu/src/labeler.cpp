@@ -1,4 +1,5 @@
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/tune.hpp"
 
 #include <omp.h>
 #include <pthread.h>
@@ -312,14 +313,7 @@ class cpu_backend final : public sdr::backend {
 }  // namespace
 
 const engine& pick_label_engine(std::size_t sectors) {
-  if (sectors <= 1) return best_engine(engine_algo::sha256, 1, 1);
-  const auto avail = available_engines(engine_algo::sha256);
-  // Widest engine that S fills; lanes > S would hash idle lanes.
-  const engine* best = nullptr;
-  for (const engine* e : avail)
-    if (e->lanes <= sectors && (best == nullptr || e->lanes > best->lanes)) best = e;
-  if (std::getenv(kForceEngineEnv) != nullptr || best == nullptr) return best_engine(engine_algo::sha256);
-  return *best;
+  return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors));
 }
 
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {

@@ -55,6 +55,7 @@ int run_cli(int argc, char** argv) {
   add_report_command(app);
   add_model_command(app);
   add_parent_cache_command(app);
+  add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

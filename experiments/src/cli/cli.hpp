@@ -25,6 +25,7 @@ void add_run_commands(CLI::App& app);     // cmd_run.cpp: run, merge
 void add_report_command(CLI::App& app);   // cmd_report.cpp: report amax
 void add_model_command(CLI::App& app);    // cmd_model_gpu.cpp: model gpu
 void add_parent_cache_command(CLI::App& app);  // cmd_parent_cache.cpp: parent-cache
+void add_tune_command(CLI::App& app);     // cmd_tune.cpp: tune
 
 // A command that ran but found a failure (e.g. a mismatching check) sets a non-zero
 // status here instead of throwing, so that all of its report is printed.

@@ -59,7 +59,8 @@ struct engine_unavailable : std::runtime_error {
 
 inline constexpr const char* kForceEngineEnv = "POREPLAB_FORCE_ENGINE";
 
-// Every engine compiled into this binary for the algo, best first.
+// Every engine compiled into this binary for the algo, in a static best-first order (the
+// fallback when engines are not measured, tune.hpp).
 const std::vector<engine>& compiled_engines(engine_algo algo);
 // The compiled engines this CPU can run, best first; "portable" is always last.
 std::vector<const engine*> available_engines(engine_algo algo);
@@ -67,7 +68,9 @@ std::vector<const engine*> available_engines(engine_algo algo);
 // Known but not runnable here: engine_unavailable naming the missing features.
 const engine& find_engine(engine_algo algo, std::string_view name);
 
-// The best available engine whose width lies in [min_lanes, max_lanes].
+// The best available engine whose width lies in [min_lanes, max_lanes]: the one measured
+// fastest per lane on this CPU (tune.hpp), or the static best-first order when tuning is
+// off or lacks a rate.
 // POREPLAB_FORCE_ENGINE overrides the choice: a comma-separated list of `name` or
 // `algo:name` entries (e.g. "shani" or "sha256:avx2-x8,blake2s:portable"). For this
 // algo the `algo:name` entry wins over a bare name; a bare name that is an engine of

@@ -32,8 +32,9 @@ struct labeler_options {
 // "shani" for a blake2s job) makes label() throw std::invalid_argument naming the algo.
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt);
 
-// The engine `auto` picks for S sectors: one stream -> the best 1-lane engine
-// (latency), several -> the best lane engine no wider than S, else the widest.
+// The engine `auto` picks for S sectors: fastest_engine(sha256, S) (tune.hpp): measured
+// on this CPU, one stream -> the fastest 1-lane engine, several -> the lowest cost for S
+// chains; without measurements the widest engine S fills.
 const engine& pick_label_engine(std::size_t sectors);
 
 // The engine algorithm of a labeling hash (blake2b-256 runs on the BLAKE2b engines).

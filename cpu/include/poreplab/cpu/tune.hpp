@@ -1,0 +1,84 @@
+#pragma once
+// Engine choice by measurement: a short calibration times every available engine on this
+// CPU, its result is cached per CPU model and build, and `auto` picks the engine measured
+// fastest for the request (algorithm, lanes needed). No engine order is tuned for one
+// vendor: the static best-first order of engines.cpp is only the fallback when tuning is
+// off (POREPLAB_TUNE=static) or the table lacks an engine.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poreplab/cpu/engines.hpp"
+
+namespace poreplab::cpu {
+
+inline constexpr const char* kTuneDirEnv = "POREPLAB_TUNE_DIR";  // where the cache lives
+inline constexpr const char* kTuneEnv = "POREPLAB_TUNE";         // "static": no measurement
+inline constexpr const char* kTuneSchema = "poreplab-engine-tune/1";
+
+struct engine_rate {
+  engine_algo algo = engine_algo::sha256;
+  std::string engine;
+  std::size_t lanes = 1;
+  // Nanoseconds per compressed block per lane with every lane of the engine busy: the
+  // cost of one chain's block when the caller fills the engine's width.
+  double ns_per_lane_block = 0;
+};
+
+struct engine_tuning {
+  std::string cpu_model;  // as /proc/cpuinfo or CPUID's brand string gives it
+  std::string build;      // version, compiler and compiled engines: the cache key's other half
+  std::string calibrated_at;  // UTC, ISO 8601
+  double seconds = 0;         // the calibration's wall time
+  std::vector<engine_rate> rates;
+  std::string source;  // "cache <file>", "calibrated now (cached in <file>)", "calibrated now (not cached: ...)", "static"
+
+  const engine_rate* find(engine_algo algo, std::string_view engine) const;
+};
+
+// $POREPLAB_TUNE_DIR, else $XDG_CACHE_HOME/poreplab, else $HOME/.cache/poreplab, else
+// /var/tmp/poreplab.
+std::filesystem::path tune_cache_dir();
+// tune_cache_dir() / "engines-<16 hex digits of a hash of the CPU model and the build>.json".
+std::filesystem::path tune_cache_file();
+// The build half of the key: version, compiler, compiled engines of every algorithm.
+std::string tune_build_id();
+
+// Times every engine this CPU can run: rounds of short samples, engines interleaved so a
+// burst of other load hits them alike; each rate is the fastest sample (load only ever
+// slows a sample down). `rounds` >= 1, `sample_seconds` in (0, 1].
+engine_tuning calibrate_engines(int rounds = 7, double sample_seconds = 0.002);
+
+// The cache file's JSON text (schema, cpu_model, build, calibrated_at, seconds, rates).
+std::string tuning_json(const engine_tuning& t);
+// Parses a cache file's text; throws std::runtime_error "<file>: <problem>" on anything
+// malformed (wrong schema, unknown algorithm, non-positive or non-finite rates, ...).
+engine_tuning parse_tuning(std::string_view text, const std::filesystem::path& file);
+
+// The process's tuning, loaded or measured once: POREPLAB_TUNE=static gives an empty
+// table (source "static"); else the cache file when it matches this CPU and build; else
+// a calibration, written to the cache atomically (a cache that cannot be read or written
+// is reported once on stderr and the calibration is used for this process only).
+const engine_tuning& current_tuning();
+// Calibrates now and replaces the cache file (poreplab tune --recalibrate); the process's
+// tuning becomes the new one.
+const engine_tuning& recalibrate_tuning(int rounds = 7, double sample_seconds = 0.002);
+// Forgets the process's tuning so the next current_tuning() reads the environment and the
+// cache again (tests).
+void reset_tuning();
+
+// Among the available engines of width min_lanes..max_lanes, the one measured fastest for
+// `lanes_needed` chains (0: each engine's width filled, i.e. the lowest ns_per_lane_block);
+// nullptr when there is none or the tuning lacks a rate for one of them (static order).
+const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
+                               std::size_t lanes_needed);
+
+// The engine measured fastest for `lanes_needed` chains: each available engine costs
+// ceil(lanes_needed / width) x width x ns_per_lane_block (idle lanes of a partly filled
+// group still cost). lanes_needed 1 keeps to one-lane engines. POREPLAB_FORCE_ENGINE wins;
+// without a measured rate for every candidate the static order decides, as before.
+const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed);
+
+}  // namespace poreplab::cpu

@@ -1,0 +1,208 @@
+// Engine choice by measurement: the calibration, its cache (found, stale, damaged), the
+// cost rule for a lane request, POREPLAB_TUNE=static and POREPLAB_FORCE_ENGINE, and
+// `poreplab tune`.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/tune.hpp"
+#include "support.hpp"
+
+using namespace poreplab;
+using cpu::engine_algo;
+
+namespace {
+
+// A tuning directory of its own for one test, and the process's tuning forgotten on entry
+// and exit so no other test sees what this one planted.
+struct tune_scope {
+  test::temp_dir dir{"tune"};
+  test::scoped_env tune_dir{cpu::kTuneDirEnv, dir.path.c_str()};
+  test::scoped_env mode{cpu::kTuneEnv, nullptr};
+  test::scoped_env force{cpu::kForceEngineEnv, nullptr};
+  tune_scope() { cpu::reset_tuning(); }
+  ~tune_scope() { cpu::reset_tuning(); }
+};
+
+// A cache for this CPU and build where every available engine has `rate(engine)`.
+template <class F>
+void plant_cache(F rate) {
+  cpu::engine_tuning t;
+  t.cpu_model = cpu::detect().model;
+  t.build = cpu::tune_build_id();
+  t.calibrated_at = "2026-01-01T00:00:00Z";
+  t.seconds = 0.1;
+  for (engine_algo a : cpu::engine_algos())
+    for (const cpu::engine* e : cpu::available_engines(a))
+      t.rates.push_back({a, std::string(e->name), e->lanes, rate(*e)});
+  test::write_text(cpu::tune_cache_file(), cpu::tuning_json(t));
+}
+
+const cpu::engine* widest_sha256() {
+  const auto v = cpu::available_engines(engine_algo::sha256);
+  return *std::max_element(v.begin(), v.end(), [](auto* a, auto* b) { return a->lanes < b->lanes; });
+}
+
+}  // namespace
+
+TEST_CASE("tune: a calibration times every available engine and round-trips through its cache text", "[tune]") {
+  const cpu::engine_tuning t = cpu::calibrate_engines(1, 0.0005);
+  std::size_t n = 0;
+  for (engine_algo a : cpu::engine_algos())
+    for (const cpu::engine* e : cpu::available_engines(a)) {
+      ++n;
+      const cpu::engine_rate* r = t.find(a, e->name);
+      REQUIRE(r != nullptr);
+      CHECK(r->lanes == e->lanes);
+      CHECK(r->ns_per_lane_block > 0);
+      CHECK(r->ns_per_lane_block < 1e6);
+    }
+  CHECK(t.rates.size() == n);
+  CHECK(t.cpu_model == cpu::detect().model);
+  const cpu::engine_tuning back = cpu::parse_tuning(cpu::tuning_json(t), "x.json");
+  REQUIRE(back.rates.size() == t.rates.size());
+  for (std::size_t i = 0; i < t.rates.size(); ++i) {
+    CHECK(back.rates[i].engine == t.rates[i].engine);
+    CHECK(back.rates[i].algo == t.rates[i].algo);
+    CHECK(back.rates[i].ns_per_lane_block == Approx(t.rates[i].ns_per_lane_block));
+  }
+  CHECK(back.build == t.build);
+  CHECK_THROWS_AS(cpu::calibrate_engines(0, 0.001), std::invalid_argument);
+  CHECK_THROWS_AS(cpu::calibrate_engines(1, 0), std::invalid_argument);
+}
+
+TEST_CASE("tune: a damaged or hostile cache text is one error naming the file and the field", "[tune]") {
+  const std::string good = cpu::tuning_json(cpu::calibrate_engines(1, 0.0002));
+  CHECK_THROWS_WITH(cpu::parse_tuning("{", "c.json"), Catch::StartsWith("c.json: "));
+  CHECK_THROWS_WITH(cpu::parse_tuning("[]", "c.json"), Catch::Contains("not a JSON object"));
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  CHECK_THROWS_WITH(cpu::parse_tuning(with(cpu::kTuneSchema, "other/1"), "c.json"), Catch::Contains("/schema"));
+  CHECK_THROWS_WITH(cpu::parse_tuning(with("\"ns_per_lane_block\": ", "\"ns_per_lane_block\": -"), "c.json"),
+                    Catch::Contains("/rates/0/ns_per_lane_block"));
+  CHECK_THROWS_WITH(cpu::parse_tuning(with("\"ns_per_lane_block\": ", "\"ns_per_lane_block\": 1e400, \"x\": "), "c.json"),
+                    Catch::StartsWith("c.json: "));
+  CHECK_THROWS_WITH(cpu::parse_tuning(with("\"algo\": \"sha256\"", "\"algo\": \"md5\""), "c.json"),
+                    Catch::Contains("/rates/0/algo"));
+  CHECK_THROWS_WITH(cpu::parse_tuning(with("\"lanes\": ", "\"lanes\": 0, \"y\": "), "c.json"),
+                    Catch::Contains("/rates/0/lanes"));
+}
+
+TEST_CASE("tune: auto follows the cached measurements, not a static order", "[tune]") {
+  tune_scope scope;
+  // Portable measured fastest everywhere: every auto choice must be portable.
+  plant_cache([](const cpu::engine& e) { return e.name == "portable" ? 1.0 : 50.0; });
+  CHECK(cpu::current_tuning().source.starts_with("cache "));
+  for (engine_algo a : cpu::engine_algos()) CHECK(cpu::best_engine(a).name == "portable");
+  CHECK(cpu::fastest_engine(engine_algo::sha256, 1).name == "portable");
+  CHECK(cpu::fastest_engine(engine_algo::sha256, 32).name == "portable");
+  CHECK(cpu::pick_label_engine(32).name == "portable");
+  CHECK(cpu::pick_label_engine(sdr::label_scheme{sdr::porep_variant::sdr, sdr::label_hash::blake2b_256}, 1).name ==
+        "portable");
+  // POREPLAB_FORCE_ENGINE still wins over the measurements.
+  if (cpu::available_engines(engine_algo::sha256).front()->name != "portable") {
+    const std::string other(cpu::available_engines(engine_algo::sha256).front()->name);
+    test::scoped_env force(cpu::kForceEngineEnv, other.c_str());
+    CHECK(cpu::best_engine(engine_algo::sha256).name == other);
+  }
+}
+
+TEST_CASE("tune: a request's cost counts the idle lanes of a partly filled group", "[tune]") {
+  const cpu::engine* w = widest_sha256();
+  if (w->lanes == 1) {
+    WARN("no multi-lane SHA-256 engine here: the lane-cost rule is not exercised");
+    return;
+  }
+  tune_scope scope;
+  // The wide engine costs 1 per lane-block, portable 1.5: wide wins when the request fills
+  // it, portable when one lane more than the width makes the wide engine run 2 groups.
+  const std::string wide(w->name);
+  plant_cache([&](const cpu::engine& e) { return e.name == wide ? 1.0 : e.name == "portable" ? 1.5 : 100.0; });
+  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes).name == wide);
+  CHECK(cpu::fastest_engine(engine_algo::sha256, 2 * w->lanes).name == wide);
+  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes + 1).name == "portable");
+  // One stream keeps to one-lane engines however fast the wide one is.
+  CHECK(cpu::fastest_engine(engine_algo::sha256, 1).lanes == 1);
+  CHECK(cpu::best_engine(engine_algo::sha256).name == wide);
+  CHECK_THROWS_AS(cpu::fastest_engine(engine_algo::sha256, 0), std::invalid_argument);
+}
+
+TEST_CASE("tune: a damaged, stale or absent cache is measured again and rewritten", "[tune]") {
+  tune_scope scope;
+  const auto file = cpu::tune_cache_file();
+  CHECK(file.parent_path() == scope.dir.path);
+  CHECK(file.filename().string().starts_with("engines-"));
+  // Absent: calibrated and cached.
+  CHECK(cpu::current_tuning().source.starts_with("calibrated now (cached in"));
+  REQUIRE(std::filesystem::exists(file));
+  CHECK_NOTHROW(cpu::parse_tuning(test::read_text(file), file));
+  // Damaged: a warning, a new calibration, a valid file again.
+  test::write_text(file, "{\"schema\": ");
+  cpu::reset_tuning();
+  CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
+  CHECK_NOTHROW(cpu::parse_tuning(test::read_text(file), file));
+  // Another CPU's measurements are not used.
+  auto t = cpu::parse_tuning(test::read_text(file), file);
+  t.cpu_model = "some other CPU";
+  for (auto& r : t.rates) r.ns_per_lane_block = r.engine == "portable" ? 1e-3 : 1e3;
+  test::write_text(file, cpu::tuning_json(t));
+  cpu::reset_tuning();
+  CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
+  CHECK(cpu::current_tuning().cpu_model == cpu::detect().model);
+  // A cache directory that cannot be created: measured for this process only.
+  {
+    test::scoped_env bad(cpu::kTuneDirEnv, (scope.dir.path / "file-not-dir" / "x").c_str());
+    test::write_text(scope.dir.path / "file-not-dir", "x");
+    cpu::reset_tuning();
+    CHECK(cpu::current_tuning().source.starts_with("calibrated now (not cached"));
+    CHECK(!cpu::current_tuning().rates.empty());
+  }
+}
+
+TEST_CASE("tune: POREPLAB_TUNE=static keeps the compiled best-first order", "[tune]") {
+  tune_scope scope;
+  plant_cache([](const cpu::engine& e) { return e.name == "portable" ? 1.0 : 50.0; });
+  test::scoped_env mode(cpu::kTuneEnv, "static");
+  cpu::reset_tuning();
+  CHECK(cpu::current_tuning().source == "static");
+  CHECK(cpu::current_tuning().rates.empty());
+  for (engine_algo a : cpu::engine_algos())
+    CHECK(&cpu::best_engine(a) == cpu::available_engines(a).front());
+  // The widest engine a request fills.
+  const cpu::engine* w = widest_sha256();
+  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes).lanes == w->lanes);
+}
+
+TEST_CASE("tune: poreplab tune shows the table and the picks, --check compares with a fresh measurement",
+          "[tune][cli]") {
+  test::temp_dir dir("tune-cli");
+  const std::string env = "POREPLAB_TUNE_DIR=" + test::shell_quote((dir.path / "cache").string()) + " ";
+  const auto r = test::run_shell(env + test::poreplab_command("tune --json --rounds 1 --sample-ms 0.2"), dir);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["schema"] == cpu::kTuneSchema);
+  CHECK(j["source"].get<std::string>().starts_with("calibrated now (cached in"));
+  CHECK(!j["rates"].empty());
+  CHECK(j["auto"].size() >= 3);
+  // The second run reads the cache.
+  const auto again = test::run_shell(env + test::poreplab_command("tune"), dir);
+  REQUIRE(again.status == 0);
+  CHECK(again.out.find("tuning:  cache ") != std::string::npos);
+  CHECK(again.out.find("auto picks:") != std::string::npos);
+  // A tolerance no machine can miss by: the check itself must run and pass.
+  const auto check = test::run_shell(env + test::poreplab_command("tune --check --json --rounds 1 --sample-ms 0.2 --tolerance 10"), dir);
+  REQUIRE(check.status == 0);
+  const auto cj = nlohmann::json::parse(check.out);
+  CHECK(cj["check_passed"] == true);
+  CHECK(!cj["check"].empty());
+  const auto bad = test::run_shell(env + test::poreplab_command("tune --rounds 0"), dir);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("--rounds") != std::string::npos);
+}
