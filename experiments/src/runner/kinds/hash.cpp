@@ -250,8 +250,7 @@ kind_spec hash_kind() {
       "engine name, openssl (the EVP reference), or all = every compiled engine of the algo and openssl");
   engine.all = [](const json& axes) {
     auto v = engine_names(algo_of(axes));
-    v.emplace_back(kOpenssl);
-    if (algo_of(axes) == cpu::engine_algo::sha256) v.emplace_back(kOpensslNoShani);
+    v.emplace_back(kOpenssl);  // openssl-noshani (a child process) only when named
     return v;
   };
   auto mode = text_axis(
