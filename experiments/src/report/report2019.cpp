@@ -181,6 +181,7 @@ void amax_section(const json& data, const amax::inputs& in, std::ostringstream& 
 
 struct step_cell {
   double cpb = 0;
+  bool core = false;  // core cycles (perf counter) rather than TSC ticks
   std::string where, knobs;
 };
 
@@ -188,8 +189,9 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
   const json& sum = data["summary"];
   md << "### " << sum["title"].get<std::string>() << "\n\n"
      << "Quoted: " << sum["workload"].get<std::string>() << ", " << sum["cpu"].get<std::string>()
-     << ". Here: `label` points of experiment `step-<id>-<scheme>`, one sector, cycles per hashed byte (TSC), each "
-        "step adding its switch to the previous ones; the switches each point set are listed.\n\n";
+     << ". Here: `label` points of experiment `step-<id>-<scheme>`, one sector, core cycles per hashed byte (perf "
+        "counter; TSC ticks, marked *tsc*, where it is unavailable), each step adding its switch to the previous ones; "
+        "the switches each point set are listed.\n\n";
   std::map<std::string, step_cell> cells;
   std::string cpu;
   for (const auto& r : in.records) {
@@ -198,7 +200,11 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
     const std::string e = p.value("experiment", "");
     if (e.rfind("step-", 0) != 0) continue;
     step_cell c;
-    c.cpb = rate(p, "cycles_per_byte");
+    // Core cycles count only while the thread runs, so a busy machine's preemption does
+    // not inflate them as it does TSC ticks; TSC where the counter is unavailable.
+    c.cpb = rate(p, "cycles_per_byte_core");
+    c.core = c.cpb > 0;
+    if (!c.core) c.cpb = rate(p, "cycles_per_byte");
     c.where = r.where;
     const json axes = p.value("axes", json::object());
     for (const char* k : {"engine", "assembly", "prefetch_distance", "encoding", "huge_pages"})
@@ -223,7 +229,9 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
     const double q = s["quoted_cycles_per_byte"];
     const step_cell z = cells.count(id + "-zigzag-blake2s") ? cells[id + "-zigzag-blake2s"] : step_cell{};
     const step_cell x = cells.count(id + "-sdr-sha256") ? cells[id + "-sdr-sha256"] : step_cell{};
-    auto c = [](const step_cell& v) { return v.cpb > 0 ? format_number(v.cpb, 3) : std::string("not measured"); };
+    auto c = [](const step_cell& v) {
+      return v.cpb <= 0 ? std::string("not measured") : format_number(v.cpb, 3) + (v.core ? "" : " *tsc*");
+    };
     md << "| " << s["step"].get<std::string>() << " | " << fix(q, 2) << " | " << gain(prev_q, q) << " | " << c(z)
        << " | " << gain(prev_z, z.cpb) << " | " << c(x) << " | " << gain(prev_s, x.cpb) << " | "
        << s["poreplab"].get<std::string>();
@@ -244,7 +252,7 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
     if (is_step) continue;
     if (!any) md << "| other A/B point | c/B here | switches |\n|---|---|---|\n";
     any = true;
-    md << "| " << k << " | " << format_number(c.cpb, 3) << " | `" << c.knobs << "` |\n";
+    md << "| " << k << " | " << format_number(c.cpb, 3) << (c.core ? "" : " *tsc*") << " | `" << c.knobs << "` |\n";
   }
   if (any) md << "\n";
 }
