@@ -3,8 +3,9 @@
 // (sdr | zigzag) x (sha256 | blake2s | blake2b-256), on an engine of the scheme's hash.
 // SHA-256: sectors in groups of the engine's lane width, chunks read in place
 // (gathered only with assembly gather). BLAKE2 (single-stream engines): one sector at a
-// time per thread, each node's message gathered into an aligned buffer. Each thread drives whole groups (sectors)
-// through the node loop of a layer, prefetching parents ahead. ZigZag layers are
+// time per thread, each node's message gathered into an aligned buffer. Each thread
+// drives whole groups (sectors) through the node loop of a layer, prefetching parents
+// ahead. ZigZag layers are
 // encoded in place (node + key mod r), after sdr::zigzag_begin_layer.
 #include <cstddef>
 #include <cstdint>
