@@ -15,6 +15,7 @@
 #include <string>
 
 #include "report/amax.hpp"
+#include "report/report2019.hpp"
 #include "runner/config.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "runner/runner.hpp"
@@ -328,7 +329,7 @@ TEST_CASE("runner config: reports", "[amax][runner]") {
   CHECK(problem(R"(["amax"])").empty());
   CHECK(problem("[]").empty());
   CHECK(problem(R"("amax")") == "t.json: /reports: expected a list of report names, got string \"amax\"");
-  CHECK(problem(R"(["amax", "bmax"])") == "t.json: /reports/1: unknown report \"bmax\" (known: amax, verdict)");
+  CHECK(problem(R"(["amax", "bmax"])") == "t.json: /reports/1: unknown report \"bmax\" (known: amax, verdict, report-2019)");
   CHECK(problem(R"(["amax", "amax"])") == "t.json: /reports/1: duplicate report \"amax\"");
   CHECK(problem("[1]") == "t.json: /reports/0: expected a string, got number 1");
 
@@ -426,4 +427,60 @@ TEST_CASE("runner: reports [amax] writes amax.md and amax.json after the points"
   }
   CHECK(custom_with_amax);
   CHECK(test::read_text(s / "out" / "amax.md").find("## blake2s") != std::string::npos);
+}
+
+TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax reproduction", "[amax][report2019]") {
+  const json data = report2019::load_data(report2019::default_data_file());
+  CHECK(data["compute"].size() == 14);
+  CHECK(data["summary"]["steps"].size() == 5);
+
+  auto label_point = [](const std::string& exp, double cpb, const std::string& assembly) {
+    return json{{"type", "point"},       {"run", 0},
+                {"experiment", exp},      {"kind", "label"},
+                {"axes", {{"engine", "auto"}, {"assembly", assembly}}},
+                {"status", "ok"},         {"context", json::object()},
+                {"rates", {{"cycles_per_byte", cpb}}}};
+  };
+  auto tree_point = [](const std::string& engine, int pad, double ns) {
+    return json{{"type", "point"}, {"run", 0}, {"experiment", "pad"}, {"kind", "tree_d"},
+                {"axes", {{"engine", engine}, {"pad_precompute", pad}, {"sector_size", 8u << 20}, {"threads", 1}}},
+                {"status", "ok"},  {"context", json::object()}, {"rates", {{"ns_per_node", ns}}}};
+  };
+  json core_point = label_point("step-huge-pages-on-sdr-sha256", 4.0, "auto");
+  core_point["rates"]["cycles_per_byte_core"] = 3.5;  // preferred over TSC ticks
+  json multi = hash_point("sha256", "avx2-x8", "chain", 10, 64);
+  multi["context"]["lanes"] = 8;  // a lane of a multi-buffer engine: not a single stream
+  std::string s;
+  for (const json& j : {header("Test CPU 9000", 2.5e9), hash_point("sha256", "shani", "chain", 32, 64),
+                        hash_point("sha256", "avx2-1", "chain", 128, 64), multi,
+                        hash_point("blake2s", "avx2", "chain", 100, 64),
+                        label_point("step-baseline-sdr-sha256", 20.0, "gather"),
+                        label_point("step-simd-hash-sdr-sha256", 5.0, "gather"),
+                        core_point, tree_point("portable", 0, 100),
+                        tree_point("portable", 1, 60)})
+    s += j.dump() + "\n";
+  test::temp_dir d("r2019");
+  test::write_text(d / "records.jsonl", s);
+  const std::string md = report2019::markdown(data, amax::load_result_dirs({d.path}));
+  CHECK_THAT(md, Catch::Contains("| Default parents-iter | 9.10 | - | not measured | - | 20 *tsc* | - |"));
+  CHECK_THAT(md, Catch::Contains("| 8.84 | 2.9% | not measured | - | 5 *tsc* | 75.0% |"));
+  CHECK_THAT(md, Catch::Contains("| huge-pages-on-sdr-sha256 | 3.5 |"));
+  CHECK_THAT(md, Catch::Contains("Test CPU 9000: avx2-1 (no SHA-NI) | - | - | 0.5 |"));
+  CHECK_THAT(md, Catch::Contains("Test CPU 9000: shani (SHA-NI) | - | - | 2 |"));
+  CHECK_THAT(md, !Catch::Contains("avx2-x8"));
+  // SHA-256: quoted 3, recomputed 7.5 / 2.5 = 3; best here 2 GB/s (shani), 0.5 without SHA-NI: 7.5 / 2 = 3.75.
+  CHECK_THAT(md, Catch::Contains("| sha256 | 2.5 | 7.5 | 3 | 3 | 2 | 0.5 | not measured | 3.75 |"));
+  CHECK_THAT(md, Catch::Contains("| blake2b | 1.7 | 20.8 | 12.5 | 12.2 |"));
+  CHECK_THAT(md, Catch::Contains("| portable | 8MiB | 1 thread | 100 | 60 | 40.0% |"));
+
+  CHECK_THROWS_WITH(report2019::parse_data("{}", "d.json"), Catch::Contains("d.json: /schema"));
+  json bad = data;
+  bad["compute"][3]["kind"] = "guess";
+  CHECK_THROWS_WITH(report2019::parse_data(bad.dump(), "d.json"),
+                    Catch::Contains("d.json: /compute/3/kind: expected measured-by-source or estimate"));
+  bad = data;
+  bad["summary"]["steps"][0].erase("quoted_cycles_per_byte");
+  CHECK_THROWS_WITH(report2019::parse_data(bad.dump(), "d.json"),
+                    Catch::Contains("/summary/steps/0/quoted_cycles_per_byte: missing"));
+  CHECK_THROWS_WITH(report2019::parse_data("{", "d.json"), Catch::Contains("parse error"));
 }

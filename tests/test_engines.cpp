@@ -14,6 +14,8 @@
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/tune.hpp"
+#include "poreplab/cpu/tree_d.hpp"
+#include "poreplab/sdr/tree_d.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -355,4 +357,56 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
   CHECK(only.size() == 2);
   opt.repetitions = 0;
   CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "portable", opt), std::invalid_argument);
+}
+
+TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
+  const auto msg = pattern(64);
+  std::uint8_t want[32];
+  sha256::digest(want, msg.data(), msg.size());
+  std::size_t with_pad = 0;
+  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+    if (e->sha256_pad64 == nullptr) continue;
+    ++with_pad;
+    INFO(e->name);
+    for (std::size_t lanes : {std::size_t{1}, std::size_t{3}}) {
+      std::vector<std::uint32_t> state(8 * lanes);
+      std::vector<const std::uint8_t*> chunks(2 * lanes);
+      for (std::size_t j = 0; j < lanes; ++j) {
+        sha256::init_state(state.data() + 8 * j);
+        chunks[j] = msg.data();
+        chunks[lanes + j] = msg.data() + 32;
+      }
+      e->sha256(state.data(), chunks.data(), 1, lanes);
+      e->sha256_pad64(state.data(), lanes);
+      for (std::size_t j = 0; j < lanes; ++j) {
+        std::uint8_t got[32];
+        sha256::store_digest(state.data() + 8 * j, got);
+        CHECK(std::equal(got, got + 32, want));
+      }
+    }
+  }
+  CHECK(with_pad >= 1);  // portable at least
+}
+
+TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matches the library", "[engines][tree_d]") {
+  for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{64}, std::uint64_t{1} << 13}) {
+    auto data = pattern(nodes * 32);
+    for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
+    std::vector<std::uint8_t> want(sdr::tree_d_bytes(nodes)), got(want.size());
+    const auto root = sdr::build_tree_d(data.data(), nodes, want.data());
+    for (const engine* e : engines_under_test(engine_algo::sha256))
+      for (bool pad : {false, true}) {
+        if (pad && e->sha256_pad64 == nullptr) {
+          CHECK_THROWS_WITH(cpu::build_tree_d(*e, data.data(), nodes, got.data(), true),
+                            Catch::Contains("precomputed-padding"));
+          continue;
+        }
+        INFO(e->name << ", nodes " << nodes << ", pad " << pad);
+        std::fill(got.begin(), got.end(), 0);
+        CHECK(cpu::build_tree_d(*e, data.data(), nodes, got.data(), pad) == root);
+        CHECK(got == want);
+      }
+  }
+  CHECK_THROWS_WITH(cpu::build_tree_d(cpu::find_engine(engine_algo::sha256, "portable"), nullptr, 3, nullptr, false),
+                    Catch::Contains("power of two"));
 }

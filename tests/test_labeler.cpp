@@ -256,3 +256,74 @@ TEST_CASE("runner kind profile: verified point, shares and overhead as rates", "
     CHECK(r.contains(key));
   CHECK(r["cycles_per_byte"].get<double>() > 0);
 }
+
+TEST_CASE("ablation switches label like the reference", "[labeler][variants][ablation]") {
+  using cpu::message_assembly;
+  for (auto v : kVariants)
+    for (auto h : kHashes) {
+      const sdr::label_scheme scheme{v, h};
+      const bool zigzag = v == sdr::porep_variant::zigzag;
+      const std::uint64_t nodes = zigzag ? 128 : 64;
+      const std::uint32_t layers = zigzag ? 4 : 3;
+      for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
+        const bool sha = e->algo == cpu::engine_algo::sha256;
+        const auto L = static_cast<std::uint32_t>(e->lanes);
+        for (std::uint32_t sectors : {1u, L + 1}) {
+          auto d = make_scheme_job(scheme, nodes, layers, sectors);
+          const std::uint64_t bytes = nodes * 32 * sectors;
+          sdr::memory_layer_store want(bytes, layers);
+          sdr::make_reference_backend()->label(d.job, want);
+          std::vector<cpu::labeler_options> settings;
+          for (auto a : {message_assembly::in_place, message_assembly::gather})
+            for (auto enc : {cpu::field_encoding::normal, cpu::field_encoding::montgomery}) {
+              if (!sha && a == message_assembly::in_place) continue;
+              cpu::labeler_options o;
+              o.assembly = a;
+              o.encoding = enc;
+              o.prefetch_distance = enc == cpu::field_encoding::normal ? 0 : 7;
+              settings.push_back(o);
+            }
+          for (auto p : {cpu::huge_pages::on, cpu::huge_pages::off}) {
+            cpu::labeler_options o;
+            o.pages = p;
+            settings.push_back(o);
+          }
+          if (sha && e->sha256_pad64 != nullptr)
+            for (auto a : {message_assembly::in_place, message_assembly::gather}) {
+              cpu::labeler_options o;
+              o.pad_precompute = true;
+              o.assembly = a;
+              settings.push_back(o);
+            }
+          for (auto o : settings) {
+            INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors << ", assembly "
+                                          << int(o.assembly) << ", encoding " << int(o.encoding) << ", pages "
+                                          << int(o.pages) << ", pad " << o.pad_precompute);
+            o.engine = std::string(e->name);
+            o.threads = 2;
+            sdr::memory_layer_store got(bytes, layers);
+            cpu::make_cpu_backend(o)->label(d.job, got);
+            for (std::uint32_t l = 1; l <= layers; ++l) REQUIRE(std::equal(want.layer(l), want.layer(l) + bytes, got.layer(l)));
+          }
+        }
+      }
+    }
+}
+
+TEST_CASE("ablation switches refuse what they cannot do", "[labeler][ablation]") {
+  CHECK(cpu::parse_message_assembly("in-place") == cpu::message_assembly::in_place);
+  CHECK(cpu::parse_field_encoding("montgomery") == cpu::field_encoding::montgomery);
+  CHECK(cpu::parse_huge_pages("default") == cpu::huge_pages::system);
+  CHECK_THROWS_WITH(cpu::parse_message_assembly("copy"), Catch::Contains("in-place, gather"));
+  CHECK_THROWS_WITH(cpu::parse_field_encoding("x"), Catch::Contains("normal, montgomery"));
+  CHECK_THROWS_WITH(cpu::parse_huge_pages("yes"), Catch::Contains("default, on, off"));
+  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
+  auto d = make_scheme_job(b2s, 64, 1, 1);
+  sdr::rolling_layer_store store(64 * 32);
+  cpu::labeler_options o;
+  o.assembly = cpu::message_assembly::in_place;
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(d.job, store), Catch::Contains("always gathered"));
+  o = {};
+  o.pad_precompute = true;
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(d.job, store), Catch::Contains("precomputed-padding"));
+}

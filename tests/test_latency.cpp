@@ -95,6 +95,9 @@ TEST_CASE("latency: SHA-256 limits from nominal latencies", "[latency]") {
   CHECK(x2.cycles_per_byte == Approx(shani.cycles_per_byte / 2));
   const auto portable = critical_path_limit(engine_algo::sha256, "portable", t);
   CHECK(portable.lane_cycles_per_block == Approx(64 * 5 + 1));
+  const auto avx2_1 = critical_path_limit(engine_algo::sha256, "avx2-1", t);  // scalar rounds
+  CHECK(avx2_1.lanes == 1);
+  CHECK(avx2_1.lane_cycles_per_block == Approx(portable.lane_cycles_per_block));
   const auto avx2 = critical_path_limit(engine_algo::sha256, "avx2-x8", t);
   CHECK(avx2.lanes == 8);
   CHECK(avx2.cycles_per_byte == Approx((64 * 6 + 1) / 64.0 / 8));

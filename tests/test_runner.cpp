@@ -640,3 +640,43 @@ TEST_CASE("runner hash kind: the cuda backend drops the cpu-only axes and says w
   if (!poreplab::cuda::query_devices().available) CHECK(hash->unavailable(pts[1].axes).find("cuda backend unavailable") != std::string::npos);
 #endif
 }
+
+TEST_CASE("runner: openssl-noshani runs in a child, tree_d takes the padding A/B axes", "[runner][report2019]") {
+  test::temp_dir s("runner");
+  test::write_text(s / "r.json", R"({"schema": "poreplab-experiments/1", "experiments": [
+    {"name": "o", "kind": "hash", "warmup": 0, "samples": 2,
+     "axes": {"algo": ["sha256", "blake2s"], "engine": ["openssl-noshani"], "mode": ["chain"], "size": ["1KiB"]}},
+    {"name": "t", "kind": "tree_d", "warmup": 0, "samples": 1,
+     "axes": {"sector_size": ["64KiB"], "engine": ["library", "portable"], "pad_precompute": [0, 1]}}]})");
+  const auto r = test::run_shell(test::shell_quote(POREPLAB_BINARY) + " run " + test::shell_quote((s / "r.json").string()) +
+                                     " -o " + test::shell_quote((s / "out").string()) + " --no-plots",
+                                 s);
+  REQUIRE(r.status == 0);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  std::string tree_digest;
+  int ok = 0;
+  for (const auto& p : res["points"]) {
+    const json& a = p["axes"];
+    INFO(p.dump());
+    if (p["kind"] == "hash") {
+      if (a["algo"] == "blake2s") {
+        CHECK(p["status"] == "skipped");  // a SHA-256 row only
+        continue;
+      }
+      REQUIRE(p["status"] == "ok");
+      CHECK(p["verified"] == true);
+      CHECK(p["context"]["openssl_ia32cap"] == ":~0x20000000");
+      CHECK(p["rates"]["lane_ns_per_block"].get<double>() > 0);
+      ++ok;
+    } else if (a["engine"] == "library" && a["pad_precompute"] == 0) {
+      CHECK(p["status"] == "skipped");  // the library builder always precomputes
+    } else {
+      REQUIRE(p["status"] == "ok");
+      CHECK(p["verified"] == true);
+      if (tree_digest.empty()) tree_digest = p["digest"];
+      CHECK(p["digest"] == tree_digest);
+      ++ok;
+    }
+  }
+  CHECK(ok == 4);
+}

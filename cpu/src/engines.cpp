@@ -25,6 +25,10 @@ void sha256_chains_portable(std::uint32_t* state, const std::uint8_t* const* chu
       sha256::compress2(state + j * 8, chunks[2 * k * lanes + j], chunks[(2 * k + 1) * lanes + j]);
 }
 
+void sha256_pad64_portable(std::uint32_t* state, std::size_t lanes) {
+  for (std::size_t j = 0; j < lanes; ++j) sha256::compress_padding64(state + j * 8);
+}
+
 template <class H>
 void blake2_blocks_portable(typename H::word* h, const std::uint8_t* blocks, std::size_t nblocks,
                             std::uint64_t t_first, bool last_is_final) {
@@ -43,12 +47,17 @@ constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
 
 std::vector<engine> make_sha256() {
   std::vector<engine> v;
+  auto with_pad = [](engine e, sha256_pad64_fn pad) {
+    e.sha256_pad64 = pad;
+    return e;
+  };
   const auto a = engine_algo::sha256;
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
-  v.push_back({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2, kShaniFeatures,
-               has_shani, kernels::sha256_chains_shani_x2});
+  v.push_back(with_pad({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2,
+                        kShaniFeatures, has_shani, kernels::sha256_chains_shani_x2},
+                       kernels::sha256_pad64_shani));
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
   v.push_back({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd", a, 16, kAvx512Features,
@@ -57,15 +66,21 @@ std::vector<engine> make_sha256() {
                has_avx512, kernels::sha256_chains_avx512_x8});
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
-  v.push_back({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures, has_shani,
-               kernels::sha256_chains_shani});
+  v.push_back(with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,
+                        has_shani, kernels::sha256_chains_shani},
+                       kernels::sha256_pad64_shani));
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
   v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains, shift/xor rotations", a, 8, kAvx2Features, has_avx2,
                kernels::sha256_chains_avx2_x8});
+  // The single-stream path of CPUs without SHA-NI (one sector, or a latency figure).
+  v.push_back(with_pad({"avx2-1", "AVX2/BMI2 one chain: message schedule 4 words per xmm op, rounds scalar (rorx)", a,
+                        1, kAvx2Features, has_avx2, kernels::sha256_chains_avx2_1},
+                       kernels::sha256_pad64_avx2_1));
 #endif
-  v.push_back({"portable", "portable C++ (common/ sha256::compress2), one chain at a time", a, 1, "", always,
-               sha256_chains_portable});
+  v.push_back(with_pad({"portable", "portable C++ (common/ sha256::compress2), one chain at a time", a, 1, "", always,
+                        sha256_chains_portable},
+                       sha256_pad64_portable));
   return v;
 }
 

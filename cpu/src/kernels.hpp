@@ -48,10 +48,15 @@ void sha256_chains_shani_x2(std::uint32_t* state, const std::uint8_t* const* chu
                             std::size_t lanes);
 void sha256_chains_avx2_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                            std::size_t lanes);
+void sha256_chains_avx2_1(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                          std::size_t lanes);
 void sha256_chains_avx512_x16(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                               std::size_t lanes);
 void sha256_chains_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                              std::size_t lanes);
+
+void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
+void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
 
 void blake2s_blocks_avx2(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
                          bool last_is_final);

@@ -3,8 +3,9 @@
 // buffer, and its digest through an engine of the scheme's hash. Used by the cpu
 // backend's BLAKE2 paths (the BLAKE2 engines take contiguous blocks), by the BLAKE2
 // floor, and by the replication profile (profile.cpp), whose "fetch" phase is exactly
-// the gather below. The SHA-256 labeling paths do not gather: they hand the engine
-// pointers to the chunks where they lie (labeler.cpp).
+// the gather below. The SHA-256 labeling paths do not use it: they hand the engine
+// pointers to the chunks where they lie, or with assembly gather copy them into
+// per-lane buffers of their own (labeler.cpp).
 //
 // Messages (docs/spec/sdr.md section 5, docs/spec/r2-zigzag.md):
 //   sdr    regular node: header(64) || 37 parent labels           = 1248 bytes

@@ -4,6 +4,8 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include <exception>
 #include <vector>
 
+#include "fr_montgomery.hpp"
 #include "label_message.hpp"
 #include "poreplab/field/fr.hpp"
 #include "poreplab/sdr/label.hpp"
@@ -69,9 +72,41 @@ void pin_current_thread(int index) {
 
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 
+inline void encode(field_encoding enc, std::uint8_t* node, const std::uint8_t* key) {
+  if (enc == field_encoding::montgomery)
+    detail::fr_add_montgomery(node, key, node);
+  else
+    fr::add(node, key, node);
+}
+
+// Advisory: a range the kernel cannot advise (a file mapping, THP compiled out) keeps
+// its pages as they are, which is what the "default" setting measures anyway.
+void advise_pages(const void* p, std::size_t bytes, huge_pages mode) {
+  if (mode == huge_pages::system || p == nullptr || bytes == 0) return;
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) / page * page;
+  if (end <= begin) return;
+  (void)madvise(reinterpret_cast<void*>(begin), end - begin,
+                mode == huge_pages::on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+}
+
+// Per-lane message buffers of the gather assembly: lane j's chunk row r lies at
+// buf + (j * rows + r) * 32, so each lane's message is contiguous as a hasher's buffer.
+struct gather_buffer {
+  std::vector<std::uint8_t> bytes;
+  std::vector<const std::uint8_t*> chunks;  // the engine's rows, into bytes for the gathered ones
+  gather_buffer(std::size_t rows, std::uint32_t lanes) : bytes(rows * lanes * 32), chunks(rows * lanes) {}
+  std::uint8_t* at(std::size_t rows, std::uint32_t lane, std::size_t row) {
+    return bytes.data() + (lane * rows + row) * 32;
+  }
+};
+
 // Labels layer `layer` for sectors [first, first + lanes) of a node-major layout.
 void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t first,
-                 std::uint32_t lanes, std::uint8_t* cur, const std::uint8_t* prev, std::size_t prefetch_distance) {
+                 std::uint32_t lanes, std::uint8_t* cur, const std::uint8_t* prev, const labeler_options& opt) {
+  const std::size_t prefetch_distance = opt.prefetch_distance;
+  const bool gather = opt.assembly == message_assembly::gather;
   const std::uint64_t stride = 32ull * job.sectors;
   const std::uint64_t n = job.nodes;
   std::vector<const std::uint8_t*> chunks(kChunks * lanes);
@@ -84,6 +119,12 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
 
   for (std::uint32_t j = 0; j < lanes; ++j) chunks[j] = job.replica_ids + 32ull * (first + j);
   for (std::uint32_t j = 0; j < lanes; ++j) chunks[lanes + j] = header_hi;
+  gather_buffer g(gather ? kChunks : 0, gather ? lanes : 0);
+  if (gather) {
+    for (std::size_t r = 0; r < kChunks; ++r)
+      for (std::uint32_t j = 0; j < lanes; ++j)
+        g.chunks[r * lanes + j] = r < 2 ? chunks[r * lanes + j] : r + 1 == kChunks ? kConst.label_tail : g.at(kChunks, j, r);
+  }
 
   for (std::uint64_t v = 0; v < n; ++v) {
     if (prefetch_distance != 0 && v + prefetch_distance < n) {
@@ -103,19 +144,29 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
         chunks[2 * lanes + j] = kConst.pad64;
         chunks[3 * lanes + j] = kConst.pad64 + 32;
       }
-      nblocks = 2;
+      if (opt.pad_precompute) {
+        e.sha256(state.data(), chunks.data(), 1, lanes);
+        e.sha256_pad64(state.data(), lanes);
+        nblocks = 0;
+      } else {
+        nblocks = 2;
+      }
     } else {
       const std::uint32_t* par = job.parents + 14 * v;
       for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) {
         const std::uint32_t slot = sdr::parent_slot(layer, k);
         const std::uint8_t* p = (slot < sdr::kBaseDegree ? lane0 : prev0) + par[slot] * stride;
-        const std::uint8_t** row = chunks.data() + (2 + k) * lanes;
-        for (std::uint32_t j = 0; j < lanes; ++j) row[j] = p + 32ull * j;
+        if (gather) {
+          for (std::uint32_t j = 0; j < lanes; ++j) std::memcpy(g.at(kChunks, j, 2 + k), p + 32ull * j, 32);
+        } else {
+          const std::uint8_t** row = chunks.data() + (2 + k) * lanes;
+          for (std::uint32_t j = 0; j < lanes; ++j) row[j] = p + 32ull * j;
+        }
       }
       for (std::uint32_t j = 0; j < lanes; ++j) chunks[(kChunks - 1) * lanes + j] = kConst.label_tail;
       nblocks = sdr::kLabelCompressions;
     }
-    e.sha256(state.data(), chunks.data(), nblocks, lanes);
+    if (nblocks != 0) e.sha256(state.data(), (gather && v != 0 ? g.chunks : chunks).data(), nblocks, lanes);
     std::uint8_t* out = lane0 + v * stride;
     for (std::uint32_t j = 0; j < lanes; ++j) {
       sha256::store_digest(state.data() + 8 * j, out + 32ull * j);
@@ -128,7 +179,9 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
 // place with a SHA-256 engine: the rows' parents are read where they lie (the values
 // this layer has already written), the key added to the node mod r.
 void zigzag_group(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t first,
-                  std::uint32_t lanes, std::uint8_t* buf, std::size_t prefetch_distance) {
+                  std::uint32_t lanes, std::uint8_t* buf, const labeler_options& opt) {
+  const std::size_t prefetch_distance = opt.prefetch_distance;
+  const bool gather = opt.assembly == message_assembly::gather;
   const std::uint64_t stride = 32ull * job.sectors;
   const std::uint64_t n = job.nodes;
   std::vector<const std::uint8_t*> chunks(kZigzagChunks * lanes);
@@ -140,6 +193,12 @@ void zigzag_group(const engine& e, const sdr::label_job& job, const std::uint32_
   for (std::uint32_t j = 0; j < lanes; ++j) {
     chunks[(kZigzagChunks - 2) * lanes + j] = kConst.zigzag_tail;
     chunks[(kZigzagChunks - 1) * lanes + j] = kConst.zigzag_tail + 32;
+  }
+  gather_buffer g(gather ? kZigzagChunks : 0, gather ? lanes : 0);
+  if (gather) {
+    for (std::size_t r = 0; r < kZigzagChunks; ++r)
+      for (std::uint32_t j = 0; j < lanes; ++j)
+        g.chunks[r * lanes + j] = r == 0 || r + 2 >= kZigzagChunks ? chunks[r * lanes + j] : g.at(kZigzagChunks, j, r);
   }
 
   for (std::uint64_t r = 0; r < n; ++r) {
@@ -160,18 +219,22 @@ void zigzag_group(const engine& e, const sdr::label_job& job, const std::uint32_
     } else {
       for (std::uint32_t k = 1; k < sdr::kZigzagRowWords; ++k) {
         const std::uint8_t* p = lane0 + row[k] * stride;
-        const std::uint8_t** out = chunks.data() + k * lanes;
-        for (std::uint32_t j = 0; j < lanes; ++j) out[j] = p + 32ull * j;
+        if (gather) {
+          for (std::uint32_t j = 0; j < lanes; ++j) std::memcpy(g.at(kZigzagChunks, j, k), p + 32ull * j, 32);
+        } else {
+          const std::uint8_t** out = chunks.data() + k * lanes;
+          for (std::uint32_t j = 0; j < lanes; ++j) out[j] = p + 32ull * j;
+        }
       }
       nblocks = kZigzagBlocks;
     }
-    e.sha256(state.data(), chunks.data(), nblocks, lanes);
+    e.sha256(state.data(), (gather && nblocks != 1 ? g.chunks : chunks).data(), nblocks, lanes);
     std::uint8_t* node = lane0 + row[0] * stride;
     for (std::uint32_t j = 0; j < lanes; ++j) {
       alignas(32) std::uint8_t key[32];
       sha256::store_digest(state.data() + 8 * j, key);
       key[31] &= 0x3f;
-      fr::add(node + 32ull * j, key, node + 32ull * j);
+      encode(opt.encoding, node + 32ull * j, key);
     }
   }
 }
@@ -208,7 +271,7 @@ void label_sector_blake2(const engine& e, const sdr::label_job& job, std::uint32
 // ZigZag layer of sector s with a BLAKE2 engine, encoded in place.
 template <sdr::label_hash H>
 void zigzag_sector_blake2(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t s,
-                          std::uint8_t* buf, std::size_t prefetch_distance) {
+                          std::uint8_t* buf, std::size_t prefetch_distance, field_encoding enc) {
   const std::uint64_t stride = 32ull * job.sectors;
   const std::uint64_t n = job.nodes;
   std::uint8_t* lane = buf + 32ull * s;
@@ -229,7 +292,7 @@ void zigzag_sector_blake2(const engine& e, const sdr::label_job& job, const std:
       m.hash(e, key);
     }
     std::uint8_t* node = lane + row[0] * stride;
-    fr::add(node, key, node);
+    encode(enc, node, key);
   }
 }
 
@@ -264,6 +327,17 @@ class cpu_backend final : public sdr::backend {
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
     const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine);
+    if (opt_.assembly == message_assembly::in_place && e.algo != engine_algo::sha256)
+      throw std::invalid_argument("assembly in-place needs a SHA-256 job: the " + std::string(engine_algo_name(e.algo)) +
+                                  " engines take contiguous blocks, so their messages are always gathered");
+    if (opt_.pad_precompute && (e.algo != engine_algo::sha256 || e.sha256_pad64 == nullptr))
+      throw std::invalid_argument("pad_precompute: engine '" + std::string(e.name) +
+                                  "' has no precomputed-padding path (SHA-256 engines with one: " + [] {
+                                    std::string s;
+                                    for (const auto& x : compiled_engines(engine_algo::sha256))
+                                      if (x.sha256_pad64 != nullptr) s += (s.empty() ? "" : ", ") + std::string(x.name);
+                                    return s;
+                                  }() + ")");
     // SHA-256 engines run groups of lanes (sectors); BLAKE2 engines one sector a call.
     const std::uint32_t width =
         e.algo == engine_algo::sha256 ? static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)) : 1;
@@ -284,6 +358,10 @@ class cpu_backend final : public sdr::backend {
       std::uint8_t* cur = in.cur;
       const std::uint8_t* prev = in.prev;
       const std::uint32_t* rows = in.rows;
+      const std::size_t layer_bytes = 32ull * job.nodes * job.sectors;
+      advise_pages(cur, layer_bytes, opt_.pages);
+      advise_pages(prev, layer_bytes, opt_.pages);
+      advise_pages(job.parents, 4ull * sdr::kParents * job.parent_rows(), opt_.pages);
 #pragma omp parallel num_threads(used)
       {
         if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num());
@@ -293,13 +371,13 @@ class cpu_backend final : public sdr::backend {
           const std::uint32_t lanes = std::min(width, job.sectors - first);
           if constexpr (H == sdr::label_hash::sha256) {
             if constexpr (V == sdr::porep_variant::sdr)
-              label_group(e, job, l, first, lanes, cur, prev, opt_.prefetch_distance);
+              label_group(e, job, l, first, lanes, cur, prev, opt_);
             else
-              zigzag_group(e, job, rows, first, lanes, cur, opt_.prefetch_distance);
+              zigzag_group(e, job, rows, first, lanes, cur, opt_);
           } else if constexpr (V == sdr::porep_variant::sdr) {
             label_sector_blake2<H>(e, job, l, first, cur, prev, opt_.prefetch_distance);
           } else {
-            zigzag_sector_blake2<H>(e, job, rows, first, cur, opt_.prefetch_distance);
+            zigzag_sector_blake2<H>(e, job, rows, first, cur, opt_.prefetch_distance, opt_.encoding);
           }
         }
       }
@@ -311,6 +389,26 @@ class cpu_backend final : public sdr::backend {
 };
 
 }  // namespace
+
+message_assembly parse_message_assembly(std::string_view s) {
+  if (s == "auto") return message_assembly::automatic;
+  if (s == "in-place") return message_assembly::in_place;
+  if (s == "gather") return message_assembly::gather;
+  throw std::invalid_argument("unknown message assembly '" + std::string(s) + "' (valid: auto, in-place, gather)");
+}
+
+field_encoding parse_field_encoding(std::string_view s) {
+  if (s == "normal") return field_encoding::normal;
+  if (s == "montgomery") return field_encoding::montgomery;
+  throw std::invalid_argument("unknown field encoding '" + std::string(s) + "' (valid: normal, montgomery)");
+}
+
+huge_pages parse_huge_pages(std::string_view s) {
+  if (s == "default") return huge_pages::system;
+  if (s == "on") return huge_pages::on;
+  if (s == "off") return huge_pages::off;
+  throw std::invalid_argument("unknown huge_pages setting '" + std::string(s) + "' (valid: default, on, off)");
+}
 
 const engine& pick_label_engine(std::size_t sectors) {
   return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors));

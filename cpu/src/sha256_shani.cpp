@@ -8,6 +8,8 @@
 #if defined(POREPLAB_HAVE_SHANI)
 #include <immintrin.h>
 
+#include "poreplab/hash/sha256.hpp"
+
 namespace poreplab::cpu::kernels {
 
 namespace {
@@ -95,6 +97,24 @@ PL_INLINE void run_group(std::uint32_t* state, const std::uint8_t* const* chunks
 }
 
 }  // namespace
+
+// The padding block of a 64-byte message: W+K is a constant, so the rounds run
+// without sha256msg1/msg2 (one chain at a time: the chains are short).
+void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes) {
+  static constexpr sha256::padding64_schedule kPad = sha256::make_padding64_schedule();
+  for (std::size_t j = 0; j < lanes; ++j) {
+    __m128i abef, cdgh;
+    load_state(state + j * 8, abef, cdgh);
+    const __m128i abef0 = abef, cdgh0 = cdgh;
+#pragma GCC unroll 16
+    for (int g = 0; g < 16; ++g) {
+      const __m128i kw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kPad.wk + 4 * g));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, kw);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(kw, 0x0E));
+    }
+    store_state(state + j * 8, _mm_add_epi32(abef, abef0), _mm_add_epi32(cdgh, cdgh0));
+  }
+}
 
 void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                          std::size_t lanes) {

@@ -228,7 +228,8 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
   switch (algo) {
     case engine_algo::sha256: {
       c.block_bytes = 64;
-      if (engine == "portable") {
+      if (engine == "portable" || engine == "avx2-1") {
+        // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
         // a' = T1 + T2, T2 = Sigma0(a) + Maj(a,b,c), Sigma0 = ror ^ ror ^ ror: the three
         // rotates run side by side, then xor, xor, add (Maj is ready earlier), add T1.
         // The e chain (Sigma1, Ch, + d) is no longer. Then one feed-forward add per block.

@@ -49,6 +49,15 @@ const std::vector<backend_knob>& backend_knobs() {
       count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
       count_knob("pin_threads", 1, 0, 1, {"cpu"}, "1 = pin labeling thread i to the i-th CPU of the affinity mask"),
       count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
+      text_knob("assembly", "auto", [] { return std::vector<std::string>{"auto", "in-place", "gather"}; }, {"cpu"},
+                "SHA-256 message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
+                "BLAKE2 always gathers; auto = in-place"),
+      text_knob("encoding", "normal", [] { return std::vector<std::string>{"normal", "montgomery"}; }, {"cpu"},
+                "ZigZag key + node: normal-form add, or the 2019 r2 Montgomery round trip (SDR: no effect)"),
+      text_knob("huge_pages", "default", [] { return std::vector<std::string>{"default", "on", "off"}; }, {"cpu"},
+                "madvise the layers and the parent table MADV_HUGEPAGE (on) / MADV_NOHUGEPAGE (off)"),
+      count_knob("pad_precompute", 0, 0, 1, {"cpu"},
+                 "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
       text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
@@ -150,6 +159,10 @@ std::vector<backend_entry> make_entries() {
                  l.threads = static_cast<int>(o.count("threads"));
                  l.pin_threads = o.count("pin_threads") != 0;
                  l.prefetch_distance = o.count("prefetch_distance");
+                 l.assembly = cpu::parse_message_assembly(o.text("assembly"));
+                 l.encoding = cpu::parse_field_encoding(o.text("encoding"));
+                 l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
+                 l.pad_precompute = o.count("pad_precompute") != 0;
                  return cpu::make_cpu_backend(l);
                },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "report/amax.hpp"
+#include "report/report2019.hpp"
 #include "report/run_report.hpp"
 #include "report/verdict.hpp"
 #include "cli/cli.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 struct report_cli_options {
   std::string custom;
+  bool report_2019 = false;
   std::vector<std::string> costs;
   bool json = false;
   std::string out;
@@ -62,8 +64,18 @@ void add_report_command(CLI::App& app) {
               "measured in the result directories (hash records in mode chain, limits records)");
   cmd->add_option("--custom", o->custom,
                   "custom-hardware data file (default: experiments/data/custom-hardware.json of this checkout)");
+  cmd->add_flag("--report-2019", o->report_2019,
+                "the 2019 Supranational report's compute and Amax tables (experiments/data/report-2019.json), with "
+                "the single streams measured in the result directories beside them (Markdown only)");
   add_common_options(cmd, *o, "cost of an off-the-shelf device: DEVICE=USD, DEVICE its name or a part of it (repeatable)");
   cmd->callback([o] {
+    if (o->report_2019) {
+      if (o->json || !o->custom.empty() || !o->costs.empty())
+        throw std::invalid_argument("--report-2019 takes no --json, --custom or --cost");
+      o->emit(report2019::amax_markdown(report2019::load_data(report2019::default_data_file()),
+                                        amax::load_result_dirs(o->paths())));
+      return;
+    }
     const std::filesystem::path custom = o->custom.empty() ? amax::default_custom_hardware_file()
                                                            : std::filesystem::path(o->custom);
     const amax::custom_data data = amax::load_custom_hardware(custom);

@@ -1,5 +1,6 @@
 // Amax tables from experiment records and the custom-hardware data file (amax.hpp).
 #include "report/amax.hpp"
+#include "report/report2019.hpp"
 #include "report/verdict.hpp"
 
 #include <algorithm>
@@ -551,6 +552,10 @@ bool write_config_reports(const std::vector<std::string>& reports, const fs::pat
   for (const auto& name : reports) {
     if (name == "verdict") {
       ok = verdict::write_report_files(dir) && ok;
+      continue;
+    }
+    if (name == "report-2019") {
+      ok = report2019::write_report_file(dir) && ok;
       continue;
     }
     if (name != "amax") {

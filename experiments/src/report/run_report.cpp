@@ -474,6 +474,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   repeat_section(results, md);
   included_report(dir / "amax.md", md);
   included_report(dir / "verdict.md", md);
+  included_report(dir / "report-2019.md", md);
 
   md << "## Results\n\n"
      << "Medians over the samples; spread is (max - min) / median; rates derive from the median. `verified`: the "

@@ -298,7 +298,7 @@ std::vector<std::string> stopping_kinds() {
 }
 
 const std::vector<std::string>& report_names() {
-  static const std::vector<std::string> names = {"amax", "verdict"};
+  static const std::vector<std::string> names = {"amax", "verdict", "report-2019"};
   return names;
 }
 

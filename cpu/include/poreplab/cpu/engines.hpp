@@ -29,6 +29,11 @@ const std::vector<engine_algo>& engine_algos();
 using sha256_chains_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                                   std::size_t lanes);
 
+// The constant padding block of a 64-byte message (0x80, zeros, bit length 512) applied to
+// `lanes` states (lane-major, as above) with its W+K precomputed: no message schedule
+// (docs/spec/merkle-padding.md). Optional per engine.
+using sha256_pad64_fn = void (*)(std::uint32_t* state, std::size_t lanes);
+
 // BLAKE2 compression of `nblocks` contiguous blocks (64 bytes for BLAKE2s, 128 for
 // BLAKE2b) into h (8 words). Block k is compressed with the counter t_first + k * block
 // bytes (RFC 7693's t: message bytes absorbed up to and including that block); when
@@ -50,6 +55,7 @@ struct engine {
   sha256_chains_fn sha256 = nullptr;
   blake2s_blocks_fn blake2s = nullptr;
   blake2b_blocks_fn blake2b = nullptr;
+  sha256_pad64_fn sha256_pad64 = nullptr;  // SHA-256 engines that have one
 };
 
 // A known engine that this CPU (or OS) cannot run.

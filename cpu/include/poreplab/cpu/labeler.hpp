@@ -1,10 +1,11 @@
 #pragma once
 // The OpenMP CPU backend: labeling of S sectors (sharing one graph) for every scheme
 // (sdr | zigzag) x (sha256 | blake2s | blake2b-256), on an engine of the scheme's hash.
-// SHA-256: sectors in groups of the engine's lane width, chunks read in place (no
-// gather). BLAKE2 (single-stream engines): one sector at a time per thread, each node's
-// message gathered into an aligned buffer. Each thread drives whole groups (sectors)
-// through the node loop of a layer, prefetching parents ahead. ZigZag layers are
+// SHA-256: sectors in groups of the engine's lane width, chunks read in place
+// (gathered only with assembly gather). BLAKE2 (single-stream engines): one sector at a
+// time per thread, each node's message gathered into an aligned buffer. Each thread
+// drives whole groups (sectors) through the node loop of a layer, prefetching parents
+// ahead. ZigZag layers are
 // encoded in place (node + key mod r), after sdr::zigzag_begin_layer.
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,22 @@
 
 namespace poreplab::cpu {
 
+// Ablation switches (the 2019 report's optimisation steps, each bit-exact):
+// message assembly: SHA-256 chunks read where they lie (in_place) or first copied into a
+// per-lane buffer (gather; BLAKE2 engines take contiguous blocks, so always gather);
+// auto = in_place for SHA-256.
+enum class message_assembly { automatic, in_place, gather };
+// ZigZag's key + node: normal-form add, or the Montgomery round trip of the 2019 r2 code
+// (SDR labeling adds nothing in the field, so it is unaffected).
+enum class field_encoding { normal, montgomery };
+// Layer buffers and the parent table: madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE) or the
+// system's default (transparent huge pages as configured).
+enum class huge_pages { system, on, off };
+// Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
+message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
+field_encoding parse_field_encoding(std::string_view s);      // normal, montgomery
+huge_pages parse_huge_pages(std::string_view s);              // default, on, off
+
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->
   // engine_algo::sha256, blake2s -> blake2s, blake2b-256 -> blake2b); "auto" = the best
@@ -25,6 +42,12 @@ struct labeler_options {
   int threads = 0;              // 0 = OpenMP default
   bool pin_threads = true;      // pin thread i to the i-th CPU of the affinity mask
   std::size_t prefetch_distance = 4;  // nodes ahead whose parents are prefetched
+  message_assembly assembly = message_assembly::automatic;
+  field_encoding encoding = field_encoding::normal;
+  huge_pages pages = huge_pages::system;
+  // Node 0 of an SDR layer (a 64-byte message): finish with the padding block's
+  // precomputed W+K (sha256_pad64) instead of compressing the padding block.
+  bool pad_precompute = false;
 };
 
 // Throws std::invalid_argument (an engine name no algo knows) or engine_unavailable (no

@@ -3,6 +3,9 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
@@ -20,6 +23,11 @@ namespace poreplab::runner {
 using nlohmann::json;
 
 constexpr const char* kOpenssl = "openssl";
+// OpenSSL with its SHA-extension path masked (OPENSSL_ia32cap clears CPUID.7.EBX bit 29),
+// the reference of a CPU without SHA-NI. The mask is read when libcrypto starts, so the
+// row runs in a child `poreplab bench hash` with the variable set.
+constexpr const char* kOpensslNoShani = "openssl-noshani";
+constexpr const char* kNoShaniMask = ":~0x20000000";
 
 // The digest a record carries: the engine's digest of a fixed message, compared with the
 // portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
@@ -31,7 +39,7 @@ known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
                                                               : hash_algo::blake2b_512;
   const auto want = hash_bytes(portable, msg.data(), msg.size());
   std::vector<std::uint8_t> got;
-  if (name == kOpenssl) {
+  if (name == kOpenssl || name == kOpensslNoShani) {
     const EVP_MD* md = a == cpu::engine_algo::sha256    ? EVP_sha256()
                        : a == cpu::engine_algo::blake2s ? EVP_blake2s256()
                                                         : EVP_blake2b512();
@@ -55,6 +63,8 @@ known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
 std::string engine_unavailable_reason(const json& axes) {
   const std::string name = axes["engine"];
   if (name == kOpenssl) return {};
+  if (name == kOpensslNoShani)
+    return algo_of(axes) == cpu::engine_algo::sha256 ? std::string() : "openssl-noshani is a SHA-256 row only";
   try {
     cpu::find_engine(algo_of(axes), name);
   } catch (const cpu::engine_unavailable& e) {
@@ -118,6 +128,53 @@ measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t sample
 }
 #endif
 
+// OpenSSL's SHA-256 row measured by a child poreplab with the SHA extensions masked.
+std::vector<cpu::hash_bench_row> bench_openssl_masked(const json& axes, int repetitions) {
+  std::error_code ec;
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec || exe.empty() || exe.find('\'') != std::string::npos)
+    throw std::runtime_error("openssl-noshani: cannot name this executable for the child run");
+  std::string cmd = "OPENSSL_ia32cap='";
+  cmd += kNoShaniMask;
+  cmd += "' '";
+  cmd += exe;
+  cmd += "' bench hash --algo sha256 --engine openssl --json --mode ";
+  cmd += axes["mode"].get<std::string>();
+  cmd += " --bytes " + std::to_string(axes["size"].get<std::uint64_t>());
+  cmd += " --repetitions " + std::to_string(repetitions);
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) throw std::runtime_error("openssl-noshani: cannot start the child run");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int status = pclose(f);
+  if (status != 0) throw std::runtime_error("openssl-noshani: the child run failed (status " + std::to_string(status) + ")");
+  std::vector<cpu::hash_bench_row> rows;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.front() != '{') continue;
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("engine", "") != kOpenssl) continue;
+    cpu::hash_bench_row r;
+    r.algo = j.value("algo", "sha256");
+    r.engine = kOpensslNoShani;
+    r.mode = j.value("mode", "");
+    r.lanes = j.value("lanes", std::size_t{1});
+    r.block_bytes = j.value("block_bytes", std::size_t{64});
+    r.blocks_per_pass = j.value("blocks_per_pass", std::size_t{0});
+    r.passes_per_sample = j.value("passes_per_sample", std::size_t{0});
+    r.ns_per_block = j.value("ns_per_block", 0.0);
+    r.lane_ns_per_block = j.value("lane_ns_per_block", 0.0);
+    r.gbps = j.value("gbps", 0.0);
+    r.cycles_per_byte_tsc = j.value("cycles_per_byte", 0.0);
+    if (j.contains("samples") && j["samples"].is_array()) r.samples = j["samples"].get<std::vector<double>>();
+    r.verified = j.value("verified", false);
+    rows.push_back(std::move(r));
+  }
+  if (rows.empty()) throw std::runtime_error("openssl-noshani: the child run printed no OpenSSL row");
+  return rows;
+}
+
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 #ifdef POREPLAB_WITH_CUDA
   if (on_gpu(axes)) return run_gpu(axes, warmup, samples);
@@ -129,7 +186,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   o.repetitions = static_cast<int>(warmup + samples);
   o.modes = {cpu::parse_bench_mode(axes["mode"].get<std::string>())};
   o.openssl = name == kOpenssl;
-  const auto rows = cpu::bench_hash(a, name, o);
+  const auto rows = name == kOpensslNoShani ? bench_openssl_masked(axes, o.repetitions) : cpu::bench_hash(a, name, o);
   const auto row = std::find_if(rows.begin(), rows.end(), [&](const cpu::hash_bench_row& r) {
     return r.engine == name && r.mode == axes["mode"].get<std::string>();
   });
@@ -154,7 +211,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"lane_ns_per_block", row->lane_ns_per_block},
                {"gb_per_s", row->gbps},
                {"cycles_per_byte", row->cycles_per_byte_tsc},
-               {"reference", name == kOpenssl}};
+               {"reference", name == kOpenssl || name == kOpensslNoShani}};
+  if (name == kOpensslNoShani) m.context["openssl_ia32cap"] = kNoShaniMask;
   if (row->cycles_per_byte_core) m.context["cycles_per_byte_core"] = *row->cycles_per_byte_core;
   // The engine's dependency-chain limit from instruction latencies measured on this CPU.
   if (auto l = cpu::critical_path_cycles_per_byte_tsc(a, name)) m.context["critical_path_cycles_per_byte"] = *l;
@@ -186,12 +244,13 @@ kind_spec hash_kind() {
       [] {
         auto v = all_engine_names();
         v.emplace_back(kOpenssl);
+        v.emplace_back(kOpensslNoShani);
         return v;
       },
       "engine name, openssl (the EVP reference), or all = every compiled engine of the algo and openssl");
   engine.all = [](const json& axes) {
     auto v = engine_names(algo_of(axes));
-    v.emplace_back(kOpenssl);
+    v.emplace_back(kOpenssl);  // openssl-noshani (a child process) only when named
     return v;
   };
   auto mode = text_axis(

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "records/environment.hpp"
+#include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/tree_d.hpp"
@@ -48,7 +49,22 @@ std::vector<std::uint8_t> naive_comm_d(const std::vector<std::uint8_t>& data) {
   return row;
 }
 
+// The optional A/B axes: engine "library" is sdr::build_tree_d (always precomputed).
+std::string engine_of(const json& axes) { return axes.contains("engine") && axes["engine"].is_string() ? axes["engine"].get<std::string>() : "library"; }
+bool pad_of(const json& axes) { return !axes.contains("pad_precompute") || axes["pad_precompute"].is_null() || axes["pad_precompute"].get<std::uint64_t>() != 0; }
+
 std::string unavailable(const json& axes) {
+  const std::string e = engine_of(axes);
+  if (e != "library") {
+    try {
+      const cpu::engine& en = cpu::find_engine(cpu::engine_algo::sha256, e);
+      if (pad_of(axes) && en.sha256_pad64 == nullptr) return "engine '" + e + "' has no precomputed-padding path";
+    } catch (const std::exception& x) {
+      return x.what();
+    }
+  } else if (!pad_of(axes)) {
+    return "the library tree builder always precomputes the padding; name an engine for pad_precompute 0";
+  }
   const double sector = axes["sector_size"].get<double>();
   return memory_shortfall(3 * sector + (sector <= double(kNaiveCheckLimit) ? sector : 0));
 }
@@ -58,6 +74,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const std::uint64_t nodes = sector / 32;
   const int threads = static_cast<int>(axes["threads"].get<std::uint64_t>());
   const int saved = omp_get_max_threads();
+  const std::string engine = engine_of(axes);
+  const bool pad = pad_of(axes);
   if (threads > 0) omp_set_num_threads(threads);
   std::vector<std::uint8_t> data(sector), tree(sdr::tree_d_bytes(nodes));
   fill_sector(data);
@@ -66,7 +84,9 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   sdr::bytes32 root{};
   for (std::uint32_t i = 0; i < warmup + samples; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    root = sdr::build_tree_d(data.data(), nodes, tree.data());
+    root = engine == "library" ? sdr::build_tree_d(data.data(), nodes, tree.data())
+                               : cpu::build_tree_d(cpu::find_engine(cpu::engine_algo::sha256, engine), data.data(),
+                                                   nodes, tree.data(), pad);
     const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     if (i >= warmup) m.samples.push_back(ns / double(nodes));
   }
@@ -81,7 +101,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   }
   m.context = {{"nodes", nodes},
                {"threads", threads > 0 ? threads : saved},
-               {"engine", "portable"},
+               {"engine", engine == "library" ? "portable" : engine},
+               {"pad_precompute", pad},
                {"device", cpu_json().value("model", "")}};
   return m;
 }
@@ -100,6 +121,20 @@ kind_spec tree_d_kind() {
   k.help = "the comm_d Merkle tree (tree_d) over one sector of data";
   k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),
             count_axis("threads", 0, 0, 4096, "OpenMP threads; 0 = the default")};
+  axis_spec engine = text_axis(
+      "engine", "library",
+      [] {
+        auto v = engine_names(cpu::engine_algo::sha256);
+        v.insert(v.begin(), "library");
+        return v;
+      },
+      "library (sdr::build_tree_d, portable, padding precomputed) or a SHA-256 engine (cpu::build_tree_d)");
+  engine.optional = true;
+  axis_spec pad = count_axis("pad_precompute", 1, 0, 1,
+                             "1 = each parent's padding block from its precomputed W+K; 0 = its schedule computed");
+  pad.optional = true;
+  k.axes.push_back(std::move(engine));
+  k.axes.push_back(std::move(pad));
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;

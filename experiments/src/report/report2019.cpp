@@ -1,0 +1,380 @@
+#include "report/report2019.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "records/records.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::report2019 {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string fix(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+[[noreturn]] void fail(const std::string& source, const std::string& where, const std::string& what) {
+  std::string m = source;
+  m += ": ";
+  m += where;
+  m += ": ";
+  m += what;
+  throw std::invalid_argument(m);
+}
+
+void need(const json& o, const std::string& key, bool number, const std::string& source, const std::string& where) {
+  if (!o.is_object()) fail(source, where, "expected an object");
+  if (!o.contains(key)) fail(source, where + "/" + key, "missing");
+  const json& v = o.at(key);
+  if (number ? !(v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0) : !v.is_string())
+    fail(source, where + "/" + key, number ? "expected a non-negative number, got " + show(v) : "expected text, got " + show(v));
+}
+
+const json& array_at(const json& o, const std::string& key, const std::string& source, const std::string& where) {
+  if (!o.contains(key) || !o.at(key).is_array() || o.at(key).empty())
+    fail(source, where + "/" + key, "expected a non-empty list");
+  return o.at(key);
+}
+
+std::string cpu_of(const amax::input_record& r) {
+  const json env = r.header.value("environment", json::object());
+  const json cpu = env.value("cpu", json::object());
+  const json m = cpu.value("model", json());
+  return m.is_string() ? m.get<std::string>() : "this CPU";
+}
+
+bool ok_point(const json& p, const char* kind) { return p.value("kind", "") == kind && p.value("status", "") == "ok"; }
+
+double rate(const json& p, const char* key) {
+  const json r = p.value("rates", json::object());
+  return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
+}
+
+// One measured single stream: a hash point in mode chain.
+struct stream {
+  std::string hash, engine, device;
+  bool gpu = false;
+  double gb_per_s = 0, cycles_per_byte = 0;
+  std::string where;
+};
+
+std::vector<stream> streams(const amax::inputs& in) {
+  std::map<std::string, stream> best;  // hash|engine|device -> fastest record
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (!ok_point(p, "hash")) continue;
+    const json axes = p.value("axes", json::object());
+    if (axes.value("mode", "") != "chain") continue;
+    const auto hash = amax::canonical_hash(axes.value("algo", ""));
+    if (!hash) continue;
+    const json ctx = p.value("context", json::object());
+    const double lane_ns = rate(p, "lane_ns_per_block");
+    const double block = ctx.value("block_bytes", 0.0);
+    if (lane_ns <= 0 || block <= 0) continue;
+    // A single stream is a one-lane engine; a lane of a multi-buffer engine runs slower
+    // than its own single chain would, so it is no off-the-shelf latency figure.
+    if (axes.value("backend", "cpu") != "cuda" && ctx.value("lanes", 1.0) != 1.0) continue;
+    stream s;
+    s.hash = *hash;
+    s.engine = ctx.value("engine", axes.value("engine", "?"));
+    s.gpu = axes.value("backend", "cpu") == "cuda";
+    s.device = s.gpu ? ctx.value("device", "GPU") : cpu_of(r);
+    s.gb_per_s = block / lane_ns;
+    s.cycles_per_byte = rate(p, "cycles_per_byte");
+    s.where = r.where;
+    const std::string key = s.hash + "|" + s.engine + "|" + s.device;
+    if (!best.count(key) || best[key].gb_per_s < s.gb_per_s) best[key] = s;
+  }
+  std::vector<stream> v;
+  for (auto& [k, s] : best) v.push_back(s);
+  return v;
+}
+
+bool uses_shani(const std::string& engine) { return engine.rfind("shani", 0) == 0 || engine == "openssl"; }
+
+void compute_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+  md << "### Hardware compute table\n\n"
+     << "Quoted rows: the 2019 report (single-threaded latency figures, its clocks, its costs). Rows marked "
+        "**measured** are one dependent chain of compressions on this machine (`hash` points, mode chain), at its "
+        "own clock; their cost column is left empty.\n\n"
+     << "| hash | compute engine | clock (MHz) | c/B | single-stream GB/s | cost | $ / GB/s | fixed cost | figure |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
+  const auto measured = streams(in);
+  for (const std::string h : {"sha256", "blake2s", "blake2b"}) {
+    for (const auto& r : data["compute"]) {
+      if (r["hash"] != h) continue;
+      md << "| " << h << " | " << r["engine"].get<std::string>() << " | " << fix(r["clock_mhz"].get<double>(), 0)
+         << " | " << format_number(r["cycles_per_byte"].get<double>(), 3) << " | "
+         << format_number(r["gb_per_s"].get<double>(), 3) << " | " << r["cost"].get<std::string>() << " | "
+         << fix(r["usd_per_gb_per_s"].get<double>(), 2) << " | " << r["fixed_cost"].get<std::string>() << " | quoted ("
+         << r["kind"].get<std::string>() << ") |\n";
+    }
+    for (const auto& s : measured) {
+      if (s.hash != h) continue;
+      std::string label = s.engine;
+      if (h == "sha256" && !s.gpu) label += uses_shani(s.engine) ? " (SHA-NI)" : " (no SHA-NI)";
+      md << "| " << h << " | " << s.device << ": " << label << " | - | "
+         << (s.cycles_per_byte > 0 ? format_number(s.cycles_per_byte, 3) : "-") << " | "
+         << format_number(s.gb_per_s, 3) << " | - | - | - | measured (" << s.where << ") |\n";
+    }
+  }
+  md << "\nMeasured rows: one-lane engines only (a lane of a multi-buffer engine is no single-stream figure); c/B "
+        "in TSC cycles per byte (the TSC's rate, not the core's boost clock). The printed c/B of the custom rows are "
+        "rounded: their own GB/s imply 0.32 c/B (BLAKE2s) and 0.192 c/B (BLAKE2b).\n\n";
+}
+
+void amax_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+  md << "### Amax\n\n"
+     << "Quoted: the report's table. *From rows*: the best custom over the best off-the-shelf GB/s of the compute "
+        "table as printed. Measured: the fastest one-lane single stream on this machine (CPU with and without "
+        "SHA-NI; GPU when measured), and the report's custom figure over the fastest of them.\n\n"
+     << "| hash | off-the-shelf GB/s (quoted) | custom GB/s (quoted) | Amax (quoted) | Amax from rows | "
+        "best here, SHA-NI / SIMD GB/s | best here, no SHA-NI GB/s | GPU GB/s | Amax vs here |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
+  const auto measured = streams(in);
+  for (const auto& a : data["amax"]) {
+    const std::string h = a["hash"];
+    double off = 0, custom = 0;
+    for (const auto& r : data["compute"]) {
+      if (r["hash"] != h) continue;
+      double& best = r["class"] == "custom" ? custom : off;
+      best = std::max(best, r["gb_per_s"].get<double>());
+    }
+    double cpu_best = 0, no_shani = 0, gpu = 0;
+    for (const auto& s : measured) {
+      if (s.hash != h) continue;
+      if (s.gpu)
+        gpu = std::max(gpu, s.gb_per_s);
+      else if (h == "sha256" && !uses_shani(s.engine))
+        no_shani = std::max(no_shani, s.gb_per_s);
+      else
+        cpu_best = std::max(cpu_best, s.gb_per_s);
+    }
+    if (h != "sha256") no_shani = cpu_best;  // BLAKE2 engines need no SHA extensions
+    const double here = std::max({cpu_best, no_shani, gpu});
+    auto cell = [](double v) { return v > 0 ? format_number(v, 3) : std::string("not measured"); };
+    md << "| " << h << " | " << format_number(a["off_the_shelf_gb_per_s"].get<double>(), 3) << " | "
+       << format_number(a["custom_gb_per_s"].get<double>(), 3) << " | " << format_number(a["amax"].get<double>(), 3)
+       << " | " << (off > 0 ? format_number(custom / off, 3) : "-") << " | " << cell(cpu_best) << " | "
+       << cell(no_shani) << " | " << cell(gpu) << " | "
+       << (here > 0 ? format_number(a["custom_gb_per_s"].get<double>() / here, 3) : "-") << " |\n";
+  }
+  md << "\nThe BLAKE2b row: the printed 20.8 / 1.7 = 12.2, not the printed 12.5; the unrounded rows (4000 MHz / "
+        "0.192 c/B = 20.83 GB/s over 5000 MHz / 3 c/B = 1.667 GB/s) give 12.5, so the printed Amax was computed "
+        "before rounding. The SHA-256 Amax (3) takes the Ryzen SHA-NI row as off-the-shelf; against the AVX2 (no "
+        "SHA-NI) row it would be 7.5 / 0.7 = 10.7.\n\n";
+}
+
+struct step_cell {
+  double cpb = 0;
+  bool core = false;  // core cycles (perf counter) rather than TSC ticks
+  std::string where, knobs;
+};
+
+void steps_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+  const json& sum = data["summary"];
+  md << "### " << sum["title"].get<std::string>() << "\n\n"
+     << "Quoted: " << sum["workload"].get<std::string>() << ", " << sum["cpu"].get<std::string>()
+     << ". Here: `label` points of experiment `step-<id>-<scheme>`, one sector, core cycles per hashed byte (perf "
+        "counter; TSC ticks, marked *tsc*, where it is unavailable), each step adding its switch to the previous ones; "
+        "the switches each point set are listed.\n\n";
+  std::map<std::string, step_cell> cells;
+  std::string cpu;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (!ok_point(p, "label")) continue;
+    const std::string e = p.value("experiment", "");
+    if (e.rfind("step-", 0) != 0) continue;
+    step_cell c;
+    // Core cycles count only while the thread runs, so a busy machine's preemption does
+    // not inflate them as it does TSC ticks; TSC where the counter is unavailable.
+    c.cpb = rate(p, "cycles_per_byte_core");
+    c.core = c.cpb > 0;
+    if (!c.core) c.cpb = rate(p, "cycles_per_byte");
+    c.where = r.where;
+    const json axes = p.value("axes", json::object());
+    for (const char* k : {"engine", "assembly", "prefetch_distance", "encoding", "huge_pages"})
+      if (axes.contains(k) && !axes[k].is_null()) {
+        if (!c.knobs.empty()) c.knobs += " ";
+        c.knobs += k;
+        c.knobs += "=";
+        c.knobs += axes[k].is_string() ? axes[k].get<std::string>() : axes[k].dump();
+      }
+    cells[e.substr(5)] = c;
+    cpu = cpu_of(r);
+  }
+  md << "| step | quoted c/B (i9-9900K, ZigZag/BLAKE2s) | quoted gain | ZigZag/BLAKE2s c/B here | gain here | "
+        "SDR/SHA-256 c/B here | gain here | what the step sets here |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  double prev_q = 0, prev_z = 0, prev_s = 0;
+  auto gain = [](double prev, double now) {
+    return prev > 0 && now > 0 ? fix(100.0 * (prev - now) / prev, 1) + "%" : std::string("-");
+  };
+  for (const auto& s : sum["steps"]) {
+    const std::string id = s["id"];
+    const double q = s["quoted_cycles_per_byte"];
+    const step_cell z = cells.count(id + "-zigzag-blake2s") ? cells[id + "-zigzag-blake2s"] : step_cell{};
+    const step_cell x = cells.count(id + "-sdr-sha256") ? cells[id + "-sdr-sha256"] : step_cell{};
+    auto c = [](const step_cell& v) {
+      return v.cpb <= 0 ? std::string("not measured") : format_number(v.cpb, 3) + (v.core ? "" : " *tsc*");
+    };
+    md << "| " << s["step"].get<std::string>() << " | " << fix(q, 2) << " | " << gain(prev_q, q) << " | " << c(z)
+       << " | " << gain(prev_z, z.cpb) << " | " << c(x) << " | " << gain(prev_s, x.cpb) << " | "
+       << s["poreplab"].get<std::string>();
+    if (!z.knobs.empty()) md << "; ZigZag: `" << z.knobs << "`";
+    if (!x.knobs.empty()) md << "; SDR: `" << x.knobs << "`";
+    md << " |\n";
+    prev_q = q;
+    prev_z = z.cpb;
+    prev_s = x.cpb;
+  }
+  md << "\nMeasured on " << (cpu.empty() ? std::string("(no step points)") : cpu)
+     << "; the quoted column is the report's, on its CPU.\n\n";
+  // Switches measured outside the cumulative steps (huge pages on/off on the final state).
+  bool any = false;
+  for (const auto& [k, c] : cells) {
+    bool is_step = false;
+    for (const auto& s : sum["steps"]) is_step = is_step || k.rfind(s["id"].get<std::string>() + "-", 0) == 0;
+    if (is_step) continue;
+    if (!any) md << "| other A/B point | c/B here | switches |\n|---|---|---|\n";
+    any = true;
+    md << "| " << k << " | " << format_number(c.cpb, 3) << (c.core ? "" : " *tsc*") << " | `" << c.knobs << "` |\n";
+  }
+  if (any) md << "\n";
+}
+
+void padding_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+  const json& mp = data["merkle_padding"];
+  md << "### Padding precompute (64-byte messages)\n\n"
+     << "Quoted: " << mp["source"].get<std::string>() << ": " << mp["detail"].get<std::string>() << " (gain "
+     << fix(100.0 * mp["gain"].get<double>(), 0) << "%). Here: `tree_d` points (every parent a 64-byte message), "
+     << "pad_precompute 0 against 1, per engine and sector size.\n\n";
+  std::map<std::string, std::map<int, std::pair<double, std::string>>> ab;  // engine|size -> pad -> ns/node
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (!ok_point(p, "tree_d")) continue;
+    const json axes = p.value("axes", json::object());
+    if (!axes.contains("pad_precompute") || !axes["pad_precompute"].is_number()) continue;
+    const std::string key = axes.value("engine", "library") + " | " +
+                            format_size(axes.value("sector_size", std::uint64_t{0})) + " | " +
+                            (axes.value("threads", std::uint64_t{0}) == 1 ? "1 thread" : "all threads");
+    ab[key][axes["pad_precompute"].get<int>()] = {rate(p, "ns_per_node"), r.where};
+  }
+  if (ab.empty()) {
+    md << "No tree_d pad_precompute points in these records.\n\n";
+    return;
+  }
+  md << "| engine | sector | threads | ns/node, schedule computed | ns/node, precomputed | time saved |\n"
+     << "|---|---|---|---|---|---|\n";
+  for (const auto& [k, m] : ab) {
+    const double off = m.count(0) ? m.at(0).first : 0, on = m.count(1) ? m.at(1).first : 0;
+    md << "| " << k << " | " << (off > 0 ? format_number(off, 4) : "-") << " | " << (on > 0 ? format_number(on, 4) : "-")
+       << " | " << (off > 0 && on > 0 ? fix(100.0 * (off - on) / off, 1) + "%" : std::string("-")) << " |\n";
+  }
+  md << "\nThe time saved counts the whole tree build (loads, stores, the data block's compression), as the "
+        "quoted figure counts the whole Merkle-root computation.\n\n";
+}
+
+}  // namespace
+
+fs::path default_data_file() {
+  return amax::default_custom_hardware_file().parent_path() / "report-2019.json";
+}
+
+json parse_data(const std::string& text, const std::string& source) {
+  json d;
+  try {
+    d = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(source + ": parse error at byte " + std::to_string(e.byte));
+  }
+  if (!d.is_object() || d.value("schema", "") != kDataSchema) fail(source, "/schema", std::string("expected ") + kDataSchema);
+  need(d, "source", false, source, "");
+  if (!d.contains("summary")) fail(source, "/summary", "missing");
+  for (const char* k : {"title", "cpu", "workload"}) need(d["summary"], k, false, source, "/summary");
+  const json& steps = array_at(d["summary"], "steps", source, "/summary");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string w = "/summary/steps/" + std::to_string(i);
+    for (const char* k : {"id", "step", "poreplab"}) need(steps[i], k, false, source, w);
+    need(steps[i], "quoted_cycles_per_byte", true, source, w);
+  }
+  const json& rows = array_at(d, "compute", source, "");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string w = "/compute/" + std::to_string(i);
+    for (const char* k : {"hash", "engine", "class", "cost", "fixed_cost", "kind"}) need(rows[i], k, false, source, w);
+    for (const char* k : {"clock_mhz", "cycles_per_byte", "gb_per_s", "usd_per_gb_per_s"}) need(rows[i], k, true, source, w);
+    if (!amax::canonical_hash(rows[i]["hash"].get<std::string>())) fail(source, w + "/hash", "unknown hash");
+    if (rows[i]["class"] != "custom" && rows[i]["class"] != "off-the-shelf")
+      fail(source, w + "/class", "expected custom or off-the-shelf");
+    if (rows[i]["kind"] != "measured-by-source" && rows[i]["kind"] != "estimate")
+      fail(source, w + "/kind", "expected measured-by-source or estimate");
+  }
+  const json& am = array_at(d, "amax", source, "");
+  for (std::size_t i = 0; i < am.size(); ++i) {
+    const std::string w = "/amax/" + std::to_string(i);
+    need(am[i], "hash", false, source, w);
+    for (const char* k : {"off_the_shelf_gb_per_s", "custom_gb_per_s", "amax"}) need(am[i], k, true, source, w);
+  }
+  if (!d.contains("merkle_padding")) fail(source, "/merkle_padding", "missing");
+  need(d["merkle_padding"], "source", false, source, "/merkle_padding");
+  need(d["merkle_padding"], "detail", false, source, "/merkle_padding");
+  need(d["merkle_padding"], "gain", true, source, "/merkle_padding");
+  return d;
+}
+
+json load_data(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse_data(s.str(), file.string());
+}
+
+std::string amax_markdown(const json& data, const amax::inputs& in) {
+  std::ostringstream md;
+  md << "## The 2019 report's compute and Amax tables\n\nSource of quoted figures: " << data["source"].get<std::string>()
+     << ".\n\n";
+  compute_section(data, in, md);
+  amax_section(data, in, md);
+  return md.str();
+}
+
+std::string markdown(const json& data, const amax::inputs& in) {
+  std::ostringstream md;
+  md << "## The 2019 report beside this machine\n\nSource of quoted figures: " << data["source"].get<std::string>()
+     << ". Quoted figures are the report's (its CPUs, clocks and costs); measured ones come from this run's "
+        "records. See docs/report-2019.md for what agrees, what differs and why.\n\n";
+  steps_section(data, in, md);
+  compute_section(data, in, md);
+  amax_section(data, in, md);
+  padding_section(data, in, md);
+  return md.str();
+}
+
+bool write_report_file(const fs::path& dir) {
+  try {
+    const json data = load_data(default_data_file());
+    runner::write_file_atomic(dir / "report-2019.md", markdown(data, amax::load_result_dirs({dir})));
+    std::cerr << "report: " << (dir / "report-2019.md").string() << "\n";
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "poreplab: warning: report-2019 not written: " << e.what() << "\n";
+    return false;
+  }
+}
+
+}  // namespace poreplab::report2019
