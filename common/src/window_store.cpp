@@ -94,14 +94,14 @@ const char* window_backing_name(window_backing b) {
   }
 }
 
-void fill_window_elements(std::uint8_t* layer_base, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
+void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end) {
   const std::uint64_t key = mix(seed ^ (static_cast<std::uint64_t>(layer) << 48));
   for (std::uint64_t e = begin / 32; e < end / 32; ++e) {
     std::uint64_t w[4];
     for (std::uint64_t i = 0; i < 4; ++i) w[i] = mix(key ^ (4 * e + i));
     w[3] &= 0x3fffffffffffffffull;  // little-endian: byte 31 is the top byte of word 3
-    std::memcpy(layer_base + 32 * e, w, 32);
+    std::memcpy(dst + (32 * e - begin), w, 32);
   }
 }
 
@@ -111,7 +111,8 @@ std::uint64_t window_file_bytes(const label_job& job) {
   return (w.cur.size() + w.prev.size()) * kPage;
 }
 
-void window_layer_store::map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages) {
+void window_layer_store::map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages,
+                                  std::uint32_t layer, std::uint64_t seed) {
   std::string name = (dir / "poreplab-window-XXXXXX").string();
   const int fd = ::mkstemp(name.data());
   auto fail = [&](const std::string& what) {
@@ -128,20 +129,35 @@ void window_layer_store::map_file(region& r, const std::filesystem::path& dir, c
   if (fd < 0) fail("cannot create");
   ::unlink(name.c_str());  // the mapping keeps it; nothing is left behind on any exit
   if (::ftruncate(fd, static_cast<off_t>(layer_bytes_)) != 0) fail("cannot size");
-  // Blocks for every page written, allocated now: a full disk fails here, not as SIGBUS.
+  // The pages are written with pwrite, whole: their blocks are reserved now (a full disk
+  // fails this write, not as SIGBUS later), and no hole is ever read: a fault on a hole
+  // would read around it and fill the page cache with zeros of the whole layer.
+  std::vector<std::uint8_t> buf;
   for (std::size_t i = 0; i < pages.size();) {
     std::size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + 1) ++j;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && j - i < 256) ++j;
     const std::uint64_t off = pages[i] * kPage;
     const std::uint64_t len = std::min(layer_bytes_, pages[j - 1] * kPage + kPage) - off;
-    if (::fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) != 0) fail("cannot allocate blocks in");
+    buf.resize(len);
+    fill_window_elements(buf.data(), layer, seed, off, off + len);
+    for (std::uint64_t done = 0; done < len;) {
+      const ssize_t w = ::pwrite(fd, buf.data() + done, len - done, static_cast<off_t>(off + done));
+      if (w <= 0) fail("cannot write");
+      done += static_cast<std::uint64_t>(w);
+    }
     i = j;
   }
   void* m = ::mmap(nullptr, layer_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) fail("cannot map");
   ::close(fd);
+  // No read-around on a fault: the window reads scattered 4 KiB pages.
+  ::madvise(m, layer_bytes_, MADV_RANDOM);
   r.map = m;
   r.data = static_cast<std::uint8_t*>(m);
+  // Touched (mapped into this process) before anything is timed.
+  volatile std::uint8_t sink = 0;
+  for (const std::uint64_t p : pages) sink = static_cast<std::uint8_t>(sink ^ r.data[p * kPage]);
+  (void)sink;
 }
 
 window_layer_store::window_layer_store(const label_job& job, window_backing how, const std::filesystem::path& dir,
@@ -171,7 +187,7 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
 #pragma omp parallel for schedule(static)
       for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
         const std::uint64_t b = static_cast<std::uint64_t>(c) << 20;
-        fill_window_elements(base, l, seed, b, std::min(total, b + (1u << 20)));
+        fill_window_elements(base + b, l, seed, b, std::min(total, b + (1u << 20)));
       }
     }
     bytes_filled_ = layer_bytes_ * regions;
@@ -193,25 +209,13 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
     m += " plus 1 GiB spare";
     throw std::runtime_error(m);
   }
-  map_file(cur_, dir, w.cur);
+  map_file(cur_, dir, w.cur, layer_, seed);
   if (regions == 2) {
     try {
-      map_file(prev_, dir, w.prev);
+      map_file(prev_, dir, w.prev, layer_ - 1, seed);
     } catch (...) {
       ::munmap(cur_.map, layer_bytes_);
       throw;
-    }
-  }
-  for (region* r : {&cur_, &prev_}) {
-    if (r->data == nullptr) continue;
-    const std::vector<std::uint64_t>& pages = r == &cur_ ? w.cur : w.prev;
-    const std::uint32_t l = r == &cur_ ? layer_ : layer_ - 1;
-    std::uint8_t* base = r->data;
-    const std::uint64_t total = layer_bytes_;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(pages.size()); ++i) {
-      const std::uint64_t b = pages[static_cast<std::size_t>(i)] * kPage;
-      fill_window_elements(base, l, seed, b, std::min(total, b + kPage));
     }
   }
   pages_filled_ = w.cur.size() + w.prev.size();

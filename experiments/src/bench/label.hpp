@@ -37,7 +37,7 @@ struct label_bench_options {
   std::uint64_t window_nodes = 0;
   std::int64_t window_offset = -1;     // first node; < 0: drawn at random (recorded)
   std::string window_backing = "auto"; // auto | ram | mmap-file
-  std::string window_dir;              // where mmap-file windows put their files; empty: the temp directory
+  std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
   // How a whole-sector point is verified: full (the reference labels it again: 4 layers
   // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2
   // layers), auto (full when it fits, else sampled).
@@ -127,6 +127,7 @@ struct label_bench_result {
   // and bytes filled before timing, and the bytes of both layers resident after it.
   std::uint64_t window_first_node = 0;
   std::string window_backing;
+  std::string window_dir;          // mmap-file: the directory of its (unlinked) files
   std::uint64_t window_pages_filled = 0;
   std::uint64_t window_bytes_filled = 0;
   std::uint64_t window_resident_bytes = 0;

@@ -59,7 +59,7 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--window-backing", opt->window_backing,
                   "auto | ram | mmap-file: where the window's two full-size layers live (auto: ram when they fit)")
       ->capture_default_str();
-  cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: the temp directory)");
+  cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
   cmd->add_option("--verify", opt->verify,
                   "auto | full | sampled: re-label with the reference, or recompute --verify-samples nodes (auto: full when it fits)")
       ->capture_default_str();
@@ -96,7 +96,7 @@ void add_bench_label_command(CLI::App& app) {
         std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
                   << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
                   << r.options.layers << " full-size in " << r.window_backing
-                  << (r.window_backing == "mmap-file" ? " (sparse, unlinked)" : "") << ", "
+                  << (r.window_backing == "mmap-file" ? " (sparse, unlinked, in " + r.window_dir + ")" : "") << ", "
                   << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
                   << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
                   << " resident after; NOT a whole-sector run\n";
@@ -127,7 +127,9 @@ void add_bench_label_command(CLI::App& app) {
                   << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
                   << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
       std::cout << "  stopped by         " << stop_text(r) << "\n"
-                << std::setprecision(1) << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n"
+                << std::setprecision(1);
+      if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";
+      std::cout
                 << "  verified           " << (r.verified ? "yes, " : "NO, ") << verify_text(r) << "  " << r.digest << "\n";
       if (!r.verify_failure.empty()) std::cout << "  first mismatch     " << r.verify_failure << "\n";
     }

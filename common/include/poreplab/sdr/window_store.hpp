@@ -20,19 +20,20 @@ enum class window_backing {
 window_backing parse_window_backing(const std::string& s);  // auto | ram | mmap-file
 const char* window_backing_name(window_backing b);          // "ram" | "mmap-file" ("auto" never results)
 
-// Deterministic valid field elements (top two bits clear): the element at byte offset o
-// of layer l is a function of (seed, l, o / 32) alone, so a ram store and a file store
-// hold the same values wherever both are filled.
-void fill_window_elements(std::uint8_t* layer_base, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
+// Deterministic valid field elements (top two bits clear) for bytes [begin, end) of layer
+// l (multiples of 32), written to dst: the element at byte offset o is a function of
+// (seed, l, o / 32) alone, so a ram store and a file store hold the same values wherever
+// both are filled.
+void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end);
 
 class window_layer_store final : public layer_store {
  public:
   // For `job` (windowed, sdr; its parent rows read here): layers job.layers - 1 (when >= 1)
   // and job.layers. ram: both filled whole; mmap_file: each a file in dir (created, mapped,
-  // unlinked at once, so nothing is left behind), blocks allocated before any write (a
-  // full disk is an error here, not SIGBUS), and only the 4 KiB pages holding the
-  // window's parents filled, touched before anything is timed. Throws
+  // unlinked at once, so nothing is left behind) where only the 4 KiB pages holding the
+  // window's parents are written (pwrite: a full disk is an error here, not SIGBUS),
+  // then mapped and touched before anything is timed. Throws
   // insufficient_memory / std::runtime_error naming what does not fit.
   window_layer_store(const label_job& job, window_backing how, const std::filesystem::path& dir, std::uint64_t seed);
   ~window_layer_store() override;
@@ -54,7 +55,8 @@ class window_layer_store final : public layer_store {
     huge_buffer ram;
     void* map = nullptr;
   };
-  void map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages);
+  void map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages, std::uint32_t layer,
+                std::uint64_t seed);
   std::uint32_t layer_ = 0;
   std::uint64_t layer_bytes_ = 0;
   window_backing backing_ = window_backing::ram;

@@ -88,8 +88,8 @@ measurement run_plan(const json& axes, const sampling& plan) {
     // Where the window's layers lived: nobody should take it for a whole-sector run.
     const json row = to_json(r);
     for (const char* key : {"window_first_node", "window_backing", "window_pages_filled", "window_bytes_filled",
-                            "window_resident_bytes"})
-      m.context[key] = row[key];
+                            "window_resident_bytes", "window_dir"})
+      if (row.contains(key)) m.context[key] = row[key];
   }
   if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
   // Intervals, pairs, clocks and the stopping rule (bench/label.hpp).
