@@ -19,6 +19,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/window_store.hpp"
+#include "support.hpp"
 
 using namespace poreplab;
 
@@ -251,4 +252,41 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(r.verified);
   CHECK(r.nodes == (8u << 20) / 32);
   CHECK(r.porep_id_source == "registered StackedDrg8MiBV1_1");
+}
+
+TEST_CASE("runner: window and sampled points in records, the Data scaling table in the report", "[windows][runner]") {
+  test::temp_dir s("windows");
+  test::write_text(s / "scaling.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [
+      {"name": "whole", "kind": "label", "warmup": 0, "samples": 1,
+       "axes": {"backend": ["cpu"], "sector_size": ["64KiB", "128KiB"], "window_nodes": [0], "verify": ["sampled"]}},
+      {"name": "windows", "kind": "label", "warmup": 0, "samples": 1,
+       "axes": {"backend": ["cpu"], "sector_size": ["1MiB"], "window_nodes": [1024], "window_backing": ["mmap-file"]}}
+    ]
+  })");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "scaling.json").string()) + " -o " +
+                                        test::shell_quote((s / "out").string()) + " --no-plots",
+                                    s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto res = nlohmann::json::parse(test::read_text(s / "out" / "results.json"));
+  REQUIRE(res["points"].size() == 3);
+  for (const auto& p : res["points"]) {
+    INFO(p.dump());
+    CHECK(p["status"] == "ok");
+    CHECK(p["verified"] == true);
+    if (p["axes"]["window_nodes"] == 0) {
+      CHECK(p["context"]["verified_by"] == "sampled(4096)");
+      CHECK(p["context"]["max_rss_bytes"].get<double>() > 0);
+    } else {
+      CHECK(p["context"]["verified_by"] == "window");
+      CHECK(p["context"]["window_backing"] == "mmap-file");
+      CHECK(p["context"]["window_pages_filled"].get<double>() > 0);
+    }
+  }
+  const std::string md = test::read_text(s / "out" / "report.md");
+  CHECK(md.find("## Data scaling") != std::string::npos);
+  CHECK(md.find("window 1024 @ ") != std::string::npos);
+  CHECK(md.find("200 B/node") != std::string::npos);
 }
