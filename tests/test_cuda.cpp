@@ -204,7 +204,9 @@ struct recording_executor {
   }
   void launch(const sdr::relayout_kernel& k, grid_dims d) { emulate_grid(d, k); }
   void layer_written(int) {}
-  void download(std::uint8_t* host, int buf, std::uint64_t n) { std::copy_n(layers[buf].begin(), n, host); }
+  void download(std::uint8_t* host, int buf, std::uint64_t off, std::uint64_t n) {
+    std::copy_n(layers[buf].begin() + static_cast<std::ptrdiff_t>(off), n, host + off);
+  }
   void finish() {}
 };
 

@@ -521,7 +521,11 @@ TEST_CASE("allocations that grow with the input are refused up front when memory
   const std::string refusal = "does not fit in memory: needs ";
   const std::string avail = "4.0 KiB available (MemAvailable)";
   // Before: 64MiB x 256 sectors grew toward the OOM killer; 64GiB failed with "std::bad_alloc".
+  // Two layers and the table (sampled verification when a full re-label does not fit);
+  // four layers when a full re-label is asked for.
   check_error(sh(dir, low + cli("bench label --backend reference --sector-size 64MiB --sectors 256")),
+              {"bench label: " + refusal + "32.1 GiB (34477178880 bytes)", avail});
+  check_error(sh(dir, low + cli("bench label --backend reference --sector-size 64MiB --sectors 256 --verify full")),
               {"bench label: " + refusal + "64.1 GiB (68836917248 bytes)", avail});
   check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=17179869184 " + cli("bench label --backend reference --sector-size 64GiB")),
               {"bench label: " + refusal, "16.0 GiB available"});

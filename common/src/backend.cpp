@@ -28,6 +28,24 @@ void validate(const label_job& job) {
                                 std::to_string(kMaxLayers));
   if (job.sectors == 0) throw std::invalid_argument("label job: zero sectors");
   if (job.replica_ids == nullptr) throw std::invalid_argument("label job: no replica ids");
+  if (job.windowed()) {
+    // ZigZag encodes each layer in place in an order where every row reads rows labeled
+    // before it anywhere in the layer: a window has no self-contained starting point.
+    if (job.scheme.variant == porep_variant::zigzag)
+      throw std::invalid_argument("label job: a node window applies to sdr only; zigzag encodes whole layers in place");
+    if (job.first_node >= job.nodes || job.window_nodes > job.nodes - job.first_node) {
+      std::string m = "label job: node window [";
+      m += std::to_string(job.first_node);
+      m += ", +";
+      m += std::to_string(job.window_nodes);
+      m += ") is outside the ";
+      m += std::to_string(job.nodes);
+      m += " nodes";
+      throw std::invalid_argument(m);
+    }
+  } else if (job.first_node != 0) {
+    throw std::invalid_argument("label job: first node set without a window");
+  }
   if (job.scheme.variant == porep_variant::zigzag) {
     if (job.data == nullptr) throw std::invalid_argument("label job: zigzag encodes data in place but none was given");
     if (const auto bad = first_noncanonical(job.data, job.nodes * job.sectors); bad >= 0)
@@ -69,7 +87,7 @@ class reference_backend final : public backend {
   static void run(const label_job& job, layer_store& store) {
     const std::uint64_t stride = 32ull * job.sectors;
     const auto sectors = static_cast<std::int64_t>(job.sectors);
-    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
       const layer_inputs in = begin_layer(job, store, l);
       std::uint8_t* cur = in.cur;
       if constexpr (V == porep_variant::zigzag) {
@@ -87,7 +105,7 @@ class reference_backend final : public backend {
           const layer_ref c{cur + 32 * s, stride};
           const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};
           const std::uint8_t* id = job.replica_ids + 32 * s;
-          for (std::uint64_t v = 0; v < job.nodes; ++v) label_node<H>(id, l, v, job.parents + kParents * v, c, p);
+          for (std::uint64_t v = job.node_begin(); v < job.node_end(); ++v) label_node<H>(id, l, v, job.row(v), c, p);
         }
       }
       store.layer_done(l);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "poreplab/grid.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/omp_threads.hpp"
 #include "poreplab/sdr/label_driver.hpp"
 
@@ -55,8 +56,8 @@ class host_executor {
 
   void layer_written(int /*buf*/) {}
 
-  void download(std::uint8_t* host, int buf, std::uint64_t bytes) {
-    std::memcpy(host, layers_[buf].data(), bytes);
+  void download(std::uint8_t* host, int buf, std::uint64_t offset, std::uint64_t bytes) {
+    std::memcpy(host + offset, layers_[buf].data() + offset, bytes);
   }
 
   void finish() {}
@@ -77,6 +78,8 @@ class emulated_backend final : public backend {
   void label(const label_job& job, layer_store& store) override {
     validate(job);
     const omp_threads_scope scope(opt_.threads);
+    // The emulated device holds two full layers, as the GPU does (a window too).
+    require_memory(2 * job.nodes * job.sectors * 32, "cuda-emu device layers");
     host_executor ex(job.nodes * job.sectors * 32);
     run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}, opt_.kernel});
   }

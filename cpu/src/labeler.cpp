@@ -108,7 +108,7 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
   const std::size_t prefetch_distance = opt.prefetch_distance;
   const bool gather = opt.assembly == message_assembly::gather;
   const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
+  const std::uint64_t n = job.node_end();
   std::vector<const std::uint8_t*> chunks(kChunks * lanes);
   std::vector<std::uint32_t> state(8 * lanes);
   alignas(64) std::uint8_t header_hi[32] = {};  // u32_BE(layer) || u64_BE(node) || zeros
@@ -126,15 +126,15 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
         g.chunks[r * lanes + j] = r < 2 ? chunks[r * lanes + j] : r + 1 == kChunks ? kConst.label_tail : g.at(kChunks, j, r);
   }
 
-  for (std::uint64_t v = 0; v < n; ++v) {
+  for (std::uint64_t v = job.node_begin(); v < n; ++v) {
     if (prefetch_distance != 0 && v + prefetch_distance < n) {
-      const std::uint32_t* ahead = job.parents + 14 * (v + prefetch_distance);
+      const std::uint32_t* ahead = job.row(v + prefetch_distance);
       const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
       for (std::uint32_t k = 0; k < parent_count; ++k) {
         const std::uint8_t* p = (k < sdr::kBaseDegree ? lane0 : prev0) + ahead[k] * stride;
         for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
       }
-      prefetch(job.parents + 14 * (v + prefetch_distance + 4));
+      if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
     }
     store_be64(header_hi + 4, v);
     for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
@@ -152,7 +152,7 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
         nblocks = 2;
       }
     } else {
-      const std::uint32_t* par = job.parents + 14 * v;
+      const std::uint32_t* par = job.row(v);
       for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) {
         const std::uint32_t slot = sdr::parent_slot(layer, k);
         const std::uint8_t* p = (slot < sdr::kBaseDegree ? lane0 : prev0) + par[slot] * stride;
@@ -245,24 +245,24 @@ template <sdr::label_hash H>
 void label_sector_blake2(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t s,
                          std::uint8_t* cur, const std::uint8_t* prev, std::size_t prefetch_distance) {
   const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
+  const std::uint64_t n = job.node_end();
   std::uint8_t* lane = cur + 32ull * s;
   const std::uint8_t* prev_lane = prev != nullptr ? prev + 32ull * s : nullptr;
   detail::node_message<sdr::porep_variant::sdr, H> m;
   m.sdr_begin(job.replica_ids + 32ull * s, layer);
   const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
-  for (std::uint64_t v = 0; v < n; ++v) {
+  for (std::uint64_t v = job.node_begin(); v < n; ++v) {
     if (prefetch_distance != 0 && v + prefetch_distance < n) {
-      const std::uint32_t* ahead = job.parents + sdr::kParents * (v + prefetch_distance);
+      const std::uint32_t* ahead = job.row(v + prefetch_distance);
       for (std::uint32_t k = 0; k < parent_count; ++k)
         prefetch((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
-      if (v + prefetch_distance + 4 < n) prefetch(job.parents + sdr::kParents * (v + prefetch_distance + 4));
+      if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
     }
     if (v == 0) {
       m.sdr_gather_first();
       m.hash_short(e, lane);
     } else {
-      m.sdr_gather(layer, v, job.parents + sdr::kParents * v, lane, prev_lane, stride);
+      m.sdr_gather(layer, v, job.row(v), lane, prev_lane, stride);
       m.hash(e, lane + v * stride);
     }
   }
@@ -353,7 +353,7 @@ class cpu_backend final : public sdr::backend {
   template <sdr::porep_variant V, sdr::label_hash H>
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
            std::uint32_t groups, int used) const {
-    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
       const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
       std::uint8_t* cur = in.cur;
       const std::uint8_t* prev = in.prev;

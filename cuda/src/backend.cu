@@ -110,9 +110,10 @@ class device_executor {
 
   void layer_written(int buf) { written_[buf].record(compute_.get()); }
 
-  void download(std::uint8_t* host, int buf, std::uint64_t bytes) {
+  void download(std::uint8_t* host, int buf, std::uint64_t offset, std::uint64_t bytes) {
     POREPLAB_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), written_[buf].get(), 0));
-    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(host, layers_[buf].get(), bytes, cudaMemcpyDeviceToHost, copy_.get()));
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(host + offset, layers_[buf].get() + offset, bytes, cudaMemcpyDeviceToHost,
+                                        copy_.get()));
     copy_.synchronize();
   }
 

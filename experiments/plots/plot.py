@@ -414,6 +414,44 @@ class Figures:
                             "page granularity (4 KiB pages over 64 nodes of a 2KiB sector is 64 B/node).",
                             timed=False)
 
+    def data_scaling(self):
+        """Label points of a data-scaling experiment (they name the window_nodes axis):
+        bytes per node (RAM, whole sectors) and ns/node/layer against sector size."""
+        pts = [p for p in ok_points(self.results, "label") if "window_nodes" in p["axes"]
+               and p.get("rates", {}).get("ns_per_node_layer")]
+        if len({p["axes"]["sector_size"] for p in pts}) < 2:
+            return
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12.0, 4.6))
+        for i, backend in enumerate(OrderedDict.fromkeys(p["axes"].get("backend") for p in pts)):
+            bp = sorted([p for p in pts if p["axes"].get("backend") == backend], key=lambda p: p["axes"]["sector_size"])
+            whole = [p for p in bp if not p["axes"].get("window_nodes")]
+            win = [p for p in bp if p["axes"].get("window_nodes")]
+            mem = [(p["axes"]["sector_size"], p["context"]["max_rss_bytes"] / p["context"]["nodes"]) for p in whole
+                   if p.get("context", {}).get("max_rss_bytes") and p["context"].get("nodes")]
+            if mem:
+                a1.plot([m[0] for m in mem], [m[1] for m in mem], marker=MARKERS[i % len(MARKERS)],
+                        label="%s: max RSS / nodes (measured)" % backend)
+            for part, style_, what in ((whole, "-", "whole sector"), (win, "--", "window")):
+                if part:
+                    a2.plot([p["axes"]["sector_size"] for p in part], [p["rates"]["ns_per_node_layer"] for p in part],
+                            linestyle=style_, marker=MARKERS[i % len(MARKERS)], label="%s, %s" % (backend, what))
+        a1.axhline(200, color="0.35", linestyle="--", linewidth=1, label="2019 report: 200 B/node (quoted)")
+        sizes = sorted({p["axes"]["sector_size"] for p in pts})
+        for ax in (a1, a2):
+            log2_x(ax, sizes, True)
+            ax.set_ylim(bottom=0)
+        style(a1, "RAM bytes per node (labeling)", "sector size (log scale)", "bytes per node")
+        style(a2, "Labeling time per node per layer", "sector size (log scale)", "ns per node per layer")
+        a1.legend(fontsize=7)
+        a2.legend(fontsize=7)
+        fig.suptitle("Data scaling on %s" % cpu_name(self.results), fontsize=11)
+        fig.tight_layout()
+        self.save(fig, "data_scaling", "Data scaling: bytes/node and ns/node/layer vs sector size",
+                  "Left: the process's peak resident set (parent table, both layers, everything) over the sector's "
+                  "nodes, for whole-sector points; the dashed line is the 2019 Supranational PoRep report's "
+                  "200 B/node (quoted). Right: median ns per node per layer; dashed: node windows of a full-size "
+                  "sector (docs/scaling.md), not whole-sector runs.")
+
     def tree_d(self):
         pts = [p for p in ok_points(self.results, "tree_d") if "gb_per_s" in p.get("rates", {})]
         if not pts:
@@ -480,6 +518,7 @@ def main(argv):
     figs = Figures(d, results)
     figs.hash_cycles()
     figs.label_figures()
+    figs.data_scaling()
     figs.tree_d()
     figs.verdict()
     figs.write_index()

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +25,8 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/sampled_check.hpp"
+#include "poreplab/sdr/window_store.hpp"
 #include "poreplab/stats.hpp"
 #include "util/text.hpp"
 
@@ -73,7 +77,13 @@ constexpr std::uint64_t kFloorPairChain = 8192;
 
 }  // namespace
 
-label_bench_result bench_label(const label_bench_options& opt) {
+label_bench_result bench_label(const label_bench_options& in) {
+  label_bench_options opt = in;
+  const sdr::registered_proof* proof = nullptr;
+  if (!opt.proof.empty()) {
+    proof = &sdr::find_registered_proof(opt.proof);
+    opt.sector_size = proof->sector_size;
+  }
   if (opt.sector_size < 64 || (opt.sector_size & (opt.sector_size - 1)) != 0)
     throw std::invalid_argument("sector size " + std::to_string(opt.sector_size) +
                                 " is not a power of two of at least 64 bytes");
@@ -88,17 +98,49 @@ label_bench_result bench_label(const label_bench_options& opt) {
     throw std::invalid_argument("target CI: " + format_number(opt.target_ci) + " is not from 0 to 1 (e.g. 0.02 for +-2%)");
   if (!(opt.max_seconds >= 0) || !std::isfinite(opt.max_seconds))
     throw std::invalid_argument("max seconds: " + format_number(opt.max_seconds) + " is not a positive, finite number");
-  {  // Two layer buffers for the backend and two for the reference check (zigzag: the data
-     // too) and the parent table: refused before any of it is allocated.
-    const bool zz = opt.variant == "zigzag";
+  if (opt.verify != "auto" && opt.verify != "full" && opt.verify != "sampled")
+    throw std::invalid_argument("verify: '" + opt.verify + "' is not auto, full or sampled");
+  if (opt.verify_samples == 0 || opt.verify_samples > kMaxVerifySamples)
+    throw std::invalid_argument("verify samples: " + std::to_string(opt.verify_samples) + " is not from 1 to " +
+                                std::to_string(kMaxVerifySamples));
+  const bool zz = opt.variant == "zigzag";
+  const bool window = opt.window_nodes > 0;
+  const std::uint64_t nodes = opt.sector_size / 32;
+  if (window) {
+    if (zz)
+      throw std::invalid_argument(
+          "--window applies to sdr only: zigzag encodes each layer in place in an order that reads the whole layer");
+    if (opt.window_nodes > nodes)
+      throw std::invalid_argument("window of " + std::to_string(opt.window_nodes) + " nodes is larger than the sector (" +
+                                  std::to_string(nodes) + " nodes)");
+    if (opt.window_offset >= 0 && static_cast<std::uint64_t>(opt.window_offset) > nodes - opt.window_nodes)
+      throw std::invalid_argument("window offset " + std::to_string(opt.window_offset) + " + " +
+                                  std::to_string(opt.window_nodes) + " nodes runs past the sector's " +
+                                  std::to_string(nodes) + " nodes");
+    sdr::parse_window_backing(opt.window_backing);  // throws on a bad name
+  }
+  if (zz && opt.verify == "sampled")
+    throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
+  bool sampled = false;
+  {  // Refused before anything is allocated. Whole sectors: two layer buffers for the
+     // backend and two for a full reference check (zigzag: the data too) and the parent
+     // table; sampled verification needs no second pair. Windows: their parent rows here,
+     // the layers by the window store, which says what does not fit.
     const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
-    require_memory(checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"),
-                               checked_mul(opt.sector_size / 32, zz ? 112 : 56, "bench label memory"), "bench label memory"),
-                   "bench label");
+    const std::uint64_t table = checked_mul(nodes, zz ? 112 : 56, "bench label memory");
+    if (window) {
+      require_memory(checked_mul(opt.window_nodes, 56, "window parent rows"), "bench label window parent rows");
+    } else {
+      const std::uint64_t full = checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"), table, "bench label memory");
+      sampled = !zz && (opt.verify == "sampled" || (opt.verify == "auto" && !memory_shortfall_text(full).empty()));
+      require_memory(sampled ? checked_add(checked_mul(layer, 2, "bench label memory"), table, "bench label memory") : full,
+                     "bench label");
+    }
   }
   label_bench_result r;
   r.options = opt;
-  r.nodes = opt.sector_size / 32;
+  r.nodes = nodes;
+  reset_peak_rss();
   r.device = cpu::detect().model;
 
   const backend_entry& entry = find_backend(opt.backend);
@@ -111,14 +153,40 @@ label_bench_result bench_label(const label_bench_options& opt) {
   const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
   r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
 
-  const auto id = sdr::benchmark_porep_id(opt.sector_size);
-  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, r.nodes);
+  sdr::bytes32 id = sdr::benchmark_porep_id(opt.sector_size);
+  graph::api_version api = graph::api_version::v1_1_0;
+  if (proof != nullptr) {
+    id = sdr::porep_id_of(*proof);
+    api = proof->api;
+    r.porep_id_source = "registered " + std::string(proof->name);
+  } else {
+    r.porep_id_source = "custom (the 32GiB V1_1 porep_id on a " + format_size(opt.sector_size) + " graph)";
+    for (const auto& p : sdr::registered_proofs())
+      if (p.sector_size == opt.sector_size && p.api == graph::api_version::v1_1_0)
+        r.porep_id_source = "registered " + std::string(p.name);
+  }
+  const auto g = graph::make_graph_params(id.data(), api, r.nodes);
   const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;
+  std::vector<std::uint32_t> window_rows;
   std::vector<std::uint8_t> data;
   const std::uint32_t* parents = nullptr;
-  if (scheme.variant == sdr::porep_variant::zigzag) {
+  std::uint64_t first_node = 0;
+  if (window) {
+    if (opt.window_offset >= 0) {
+      first_node = static_cast<std::uint64_t>(opt.window_offset);
+    } else {
+      std::random_device rd;
+      const std::uint64_t draw = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+      first_node = draw % (r.nodes - opt.window_nodes + 1);
+    }
+    // The window's rows only: the Feistel table (3 x 2^half_bits compressions) then
+    // lookups, never the whole table (56 GiB at 64GiB).
+    window_rows.resize(opt.window_nodes * graph::kParentsPerNode);
+    graph::fill_parent_rows(g, graph::make_feistel_table(g), first_node, opt.window_nodes, window_rows.data());
+    parents = window_rows.data();
+  } else if (scheme.variant == sdr::porep_variant::zigzag) {
     zigzag_table = graph::zigzag_table(g);
     parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
     data = sdr::generated_field_data(layer_bytes, 0x9e3779b97f4a7c15ull);
@@ -127,20 +195,55 @@ label_bench_result bench_label(const label_bench_options& opt) {
     parents = sdr_table.data();
   }
   const auto ids = replica_ids(opt.sectors);
-  const sdr::label_job job{r.nodes, parents, opt.layers, opt.sectors, ids.data(), scheme,
-                           data.empty() ? nullptr : data.data()};
+  sdr::label_job job{r.nodes, parents, opt.layers, opt.sectors, ids.data(), scheme,
+                     data.empty() ? nullptr : data.data()};
+  if (window) {
+    job.first_node = first_node;
+    job.window_nodes = opt.window_nodes;
+    r.window_first_node = first_node;
+  }
+  sdr::validate(job);
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
   // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
   const std::uint64_t base_kib = status_kib("VmRSS:");
   reset_peak_rss();
-  sdr::rolling_layer_store store(layer_bytes);
-  const double work = static_cast<double>(r.nodes) * opt.layers;
+  std::unique_ptr<sdr::layer_store> store_owner;
+  sdr::window_layer_store* wstore = nullptr;
+  if (window) {
+    // Default: tmpfs (/dev/shm) when it has room: the same 4 KiB page-cache pages as a disk
+    // file without their random writeback, which on a slow disk takes minutes.
+    std::filesystem::path dir = opt.window_dir;
+    if (dir.empty()) {
+      dir = std::filesystem::temp_directory_path();
+      std::error_code ec;
+      const auto shm = std::filesystem::space("/dev/shm", ec);
+      if (!ec && shm.available > sdr::window_file_bytes(job) + (1ull << 30)) dir = "/dev/shm";
+    }
+    r.window_dir = dir.string();
+    auto w = std::make_unique<sdr::window_layer_store>(job, sdr::parse_window_backing(opt.window_backing), dir,
+                                                       0x5eed0f11e1d5ull);
+    wstore = w.get();
+    r.window_backing = sdr::window_backing_name(w->backing());
+    r.window_pages_filled = w->pages_filled();
+    r.window_bytes_filled = w->bytes_filled();
+    store_owner = std::move(w);
+  } else {
+    store_owner = std::make_unique<sdr::rolling_layer_store>(layer_bytes);
+  }
+  sdr::layer_store& store = *store_owner;
+  // Bytes digested after each sample: the last layer, or the window's part of it.
+  const std::uint64_t node_bytes = 32ull * opt.sectors;
+  const std::uint64_t out_offset = window ? first_node * node_bytes : 0;
+  const std::uint64_t out_bytes = window ? opt.window_nodes * node_bytes : layer_bytes;
+  auto output_digest = [&] { return sha256_hex(store.layer(opt.layers) + out_offset, out_bytes); };
+  const double work = window ? static_cast<double>(opt.window_nodes) : static_cast<double>(r.nodes) * opt.layers;
+  sdr::sampled_result sampled_total;
   const std::uint64_t knob_threads = opt.knobs.count("threads");
   const int threads = knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads();
   // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
   // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
-  const std::uint64_t floor_chain = std::min<std::uint64_t>(r.nodes * opt.layers, kFloorPairChain);
+  const std::uint64_t floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(work), kFloorPairChain);
   auto floor_ns = [&] {
     return cpu::measure_floor_seconds(*engine, scheme, opt.sectors, floor_chain, threads) * 1e9 /
            static_cast<double>(floor_chain);
@@ -166,7 +269,20 @@ label_bench_result bench_label(const label_bench_options& opt) {
       readings.push_back(cpu::measure_core_hz());
     }
     sdr::label_run_times t;
-    const double share = cpu_share_of([&] { t = be->timed_label(job, store); });
+    double share = 1;
+    if (sampled) {
+      // The capture (K/L nodes x 14 parent reads at each layer's end) is inside the timed
+      // run: microseconds against a sector's seconds.
+      sdr::sampling_layer_store check(store, job, opt.verify_samples, 0x51de5eedull + i);
+      share = cpu_share_of([&] { t = be->timed_label(job, check); });
+      const sdr::sampled_result v = check.verify();
+      sampled_total.checked += v.checked;
+      sampled_total.mismatched += v.mismatched;
+      if (sampled_total.first_mismatch.empty() && !v.first_mismatch.empty())
+        sampled_total.first_mismatch = "sample " + std::to_string(i) + ": " + v.first_mismatch;
+    } else {
+      share = cpu_share_of([&] { t = be->timed_label(job, store); });
+    }
     readings.push_back(cpu::measure_core_hz());
     r.cpu_share.push_back(share);
     if (std::min(share, floor_share) < kMinCpuShare) r.preempted.push_back(i);
@@ -176,7 +292,7 @@ label_bench_result bench_label(const label_bench_options& opt) {
       r.pairs.push_back({f, ns, f / ns});
       ratios.push_back(f / ns);
     }
-    digests.push_back(sha256_hex(store.layer(opt.layers), layer_bytes));
+    if (!sampled) digests.push_back(output_digest());
     if (!t.device.empty()) {
       r.device = t.device;
       r.device_sm_count = t.device_multiprocessors;
@@ -231,20 +347,38 @@ label_bench_result bench_label(const label_bench_options& opt) {
   }
   if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
   const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
+  r.max_rss_bytes = status_kib("VmHWM:") * 1024;
 
-  // Every sample is checked against the portable reference's last layer.
-  std::string want;
-  {
-    sdr::rolling_layer_store ref(layer_bytes);
-    sdr::make_reference_backend()->label(job, ref);
-    want = sha256_hex(ref.layer(opt.layers), layer_bytes);
+  if (wstore != nullptr) r.window_resident_bytes = wstore->resident_bytes();
+
+  if (sampled) {
+    // Every sample's K nodes recomputed by the reference from the parents it read.
+    r.verified_by = "sampled(" + std::to_string(opt.verify_samples) + ")";
+    r.verified = sampled_total.ok();
+    r.verify_failure = sampled_total.first_mismatch;
+    r.digest = output_digest();
+  } else {
+    // Every sample is checked against the portable reference: the whole last layer, or
+    // the window labeled again by the reference from the same store.
+    std::string want;
+    if (window) {
+      sdr::make_reference_backend()->label(job, store);
+      want = output_digest();
+      r.verified_by = "window";
+    } else {
+      sdr::rolling_layer_store ref(layer_bytes);
+      sdr::make_reference_backend()->label(job, ref);
+      want = sha256_hex(ref.layer(opt.layers), layer_bytes);
+      r.verified_by = "full";
+    }
+    r.digest = digests.back();
+    r.verified = std::all_of(digests.begin(), digests.end(), [&](const std::string& d) { return d == want; });
   }
 
-  r.digest = digests.back();
-  r.verified = std::all_of(digests.begin(), digests.end(), [&](const std::string& d) { return d == want; });
-
-  r.rss_bytes_per_node =
-      static_cast<double>(peak_kib - base_kib) * 1024 / (static_cast<double>(r.nodes) * opt.sectors);
+  // A window's process growth is its filled pages, not a sector's need: see window_*.
+  r.rss_bytes_per_node = window ? 0
+                                : static_cast<double>(peak_kib - base_kib) * 1024 /
+                                      (static_cast<double>(r.nodes) * opt.sectors);
   r.ns_per_node_layer = median(r.samples_ns_per_node_layer);
   r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
   // Per sector stream, as the seed report counts (rdtsc per hashed byte): every sector
@@ -339,6 +473,7 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"verified", r.verified},
           {"digest", r.digest},
           {"rss_bytes_per_node", r.rss_bytes_per_node},
+          {"max_rss_bytes", r.max_rss_bytes},
           {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
           {"kernel_ns_per_node_layer", r.kernel_ns_per_node_layer},
           {"kernel_samples_ns_per_node_layer", r.kernel_samples_ns_per_node_layer},
@@ -350,7 +485,19 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"copy_s", r.copy_s},
           {"label_launches", r.label_launches},
           {"launch_nodes", r.launch_nodes},
-          {"parent_placement", r.parent_placement}};
+          {"parent_placement", r.parent_placement},
+          {"verified_by", r.verified_by},
+          {"porep_id_source", r.porep_id_source},
+          {"window_nodes", r.options.window_nodes}};
+  if (r.options.window_nodes > 0) {
+    j["window_first_node"] = r.window_first_node;
+    j["window_backing"] = r.window_backing;
+    if (r.window_backing == "mmap-file") j["window_dir"] = r.window_dir;
+    j["window_pages_filled"] = r.window_pages_filled;
+    j["window_bytes_filled"] = r.window_bytes_filled;
+    j["window_resident_bytes"] = r.window_resident_bytes;
+  }
+  if (!r.verify_failure.empty()) j["verify_failure"] = r.verify_failure;
   const nlohmann::json m = measurement_json(r);  // named: items() must not outlive it
   for (const auto& [k, v] : m.items()) j[k] = v;
   return j;

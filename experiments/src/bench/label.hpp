@@ -29,11 +29,27 @@ struct label_bench_options {
   // > 0: stop once the next sample would end more than this many seconds after the
   // warmup began (at least one sample is taken). 0 with target_ci: kDefaultTargetSeconds.
   double max_seconds = 0;
+  // A registered proof (e.g. StackedDrg32GiBV1_1): its sector size, porep_id and api
+  // version. Empty: sector_size with benchmark_porep_id.
+  std::string proof;
+  // > 0: time a window of this many consecutive nodes of layer `layers` of a full-size
+  // sector (docs/scaling.md), verified against the reference on the same window.
+  std::uint64_t window_nodes = 0;
+  std::int64_t window_offset = -1;     // first node; < 0: drawn at random (recorded)
+  std::string window_backing = "auto"; // auto | ram | mmap-file
+  std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
+  // How a whole-sector point is verified: full (the reference labels it again: 4 layers
+  // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2
+  // layers), auto (full when it fits, else sampled).
+  std::string verify = "auto";
+  std::uint64_t verify_samples = 4096;
 };
 
 inline constexpr std::uint32_t kMinPairsForTarget = 5;
 inline constexpr double kDefaultTargetSeconds = 30;
 inline constexpr std::uint32_t kMaxSamples = 10000;
+// Sampled verification keeps 480 bytes a sample.
+inline constexpr std::uint64_t kMaxVerifySamples = 1u << 20;
 // A sample whose core clock is further than this from the run's median clock is flagged.
 inline constexpr double kClockTolerance = 0.03;
 // A sample during which the timing thread ran on a core for less than this share of the
@@ -87,6 +103,9 @@ struct label_bench_result {
   bool verified = false;           // output digest equals the portable reference
   std::string digest;              // SHA-256 over all sectors' last layers
   double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)
+  // The process's peak resident set (VmHWM, reset as the point starts) while the point
+  // ran, parent table included; the reference check's own buffers come after it.
+  std::uint64_t max_rss_bytes = 0;
   // cuda only, from CUDA events: label kernels alone (samples_ns_per_node_layer is then
   // end to end: uploads, kernels and every layer copied back).
   std::vector<double> kernel_samples_ns_per_node_layer;
@@ -100,6 +119,19 @@ struct label_bench_result {
   std::uint64_t label_launches = 0;
   std::uint64_t launch_nodes = 0;
   std::string parent_placement;    // resident | streamed
+  // "full" (last layer's digest equals the reference's), "sampled(K)" (K nodes recomputed)
+  // or "window" (the window's labels equal the reference's on the same window).
+  std::string verified_by;
+  std::string verify_failure;      // the first sampled mismatch, when there is one
+  // Windows: the first node, where the two layers lived (ram | mmap-file), the 4 KiB pages
+  // and bytes filled before timing, and the bytes of both layers resident after it.
+  std::uint64_t window_first_node = 0;
+  std::string window_backing;
+  std::string window_dir;          // mmap-file: the directory of its (unlinked) files
+  std::uint64_t window_pages_filled = 0;
+  std::uint64_t window_bytes_filled = 0;
+  std::uint64_t window_resident_bytes = 0;
+  std::string porep_id_source;     // "registered <proof>" | "custom (32GiB V1_1 id on a <size> graph)"
 };
 
 // The core clock around each of `samples` samples from the add-chain readings taken

@@ -5,6 +5,7 @@
 #include "cli/backend_flags.hpp"
 #include "cli/bench_cli.hpp"
 #include "bench/label.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/stats.hpp"
 #include "cli/cli.hpp"
 #include "runner/config.hpp"
@@ -31,6 +32,12 @@ std::string stop_text(const label_bench_result& r) {
   return "the sample count (" + n + ")";
 }
 
+std::string verify_text(const label_bench_result& r) {
+  if (r.verified_by == "window") return "window (its labels equal the portable reference's on the same window)";
+  if (r.verified_by == "full") return "full (last layer equals the portable reference)";
+  return r.verified_by + " (nodes recomputed by the reference from the parents they read)";
+}
+
 }  // namespace
 
 void add_bench_label_command(CLI::App& app) {
@@ -44,7 +51,19 @@ void add_bench_label_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sectors", opt->sectors, "sectors labeled together")->capture_default_str();
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
-  cmd->add_option("--layers", opt->layers, "layers")->capture_default_str();
+  cmd->add_option("--layers", opt->layers, "layers (with --window: the layer the window is in)")->capture_default_str();
+  cmd->add_option("--proof", opt->proof, "a registered proof (e.g. StackedDrg32GiBV1_1): its sector size and porep_id");
+  cmd->add_option("--window", opt->window_nodes,
+                  "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
+  cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)");
+  cmd->add_option("--window-backing", opt->window_backing,
+                  "auto | ram | mmap-file: where the window's two full-size layers live (auto: ram when they fit)")
+      ->capture_default_str();
+  cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
+  cmd->add_option("--verify", opt->verify,
+                  "auto | full | sampled: re-label with the reference, or recompute --verify-samples nodes (auto: full when it fits)")
+      ->capture_default_str();
+  cmd->add_option("--verify-samples", opt->verify_samples, "nodes recomputed by sampled verification")->capture_default_str();
   auto knobs = std::make_shared<backend_settings>();
   const auto apply_knobs = add_backend_flags(cmd, knobs);
   cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
@@ -63,6 +82,7 @@ void add_bench_label_command(CLI::App& app) {
     const auto bytes = parse_size(*size);
     if (!bytes) throw usage_error("--sector-size: '" + *size + "' is not a size (e.g. 2KiB, 8MiB or bytes)");
     opt->sector_size = *bytes;
+    if (!opt->proof.empty() && *size != "2KiB") throw usage_error("--proof sets the sector size: give one or the other");
     const auto r = bench_label(*opt);
     if (*json) {
       std::cout << to_json(r).dump() << "\n";
@@ -71,7 +91,16 @@ void add_bench_label_command(CLI::App& app) {
                 << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
                 << "backend " << r.options.backend << ", engine " << r.engine
                 << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
-                << r.nodes << " nodes), " << r.options.layers << " layers\n"
+                << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
+      if (r.options.window_nodes > 0)
+        std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
+                  << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
+                  << r.options.layers << " full-size in " << r.window_backing
+                  << (r.window_backing == "mmap-file" ? " (sparse, unlinked, in " + r.window_dir + ")" : "") << ", "
+                  << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
+                  << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
+                  << " resident after; NOT a whole-sector run\n";
+      std::cout
                 << "  ns/node/layer      " << r.ns_per_node_layer << " [" << r.ns_lo << ", " << r.ns_hi << "]\n"
                 << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
                 << std::setprecision(2) << "  cycles/byte        " << r.cycles_per_byte << " (TSC, one stream, "
@@ -98,9 +127,11 @@ void add_bench_label_command(CLI::App& app) {
                   << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
                   << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
       std::cout << "  stopped by         " << stop_text(r) << "\n"
-                << std::setprecision(1) << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n"
-                << "  verified           " << (r.verified ? "yes (last layer equals the portable reference)" : "NO")
-                << "  " << r.digest << "\n";
+                << std::setprecision(1);
+      if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";
+      std::cout
+                << "  verified           " << (r.verified ? "yes, " : "NO, ") << verify_text(r) << "  " << r.digest << "\n";
+      if (!r.verify_failure.empty()) std::cout << "  first mismatch     " << r.verify_failure << "\n";
     }
     if (!r.verified) set_exit_status(1);
   });

@@ -11,6 +11,7 @@
 
 #include "poreplab/huge_buffer.hpp"
 #include "poreplab/sdr/encoding.hpp"
+#include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab::sdr {
@@ -65,8 +66,22 @@ struct label_job {
   // zigzag only: the data encoded in place, node-major like the layers; every element a
   // canonical field element. Layer l of the store receives the replica after l layers.
   const std::uint8_t* data = nullptr;
+  // A node window (sdr only): window_nodes > 0 labels only nodes [first_node, first_node +
+  // window_nodes) of layer `layers`, and `parents` holds those rows only. Layer layers - 1
+  // and the current layer before first_node must already be in the store as valid field
+  // elements: a full-size sector is timed without labeling (or holding) all of it.
+  std::uint64_t first_node = 0;
+  std::uint64_t window_nodes = 0;
 
+  bool windowed() const { return window_nodes != 0; }
   std::uint64_t parent_rows() const { return scheme.variant == porep_variant::zigzag ? 2 * nodes : nodes; }
+  // Rows `parents` holds, and where node v's row is.
+  std::uint64_t table_rows() const { return windowed() ? window_nodes : parent_rows(); }
+  const std::uint32_t* row(std::uint64_t v) const { return parents + kParents * (v - first_node); }
+  // Nodes labeled per layer, the first and the end.
+  std::uint64_t node_begin() const { return windowed() ? first_node : 0; }
+  std::uint64_t node_end() const { return windowed() ? first_node + window_nodes : nodes; }
+  std::uint32_t first_layer() const { return windowed() ? layers : 1; }
 };
 
 // One labeling as timed by the backend. Host backends give the wall time; device backends

@@ -10,7 +10,8 @@
 //                                           nodes * sectors * 32 bytes
 //   const std::uint8_t* upload_replica_ids(const std::uint8_t* ids, std::uint64_t bytes)
 //   void upload_layer(int i, const std::uint8_t* host, std::uint64_t bytes)
-//                                           host data into layer buffer i (zigzag input)
+//                                           host data into layer buffer i (zigzag input;
+//                                           a window's previous layer and current prefix)
 //   const std::uint32_t* upload_parents(const std::uint32_t* table, std::uint64_t rows)
 //   const std::uint32_t* stage_parents(int slot, const std::uint32_t* rows, std::uint64_t count)
 //                                           copies rows into chunk slot 0 or 1 once the
@@ -23,8 +24,9 @@
 //   void launch(const label_layer_kernel<V, H, K>&, grid_dims)   (any scheme and variant)
 //   void launch(const relayout_kernel&, grid_dims)
 //   void layer_written(int buf)             the work issued so far completes buffer buf
-//   void download(std::uint8_t* host, int buf, std::uint64_t bytes)
-//                                           returns once host holds the buffer; may
+//   void download(std::uint8_t* host, int buf, std::uint64_t offset, std::uint64_t bytes)
+//                                           bytes [offset, offset + bytes) of buffer buf
+//                                           into host + offset; returns once there; may
 //                                           overlap launches issued before it
 //   void finish()                           waits for all work, reports errors
 #include <cstdint>
@@ -64,12 +66,18 @@ inline constexpr std::uint32_t kTransposeThreads = 256;
 template <porep_variant V, label_hash H, kernel_variant K, class Exec>
 void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
-  const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
+  const std::uint64_t node_bytes = 32ull * job.sectors;
+  // Rows labeled per layer: the whole layer, or a window of it.
+  const std::uint64_t rows_per_layer = job.windowed() ? job.window_nodes : job.nodes;
+  const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < rows_per_layer;
   const bool major = plan.layout == sector_layout::sector_major;
+  // A window starts from store contents uploaded as they are (node-major).
+  if (job.windowed() && major)
+    throw std::invalid_argument("a node window runs in the sector_minor layout only (the store's own)");
   const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
   ex.load(label_layer_kernel<V, H, K>{});
   ex.load(relayout_kernel{});
-  const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.parent_rows());
+  const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.table_rows());
   const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
   const grid_dims transpose_grid = cover(job.nodes * job.sectors, kTransposeThreads);
   auto relayout = [&](int from, int to, sector_layout from_layout, sector_layout to_layout) {
@@ -83,20 +91,22 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   int pending_buf = 0;
   auto flush = [&] {
     if (pending == 0) return;
-    ex.download(store.layer(pending), pending_buf, layer_bytes);
+    ex.download(store.layer(pending), pending_buf, node_bytes * job.node_begin(), node_bytes * rows_per_layer);
     store.layer_done(pending);
     pending = 0;
   };
 
-  // Runs the job.nodes rows starting at table row first_row through kernel k: parent
+  // Runs rows_per_layer rows starting at table row first_row through kernel k: parent
   // rows resident or staged chunk by chunk, each chunk in launches of at most
   // launch_nodes nodes. One thread walks its sector's rows in order, so consecutive
-  // launches over consecutive row ranges compute exactly what one launch would.
-  const std::uint64_t span = streamed ? plan.chunk_nodes : job.nodes;
+  // launches over consecutive row ranges compute exactly what one launch would. Node
+  // numbers start at the window's first node.
+  const std::uint64_t span = streamed ? plan.chunk_nodes : rows_per_layer;
+  const std::uint64_t base = job.node_begin();
   std::uint64_t chunks_issued = 0;
   auto run_rows = [&](label_layer_kernel<V, H, K> k, std::uint64_t first_row) {
-    for (std::uint64_t b = 0; b < job.nodes; b += span) {
-      const std::uint64_t count = job.nodes - b < span ? job.nodes - b : span;
+    for (std::uint64_t b = 0; b < rows_per_layer; b += span) {
+      const std::uint64_t count = rows_per_layer - b < span ? rows_per_layer - b : span;
       const int slot = static_cast<int>(chunks_issued % 2);
       const std::uint32_t* rows = streamed ? ex.stage_parents(slot, job.parents + kParents * (first_row + b), count)
                                            : resident + kParents * (first_row + b);
@@ -105,10 +115,10 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
       for (std::uint64_t c = 0; c < count; c += step) {
         if (plan.stop_requested && plan.stop_requested())
           throw label_interrupted("labeling stopped at layer " + std::to_string(k.layer) + ", node " +
-                                  std::to_string(b + c) + " of " + std::to_string(job.nodes));
+                                  std::to_string(base + b + c) + " of " + std::to_string(job.nodes));
         k.parents = rows + kParents * c;
-        k.node_begin = b + c;
-        k.node_end = b + c + (count - c < step ? count - c : step);
+        k.node_begin = base + b + c;
+        k.node_end = base + b + c + (count - c < step ? count - c : step);
         ex.launch(k, label_grid);
         if (b == 0 && c == 0) flush();
       }
@@ -135,7 +145,13 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
       pending_buf = 1;
     }
   } else {
-    for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    if (job.windowed()) {
+      // The window reads the whole previous layer and the current one before it.
+      const std::uint32_t l = job.layers;
+      if (l > 1) ex.upload_layer(static_cast<int>(l % 2), store.layer(l - 1), layer_bytes);
+      ex.upload_layer(static_cast<int>((l - 1) % 2), store.layer(l), node_bytes * job.first_node);
+    }
+    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
       const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
       std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
       run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,

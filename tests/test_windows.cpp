@@ -1,0 +1,292 @@
+// Node windows (label_job::window_nodes) on every backend against whole-layer labels of
+// the reference, the window store's ram and mmap-file backings, and sampled verification
+// with a planted wrong label.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/label.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/sampled_check.hpp"
+#include "poreplab/sdr/window_store.hpp"
+#include "support.hpp"
+
+using namespace poreplab;
+
+namespace {
+
+struct graph_job {
+  std::vector<std::uint32_t> table;
+  std::vector<std::uint8_t> ids;
+  graph::graph_params g;
+};
+
+graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
+  const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
+  graph_job d;
+  d.g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
+  d.table.resize(nodes * 14);
+  graph::fill_parent_rows(d.g, 0, nodes, d.table.data());
+  d.ids.resize(32ull * sectors);
+  for (std::uint32_t s = 0; s < sectors; ++s) {
+    const std::uint8_t seed[3] = {static_cast<std::uint8_t>(s), 7, 9};
+    sha256::digest(d.ids.data() + 32 * s, seed, sizeof seed);
+    d.ids[32 * s + 31] &= 0x3f;
+  }
+  return d;
+}
+
+// Every labeling backend the no-CUDA build has, with settings that split a window into
+// several launches and streamed chunks (cuda-emu) or lane groups (cpu).
+std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(sdr::label_hash h) {
+  std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> v;
+  v.emplace_back("reference", sdr::make_reference_backend(2));
+  for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
+    cpu::labeler_options o;
+    o.engine = std::string(e->name);
+    o.threads = 2;
+    v.emplace_back("cpu/" + std::string(e->name), cpu::make_cpu_backend(o));
+  }
+  sdr::emulation_options resident;
+  v.emplace_back("cuda-emu", sdr::make_emulated_backend(resident));
+  sdr::emulation_options streamed;
+  streamed.chunk_nodes = 7;
+  streamed.launch_nodes = 3;
+  v.emplace_back("cuda-emu streamed", sdr::make_emulated_backend(streamed));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("node windows label like the whole layer on every backend", "[windows]") {
+  const std::uint64_t nodes = 256;
+  for (const auto h : {sdr::label_hash::sha256, sdr::label_hash::blake2s}) {
+    for (const std::uint32_t sectors : {1u, 3u}) {
+      const auto d = make_graph(nodes, sectors);
+      const sdr::label_scheme scheme{sdr::porep_variant::sdr, h};
+      const std::uint64_t bytes = nodes * 32 * sectors, node_bytes = 32ull * sectors;
+      // The truth: three whole layers by the reference.
+      sdr::memory_layer_store whole(bytes, 3);
+      sdr::make_reference_backend()->label(sdr::label_job{nodes, d.table.data(), 3, sectors, d.ids.data(), scheme},
+                                           whole);
+      for (const std::uint32_t layer : {1u, 3u}) {
+        for (const auto& [first, count] : {std::pair<std::uint64_t, std::uint64_t>{0, 40}, {100, 37}, {200, 56}}) {
+          sdr::label_job job{nodes, d.table.data() + 14 * first, layer, sectors, d.ids.data(), scheme};
+          job.first_node = first;
+          job.window_nodes = count;
+          for (auto& [name, be] : all_backends(h)) {
+            INFO(sdr::scheme_name(scheme) << ", " << name << ", sectors " << sectors << ", layer " << layer << ", nodes ["
+                                          << first << ", +" << count << ")");
+            // The store holds the previous layer and the current one before the window;
+            // the window and beyond hold junk that must be overwritten or never read.
+            sdr::memory_layer_store store(bytes, 3);
+            if (layer > 1) std::memcpy(store.layer(layer - 1), whole.layer(layer - 1), bytes);
+            std::memset(store.layer(layer), 0xa5, bytes);
+            std::memcpy(store.layer(layer), whole.layer(layer), first * node_bytes);
+            be->label(job, store);
+            REQUIRE(std::equal(whole.layer(layer) + first * node_bytes, whole.layer(layer) + (first + count) * node_bytes,
+                               store.layer(layer) + first * node_bytes));
+            // Nothing after the window is written.
+            std::uint8_t* after = store.layer(layer) + (first + count) * node_bytes;
+            REQUIRE(std::all_of(after, store.layer(layer) + bytes, [](std::uint8_t b) { return b == 0xa5; }));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("node windows: zigzag and windows outside the sector are refused by name", "[windows]") {
+  const auto d = make_graph(64, 1);
+  sdr::label_job job{64, d.table.data(), 2, 1, d.ids.data()};
+  job.first_node = 60;
+  job.window_nodes = 8;
+  CHECK_THROWS_WITH(sdr::validate(job), Catch::Contains("outside the 64 nodes"));
+  job.first_node = 3;
+  job.window_nodes = 0;
+  CHECK_THROWS_WITH(sdr::validate(job), Catch::Contains("without a window"));
+  std::vector<std::uint8_t> data(64 * 32, 0);
+  sdr::label_job zz{64, d.table.data(), 2, 1, d.ids.data(), {sdr::porep_variant::zigzag, sdr::label_hash::sha256},
+                    data.data()};
+  zz.window_nodes = 8;
+  CHECK_THROWS_WITH(sdr::validate(zz), Catch::Contains("sdr only"));
+  label_bench_options o;
+  o.variant = "zigzag";
+  o.window_nodes = 16;
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("sdr only"));
+  o.variant = "sdr";
+  o.window_nodes = 65;  // 2KiB: 64 nodes
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("larger than the sector"));
+  o.window_nodes = 16;
+  o.window_offset = 60;
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("runs past"));
+}
+
+TEST_CASE("window store: ram and mmap-file hold the same elements where the window reads", "[windows]") {
+  const std::uint64_t nodes = 1u << 15;  // 1 MiB layers
+  const auto d = make_graph(nodes, 1);
+  const std::uint64_t first = 20000, count = 300;
+  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, 1, d.ids.data()};
+  job.first_node = first;
+  job.window_nodes = count;
+  const auto dir = std::filesystem::temp_directory_path();
+  sdr::window_layer_store ram(job, sdr::window_backing::ram, dir, 42);
+  sdr::window_layer_store file(job, sdr::window_backing::mmap_file, dir, 42);
+  CHECK(ram.backing() == sdr::window_backing::ram);
+  CHECK(file.backing() == sdr::window_backing::mmap_file);
+  CHECK(file.pages_filled() > 0);
+  CHECK(file.pages_filled() < ram.pages_filled());  // sparse: only the window's pages
+  CHECK(file.resident_bytes() >= file.bytes_filled());
+  // Every element is a valid field element (top two bits clear).
+  for (std::uint64_t i = 0; i < nodes; ++i) REQUIRE((ram.layer(1)[32 * i + 31] & 0xc0) == 0);
+  auto be = cpu::make_cpu_backend({});
+  be->label(job, ram);
+  be->label(job, file);
+  const std::uint64_t off = first * 32, len = count * 32;
+  REQUIRE(std::equal(ram.layer(2) + off, ram.layer(2) + off + len, file.layer(2) + off));
+  // ... and both equal the reference on the same store.
+  std::vector<std::uint8_t> got(file.layer(2) + off, file.layer(2) + off + len);
+  sdr::make_reference_backend()->label(job, file);
+  REQUIRE(std::equal(got.begin(), got.end(), file.layer(2) + off));
+  CHECK_THROWS_AS(file.layer(3), std::logic_error);
+  CHECK_THROWS_WITH(sdr::parse_window_backing("disk"), Catch::Contains("auto, ram or mmap-file"));
+}
+
+namespace {
+
+// Labels with the reference, then plants a wrong label at (layer, node) before the layer
+// is reported done: what a faulty backend would hand over.
+class planting_store final : public sdr::layer_store {
+ public:
+  planting_store(sdr::layer_store& inner, std::uint32_t layer, std::uint64_t node) : inner_(inner), layer_(layer), node_(node) {}
+  std::uint8_t* layer(std::uint32_t l) override { return inner_.layer(l); }
+  void layer_done(std::uint32_t l) override {
+    if (l == layer_) inner_.layer(l)[32 * node_ + 5] ^= 1;
+    inner_.layer_done(l);
+  }
+
+ private:
+  sdr::layer_store& inner_;
+  std::uint32_t layer_;
+  std::uint64_t node_;
+};
+
+}  // namespace
+
+TEST_CASE("sampled verification passes a right labeling and catches a planted wrong label", "[windows][sampled]") {
+  const std::uint64_t nodes = 64;
+  const auto d = make_graph(nodes, 1);
+  const sdr::label_job job{nodes, d.table.data(), 2, 1, d.ids.data()};
+  {
+    sdr::rolling_layer_store store(nodes * 32);
+    sdr::sampling_layer_store check(store, job, 4096, 1);
+    cpu::make_cpu_backend({})->label(job, check);
+    const auto r = check.verify();
+    CHECK(r.checked == 4096);
+    CHECK(r.ok());
+  }
+  for (const std::uint32_t layer : {1u, 2u}) {
+    sdr::rolling_layer_store store(nodes * 32);
+    sdr::sampling_layer_store check(store, job, 4096, 1);
+    planting_store faulty(check, layer, 37);
+    sdr::make_reference_backend()->label(job, faulty);
+    const auto r = check.verify();
+    CHECK_FALSE(r.ok());
+    CHECK(r.mismatched > 0);
+    CHECK_THAT(r.first_mismatch, Catch::Contains("node 37"));
+  }
+  CHECK_THROWS_AS(sdr::sampling_layer_store(*std::make_unique<sdr::rolling_layer_store>(64), job, 0, 1),
+                  std::invalid_argument);
+}
+
+TEST_CASE("bench label: sampled and window points are verified and say how", "[windows][bench]") {
+  label_bench_options o;
+  o.sector_size = 64 << 10;
+  o.samples = 2;
+  o.warmup = 0;
+  o.verify = "sampled";
+  o.verify_samples = 512;
+  auto r = bench_label(o);
+  CHECK(r.verified);
+  CHECK(r.verified_by == "sampled(512)");
+  CHECK(r.max_rss_bytes > 0);
+
+  o.verify = "auto";
+  o.sector_size = 1 << 20;
+  o.window_nodes = 2048;
+  o.window_offset = 5000;
+  o.window_backing = "mmap-file";
+  r = bench_label(o);
+  CHECK(r.verified);
+  CHECK(r.verified_by == "window");
+  CHECK(r.window_backing == "mmap-file");
+  CHECK(r.window_first_node == 5000);
+  CHECK(r.window_pages_filled > 0);
+  const auto j = to_json(r);
+  CHECK(j["window_nodes"] == 2048);
+  CHECK(j["window_backing"] == "mmap-file");
+  CHECK(j["verified_by"] == "window");
+
+  o.backend = "cuda-emu";
+  o.window_backing = "ram";
+  o.window_offset = -1;  // drawn
+  r = bench_label(o);
+  CHECK(r.verified);
+  CHECK(r.window_backing == "ram");
+  CHECK(r.window_first_node + 2048 <= (1u << 20) / 32);
+
+  o.backend = "cpu";
+  o.proof = "StackedDrg8MiBV1_1";
+  o.window_backing = "auto";
+  r = bench_label(o);
+  CHECK(r.verified);
+  CHECK(r.nodes == (8u << 20) / 32);
+  CHECK(r.porep_id_source == "registered StackedDrg8MiBV1_1");
+}
+
+TEST_CASE("runner: window and sampled points in records, the Data scaling table in the report", "[windows][runner]") {
+  test::temp_dir s("windows");
+  test::write_text(s / "scaling.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [
+      {"name": "whole", "kind": "label", "warmup": 0, "samples": 1,
+       "axes": {"backend": ["cpu"], "sector_size": ["64KiB", "128KiB"], "window_nodes": [0], "verify": ["sampled"]}},
+      {"name": "windows", "kind": "label", "warmup": 0, "samples": 1,
+       "axes": {"backend": ["cpu"], "sector_size": ["1MiB"], "window_nodes": [1024], "window_backing": ["mmap-file"]}}
+    ]
+  })");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "scaling.json").string()) + " -o " +
+                                        test::shell_quote((s / "out").string()) + " --no-plots",
+                                    s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto res = nlohmann::json::parse(test::read_text(s / "out" / "results.json"));
+  REQUIRE(res["points"].size() == 3);
+  for (const auto& p : res["points"]) {
+    INFO(p.dump());
+    CHECK(p["status"] == "ok");
+    CHECK(p["verified"] == true);
+    if (p["axes"]["window_nodes"] == 0) {
+      CHECK(p["context"]["verified_by"] == "sampled(4096)");
+      CHECK(p["context"]["max_rss_bytes"].get<double>() > 0);
+    } else {
+      CHECK(p["context"]["verified_by"] == "window");
+      CHECK(p["context"]["window_backing"] == "mmap-file");
+      CHECK(p["context"]["window_pages_filled"].get<double>() > 0);
+    }
+  }
+  const std::string md = test::read_text(s / "out" / "report.md");
+  CHECK(md.find("## Data scaling") != std::string::npos);
+  CHECK(md.find("window 1024 @ ") != std::string::npos);
+  CHECK(md.find("200 B/node") != std::string::npos);
+}
