@@ -63,6 +63,9 @@ inline constexpr std::uint32_t kTransposeThreads = 256;
 
 template <porep_variant V, label_hash H, kernel_variant K, class Exec>
 void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+  if (job.first_layer != 1)
+    throw std::invalid_argument("label job: this backend labels from layer 1 only; starting at layer " +
+                                std::to_string(job.first_layer) + " (a resumed seal) needs the cpu or reference backend");
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
   const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < job.nodes;
   const bool major = plan.layout == sector_layout::sector_major;
@@ -110,6 +113,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
         k.node_begin = b + c;
         k.node_end = b + c + (count - c < step ? count - c : step);
         ex.launch(k, label_grid);
+        report_nodes(job, k.node_end);
         if (b == 0 && c == 0) flush();
       }
       if (streamed) ex.release_parents(slot);
@@ -136,6 +140,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
     }
   } else {
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
+      report_layer_start(job, l);
       const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
       std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
       run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,
