@@ -368,15 +368,10 @@ class seal_monitor {
   // Where labeling stands: "layer 2/11, node 1048576/67108864 (1.6%), 0.52 M nodes/s,
   // ETA 2m05s (layer), 1h10m (seal)".
   std::string status() {
-    const std::uint32_t l = p_.layer.load(std::memory_order_relaxed);
+    const std::uint32_t l = observe();
     const std::uint64_t done = p_.nodes_done.load(std::memory_order_relaxed);
-    const auto now = clock::now();
-    if (l != layer_) {
-      layer_ = l;
-      layer_start_ = now;
-    }
-    const double secs = std::chrono::duration<double>(now - layer_start_).count();
-    const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+    const double secs = std::chrono::duration<double>(clock::now() - layer_start_).count();
+    const double rate = secs > 0 && done > start_nodes_ ? static_cast<double>(done - start_nodes_) / secs : 0;
     char head[160];
     std::snprintf(head, sizeof head, "layer %u/%u, node %llu/%llu (%.1f%%), %.2f M nodes/s", l, layers_,
                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(nodes_),
@@ -393,10 +388,22 @@ class seal_monitor {
   }
 
  private:
+  // Notes when a new layer starts (within a tick), for the rate.
+  std::uint32_t observe() {
+    const std::uint32_t l = p_.layer.load(std::memory_order_relaxed);
+    if (l != layer_) {
+      layer_ = l;
+      layer_start_ = clock::now();
+      start_nodes_ = p_.nodes_done.load(std::memory_order_relaxed);
+    }
+    return l;
+  }
   void loop() {
     auto last_line = clock::now();
     std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
+      observe();
+      if (++ticks_ % 4 != 0) continue;
       if (store_ != nullptr) store_->start_writeback();
       if (out_ != nullptr && interval_ > 0 &&
           std::chrono::duration<double>(clock::now() - last_line).count() >= interval_) {
@@ -413,6 +420,8 @@ class seal_monitor {
   mmap_layer_store* store_;
   std::uint32_t layer_ = 0;
   clock::time_point layer_start_ = clock::now();
+  std::uint64_t start_nodes_ = 0;
+  std::uint64_t ticks_ = 0;
   std::mutex mu_, out_mu_;
   std::condition_variable cv_;
   bool stop_ = false;
