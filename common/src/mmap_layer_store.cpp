@@ -80,6 +80,9 @@ std::uint8_t* mmap_layer_store::layer(std::uint32_t l) {
     ::close(fd);
     throw std::runtime_error(p.string() + ": cannot map layer file: " + std::strerror(err));
   }
+  // Parents are read at random: a fault reads its page, not the device's read-ahead
+  // around it (8 MiB here), which in a memory cgroup evicts what the next reads need.
+  ::madvise(addr, bytes_, MADV_RANDOM);
   const std::lock_guard<std::mutex> lock(mu_);
   maps_.push_back({l, static_cast<std::uint8_t*>(addr), existing ? -1 : fd});
   if (existing) ::close(fd);

@@ -386,7 +386,8 @@ parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const
   return parent_table::map_file(file, g.nodes);
 }
 
-std::filesystem::path generate_parent_cache_file(const std::filesystem::path& dir, const graph_params& g) {
+std::filesystem::path generate_parent_cache_file(const std::filesystem::path& dir, const graph_params& g,
+                                                 std::uint64_t slice_nodes) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail(dir, "cannot create the directory: " + ec.message());
@@ -407,9 +408,9 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
   if (fd.get() < 0) fail(tmp, "cannot create: " + errno_text(errno));
   reserve_file_space(fd.get(), bytes, tmp);
   const feistel_table t = make_feistel_table(g);
-  // Rows in slices of 2^20 nodes (56 MiB), each written back and dropped from the page
-  // cache before the next: memory stays one slice whatever the graph.
-  constexpr std::uint64_t kSliceNodes = std::uint64_t{1} << 20;
+  // Rows in slices, each written back and dropped from the page cache before the next:
+  // memory stays one slice whatever the graph.
+  const std::uint64_t kSliceNodes = std::max<std::uint64_t>(slice_nodes, 1);
   std::vector<std::uint32_t> slice(static_cast<std::size_t>(std::min(g.nodes, kSliceNodes) * kParentsPerNode));
   sha256::ctx c;
   sha256::init(c);
