@@ -557,6 +557,15 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
       bounded && budget >= checked_add(size, std::max(chunk_nodes * 32 * 4, size / 4), "seal memory");
   const fs::path cache_dir = bounded && parent_cache_dir.empty() ? fs::path(graph::kDefaultParentCacheDir) : parent_cache_dir;
 
+  if (bounded && opt.memory_limit == 0) {
+    // Even bounded, a few chunks and a slice of the parent table are buffers.
+    const std::uint64_t floor = checked_add(checked_mul(chunk_nodes * 32, 4, "seal memory"),
+                                            std::min<std::uint64_t>(nodes, 1 << 20) * 56, "seal memory");
+    if (floor > budget)
+      throw insufficient_memory(data_file.string() + ": does not fit in memory: needs " + byte_size_text(floor) + " (" +
+                                std::to_string(floor) + " bytes) even streamed, " + byte_size_text(budget) +
+                                " available (MemAvailable or the cgroup's limit)");
+  }
   std::vector<std::uint8_t> data;  // in memory only
   std::string data_sha256;
   if (!bounded) {
@@ -810,6 +819,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     check_file_size(last_layer, sector_bytes, "the replica");
     constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
     const std::uint64_t chunk = std::min(nodes, kChunkNodes);
+    require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
     unique_fd rf = open_regular_for_reading(replica_file);
     unique_fd kf = open_regular_for_reading(last_layer);
     unique_fd out = create_reserved_file(tmp, sector_bytes);
