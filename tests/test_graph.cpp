@@ -288,8 +288,17 @@ TEST_CASE("parent cache: write, load, and detect corruption", "[graph]") {
   SECTION("missing file and another graph's file") {
     fs::remove(file);
     CHECK_THAT(load_error(tmp.path, g, graph::cache_check::digest), Catch::Contains("does not exist"));
-    const auto t = graph::load_or_create_parent_cache(tmp.path, g);  // generates and writes
-    CHECK(!t.is_mapped());
+    // Generated slice by slice into the file, then mapped from it: never whole in memory.
+    const auto t = graph::load_or_create_parent_cache(tmp.path, g);
+    CHECK(t.is_mapped());
+    const auto fresh = graph::parent_table::generate(g);
+    CHECK(std::equal(t.words().begin(), t.words().end(), fresh.words().begin(), fresh.words().end()));
+    CHECK(graph::read_parent_cache_sidecar(file) == graph::parent_table_digest(fresh.words()));
+    // In slices of 5 rows (the last one short): the same file.
+    fs::remove(file);
+    graph::generate_parent_cache_file(tmp.path, g, 5);
+    CHECK(graph::load_parent_cache(tmp.path, g, graph::cache_check::regenerate).nodes() == g.nodes);
+    CHECK(graph::read_parent_cache_sidecar(file) == graph::parent_table_digest(fresh.words()));
     CHECK(graph::load_parent_cache(tmp.path, g).nodes() == g.nodes);
     // Same porep_id, other size: another name, so the 2KiB file is never picked up.
     const auto g128 = params_of("StackedDrg2KiBV1_1", 128);

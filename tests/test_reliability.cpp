@@ -637,6 +637,59 @@ TEST_CASE("SIGINT during poreplab seal stops between layers and removes its file
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
+TEST_CASE("SIGKILL during poreplab seal: the same command resumes and writes an uninterrupted seal's files",
+          "[reliability][seal][resume]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 256 << 10));
+  auto args = [&](const fs::path& out) {
+    return std::vector<std::string>{"seal", "--porep-id", "0500000000000000000000000000000000000000000000000000000000000000",
+                                    "--api-version", "1.1.0", "--layers", "8", "--backend", "reference",
+                                    "--prover-id", kProverId, "--sector-id", "7", "--ticket", kTicket,
+                                    "--data", (dir / "data.bin").string(), "--parent-cache", (dir / "cache").string(),
+                                    "--out", out.string()};
+  };
+  auto finished_layers = [&] {
+    try {
+      return read_json(dir / "out" / sdr::kSealState).at("layers").size();  // replaced by rename: never partial
+    } catch (const std::exception&) {
+      return std::size_t{0};
+    }
+  };
+  const pid_t pid = spawn(dir, args(dir / "out"), dir.path);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && finished_layers() < 2)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  REQUIRE(::waitpid(pid, &st, 0) == pid);
+  if (WIFEXITED(st)) {
+    WARN("the seal finished before SIGKILL arrived");
+    return;
+  }
+  REQUIRE(WTERMSIG(st) == SIGKILL);
+  CHECK_FALSE(fs::exists(dir / "out" / "seal.json"));
+  const std::size_t done = finished_layers();
+  CHECK(done >= 2);
+
+  const auto run_to_end = [&](const fs::path& out) {
+    const pid_t p = spawn(dir, args(out), dir.path);
+    int s = 0;
+    REQUIRE(::waitpid(p, &s, 0) == p);
+    INFO(slurp(dir / "spawn.err"));
+    REQUIRE((WIFEXITED(s) && WEXITSTATUS(s) == 0));
+    return slurp(dir / "spawn.err");
+  };
+  const std::string err = run_to_end(dir / "out");
+  CHECK(err.find("resuming after layer " + std::to_string(done)) != std::string::npos);
+  run_to_end(dir / "whole");
+  const auto names = names_in(dir / "out");
+  CHECK(names == names_in(dir / "whole"));
+  for (const auto& n : names) {
+    INFO(n);
+    CHECK(slurp(dir / "out" / n) == slurp(dir / "whole" / n));
+  }
+}
+
 // ---- every error: one line, the file or flag, a reason; usage errors exit 1 ----
 
 TEST_CASE("usage errors exit 1 with the flag named, not CLI11's 104", "[reliability][cli]") {

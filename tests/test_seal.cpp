@@ -2,12 +2,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
 
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
+#include "poreplab/sdr/tree_d.hpp"
 #include "poreplab/sdr/vector_file.hpp"
 #include "support.hpp"
 
@@ -165,4 +169,262 @@ TEST_CASE("malformed vector files are clear errors", "[sdr][vectors]") {
   bad["nodes"] = 65;
   CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(bad.dump())), Catch::Contains("nodes"));
   CHECK_THROWS_WITH(sdr::load_sdr_vector(tmp.path / "absent.json"), Catch::Contains("cannot open"));
+}
+
+// ---- bounded memory and resume ----
+
+namespace {
+
+// Every file of a directory, by name.
+std::map<std::string, std::vector<std::uint8_t>> files_of(const fs::path& dir) {
+  std::map<std::string, std::vector<std::uint8_t>> out;
+  for (const auto& e : fs::directory_iterator(dir)) out[e.path().filename().string()] = read(e.path());
+  return out;
+}
+
+// A custom graph of 8192 nodes (256 KiB), 3 layers: large enough for chunks of a few
+// nodes to cut every stream many times, small enough to seal in well under a second.
+sdr::seal_inputs custom_inputs() {
+  sdr::seal_inputs in;
+  in.porep_id[0] = 5;
+  in.api = graph::api_version::v1_1_0;
+  in.layers = 3;
+  in.prover_id[0] = 1;
+  in.sector_id = 7;
+  in.ticket[3] = 9;
+  return in;
+}
+
+// The backend, with a hook called after each layer the store has taken.
+class hooked_backend final : public sdr::backend {
+ public:
+  hooked_backend(sdr::backend& inner, std::function<void(std::uint32_t)> hook) : inner_(inner), hook_(std::move(hook)) {}
+  std::string name() const override { return inner_.name(); }
+  void label(const sdr::label_job& job, sdr::layer_store& store) override {
+    struct hooked_store final : sdr::layer_store {
+      sdr::layer_store& s;
+      std::function<void(std::uint32_t)>& h;
+      hooked_store(sdr::layer_store& s_, std::function<void(std::uint32_t)>& h_) : s(s_), h(h_) {}
+      std::uint8_t* layer(std::uint32_t l) override { return s.layer(l); }
+      void layer_done(std::uint32_t l) override {
+        s.layer_done(l);
+        h(l);
+      }
+    } hooked(store, hook_);
+    inner_.label(job, hooked);
+  }
+
+ private:
+  sdr::backend& inner_;
+  std::function<void(std::uint32_t)> hook_;
+};
+
+// What a seal killed after `layers` finished layers leaves: the directory copied at that
+// moment (its state file and .tmp files), in `to`.
+void killed_after(std::uint32_t layers, const sdr::seal_inputs& in, const fs::path& data, const fs::path& cache,
+                  const fs::path& to, const test::temp_dir& tmp) {
+  auto ref = sdr::make_reference_backend();
+  const fs::path work = tmp.path / "killed-work";
+  hooked_backend be(*ref, [&](std::uint32_t l) {
+    if (l == layers) fs::copy(work, to, fs::copy_options::recursive);
+  });
+  sdr::seal(in, data, work, be, cache);
+  fs::remove_all(work);
+}
+
+}  // namespace
+
+TEST_CASE("bounded seal writes the in-memory seal's files byte for byte", "[seal][bounded]") {
+  test::temp_dir tmp("seal");
+  auto be = sdr::make_reference_backend();
+  SECTION("the 2KiB vector, rust-fil-proofs' digests") {
+    const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+    write(tmp.path / "staged", sdr::generate_data(v.generator, v.sector_size));
+    sdr::seal(inputs_of(v), tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
+    for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{3072}}) {  // previous layer mapped, then resident
+      INFO("memory limit " << limit);
+      sdr::seal_options opt;
+      opt.memory_limit = limit;
+      opt.chunk_bytes = 256;  // 8 nodes
+      const fs::path out = tmp.path / ("bounded" + std::to_string(limit));
+      const auto r = sdr::seal(inputs_of(v), tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+      CHECK(r.mode == sdr::seal_mode::bounded);
+      CHECK(r.resident_previous == (limit == 3072));
+      CHECK(files_of(out) == files_of(tmp.path / "mem"));
+      CHECK(sha(read(out / sdr::kReplicaFile)) == v.json.at("replica").at("sha256").get<std::string>());
+      CHECK(sdr::unseal(out, tmp.path / ("back" + std::to_string(limit)), *be, false).comm_d == r.comm_d);
+      CHECK(read(tmp.path / ("back" + std::to_string(limit))) == sdr::generate_data(v.generator, v.sector_size));
+    }
+  }
+  SECTION("a custom 256KiB graph, chunks of 32 nodes") {
+    write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+    const auto in = custom_inputs();
+    const auto r0 = sdr::seal(in, tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
+    CHECK(r0.mode == sdr::seal_mode::in_memory);
+    sdr::seal_options opt;
+    opt.memory_limit = 1;
+    opt.chunk_bytes = 1024;  // 32 nodes
+    const auto r = sdr::seal(in, tmp.path / "staged", tmp.path / "bounded", *be, tmp.path / "cache", opt);
+    CHECK(r.mode == sdr::seal_mode::bounded);
+    CHECK(r.comm_d == r0.comm_d);
+    CHECK(files_of(tmp.path / "bounded") == files_of(tmp.path / "mem"));
+  }
+}
+
+TEST_CASE("streamed tree_d equals build_tree_d for every chunk size", "[seal][bounded]") {
+  const auto data = sdr::generate_data("pattern37", 64 * 32);
+  std::vector<std::uint8_t> want(sdr::tree_d_bytes(64));
+  const auto root = sdr::build_tree_d(data.data(), 64, want.data());
+  for (std::uint64_t chunk : {1, 2, 8, 64, 128}) {
+    INFO("chunk " << chunk);
+    std::vector<std::uint8_t> got(want.size(), 0xee);
+    const auto r = sdr::build_tree_d_streamed(
+        64, chunk, [&](std::uint64_t first, std::uint64_t count, std::uint8_t* out) {
+          std::copy(data.begin() + static_cast<std::ptrdiff_t>(first * 32),
+                    data.begin() + static_cast<std::ptrdiff_t>((first + count) * 32), out);
+        },
+        [&](std::uint64_t off, const std::uint8_t* b, std::uint64_t n) { std::copy(b, b + n, got.begin() + static_cast<std::ptrdiff_t>(off)); });
+    CHECK(r == root);
+    CHECK(got == want);
+  }
+}
+
+TEST_CASE("seal resumes an interrupted seal and gives the same files", "[seal][resume]") {
+  test::temp_dir tmp("seal");
+  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  const auto in = custom_inputs();
+  auto be = sdr::make_reference_backend();
+  sdr::seal(in, tmp.path / "staged", tmp.path / "whole", *be, tmp.path / "cache");
+  const auto whole = files_of(tmp.path / "whole");
+  const fs::path out = tmp.path / "out";
+  killed_after(2, in, tmp.path / "staged", tmp.path / "cache", out, tmp);
+  REQUIRE(fs::exists(out / sdr::kSealState));
+  REQUIRE_FALSE(fs::exists(out / sdr::kSealManifest));
+  sdr::seal_options opt;
+  std::ostringstream progress;
+  opt.progress = &progress;
+
+  SECTION("after two good layers: labeling goes on at layer 3") {
+    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK(r.tree_d_reused);
+    CHECK(r.layers_reused == 2);
+    CHECK(progress.str().find("resuming after layer 2") != std::string::npos);
+  }
+  SECTION("bounded mode resumes an in-memory seal's files") {
+    opt.memory_limit = 1;
+    opt.chunk_bytes = 1024;
+    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK(r.mode == sdr::seal_mode::bounded);
+    CHECK(r.layers_reused == 2);
+  }
+  SECTION("a truncated layer 2 is not trusted: labeling again from layer 2") {
+    fs::resize_file(out / (sdr::layer_file_name(2) + ".tmp"), 1000);
+    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK(r.layers_reused == 1);
+    CHECK(progress.str().find("layer 2's file does not match") != std::string::npos);
+  }
+  SECTION("a damaged layer 1 (one bit, same size) is not trusted: every layer again") {
+    const fs::path l1 = out / (sdr::layer_file_name(1) + ".tmp");
+    auto bytes = read(l1);
+    bytes[4000] ^= 0x01;
+    write(l1, bytes);
+    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK(r.layers_reused == 0);
+  }
+  SECTION("a damaged tree_d: built again, and no layer is trusted") {
+    const fs::path t = out / (std::string(sdr::kTreeDFile) + ".tmp");
+    auto bytes = read(t);
+    bytes.back() ^= 0x01;
+    write(t, bytes);
+    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK_FALSE(r.tree_d_reused);
+    CHECK(r.layers_reused == 0);
+  }
+  CHECK(files_of(out) == whole);
+}
+
+TEST_CASE("seal refuses to resume another seal's state, and hostile state files", "[seal][resume][reliability]") {
+  test::temp_dir tmp("seal");
+  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  const auto in = custom_inputs();
+  auto be = sdr::make_reference_backend();
+  const fs::path out = tmp.path / "out";
+  killed_after(1, in, tmp.path / "staged", tmp.path / "cache", out, tmp);
+  const auto partial = files_of(out);
+  auto state = test::load_json(out / sdr::kSealState);
+  auto seal_again = [&](const sdr::seal_inputs& i, sdr::existing_output e = sdr::existing_output::refuse) {
+    return sdr::seal(i, tmp.path / "staged", out, *be, tmp.path / "cache", e);
+  };
+  SECTION("other inputs") {
+    auto other = in;
+    other.sector_id = 8;
+    CHECK_THROWS_WITH(seal_again(other), Catch::Contains("unfinished seal of other inputs") &&
+                                             Catch::Contains("sector_id 7 there, 8 now") && Catch::Contains("--force"));
+    CHECK(files_of(out) == partial);
+    // --force discards it.
+    CHECK(seal_again(other, sdr::existing_output::replace).layers_reused == 0);
+    CHECK(fs::exists(out / sdr::kSealManifest));
+    CHECK_FALSE(fs::exists(out / sdr::kSealState));
+  }
+  SECTION("other data") {
+    auto data = read(tmp.path / "staged");
+    data[0] ^= 1;
+    write(tmp.path / "staged", data);
+    CHECK_THROWS_WITH(seal_again(in), Catch::Contains("data_sha256"));
+  }
+  SECTION("hostile state files: one error naming the file and the field") {
+    const std::string file = (out / sdr::kSealState).string();
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"{\"format\": ", "malformed"},
+        {"[]", "/format"},
+        {R"({"format": "poreplab-seal-state/2"})", "/format"},
+        {[&] {
+           auto j = state;
+           j.erase("layers");
+           return j.dump();
+         }(),
+         "/layers: missing"},
+    };
+    for (const auto& [text, what] : cases) {
+      INFO(text);
+      std::ofstream(out / sdr::kSealState) << text;
+      CHECK_THROWS_WITH(seal_again(in), Catch::Contains(file) && Catch::Contains(what));
+    }
+    auto bad = state;
+    bad["layers"] = nlohmann::json::array({"zz", "00"});
+    std::ofstream(out / sdr::kSealState) << bad.dump();
+    CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/layers/0") && Catch::Contains("hex"));
+    bad = state;
+    bad["layers"] = std::vector<std::string>(65, std::string(64, 'a'));
+    std::ofstream(out / sdr::kSealState) << bad.dump();
+    CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/layers") && Catch::Contains("more than the 3"));
+    bad = state;
+    bad["comm_d"] = 7;
+    std::ofstream(out / sdr::kSealState) << bad.dump();
+    CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/comm_d"));
+    // Nothing was touched; --force starts afresh.
+    CHECK(seal_again(in, sdr::existing_output::replace).layers_reused == 0);
+  }
+  SECTION("a complete seal is not resumed over") {
+    seal_again(in);
+    std::ofstream(out / sdr::kSealState) << state.dump();
+    CHECK_THROWS_WITH(seal_again(in), Catch::Contains("not empty") && Catch::Contains("--force"));
+  }
+}
+
+TEST_CASE("seal reports progress: mode, layers, rate and ETA", "[seal][bounded]") {
+  test::temp_dir tmp("seal");
+  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  auto be = sdr::make_reference_backend();
+  std::ostringstream progress;
+  sdr::seal_options opt;
+  opt.memory_limit = 1;
+  opt.chunk_bytes = 4096;
+  opt.progress = &progress;
+  sdr::seal(custom_inputs(), tmp.path / "staged", tmp.path / "out", *be, tmp.path / "cache", opt);
+  const std::string p = progress.str();
+  INFO(p);
+  CHECK(p.find("seal: bounded memory") != std::string::npos);
+  for (int l = 1; l <= 3; ++l) CHECK(p.find("seal: layer " + std::to_string(l) + "/3 done in ") != std::string::npos);
+  CHECK(p.find("M nodes/s), ETA ") != std::string::npos);
 }

@@ -26,6 +26,13 @@ void validate(const label_job& job) {
   if (job.layers == 0 || job.layers > kMaxLayers)
     throw std::invalid_argument("label job: " + std::to_string(job.layers) + " layers is not from 1 to " +
                                 std::to_string(kMaxLayers));
+  if (job.first_layer == 0 || job.first_layer > job.layers)
+    throw std::invalid_argument("label job: first layer " + std::to_string(job.first_layer) + " is not from 1 to " +
+                                std::to_string(job.layers));
+  if (job.first_layer != 1 && job.scheme.variant != porep_variant::sdr)
+    throw std::invalid_argument("label job: only sdr labeling can start past layer 1");
+  if (job.first_layer != 1 && job.window_nodes != 0)
+    throw std::invalid_argument("label job: a node window names its layer by `layers`; first layer must stay 1");
   if (job.sectors == 0) throw std::invalid_argument("label job: zero sectors");
   if (job.replica_ids == nullptr) throw std::invalid_argument("label job: no replica ids");
   if (job.windowed()) {
@@ -87,7 +94,8 @@ class reference_backend final : public backend {
   static void run(const label_job& job, layer_store& store) {
     const std::uint64_t stride = 32ull * job.sectors;
     const auto sectors = static_cast<std::int64_t>(job.sectors);
-    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
+    for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
+      report_layer_start(job, l);
       const layer_inputs in = begin_layer(job, store, l);
       std::uint8_t* cur = in.cur;
       if constexpr (V == porep_variant::zigzag) {
@@ -105,9 +113,13 @@ class reference_backend final : public backend {
           const layer_ref c{cur + 32 * s, stride};
           const layer_ref p{prev != nullptr ? prev + 32 * s : nullptr, stride};
           const std::uint8_t* id = job.replica_ids + 32 * s;
-          for (std::uint64_t v = job.node_begin(); v < job.node_end(); ++v) label_node<H>(id, l, v, job.row(v), c, p);
+          for (std::uint64_t v = job.node_begin(); v < job.node_end(); ++v) {
+            label_node<H>(id, l, v, job.row(v), c, p);
+            if (s == 0 && (v & (kProgressNodes - 1)) == 0) report_nodes(job, v);
+          }
         }
       }
+      report_nodes(job, job.nodes);
       store.layer_done(l);
     }
   }

@@ -196,4 +196,66 @@ void write_reserved_file(const fs::path& path, const void* data, std::uint64_t n
   }
 }
 
+unique_fd& unique_fd::operator=(unique_fd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+unique_fd::~unique_fd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+unique_fd open_regular_for_reading(const fs::path& path) {
+  std::uint64_t size = 0;
+  return unique_fd(open_regular(path, size));
+}
+
+unique_fd create_reserved_file(const fs::path& path, std::uint64_t bytes) {
+  unique_fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) fail(path, "cannot create: " + errno_text(errno));
+  reserve_file_space(fd.get(), bytes, path);
+  return fd;
+}
+
+void pread_exact(int fd, void* buf, std::uint64_t n, std::uint64_t offset, const fs::path& path) {
+  auto* p = static_cast<std::uint8_t*>(buf);
+  while (n != 0) {
+    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, 1u << 30), static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail(path, "read failed: " + errno_text(errno));
+    if (r == 0) fail(path, "read failed: the file ends at byte " + std::to_string(offset) + ", shorter than expected");
+    p += r;
+    n -= static_cast<std::uint64_t>(r);
+    offset += static_cast<std::uint64_t>(r);
+  }
+}
+
+void pwrite_exact(int fd, const void* buf, std::uint64_t n, std::uint64_t offset, const fs::path& path) {
+  const auto* p = static_cast<const std::uint8_t*>(buf);
+  while (n != 0) {
+    const ssize_t w = ::pwrite(fd, p, std::min<std::uint64_t>(n, 1u << 30), static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) fail(path, "write failed: " + errno_text(w < 0 ? errno : EIO));
+    p += w;
+    n -= static_cast<std::uint64_t>(w);
+    offset += static_cast<std::uint64_t>(w);
+  }
+}
+
+void start_writeback(int fd) { ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
+void flush_and_drop(int fd, const fs::path& path) {
+  if (::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) !=
+      0)
+    fail(path, "write-back failed: " + errno_text(errno));
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+void sync_file(int fd, const fs::path& path) {
+  if (::fsync(fd) != 0) fail(path, "flush failed: " + errno_text(errno));
+}
+
 }  // namespace poreplab

@@ -27,6 +27,50 @@ std::uint64_t available_memory_bytes() {
   return 0;
 }
 
+namespace {
+
+// The first line of `file` as a number of bytes; "max" (v2) and unreadable files give 0.
+std::uint64_t read_limit_file(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  std::uint64_t v = 0;
+  if (auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), v); ec != std::errc()) return 0;
+  return v;
+}
+
+}  // namespace
+
+std::uint64_t cgroup_memory_limit_bytes() {
+  // Lines of /proc/self/cgroup are "id:controllers:path"; v1's memory controller names
+  // "memory", v2's single hierarchy has id 0 and no controllers.
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  std::uint64_t limit = 0;
+  while (std::getline(in, line)) {
+    const auto a = line.find(':');
+    const auto b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    const std::string path = line.substr(b + 1);
+    std::uint64_t v = 0;
+    if (controllers == "memory" || controllers.find("memory,") == 0 || controllers.find(",memory") != std::string::npos)
+      v = read_limit_file("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+    else if (line.rfind("0::", 0) == 0)
+      v = read_limit_file("/sys/fs/cgroup" + path + "/memory.max");
+    // v1 writes "no limit" as a page-rounded 2^63 - 1.
+    if (v != 0 && v < (std::uint64_t{1} << 62) && (limit == 0 || v < limit)) limit = v;
+  }
+  return limit;
+}
+
+std::uint64_t memory_budget_bytes() {
+  const std::uint64_t avail = available_memory_bytes();
+  const std::uint64_t cg = cgroup_memory_limit_bytes();
+  if (avail == 0) return cg;
+  return cg != 0 && cg < avail ? cg : avail;
+}
+
 std::string byte_size_text(std::uint64_t bytes) {
   static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + " bytes";

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parents.hpp"
 #include "poreplab/hash/bytes.hpp"
@@ -381,9 +382,61 @@ parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const
     write_atomically(sidecar, side.data(), side.size());
     return t;
   }
-  parent_table t = parent_table::generate(g);
-  write_parent_cache(dir, g, t.words());
-  return t;
+  generate_parent_cache_file(dir, g);
+  return parent_table::map_file(file, g.nodes);
+}
+
+std::filesystem::path generate_parent_cache_file(const std::filesystem::path& dir, const graph_params& g,
+                                                 std::uint64_t slice_nodes) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail(dir, "cannot create the directory: " + ec.message());
+  const auto file = parent_cache_path(dir, g);
+  static std::atomic<unsigned> counter{0};
+  std::filesystem::path tmp = file;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  // Removes the temporary file on every way out but the rename.
+  struct scratch {
+    const std::filesystem::path& p;
+    bool keep = false;
+    ~scratch() {
+      if (!keep) ::unlink(p.c_str());
+    }
+  } guard{tmp};
+  const std::uint64_t bytes = table_bytes(g.nodes);
+  unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) fail(tmp, "cannot create: " + errno_text(errno));
+  reserve_file_space(fd.get(), bytes, tmp);
+  const feistel_table t = make_feistel_table(g);
+  // Rows in slices, each written back and dropped from the page cache before the next:
+  // memory stays one slice whatever the graph.
+  const std::uint64_t kSliceNodes = std::max<std::uint64_t>(slice_nodes, 1);
+  std::vector<std::uint32_t> slice(static_cast<std::size_t>(std::min(g.nodes, kSliceNodes) * kParentsPerNode));
+  sha256::ctx c;
+  sha256::init(c);
+  for (std::uint64_t first = 0; first < g.nodes; first += kSliceNodes) {
+    const std::uint64_t count = std::min(kSliceNodes, g.nodes - first);
+    const auto chunks = static_cast<std::int64_t>((count + kChunkNodes - 1) / kChunkNodes);
+    std::uint32_t* base = slice.data();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::int64_t ch = 0; ch < chunks; ++ch) {
+      const std::uint64_t off = static_cast<std::uint64_t>(ch) * kChunkNodes;
+      fill_parent_rows(g, t, first + off, std::min(kChunkNodes, count - off), base + off * kParentsPerNode);
+    }
+    const std::uint64_t n = count * kRowBytes;
+    sha256::update(c, base, static_cast<std::size_t>(n));
+    pwrite_exact(fd.get(), base, n, first * kRowBytes, tmp);
+    flush_and_drop(fd.get(), tmp);
+  }
+  digest32 d{};
+  sha256::final(c, d.data());
+  sync_file(fd.get(), tmp);
+  fd = unique_fd();
+  if (::rename(tmp.c_str(), file.c_str()) != 0) fail(file, "cannot rename " + tmp.filename().string() + " into place: " + errno_text(errno));
+  guard.keep = true;
+  const std::string side = sidecar_text(d, file);
+  write_atomically(parent_cache_sidecar_path(file), side.data(), side.size());
+  return file;
 }
 
 }  // namespace poreplab::graph

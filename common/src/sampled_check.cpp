@@ -25,12 +25,12 @@ sampling_layer_store::sampling_layer_store(layer_store& inner, const label_job& 
   if (job.scheme.variant != porep_variant::sdr)
     throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
   if (samples == 0) throw std::invalid_argument("sampled verification: zero samples");
-  const std::uint32_t layers = job.layers - job.first_layer() + 1;
+  const std::uint32_t layers = job.layers - job.start_layer() + 1;
   const std::uint64_t per_layer = (samples + layers - 1) / layers;
   const std::uint64_t span = job.node_end() - job.node_begin();
   picks_.reserve(per_layer * layers);
   std::uint64_t s = seed;
-  for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l)
+  for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l)
     for (std::uint64_t i = 0; i < per_layer; ++i) {
       pick p{};
       p.layer = l;

@@ -1,12 +1,19 @@
 #include "poreplab/sdr/seal.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <functional>
+#include <mutex>
+#include <ostream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "poreplab/checked.hpp"
@@ -41,6 +48,14 @@ std::vector<std::uint8_t> read_file_of_size(const fs::path& p, std::uint64_t byt
   return data;
 }
 
+// A regular file of exactly `bytes`, checked before anything is read.
+void check_file_size(const fs::path& p, std::uint64_t bytes, const std::string& expected) {
+  const std::uint64_t size = regular_file_size(p);
+  if (size != bytes)
+    throw std::runtime_error(p.string() + ": size " + std::to_string(size) + " bytes does not match " +
+                             std::to_string(bytes) + " bytes of " + expected);
+}
+
 // Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
 void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_reserved_file(p, data, n); }
 
@@ -48,23 +63,29 @@ void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { 
 // seal.json. Nothing else in an output directory is ever replaced or removed.
 bool is_seal_file(std::string name) {
   if (name.ends_with(".tmp")) name.resize(name.size() - 4);
-  if (name == kReplicaFile || name == kTreeDFile || name == kSealManifest) return true;
+  if (name == kReplicaFile || name == kTreeDFile || name == kSealManifest || name == kSealState) return true;
   const std::string_view prefix = "sc-02-data-layer-", suffix = ".dat";
   if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) return false;
   const std::string_view number(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());
   return std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// An output directory that holds anything is refused, unless `existing` allows replacing
-// a previous seal there.
-void check_output_dir(const fs::path& dir, existing_output existing) {
+// What an output directory holds: nothing, a previous seal or other files (refused
+// unless `existing` allows replacing), or an unfinished seal (its state file, no
+// seal.json), which the caller checks.
+enum class dir_holds { nothing_in_the_way, unfinished_seal };
+
+dir_holds check_output_dir(const fs::path& dir, existing_output existing) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
+  if (!fs::exists(dir, ec)) return dir_holds::nothing_in_the_way;
   if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir.string() + ": exists and is not a directory");
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
   if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
-  if (names.empty() || existing == existing_output::replace) return;
+  const auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  // A complete seal is a result: never resumed over, replaced only when asked.
+  if (has(kSealState) && !has(kSealManifest)) return dir_holds::unfinished_seal;
+  if (names.empty() || existing == existing_output::replace) return dir_holds::nothing_in_the_way;
   std::sort(names.begin(), names.end());
   std::string shown;
   for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown += (i ? ", " : "") + names[i];
@@ -87,10 +108,12 @@ class staged_files {
     if (committed_) return;
     std::error_code ec;
     for (const auto& f : files_) fs::remove(tmp(f), ec);
+    fs::remove(dir_ / kSealState, ec);
+    fs::remove(dir_ / (std::string(kSealState) + ".tmp"), ec);
     if (created_dir_) fs::remove(dir_, ec);  // only if empty
   }
   fs::path add(const std::string& name) {
-    files_.push_back(name);
+    if (std::find(files_.begin(), files_.end(), name) == files_.end()) files_.push_back(name);
     return tmp(name);
   }
   void commit() {
@@ -110,6 +133,8 @@ class staged_files {
     for (const auto& f : files_)
       if (f == kSealManifest) fs::rename(tmp(f), dir_ / f);
     committed_ = true;
+    std::error_code ec;
+    fs::remove(dir_ / kSealState, ec);
   }
 
  private:
@@ -121,14 +146,20 @@ class staged_files {
   bool committed_ = false;
 };
 
-std::string file_sha256_hex(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(p.string() + ": cannot read back");
+// SHA-256 of a file read in chunks; its pages are dropped from the page cache as they
+// are read (a memory cgroup counts them).
+std::string file_sha256_hex(const fs::path& p, std::uint64_t chunk = std::uint64_t{16} << 20) {
+  unique_fd fd = open_regular_for_reading(p);
+  const std::uint64_t size = regular_file_size(p);
   sha256::ctx c;
   sha256::init(c);
-  std::vector<char> buf(1 << 20);
-  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
-    sha256::update(c, buf.data(), static_cast<std::size_t>(in.gcount()));
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::min<std::uint64_t>(chunk, std::max<std::uint64_t>(size, 1))));
+  for (std::uint64_t off = 0; off < size; off += buf.size()) {
+    const std::uint64_t n = std::min<std::uint64_t>(buf.size(), size - off);
+    pread_exact(fd.get(), buf.data(), n, off, p);
+    sha256::update(c, buf.data(), static_cast<std::size_t>(n));
+    ::posix_fadvise(fd.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+  }
   std::uint8_t d[32];
   sha256::final(c, d);
   return to_hex(d, 32);
@@ -213,10 +244,289 @@ class interruptible_store final : public layer_store {
   layer_store& inner_;
 };
 
+// ---- resume state ----
+
+// The inputs that decide every byte of a seal, as seal-state.json and seal.json record them.
+nlohmann::json identity_of(const seal_inputs& in, std::uint64_t nodes, std::uint64_t size,
+                           const std::string& data_sha256) {
+  return {{"porep_id", to_hex(in.porep_id)},
+          {"api_version", std::string(api_version_name(in.api))},
+          {"layers", in.layers},
+          {"nodes", nodes},
+          {"sector_size", size},
+          {"prover_id", to_hex(in.prover_id)},
+          {"sector_id", in.sector_id},
+          {"ticket", to_hex(in.ticket)},
+          {"data_sha256", data_sha256}};
+}
+
+struct seal_state {
+  nlohmann::json identity;
+  std::string tree_d_sha256;
+  bytes32 comm_d{};
+  std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
+};
+
+std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, const std::string& ptr) {
+  if (!v.is_string()) f.fail(ptr, "expected a string, got " + v.dump());
+  const std::string t = v.get<std::string>();
+  if (t.size() != 64 || !std::all_of(t.begin(), t.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+    f.fail(ptr, "expected 64 lowercase hex digits");
+  return t;
+}
+
+// Reads and checks a state file; every problem names the file and the JSON pointer.
+seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
+  const nlohmann::json j = parse_json(read_text_input(file, 1 << 20), file.string() + ": malformed");
+  const manifest_fields f(file, j);
+  if (f.text("/format") != "poreplab-seal-state/1")
+    f.fail("/format", "expected \"poreplab-seal-state/1\", got " + j.at("format").dump());
+  seal_state st;
+  st.identity = f.at("/inputs");
+  if (!st.identity.is_object()) f.fail("/inputs", "expected an object");
+  st.tree_d_sha256 = hex_digest_field(f, f.at("/tree_d_sha256"), "/tree_d_sha256");
+  st.comm_d = f.hex32("/comm_d");
+  const auto& layers = f.at("/layers");
+  if (!layers.is_array()) f.fail("/layers", "expected an array");
+  if (layers.size() > max_layers)
+    f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
+                          " of this seal");
+  for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
+  return st;
+}
+
+// Temporary file, fsync, rename: a state file is either the old one or the new one.
+void write_seal_state(const fs::path& dir, const seal_state& st) {
+  const nlohmann::json j = {{"format", "poreplab-seal-state/1"},
+                            {"inputs", st.identity},
+                            {"tree_d_sha256", st.tree_d_sha256},
+                            {"comm_d", to_hex(st.comm_d)},
+                            {"layers", st.layers}};
+  const std::string text = j.dump(2) + "\n";
+  const fs::path tmp = dir / (std::string(kSealState) + ".tmp");
+  write_file(tmp, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  {
+    unique_fd fd(::open(tmp.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) throw std::runtime_error(tmp.string() + ": cannot reopen: " + std::strerror(errno));
+    sync_file(fd.get(), tmp);
+  }
+  fs::rename(tmp, dir / kSealState);
+}
+
+// The first input that differs, named for the error.
+std::string first_difference(const nlohmann::json& recorded, const nlohmann::json& now) {
+  for (auto it = now.begin(); it != now.end(); ++it)
+    if (!recorded.contains(it.key()) || recorded.at(it.key()) != it.value())
+      return it.key() + " " + (recorded.contains(it.key()) ? recorded.at(it.key()).dump() : std::string("missing")) +
+             " there, " + it.value().dump() + " now";
+  return {};
+}
+
+// ---- progress ----
+
+std::string duration_text(double s) {
+  if (!(s >= 0) || s > 1e8) return "?";
+  const auto t = static_cast<std::uint64_t>(s + 0.5);
+  char buf[32];
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%lluh%02llum", static_cast<unsigned long long>(t / 3600),
+                  static_cast<unsigned long long>(t / 60 % 60));
+  else if (t >= 60)
+    std::snprintf(buf, sizeof buf, "%llum%02llus", static_cast<unsigned long long>(t / 60),
+                  static_cast<unsigned long long>(t % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%llus", static_cast<unsigned long long>(t));
+  return buf;
+}
+
+// A thread that, while labeling runs, prints where it stands every interval and asks the
+// layer store to write back what it dirtied every second.
+class seal_monitor {
+ public:
+  using clock = std::chrono::steady_clock;
+  seal_monitor(std::ostream* out, double interval_s, const label_progress& p, std::uint32_t layers,
+               std::uint64_t nodes, mmap_layer_store* writeback)
+      : out_(out), interval_(interval_s), p_(p), layers_(layers), nodes_(nodes), store_(writeback) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~seal_monitor() {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  seal_monitor(const seal_monitor&) = delete;
+  seal_monitor& operator=(const seal_monitor&) = delete;
+
+  void line(const std::string& text) {
+    if (out_ == nullptr) return;
+    const std::lock_guard<std::mutex> lock(out_mu_);
+    *out_ << "seal: " << text << std::endl;
+  }
+  // Where labeling stands: "layer 2/11, node 1048576/67108864 (1.6%), 0.52 M nodes/s,
+  // ETA 2m05s (layer), 1h10m (seal)".
+  std::string status() {
+    const std::uint32_t l = observe();
+    const std::uint64_t done = p_.nodes_done.load(std::memory_order_relaxed);
+    const double secs = std::chrono::duration<double>(clock::now() - layer_start_).count();
+    const double rate = secs > 0 && done > start_nodes_ ? static_cast<double>(done - start_nodes_) / secs : 0;
+    char head[160];
+    std::snprintf(head, sizeof head, "layer %u/%u, node %llu/%llu (%.1f%%), %.2f M nodes/s", l, layers_,
+                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(nodes_),
+                  100.0 * static_cast<double>(done) / static_cast<double>(nodes_), rate / 1e6);
+    std::string s = head;
+    if (rate > 0) {
+      const double left_layer = static_cast<double>(nodes_ - std::min(done, nodes_)) / rate;
+      const double left_all = left_layer + static_cast<double>(layers_ - std::min(l, layers_)) * static_cast<double>(nodes_) / rate;
+      s += ", ETA " + duration_text(left_layer) + " (layer), " + duration_text(left_all) + " (seal)";
+    } else {
+      s += ", ETA ?";
+    }
+    return s;
+  }
+
+ private:
+  // Notes when a new layer starts (within a tick), for the rate.
+  std::uint32_t observe() {
+    const std::uint32_t l = p_.layer.load(std::memory_order_relaxed);
+    if (l != layer_) {
+      layer_ = l;
+      layer_start_ = clock::now();
+      start_nodes_ = p_.nodes_done.load(std::memory_order_relaxed);
+    }
+    return l;
+  }
+  void loop() {
+    auto last_line = clock::now();
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
+      observe();
+      if (++ticks_ % 4 != 0) continue;
+      if (store_ != nullptr) store_->start_writeback();
+      if (out_ != nullptr && interval_ > 0 &&
+          std::chrono::duration<double>(clock::now() - last_line).count() >= interval_) {
+        last_line = clock::now();
+        line(status());
+      }
+    }
+  }
+  std::ostream* out_;
+  double interval_;
+  const label_progress& p_;
+  std::uint32_t layers_;
+  std::uint64_t nodes_;
+  mmap_layer_store* store_;
+  std::uint32_t layer_ = 0;
+  clock::time_point layer_start_ = clock::now();
+  std::uint64_t start_nodes_ = 0;
+  std::uint64_t ticks_ = 0;
+  std::mutex mu_, out_mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Labels layer by layer into the mapped layer files; after each layer its digest goes
+// into the state file, then a recorded signal stops the seal.
+class recording_store final : public layer_store {
+ public:
+  recording_store(mmap_layer_store& inner, std::function<void(std::uint32_t)> on_done)
+      : inner_(inner), on_done_(std::move(on_done)) {}
+  std::uint8_t* layer(std::uint32_t l) override { return inner_.layer(l); }
+  void layer_done(std::uint32_t l) override {
+    inner_.layer_done(l);
+    on_done_(l);
+    throw_if_interrupted();
+  }
+
+ private:
+  mmap_layer_store& inner_;
+  std::function<void(std::uint32_t)> on_done_;
+};
+
+// ---- streaming ----
+
+std::uint64_t chunk_nodes_of(const seal_options& opt, std::uint64_t nodes) {
+  std::uint64_t c = 1;
+  while (c * 2 * 32 <= std::max<std::uint64_t>(opt.chunk_bytes, 64) && c < nodes) c *= 2;
+  return std::min(c, nodes);
+}
+
+// One pass over the data file: every node a field element, and its SHA-256.
+std::string check_data_streamed(const fs::path& file, std::uint64_t nodes, std::uint64_t chunk_nodes) {
+  unique_fd fd = open_regular_for_reading(file);
+  std::vector<std::uint8_t> buf(chunk_nodes * 32);
+  sha256::ctx c;
+  sha256::init(c);
+  for (std::uint64_t first = 0; first < nodes; first += chunk_nodes) {
+    pread_exact(fd.get(), buf.data(), chunk_nodes * 32, first * 32, file);
+    if (const auto bad = first_noncanonical(buf.data(), chunk_nodes); bad >= 0)
+      throw std::invalid_argument(file.string() + ": node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
+                                  " is not a valid field element (the data must be fr32-padded)");
+    sha256::update(c, buf.data(), buf.size());
+    ::posix_fadvise(fd.get(), static_cast<off_t>(first * 32), static_cast<off_t>(buf.size()), POSIX_FADV_DONTNEED);
+  }
+  std::uint8_t d[32];
+  sha256::final(c, d);
+  return to_hex(d, 32);
+}
+
+bytes32 write_tree_d_streamed(const fs::path& data_file, std::uint64_t nodes, std::uint64_t chunk_nodes,
+                              const fs::path& tree_file) {
+  unique_fd data = open_regular_for_reading(data_file);
+  unique_fd tree = create_reserved_file(tree_file, tree_d_bytes(nodes));
+  return build_tree_d_streamed(
+      nodes, chunk_nodes,
+      [&](std::uint64_t first, std::uint64_t count, std::uint8_t* out) {
+        // Before each chunk, what the last one wrote goes to disk and out of the cache.
+        flush_and_drop(tree.get(), tree_file);
+        pread_exact(data.get(), out, count * 32, first * 32, data_file);
+        ::posix_fadvise(data.get(), static_cast<off_t>(first * 32), static_cast<off_t>(count * 32), POSIX_FADV_DONTNEED);
+      },
+      [&](std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n) {
+        pwrite_exact(tree.get(), bytes, n, offset, tree_file);
+      });
+}
+
+// replica = last layer + data, chunk by chunk; returns the replica's SHA-256.
+std::string encode_streamed(const fs::path& key_file, const fs::path& data_file, const fs::path& replica_file,
+                            std::uint64_t nodes, std::uint64_t chunk_nodes) {
+  unique_fd key = open_regular_for_reading(key_file);
+  unique_fd data = open_regular_for_reading(data_file);
+  unique_fd out = create_reserved_file(replica_file, nodes * 32);
+  std::vector<std::uint8_t> k(chunk_nodes * 32), d(chunk_nodes * 32), r(chunk_nodes * 32);
+  sha256::ctx c;
+  sha256::init(c);
+  for (std::uint64_t first = 0; first < nodes; first += chunk_nodes) {
+    const std::uint64_t off = first * 32, n = chunk_nodes * 32;
+    pread_exact(key.get(), k.data(), n, off, key_file);
+    pread_exact(data.get(), d.data(), n, off, data_file);
+    encode(k.data(), d.data(), r.data(), chunk_nodes);
+    pwrite_exact(out.get(), r.data(), n, off, replica_file);
+    sha256::update(c, r.data(), r.size());
+    ::posix_fadvise(key.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    ::posix_fadvise(data.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    flush_and_drop(out.get(), replica_file);
+  }
+  sync_file(out.get(), replica_file);
+  std::uint8_t dg[32];
+  sha256::final(c, dg);
+  return to_hex(dg, 32);
+}
+
 }  // namespace
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                  const fs::path& parent_cache_dir, existing_output existing) {
+  seal_options opt;
+  opt.existing = existing;
+  return seal(in, data_file, out_dir, be, parent_cache_dir, opt);
+}
+
+seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
+                 const fs::path& parent_cache_dir, const seal_options& opt) {
   if (in.layers == 0 || in.layers > kMaxLayers)
     throw std::invalid_argument("layers: " + std::to_string(in.layers) + " is not from 1 to " +
                                 std::to_string(kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
@@ -231,69 +541,215 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
     throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
                                 " bytes is not nodes * 32 with a power-of-two node count >= 2");
   const std::uint64_t nodes = size / 32;
-  // The data, tree_d (2x), the replica and the parent table are in memory together (the
-  // layers are mapped files): refused before any of it is allocated.
-  require_memory(checked_add(checked_mul(size, 4, "seal memory"), checked_mul(nodes, 56, "seal memory"), "seal memory"),
-                 data_file.string());
-  const auto data = read_file_of_size(data_file, size, "the data file when it was opened");
-  if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
-    throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
-                                " is not a valid field element (the data must be fr32-padded)");
-  check_output_dir(out_dir, existing);
-  staged_files staged(out_dir, ensure_writable_dir(out_dir), existing == existing_output::replace);
+  // In memory: the data, tree_d (2x), the replica and the parent table together (the
+  // layers are mapped files). Bounded when that does not fit the budget.
+  const std::uint64_t in_memory_need =
+      checked_add(checked_mul(size, 4, "seal memory"), checked_mul(nodes, 56, "seal memory"), "seal memory");
+  const std::uint64_t budget = opt.memory_limit != 0 ? opt.memory_limit : memory_budget_bytes();
+  seal_result res;
+  const bool bounded = budget != 0 && in_memory_need > budget;
+  res.mode = bounded ? seal_mode::bounded : seal_mode::in_memory;
+  const std::uint64_t chunk_nodes = chunk_nodes_of(opt, nodes);
+  // The previous layer in memory when it fits beside the chunk buffers and room for the
+  // page cache that the layer being written (its base parents are read back at random)
+  // and the parent table go through: a quarter of a layer, measured enough at 2GiB.
+  res.resident_previous =
+      bounded && budget >= checked_add(size, std::max(chunk_nodes * 32 * 4, size / 4), "seal memory");
+  const fs::path cache_dir = bounded && parent_cache_dir.empty() ? fs::path(graph::kDefaultParentCacheDir) : parent_cache_dir;
+
+  if (bounded && opt.memory_limit == 0) {
+    // Even bounded, a few chunks and a slice of the parent table are buffers.
+    const std::uint64_t floor = checked_add(checked_mul(chunk_nodes * 32, 4, "seal memory"),
+                                            std::min<std::uint64_t>(nodes, 1 << 20) * 56, "seal memory");
+    if (floor > budget)
+      throw insufficient_memory(data_file.string() + ": does not fit in memory: needs " + byte_size_text(floor) + " (" +
+                                std::to_string(floor) + " bytes) even streamed, " + byte_size_text(budget) +
+                                " available (MemAvailable or the cgroup's limit)");
+  }
+  std::vector<std::uint8_t> data;  // in memory only
+  std::string data_sha256;
+  if (!bounded) {
+    require_memory(in_memory_need, data_file.string());
+    data = read_file_of_size(data_file, size, "the data file when it was opened");
+    if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
+      throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
+                                  " is not a valid field element (the data must be fr32-padded)");
+    data_sha256 = sha256_hex(data.data(), size);
+  } else {
+    data_sha256 = check_data_streamed(data_file, nodes, chunk_nodes);
+  }
+  const nlohmann::json identity = identity_of(in, nodes, size, data_sha256);
+
+  // An unfinished seal of the same inputs is continued; of other inputs, refused.
+  const fs::path state_file = out_dir / kSealState;
+  std::optional<seal_state> previous;
+  if (check_output_dir(out_dir, opt.existing) == dir_holds::unfinished_seal) {
+    try {
+      previous = read_seal_state(state_file, in.layers);
+    } catch (const std::runtime_error&) {
+      if (opt.existing != existing_output::replace) throw;
+    }
+    if (previous) {
+      if (const auto diff = first_difference(previous->identity, identity); !diff.empty()) {
+        if (opt.existing != existing_output::replace)
+          throw std::runtime_error(out_dir.string() + ": holds an unfinished seal of other inputs (" + diff +
+                                   "); rerun that seal to finish it, seal into another directory, or pass --force "
+                                   "to discard it");
+        previous.reset();
+      }
+    }
+  }
+  staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
   // Everything this seal writes, checked before the first byte: tree_d, the layers, the
-  // replica (and a few KiB of seal.json). Each file also reserves its space when created.
-  const std::uint64_t disk = checked_add(
+  // replica (and a few KiB of seal.json), less what an unfinished seal already holds.
+  std::uint64_t disk = checked_add(
       checked_add(tree_d_bytes(nodes), checked_mul(size, std::uint64_t{in.layers} + 1, "seal bytes"), "seal bytes"),
       64 << 10, "seal bytes");
+  if (previous) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out_dir, ec))
+      if (e.path().extension() == ".tmp" && is_seal_file(e.path().filename().string()))
+        disk -= std::min(disk, static_cast<std::uint64_t>(e.file_size(ec)));
+  }
   require_disk_space(out_dir, disk);
 
-  seal_result res;
-  nlohmann::json files = nlohmann::json::object();
-  {
-    throw_if_interrupted();
-    std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
-    res.comm_d = build_tree_d(data.data(), nodes, tree.data());
-    write_file(staged.add(kTreeDFile), tree.data(), tree.size());
-    files[kTreeDFile] = {{"bytes", tree.size()}, {"sha256", sha256_hex(tree.data(), tree.size())}};
+  seal_monitor* monitor = nullptr;
+  auto note = [&](const std::string& text) {
+    if (monitor != nullptr) return monitor->line(text);
+    if (opt.progress != nullptr) *opt.progress << "seal: " << text << std::endl;
+  };
+  if (bounded)
+    note("bounded memory: 4x the sector does not fit the budget of " + byte_size_text(budget) +
+         (res.resident_previous ? "; previous layer in memory" : "; previous layer left to the page cache") +
+         ", chunks of " + byte_size_text(chunk_nodes * 32) + ", parent table mapped from " + cache_dir.string());
+
+  seal_state state;
+  state.identity = identity;
+  const fs::path tree_tmp = staged.add(kTreeDFile);
+  // tree_d: kept when its file still has the recorded digest and root.
+  if (previous && fs::exists(tree_tmp)) {
+    std::error_code ec;
+    if (fs::file_size(tree_tmp, ec) == tree_d_bytes(nodes) && file_sha256_hex(tree_tmp) == previous->tree_d_sha256) {
+      unique_fd fd = open_regular_for_reading(tree_tmp);
+      bytes32 root;
+      pread_exact(fd.get(), root.data(), 32, tree_d_bytes(nodes) - 32, tree_tmp);
+      if (root == previous->comm_d) {
+        res.tree_d_reused = true;
+        state.tree_d_sha256 = previous->tree_d_sha256;
+        res.comm_d = root;
+      }
+    }
+    note(res.tree_d_reused ? "resuming: tree_d matches " + std::string(kSealState)
+                           : "resuming: tree_d does not match " + std::string(kSealState) + "; building it again");
   }
+  if (!res.tree_d_reused) {
+    throw_if_interrupted();
+    if (!bounded) {
+      std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
+      res.comm_d = build_tree_d(data.data(), nodes, tree.data());
+      write_file(tree_tmp, tree.data(), tree.size());
+      state.tree_d_sha256 = sha256_hex(tree.data(), tree.size());
+    } else {
+      res.comm_d = write_tree_d_streamed(data_file, nodes, chunk_nodes, tree_tmp);
+      state.tree_d_sha256 = file_sha256_hex(tree_tmp);
+    }
+  }
+  state.comm_d = res.comm_d;
   res.replica_id = replica_id(in.prover_id, in.sector_id, in.ticket, res.comm_d, in.porep_id);
 
-  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
-  const auto table = parents_for(g, parent_cache_dir);
-  // Layers are labeled straight into their (temporary) files, mapped into memory.
+  // Finished layers of the unfinished seal, each checked against its digest; labeling
+  // goes on after the last good one.
   std::vector<fs::path> layer_files;
   for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
-  mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; });
-  const label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
-  throw_if_interrupted();
-  interruptible_store watched(store);
-  be.label(job, watched);
+  if (previous && res.tree_d_reused) {
+    for (std::uint32_t l = 1; l <= previous->layers.size(); ++l) {
+      const fs::path& f = layer_files[l - 1];
+      std::error_code ec;
+      const bool good = fs::is_regular_file(f, ec) && fs::file_size(f, ec) == size &&
+                        file_sha256_hex(f) == previous->layers[l - 1];
+      if (!good) {
+        note("resuming: layer " + std::to_string(l) + "'s file does not match " + kSealState + "; labeling again from layer " +
+             std::to_string(l));
+        break;
+      }
+      state.layers.push_back(previous->layers[l - 1]);
+    }
+    res.layers_reused = static_cast<std::uint32_t>(state.layers.size());
+    if (res.layers_reused > 0)
+      note("resuming after layer " + std::to_string(res.layers_reused) + " (tree_d and layers 1.." +
+           std::to_string(res.layers_reused) + " match their digests)");
+  }
+  write_seal_state(out_dir, state);
+
+  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
+  std::string parents_sha256;
+  {
+    const auto table = bounded ? graph::load_or_create_parent_cache(cache_dir, g) : parents_for(g, cache_dir);
+    // A loaded or created cache file has a checked sidecar: no second pass over the table.
+    parents_sha256 = cache_dir.empty() ? to_hex(graph::parent_table_digest(table.words()))
+                                       : to_hex(graph::read_parent_cache_sidecar(graph::parent_cache_path(cache_dir, g)));
+    const std::uint32_t first = res.layers_reused + 1;
+    if (first <= in.layers) {
+      // Layers are labeled straight into their (temporary) files, mapped into memory.
+      mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; },
+                             {first, res.resident_previous});
+      label_progress progress;
+      label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
+      job.first_layer = first;
+      job.progress = &progress;
+      throw_if_interrupted();
+      seal_monitor mon(opt.progress, opt.progress_interval_s, progress, in.layers, nodes, bounded ? &store : nullptr);
+      monitor = &mon;
+      auto t0 = std::chrono::steady_clock::now();
+      recording_store recorded(store, [&](std::uint32_t l) {
+        const auto t1 = std::chrono::steady_clock::now();
+        state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
+        write_seal_state(out_dir, state);
+        const double secs = std::chrono::duration<double>(t1 - t0).count();
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "%.2f M nodes/s", secs > 0 ? static_cast<double>(nodes) / secs / 1e6 : 0.0);
+        mon.line("layer " + std::to_string(l) + "/" + std::to_string(in.layers) + " done in " + duration_text(secs) +
+                 " (" + rate + "), ETA " + duration_text(secs * (in.layers - l)));
+        t0 = std::chrono::steady_clock::now();
+      });
+      try {
+        be.label(job, recorded);
+      } catch (...) {
+        monitor = nullptr;
+        throw;
+      }
+      monitor = nullptr;
+    }
+  }
+  nlohmann::json files = nlohmann::json::object();
+  files[kTreeDFile] = {{"bytes", tree_d_bytes(nodes)}, {"sha256", state.tree_d_sha256}};
   for (std::uint32_t l = 1; l <= in.layers; ++l)
-    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", file_sha256_hex(layer_files[l - 1])}};
+    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", state.layers[l - 1]}};
 
-  std::vector<std::uint8_t> replica(size);
-  encode(store.layer(in.layers), data.data(), replica.data(), nodes);
-  write_file(staged.add(kReplicaFile), replica.data(), size);
-  files[kReplicaFile] = {{"bytes", size}, {"sha256", sha256_hex(replica.data(), size)}};
+  throw_if_interrupted();
+  const fs::path replica_tmp = staged.add(kReplicaFile);
+  std::string replica_sha256;
+  if (!bounded) {
+    mmap_layer_store last(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; },
+                          {in.layers + 1, false});
+    std::vector<std::uint8_t> replica(size);
+    encode(last.layer(in.layers), data.data(), replica.data(), nodes);
+    write_file(replica_tmp, replica.data(), size);
+    replica_sha256 = sha256_hex(replica.data(), size);
+  } else {
+    replica_sha256 = encode_streamed(layer_files[in.layers - 1], data_file, replica_tmp, nodes, chunk_nodes);
+  }
+  files[kReplicaFile] = {{"bytes", size}, {"sha256", replica_sha256}};
 
+  nlohmann::json inputs = identity;
+  inputs["proof"] = in.proof_name;
+  inputs["data_file"] = fs::absolute(data_file).string();
   res.manifest = {{"format", "poreplab-seal/1"},
-                  {"inputs",
-                   {{"proof", in.proof_name},
-                    {"porep_id", to_hex(in.porep_id)},
-                    {"api_version", std::string(api_version_name(in.api))},
-                    {"layers", in.layers},
-                    {"nodes", nodes},
-                    {"sector_size", size},
-                    {"prover_id", to_hex(in.prover_id)},
-                    {"sector_id", in.sector_id},
-                    {"ticket", to_hex(in.ticket)},
-                    {"data_file", fs::absolute(data_file).string()},
-                    {"data_sha256", sha256_hex(data.data(), size)}}},
+                  {"inputs", inputs},
                   {"replica_id", to_hex(res.replica_id)},
                   {"comm_d", to_hex(res.comm_d)},
                   {"parent_cache_file", graph::parent_cache_file_name(g)},
-                  {"parents_sha256", to_hex(graph::parent_table_digest(table.words()))},
+                  {"parents_sha256", parents_sha256},
                   {"backend", be.name()},
                   {"files", files}};
   const std::string text = res.manifest.dump(2) + "\n";
@@ -347,39 +803,66 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const std::uint64_t sector_bytes = sm.sector_bytes;
   const fs::path last_layer = sealed_dir / layer_file_name(layers);
   const bool relabel = recompute || !fs::exists(last_layer);
-  // Replica, key and data; labeling adds two layer buffers and the parent table.
-  require_memory(checked_add(checked_mul(sector_bytes, relabel ? 5 : 3, "unseal memory"),
-                             relabel ? checked_mul(nodes, 56, "unseal memory") : 0, "unseal memory"),
-                 sealed_dir.string());
-  const auto replica = read_file_of_size(sealed_dir / kReplicaFile, sector_bytes, "seal.json (nodes * 32)");
-  std::vector<std::uint8_t> key;
+  const fs::path replica_file = sealed_dir / kReplicaFile;
+  check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
+  const fs::path tmp = out_file.string() + ".tmp";
+  struct scratch {
+    const fs::path& p;
+    bool keep = false;
+    ~scratch() {
+      std::error_code ec;
+      if (!keep) fs::remove(p, ec);
+    }
+  } guard{tmp};
   if (!relabel) {
-    key = read_file_of_size(last_layer, sector_bytes, "the replica");
+    // Replica and last layer in chunks: memory is three chunks, whatever the sector.
+    check_file_size(last_layer, sector_bytes, "the replica");
+    constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
+    const std::uint64_t chunk = std::min(nodes, kChunkNodes);
+    require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
+    unique_fd rf = open_regular_for_reading(replica_file);
+    unique_fd kf = open_regular_for_reading(last_layer);
+    unique_fd out = create_reserved_file(tmp, sector_bytes);
+    std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
+    comm_d_builder root;
+    for (std::uint64_t first = 0; first < nodes; first += chunk) {
+      const std::uint64_t off = first * 32, n = chunk * 32;
+      pread_exact(rf.get(), r.data(), n, off, replica_file);
+      pread_exact(kf.get(), k.data(), n, off, last_layer);
+      if (const auto bad = first_noncanonical(r.data(), chunk); bad >= 0)
+        throw std::invalid_argument("replica node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
+                                    " is not a valid BLS12-381 field element");
+      decode(k.data(), r.data(), d.data(), chunk);
+      root.add(d.data(), chunk);
+      pwrite_exact(out.get(), d.data(), n, off, tmp);
+      ::posix_fadvise(rf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+      ::posix_fadvise(kf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+      flush_and_drop(out.get(), tmp);
+    }
+    res.comm_d = root.root();
+    sync_file(out.get(), tmp);
   } else {
+    // Replica, key and data; labeling adds two layer buffers and the parent table.
+    require_memory(checked_add(checked_mul(sector_bytes, 5, "unseal memory"), checked_mul(nodes, 56, "unseal memory"),
+                               "unseal memory"),
+                   sealed_dir.string());
+    const auto replica = read_file_of_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
     const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
     rolling_layer_store store(sector_bytes);
     interruptible_store watched(store);
     be.label({nodes, table.data(), layers, 1, id.data()}, watched);
-    const std::uint8_t* last = store.layer(layers);
-    key.assign(last, last + sector_bytes);
     res.recomputed = true;
+    std::vector<std::uint8_t> data(replica.size());
+    decode(store.layer(layers), replica.data(), data.data(), nodes);
+    res.comm_d = sdr::comm_d(data.data(), nodes);
+    if (res.comm_d == comm_d) write_file(tmp, data.data(), data.size());
   }
-  std::vector<std::uint8_t> data(replica.size());
-  decode(key.data(), replica.data(), data.data(), nodes);
-  res.comm_d = sdr::comm_d(data.data(), nodes);
   if (res.comm_d != comm_d)
     throw std::runtime_error("unsealed data does not match comm_d (expected " + to_hex(comm_d) + ", got " +
                              to_hex(res.comm_d) + "): the replica or layer file is corrupt");
-  const fs::path tmp = out_file.string() + ".tmp";
-  try {
-    write_file(tmp, data.data(), data.size());
-    fs::rename(tmp, out_file);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw;
-  }
+  fs::rename(tmp, out_file);
+  guard.keep = true;
   return res;
 }
 

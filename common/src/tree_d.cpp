@@ -1,5 +1,6 @@
 #include "poreplab/sdr/tree_d.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -32,28 +33,85 @@ bytes32 build_tree_d(const std::uint8_t* data, std::uint64_t nodes, std::uint8_t
   return root;
 }
 
-bytes32 comm_d(const std::uint8_t* data, std::uint64_t nodes) {
+namespace {
+
+// One row above `row` (width nodes) into `next` (width / 2 nodes).
+void hash_row(const std::uint8_t* row, std::uint64_t width, std::uint8_t* next) {
+  const auto parents = static_cast<std::int64_t>(width / 2);
+#pragma omp parallel for schedule(static) if (parents >= 4096)
+  for (std::int64_t i = 0; i < parents; ++i) sha256::hash_pair_masked(row + 64 * i, row + 64 * i + 32, next + 32 * i);
+}
+
+}  // namespace
+
+bytes32 build_tree_d_streamed(std::uint64_t nodes, std::uint64_t chunk_nodes, const tree_d_reader& read,
+                              const tree_d_writer& write) {
   require_power_of_two(nodes);
-  // stack[h] holds a pending left subtree root of height h.
-  std::vector<bytes32> stack(64);
-  std::vector<bool> filled(64, false);
-  for (std::uint64_t i = 0; i < nodes; ++i) {
+  require_power_of_two(chunk_nodes);
+  const std::uint64_t c = std::min(chunk_nodes, nodes);
+  // row_offset[r]: where row r (nodes >> r wide) starts in the file.
+  std::vector<std::uint64_t> row_offset{0};
+  for (std::uint64_t w = nodes; w > 1; w /= 2) row_offset.push_back(row_offset.back() + w * 32);
+  std::vector<std::uint8_t> a(c * 32), b(c * 32);
+  std::vector<std::uint8_t> roots((nodes / c) * 32);
+  for (std::uint64_t k = 0; k < nodes / c; ++k) {
+    read(k * c, c, a.data());
+    write(row_offset[0] + k * c * 32, a.data(), c * 32);
+    std::uint8_t* row = a.data();
+    std::uint8_t* next = b.data();
+    std::size_t r = 0;
+    for (std::uint64_t w = c; w > 1; w /= 2) {
+      hash_row(row, w, next);
+      ++r;
+      write(row_offset[r] + k * (w / 2) * 32, next, (w / 2) * 32);
+      std::swap(row, next);
+    }
+    std::memcpy(roots.data() + 32 * k, row, 32);
+  }
+  // The rows above the chunks' roots, in memory.
+  std::size_t r = 0;  // the roots' row
+  for (std::uint64_t w = c; w > 1; w /= 2) ++r;
+  std::uint8_t* row = roots.data();
+  std::vector<std::uint8_t> next(roots.size() / 2 + 32);
+  for (std::uint64_t w = nodes / c; w > 1; w /= 2) {
+    hash_row(row, w, next.data());
+    ++r;
+    write(row_offset[r], next.data(), (w / 2) * 32);
+    std::memcpy(row, next.data(), (w / 2) * 32);
+  }
+  bytes32 root;
+  std::memcpy(root.data(), row, 32);
+  return root;
+}
+
+void comm_d_builder::add(const std::uint8_t* leaves, std::uint64_t count) {
+  for (std::uint64_t i = 0; i < count; ++i) {
     bytes32 cur;
-    std::memcpy(cur.data(), data + 32 * i, 32);
+    std::memcpy(cur.data(), leaves + 32 * i, 32);
     std::size_t h = 0;
-    while (filled[h]) {
+    while (filled_ >> h & 1) {
       bytes32 parent;
-      sha256::hash_pair_masked(stack[h].data(), cur.data(), parent.data());
-      filled[h] = false;
+      sha256::hash_pair_masked(stack_[h].data(), cur.data(), parent.data());
+      filled_ &= ~(std::uint64_t{1} << h);
       cur = parent;
       ++h;
     }
-    stack[h] = cur;
-    filled[h] = true;
+    stack_[h] = cur;
+    filled_ |= std::uint64_t{1} << h;
   }
+}
+
+bytes32 comm_d_builder::root() const {
   for (std::size_t h = 0; h < 64; ++h)
-    if (filled[h]) return stack[h];
+    if (filled_ >> h & 1) return stack_[h];
   return {};
+}
+
+bytes32 comm_d(const std::uint8_t* data, std::uint64_t nodes) {
+  require_power_of_two(nodes);
+  comm_d_builder b;
+  b.add(data, nodes);
+  return b.root();
 }
 
 }  // namespace poreplab::sdr

@@ -137,6 +137,7 @@ void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer
       if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
     }
     store_be64(header_hi + 4, v);
+    if (first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
     for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
     std::size_t nblocks;
     if (v == 0) {
@@ -258,6 +259,7 @@ void label_sector_blake2(const engine& e, const sdr::label_job& job, std::uint32
         prefetch((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
       if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
     }
+    if (s == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
     if (v == 0) {
       m.sdr_gather_first();
       m.hash_short(e, lane);
@@ -353,7 +355,8 @@ class cpu_backend final : public sdr::backend {
   template <sdr::porep_variant V, sdr::label_hash H>
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
            std::uint32_t groups, int used) const {
-    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
+    for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
+      sdr::report_layer_start(job, l);
       const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
       std::uint8_t* cur = in.cur;
       const std::uint8_t* prev = in.prev;
@@ -381,6 +384,7 @@ class cpu_backend final : public sdr::backend {
           }
         }
       }
+      sdr::report_nodes(job, job.nodes);
       store.layer_done(l);
     }
   }

@@ -49,4 +49,44 @@ void reserve_file_space(int fd, std::uint64_t bytes, const std::filesystem::path
 // failure removes what it created and throws naming the path.
 void write_reserved_file(const std::filesystem::path& path, const void* data, std::uint64_t n);
 
+// An open file descriptor, closed when it goes out of scope.
+class unique_fd {
+ public:
+  unique_fd() = default;
+  explicit unique_fd(int fd) : fd_(fd) {}
+  unique_fd(unique_fd&& o) noexcept : fd_(o.release()) {}
+  unique_fd& operator=(unique_fd&& o) noexcept;
+  unique_fd(const unique_fd&) = delete;
+  unique_fd& operator=(const unique_fd&) = delete;
+  ~unique_fd();
+  int get() const { return fd_; }
+  int release() noexcept {
+    const int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Opens `path` read-only (a regular file: see regular_file_size) or creates/truncates it
+// for writing with `bytes` reserved. Throw std::runtime_error naming the path.
+unique_fd open_regular_for_reading(const std::filesystem::path& path);
+unique_fd create_reserved_file(const std::filesystem::path& path, std::uint64_t bytes);
+
+// Exactly n bytes at offset, or std::runtime_error naming the path (a short read is "the
+// file shrank").
+void pread_exact(int fd, void* buf, std::uint64_t n, std::uint64_t offset, const std::filesystem::path& path);
+void pwrite_exact(int fd, const void* buf, std::uint64_t n, std::uint64_t offset, const std::filesystem::path& path);
+
+// Writes back the file's dirty pages, waits for them and drops its cached pages. A file
+// written or read chunk by chunk then holds no page cache, which a memory cgroup counts
+// against its limit and cannot reclaim while it is dirty.
+void flush_and_drop(int fd, const std::filesystem::path& path);
+// Starts writing back the file's dirty pages without waiting.
+void start_writeback(int fd);
+// fsync, or std::runtime_error naming the path.
+void sync_file(int fd, const std::filesystem::path& path);
+
 }  // namespace poreplab

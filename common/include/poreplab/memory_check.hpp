@@ -13,6 +13,15 @@ namespace poreplab {
 // 0 when unknown. POREPLAB_MEM_AVAILABLE (bytes) overrides it, for tests.
 std::uint64_t available_memory_bytes();
 
+// The memory limit of this process's cgroup (v1 memory.limit_in_bytes or v2 memory.max),
+// 0 when there is none or it cannot be read. MemAvailable does not see it: inside a
+// 3 GiB cgroup on a 24 GiB machine it still says about 24 GiB.
+std::uint64_t cgroup_memory_limit_bytes();
+
+// What a new allocation may take: available_memory_bytes(), capped by the cgroup's
+// limit; 0 when unknown.
+std::uint64_t memory_budget_bytes();
+
 // Empty when `need` bytes fit in the memory available now (or that is unknown), else
 // "needs 2.0 GiB (2147483648 bytes), 1.5 GiB available (MemAvailable)".
 std::string memory_shortfall_text(std::uint64_t need);

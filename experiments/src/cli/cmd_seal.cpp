@@ -9,6 +9,7 @@
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
+#include "util/text.hpp"
 
 namespace poreplab::cli {
 
@@ -16,7 +17,8 @@ namespace {
 
 struct seal_options {
   std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = "cpu";
-  std::string parent_cache;
+  std::string parent_cache, memory_limit;
+  double progress_interval = 10;
   std::uint32_t layers = 0;
   std::uint64_t sector_id = 0;
   bool force = false;
@@ -62,6 +64,12 @@ void add_seal_commands(CLI::App& app) {
   auto seal_knobs = std::make_shared<backend_settings>();
   const auto apply_seal_knobs = add_backend_flags(seal, seal_knobs);
   seal->add_option("--parent-cache", so->parent_cache, "parent cache directory (default $FIL_PROOFS_PARENT_CACHE)");
+  seal->add_option("--memory-limit", so->memory_limit,
+                   "memory the seal may use, e.g. 3GiB (default: MemAvailable, capped by the cgroup's limit); "
+                   "past 4x the sector it streams everything through files (bounded mode)");
+  seal->add_option("--progress-interval", so->progress_interval,
+                   "seconds between progress lines on stderr within a layer (0: none)")
+      ->capture_default_str();
   seal->add_flag("--force", so->force,
                  "replace a previous seal in --out (its layer files, tree_d, replica.dat, seal.json; other files are kept)");
   seal->callback([so, seal_knobs, apply_seal_knobs] {
@@ -93,8 +101,19 @@ void add_seal_commands(CLI::App& app) {
     apply_seal_knobs();
     auto be = make_backend(so->backend, *seal_knobs);
     const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
-    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache),
-                             so->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
+    sdr::seal_options opt;
+    opt.existing = so->force ? sdr::existing_output::replace : sdr::existing_output::refuse;
+    if (!so->memory_limit.empty()) {
+      const auto limit = parse_size(so->memory_limit);
+      if (!limit || *limit == 0)
+        throw usage_error("--memory-limit: '" + so->memory_limit + "' is not a size such as 3GiB or 512MiB");
+      opt.memory_limit = *limit;
+    }
+    if (!(so->progress_interval >= 0) || so->progress_interval > 1e6)
+      throw usage_error("--progress-interval: expected seconds from 0 to 1000000");
+    opt.progress_interval_s = so->progress_interval;
+    if (so->progress_interval > 0) opt.progress = &std::cerr;
+    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache), opt);
     std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
               << so->out << "\n";
   });

@@ -112,7 +112,17 @@ std::filesystem::path write_parent_cache(const std::filesystem::path& dir, const
 parent_table load_parent_cache(const std::filesystem::path& dir, const graph_params& g,
                                cache_check check = cache_check::digest);
 
-// Loads a checked cache file, or generates and writes it when absent. A file without a
+// Generates the table slice by slice straight into dir/<name> (through a temporary file,
+// renamed; then its sidecar), holding one slice of 2^20 rows in memory however large the
+// graph: the way a sector larger than memory gets its table. Returns the path.
+std::filesystem::path generate_parent_cache_file(const std::filesystem::path& dir, const graph_params& g,
+                                                 std::uint64_t slice_nodes = std::uint64_t{1} << 20);
+
+// rust-fil-proofs' default cache directory, when FIL_PROOFS_PARENT_CACHE is not set.
+inline constexpr const char* kDefaultParentCacheDir = "/var/tmp/filecoin-parents";
+
+// Loads a checked cache file, or generates and writes it when absent (slice by slice,
+// generate_parent_cache_file). A file without a
 // sidecar is verified by regeneration and then gets one. A bad file is an error, not
 // silently replaced.
 parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const graph_params& g);

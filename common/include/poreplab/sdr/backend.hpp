@@ -3,6 +3,7 @@
 // host-emulated CUDA): label S sectors that share one graph, layer by layer.
 // Layers hold the S sectors node-major, sector-minor: node i of sectors 0..S-1 are
 // adjacent, so one parent lookup serves every sector.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,6 +56,13 @@ class rolling_layer_store final : public layer_store {
 // an error instead of a labeling that never ends.
 inline constexpr std::uint32_t kMaxLayers = 64;
 
+// Where a labeling stands, for a progress display on another thread: the layer being
+// labeled and how many of its nodes are done (updated every few thousand nodes).
+struct label_progress {
+  std::atomic<std::uint32_t> layer{0};
+  std::atomic<std::uint64_t> nodes_done{0};
+};
+
 struct label_job {
   std::uint64_t nodes = 0;
   // sdr: nodes x 14 (6 base, 8 expander); zigzag: the 2n x 14 zigzag table.
@@ -72,6 +80,10 @@ struct label_job {
   // elements: a full-size sector is timed without labeling (or holding) all of it.
   std::uint64_t first_node = 0;
   std::uint64_t window_nodes = 0;
+  // sdr only: the first layer to label; the store already holds layer first_layer - 1
+  // (a resumed seal). Backends that cannot start past layer 1 refuse any other value.
+  std::uint32_t first_layer = 1;
+  label_progress* progress = nullptr;  // optional
 
   bool windowed() const { return window_nodes != 0; }
   std::uint64_t parent_rows() const { return scheme.variant == porep_variant::zigzag ? 2 * nodes : nodes; }
@@ -81,7 +93,8 @@ struct label_job {
   // Nodes labeled per layer, the first and the end.
   std::uint64_t node_begin() const { return windowed() ? first_node : 0; }
   std::uint64_t node_end() const { return windowed() ? first_node + window_nodes : nodes; }
-  std::uint32_t first_layer() const { return windowed() ? layers : 1; }
+  // The layer labeling starts at: the window's layer, else first_layer.
+  std::uint32_t start_layer() const { return windowed() ? layers : first_layer; }
 };
 
 // One labeling as timed by the backend. Host backends give the wall time; device backends
@@ -142,6 +155,18 @@ layer_inputs begin_layer(const label_job& job, layer_store& store, std::uint32_t
 // Portable code of common/ only: one OpenMP thread per sector (at most `threads`; 0 =
 // the OpenMP default), node loop in order.
 std::unique_ptr<backend> make_reference_backend(int threads = 0);
+
+// How often a node loop reports to label_job::progress (a power of two).
+inline constexpr std::uint64_t kProgressNodes = 1 << 14;
+
+inline void report_layer_start(const label_job& job, std::uint32_t l) {
+  if (job.progress == nullptr) return;
+  job.progress->nodes_done.store(0, std::memory_order_relaxed);
+  job.progress->layer.store(l, std::memory_order_relaxed);
+}
+inline void report_nodes(const label_job& job, std::uint64_t done) {
+  if (job.progress != nullptr) job.progress->nodes_done.store(done, std::memory_order_relaxed);
+}
 
 // Checks a label_job's invariants; throws std::invalid_argument naming the problem.
 void validate(const label_job& job);

@@ -65,6 +65,9 @@ inline constexpr std::uint32_t kTransposeThreads = 256;
 
 template <porep_variant V, label_hash H, kernel_variant K, class Exec>
 void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+  if (job.first_layer != 1)
+    throw std::invalid_argument("label job: this backend labels from layer 1 only; starting at layer " +
+                                std::to_string(job.first_layer) + " (a resumed seal) needs the cpu or reference backend");
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
   const std::uint64_t node_bytes = 32ull * job.sectors;
   // Rows labeled per layer: the whole layer, or a window of it.
@@ -120,6 +123,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
         k.node_begin = base + b + c;
         k.node_end = base + b + c + (count - c < step ? count - c : step);
         ex.launch(k, label_grid);
+        report_nodes(job, k.node_end);
         if (b == 0 && c == 0) flush();
       }
       if (streamed) ex.release_parents(slot);
@@ -151,7 +155,8 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
       if (l > 1) ex.upload_layer(static_cast<int>(l % 2), store.layer(l - 1), layer_bytes);
       ex.upload_layer(static_cast<int>((l - 1) % 2), store.layer(l), node_bytes * job.first_node);
     }
-    for (std::uint32_t l = job.first_layer(); l <= job.layers; ++l) {
+    for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
+      report_layer_start(job, l);
       const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
       std::uint8_t* prev_layer = l > 1 ? ex.layer_buffer(prev) : nullptr;
       run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(cur), prev_layer,

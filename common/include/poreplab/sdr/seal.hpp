@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace poreplab::sdr {
 inline constexpr const char* kReplicaFile = "replica.dat";
 inline constexpr const char* kTreeDFile = "sc-02-data-tree-d.dat";
 inline constexpr const char* kSealManifest = "seal.json";
+// An unfinished seal's progress: its inputs and the digest of every finished file.
+inline constexpr const char* kSealState = "seal-state.json";
 std::string layer_file_name(std::uint32_t layer);  // sc-02-data-layer-<l>.dat
 
 struct seal_inputs {
@@ -30,10 +33,21 @@ struct seal_inputs {
   std::string proof_name;                             // informational, may be empty
 };
 
+// How a seal holds the sector. in_memory: the data, tree_d and replica in memory (4x the
+// sector, plus the parent table when no cache directory is given). bounded: everything
+// streamed in chunks from and to files, the parent table mapped from its cache file;
+// memory is one layer (resident_previous) or only chunks (the previous layer is then
+// left to the page cache).
+enum class seal_mode { in_memory, bounded };
+
 struct seal_result {
   bytes32 comm_d{};
   bytes32 replica_id{};
   nlohmann::json manifest;  // what seal.json holds
+  seal_mode mode = seal_mode::in_memory;
+  bool resident_previous = false;
+  std::uint32_t layers_reused = 0;  // finished layers of an interrupted seal, checked and kept
+  bool tree_d_reused = false;
 };
 
 // What seal() and unseal() do when their output already exists.
@@ -44,6 +58,16 @@ enum class existing_output {
             // is complete. unseal: replace the file.
 };
 
+struct seal_options {
+  existing_output existing = existing_output::refuse;
+  // Bytes the seal may use; 0: memory_budget_bytes() (MemAvailable, capped by the
+  // cgroup's limit). In-memory when 4x the sector (+ the table) fits, else bounded.
+  std::uint64_t memory_limit = 0;
+  std::uint64_t chunk_bytes = std::uint64_t{64} << 20;  // bounded mode's unit of I/O (a power of two)
+  std::ostream* progress = nullptr;                      // progress lines; null: none
+  double progress_interval_s = 10;                       // between two lines within a layer
+};
+
 // Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
 // Every file is written under a temporary name and renamed only once all succeeded
 // (seal.json last), so an interrupted or failed seal leaves nothing that looks complete;
@@ -51,11 +75,18 @@ enum class existing_output {
 // between layers with poreplab::interrupted, after the same cleanup.
 // parent_cache_dir: where the parent table is cached (empty = generate in memory).
 // A non-empty out_dir is refused unless `existing` is replace.
+// Resume: while it runs, out_dir/seal-state.json (written atomically) records the inputs
+// (with the data's SHA-256) and the digest of tree_d and of every finished layer. A seal
+// that was killed leaves it with its .tmp files; the same seal run again checks each
+// recorded file against its digest and continues after the last good layer. A state of
+// other inputs is refused (replaced with `replace`); a malformed one is an error naming it.
 // Throws std::invalid_argument for bad inputs (size, non-field data) and
 // std::runtime_error for I/O problems, naming the path.
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
                  backend& be, const std::filesystem::path& parent_cache_dir = {},
                  existing_output existing = existing_output::refuse);
+seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
+                 backend& be, const std::filesystem::path& parent_cache_dir, const seal_options& opt);
 
 // What unseal() reads from seal.json, checked: 32-byte hex fields, layers 1..64, nodes a
 // power of two whose * 32 fits, a known api version.
@@ -78,7 +109,7 @@ struct unseal_result {
 };
 
 // Recovers the data of a sealed directory into out_file (written atomically), reading
-// the last layer file or recomputing the labels, and checks it against comm_d. An
+// the last layer file chunk by chunk (memory: a few chunks) or recomputing the labels, and checks it against comm_d. An
 // existing out_file is refused unless `existing` is replace.
 unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
                      bool recompute, const std::filesystem::path& parent_cache_dir = {},
