@@ -335,7 +335,25 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       INFO(r.algo << " " << r.engine << " " << r.mode);
       CHECK(r.algo == cpu::engine_algo_name(algo));
       CHECK(r.verified);
-      CHECK(r.samples.size() == 2);
+      // OpenSSL is sampled once after every engine sample: its row holds all of those.
+      CHECK(r.samples.size() == (r.engine == "openssl" ? 2 * engines : 2));
+      if (r.engine == "openssl") {
+        CHECK(!r.vs_openssl);
+        CHECK(r.vs_openssl_pairs.empty());
+      } else {
+        REQUIRE(r.vs_openssl);
+        REQUIRE(r.vs_openssl_pairs.size() == 2);
+        CHECK(*r.vs_openssl > 0);
+        CHECK(r.vs_openssl_lo <= *r.vs_openssl);
+        CHECK(*r.vs_openssl <= r.vs_openssl_hi);
+        // Each pair is OpenSSL's sample over this engine's sample taken just before it.
+        const auto& o = rows[r.mode == "throughput" ? engines : 2 * engines + 1];
+        REQUIRE(o.engine == "openssl");
+        bool paired = false;
+        for (double os : o.samples) paired = paired || os / r.samples[0] == Approx(r.vs_openssl_pairs[0]);
+        CHECK(paired);
+        CHECK(cpu::to_json(r)["vs_openssl_pairs"].size() == 2);
+      }
       CHECK(r.ns_per_block > 0);
       CHECK(r.min_ns_per_block <= r.ns_per_block);
       CHECK(r.ns_per_block <= r.max_ns_per_block);
@@ -355,6 +373,7 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
   CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "no-such-engine", opt), std::invalid_argument);
   const auto only = cpu::bench_hash(engine_algo::blake2b, "openssl", opt);
   CHECK(only.size() == 2);
+  for (const auto& r : only) CHECK(r.samples.size() == 2);
   opt.repetitions = 0;
   CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "portable", opt), std::invalid_argument);
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -72,22 +73,32 @@ double thread_cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-hash_bench_row measure(const workload& w, const hash_bench_options& opt, const core_cycles& cc) {
-  using clk = std::chrono::steady_clock;
-  w.pass();  // warm caches and branch predictors
-  const auto c0 = clk::now();
-  w.pass();
-  const double one = std::chrono::duration<double>(clk::now() - c0).count();
-  const auto passes = static_cast<std::uint64_t>(std::max(1.0, std::ceil(opt.min_time_s / std::max(one, 1e-9))));
-  const double blocks = static_cast<double>(w.blocks_per_pass) * static_cast<double>(passes);
-  const double bytes = blocks * static_cast<double>(w.block_bytes);
+// One subject's samples: passes per sample sized once, then samples taken one at a time
+// so that two subjects can alternate.
+struct sampler {
+  const workload* w = nullptr;
+  std::uint64_t passes = 1;
+  double blocks = 0, bytes = 0;
   std::vector<double> ns, cpu_ns, tsc, core;
-  for (int r = 0; r < opt.repetitions; ++r) {
+
+  sampler(const workload& wl, const hash_bench_options& opt) : w(&wl) {
+    using clk = std::chrono::steady_clock;
+    w->pass();  // warm caches and branch predictors
+    const auto c0 = clk::now();
+    w->pass();
+    const double one = std::chrono::duration<double>(clk::now() - c0).count();
+    passes = static_cast<std::uint64_t>(std::max(1.0, std::ceil(opt.min_time_s / std::max(one, 1e-9))));
+    blocks = static_cast<double>(w->blocks_per_pass) * static_cast<double>(passes);
+    bytes = blocks * static_cast<double>(w->block_bytes);
+  }
+
+  void sample(const core_cycles& cc) {
+    using clk = std::chrono::steady_clock;
     const std::uint64_t k0 = cc.read();
     const double u0 = thread_cpu_ns();
     const std::uint64_t t0 = rdtsc();
     const auto s0 = clk::now();
-    for (std::uint64_t p = 0; p < passes; ++p) w.pass();
+    for (std::uint64_t p = 0; p < passes; ++p) w->pass();
     const auto s1 = clk::now();
     const std::uint64_t t1 = rdtsc();
     const double u1 = thread_cpu_ns();
@@ -97,22 +108,25 @@ hash_bench_row measure(const workload& w, const hash_bench_options& opt, const c
     tsc.push_back(static_cast<double>(t1 - t0) / bytes);
     core.push_back(static_cast<double>(k1 - k0) / bytes);
   }
-  hash_bench_row row;
-  row.lanes = w.lanes;
-  row.block_bytes = w.block_bytes;
-  row.blocks_per_pass = w.blocks_per_pass;
-  row.passes_per_sample = passes;
-  row.samples = ns;
-  row.ns_per_block = median(ns);
-  row.min_ns_per_block = *std::min_element(ns.begin(), ns.end());
-  row.max_ns_per_block = *std::max_element(ns.begin(), ns.end());
-  row.lane_ns_per_block = row.ns_per_block * static_cast<double>(w.lanes);
-  row.cpu_ns_per_block = median(cpu_ns);
-  row.gbps = static_cast<double>(w.block_bytes) / row.ns_per_block;
-  row.cycles_per_byte_tsc = median(tsc);
-  if (cc.ok() && median(core) > 0) row.cycles_per_byte_core = median(core);
-  return row;
-}
+
+  hash_bench_row row(const core_cycles& cc) const {
+    hash_bench_row r;
+    r.lanes = w->lanes;
+    r.block_bytes = w->block_bytes;
+    r.blocks_per_pass = w->blocks_per_pass;
+    r.passes_per_sample = passes;
+    r.samples = ns;
+    r.ns_per_block = median(ns);
+    r.min_ns_per_block = *std::min_element(ns.begin(), ns.end());
+    r.max_ns_per_block = *std::max_element(ns.begin(), ns.end());
+    r.lane_ns_per_block = r.ns_per_block * static_cast<double>(w->lanes);
+    r.cpu_ns_per_block = median(cpu_ns);
+    r.gbps = static_cast<double>(w->block_bytes) / r.ns_per_block;
+    r.cycles_per_byte_tsc = median(tsc);
+    if (cc.ok() && median(core) > 0) r.cycles_per_byte_core = median(core);
+    return r;
+  }
+};
 
 // --- data and OpenSSL ------------------------------------------------------------------
 
@@ -472,24 +486,62 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
   const core_cycles cc;
   std::vector<hash_bench_row> rows;
   bool warm = false;
-  for (bench_mode mode : opt.modes)
+  // The first row of a fresh process often loses time to the OS settling (page faults,
+  // clock ramp, migration): run ~0.1 s of work before timing anything.
+  const auto warm_up = [&](const workload& w) {
+    if (warm) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    while (std::chrono::steady_clock::now() < until) w.pass();
+    warm = true;
+  };
+  const bool with_openssl = !subjects.empty() && subjects.back() == nullptr;
+  for (bench_mode mode : opt.modes) {
+    std::optional<workload> ossl;
+    std::optional<sampler> ossl_samples;
+    if (with_openssl) ossl = make_workload(algo, mode, nullptr, bytes);
     for (const engine* e : subjects) {
+      if (e == nullptr) continue;
       const workload w = make_workload(algo, mode, e, bytes);
-      if (!warm) {
-        // The first row of a fresh process often loses time to the OS settling (page
-        // faults, clock ramp, migration): run ~0.1 s of work before timing anything.
-        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-        while (std::chrono::steady_clock::now() < until) w.pass();
-        warm = true;
-      }
+      warm_up(w);
       const bool ok = w.verify();
-      hash_bench_row row = measure(w, opt, cc);
+      sampler s(w, opt);
+      if (ossl && !ossl_samples) ossl_samples.emplace(*ossl, opt);
+      std::vector<double> pairs;
+      for (int r = 0; r < opt.repetitions; ++r) {
+        s.sample(cc);
+        if (ossl_samples) {
+          ossl_samples->sample(cc);
+          pairs.push_back(ossl_samples->ns.back() / s.ns.back());
+        }
+      }
+      hash_bench_row row = s.row(cc);
       row.algo = engine_algo_name(algo);
-      row.engine = e != nullptr ? std::string(e->name) : "openssl";
+      row.engine = std::string(e->name);
       row.mode = bench_mode_name(mode);
       row.verified = ok;
+      if (!pairs.empty()) {
+        const interval ci = bootstrap_median_interval(pairs);
+        row.vs_openssl = median(pairs);
+        row.vs_openssl_lo = ci.lo;
+        row.vs_openssl_hi = ci.hi;
+        row.vs_openssl_pairs = std::move(pairs);
+      }
       rows.push_back(std::move(row));
     }
+    if (ossl) {
+      warm_up(*ossl);
+      if (!ossl_samples) {  // OpenSSL alone
+        ossl_samples.emplace(*ossl, opt);
+        for (int r = 0; r < opt.repetitions; ++r) ossl_samples->sample(cc);
+      }
+      hash_bench_row row = ossl_samples->row(cc);
+      row.algo = engine_algo_name(algo);
+      row.engine = "openssl";
+      row.mode = bench_mode_name(mode);
+      row.verified = ossl->verify();
+      rows.push_back(std::move(row));
+    }
+  }
   return rows;
 }
 
@@ -514,6 +566,11 @@ nlohmann::json to_json(const hash_bench_row& r) {
   j["cycles_per_byte_core"] = r.cycles_per_byte_core ? nlohmann::json(*r.cycles_per_byte_core) : nlohmann::json();
   j["samples"] = r.samples;
   j["verified"] = r.verified;
+  j["vs_openssl"] = r.vs_openssl ? nlohmann::json(*r.vs_openssl) : nlohmann::json();
+  if (r.vs_openssl) {
+    j["vs_openssl_ci95"] = {r.vs_openssl_lo, r.vs_openssl_hi};
+    j["vs_openssl_pairs"] = r.vs_openssl_pairs;
+  }
   return j;
 }
 

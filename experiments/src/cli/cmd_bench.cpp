@@ -47,13 +47,6 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// Engine rate over OpenSSL's for the same algo and mode; NaN without an OpenSSL row.
-double vs_openssl(const cpu::hash_bench_row& r, const std::vector<cpu::hash_bench_row>& rows) {
-  for (const auto& o : rows)
-    if (o.engine == "openssl" && o.algo == r.algo && o.mode == r.mode) return r.gbps / o.gbps;
-  return std::nan("");
-}
-
 void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes) {
   std::string last;
   for (const auto& r : rows) {
@@ -67,16 +60,20 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
                         : r.algo == "sha256" ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
                                              : ": dependent one-block messages")
                 << "\n";
-      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %5s %9s\n", "engine", "lanes", "ns/block", "ns/lane-blk",
-                  "GB/s", "c/B tsc", "c/B core", "vs ossl", "cpu%", "verified");
+      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s\n", "engine", "lanes", "ns/block", "ns/lane-blk",
+                  "GB/s", "c/B tsc", "c/B core", "vs ossl", "95% interval", "cpu%", "verified");
       last = group;
     }
-    const double ratio = vs_openssl(r, rows);
-    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %5.0f %9s\n", r.engine.c_str(), r.lanes,
+    std::string ci = "-";
+    if (r.vs_openssl) {
+      ci = fmt("%.2f", r.vs_openssl_lo);
+      ci += fmt("-%.2f", r.vs_openssl_hi);
+    }
+    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %13s %5.0f %9s\n", r.engine.c_str(), r.lanes,
                 r.ns_per_block, r.lane_ns_per_block, r.gbps, r.cycles_per_byte_tsc,
                 r.cycles_per_byte_core ? fmt("%.3f", *r.cycles_per_byte_core).c_str() : "-",
-                std::isnan(ratio) ? "-" : fmt("%.2fx", ratio).c_str(), 100.0 * r.cpu_ns_per_block / r.ns_per_block,
-                r.verified ? "ok" : "MISMATCH");
+                r.vs_openssl ? fmt("%.2fx", *r.vs_openssl).c_str() : "-", ci.c_str(),
+                100.0 * r.cpu_ns_per_block / r.ns_per_block, r.verified ? "ok" : "MISMATCH");
   }
 }
 
@@ -115,12 +112,7 @@ void run_hash(const hash_cli_options& o) {
   bool all_verified = true;
   for (const auto& r : rows) all_verified = all_verified && r.verified;
   if (o.json) {
-    for (const auto& r : rows) {
-      auto j = cpu::to_json(r);
-      const double ratio = vs_openssl(r, rows);
-      j["vs_openssl"] = std::isnan(ratio) ? nlohmann::json() : nlohmann::json(ratio);
-      std::cout << j.dump() << "\n";
-    }
+    for (const auto& r : rows) std::cout << cpu::to_json(r).dump() << "\n";
   } else {
     const auto& f = cpu::detect();
     std::printf("cpu: %s; TSC %.3f GHz; core cycle counter: %s; %d samples of >= %.3f s each (median shown)\n\n",

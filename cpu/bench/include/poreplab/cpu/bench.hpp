@@ -53,11 +53,20 @@ struct hash_bench_row {
   std::optional<double> cycles_per_byte_core;     // core cycles (perf_event_open), if countable
   std::vector<double> samples;                    // ns_per_block of each sample
   bool verified = false;  // this engine's output on the measured data equals the portable code's
+  // Rate over OpenSSL's (same algo, mode and bytes), from interleaved pairs: each engine
+  // sample is followed by an OpenSSL sample, and each pair gives OpenSSL's ns / this
+  // engine's ns. Median, its bootstrap 95% interval, and the pairs; empty without an
+  // OpenSSL row (and on the OpenSSL row itself).
+  std::vector<double> vs_openssl_pairs;
+  std::optional<double> vs_openssl;
+  double vs_openssl_lo = 0, vs_openssl_hi = 0;
 };
 
 // Rows for `engine` ("all": every available engine, best first; "openssl": the reference
 // only; a name: that engine, through find_engine() and its errors) and, with
-// opt.openssl, the OpenSSL row, for each of opt.modes in turn.
+// opt.openssl, the OpenSSL row, for each of opt.modes in turn. With OpenSSL, every engine
+// sample is paired with an OpenSSL sample taken right after it (vs_openssl); the OpenSSL
+// row holds all of those samples.
 // Throws std::invalid_argument for bad options.
 std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine = "all",
                                        const hash_bench_options& opt = {});
