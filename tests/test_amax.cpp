@@ -447,6 +447,8 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
                 {"status", "ok"},  {"context", json::object()}, {"rates", {{"ns_per_node", ns}}}};
   };
   json core_point = label_point("step-huge-pages-on-sdr-sha256", 4.0, "auto");
+  json zig = label_point("step-prefetch-zigzag-blake2s", 6.0, "auto");
+  zig["context"] = {{"scheme", "zigzag/blake2s"}, {"layer_groups_ns_per_node", {{"forward", 500.0}, {"reverse", 550.0}}}};
   core_point["rates"]["cycles_per_byte_core"] = 3.5;  // preferred over TSC ticks
   json multi = hash_point("sha256", "avx2-x8", "chain", 10, 64);
   multi["context"]["lanes"] = 8;  // a lane of a multi-buffer engine: not a single stream
@@ -456,7 +458,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
                         hash_point("blake2s", "avx2", "chain", 100, 64),
                         label_point("step-baseline-sdr-sha256", 20.0, "gather"),
                         label_point("step-simd-hash-sdr-sha256", 5.0, "gather"),
-                        core_point, tree_point("portable", 0, 100),
+                        core_point, zig, tree_point("portable", 0, 100),
                         tree_point("portable", 1, 60)})
     s += j.dump() + "\n";
   test::temp_dir d("r2019");
@@ -472,6 +474,8 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   CHECK_THAT(md, Catch::Contains("| sha256 | 2.5 | 7.5 | 3 | 3 | 2 | 0.5 | not measured | 3.75 |"));
   CHECK_THAT(md, Catch::Contains("| blake2b | 1.7 | 20.8 | 12.5 | 12.2 |"));
   CHECK_THAT(md, Catch::Contains("| portable | 8MiB | 1 thread | 100 | 60 | 40.0% |"));
+  CHECK_THAT(md, Catch::Contains("| step-prefetch-zigzag-blake2s | zigzag/blake2s | 500 | 550 | 1.100 |"));
+  CHECK_THAT(md, Catch::Contains("LLC misses that occur in the reverse direction only"));
 
   CHECK_THROWS_WITH(report2019::parse_data("{}", "d.json"), Catch::Contains("d.json: /schema"));
   json bad = data;
@@ -482,5 +486,8 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   bad["summary"]["steps"][0].erase("quoted_cycles_per_byte");
   CHECK_THROWS_WITH(report2019::parse_data(bad.dump(), "d.json"),
                     Catch::Contains("/summary/steps/0/quoted_cycles_per_byte: missing"));
+  bad = data;
+  bad["direction"].erase("detail");
+  CHECK_THROWS_WITH(report2019::parse_data(bad.dump(), "d.json"), Catch::Contains("d.json: /direction/detail: missing"));
   CHECK_THROWS_WITH(report2019::parse_data("{", "d.json"), Catch::Contains("parse error"));
 }

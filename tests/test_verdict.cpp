@@ -161,3 +161,37 @@ TEST_CASE("verdict: refusals", "[verdict]") {
   CHECK_THROWS_WITH(verdict::compute({s.path}), Catch::Contains("no usable record"));
   CHECK_THROWS(verdict::compute({s / "missing"}));
 }
+
+TEST_CASE("verdict: a CPU without SHA-NI, from the engines that do not use the SHA extensions", "[verdict]") {
+  // As an engine axis records it: in the axes (a point's identity) and the context.
+  auto with_engine = [](json r, const std::string& engine) {
+    r["axes"]["engine"] = engine;
+    r["context"]["engine"] = engine;
+    return r;
+  };
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16),
+                          with_engine(label("cpu", "Test CPU", k8MiB, 1, 1, 800), "shani"),
+                          with_engine(label("cpu", "Test CPU", k8MiB, 1, 1, 5000), "avx2-1"),
+                          with_engine(label("cpu", "Test CPU", k8MiB, 1, 1, 4000), "portable"),
+                          with_engine(label("cpu", "Test CPU", k8MiB, 16, 1, 2000), "avx512-x16"),
+                          with_engine(label("cpu", "Test CPU", k8MiB, 16, 1, 1000), "shani-x2")}));
+  const auto r = verdict::compute({s.path});
+  // The SHA-NI column keeps the fastest engine of all.
+  CHECK(*row(r, k8MiB, "cpu-core").pc1_seconds.value == Approx(800e-9 * 262144 * 2));
+  CHECK(*row(r, k8MiB, "cpu-core").sectors_per_hour.value == Approx(16e9 / 1000 * 3600 / (262144.0 * 2)));
+  // Without SHA-NI: the fastest of avx2-1 and portable for one sector, avx512-x16 for many.
+  const auto& nosha = row(r, k8MiB, "cpu-core-no-sha-ni");
+  CHECK(*nosha.pc1_seconds.value == Approx(4000e-9 * 262144 * 2));
+  CHECK(*nosha.sectors_per_hour.value == Approx(16e9 / 2000 * 3600 / (262144.0 * 2)));
+  CHECK(nosha.device.find("without SHA-NI") != std::string::npos);
+  CHECK(nosha.pc1_seconds.from.detail.find("records.jsonl:4") != std::string::npos);
+  // The crossover stays against the whole CPU with its best engine.
+  CHECK(verdict::to_markdown(r).find("CPU, 1 core, without SHA-NI") != std::string::npos);
+
+  // Records without an engine (older runs) give no such column.
+  test::temp_dir t("verdict");
+  test::write_text(t / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 800)}));
+  for (const auto& d : size_row(verdict::compute({t.path}), k8MiB).devices) CHECK(d.kind.find("no-sha-ni") == std::string::npos);
+}

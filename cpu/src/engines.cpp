@@ -238,6 +238,15 @@ std::vector<const engine*> available_engines(engine_algo algo) {
   return v;
 }
 
+bool sha256_engine_uses_sha_ni(std::string_view name) {
+  // OpenSSL picks its SHA-NI path whenever the CPU has one, unless it is masked.
+  if (name == "openssl") return true;
+  if (name == "openssl-noshani") return false;
+  for (const auto& e : compiled_engines(engine_algo::sha256))
+    if (e.name == name) return e.required.find("sha_ni") != std::string_view::npos;
+  return name.substr(0, 5) == "shani";
+}
+
 const engine& find_engine(engine_algo algo, std::string_view name) {
   const engine* e = lookup(algo, name);
   if (e == nullptr)

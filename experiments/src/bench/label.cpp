@@ -27,6 +27,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/window_store.hpp"
+#include "poreplab/sdr/layer_clock.hpp"
 #include "poreplab/stats.hpp"
 #include "util/text.hpp"
 
@@ -260,6 +261,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   std::vector<double> ratios;
   double best_kernel_s = -1;
   std::size_t checked_at = 0;
+  std::vector<std::vector<double>> per_layer_ns;  // [layer - first labeled layer][sample]
   for (std::uint32_t i = 0;; ++i) {
     const auto t_pair = std::chrono::steady_clock::now();
     if (readings.empty()) readings.push_back(cpu::measure_core_hz());
@@ -270,18 +272,30 @@ label_bench_result bench_label(const label_bench_options& in) {
     }
     sdr::label_run_times t;
     double share = 1;
+    std::vector<std::pair<std::uint32_t, double>> layer_s;
     if (sampled) {
       // The capture (K/L nodes x 14 parent reads at each layer's end) is inside the timed
       // run: microseconds against a sector's seconds.
       sdr::sampling_layer_store check(store, job, opt.verify_samples, 0x51de5eedull + i);
-      share = cpu_share_of([&] { t = be->timed_label(job, check); });
+      sdr::layer_clock_store clocked(check);
+      clocked.start();
+      share = cpu_share_of([&] { t = be->timed_label(job, clocked); });
+      layer_s = clocked.layer_seconds();
       const sdr::sampled_result v = check.verify();
       sampled_total.checked += v.checked;
       sampled_total.mismatched += v.mismatched;
       if (sampled_total.first_mismatch.empty() && !v.first_mismatch.empty())
         sampled_total.first_mismatch = "sample " + std::to_string(i) + ": " + v.first_mismatch;
     } else {
-      share = cpu_share_of([&] { t = be->timed_label(job, store); });
+      sdr::layer_clock_store clocked(store);
+      clocked.start();
+      share = cpu_share_of([&] { t = be->timed_label(job, clocked); });
+      layer_s = clocked.layer_seconds();
+    }
+    for (const auto& [l, sec] : layer_s) {
+      const std::uint32_t k = l - job.start_layer();
+      if (k >= per_layer_ns.size()) per_layer_ns.resize(k + 1);
+      per_layer_ns[k].push_back(sec * 1e9 / static_cast<double>(window ? opt.window_nodes : r.nodes));
     }
     readings.push_back(cpu::measure_core_hz());
     r.cpu_share.push_back(share);
@@ -346,6 +360,9 @@ label_bench_result bench_label(const label_bench_options& in) {
     }
   }
   if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
+  r.first_timed_layer = job.start_layer();
+  for (const auto& v : per_layer_ns) r.layer_ns_per_node.push_back(v.empty() ? 0.0 : median(v));
+  r.layer_groups = sdr::group_layers(job.scheme.variant, r.first_timed_layer, r.layer_ns_per_node);
   const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
   r.max_rss_bytes = status_kib("VmHWM:") * 1024;
 
@@ -498,6 +515,13 @@ nlohmann::json to_json(const label_bench_result& r) {
     j["window_resident_bytes"] = r.window_resident_bytes;
   }
   if (!r.verify_failure.empty()) j["verify_failure"] = r.verify_failure;
+  if (!r.layer_ns_per_node.empty()) {
+    j["first_timed_layer"] = r.first_timed_layer;
+    j["layer_ns_per_node"] = r.layer_ns_per_node;
+    nlohmann::json g = nlohmann::json::object();
+    for (const auto& [name, ns] : r.layer_groups) g[name] = ns;
+    j["layer_groups_ns_per_node"] = g;
+  }
   const nlohmann::json m = measurement_json(r);  // named: items() must not outlive it
   for (const auto& [k, v] : m.items()) j[k] = v;
   return j;

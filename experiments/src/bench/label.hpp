@@ -132,6 +132,13 @@ struct label_bench_result {
   std::uint64_t window_bytes_filled = 0;
   std::uint64_t window_resident_bytes = 0;
   std::string porep_id_source;     // "registered <proof>" | "custom (32GiB V1_1 id on a <size> graph)"
+  // Per labeled layer (index 0 = the first labeled layer): the median over samples of the
+  // layer's time per node of one sector (all sectors' labels of that node included), from
+  // the host clock at each layer's end (sdr/layer_clock.hpp); and the layers grouped
+  // (sdr: layer 1 / layers 2+, zigzag: forward / reverse), each the mean of its layers.
+  std::uint32_t first_timed_layer = 1;
+  std::vector<double> layer_ns_per_node;
+  std::vector<std::pair<std::string, double>> layer_groups;
 };
 
 // The core clock around each of `samples` samples from the add-chain readings taken

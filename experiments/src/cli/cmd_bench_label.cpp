@@ -126,6 +126,13 @@ void add_bench_label_command(CLI::App& app) {
                   << std::setprecision(3) << "  efficiency         " << r.efficiency << " [" << r.efficiency_lo << ", "
                   << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
                   << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
+      if (r.layer_groups.size() > 1) {
+        std::cout << std::setprecision(1) << "  per layer          ";
+        for (std::size_t g = 0; g < r.layer_groups.size(); ++g)
+          std::cout << (g ? ", " : "") << r.layer_groups[g].first << " " << r.layer_groups[g].second;
+        std::cout << " ns/node (" << (r.options.backend == "cuda" ? "as each layer reached the host" : "host clock")
+                  << ", median of samples, mean over the group's layers)\n";
+      }
       std::cout << "  stopped by         " << stop_text(r) << "\n"
                 << std::setprecision(1);
       if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";

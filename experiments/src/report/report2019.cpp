@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "poreplab/cpu/engines.hpp"
 #include "records/records.hpp"
 #include "util/text.hpp"
 
@@ -104,7 +105,7 @@ std::vector<stream> streams(const amax::inputs& in) {
   return v;
 }
 
-bool uses_shani(const std::string& engine) { return engine.rfind("shani", 0) == 0 || engine == "openssl"; }
+bool uses_shani(const std::string& engine) { return cpu::sha256_engine_uses_sha_ni(engine); }
 
 void compute_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
   md << "### Hardware compute table\n\n"
@@ -257,6 +258,37 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
   if (any) md << "\n";
 }
 
+// The report timed each layer with the TSC to compare forward and reverse traversal, and
+// found the last memory-bound share of its hash (LLC misses) in the reverse direction only.
+void direction_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+  md << "### Forward and reverse layers\n\n"
+     << "Quoted: " << data["direction"]["detail"].get<std::string>() << " (" << data["direction"]["source"].get<std::string>()
+     << "). Here: each `label` point's layer times (host clock at each layer's end, ns per node, medians over samples, "
+        "mean over the group's layers): ZigZag's odd layers walk the graph forward and its even layers in reverse; "
+        "SDR has no reverse layer, so its layer 1 (base parents only) stands beside layers 2+ (expander parents read "
+        "from the previous layer).\n\n";
+  bool any = false;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (!ok_point(p, "label")) continue;
+    const json c = p.value("context", json::object());
+    if (!c.contains("layer_groups_ns_per_node") || !c["layer_groups_ns_per_node"].is_object()) continue;
+    const json g = c["layer_groups_ns_per_node"];
+    const bool zig = g.contains("forward") && g.contains("reverse");
+    const bool sdr = g.contains("layer 1") && g.contains("layers 2+");
+    if (!zig && !sdr) continue;
+    const double a = g[zig ? "forward" : "layer 1"].get<double>(), b = g[zig ? "reverse" : "layers 2+"].get<double>();
+    if (!any)
+      md << "| point | scheme | forward / layer 1, ns/node | reverse / layers 2+, ns/node | second / first |\n"
+         << "|---|---|---|---|---|\n";
+    any = true;
+    md << "| " << p.value("experiment", "") << " | " << c.value("scheme", "") << " | " << format_number(a, 4) << " | "
+       << format_number(b, 4) << " | " << (a > 0 ? fix(b / a, 3) : std::string("-")) << " |\n";
+  }
+  if (!any) md << "No label point with per-layer times in these records.\n";
+  md << "\n";
+}
+
 void padding_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
   const json& mp = data["merkle_padding"];
   md << "### Padding precompute (64-byte messages)\n\n"
@@ -329,6 +361,10 @@ json parse_data(const std::string& text, const std::string& source) {
     need(am[i], "hash", false, source, w);
     for (const char* k : {"off_the_shelf_gb_per_s", "custom_gb_per_s", "amax"}) need(am[i], k, true, source, w);
   }
+  if (!d.contains("direction")) fail(source, "/direction", "missing");
+  need(d["direction"], "source", false, source, "/direction");
+  need(d["direction"], "detail", false, source, "/direction");
+  need(d["direction"], "memory_bound_share", true, source, "/direction");
   if (!d.contains("merkle_padding")) fail(source, "/merkle_padding", "missing");
   need(d["merkle_padding"], "source", false, source, "/merkle_padding");
   need(d["merkle_padding"], "detail", false, source, "/merkle_padding");
@@ -361,6 +397,7 @@ std::string markdown(const json& data, const amax::inputs& in) {
   steps_section(data, in, md);
   compute_section(data, in, md);
   amax_section(data, in, md);
+  direction_section(data, in, md);
   padding_section(data, in, md);
   return md.str();
 }

@@ -423,6 +423,45 @@ void intervals_section(const json& results, std::ostringstream& md) {
   md << "\n";
 }
 
+// Label points of more than one layer: each layer group's time per node (sdr layer 1
+// against the layers that read expander parents from the previous layer; zigzag forward
+// against reverse layers), and their ratio.
+void layers_section(const json& results, std::ostringstream& md) {
+  std::vector<const json*> pts;
+  for (const auto& p : results["points"]) {
+    const json c = p.value("context", json::object());
+    if (p.value("status", "") == "ok" && c.contains("layer_groups_ns_per_node") &&
+        c["layer_groups_ns_per_node"].is_object() && c["layer_groups_ns_per_node"].size() == 2)
+      pts.push_back(&p);
+  }
+  if (pts.empty()) return;
+  md << "## Per layer and direction\n\n"
+     << "Each layer's time per node from the host clock at the layer's end (every sector's label of the node "
+        "included; medians over samples, then the mean over the group's layers). SDR layer 1 reads base parents only; "
+        "layers 2+ also read 8 expander parents from the previous layer. ZigZag's odd layers walk the graph forward, "
+        "its even layers in reverse. On `cuda` a layer ends when it reaches the host.\n\n";
+  md << head({"point", "scheme", "group A", "ns/node A", "group B", "ns/node B", "B / A", "per layer ns/node"}, 2);
+  for (const json* pp : pts) {
+    const json& p = *pp;
+    const json c = p.value("context", json::object());
+    // Named: items() must not outlive it.
+    const json g = c["layer_groups_ns_per_node"];
+    std::vector<std::pair<std::string, double>> v;
+    for (const auto& [k, x] : g.items()) v.emplace_back(k, x.is_number() ? x.get<double>() : 0.0);
+    // A fixed order: layer 1 / forward first.
+    if (v[0].first == "layers 2+" || v[0].first == "reverse") std::swap(v[0], v[1]);
+    std::string per;
+    for (const auto& x : c.value("layer_ns_per_node", json::array())) {
+      if (!per.empty()) per += ", ";
+      per += x.is_number() ? format_number(x.get<double>(), 4) : "-";
+    }
+    md << row({p.value("description", runner::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
+               v[1].first, format_number(v[1].second, 4), v[0].second > 0 ? format_number(v[1].second / v[0].second, 3) : "-",
+               per});
+  }
+  md << "\n";
+}
+
 // `run --repeat N`: each metric's run-to-run spread against the interval its records claimed.
 void repeat_section(const json& results, std::ostringstream& md) {
   const json& spreads = results.contains("repeat_spread") ? results["repeat_spread"] : json::array();
@@ -537,6 +576,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   replication_section(results, md);
   scaling_section(results, md);
   intervals_section(results, md);
+  layers_section(results, md);
   repeat_section(results, md);
   included_report(dir / "amax.md", md);
   included_report(dir / "verdict.md", md);

@@ -12,6 +12,7 @@
 
 #include "report/amax.hpp"
 #include "model/gpu_model.hpp"
+#include "poreplab/cpu/engines.hpp"
 #include "poreplab/cuda/memory_plan.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
@@ -34,6 +35,7 @@ constexpr double kParentRowBytes = 56;
 struct observation {
   std::string backend;  // cpu | cuda | cuda-emu
   std::string device;   // CPU model or GPU name
+  std::string engine;   // cpu: the SHA-256 engine that ran
   std::uint64_t sector_size = 0;
   std::uint32_t sectors = 1;
   bool all_cores = false;  // cpu: threads 0 or every logical core
@@ -48,7 +50,9 @@ struct observation {
 
 // A column of the table: one device measured (or modeled) in some way.
 struct device_group {
-  std::string kind;   // cpu-core | cpu | gpu | gpu-emulated | gpu-model
+  // cpu-core | cpu (every engine) | cpu-core-no-sha-ni | cpu-no-sha-ni (engines without SHA
+  // extensions: what an AVX-only CPU of the same kind would get) | gpu | gpu-emulated | gpu-model
+  std::string kind;
   std::string label;
   std::vector<observation> single;      // sectors == 1 (the one-sector rate)
   std::vector<observation> throughput;  // every sector count (the best labels/s)
@@ -102,6 +106,7 @@ std::vector<observation> read_observations(const amax::inputs& in) {
     o.backend = axes.value("backend", "");
     if (o.backend != "cpu" && o.backend != "cuda" && o.backend != "cuda-emu") continue;
     o.device = ctx.value("device", "");
+    o.engine = ctx.value("engine", "");
     o.sector_size = axes.value("sector_size", std::uint64_t{0});
     o.sectors = axes.value("sectors", 1u);
     const double median = p.contains("stats") ? p["stats"].value("median", 0.0) : 0.0;
@@ -151,6 +156,22 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
       }
       if (o.one_core) core.throughput.push_back(o);
       if (o.all_cores) all.throughput.push_back(o);
+      if (!o.engine.empty() && !cpu::sha256_engine_uses_sha_ni(o.engine)) {
+        const std::string what = " without SHA-NI (engines that do not use the SHA extensions): ";
+        const std::size_t ncore_i = group("cpu-core-no-sha-ni", "CPU, 1 core," + what + o.device);
+        const std::size_t nall_i = group("cpu-no-sha-ni", "CPU, " + cores + "," + what + o.device);
+        auto& ncore = groups[ncore_i];
+        auto& nall = groups[nall_i];
+        for (auto* g : {&ncore, &nall}) {
+          if (o.host_memory > g->memory) {
+            g->memory = o.host_memory;
+            g->memory_source = "RAM of the machine of " + o.where;
+          }
+          if (o.sectors == 1) g->single.push_back(o);
+        }
+        if (o.one_core) ncore.throughput.push_back(o);
+        if (o.all_cores) nall.throughput.push_back(o);
+      }
     } else if (o.backend == "cuda" || !have_gpu) {
       const bool emu = o.backend == "cuda-emu";
       auto& g = groups[group(emu ? "gpu-emulated" : "gpu",
@@ -167,7 +188,8 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   }
   // Cores first, then the whole CPUs, then GPUs.
   auto rank = [](const std::string& k) {
-    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "gpu" ? 2 : k == "gpu-emulated" ? 3 : 4;
+    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "cpu-core-no-sha-ni" ? 2 : k == "cpu-no-sha-ni" ? 3 : k == "gpu" ? 4
+           : k == "gpu-emulated" ? 5 : 6;
   };
   std::stable_sort(groups.begin(), groups.end(),
                    [&](const device_group& a, const device_group& b) { return rank(a.kind) < rank(b.kind); });
@@ -244,10 +266,10 @@ figure capacity(const device_group& g, std::uint64_t size) {
     return f;
   }
   const double nodes = static_cast<double>(size) / 32;
-  if (g.kind == "cpu" || g.kind == "cpu-core" || g.kind == "gpu-emulated") {
+  if (g.kind.rfind("cpu", 0) == 0 || g.kind == "gpu-emulated") {
     const double n = std::floor((g.memory - nodes * kParentRowBytes) / (2.0 * static_cast<double>(size)));
     f.value = std::max(0.0, n);
-    f.from = {"modeled", std::string(g.kind == "cpu-core" ? "RAM shared with the other cores: " : "") +
+    f.from = {"modeled", std::string(g.kind.rfind("cpu-core", 0) == 0 ? "RAM shared with the other cores: " : "") +
                              "two layers per sector + one parent table (" + size_text(static_cast<std::uint64_t>(nodes * kParentRowBytes)) +
                              ") in " + format_number(g.memory / double(1ull << 30)) + " GiB (" + g.memory_source + ")"};
     return f;

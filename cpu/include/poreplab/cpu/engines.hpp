@@ -74,6 +74,11 @@ std::vector<const engine*> available_engines(engine_algo algo);
 // Known but not runnable here: engine_unavailable naming the missing features.
 const engine& find_engine(engine_algo algo, std::string_view name);
 
+// Whether the SHA-256 engine named (as records spell it: a compiled engine, "openssl" or
+// "openssl-noshani") runs on the CPU's SHA extensions, i.e. would be missing on an
+// AVX-only CPU. Names this build does not know count as SHA-NI when they start "shani".
+bool sha256_engine_uses_sha_ni(std::string_view name);
+
 // The best available engine whose width lies in [min_lanes, max_lanes]: the one measured
 // fastest per lane on this CPU (tune.hpp), or the static best-first order when tuning is
 // off or lacks a rate.

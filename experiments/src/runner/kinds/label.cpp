@@ -91,6 +91,10 @@ measurement run_plan(const json& axes, const sampling& plan) {
                             "window_resident_bytes", "window_dir"})
       if (row.contains(key)) m.context[key] = row[key];
   }
+  if (!r.layer_ns_per_node.empty()) {
+    const json row = to_json(r);
+    for (const char* key : {"first_timed_layer", "layer_ns_per_node", "layer_groups_ns_per_node"}) m.context[key] = row[key];
+  }
   if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
   // Intervals, pairs, clocks and the stopping rule (bench/label.hpp).
   const json trust = measurement_json(r);  // named: items() must not outlive it
