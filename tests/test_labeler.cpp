@@ -221,6 +221,20 @@ TEST_CASE("replication profile: verified, shares of one, overhead reported", "[l
       CHECK(r.hashed_bytes == 256ull * (zigzag ? 3 : 2) * sectors * sdr::message_bytes(scheme.variant));
       CHECK(r.seconds.sum() > 0);
       if (!zigzag) CHECK(!r.replica_digest.empty());
+      // Layer groups: zigzag 3 layers = forward 1, 3 and reverse 2; sdr 2 = layer 1 and 2.
+      REQUIRE(r.directions.size() == 2);
+      CHECK(r.directions[0].group == (zigzag ? "forward" : "layer 1"));
+      CHECK(r.directions[0].layers == (zigzag ? 2u : 1u));
+      CHECK(r.directions[1].group == (zigzag ? "reverse" : "layers 2+"));
+      CHECK(r.directions[1].layers == 1u);
+      for (const auto& g : r.directions) {
+        CHECK(g.fetch_share > 0);
+        CHECK(g.hash_share > 0);
+        CHECK(g.fetch_share + g.hash_share <= 1);
+        CHECK(g.ns_per_node > 0);
+        CHECK((g.llc_misses_per_node >= 0) == (r.llc_counter == "PERF_COUNT_HW_CACHE_MISSES"));
+      }
+      CHECK(!r.llc_counter.empty());
     }
   }
   // An engine of another hash is refused.

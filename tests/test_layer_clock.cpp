@@ -7,9 +7,12 @@
 
 #include "bench/label.hpp"
 #include "poreplab/graph/parent_table.hpp"
+#include "poreplab/graph/zigzag_graph.hpp"
+#include "poreplab/huge_buffer.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/encoding.hpp"
 #include "poreplab/sdr/layer_clock.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/cpu/labeler.hpp"
@@ -48,6 +51,7 @@ TEST_CASE("layer clock: every backend reports each layer once, in order, and the
   const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
   std::vector<std::uint32_t> table(nodes * 14);
   graph::fill_parent_rows(g, 0, nodes, table.data());
+  const huge_buffer zz = graph::zigzag_table(g);  // forward and reversed rows
   std::vector<std::uint8_t> ids(32 * sectors);
   for (std::uint32_t s = 0; s < sectors; ++s) {
     const std::uint8_t seed[2] = {static_cast<std::uint8_t>(s), 3};
@@ -55,7 +59,11 @@ TEST_CASE("layer clock: every backend reports each layer once, in order, and the
     ids[32 * s + 31] &= 0x3f;
   }
   for (const auto scheme : {sdr::label_scheme{}, sdr::label_scheme{sdr::porep_variant::zigzag, sdr::label_hash::sha256}}) {
-    const sdr::label_job job{nodes, table.data(), layers, sectors, ids.data(), scheme};
+    const bool zigzag = scheme.variant == sdr::porep_variant::zigzag;
+    sdr::label_job job{nodes, zigzag ? reinterpret_cast<const std::uint32_t*>(zz.data()) : table.data(), layers, sectors,
+                       ids.data(), scheme};
+    const auto data = sdr::generated_field_data(32 * nodes * sectors, 0x5eed);
+    job.data = data.data();  // zigzag encodes it
     sdr::memory_layer_store want(32 * nodes * sectors, layers);
     sdr::make_reference_backend()->label(job, want);
     std::vector<std::unique_ptr<sdr::backend>> backends;

@@ -18,6 +18,7 @@
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/perf_counter.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -31,31 +32,8 @@ namespace {
 // --- measurement ---------------------------------------------------------------------
 
 // This thread's user-mode core cycles, when the kernel and hypervisor expose a PMU.
-class core_cycles {
- public:
-  core_cycles() {
-    perf_event_attr a{};
-    a.type = PERF_TYPE_HARDWARE;
-    a.size = sizeof a;
-    a.config = PERF_COUNT_HW_CPU_CYCLES;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    fd_ = static_cast<int>(::syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
-  }
-  ~core_cycles() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  core_cycles(const core_cycles&) = delete;
-  core_cycles& operator=(const core_cycles&) = delete;
-  bool ok() const { return fd_ >= 0; }
-  std::uint64_t read() const {
-    std::uint64_t v = 0;
-    if (fd_ < 0 || ::read(fd_, &v, sizeof v) != static_cast<ssize_t>(sizeof v)) return 0;
-    return v;
-  }
-
- private:
-  int fd_ = -1;
+struct core_cycles : perf_counter {
+  core_cycles() : perf_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES) {}
 };
 
 // One benchmark subject: a pass over fixed data, and a check of its output.

@@ -2,6 +2,7 @@
 // at a time, with per-node phase timers that a template parameter compiles in or out.
 #include "poreplab/cpu/profile.hpp"
 
+#include <linux/perf_event.h>
 #include <x86intrin.h>
 
 #include <algorithm>
@@ -12,11 +13,13 @@
 #include "label_message.hpp"
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/perf_counter.hpp"
 #include "poreplab/field/fr.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/huge_buffer.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/layer_clock.hpp"
 #include "poreplab/sdr/zigzag.hpp"
 #include "poreplab/stats.hpp"
 
@@ -24,11 +27,22 @@ namespace poreplab::cpu {
 
 namespace {
 
+// Per layer group: 0 = sdr layer 1 / zigzag forward, 1 = the others.
+struct group_ticks {
+  std::uint64_t fetch = 0, hash = 0, layer = 0, llc_misses = 0;
+  std::uint32_t layers = 0;
+};
+
 struct tick_counts {
   std::uint64_t fetch = 0, hash = 0, encode = 0, io = 0;
   std::uint64_t labeling = 0;  // all layers
   std::uint64_t total = 0;     // layers and sdr's final encode pass
+  group_ticks groups[2];
 };
+
+std::size_t group_of(sdr::porep_variant v, std::uint32_t layer) {
+  return v == sdr::porep_variant::zigzag ? (layer % 2 == 0 ? 1 : 0) : (layer > 1 ? 1 : 0);
+}
 
 // A TSC reading. Fenced: every earlier instruction has completed and no later one has
 // started, so a phase's interval holds that phase's work only.
@@ -124,12 +138,15 @@ void zigzag_sector_layer(const engine& e, const sdr::label_job& job, const std::
 // One whole job: every layer, sector after sector, and for sdr the replica at the end.
 template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
 tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_store& store,
-                        const std::uint8_t* sdr_data, std::uint8_t* replica, const profile_options& opt) {
+                        const std::uint8_t* sdr_data, std::uint8_t* replica, const profile_options& opt,
+                        const perf_counter& llc) {
   tick_counts t;
   const phase_clock<Timed> clk{opt.fenced};
   detail::node_message<V, H> m;
   const std::uint64_t start = stamp(true);
   for (std::uint32_t l = 1; l <= job.layers; ++l) {
+    group_ticks& g = t.groups[group_of(V, l)];
+    const std::uint64_t fetch0 = t.fetch, hash0 = t.hash, misses0 = llc.read(), layer0 = stamp(true);
     [[maybe_unused]] std::uint64_t a = clk.now();
     const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
     std::uint8_t* cur = in.cur;
@@ -145,6 +162,11 @@ tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_s
     a = clk.now();
     store.layer_done(l);
     if constexpr (Timed) t.io += clk.now() - a;
+    g.layer += stamp(true) - layer0;
+    g.llc_misses += llc.read() - misses0;
+    g.fetch += t.fetch - fetch0;
+    g.hash += t.hash - hash0;
+    ++g.layers;
   }
   t.labeling = stamp(true) - start;
   if constexpr (V == sdr::porep_variant::sdr) {
@@ -225,8 +247,12 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
     be = make_cpu_backend(bo);
   }
 
+  // Last-level-cache misses, counted where the PMU allows (often not in VMs).
+  const perf_counter llc(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES);
+  r.llc_counter = llc.ok() ? "PERF_COUNT_HW_CACHE_MISSES" : "not available (" + llc.why() + ")";
   bool ok = true;
   tick_counts sum;
+  std::uint64_t untimed_misses[2] = {0, 0};
   std::vector<double> untimed_labeling_ticks, backend_ticks;
   auto check = [&](bool replica_too) {
     if (!opt.verify) return;
@@ -246,11 +272,11 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
       constexpr auto V = decltype(v)::value;
       constexpr auto H = decltype(h)::value;
       auto t0 = std::chrono::steady_clock::now();
-      const tick_counts timed = profile_run<true, V, H>(e, job, store, data, replica.data(), opt);
+      const tick_counts timed = profile_run<true, V, H>(e, job, store, data, replica.data(), opt, llc);
       const double timed_s = seconds_since(t0);
       check(true);
       t0 = std::chrono::steady_clock::now();
-      const tick_counts untimed = profile_run<false, V, H>(e, job, store, data, replica.data(), opt);
+      const tick_counts untimed = profile_run<false, V, H>(e, job, store, data, replica.data(), opt, llc);
       const double untimed_s = seconds_since(t0);
       check(true);
       if (!keep) return;
@@ -262,6 +288,14 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
       sum.encode += timed.encode;
       sum.io += timed.io;
       sum.total += timed.total;
+      for (std::size_t k = 0; k < 2; ++k) {
+        group_ticks& g = sum.groups[k];
+        g.fetch += timed.groups[k].fetch;
+        g.hash += timed.groups[k].hash;
+        g.layer += timed.groups[k].layer;
+        g.layers = timed.groups[k].layers;
+        untimed_misses[k] += untimed.groups[k].llc_misses;
+      }
     });
     if (be) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -289,6 +323,21 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
     r.share = {static_cast<double>(sum.fetch) / total, static_cast<double>(sum.hash) / total,
                static_cast<double>(sum.encode) / total, static_cast<double>(sum.io) / total, 0};
     r.share.other = std::max(0.0, 1.0 - (r.share.fetch + r.share.hash + r.share.encode + r.share.io));
+  }
+  for (std::size_t k = 0; k < 2; ++k) {
+    const group_ticks& g = sum.groups[k];
+    if (g.layers == 0) continue;
+    profile_direction d;
+    d.group = sdr::layer_group(job.scheme.variant, k == 0 ? 1 : 2);
+    d.layers = g.layers;
+    if (g.layer != 0) {
+      d.fetch_share = static_cast<double>(g.fetch) / static_cast<double>(g.layer);
+      d.hash_share = static_cast<double>(g.hash) / static_cast<double>(g.layer);
+    }
+    const double node_layers = runs * g.layers * static_cast<double>(elements);
+    d.ns_per_node = static_cast<double>(g.layer) / hz * 1e9 / node_layers;
+    if (llc.ok()) d.llc_misses_per_node = static_cast<double>(untimed_misses[k]) / node_layers;
+    r.directions.push_back(d);
   }
   r.total_s = median(r.timed_s);
   r.untimed_total_s = median(r.untimed_s);

@@ -86,6 +86,16 @@ nlohmann::json to_json(const profile_bench_result& r) {
   const double work = static_cast<double>(p.nodes) * p.layers * p.sectors;
   std::vector<double> samples;
   for (double s : p.timed_s) samples.push_back(s * 1e9 / work);
+  nlohmann::json directions = nlohmann::json::array();
+  for (const auto& d : p.directions) {
+    nlohmann::json g = {{"group", d.group},
+                        {"layers", d.layers},
+                        {"fetch_share", d.fetch_share},
+                        {"hash_share", d.hash_share},
+                        {"ns_per_node", d.ns_per_node}};
+    g["llc_misses_per_node"] = d.llc_misses_per_node >= 0 ? nlohmann::json(d.llc_misses_per_node) : nlohmann::json(nullptr);
+    directions.push_back(g);
+  }
   return {{"kind", "profile"},
           {"scheme", r.scheme},
           {"scheme_status", r.scheme_status},
@@ -104,6 +114,8 @@ nlohmann::json to_json(const profile_bench_result& r) {
           {"seconds", {{"fetch", p.seconds.fetch}, {"hash", p.seconds.hash}, {"encode", p.seconds.encode},
                        {"io", p.seconds.io}, {"other", p.seconds.other}}},
           {"overhead", p.overhead},
+          {"directions", directions},
+          {"llc_counter", p.llc_counter},
           {"ns_per_node_layer", p.timed_ns_per_node_layer},
           {"untimed_ns_per_node_layer", p.untimed_ns_per_node_layer},
           {"backend_ns_per_node_layer", p.backend_ns_per_node_layer},

@@ -34,6 +34,14 @@ void print_profile(const profile_bench_result& r) {
               {"other", p.share.other, p.seconds.other}};
   for (const auto& row : rows) std::printf("  %-8s %7.2f%% %15.1f\n", row.name, 100 * row.share, row.seconds * 1e9 / work);
   std::printf("  %-8s %7.2f%% %15.1f  (timed run, TSC)\n", "total", 100 * p.share.sum(), p.seconds.sum() * 1e9 / work);
+  for (const auto& d : p.directions) {
+    std::printf("  %-10s %u layer%s: fetch %5.2f%%, hash %5.2f%% of its layers' time, %.1f ns/node (timed run, TSC)",
+                d.group.c_str(), d.layers, d.layers == 1 ? "" : "s", 100 * d.fetch_share, 100 * d.hash_share,
+                d.ns_per_node);
+    if (d.llc_misses_per_node >= 0) std::printf(", %.3f LLC misses/node (untimed)", d.llc_misses_per_node);
+    std::printf("\n");
+  }
+  std::printf("  LLC misses              %s\n", p.llc_counter.c_str());
   std::printf("  timed ns/node/layer     %10.1f\n", p.timed_ns_per_node_layer);
   std::printf("  untimed ns/node/layer   %10.1f  (the same code, timers compiled out)\n", p.untimed_ns_per_node_layer);
   std::printf("  overhead                %+9.1f%%  (timed / untimed - 1)\n", 100 * p.overhead);

@@ -287,6 +287,33 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
   }
   if (!any) md << "No label point with per-layer times in these records.\n";
   md << "\n";
+  // The profile's memory-bound share per direction: its fetch phase (every load of parent
+  // memory, TSC-timed), and LLC misses where the PMU counts them.
+  bool prof = false;
+  std::string counter;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (!ok_point(p, "profile")) continue;
+    const json c = p.value("context", json::object());
+    if (!c.contains("directions") || !c["directions"].is_array()) continue;
+    if (!prof)
+      md << "Profile (`profile` points, timed run, fenced TSC): each group's share of its layers' time in fetch (the "
+            "loads of parent memory: the memory-bound share by the clock) and in hash, and last-level-cache misses "
+            "per node where the CPU's counters are exposed.\n\n"
+         << "| point | scheme | group | layers | fetch share | hash share | ns/node | LLC misses/node |\n"
+         << "|---|---|---|---|---|---|---|---|\n";
+    prof = true;
+    counter = c.value("llc_counter", "");
+    for (const auto& d : c["directions"]) {
+      if (!d.is_object()) continue;
+      const json miss = d.value("llc_misses_per_node", json(nullptr));
+      md << "| " << p.value("experiment", "") << " | " << c.value("scheme", "") << " | " << d.value("group", "") << " | "
+         << d.value("layers", 0) << " | " << fix(100 * d.value("fetch_share", 0.0), 2) << "% | "
+         << fix(100 * d.value("hash_share", 0.0), 2) << "% | " << format_number(d.value("ns_per_node", 0.0), 4) << " | "
+         << (miss.is_number() ? format_number(miss.get<double>(), 3) : std::string("not counted")) << " |\n";
+    }
+  }
+  if (prof) md << "\nLLC miss counter: " << (counter.empty() ? std::string("not recorded") : counter) << ".\n\n";
 }
 
 void padding_section(const json& data, const amax::inputs& in, std::ostringstream& md) {

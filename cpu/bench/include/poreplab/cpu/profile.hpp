@@ -40,6 +40,19 @@ struct profile_phases {
   double sum() const { return fetch + hash + encode + io + other; }
 };
 
+// One group of layers (sdr: "layer 1" / "layers 2+"; zigzag: "forward" / "reverse",
+// sdr/layer_clock.hpp): the timed runs' share of the group's layer time in fetch (every
+// load of parent memory: the memory-bound share as the TSC sees it) and in hash, its time
+// per node, and, where the PMU counts them, last-level-cache misses per node in the
+// untimed runs.
+struct profile_direction {
+  std::string group;
+  std::uint32_t layers = 0;          // layers of the group in one run
+  double fetch_share = 0, hash_share = 0;
+  double ns_per_node = 0;            // per node, layer and sector (TSC, timed runs)
+  double llc_misses_per_node = -1;   // < 0: not counted
+};
+
 struct profile_result {
   sdr::label_scheme scheme;
   std::string engine;
@@ -61,6 +74,9 @@ struct profile_result {
   // (nodes x layers x sectors x message_bytes(variant)); and the same for the backend.
   std::uint64_t hashed_bytes = 0;
   double cycles_per_byte = 0, backend_cycles_per_byte = 0;
+  std::vector<profile_direction> directions;
+  // "PERF_COUNT_HW_CACHE_MISSES" when LLC misses were counted, else why not.
+  std::string llc_counter;
   bool verified = false;          // every run's output equals the reference
   std::string digest;             // SHA-256 of the last layer (all sectors)
   std::string reference_digest;   // the same from the portable reference backend
