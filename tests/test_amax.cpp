@@ -449,6 +449,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   json core_point = label_point("step-huge-pages-on-sdr-sha256", 4.0, "auto");
   json zig = label_point("step-prefetch-zigzag-blake2s", 6.0, "auto");
   zig["context"] = {{"scheme", "zigzag/blake2s"}, {"layer_groups_ns_per_node", {{"forward", 500.0}, {"reverse", 550.0}}}};
+  zig["axes"]["prefetch_distance"] = 4;
   core_point["rates"]["cycles_per_byte_core"] = 3.5;  // preferred over TSC ticks
   json multi = hash_point("sha256", "avx2-x8", "chain", 10, 64);
   multi["context"]["lanes"] = 8;  // a lane of a multi-buffer engine: not a single stream
@@ -474,7 +475,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   CHECK_THAT(md, Catch::Contains("| sha256 | 2.5 | 7.5 | 3 | 3 | 2 | 0.5 | not measured | 3.75 |"));
   CHECK_THAT(md, Catch::Contains("| blake2b | 1.7 | 20.8 | 12.5 | 12.2 |"));
   CHECK_THAT(md, Catch::Contains("| portable | 8MiB | 1 thread | 100 | 60 | 40.0% |"));
-  CHECK_THAT(md, Catch::Contains("| step-prefetch-zigzag-blake2s | zigzag/blake2s | 500 | 550 | 1.100 |"));
+  CHECK_THAT(md, Catch::Contains("| step-prefetch-zigzag-blake2s (prefetch 4) | zigzag/blake2s | 500 | 550 | 1.100 |"));
   CHECK_THAT(md, Catch::Contains("LLC misses that occur in the reverse direction only"));
 
   CHECK_THROWS_WITH(report2019::parse_data("{}", "d.json"), Catch::Contains("d.json: /schema"));

@@ -282,7 +282,12 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
       md << "| point | scheme | forward / layer 1, ns/node | reverse / layers 2+, ns/node | second / first |\n"
          << "|---|---|---|---|---|\n";
     any = true;
-    md << "| " << p.value("experiment", "") << " | " << c.value("scheme", "") << " | " << format_number(a, 4) << " | "
+    // Points of one experiment differ by their switches: name the prefetch distance.
+    std::string name = p.value("experiment", "");
+    const json axes = p.value("axes", json::object());
+    if (axes.contains("prefetch_distance") && axes["prefetch_distance"].is_number())
+      name += " (prefetch " + axes["prefetch_distance"].dump() + ")";
+    md << "| " << name << " | " << c.value("scheme", "") << " | " << format_number(a, 4) << " | "
        << format_number(b, 4) << " | " << (a > 0 ? fix(b / a, 3) : std::string("-")) << " |\n";
   }
   if (!any) md << "No label point with per-layer times in these records.\n";
