@@ -20,6 +20,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -615,16 +616,16 @@ TEST_CASE("SIGTERM during a runner seal point removes its scratch directory and 
   CHECK(names_in(dir / "tmp").empty());
 }
 
-TEST_CASE("SIGINT during poreplab seal stops between layers and removes its files", "[reliability][seal]") {
+TEST_CASE("SIGINT during poreplab seal stops between layers, keeps the finished files, and the same command resumes",
+          "[reliability][seal][resume]") {
   temp_dir dir;
   // 64 short layers: the signal comes during one of the first, the seal stops after it.
   spit(dir / "data.bin", sdr::generate_data("pattern37", 256 << 10));
-  const pid_t pid = spawn(dir,
-                          {"seal", "--porep-id", "0500000000000000000000000000000000000000000000000000000000000000",
-                           "--api-version", "1.1.0", "--layers", "64", "--backend", "reference", "--prover-id",
-                           kProverId, "--sector-id", "7", "--ticket", kTicket, "--data", (dir / "data.bin").string(),
-                           "--out", (dir / "out").string()},
-                          dir.path);
+  const std::vector<std::string> args = {
+      "seal", "--porep-id", "0500000000000000000000000000000000000000000000000000000000000000", "--api-version",
+      "1.1.0", "--layers", "64", "--backend", "reference", "--prover-id", kProverId, "--sector-id", "7", "--ticket",
+      kTicket, "--data", (dir / "data.bin").string(), "--out", (dir / "out").string()};
+  const pid_t pid = spawn(dir, args, dir.path);
   const int status = interrupt_when(pid, [&] { return layer_in_flight(dir / "out"); }, SIGINT);
   const std::string err = slurp(dir / "spawn.err");
   INFO(err);
@@ -633,8 +634,25 @@ TEST_CASE("SIGINT during poreplab seal stops between layers and removes its file
     return;
   }
   CHECK(status == 128 + SIGINT);
-  CHECK(err.find("poreplab: error: interrupted by SIGINT") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir / "out"));
+  CHECK(err.find("poreplab: error: interrupted by SIGINT; the finished files are kept in") != std::string::npos);
+  CHECK(err.find("the same command resumes the seal") != std::string::npos);
+  // What seal-state.json records is kept, nothing else: no partial layer, no seal.json.
+  const json state = read_json(dir / "out" / sdr::kSealState);
+  const std::size_t done = state.at("layers").size();
+  std::set<std::string> want = {sdr::kSealState, std::string(sdr::kTreeDFile) + ".tmp"};
+  for (std::size_t l = 1; l <= done; ++l) want.insert("sc-02-data-layer-" + std::to_string(l) + ".dat.tmp");
+  const auto names = names_in(dir / "out");
+  CHECK(std::set<std::string>(names.begin(), names.end()) == want);
+
+  const pid_t again = spawn(dir, args, dir.path);
+  int st = 0;
+  REQUIRE(::waitpid(again, &st, 0) == again);
+  const std::string resumed = slurp(dir / "spawn.err");
+  INFO(resumed);
+  REQUIRE((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+  if (done > 0) CHECK(resumed.find("resuming after layer " + std::to_string(done)) != std::string::npos);
+  CHECK(fs::exists(dir / "out" / "seal.json"));
+  CHECK_FALSE(fs::exists(dir / "out" / sdr::kSealState));
 }
 
 TEST_CASE("SIGKILL during poreplab seal: the same command resumes and writes an uninterrupted seal's files",

@@ -33,7 +33,8 @@ std::vector<std::filesystem::path>& paths() {
 
 }  // namespace
 
-interrupted::interrupted(int sig) : std::runtime_error("interrupted by " + signal_name(sig)), signal(sig) {}
+interrupted::interrupted(int sig, const std::string& outcome)
+    : std::runtime_error("interrupted by " + signal_name(sig) + "; " + outcome), signal(sig) {}
 
 void request_interrupt(int sig) noexcept {
   int none = 0;

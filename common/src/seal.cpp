@@ -96,7 +96,10 @@ dir_holds check_output_dir(const fs::path& dir, existing_output existing) {
 }
 
 // Temporary files of one seal: renamed together on commit, removed otherwise (with the
-// output directory, when the seal created it). With `replace`, the commit also removes
+// output directory, when the seal created it), except what a rerun resumes from: on an
+// interrupt (SIGINT/SIGTERM) every file seal-state.json records, on a failure the files
+// an earlier run left and this one checked; those stay with the state file. A fresh seal
+// that fails leaves nothing. With `replace`, the commit also removes
 // the files of a previous seal that the new one does not have (layers beyond its count,
 // leftover .tmp files); the old seal.json goes first and the new one comes last, so the
 // directory never looks like a complete seal that mixes the two.
@@ -106,12 +109,19 @@ class staged_files {
       : dir_(std::move(dir)), created_dir_(created_dir), replace_(replace) {}
   ~staged_files() {
     if (committed_) return;
+    const std::vector<std::string>& keep = interrupt_signal() != 0 ? recorded_ : checked_;
     std::error_code ec;
-    for (const auto& f : files_) fs::remove(tmp(f), ec);
-    fs::remove(dir_ / kSealState, ec);
+    for (const auto& f : files_)
+      if (std::find(keep.begin(), keep.end(), f) == keep.end()) fs::remove(tmp(f), ec);
     fs::remove(dir_ / (std::string(kSealState) + ".tmp"), ec);
+    if (!keep.empty()) return;
+    fs::remove(dir_ / kSealState, ec);
     if (created_dir_) fs::remove(dir_, ec);  // only if empty
   }
+  // The files seal-state.json records (kept on an interrupt), and those an earlier run
+  // left that this one checked against it (kept on any failure).
+  void set_recorded(std::vector<std::string> names) { recorded_ = std::move(names); }
+  void set_checked(std::vector<std::string> names) { checked_ = std::move(names); }
   fs::path add(const std::string& name) {
     if (std::find(files_.begin(), files_.end(), name) == files_.end()) files_.push_back(name);
     return tmp(name);
@@ -143,8 +153,16 @@ class staged_files {
   bool created_dir_;
   bool replace_;
   std::vector<std::string> files_;
+  std::vector<std::string> recorded_, checked_;
   bool committed_ = false;
 };
+
+// tree_d and the first `layers` layer files: what a state with those layers resumes from.
+std::vector<std::string> resumable_files(std::size_t layers) {
+  std::vector<std::string> names{kTreeDFile};
+  for (std::size_t l = 1; l <= layers; ++l) names.push_back(layer_file_name(static_cast<std::uint32_t>(l)));
+  return names;
+}
 
 // SHA-256 of a file read in chunks; its pages are dropped from the page cache as they
 // are read (a memory cgroup counts them).
@@ -518,6 +536,11 @@ std::string encode_streamed(const fs::path& key_file, const fs::path& data_file,
 
 }  // namespace
 
+namespace {
+seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
+                       const fs::path& parent_cache_dir, const seal_options& opt);
+}  // namespace
+
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                  const fs::path& parent_cache_dir, existing_output existing) {
   seal_options opt;
@@ -527,6 +550,20 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
 
 seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                  const fs::path& parent_cache_dir, const seal_options& opt) {
+  try {
+    return seal_files(in, data_file, out_dir, be, parent_cache_dir, opt);
+  } catch (const interrupted& e) {
+    std::error_code ec;
+    if (!fs::exists(out_dir / kSealState, ec)) throw;
+    throw interrupted(e.signal, "the finished files are kept in " + out_dir.string() + " with " + kSealState +
+                                    ": the same command resumes the seal, --force starts it over");
+  }
+}
+
+namespace {
+
+seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
+                       const fs::path& parent_cache_dir, const seal_options& opt) {
   if (in.layers == 0 || in.layers > kMaxLayers)
     throw std::invalid_argument("layers: " + std::to_string(in.layers) + " is not from 1 to " +
                                 std::to_string(kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
@@ -675,11 +712,13 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
       state.layers.push_back(previous->layers[l - 1]);
     }
     res.layers_reused = static_cast<std::uint32_t>(state.layers.size());
+    staged.set_checked(resumable_files(state.layers.size()));
     if (res.layers_reused > 0)
       note("resuming after layer " + std::to_string(res.layers_reused) + " (tree_d and layers 1.." +
            std::to_string(res.layers_reused) + " match their digests)");
   }
   write_seal_state(out_dir, state);
+  staged.set_recorded(resumable_files(state.layers.size()));
 
   const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
   std::string parents_sha256;
@@ -705,6 +744,7 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
         const auto t1 = std::chrono::steady_clock::now();
         state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
         write_seal_state(out_dir, state);
+        staged.set_recorded(resumable_files(state.layers.size()));
         const double secs = std::chrono::duration<double>(t1 - t0).count();
         char rate[64];
         std::snprintf(rate, sizeof rate, "%.2f M nodes/s", secs > 0 ? static_cast<double>(nodes) / secs / 1e6 : 0.0);
@@ -758,6 +798,8 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
   staged.commit();
   return res;
 }
+
+}  // namespace
 
 seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   const nlohmann::json m = parse_json(text, file.string() + ": malformed");

@@ -10,8 +10,10 @@
 namespace poreplab {
 
 // Thrown by throw_if_interrupted(); the process should exit with 128 + signal.
+// what(): "interrupted by SIGINT; " + what was done about it (default: temporary files
+// removed).
 struct interrupted : std::runtime_error {
-  explicit interrupted(int sig);
+  explicit interrupted(int sig, const std::string& outcome = "temporary files removed");
   int signal;
 };
 

@@ -65,7 +65,7 @@ int run_cli(int argc, char** argv) {
     return 1;  // every usage error, whatever CLI11's own code (104 for a value it cannot convert)
   } catch (const poreplab::interrupted& e) {
     std::cout.flush();
-    std::cerr << "poreplab: error: " << e.what() << "; temporary files removed\n";
+    std::cerr << "poreplab: error: " << e.what() << "\n";
     return 128 + e.signal;
   } catch (const std::bad_alloc&) {
     // Sizes that grow with the input are checked against MemAvailable first; this is

@@ -70,9 +70,11 @@ struct seal_options {
 
 // Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
 // Every file is written under a temporary name and renamed only once all succeeded
-// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete;
-// a failed seal removes its temporary files. A signal recorded by interrupt.hpp stops it
-// between layers with poreplab::interrupted, after the same cleanup.
+// (seal.json last), so an interrupted or failed seal leaves nothing that looks complete.
+// A failed seal removes its temporary files, except those an earlier run left that this
+// one checked (a failed resume loses nothing it found). A signal recorded by interrupt.hpp
+// stops it between layers with poreplab::interrupted, keeping tree_d, the finished layers
+// and seal-state.json for the same command to resume (the partial layer is removed).
 // parent_cache_dir: where the parent table is cached (empty = generate in memory).
 // A non-empty out_dir is refused unless `existing` is replace.
 // Resume: while it runs, out_dir/seal-state.json (written atomically) records the inputs
