@@ -182,7 +182,7 @@ TEST_CASE("verdict: a CPU without SHA-NI, from the engines that do not use the S
   CHECK(*row(r, k8MiB, "cpu-core").pc1_seconds.value == Approx(800e-9 * 262144 * 2));
   CHECK(*row(r, k8MiB, "cpu-core").sectors_per_hour.value == Approx(16e9 / 1000 * 3600 / (262144.0 * 2)));
   // Without SHA-NI: the fastest of avx2-1 and portable for one sector, avx512-x16 for many.
-  const auto& nosha = row(r, k8MiB, "cpu-core-no-sha-ni");
+  const auto& nosha = row(r, k8MiB, "cpu-no-sha-ni-core");
   CHECK(*nosha.pc1_seconds.value == Approx(4000e-9 * 262144 * 2));
   CHECK(*nosha.sectors_per_hour.value == Approx(16e9 / 2000 * 3600 / (262144.0 * 2)));
   CHECK(nosha.device.find("without SHA-NI") != std::string::npos);

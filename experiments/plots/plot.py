@@ -478,7 +478,7 @@ class Figures:
         for s in v.get("sizes", []):
             for d in s.get("devices", []):
                 f = d.get("pc1_seconds", {})
-                if f.get("value") is None or d.get("kind") == "cpu":  # one sector: the whole CPU = one core
+                if f.get("value") is None or d.get("kind") in ("cpu", "cpu-no-sha-ni"):  # one sector: the whole CPU = one core
                     continue
                 series.setdefault(d["device"], []).append((s["sector_size"], f["value"], f.get("source", "")))
         if not series:

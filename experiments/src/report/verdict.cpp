@@ -50,7 +50,7 @@ struct observation {
 
 // A column of the table: one device measured (or modeled) in some way.
 struct device_group {
-  // cpu-core | cpu (every engine) | cpu-core-no-sha-ni | cpu-no-sha-ni (engines without SHA
+  // cpu-core | cpu (every engine) | cpu-no-sha-ni-core | cpu-no-sha-ni (engines without SHA
   // extensions: what an AVX-only CPU of the same kind would get) | gpu | gpu-emulated | gpu-model
   std::string kind;
   std::string label;
@@ -139,39 +139,24 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.backend == "cuda"; });
   for (const auto& o : obs) {
     if (o.backend == "cpu") {
-      const std::string cores = o.cores > 0 ? std::to_string(o.cores) + " cores" : "all cores";
-      const std::size_t core_i = group("cpu-core", "CPU, 1 core: " + o.device);
-      const std::size_t all_i = group("cpu", "CPU, " + cores + ": " + o.device);
-      auto& core = groups[core_i];
-      auto& all = groups[all_i];
-      for (auto* g : {&core, &all}) {
-        if (o.host_memory > g->memory) {
-          g->memory = o.host_memory;
-          g->memory_source = "RAM of the machine of " + o.where;
-        }
-      }
-      if (o.sectors == 1) {
-        core.single.push_back(o);
-        all.single.push_back(o);
-      }
-      if (o.one_core) core.throughput.push_back(o);
-      if (o.all_cores) all.throughput.push_back(o);
-      if (!o.engine.empty() && !cpu::sha256_engine_uses_sha_ni(o.engine)) {
-        const std::string what = " without SHA-NI (engines that do not use the SHA extensions): ";
-        const std::size_t ncore_i = group("cpu-core-no-sha-ni", "CPU, 1 core," + what + o.device);
-        const std::size_t nall_i = group("cpu-no-sha-ni", "CPU, " + cores + "," + what + o.device);
-        auto& ncore = groups[ncore_i];
-        auto& nall = groups[nall_i];
-        for (auto* g : {&ncore, &nall}) {
-          if (o.host_memory > g->memory) {
-            g->memory = o.host_memory;
-            g->memory_source = "RAM of the machine of " + o.where;
+      // A one-core and a whole-CPU group of this kind, each fed its records.
+      const auto add_cpu = [&](const std::string& kind, const std::string& what) {
+        const std::string cores = o.cores > 0 ? std::to_string(o.cores) + " cores" : "all cores";
+        const std::size_t core_i = group(kind + "-core", "CPU, 1 core" + what + o.device);
+        const std::size_t all_i = group(kind, "CPU, " + cores + what + o.device);
+        for (const std::size_t i : {core_i, all_i}) {
+          device_group& g = groups[i];
+          if (o.host_memory > g.memory) {
+            g.memory = o.host_memory;
+            g.memory_source = "RAM of the machine of " + o.where;
           }
-          if (o.sectors == 1) g->single.push_back(o);
+          if (o.sectors == 1) g.single.push_back(o);
+          if (i == core_i ? o.one_core : o.all_cores) g.throughput.push_back(o);
         }
-        if (o.one_core) ncore.throughput.push_back(o);
-        if (o.all_cores) nall.throughput.push_back(o);
-      }
+      };
+      add_cpu("cpu", ": ");
+      if (!o.engine.empty() && !cpu::sha256_engine_uses_sha_ni(o.engine))
+        add_cpu("cpu-no-sha-ni", ", without SHA-NI (engines that do not use the SHA extensions): ");
     } else if (o.backend == "cuda" || !have_gpu) {
       const bool emu = o.backend == "cuda-emu";
       auto& g = groups[group(emu ? "gpu-emulated" : "gpu",
@@ -188,7 +173,7 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   }
   // Cores first, then the whole CPUs, then GPUs.
   auto rank = [](const std::string& k) {
-    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "cpu-core-no-sha-ni" ? 2 : k == "cpu-no-sha-ni" ? 3 : k == "gpu" ? 4
+    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "cpu-no-sha-ni-core" ? 2 : k == "cpu-no-sha-ni" ? 3 : k == "gpu" ? 4
            : k == "gpu-emulated" ? 5 : 6;
   };
   std::stable_sort(groups.begin(), groups.end(),
@@ -269,7 +254,7 @@ figure capacity(const device_group& g, std::uint64_t size) {
   if (g.kind.rfind("cpu", 0) == 0 || g.kind == "gpu-emulated") {
     const double n = std::floor((g.memory - nodes * kParentRowBytes) / (2.0 * static_cast<double>(size)));
     f.value = std::max(0.0, n);
-    f.from = {"modeled", std::string(g.kind.rfind("cpu-core", 0) == 0 ? "RAM shared with the other cores: " : "") +
+    f.from = {"modeled", std::string(g.kind.ends_with("-core") ? "RAM shared with the other cores: " : "") +
                              "two layers per sector + one parent table (" + size_text(static_cast<std::uint64_t>(nodes * kParentRowBytes)) +
                              ") in " + format_number(g.memory / double(1ull << 30)) + " GiB (" + g.memory_source + ")"};
     return f;

@@ -38,7 +38,7 @@ struct figure {
 
 struct device_row {
   std::string device;  // "CPU 1 core: <model>", "CPU 16 cores: <model>", "GPU: <name>"
-  std::string kind;    // cpu-core | cpu | cpu-core-no-sha-ni | cpu-no-sha-ni | gpu | gpu-emulated | gpu-model
+  std::string kind;    // cpu-core | cpu | cpu-no-sha-ni-core | cpu-no-sha-ni | gpu | gpu-emulated | gpu-model
   figure pc1_seconds;        // one sector, all layers
   figure sectors_at_once;    // memory bound
   figure sectors_per_hour;   // best throughput
