@@ -318,13 +318,7 @@ label_bench_result bench_label(const label_bench_options& in) {
       r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
       if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {
         best_kernel_s = t.kernel_s;
-        r.kernel_load_s = t.load_s;
-        r.upload_s = t.upload_s;
-        r.transpose_s = t.transpose_s;
-        r.copy_s = t.copy_s;
-        r.label_launches = t.label_launches;
-        r.launch_nodes = t.launch_nodes;
-        r.parent_placement = t.parent_placement;
+        r.fastest_run = t;
       }
     }
 
@@ -496,13 +490,13 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"kernel_samples_ns_per_node_layer", r.kernel_samples_ns_per_node_layer},
           {"threads_per_block", r.options.knobs.count("threads_per_block")},
           {"kernel", r.options.knobs.text("kernel")},
-          {"kernel_load_s", r.kernel_load_s},
-          {"upload_s", r.upload_s},
-          {"transpose_s", r.transpose_s},
-          {"copy_s", r.copy_s},
-          {"label_launches", r.label_launches},
-          {"launch_nodes", r.launch_nodes},
-          {"parent_placement", r.parent_placement},
+          {"kernel_load_s", r.fastest_run.load_s},
+          {"upload_s", r.fastest_run.upload_s},
+          {"transpose_s", r.fastest_run.transpose_s},
+          {"copy_s", r.fastest_run.copy_s},
+          {"label_launches", r.fastest_run.label_launches},
+          {"launch_nodes", r.fastest_run.launch_nodes},
+          {"parent_placement", r.fastest_run.parent_placement},
           {"verified_by", r.verified_by},
           {"porep_id_source", r.porep_id_source},
           {"window_nodes", r.options.window_nodes}};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "poreplab/sdr/backend.hpp"
 
 namespace poreplab {
 
@@ -110,15 +111,10 @@ struct label_bench_result {
   // end to end: uploads, kernels and every layer copied back).
   std::vector<double> kernel_samples_ns_per_node_layer;
   double kernel_ns_per_node_layer = 0;
-  // cuda only: where the rest of the end-to-end time went (median sample, seconds), and
-  // how the layers were launched.
-  double kernel_load_s = 0;        // kernels loaded (or JIT-compiled), outside every sample
-  double upload_s = 0;
-  double transpose_s = 0;
-  double copy_s = 0;
-  std::uint64_t label_launches = 0;
-  std::uint64_t launch_nodes = 0;
-  std::string parent_placement;    // resident | streamed
+  // cuda only: the fastest sample's breakdown (by kernel time): where the rest of the end
+  // to end time went (seconds), how the layers were launched, where the parents lived.
+  // kernel_load_s in records is its load_s (kernels loaded or JIT-compiled, outside every sample).
+  sdr::label_run_times fastest_run;
   // "full" (last layer's digest equals the reference's), "sampled(K)" (K nodes recomputed)
   // or "window" (the window's labels equal the reference's on the same window).
   std::string verified_by;
