@@ -477,6 +477,18 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   CHECK_THAT(md, Catch::Contains("| portable | 8MiB | 1 thread | 100 | 60 | 40.0% |"));
   CHECK_THAT(md, Catch::Contains("| step-prefetch-zigzag-blake2s (prefetch 4) | zigzag/blake2s | 500 | 550 | 1.100 |"));
   CHECK_THAT(md, Catch::Contains("LLC misses that occur in the reverse direction only"));
+  // A damaged record (a time that is not a number, a direction without its fields) is skipped, not an error.
+  json bad_zig = zig;
+  bad_zig["experiment"] = "damaged";
+  bad_zig["context"]["layer_groups_ns_per_node"]["reverse"] = "slow";
+  json bad_prof = {{"type", "point"}, {"run", 0}, {"experiment", "prof"}, {"kind", "profile"}, {"axes", json::object()},
+                   {"status", "ok"}, {"rates", json::object()},
+                   {"context", {{"directions", json::array({{{"group", 3}}, "x"})}, {"llc_counter", 5}}}};
+  test::temp_dir d2("r2019bad");
+  test::write_text(d2 / "records.jsonl", header("Test CPU 9000", 2.5e9).dump() + "\n" + bad_zig.dump() + "\n" + bad_prof.dump() + "\n");
+  std::string damaged;
+  CHECK_NOTHROW(damaged = report2019::markdown(data, amax::load_result_dirs({d2.path})));
+  CHECK_THAT(damaged, !Catch::Contains("| damaged"));
 
   CHECK_THROWS_WITH(report2019::parse_data("{}", "d.json"), Catch::Contains("d.json: /schema"));
   json bad = data;

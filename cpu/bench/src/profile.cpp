@@ -40,8 +40,9 @@ struct tick_counts {
   group_ticks groups[2];
 };
 
+// Once per layer: the rule itself lives in sdr::layer_group.
 std::size_t group_of(sdr::porep_variant v, std::uint32_t layer) {
-  return v == sdr::porep_variant::zigzag ? (layer % 2 == 0 ? 1 : 0) : (layer > 1 ? 1 : 0);
+  return sdr::layer_group(v, layer) == sdr::layer_group(v, 1) ? 0 : 1;
 }
 
 // A TSC reading. Fenced: every earlier instruction has completed and no later one has

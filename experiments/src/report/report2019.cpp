@@ -105,7 +105,6 @@ std::vector<stream> streams(const amax::inputs& in) {
   return v;
 }
 
-bool uses_shani(const std::string& engine) { return cpu::sha256_engine_uses_sha_ni(engine); }
 
 void compute_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
   md << "### Hardware compute table\n\n"
@@ -127,7 +126,7 @@ void compute_section(const json& data, const amax::inputs& in, std::ostringstrea
     for (const auto& s : measured) {
       if (s.hash != h) continue;
       std::string label = s.engine;
-      if (h == "sha256" && !s.gpu) label += uses_shani(s.engine) ? " (SHA-NI)" : " (no SHA-NI)";
+      if (h == "sha256" && !s.gpu) label += cpu::sha256_engine_uses_sha_ni(s.engine) ? " (SHA-NI)" : " (no SHA-NI)";
       md << "| " << h << " | " << s.device << ": " << label << " | - | "
          << (s.cycles_per_byte > 0 ? format_number(s.cycles_per_byte, 3) : "-") << " | "
          << format_number(s.gb_per_s, 3) << " | - | - | - | measured (" << s.where << ") |\n";
@@ -160,7 +159,7 @@ void amax_section(const json& data, const amax::inputs& in, std::ostringstream& 
       if (s.hash != h) continue;
       if (s.gpu)
         gpu = std::max(gpu, s.gb_per_s);
-      else if (h == "sha256" && !uses_shani(s.engine))
+      else if (h == "sha256" && !cpu::sha256_engine_uses_sha_ni(s.engine))
         no_shani = std::max(no_shani, s.gb_per_s);
       else
         cpu_best = std::max(cpu_best, s.gb_per_s);
@@ -277,7 +276,10 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
     const bool zig = g.contains("forward") && g.contains("reverse");
     const bool sdr = g.contains("layer 1") && g.contains("layers 2+");
     if (!zig && !sdr) continue;
-    const double a = g[zig ? "forward" : "layer 1"].get<double>(), b = g[zig ? "reverse" : "layers 2+"].get<double>();
+    const json& ja = g[zig ? "forward" : "layer 1"];
+    const json& jb = g[zig ? "reverse" : "layers 2+"];
+    if (!ja.is_number() || !jb.is_number()) continue;
+    const double a = ja.get<double>(), b = jb.get<double>();
     if (!any)
       md << "| point | scheme | forward / layer 1, ns/node | reverse / layers 2+, ns/node | second / first |\n"
          << "|---|---|---|---|---|\n";
@@ -308,9 +310,12 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
          << "| point | scheme | group | layers | fetch share | hash share | ns/node | LLC misses/node |\n"
          << "|---|---|---|---|---|---|---|---|\n";
     prof = true;
-    counter = c.value("llc_counter", "");
+    if (c.value("llc_counter", json()).is_string()) counter = c["llc_counter"].get<std::string>();
     for (const auto& d : c["directions"]) {
-      if (!d.is_object()) continue;
+      if (!d.is_object() || !d.value("group", json()).is_string() || !d.value("layers", json()).is_number_unsigned() ||
+          !d.value("fetch_share", json()).is_number() || !d.value("hash_share", json()).is_number() ||
+          !d.value("ns_per_node", json()).is_number())
+        continue;
       const json miss = d.value("llc_misses_per_node", json(nullptr));
       md << "| " << p.value("experiment", "") << " | " << c.value("scheme", "") << " | " << d.value("group", "") << " | "
          << d.value("layers", 0) << " | " << fix(100 * d.value("fetch_share", 0.0), 2) << "% | "
