@@ -295,11 +295,91 @@ TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "
   CHECK_THROWS_WITH(sdr::make_emulated_backend({sdr::sector_layout::sector_minor, 32, 0, 0, sdr::kernel_variant::vec16})
                         ->label(bjob, store),
                     Catch::Contains("exists for sdr/sha256 only"));
-  CHECK_THROWS_WITH(sdr::parse_kernel_variant("fast"), Catch::Contains("valid: standard, vec16, rolled"));
+  CHECK_THROWS_WITH(sdr::parse_kernel_variant("fast"), Catch::Contains("valid: auto, standard, vec16, rolled, staged, split"));
   // Block sizes a CUDA launch would refuse are refused by the emulation too.
   for (const std::uint32_t tpb : {0u, 1025u})
     CHECK_THROWS_WITH(sdr::make_emulated_backend({sdr::sector_layout::sector_minor, tpb}),
                       Catch::Contains("threads per block must be 1..1024"));
+}
+
+TEST_CASE("cuda-emu: block-per-sector kernels with the predecessor in any base slot", "[cuda][emu]") {
+  // The pipelined kernels leave node u - 1 to the round thread wherever a base parent
+  // names it. A graph where every base slot often does (api 1.0.0 puts the predecessor in
+  // slot 5, random parents sample it too), with launches cut at odd places so that the
+  // first node of a launch takes its predecessor from memory.
+  constexpr std::uint64_t kNodes = 128;
+  std::vector<std::uint32_t> parents(kNodes * sdr::kParents, 0);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  std::size_t predecessors = 0;
+  for (std::uint64_t v = 1; v < kNodes; ++v)
+    for (std::uint32_t k = 0; k < sdr::kParents; ++k) {
+      std::uint32_t& p = parents[v * sdr::kParents + k];
+      if (k < sdr::kBaseDegree)
+        p = next() % 2 == 0 ? static_cast<std::uint32_t>(v - 1) : static_cast<std::uint32_t>(next() % v);
+      else
+        p = static_cast<std::uint32_t>(next() % kNodes);
+      predecessors += k < sdr::kBaseDegree && p + 1 == v;
+    }
+  CHECK(predecessors > kNodes * 2);
+  for (const std::uint32_t sectors : {1u, 3u}) {
+    const bytes ids = make_ids(sectors);
+    const sdr::label_job job{kNodes, parents.data(), 3, sectors, ids.data()};
+    const bytes expected = label_all(*sdr::make_reference_backend(), job);
+    for (const auto k : {sdr::kernel_variant::staged, sdr::kernel_variant::split})
+      for (const auto layout : kLayouts)
+        for (const std::uint64_t launch : {0ull, 1ull, 5ull, 17ull}) {
+          INFO(sdr::kernel_variant_name(k) << ", " << sectors << " sectors, " << sdr::sector_layout_name(layout)
+                                           << ", launches of " << launch << " nodes");
+          auto be = sdr::make_emulated_backend({layout, 32, launch == 17 ? 40ull : 0ull, launch, k});
+          CHECK(first_difference(label_all(*be, job), expected) == -1);
+        }
+  }
+}
+
+TEST_CASE("label kernels: auto picks the latency design for few sectors; block kernels keep their block size",
+          "[cuda][emu]") {
+  using sdr::kernel_variant;
+  const sdr::label_scheme filecoin{};
+  const sdr::label_scheme blake{sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 1, 132) == kernel_variant::split);
+  CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 132, 132) == kernel_variant::split);
+  CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 133, 132) == kernel_variant::standard);
+  CHECK(sdr::resolve_kernel(kernel_variant::automatic, blake, 1, 132) == kernel_variant::standard);
+  CHECK(sdr::resolve_kernel(kernel_variant::rolled, filecoin, 1, 132) == kernel_variant::rolled);
+  CHECK(sdr::parse_kernel_variant("auto") == kernel_variant::automatic);
+  CHECK(sdr::kernel_choice_names().front() == "auto");
+  for (const auto& n : sdr::kernel_variant_names()) CHECK(n != "auto");
+
+  // The emulated backend reports the kernel it ran.
+  const auto parents = make_parents(64);
+  for (const std::uint32_t sectors : {1u, 200u}) {
+    const bytes ids = make_ids(sectors);
+    const sdr::label_job job{64, parents.data(), 1, sectors, ids.data()};
+    sdr::memory_layer_store store(64 * 32ull * sectors, 1);
+    const auto t = sdr::make_emulated_backend()->timed_label(job, store);
+    CHECK(t.kernel == (sectors == 1 ? "split" : "standard"));
+  }
+
+  // One block of the kernel's own size per sector, whatever threads_per_block says.
+  using split_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, sdr::label_hash::sha256, kernel_variant::split>;
+  using standard_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, sdr::label_hash::sha256>;
+  static_assert(block_functor<split_k> && !block_functor<standard_k>);
+  CHECK(sdr::label_grid<split_k>(33, 7).blocks == 33);
+  CHECK(sdr::label_grid<split_k>(33, 7).threads == sdr::kPipelinedThreads);
+  CHECK(sdr::label_grid<standard_k>(33, 32).blocks == 2);
+  // A block kernel launched with another block size is refused, as the device would run it wrong.
+  const bytes ids = make_ids(1);
+  bytes layer(64 * 32);
+  split_k k;
+  static_cast<sdr::label_layer_args&>(k) = {parents.data(), 64, 1, 1, ids.data(), layer.data(), nullptr,
+                                            sdr::sector_layout::sector_minor};
+  CHECK_THROWS_WITH(emulate_grid(grid_dims{1, 32}, k), Catch::Contains("launched with 32 threads"));
 }
 
 TEST_CASE("grid cover refuses grids past CUDA's block limit", "[cuda][emu]") {
@@ -582,6 +662,35 @@ TEST_CASE("cuda: device labels equal the vectors and the reference", "[cuda]") {
         auto be = cuda::make_cuda_backend({layout, tpb, 0, sectors == 33 ? 300ull : 0ull, 0});
         CHECK(first_difference(label_all(*be, job), expected) == -1);
       }
+  }
+}
+
+TEST_CASE("cuda: every label kernel design on the device equals the vector and the reference", "[cuda]") {
+  if (!have_device()) return;
+  const auto c = load_case("Custom64Nodes11LayersPorep32GiBV1_1-A.json");
+  const sdr::label_job vjob{c.v.nodes, c.parents.data(), c.v.layers, 1, c.replica_id.data()};
+  const auto parents = make_parents(2048);
+  for (const auto& name : sdr::kernel_variant_names()) {
+    const auto k = sdr::parse_kernel_variant(name);
+    for (const auto layout : kLayouts) {
+      INFO(name << ", " << sdr::sector_layout_name(layout));
+      cuda::backend_options o;
+      o.layout = layout;
+      o.kernel = k;
+      sdr::memory_layer_store store(c.v.nodes * 32, c.v.layers);
+      cuda::make_cuda_backend(o)->label(vjob, store);
+      for (std::uint32_t l = 1; l <= c.v.layers; ++l)
+        CHECK(to_hex(store.layer(l), c.v.nodes * 32) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
+      for (const std::uint32_t sectors : {1u, 31u, 32u, 33u}) {
+        INFO(sectors << " sectors");
+        const bytes ids = make_ids(sectors);
+        const sdr::label_job job{2048, parents.data(), 2, sectors, ids.data()};
+        o.launch_nodes = sectors == 33 ? 300 : 0;
+        o.chunk_nodes = sectors == 31 ? 512 : 0;
+        CHECK(first_difference(label_all(*cuda::make_cuda_backend(o), job),
+                               label_all(*sdr::make_reference_backend(), job)) == -1);
+      }
+    }
   }
 }
 

@@ -84,6 +84,12 @@ class emulated_backend final : public backend {
     run_label_job(ex, job, store, device_plan{opt_.layout, opt_.threads_per_block, opt_.chunk_nodes, opt_.launch_nodes, {}, opt_.kernel});
   }
 
+  label_run_times timed_label(const label_job& job, layer_store& store) override {
+    label_run_times t = backend::timed_label(job, store);
+    t.kernel = kernel_variant_name(resolve_kernel(opt_.kernel, job.scheme, job.sectors, kDefaultLatencySectors));
+    return t;
+  }
+
  private:
   emulation_options opt_;
 };

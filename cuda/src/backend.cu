@@ -202,30 +202,34 @@ struct kernel_setup {
 template <class K>
 cudaFuncAttributes load_kernel() {
   cudaFuncAttributes a{};
-  POREPLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, run_functor<K>));
+  POREPLAB_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel_entry<K>()));
   return a;
 }
 
 // Loads the job's kernels (lazy loading would otherwise do it, or JIT from PTX, inside
 // the first timed launch) and checks the block size against the label kernel's limit,
 // all before any allocation.
-kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& opt, int multiprocessors) {
+kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& opt, sdr::kernel_variant kernel,
+                             int multiprocessors) {
   kernel_setup ks;
   const auto t0 = std::chrono::steady_clock::now();
-  sdr::with_kernel(job.scheme, opt.kernel, [&](auto v, auto h, auto kv) {
+  sdr::with_kernel(job.scheme, kernel, [&](auto v, auto h, auto kv) {
     using label_k = sdr::label_layer_kernel<decltype(v)::value, decltype(h)::value, decltype(kv)::value>;
     const cudaFuncAttributes a = load_kernel<label_k>();
     load_kernel<sdr::relayout_kernel>();
-    if (opt.threads_per_block > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
+    // A block-per-sector kernel has its own block size; threads_per_block shapes the others.
+    const std::uint32_t block_threads = sdr::label_grid<label_k>(1, opt.threads_per_block).threads;
+    if (block_threads > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
       throw std::invalid_argument("cuda backend: the " + std::string(sdr::scheme_name(job.scheme)) +
                                   " label kernel (" + std::to_string(a.numRegs) + " registers a thread) launches at most " +
                                   std::to_string(a.maxThreadsPerBlock) + " threads per block, not " +
-                                  std::to_string(opt.threads_per_block));
+                                  std::to_string(block_threads));
     int blocks = 0;
-    POREPLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, run_functor<label_k>,
-                                                                      static_cast<int>(opt.threads_per_block), 0));
-    ks.thread_slots = static_cast<std::uint64_t>(blocks) * opt.threads_per_block *
-                      static_cast<std::uint64_t>(multiprocessors);
+    POREPLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_entry<label_k>(),
+                                                                      static_cast<int>(block_threads), 0));
+    // Sectors the device runs at once: a thread each, or a block each.
+    const std::uint64_t per_block = block_functor<label_k> ? 1 : block_threads;
+    ks.thread_slots = static_cast<std::uint64_t>(blocks) * per_block * static_cast<std::uint64_t>(multiprocessors);
   });
   ks.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ks;
@@ -235,20 +239,23 @@ kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& o
 void label_on_device(const sdr::label_job& job, sdr::layer_store& store, const backend_options& opt,
                      const device_info& device, label_timing* timing) {
   sdr::validate(job);
-  const kernel_setup ks = prepare_kernels(job, opt, device.multiprocessors);
+  const sdr::kernel_variant kernel =
+      sdr::resolve_kernel(opt.kernel, job.scheme, job.sectors, static_cast<std::uint32_t>(device.multiprocessors));
+  const kernel_setup ks = prepare_kernels(job, opt, kernel, device.multiprocessors);
   const memory_plan plan = plan_for(job, opt);
   const std::uint64_t launch_nodes =
       opt.launch_nodes != 0 ? opt.launch_nodes : launch_nodes_for(job.sectors, ks.thread_slots);
   device_executor ex(job, plan, timing != nullptr);
   const auto t0 = std::chrono::steady_clock::now();
   sdr::run_label_job(ex, job, store,
-                     sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes, launch_nodes, opt.stop_requested, opt.kernel});
+                     sdr::device_plan{opt.layout, opt.threads_per_block, plan.chunk_nodes, launch_nodes, opt.stop_requested, kernel});
   const auto t1 = std::chrono::steady_clock::now();
   if (timing != nullptr) {
     timing->plan = plan;
     timing->load_s = ks.load_s;
     timing->launch_nodes = launch_nodes;
     timing->thread_slots = ks.thread_slots;
+    timing->kernel = sdr::kernel_variant_name(kernel);
     timing->end_to_end_s = std::chrono::duration<double>(t1 - t0).count();
     ex.report(*timing);
   }
@@ -282,6 +289,7 @@ class cuda_backend final : public sdr::backend {
     r.label_launches = t.label_launches;
     r.launch_nodes = t.launch_nodes;
     r.parent_placement = parent_placement_name(t.plan.parents);
+    r.kernel = t.kernel;
     r.device = t.device.name;
     r.device_multiprocessors = t.device.multiprocessors;
     r.device_clock_mhz = t.device.clock_khz / 1000;

@@ -61,9 +61,10 @@ const std::vector<backend_knob>& backend_knobs() {
       text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
-      text_knob("kernel", "standard", [] { return sdr::kernel_variant_names(); }, kGpu,
-                "sdr/sha256 label kernel variant: standard, vec16 (16-byte parent loads), rolled (parent-pair loop "
-                "not unrolled)"),
+      text_knob("kernel", "auto", [] { return sdr::kernel_choice_names(); }, kGpu,
+                "sdr/sha256 label kernel: one thread per sector (standard; vec16: 16-byte parent loads; rolled: "
+                "parent-pair loop not unrolled) or one block per sector (staged: parents loaded a node ahead; split: "
+                "schedules and header too); auto = split up to one sector per SM, standard beyond"),
       count_knob("chunk_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,
                  "stream the parent table in chunks of this many nodes; 0 = the memory planner decides"),
       count_knob("launch_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,

@@ -307,6 +307,7 @@ label_bench_result bench_label(const label_bench_options& in) {
       ratios.push_back(f / ns);
     }
     if (!sampled) digests.push_back(output_digest());
+    if (!t.kernel.empty()) r.fastest_run.kernel = t.kernel;  // every sample runs the same kernel
     if (!t.device.empty()) {
       r.device = t.device;
       r.device_sm_count = t.device_multiprocessors;
@@ -490,6 +491,7 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"kernel_samples_ns_per_node_layer", r.kernel_samples_ns_per_node_layer},
           {"threads_per_block", r.options.knobs.count("threads_per_block")},
           {"kernel", r.options.knobs.text("kernel")},
+          {"kernel_used", r.fastest_run.kernel},
           {"kernel_load_s", r.fastest_run.load_s},
           {"upload_s", r.fastest_run.upload_s},
           {"transpose_s", r.fastest_run.transpose_s},

@@ -35,7 +35,35 @@ constexpr std::uint32_t round_constant(int t) {
   return k[t];
 }
 
+// The eight working variables of a compression.
+struct round_state {
+  std::uint32_t a, b, c, d, e, f, g, h;
+};
+
+// One round, wk = W[t] + K[t]. h and d were set three rounds earlier, so h + wk + d is
+// summed off the serial path: the new e is then Sigma1(e) + Ch(e, f, g) + that sum, one
+// three-input add after the rotations (an in-order GPU thread waits on every link). The
+// new a is T1 + T2 = (new e - d) + Sigma0(a) + Maj(a, b, c), written so, so that no
+// partial sum Sigma1 + Ch is shared to lengthen the e chain.
+POREPLAB_HD void round(round_state& s, std::uint32_t wk) {
+  const std::uint32_t hkd = s.h + wk + s.d;
+  const std::uint32_t sigma1 = rotr32(s.e, 6) ^ rotr32(s.e, 11) ^ rotr32(s.e, 25);
+  const std::uint32_t ch = (s.e & s.f) ^ (~s.e & s.g);
+  const std::uint32_t sigma0 = rotr32(s.a, 2) ^ rotr32(s.a, 13) ^ rotr32(s.a, 22);
+  const std::uint32_t maj = (s.a & s.b) ^ (s.a & s.c) ^ (s.b & s.c);
+  const std::uint32_t e = sigma1 + ch + hkd;
+  const std::uint32_t a = e + (sigma0 + maj - s.d);
+  s.h = s.g; s.g = s.f; s.f = s.e; s.e = e; s.d = s.c; s.c = s.b; s.b = s.a; s.a = a;
+}
+
+POREPLAB_HD void add_state(std::uint32_t h[8], const round_state& s) {
+  h[0] += s.a; h[1] += s.b; h[2] += s.c; h[3] += s.d; h[4] += s.e; h[5] += s.f; h[6] += s.g; h[7] += s.h;
+}
+
 // One compression over 16 message words already in big-endian numeric form.
+// The message schedule is computed beside the rounds here, and the rounds keep the
+// textbook form: with the schedule interleaved, the GPU compiler orders this one better
+// for a thread per sector than round()'s (docs/cuda-backend.md, "Latency kernels").
 POREPLAB_HD void compress_words(std::uint32_t h[8], const std::uint32_t m[16]) {
   std::uint32_t w[16];
   POREPLAB_UNROLL
@@ -94,6 +122,44 @@ POREPLAB_HD void compress_length_block(std::uint32_t h[8], std::uint64_t message
   compress_words(h, m);
 }
 
+// The 64 rounds of one compression from a precomputed schedule wk[t] = W[t] + K[t]:
+// what is left on the serial path once the message schedule is computed elsewhere
+// (a constant block below; the GPU's pipelined label kernels, label_pipelined.hpp).
+// wk may lie in slow memory (GPU shared memory): each group of four words is read a
+// group ahead of its rounds, so the reads overlap rounds rather than stall them.
+POREPLAB_HD void compress_scheduled(std::uint32_t h[8], const std::uint32_t wk[64]) {
+  round_state s{h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]};
+  std::uint32_t next[4] = {wk[0], wk[1], wk[2], wk[3]};
+  POREPLAB_UNROLL
+  for (int t = 0; t < 64; t += 4) {
+    const std::uint32_t cur[4] = {next[0], next[1], next[2], next[3]};
+    if (t + 4 < 64) {
+      POREPLAB_UNROLL
+      for (int i = 0; i < 4; ++i) next[i] = wk[t + 4 + i];
+    }
+    POREPLAB_UNROLL
+    for (int i = 0; i < 4; ++i) round(s, cur[i]);
+  }
+  add_state(h, s);
+}
+
+// wk[t] = W[t] + K[t] for the 16 message words m (big-endian numeric form). Plain
+// shifts rather than rotr32 keep it constexpr; the device compiler emits funnel shifts.
+POREPLAB_HD constexpr void expand_schedule(const std::uint32_t m[16], std::uint32_t wk[64]) {
+  auto rot = [](std::uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); };
+  std::uint32_t w[16] = {};
+  POREPLAB_UNROLL
+  for (int t = 0; t < 16; ++t) w[t] = m[t];
+  POREPLAB_UNROLL
+  for (int t = 0; t < 64; ++t) {
+    if (t >= 16) {
+      const std::uint32_t w15 = w[(t - 15) & 15], w2 = w[(t - 2) & 15];
+      w[t & 15] += (rot(w15, 7) ^ rot(w15, 18) ^ (w15 >> 3)) + w[(t - 7) & 15] + (rot(w2, 17) ^ rot(w2, 19) ^ (w2 >> 10));
+    }
+    wk[t] = w[t & 15] + round_constant(t);
+  }
+}
+
 // W[t] + K[t] of the padding block of a 64-byte message (0x80, zeros, length 512):
 // a compile-time constant, so hashing two 32-byte nodes (Merkle trees, SDR node 0)
 // skips that block's message schedule (docs/spec/merkle-padding.md).
@@ -103,27 +169,14 @@ struct padding64_schedule {
 
 constexpr padding64_schedule make_padding64_schedule() {
   padding64_schedule s{};
-  std::uint32_t w[64] = {0x80000000u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512};
-  auto rot = [](std::uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); };
-  for (int t = 16; t < 64; ++t) {
-    const std::uint32_t s0 = rot(w[t - 15], 7) ^ rot(w[t - 15], 18) ^ (w[t - 15] >> 3);
-    const std::uint32_t s1 = rot(w[t - 2], 17) ^ rot(w[t - 2], 19) ^ (w[t - 2] >> 10);
-    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-  }
-  for (int t = 0; t < 64; ++t) s.wk[t] = w[t] + round_constant(t);
+  const std::uint32_t m[16] = {0x80000000u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512};
+  expand_schedule(m, s.wk);
   return s;
 }
 
 POREPLAB_HD void compress_padding64(std::uint32_t h[8]) {
   constexpr padding64_schedule s = make_padding64_schedule();
-  std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-  POREPLAB_UNROLL
-  for (int t = 0; t < 64; ++t) {
-    const std::uint32_t t1 = hh + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + s.wk[t];
-    const std::uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
-  }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  compress_scheduled(h, s.wk);
 }
 
 // mask(SHA256(left || right)) as used by tree_d and the SDR: two compressions, the

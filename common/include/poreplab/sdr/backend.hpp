@@ -109,6 +109,7 @@ struct label_run_times {
   std::uint64_t label_launches = 0;
   std::uint64_t launch_nodes = 0;  // most nodes per label launch
   std::string parent_placement;    // resident | streamed; empty on the host
+  std::string kernel;              // device backends: the label kernel variant run ("auto" resolved)
   std::string device;              // the device's name; empty: the host CPU
   int device_multiprocessors = 0;
   int device_clock_mhz = 0;

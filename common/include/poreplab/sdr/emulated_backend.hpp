@@ -18,7 +18,7 @@ struct emulation_options {
   std::uint64_t chunk_nodes = 0;
   // Most nodes per label launch (0: no limit), as the CUDA backend bounds its launches.
   std::uint64_t launch_nodes = 0;
-  kernel_variant kernel = kernel_variant::standard;
+  kernel_variant kernel = kernel_variant::automatic;  // resolve_kernel picks per job
   int threads = 0;  // host threads running blocks; 0 = the OpenMP default
 };
 

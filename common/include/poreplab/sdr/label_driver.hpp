@@ -51,9 +51,42 @@ struct device_plan {
   std::uint64_t launch_nodes = 0;
   // Polled before every label launch; true stops the job with label_interrupted.
   std::function<bool()> stop_requested = nullptr;
-  // How sdr/sha256 label kernels read their parents (other schemes: standard only).
+  // How sdr/sha256 label kernels read their parents (other schemes: standard only);
+  // automatic is resolved per job by resolve_kernel.
   kernel_variant kernel = kernel_variant::standard;
+  // automatic: jobs of at most this many sectors get the latency design (the device's
+  // multiprocessor count: every sector's block then has an SM to itself).
+  std::uint32_t latency_sectors = kDefaultLatencySectors;
 };
+
+// Calls f(V, H, K) (integral constants) for the scheme and kernel variant: one kernel
+// instantiation per scheme, plus the variants of sdr/sha256. Throws
+// std::invalid_argument for a variant other than standard on another scheme; K must
+// not be automatic (resolve_kernel first).
+template <class F>
+void with_kernel(label_scheme scheme, kernel_variant kernel, F&& f) {
+  with_scheme(scheme, [&](auto v, auto h) {
+    constexpr porep_variant V = decltype(v)::value;
+    constexpr label_hash H = decltype(h)::value;
+    using std_k = std::integral_constant<kernel_variant, kernel_variant::standard>;
+    if constexpr (V == porep_variant::sdr && H == label_hash::sha256) {
+      switch (kernel) {
+        case kernel_variant::vec16: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::vec16>{});
+        case kernel_variant::rolled: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::rolled>{});
+        case kernel_variant::staged: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::staged>{});
+        case kernel_variant::split: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::split>{});
+        case kernel_variant::automatic: throw std::logic_error("with_kernel: kernel 'auto' was not resolved");
+        case kernel_variant::standard: break;
+      }
+      return f(v, h, std_k{});
+    } else {
+      if (kernel != kernel_variant::standard)
+        throw std::invalid_argument(std::string("kernel variant ") + kernel_variant_name(kernel) + " exists for sdr/sha256 only, not " +
+                                    scheme_name(scheme));
+      return f(v, h, std_k{});
+    }
+  });
+}
 
 // The job was stopped between launches at the caller's request (device_plan::stop_requested).
 struct label_interrupted : std::runtime_error {
@@ -81,7 +114,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   ex.load(label_layer_kernel<V, H, K>{});
   ex.load(relayout_kernel{});
   const std::uint32_t* resident = streamed ? nullptr : ex.upload_parents(job.parents, job.table_rows());
-  const grid_dims label_grid = cover(job.sectors, plan.threads_per_block);
+  const grid_dims kernel_grid = label_grid<label_layer_kernel<V, H, K>>(job.sectors, plan.threads_per_block);
   const grid_dims transpose_grid = cover(job.nodes * job.sectors, kTransposeThreads);
   auto relayout = [&](int from, int to, sector_layout from_layout, sector_layout to_layout) {
     ex.launch(relayout_kernel{ex.layer_buffer(from), ex.layer_buffer(to), job.nodes, job.sectors, from_layout, to_layout},
@@ -122,7 +155,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
         k.parents = rows + kParents * c;
         k.node_begin = base + b + c;
         k.node_end = base + b + c + (count - c < step ? count - c : step);
-        ex.launch(k, label_grid);
+        ex.launch(k, kernel_grid);
         report_nodes(job, k.node_end);
         if (b == 0 && c == 0) flush();
       }
@@ -181,32 +214,10 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
   ex.finish();
 }
 
-// Calls f(V, H, K) (integral constants) for the scheme and kernel variant: one kernel
-// instantiation per scheme, plus the variants of sdr/sha256. Throws
-// std::invalid_argument for a variant other than standard on another scheme.
-template <class F>
-void with_kernel(label_scheme scheme, kernel_variant kernel, F&& f) {
-  with_scheme(scheme, [&](auto v, auto h) {
-    constexpr porep_variant V = decltype(v)::value;
-    constexpr label_hash H = decltype(h)::value;
-    using std_k = std::integral_constant<kernel_variant, kernel_variant::standard>;
-    if constexpr (V == porep_variant::sdr && H == label_hash::sha256) {
-      if (kernel == kernel_variant::vec16) return f(v, h, std::integral_constant<kernel_variant, kernel_variant::vec16>{});
-      if (kernel == kernel_variant::rolled) return f(v, h, std::integral_constant<kernel_variant, kernel_variant::rolled>{});
-      return f(v, h, std_k{});
-    } else {
-      if (kernel != kernel_variant::standard)
-        throw std::invalid_argument(std::string("kernel variant ") + kernel_variant_name(kernel) + " exists for sdr/sha256 only, not " +
-                                    scheme_name(scheme));
-      return f(v, h, std_k{});
-    }
-  });
-}
-
 // The whole job.
 template <class Exec>
 void run_label_job(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
-  with_kernel(job.scheme, plan.kernel, [&](auto v, auto h, auto k) {
+  with_kernel(job.scheme, resolve_kernel(plan.kernel, job.scheme, job.sectors, plan.latency_sectors), [&](auto v, auto h, auto k) {
     run_label_job_as<decltype(v)::value, decltype(h)::value, decltype(k)::value>(ex, job, store, plan);
   });
 }

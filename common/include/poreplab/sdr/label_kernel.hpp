@@ -11,77 +11,69 @@
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/grid.hpp"
 #include "poreplab/hd.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/label_layer_args.hpp"
+#include "poreplab/sdr/label_pipelined.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::sdr {
 
-// How S sectors' labels of one layer lie in a device buffer.
-//   sector_minor: node-major, node i of sectors 0..S-1 adjacent (the layer_store layout);
-//                 the 32 threads of a warp read one parent's labels as 1 KiB contiguous.
-//   sector_major: each sector's layer contiguous; every thread reads its own region.
-enum class sector_layout : std::uint8_t { sector_minor, sector_major };
-
-inline const char* sector_layout_name(sector_layout l) {
-  return l == sector_layout::sector_minor ? "sector-minor" : "sector-major";
-}
-
-inline sector_layout parse_sector_layout(std::string_view name) {
-  if (name == "sector-minor") return sector_layout::sector_minor;
-  if (name == "sector-major") return sector_layout::sector_major;
-  throw std::invalid_argument("unknown sector layout '" + std::string(name) +
-                              "' (valid: sector-minor, sector-major)");
-}
-
-// Where sector s's labels of a layer buffer lie.
-POREPLAB_HD layer_ref sector_view(std::uint8_t* layer, sector_layout layout, std::uint64_t nodes,
-                                  std::uint32_t sectors, std::uint64_t s) {
-  if (layer == nullptr) return {nullptr, 0};  // layer 1 has no previous layer
-  if (layout == sector_layout::sector_minor) return {layer + 32 * s, 32ull * sectors};
-  return {layer + s * nodes * 32, 32};
-}
-
 // One thread per sector runs rows [node_begin, node_end) of one layer in order. The
 // node loop stays inside the kernel: labels within a layer are sequential and the
-// parallel axis is sectors. A layer may be split into several launches over
-// consecutive row ranges (streamed parent table); `parents` then holds the rows of
-// that range only: row r is at parents + 14 * (r - node_begin).
-//   sdr:    row v labels node v of `cur` from `cur` (base) and `prev` (expander).
-//   zigzag: `parents` starts at the layer's first row (zigzag_first_row) and row r
-//           encodes node row[0] of `cur` in place; prev is unused.
-// K: how sdr/sha256 nodes read their parents (scheme.hpp); the labels are the same.
+// parallel axis is sectors. K: how sdr/sha256 nodes read their parents (scheme.hpp);
+// the labels are the same. The block-per-sector variants are specialised below.
 template <porep_variant V, label_hash H, kernel_variant K = kernel_variant::standard>
-struct label_layer_kernel {
+struct label_layer_kernel : label_layer_args {
   static constexpr porep_variant kVariant = V;
   static constexpr label_hash kHash = H;
   static constexpr kernel_variant kKernel = K;
-  const std::uint32_t* parents;     // rows node_begin..node_end-1, 14 u32 each
-  std::uint64_t nodes;              // nodes per layer (graph size)
-  std::uint32_t layer;              // 1-based
-  std::uint32_t sectors;
-  const std::uint8_t* replica_ids;  // sectors x 32
-  std::uint8_t* cur;                // layer being labeled
-  std::uint8_t* prev;               // layer - 1; null for layer 1
-  sector_layout layout;
-  std::uint64_t node_begin = 0;
-  std::uint64_t node_end = ~std::uint64_t{0};  // clamped to nodes
 
   POREPLAB_HD void operator()(std::uint64_t gid) const {
     if (gid >= sectors) return;
     const layer_ref c = sector_view(cur, layout, nodes, sectors, gid);
     const std::uint8_t* id = replica_ids + 32 * gid;
-    const std::uint64_t end = node_end < nodes ? node_end : nodes;
     if constexpr (V == porep_variant::zigzag) {
-      for (std::uint64_t r = node_begin; r < end; ++r) zigzag_encode_node<H>(id, parents + kParents * (r - node_begin), c);
+      for (std::uint64_t r = node_begin; r < end(); ++r) zigzag_encode_node<H>(id, parents + kParents * (r - node_begin), c);
     } else {
       const layer_ref p = sector_view(layer > 1 ? prev : nullptr, layout, nodes, sectors, gid);
-      for (std::uint64_t v = node_begin; v < end; ++v)
+      for (std::uint64_t v = node_begin; v < end(); ++v)
         label_node<H, K>(id, layer, v, parents + kParents * (v - node_begin), c, p);
     }
   }
 };
+
+// One block per sector, latency-oriented (label_pipelined.hpp).
+template <>
+struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::staged>
+    : pipelined_label_layer<false> {
+  static constexpr porep_variant kVariant = porep_variant::sdr;
+  static constexpr label_hash kHash = label_hash::sha256;
+  static constexpr kernel_variant kKernel = kernel_variant::staged;
+};
+
+template <>
+struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::split>
+    : pipelined_label_layer<true> {
+  static constexpr porep_variant kVariant = porep_variant::sdr;
+  static constexpr label_hash kHash = label_hash::sha256;
+  static constexpr kernel_variant kKernel = kernel_variant::split;
+};
+
+// The launch shape of a label kernel for `sectors` sectors: threads per sector, or a
+// block of the kernel's own size per sector (threads_per_block does not apply).
+template <class Kernel>
+grid_dims label_grid(std::uint32_t sectors, std::uint32_t threads_per_block) {
+  if constexpr (block_functor<Kernel>) {
+    if (sectors > kMaxGridBlocks)
+      throw std::length_error("launch of " + std::to_string(sectors) + " blocks, more than a grid holds (2^31 - 1)");
+    return {sectors == 0 ? 1 : sectors, Kernel::kBlockThreads};
+  } else {
+    return cover(sectors, threads_per_block);
+  }
+}
 
 // Copies a layer from one sector layout to another (or the same), one thread per
 // 32-byte label, threads in destination order so that consecutive threads write

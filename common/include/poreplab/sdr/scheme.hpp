@@ -64,25 +64,62 @@ inline label_hash parse_label_hash(std::string_view s) {
 // How the GPU label kernel of Filecoin's scheme (sdr/sha256) reads and walks its parents;
 // every variant computes the same labels. Other schemes have the standard kernel only.
 enum class kernel_variant : std::uint8_t {
-  standard,  // parent labels read byte by byte, the parent-pair loop fully unrolled
-  vec16,     // each 32-byte parent label read as two aligned 16-byte loads
-  rolled,    // the parent-pair loop left rolled: far fewer instructions to fetch
+  standard,  // one thread per sector; parent labels read byte by byte, the parent-pair loop fully unrolled
+  vec16,     // one thread per sector; each 32-byte parent label read as two aligned 16-byte loads
+  rolled,    // one thread per sector; the parent-pair loop left rolled: far fewer instructions to fetch
+  staged,    // one block per sector: a loader warp stages the next node's parents in shared memory
+  split,     // one block per sector: as staged, plus message schedules and the header block computed
+             // a node ahead, so the serial thread runs little more than the rounds (label_pipelined.hpp)
+  automatic, // not a kernel: split for few sectors, standard for many (resolve_kernel)
 };
 
+// The kernels, in enum order (automatic is a choice, not a kernel).
 inline const std::vector<std::string>& kernel_variant_names() {
-  static const std::vector<std::string> v{"standard", "vec16", "rolled"};
+  static const std::vector<std::string> v{"standard", "vec16", "rolled", "staged", "split"};
+  return v;
+}
+
+// What a user may ask for: a kernel or "auto".
+inline const std::vector<std::string>& kernel_choice_names() {
+  static const std::vector<std::string> v{"auto", "standard", "vec16", "rolled", "staged", "split"};
   return v;
 }
 
 inline const char* kernel_variant_name(kernel_variant k) {
-  return k == kernel_variant::vec16 ? "vec16" : k == kernel_variant::rolled ? "rolled" : "standard";
+  switch (k) {
+    case kernel_variant::standard: return "standard";
+    case kernel_variant::vec16: return "vec16";
+    case kernel_variant::rolled: return "rolled";
+    case kernel_variant::staged: return "staged";
+    case kernel_variant::split: return "split";
+    case kernel_variant::automatic: return "auto";
+  }
+  return "?";
 }
 
 inline kernel_variant parse_kernel_variant(std::string_view s) {
-  if (s == "standard") return kernel_variant::standard;
-  if (s == "vec16") return kernel_variant::vec16;
-  if (s == "rolled") return kernel_variant::rolled;
-  throw std::invalid_argument("unknown kernel variant '" + std::string(s) + "' (valid: standard, vec16, rolled)");
+  for (const kernel_variant k : {kernel_variant::automatic, kernel_variant::standard, kernel_variant::vec16,
+                                 kernel_variant::rolled, kernel_variant::staged, kernel_variant::split})
+    if (s == kernel_variant_name(k)) return k;
+  throw std::invalid_argument("unknown kernel variant '" + std::string(s) +
+                              "' (valid: auto, standard, vec16, rolled, staged, split)");
+}
+
+// The sector count up to which `auto` picks the latency design where the device's
+// multiprocessor count is unknown (cuda-emu): an H100 SXM's 132.
+inline constexpr std::uint32_t kDefaultLatencySectors = 132;
+
+// `auto` for a job: the latency design (split) while sectors <= latency_sectors, for
+// Filecoin's scheme; one thread per sector (standard) otherwise. Any other choice stays.
+inline kernel_variant resolve_kernel(kernel_variant k, label_scheme s, std::uint64_t sectors,
+                                     std::uint32_t latency_sectors) {
+  if (k != kernel_variant::automatic) return k;
+  return s.is_filecoin() && sectors <= latency_sectors ? kernel_variant::split : kernel_variant::standard;
+}
+
+// One thread per sector (a block of them shares nothing) or one cooperating block per sector.
+inline constexpr bool is_block_per_sector(kernel_variant k) {
+  return k == kernel_variant::staged || k == kernel_variant::split;
 }
 
 // "sdr/sha256", "zigzag/blake2s", ...

@@ -25,8 +25,9 @@ struct backend_options {
   std::uint64_t launch_nodes = 0;
   // Polled between launches; true stops label() with sdr::label_interrupted.
   std::function<bool()> stop_requested = nullptr;
-  // sdr/sha256: how the label kernel reads parents (the GPU study compares them).
-  sdr::kernel_variant kernel = sdr::kernel_variant::standard;
+  // sdr/sha256: which label kernel design (the GPU study compares them); automatic:
+  // the latency design up to one sector per SM, one thread per sector beyond.
+  sdr::kernel_variant kernel = sdr::kernel_variant::automatic;
 };
 
 // Backend "cuda". Throws std::runtime_error when no CUDA driver or device is usable

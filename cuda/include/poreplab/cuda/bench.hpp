@@ -69,7 +69,8 @@ struct label_timing {
   double end_to_end_s = 0;             // host clock: uploads, launches, every layer in the store
   std::uint64_t label_launches = 0;    // label kernel launches, all layers
   std::uint64_t launch_nodes = 0;      // most nodes per label launch
-  std::uint64_t thread_slots = 0;      // label threads resident at once (occupancy x SMs)
+  std::uint64_t thread_slots = 0;      // sectors labeled at once (occupancy x SMs)
+  std::string kernel;                  // the label kernel variant run ("auto" resolved)
 };
 
 // Labels `job` into `store` like make_cuda_backend(opt)->label() and reports where the

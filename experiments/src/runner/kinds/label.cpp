@@ -100,6 +100,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   const json trust = measurement_json(r);  // named: items() must not outlive it
   for (const auto& [k, v] : trust.items()) m.context[k] = v;
   m.stopped_by = r.stopped_by;
+  if (!r.fastest_run.kernel.empty()) m.context["kernel_used"] = r.fastest_run.kernel;
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
     // GPU points: samples are end to end (uploads, launches, layers back in host memory);
     // the label kernels alone are kept beside them.
