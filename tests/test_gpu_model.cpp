@@ -19,6 +19,7 @@
 #include "records/records.hpp"
 #include "report/run_report.hpp"
 #include "runner/runner.hpp"
+#include "poreplab/sdr/scheme.hpp"
 #include "support.hpp"
 
 using namespace poreplab::gpu_model;
@@ -215,6 +216,71 @@ TEST_CASE("gpu model: an inner loop's trip count comes from its counter", "[gpu-
   CHECK(u.notes.front().find("counted once") != std::string::npos);
 }
 
+// A block kernel's step: the round thread (thread 0) works before the first barrier,
+// the others after it; P3 is decided for them alone (false AND unknown).
+const char* kRolesSass = R"(
+Function : _ZN8poreplab4cuda17run_block_functorINS_3sdr18label_layer_kernelILNS2_13porep_variantE0ELNS2_10label_hashE0ELNS2_14kernel_variantE4EEEEEvT_
+/*0000*/ S2R R0, SR_TID.X ;
+/*0010*/ ISETP.NE.AND P0, PT, R0, RZ, PT ;
+/*0020*/ ISETP.EQ.AND P3, PT, R0, RZ, P2 ;
+/*0030*/ MOV R9, RZ ;
+/*0040*/ @P0 BRA 0x80 ;
+/*0050*/ IADD3 R1, R1, 0x1, RZ ;
+/*0060*/ IADD3 R1, R1, 0x1, RZ ;
+/*0070*/ IADD3 R1, R1, 0x1, RZ ;
+/*0080*/ BAR.SYNC.DEFER_BLOCKING 0x0 ;
+/*0090*/ @P3 BRA 0xb0 ;
+/*00a0*/ IADD3 R2, R2, 0x1, RZ ;
+/*00b0*/ BAR.SYNC.DEFER_BLOCKING 0x0 ;
+/*00c0*/ IADD3 R9, R9, 0x1, RZ ;
+/*00d0*/ ISETP.NE.AND P1, PT, R9, 0x100, PT ;
+/*00e0*/ @P1 BRA 0x40 ;
+/*00f0*/ EXIT ;
+)";
+
+TEST_CASE("gpu model: a block kernel's roles traced by thread index, phases cut at barriers", "[gpu-model]") {
+  const auto f = parse_sass(kRolesSass, "sm_90");
+  REQUIRE(f.size() == 1);
+  CHECK(kernel_label(f[0].name) == "label_layer_kernel<sdr, sha256, split>");
+  const auto l = main_loop(f[0]);
+  REQUIRE(l);
+  auto addresses = [&](const iteration_trace& t) {
+    std::vector<std::uint32_t> v;
+    for (std::size_t i : t.path) v.push_back(f[0].code[i].address);
+    return v;
+  };
+  // The round thread runs its three adds; P3 depends on an unknown predicate for it.
+  const auto round = trace_iteration(f[0], *l, 0u);
+  CHECK(addresses(round) == std::vector<std::uint32_t>{0x40, 0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe0});
+  CHECK_FALSE(round.exact);
+  // A helper skips them and, P3 being false for it whatever P2 is, runs its own add exactly.
+  const auto helper = trace_iteration(f[0], *l, 34u);
+  CHECK(addresses(helper) == std::vector<std::uint32_t>{0x40, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe0});
+  CHECK(helper.exact);
+  // Without a thread index the role branch is a guess.
+  CHECK_FALSE(trace_iteration(f[0], *l).exact);
+
+  const latency_table t = load_latency_table("");
+  const arch_params& a = t.archs.at("sm_90");
+  const auto k = analyze(f[0], a);
+  CHECK(k.block_threads == 96);
+  REQUIRE(k.roles.size() == 3);
+  CHECK(k.roles[0].name == "rounds");
+  REQUIRE(k.phase_cycles.size() == 2);
+  for (const auto& r : k.roles) CHECK(r.phase_cycles.size() == 2);
+  // Phase 0 (the loop control, then up to the first barrier) is the round thread's: 3
+  // dependent adds; phase 1 is the helpers' add. Each phase is its slowest role's.
+  CHECK(k.roles[0].phase_cycles[0] > k.roles[1].phase_cycles[0]);
+  CHECK(k.phase_cycles[0] == k.roles[0].phase_cycles[0]);
+  CHECK(k.phase_cycles[1] == std::max({k.roles[0].phase_cycles[1], k.roles[1].phase_cycles[1], k.roles[2].phase_cycles[1]}));
+  CHECK(k.in_order_cycles == Approx(k.phase_cycles[0] + k.phase_cycles[1] + 2 * a.opcode_cycles.at("BAR")));
+  CHECK(k.warp_instructions == k.roles[0].instructions + k.roles[1].instructions + k.roles[2].instructions);
+  // One sector per 96-thread block: the latency bound counts blocks, not threads.
+  const auto p = predict(k, a, 32);
+  CHECK(p.latency_rate == Approx(p.resident_threads / 96 / (p.single_thread_ns * 1e-9)));
+  CHECK(to_json({k, p, a.device})["roles"].size() == 3);
+}
+
 TEST_CASE("gpu model: kernel names from demangled template arguments", "[gpu-model]") {
   CHECK(kernel_label(demangle("_ZN8poreplab4cuda11run_functorINS_3sdr18label_layer_kernelILNS2_13porep_variantE1ELNS2_"
                               "10label_hashE2EEEEEvT_m")) == "label_layer_kernel<zigzag, blake2b-256>");
@@ -317,6 +383,25 @@ TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
   }
   CHECK(chains > 0);
   CHECK(labels > 0);
+  // Every design of Filecoin's label kernel is there to model; the block-per-sector ones
+  // are traced per role.
+  for (const auto& arch : {std::string("sm_80"), std::string("sm_90")}) {
+    const auto built = embedded_kernel_labels(arch);
+    if (built.empty()) continue;
+    for (const auto& v : poreplab::sdr::kernel_variant_names()) {
+      const std::string label = v == "standard" ? "label_layer_kernel<sdr, sha256>" : "label_layer_kernel<sdr, sha256, " + v + ">";
+      INFO(arch << " " << label);
+      CHECK(std::find(built.begin(), built.end(), label) != built.end());
+      if (!poreplab::sdr::is_block_per_sector(poreplab::sdr::parse_kernel_variant(v))) continue;
+      for (const auto& f : embedded_kernels({arch}, label)) {
+        const auto k = analyze(f, t.archs.at(arch));
+        CHECK(k.block_threads == 96);
+        CHECK(k.roles.size() == 3);
+        CHECK(k.phase_cycles.size() == 2);
+        CHECK(k.warp_instructions > k.instructions);
+      }
+    }
+  }
   const auto rows = run_model(t, {});
   CHECK(rows.size() >= chains + labels);
   CHECK(to_json(rows.front())["modeled"] == true);

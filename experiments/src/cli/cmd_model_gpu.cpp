@@ -94,6 +94,19 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
                 k.bytes_per_iteration, p.critical_path_ns);
     if (k.round_constant_hits) std::printf("; SHA-256 compressions in the trace: %zu", k.round_constant_hits);
     std::printf("\n");
+    if (k.block_threads != 0) {
+      // One block per sector: the node lasts as long as each phase's slowest role.
+      std::printf("      one block of %u threads per sector; %zu warp instructions per node over its roles; phases:",
+                  k.block_threads, k.warp_instructions);
+      for (std::size_t i = 0; i < k.phase_cycles.size(); ++i) std::printf(" %s%.0f", i ? "+ " : "", k.phase_cycles[i]);
+      std::printf(" cycles + a barrier each\n");
+      for (const auto& role : k.roles) {
+        std::printf("        %-9s (thread %3u, %2u lanes): %6zu instr;", role.name.c_str(), role.tid, role.lanes,
+                    role.instructions);
+        for (std::size_t i = 0; i < role.phase_cycles.size(); ++i) std::printf(" phase %zu %.0f cycles", i, role.phase_cycles[i]);
+        std::printf("; %.0f B\n", role.bytes);
+      }
+    }
     if (!k.has_loop) std::printf("      no loop found: the whole kernel counted once\n");
     for (const auto& n : k.notes) std::printf("      note: %s\n", n.c_str());
     if (!k.default_latency_opcodes.empty()) {
@@ -114,8 +127,9 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
   }
   std::printf(
       "\ncolumns: instr = instructions issued per iteration; crit.cyc = longest read-after-write path through one\n"
-      "iteration; inord.cyc = one warp issuing that iteration in order; ns (1 thr) = inord.cyc / clock; resident =\n"
-      "threads the device holds at once; issue/s, latency/s, memory/s = the three bounds on iterations per second;\n"
+      "iteration; inord.cyc = one warp issuing that iteration in order (block kernels: the sum over phases of the\n"
+      "slowest role, plus a barrier each); ns (1 thr) = inord.cyc / clock; resident = threads the device holds at once;\n"
+      "issue/s, latency/s, memory/s = the three bounds on iterations per second;\n"
       "modeled/s = the smallest. All MODELED (docs/cuda-backend.md, \"Latency model\").\n");
   if (!measured.empty() && rows.size())
     std::printf("measured records read: %zu (shown beside the kernels they match)\n", measured.size());

@@ -9,6 +9,7 @@
 
 #include "model/gpu_model_sass.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/sdr/label_pipelined.hpp"
 #include "records/records.hpp"
 #include "util/text.hpp"
 
@@ -19,6 +20,76 @@ using namespace detail;
 
 namespace {
 constexpr std::uint32_t kSha256K0 = 0x428a2f98;
+
+const std::set<std::string>& device_memory_opcodes() {
+  static const std::set<std::string> m = {"LDG", "LD", "STG", "ST", "ATOMG", "RED"};
+  return m;
+}
+
+// "label_layer_kernel<sdr, sha256, split>": one block per sector (label_pipelined.hpp).
+bool is_block_kernel(const std::string& label) {
+  for (const auto& k : sdr::kernel_variant_names())
+    if (sdr::is_block_per_sector(sdr::parse_kernel_variant(k)) && label == "label_layer_kernel<sdr, sha256, " + k + ">")
+      return true;
+  return false;
+}
+
+// Each role of the block kernel traced through one step, cut at its block barriers.
+void analyze_roles(const sass_function& f, const loop_range& loop, const arch_params& a, kernel_analysis& k) {
+  k.block_threads = sdr::kPipelinedThreads;
+  auto latency = [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); };
+  for (const auto& role : sdr::kPipelinedRoles) {
+    role_analysis r;
+    r.name = role.name;
+    r.tid = role.tid;
+    r.lanes = role.lanes;
+    iteration_trace t = trace_iteration(f, loop, role.tid);
+    r.notes = std::move(t.notes);
+    r.exact = t.exact;
+    std::vector<const sass_instruction*> phase;
+    auto close_phase = [&] {
+      r.phase_cycles.push_back(schedule(phase, latency).in_order);
+      phase.clear();
+    };
+    std::vector<const sass_instruction*> seq_head;  // the first phase, kept for the tail
+    for (std::size_t i : t.path) {
+      const sass_instruction& in = f.code[i];
+      phase.push_back(&in);
+      if (device_memory_opcodes().count(in.base)) r.bytes += access_bytes(in) * role.lanes;
+      if (in.base == "BAR") {
+        if (r.phase_cycles.empty()) seq_head = phase;
+        close_phase();
+      }
+    }
+    // What follows the last barrier (the step's loop control) runs before the first.
+    if (!phase.empty() && !r.phase_cycles.empty()) {
+      phase.insert(phase.end(), seq_head.begin(), seq_head.end());
+      r.phase_cycles.front() = schedule(phase, latency).in_order;
+    } else if (!phase.empty()) {
+      close_phase();
+    }
+    r.instructions = t.path.size();
+    k.warp_instructions += r.instructions;
+    k.bytes_per_iteration += r.bytes;
+    k.exact = k.exact && r.exact;
+    for (const auto& n : r.notes) k.notes.push_back(r.name + ": " + n);
+    k.roles.push_back(std::move(r));
+  }
+  // A phase lasts as long as its slowest role; the barrier then releases the block.
+  const double barrier = a.opcode_cycles.count("BAR") ? a.opcode_cycles.at("BAR") : a.default_cycles;
+  std::size_t phases = 0;
+  for (const auto& r : k.roles) phases = std::max(phases, r.phase_cycles.size());
+  k.phase_cycles.assign(phases, 0);
+  for (const auto& r : k.roles)
+    for (std::size_t p = 0; p < r.phase_cycles.size(); ++p) k.phase_cycles[p] = std::max(k.phase_cycles[p], r.phase_cycles[p]);
+  k.in_order_cycles = 0;
+  for (double c : k.phase_cycles) k.in_order_cycles += c + barrier;
+  for (const auto& r : k.roles)
+    if (r.phase_cycles.size() != phases)
+      k.notes.push_back(r.name + ": " + std::to_string(r.phase_cycles.size()) + " phases traced, " +
+                        std::to_string(phases) + " expected");
+}
+
 }  // namespace
 
 // ---- analysis ----
@@ -47,6 +118,14 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
     k.notes.push_back("no loop: the whole kernel is counted once");
     k.exact = false;
   }
+  if (k.has_loop && is_block_kernel(k.label)) {
+    // The plain trace above is the round thread's path without its role resolved; the
+    // roles' traces replace it.
+    k.notes.clear();
+    k.exact = true;
+    analyze_roles(f, *main_loop(f), a, k);
+    path = trace_iteration(f, *main_loop(f), sdr::kRoundThread).path;
+  }
   std::vector<const sass_instruction*> seq;
   seq.reserve(path.size());
   int max_reg = -1;
@@ -61,15 +140,17 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
     seq.push_back(&in);
     ++k.by_opcode[in.base];
     if (!a.opcode_cycles.count(in.base) && !a.opcode_memory.count(in.base)) k.default_latency_opcodes.insert(in.base);
-    static const std::set<std::string> device_memory = {"LDG", "LD", "STG", "ST", "ATOMG", "RED"};
-    if (device_memory.count(in.base)) k.bytes_per_iteration += access_bytes(in);
+    if (k.block_threads == 0 && device_memory_opcodes().count(in.base)) k.bytes_per_iteration += access_bytes(in);
     for (const auto& op : in.operands)
       if (auto v = parse_number(op); v && static_cast<std::uint32_t>(*v) == kSha256K0) ++k.round_constant_hits;
   }
   k.instructions = seq.size();
   const auto s = schedule(seq, [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); });
   k.critical_path_cycles = s.critical_path;
-  k.in_order_cycles = s.in_order;
+  if (k.block_threads == 0) {
+    k.in_order_cycles = s.in_order;
+    k.warp_instructions = k.instructions;
+  }
   if (f.registers > 0) {
     k.registers = f.registers;
     k.registers_source = "cuobjdump -res-usage";
@@ -91,7 +172,10 @@ prediction predict(const kernel_analysis& k, const arch_params& a, unsigned thre
   p.critical_path_ns = k.critical_path_cycles / hz * 1e9;
   // Residency per SM: blocks limited by threads, the block cap and registers (allocated
   // per warp in units of register_allocation_unit).
-  const double warps_per_block = threads_per_block / 32.0;
+  // A block kernel has its own block size and labels one sector per block.
+  if (k.block_threads != 0) threads_per_block = k.block_threads;
+  const double sectors_per_thread = k.block_threads != 0 ? 1.0 / k.block_threads : 1.0;
+  const double warps_per_block = std::ceil(threads_per_block / 32.0);
   const double by_threads = std::floor(a.max_threads_per_sm / threads_per_block);
   double by_regs = std::numeric_limits<double>::infinity();
   if (k.registers > 0) {
@@ -101,9 +185,11 @@ prediction predict(const kernel_analysis& k, const arch_params& a, unsigned thre
   double blocks = std::min({by_threads, a.max_blocks_per_sm, by_regs});
   p.resident_limit = blocks == by_regs ? "registers" : blocks == a.max_blocks_per_sm ? "blocks per SM" : "threads per SM";
   p.resident_threads = blocks * threads_per_block * a.sm_count;
-  p.issue_rate = a.sm_count * a.schedulers_per_sm * a.issue_per_scheduler * 32.0 * hz /
-                 std::max(1.0, static_cast<double>(k.instructions));
-  p.latency_rate = p.single_thread_ns > 0 ? p.resident_threads / (p.single_thread_ns * 1e-9) : 0;
+  // Warp instructions per node: a thread-per-sector warp serves 32 sectors at once.
+  const double per_node = k.block_threads != 0 ? static_cast<double>(k.warp_instructions)
+                                               : static_cast<double>(k.instructions) / 32.0;
+  p.issue_rate = a.sm_count * a.schedulers_per_sm * a.issue_per_scheduler * hz / std::max(1.0 / 32.0, per_node);
+  p.latency_rate = p.single_thread_ns > 0 ? p.resident_threads * sectors_per_thread / (p.single_thread_ns * 1e-9) : 0;
   p.memory_rate = k.bytes_per_iteration > 0 ? a.hbm_gb_per_s * 1e9 / k.bytes_per_iteration
                                             : std::numeric_limits<double>::infinity();
   p.rate = std::min({p.issue_rate, p.latency_rate, p.memory_rate});
@@ -206,6 +292,10 @@ json to_json(const model_row& r) {
   auto finite = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json by = json::object();
   for (const auto& [op, n] : k.by_opcode) by[op] = n;
+  json roles = json::array();
+  for (const auto& role : k.roles)
+    roles.push_back({{"role", role.name}, {"tid", role.tid}, {"lanes", role.lanes}, {"instructions", role.instructions},
+                     {"phase_cycles", role.phase_cycles}, {"bytes", role.bytes}, {"trace_exact", role.exact}});
   return {{"modeled", true},
           {"arch", k.arch},
           {"device", r.device},
@@ -235,7 +325,11 @@ json to_json(const model_row& r) {
           {"latency_bound_per_s", finite(p.latency_rate)},
           {"memory_bound_per_s", finite(p.memory_rate)},
           {"rate_per_s", finite(p.rate)},
-          {"bound", p.bound}};
+          {"bound", p.bound},
+          {"block_threads", k.block_threads},
+          {"warp_instructions_per_iteration", k.warp_instructions},
+          {"phase_cycles", k.phase_cycles},
+          {"roles", roles}};
 }
 
 // ---- measured records ----

@@ -87,7 +87,10 @@ struct iteration_trace {
   std::vector<std::string> notes;  // what was assumed
   bool exact = true;               // no branch needed a guess
 };
-iteration_trace trace_iteration(const sass_function& f, const loop_range& loop);
+// With `tid`, the trace follows the thread of that index in block 0: branches on the
+// thread index (roles of a block kernel) are resolved, from the code before the loop on.
+iteration_trace trace_iteration(const sass_function& f, const loop_range& loop,
+                                std::optional<std::uint32_t> tid = std::nullopt);
 
 // ---- latency table ----
 
@@ -133,6 +136,18 @@ struct schedule_result {
 template <class Latency>
 schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency);
 
+// One role of a block kernel (label_pipelined.hpp): the traced thread's issue per phase
+// (the stretches between block barriers) of one step.
+struct role_analysis {
+  std::string name;
+  std::uint32_t tid = 0, lanes = 1;     // traced thread; active lanes of its warp
+  std::size_t instructions = 0;         // issued per step by its warp
+  std::vector<double> phase_cycles;     // in-order cycles of each phase
+  double bytes = 0;                     // global loads and stores of the warp per step
+  std::vector<std::string> notes;
+  bool exact = true;
+};
+
 struct kernel_analysis {
   std::string arch, label, mangled, name;
   std::string unit;  // "node" (label kernels) or "compression" (chain kernels)
@@ -150,6 +165,12 @@ struct kernel_analysis {
   std::vector<std::string> notes;
   std::set<std::string> default_latency_opcodes;  // took the table's default latency
   bool exact = true;
+  // Block kernels: one block per sector; a step's phases each last as long as their
+  // slowest role, plus a barrier. in_order_cycles is then the step (one node).
+  std::uint32_t block_threads = 0;  // 0: one thread per sector
+  std::vector<role_analysis> roles;
+  std::vector<double> phase_cycles;  // the slowest role's, per phase
+  std::size_t warp_instructions = 0;  // issued per node by all the block's warps
 };
 
 kernel_analysis analyze(const sass_function& f, const arch_params& a, const std::string& load_level = {});

@@ -52,8 +52,24 @@ namespace {
 
 // Constants known during the walk of one iteration: inner-loop counters and the
 // predicates computed from them.
+// The comparison of an ISETP, when both operands are known.
+std::optional<bool> compare(const sass_instruction& in, std::optional<std::uint32_t> x, std::optional<std::uint32_t> y) {
+  if (!x || !y) return std::nullopt;
+  const bool u = has_modifier(in, "U32");
+  const auto sx = static_cast<std::int32_t>(*x), sy = static_cast<std::int32_t>(*y);
+  if (has_modifier(in, "LT")) return u ? *x < *y : sx < sy;
+  if (has_modifier(in, "LE")) return u ? *x <= *y : sx <= sy;
+  if (has_modifier(in, "GT")) return u ? *x > *y : sx > sy;
+  if (has_modifier(in, "GE")) return u ? *x >= *y : sx >= sy;
+  if (has_modifier(in, "EQ")) return *x == *y;
+  if (has_modifier(in, "NE")) return *x != *y;
+  return std::nullopt;
+}
+
 class constant_state {
  public:
+  explicit constant_state(std::optional<std::uint32_t> tid = std::nullopt) : tid_(tid) {}
+
   std::optional<std::uint32_t> value(const std::string& op) const {
     std::string_view s = op;
     bool negate = false, invert = false;
@@ -158,24 +174,18 @@ class constant_state {
       const auto p = pred(op[3]);
       if (p) set(op[0], *p ? val(1) : val(2));
     } else if ((b == "ISETP" || b == "UISETP") && op.size() == 5 && !has_modifier(in, "EX")) {
-      const auto x = val(2), y = val(3);
+      const auto r = compare(in, val(2), val(3));
       const auto c = pred(op[4]);
-      if (x && y && c) {
-        const bool u = has_modifier(in, "U32");
-        const auto sx = static_cast<std::int32_t>(*x), sy = static_cast<std::int32_t>(*y);
-        bool r = false;
-        if (has_modifier(in, "LT")) r = u ? *x < *y : sx < sy;
-        else if (has_modifier(in, "LE")) r = u ? *x <= *y : sx <= sy;
-        else if (has_modifier(in, "GT")) r = u ? *x > *y : sx > sy;
-        else if (has_modifier(in, "GE")) r = u ? *x >= *y : sx >= sy;
-        else if (has_modifier(in, "EQ")) r = *x == *y;
-        else if (has_modifier(in, "NE")) r = *x != *y;
-        else return;
-        if (has_modifier(in, "AND")) r = r && *c;
-        else if (has_modifier(in, "OR")) r = r || *c;
-        else if (has_modifier(in, "XOR")) r = r != *c;
-        set_predicate(op[0], r);
-      }
+      const bool conj = has_modifier(in, "AND"), disj = has_modifier(in, "OR");
+      // Either side may decide alone: false AND anything, true OR anything.
+      for (const auto& side : {r, c})
+        if (side && ((conj && !*side) || (disj && *side))) {
+          set_predicate(op[0], *side);
+          return;
+        }
+      const bool exclusive = has_modifier(in, "XOR");
+      if (!conj && !disj && !exclusive) set_predicate(op[0], r);
+      else if (r && c) set_predicate(op[0], conj ? (*r && *c) : disj ? (*r || *c) : (*r != *c));
     } else if ((b == "PLOP3" || b == "UPLOP3") && op.size() == 7) {
       const auto a = pred(op[2]), bb = pred(op[3]), c = pred(op[4]);
       const auto lut = val(5), lut2 = val(6);
@@ -186,17 +196,23 @@ class constant_state {
       }
     } else if (b == "CS2R" && op.size() == 2 && op[1] == "SRZ") {
       for (int k : in.dests) regs_[k] = 0;
+    } else if ((b == "S2R" || b == "S2UR") && op.size() == 2 && tid_) {
+      // The traced thread: its index in the block, in block 0.
+      if (op[1] == "SR_TID.X") set(op[0], *tid_);
+      else if (op[1] == "SR_TID.Y" || op[1] == "SR_TID.Z" || op[1] == "SR_CTAID.X") set(op[0], 0u);
+      else if (op[1] == "SR_LANEID") set(op[0], *tid_ % 32);
     }
   }
 
  private:
+  std::optional<std::uint32_t> tid_;
   std::map<int, std::uint32_t> regs_;
   std::map<int, bool> preds_;
 };
 
 }  // namespace
 
-iteration_trace trace_iteration(const sass_function& f, const loop_range& loop) {
+iteration_trace trace_iteration(const sass_function& f, const loop_range& loop, std::optional<std::uint32_t> tid) {
   iteration_trace t;
   const auto at = address_index(f);
   const auto loops = find_loops(f);
@@ -229,7 +245,12 @@ iteration_trace trace_iteration(const sass_function& f, const loop_range& loop) 
     return else_size > then_size;
   };
 
-  constant_state k;
+  constant_state k(tid);
+  if (tid) {
+    // What the code before the loop computes from the thread index (role predicates,
+    // lane numbers) holds at the loop head; anything else is unknown there.
+    for (std::size_t i = 0; i < loop.head; ++i) k.apply(f.code[i]);
+  }
   std::vector<std::size_t> calls;
   std::size_t pc = loop.head;
   while (true) {
