@@ -27,10 +27,6 @@ namespace poreplab::sdr {
 // the labels are the same. The block-per-sector variants are specialised below.
 template <porep_variant V, label_hash H, kernel_variant K = kernel_variant::standard>
 struct label_layer_kernel : label_layer_args {
-  static constexpr porep_variant kVariant = V;
-  static constexpr label_hash kHash = H;
-  static constexpr kernel_variant kKernel = K;
-
   POREPLAB_HD void operator()(std::uint64_t gid) const {
     if (gid >= sectors) return;
     const layer_ref c = sector_view(cur, layout, nodes, sectors, gid);
@@ -47,20 +43,9 @@ struct label_layer_kernel : label_layer_args {
 
 // One block per sector, latency-oriented (label_pipelined.hpp).
 template <>
-struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::staged>
-    : pipelined_label_layer<false> {
-  static constexpr porep_variant kVariant = porep_variant::sdr;
-  static constexpr label_hash kHash = label_hash::sha256;
-  static constexpr kernel_variant kKernel = kernel_variant::staged;
-};
-
+struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::staged> : pipelined_label_layer<false> {};
 template <>
-struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::split>
-    : pipelined_label_layer<true> {
-  static constexpr porep_variant kVariant = porep_variant::sdr;
-  static constexpr label_hash kHash = label_hash::sha256;
-  static constexpr kernel_variant kKernel = kernel_variant::split;
-};
+struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::split> : pipelined_label_layer<true> {};
 
 // The launch shape of a label kernel for `sectors` sectors: threads per sector, or a
 // block of the kernel's own size per sector (threads_per_block does not apply).
