@@ -100,7 +100,8 @@ def used_engines(points):
 
 def series_name(points, vary):
     """Legend text of a series: backend, the engine (for auto, the one it chose when
-    that is one), the GPU for cuda, and the axes that differ between the series."""
+    that is one), the label kernel of cuda and cuda-emu (likewise), the GPU for cuda,
+    and the axes that differ between the series."""
     p = points[0]
     axes = p["axes"]
     backend = axes.get("backend") or p["kind"]
@@ -112,12 +113,19 @@ def series_name(points, vary):
             name += " auto" + (" (%s)" % used[0] if len(used) == 1 else "")
         else:
             name += " " + engine
+    if backend in ("cuda", "cuda-emu"):
+        kernel = axes.get("kernel") or "auto"
+        used = sorted({q.get("context", {}).get("kernel_used") for q in points if q.get("context", {}).get("kernel_used")})
+        if kernel == "auto":
+            name += " kernel auto" + (" (%s)" % used[0] if len(used) == 1 else "")
+        else:
+            name += " kernel " + kernel
     if backend == "cuda":
         dev = p.get("context", {}).get("device")
         if dev:
             name += " on " + dev
     extra = ["%s=%s" % (k, axis_value_text(k, axes[k])) for k in vary
-             if k not in ("backend", "engine") and axes.get(k) is not None]
+             if k not in ("backend", "engine", "kernel") and axes.get(k) is not None]
     return name + (", " + ", ".join(extra) if extra else "")
 
 
