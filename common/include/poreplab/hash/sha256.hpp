@@ -52,7 +52,13 @@ POREPLAB_HD void round(round_state& s, std::uint32_t wk) {
   const std::uint32_t sigma0 = rotr32(s.a, 2) ^ rotr32(s.a, 13) ^ rotr32(s.a, 22);
   const std::uint32_t maj = (s.a & s.b) ^ (s.a & s.c) ^ (s.b & s.c);
   const std::uint32_t e = sigma1 + ch + hkd;
+#if defined(__CUDA_ARCH__)
+  // One add after e: the compiler would otherwise fold Maj and d into an add on e first.
+  std::uint32_t a;
+  asm("add.u32 %0, %1, %2;" : "=r"(a) : "r"(e), "r"(sigma0 + maj - s.d));
+#else
   const std::uint32_t a = e + (sigma0 + maj - s.d);
+#endif
   s.h = s.g; s.g = s.f; s.f = s.e; s.e = e; s.d = s.c; s.c = s.b; s.b = s.a; s.a = a;
 }
 
