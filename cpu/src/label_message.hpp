@@ -8,7 +8,8 @@
 //   blake2_message        one sector, the message gathered into an aligned buffer (the
 //                         BLAKE2 engines take contiguous blocks); also the BLAKE2 floor's
 //   fetch_short(v) / fetch(v, row, at)  set up node v's message (its row: the table's)
-//   hash(e, short_message, out)         out[32 * lane] = mask(H(message)) for every lane
+//   hash(e, short_message)              compress it, every lane
+//   digest(lane, out)                   out[0..32) = mask(H(message)) of that lane
 //
 // Messages (docs/spec/sdr.md section 5, docs/spec/r2-zigzag.md):
 //   sdr    regular node: header(64) || 37 parent labels           = 1248 bytes
@@ -172,7 +173,7 @@ class sha256_lane_messages {
     }
   }
 
-  [[gnu::always_inline]] void hash(const engine& e, bool short_message, std::uint8_t* out) {
+  [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
     std::uint32_t* state = state_.data();
     for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
     if (!short_message) {
@@ -183,10 +184,10 @@ class sha256_lane_messages {
     } else {
       e.sha256(state, short_rows_.data(), short_tail::kBlocks, lanes_);
     }
-    for (std::uint32_t j = 0; j < lanes_; ++j) {
-      sha256::store_digest(state + 8 * j, out + 32ull * j);
-      out[32ull * j + 31] &= 0x3f;
-    }
+  }
+  [[gnu::always_inline]] void digest(std::uint32_t lane, std::uint8_t* out) const {
+    sha256::store_digest(state_.data() + 8 * lane, out);
+    out[31] &= 0x3f;
   }
 
  private:
@@ -245,27 +246,33 @@ struct blake2_message {
     at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) { std::memcpy(dst + 32 * k, p, 32); });
   }
 
-  [[gnu::always_inline]] void hash(const engine& e, bool short_message, std::uint8_t* out) const {
+  [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
     if (short_message)
-      digest<kShortBytes>(e, short_msg, out);
+      compress<kShortBytes>(e, short_msg);
     else
-      digest<kBytes>(e, msg, out);
+      compress<kBytes>(e, msg);
+  }
+  [[gnu::always_inline]] void digest(std::uint32_t, std::uint8_t* out) const {
+    if constexpr (H == sdr::label_hash::blake2s)
+      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h_[i]);
+    else
+      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h_[i]);
+    out[31] &= 0x3f;
   }
 
+ private:
+  using word = std::conditional_t<H == sdr::label_hash::blake2s, std::uint32_t, std::uint64_t>;
+  word h_[8] = {};
+
   template <std::uint64_t Len>
-  static void digest(const engine& e, const std::uint8_t* buf, std::uint8_t* out) {
+  void compress(const engine& e, const std::uint8_t* buf) {
     if constexpr (H == sdr::label_hash::blake2s) {
-      std::uint32_t h[8];
-      blake2s::init_state(h, 32, 0);
-      blake2_blocks<64, Len>(e.blake2s, h, buf);
-      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
+      blake2s::init_state(h_, 32, 0);
+      blake2_blocks<64, Len>(e.blake2s, h_, buf);
     } else {
-      std::uint64_t h[8];
-      blake2b::init_state(h, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
-      blake2_blocks<128, Len>(e.blake2b, h, buf);
-      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);
+      blake2b::init_state(h_, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
+      blake2_blocks<128, Len>(e.blake2b, h_, buf);
     }
-    out[31] &= 0x3f;
   }
 
   // Whole blocks with counters B, 2B, ...; a short last block (zero-padded in the

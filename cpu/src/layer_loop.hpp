@@ -63,7 +63,7 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   constexpr bool kSdr = V == sdr::porep_variant::sdr;
   label_message<V, H> m(at, opt);
   const std::uint32_t lanes = m.lanes();
-  std::vector<std::uint8_t> keys(kSdr ? 0 : 32ull * lanes);  // zigzag: hashed, then added to the nodes
+  std::vector<std::uint8_t> keys(Timed && !kSdr ? 32ull * lanes : 0);  // timed zigzag: the add timed apart
   const std::uint64_t pd = opt.prefetch_distance;
   const field_encoding encoding = opt.encoding;
   const std::uint32_t read_words = at.read_words();
@@ -88,16 +88,31 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
     else
       m.fetch(i, row, at);
     [[maybe_unused]] const std::uint64_t t1 = clock.now();
-    m.hash(e, short_message, kSdr ? at.cur + i * at.stride : keys.data());
+    m.hash(e, short_message);
+    if constexpr (kSdr) {
+      std::uint8_t* out = at.cur + i * at.stride;
+      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+    } else if constexpr (!Timed) {
+      // The key goes from the digest straight into the add: a local the compiler keeps in
+      // registers (through memory, its byte stores would stall the add's word loads).
+      std::uint8_t* node = at.cur + row[0] * at.stride;
+      for (std::uint32_t j = 0; j < lanes; ++j) {
+        alignas(32) std::uint8_t key[32];
+        m.digest(j, key);
+        add_key(encoding, node + 32ull * j, key);
+      }
+    } else {
+      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, keys.data() + 32ull * j);
+    }
     [[maybe_unused]] const std::uint64_t t2 = clock.now();
     if constexpr (Timed) {
       ticks.fetch += t1 - t0;
       ticks.hash += t2 - t1;
-    }
-    if constexpr (!kSdr) {
-      std::uint8_t* node = at.cur + row[0] * at.stride;
-      for (std::uint32_t j = 0; j < lanes; ++j) add_key(encoding, node + 32ull * j, keys.data() + 32ull * j);
-      if constexpr (Timed) ticks.encode += clock.now() - t2;
+      if constexpr (!kSdr) {
+        std::uint8_t* node = at.cur + row[0] * at.stride;
+        for (std::uint32_t j = 0; j < lanes; ++j) add_key(encoding, node + 32ull * j, keys.data() + 32ull * j);
+        ticks.encode += clock.now() - t2;
+      }
     }
   }
 }
