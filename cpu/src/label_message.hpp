@@ -96,6 +96,7 @@ struct lane_layer {
       // Each parent once (words 1..13); locals, as the copies f makes may alias this object.
       const std::uint8_t* const layer_lane = cur;
       const std::uint64_t node_stride = stride;
+#pragma GCC unroll 13
       for (std::uint32_t k = 0; k < message_layout<V>::kParentChunks; ++k) f(k, layer_lane + r[k + 1] * node_stride);
     } else if (layer == 1) {
       sdr_parent_chunks<sdr::kBaseDegree>(r, f);
@@ -159,8 +160,10 @@ class sha256_lane_messages {
     set_node(v);
     // Locals: the byte copies below may alias any member, which would reload them.
     const std::uint32_t lanes = lanes_;
-    if (gather_) {
-      std::uint8_t* const copies = copies_;
+    std::uint8_t* const copies = copies_;
+    if (gather_ && lanes == 1) {  // the profile's case: one contiguous message, one copy a chunk
+      at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) { std::memcpy(copies + 32 * k, p, 32); });
+    } else if (gather_) {
       at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) {
         for (std::uint32_t j = 0; j < lanes; ++j)
           std::memcpy(copies + 32 * (j * layout::kParentChunks + k), p + 32ull * j, 32);
