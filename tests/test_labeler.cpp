@@ -45,6 +45,13 @@ constexpr sdr::label_hash kHashes[] = {sdr::label_hash::sha256, sdr::label_hash:
                                        sdr::label_hash::blake2b_256};
 constexpr sdr::porep_variant kVariants[] = {sdr::porep_variant::sdr, sdr::porep_variant::zigzag};
 
+std::vector<sdr::label_scheme> all_schemes() {
+  std::vector<sdr::label_scheme> s;
+  for (auto v : kVariants)
+    for (auto h : kHashes) s.push_back({v, h});
+  return s;
+}
+
 // A job of any scheme on a small graph (as tests/test_variants.cpp builds them).
 struct scheme_job {
   std::vector<std::uint32_t> table;
@@ -181,11 +188,7 @@ TEST_CASE("labeling floor runs every scheme's compressions", "[labeler][variants
 }
 
 TEST_CASE("replication profile: verified, shares of one, overhead reported", "[labeler][profile]") {
-  const sdr::label_scheme schemes[] = {{sdr::porep_variant::sdr, sdr::label_hash::sha256},
-                                       {sdr::porep_variant::zigzag, sdr::label_hash::blake2s},
-                                       {sdr::porep_variant::zigzag, sdr::label_hash::sha256},
-                                       {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256}};
-  for (const auto& scheme : schemes) {
+  for (const auto scheme : all_schemes()) {
     INFO(sdr::scheme_name(scheme));
     const bool zigzag = scheme.variant == sdr::porep_variant::zigzag;
     for (std::uint32_t sectors : {1u, 2u}) {

@@ -1,134 +1,281 @@
 #pragma once
-// Private to poreplab_cpu: one node's key-derivation message gathered into an aligned
-// buffer, and its digest through an engine of the scheme's hash. Used by the cpu
-// backend's BLAKE2 paths (the BLAKE2 engines take contiguous blocks), by the BLAKE2
-// floor, and by the replication profile (profile.cpp), whose "fetch" phase is exactly
-// the gather below. The SHA-256 labeling paths do not use it: they hand the engine
-// pointers to the chunks where they lie, or with assembly gather copy them into
-// per-lane buffers of their own (labeler.cpp).
+// Private to poreplab_cpu: where a layer loop's sectors and parents lie (lane_layer), and
+// the two ways a node's key-derivation message reaches an engine, behind one interface
+// that the layer loop (layer_loop.hpp) drives:
+//   sha256_lane_messages  a group of sectors in the lanes of a SHA-256 engine: the engine
+//                         gets pointers to the 32-byte chunks where they lie (in place),
+//                         or to per-lane copies (assembly gather)
+//   blake2_message        one sector, the message gathered into an aligned buffer (the
+//                         BLAKE2 engines take contiguous blocks); also the BLAKE2 floor's
+//   fetch_short(v) / fetch(v, row, at)  set up node v's message (its row: the table's)
+//   hash(e, short_message)              compress it, every lane
+//   digest(lane, out)                   out[0..32) = mask(H(message)) of that lane
 //
 // Messages (docs/spec/sdr.md section 5, docs/spec/r2-zigzag.md):
 //   sdr    regular node: header(64) || 37 parent labels           = 1248 bytes
 //          node 0:       header(64)                                 =   64 bytes
 //   zigzag regular node: replica_id(32) || 5 base || 8 expander    =  448 bytes
 //          a direction's first node: replica_id(32)                 =   32 bytes
-// Padding: SHA-256 appends 0x80 and the 64-bit bit length (a constant tail, written
-// once); BLAKE2 zero-pads the last block (the tail past the message stays zero) and
-// compresses it with the counter t = message length and the final flag.
+// Padding: SHA-256 appends constant chunks (sha256_padding.hpp); BLAKE2 zero-pads the
+// last block (the tail past the message stays zero) and compresses it with the counter
+// t = message length and the final flag.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/bytes.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/sdr/zigzag.hpp"
+#include "sha256_padding.hpp"
 
 namespace poreplab::cpu::detail {
 
-inline void prefetch_read(const void* p) { __builtin_prefetch(p, 0, 3); }
-inline void prefetch_write(const void* p) { __builtin_prefetch(p, 1, 3); }
+// A message's 32-byte chunks: those before the parents, the parents', the short message's.
+template <sdr::porep_variant V>
+struct message_layout {
+  static constexpr bool kSdr = V == sdr::porep_variant::sdr;
+  static constexpr std::size_t kLeadChunks = kSdr ? 2 : 1;  // sdr: the header; zigzag: replica_id
+  static constexpr std::size_t kParentChunks = kSdr ? sdr::kParentBlocks : sdr::kZigzagRowWords - 1;
+  static constexpr std::uint64_t kBytes = sdr::message_bytes(V);
+  static constexpr std::uint64_t kShortBytes = 32 * kLeadChunks;
+  static_assert(kBytes == 32 * (kLeadChunks + kParentChunks));
+};
 
-template <sdr::porep_variant V, sdr::label_hash H>
-struct node_message {
-  static constexpr bool kSha = H == sdr::label_hash::sha256;
-  static constexpr std::size_t kBlock = H == sdr::label_hash::blake2b_256 ? 128 : 64;
-  static constexpr std::uint64_t kBytes = sdr::message_bytes(V);                   // 1248 | 448
-  static constexpr std::uint64_t kShortBytes = V == sdr::porep_variant::sdr ? 64 : 32;
-  static constexpr std::size_t padded(std::uint64_t bytes) {
-    return kSha ? static_cast<std::size_t>((bytes + 8) / 64 * 64 + 64)
-                : static_cast<std::size_t>((bytes + kBlock - 1) / kBlock * kBlock);
+// Sectors [first, first + lanes) of one layer, node-major (node v of sector s at
+// 32 * (v * sectors + s)), and the table rows of the nodes (sdr) or rows (zigzag)
+// [begin, end) the loop labels.
+template <sdr::porep_variant V>
+struct lane_layer {
+  static constexpr bool kSdr = V == sdr::porep_variant::sdr;
+  std::uint32_t layer, first, lanes;
+  std::uint64_t stride;              // 32 x sectors
+  std::uint8_t* cur;                 // sector `first` of the layer
+  const std::uint8_t* prev;          // sdr: of layer - 1 (null for layer 1)
+  const std::uint8_t* replica_ids;   // sector `first`'s
+  std::uint64_t begin, end;
+  const std::uint32_t* rows;         // the row of `begin`
+
+  lane_layer(const sdr::label_job& job, std::uint32_t l, const sdr::layer_inputs& in, std::uint32_t first_sector,
+             std::uint32_t lane_count)
+      : layer(l),
+        first(first_sector),
+        lanes(lane_count),
+        stride(32ull * job.sectors),
+        cur(in.cur + 32ull * first_sector),
+        prev(in.prev != nullptr ? in.prev + 32ull * first_sector : nullptr),
+        replica_ids(job.replica_ids + 32ull * first_sector),
+        begin(kSdr ? job.node_begin() : 0),
+        end(kSdr ? job.node_end() : job.nodes),
+        rows(kSdr ? job.row(begin) : in.rows) {}
+
+  const std::uint32_t* row(std::uint64_t i) const { return rows + sdr::kParents * (i - begin); }
+
+  // Words of a row whose labels are read: sdr layer 1 has no expander parents; a zigzag
+  // row is the node itself (updated in place) and its 13 parents.
+  std::uint32_t read_words() const { return kSdr && layer == 1 ? sdr::kBaseDegree : sdr::kParents; }
+  // Lane 0's label of word k of a row. SDR base parents are in this layer, expander
+  // parents in the previous one; zigzag reads every word from the layer it encodes.
+  const std::uint8_t* word(const std::uint32_t* r, std::uint32_t k) const {
+    if constexpr (kSdr) return (k < sdr::kBaseDegree ? cur : prev) + r[k] * stride;
+    return cur + r[k] * stride;
   }
-  static constexpr std::size_t kBufBytes = padded(kBytes);
-  static constexpr std::size_t kShortBufBytes = padded(kShortBytes);
-  static_assert(!kSha || kBufBytes / 64 == 20 || kBufBytes / 64 == 8);
 
-  alignas(64) std::uint8_t msg[kBufBytes] = {};
-  alignas(64) std::uint8_t short_msg[kShortBufBytes] = {};
-  // SHA-256: the engine's chunk pointers, into msg / short_msg (one lane).
-  const std::uint8_t* ptrs[kSha ? kBufBytes / 32 : 1] = {};
-  const std::uint8_t* short_ptrs[kSha ? kShortBufBytes / 32 : 1] = {};
-
-  node_message() {
-    if constexpr (kSha) {
-      msg[kBytes] = 0x80;
-      store_be64(msg + kBufBytes - 8, kBytes * 8);
-      short_msg[kShortBytes] = 0x80;
-      store_be64(short_msg + kShortBufBytes - 8, kShortBytes * 8);
-      for (std::size_t k = 0; k < kBufBytes / 32; ++k) ptrs[k] = msg + 32 * k;
-      for (std::size_t k = 0; k < kShortBufBytes / 32; ++k) short_ptrs[k] = short_msg + 32 * k;
-    }
-  }
-  node_message(const node_message&) = delete;
-  node_message& operator=(const node_message&) = delete;
-
-  // ---- gather (the "parent fetch") ----
-
-  // sdr: the header of (replica_id, layer); the node field is set per node.
-  void sdr_begin(const std::uint8_t* replica_id, std::uint32_t layer) {
-    std::memcpy(msg, replica_id, 32);
-    std::memset(msg + 32, 0, 32);
-    store_be32(msg + 32, layer);
-  }
-  // sdr node 0: its message is the header alone.
-  void sdr_gather_first() {
-    store_be64(msg + 36, 0);
-    std::memcpy(short_msg, msg, 64);
-  }
-  // sdr node v > 0: header || 37 parents (base ones from cur, expander from prev).
-  void sdr_gather(std::uint32_t layer, std::uint64_t v, const std::uint32_t* par, const std::uint8_t* cur,
-                  const std::uint8_t* prev, std::uint64_t stride) {
-    store_be64(msg + 36, v);
-    std::uint8_t* dst = msg + 64;
-    if (layer == 1) {
-      const std::uint8_t* p[sdr::kBaseDegree];
-      for (std::uint32_t k = 0; k < sdr::kBaseDegree; ++k) p[k] = cur + par[k] * stride;
-      for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) std::memcpy(dst + 32 * k, p[k % sdr::kBaseDegree], 32);
+  // f(k, lane 0's chunk) for the message's parent chunks k = 0, 1, ... in order.
+  template <class F>
+  [[gnu::always_inline]] void for_each_parent_chunk(const std::uint32_t* r, F&& f) const {
+    if constexpr (!kSdr) {
+      // Each parent once (words 1..13); locals, as the copies f makes may alias this object.
+      const std::uint8_t* const layer_lane = cur;
+      const std::uint64_t node_stride = stride;
+#pragma GCC unroll 13
+      for (std::uint32_t k = 0; k < message_layout<V>::kParentChunks; ++k) f(k, layer_lane + r[k + 1] * node_stride);
+    } else if (layer == 1) {
+      sdr_parent_chunks<sdr::kBaseDegree>(r, f);
     } else {
-      const std::uint8_t* p[sdr::kParents];
-      for (std::uint32_t k = 0; k < sdr::kParents; ++k) p[k] = (k < sdr::kBaseDegree ? cur : prev) + par[k] * stride;
-      for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) std::memcpy(dst + 32 * k, p[k % sdr::kParents], 32);
+      sdr_parent_chunks<sdr::kParents>(r, f);
     }
   }
 
-  // zigzag: replica_id leads every message of the sector.
-  void zigzag_begin(const std::uint8_t* replica_id) {
-    std::memcpy(msg, replica_id, 32);
-    std::memcpy(short_msg, replica_id, 32);
+ private:
+  // The N parents' labels first, then the 37 chunks cycling through them (sdr::parent_slot).
+  template <std::uint32_t N, class F>
+  [[gnu::always_inline]] void sdr_parent_chunks(const std::uint32_t* r, F& f) const {
+    const std::uint8_t* p[N];
+    for (std::uint32_t k = 0; k < N; ++k) p[k] = word(r, k);
+#pragma GCC unroll 37  // constant slots: no k % N per chunk
+    for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) f(k, p[k % N]);
   }
-  // zigzag row [node, 5 base, 8 expander]: the 13 parents' current values.
-  void zigzag_gather(const std::uint32_t* row, const std::uint8_t* buf, std::uint64_t stride) {
-    for (std::uint32_t k = 1; k < sdr::kZigzagRowWords; ++k) std::memcpy(msg + 32 * k, buf + row[k] * stride, 32);
+};
+
+// A group of sectors in a SHA-256 engine's lanes: chunk row r of lane j is
+// rows[r * lanes + j]. The lead chunks (replica_id, sdr's header) and the padding are
+// pointed at once; the parents' rows are rewritten per node (in place) or point at
+// per-lane buffers the parents are copied into (gather).
+template <sdr::porep_variant V>
+class sha256_lane_messages {
+  using layout = message_layout<V>;
+  using tail = sha256_tail<layout::kBytes>;
+  using short_tail = sha256_tail<layout::kShortBytes>;
+  static constexpr std::size_t kRows = layout::kLeadChunks + layout::kParentChunks + tail::kChunks;
+  static constexpr std::size_t kShortRows = layout::kLeadChunks + short_tail::kChunks;
+
+ public:
+  sha256_lane_messages(const lane_layer<V>& at, const labeler_options& opt)
+      : lanes_(at.lanes),
+        gather_(opt.assembly == message_assembly::gather),
+        pad_precompute_(layout::kSdr && opt.pad_precompute),
+        rows_(kRows * lanes_),
+        short_rows_(kShortRows * lanes_),
+        gathered_(gather_ ? 32 * layout::kParentChunks * lanes_ + 63 : 0),
+        copies_(gathered_.data() + (-reinterpret_cast<std::uintptr_t>(gathered_.data()) & 63)),
+        state_(8 * lanes_) {
+    store_be32(header_hi_, at.layer);
+    for (std::uint32_t j = 0; j < lanes_; ++j) {
+      const std::uint8_t* lead[2] = {at.replica_ids + 32ull * j, header_hi_};
+      for (std::size_t r = 0; r < layout::kLeadChunks; ++r) rows_[r * lanes_ + j] = short_rows_[r * lanes_ + j] = lead[r];
+      for (std::size_t t = 0; t < tail::kChunks; ++t)
+        rows_[(kRows - tail::kChunks + t) * lanes_ + j] = kSha256Tail<layout::kBytes>.chunk(t);
+      for (std::size_t t = 0; t < short_tail::kChunks; ++t)
+        short_rows_[(layout::kLeadChunks + t) * lanes_ + j] = kSha256Tail<layout::kShortBytes>.chunk(t);
+      if (gather_)
+        for (std::size_t k = 0; k < layout::kParentChunks; ++k)
+          rows_[(layout::kLeadChunks + k) * lanes_ + j] = copies_ + 32 * (j * layout::kParentChunks + k);
+    }
+  }
+  sha256_lane_messages(const sha256_lane_messages&) = delete;
+  sha256_lane_messages& operator=(const sha256_lane_messages&) = delete;
+
+  std::uint32_t lanes() const { return lanes_; }
+  [[gnu::always_inline]] void fetch_short(std::uint64_t v) { set_node(v); }
+  [[gnu::always_inline]] void fetch(std::uint64_t v, const std::uint32_t* row, const lane_layer<V>& at) {
+    set_node(v);
+    // Locals: the byte copies below may alias any member, which would reload them.
+    const std::uint32_t lanes = lanes_;
+    std::uint8_t* const copies = copies_;
+    if (gather_ && lanes == 1) {  // the profile's case: one contiguous message, one copy a chunk
+      at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) { std::memcpy(copies + 32 * k, p, 32); });
+    } else if (gather_) {
+      at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) {
+        for (std::uint32_t j = 0; j < lanes; ++j)
+          std::memcpy(copies + 32 * (j * layout::kParentChunks + k), p + 32ull * j, 32);
+      });
+    } else {
+      const std::uint8_t** const parent_rows = rows_.data() + layout::kLeadChunks * lanes;
+      at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) {
+        for (std::uint32_t j = 0; j < lanes; ++j) parent_rows[k * lanes + j] = p + 32ull * j;
+      });
+    }
   }
 
-  // ---- hash: out = mask(H(message)) ----
-  void hash(const engine& e, std::uint8_t* out) const { digest<kBytes>(e, msg, ptrs, out); }
-  void hash_short(const engine& e, std::uint8_t* out) const { digest<kShortBytes>(e, short_msg, short_ptrs, out); }
+  [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
+    std::uint32_t* state = state_.data();
+    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
+    if (!short_message) {
+      e.sha256(state, rows_.data(), tail::kBlocks, lanes_);
+    } else if (pad_precompute_) {  // sdr node 0: the header block, then the padding block's W+K
+      e.sha256(state, short_rows_.data(), 1, lanes_);
+      e.sha256_pad64(state, lanes_);
+    } else {
+      e.sha256(state, short_rows_.data(), short_tail::kBlocks, lanes_);
+    }
+  }
+  [[gnu::always_inline]] void digest(std::uint32_t lane, std::uint8_t* out) const {
+    sha256::store_digest(state_.data() + 8 * lane, out);
+    out[31] &= 0x3f;
+  }
+
+ private:
+  // sdr: the header's node field (u32_BE(layer) || u64_BE(node) || zeros).
+  void set_node(std::uint64_t v) {
+    if constexpr (layout::kSdr) store_be64(header_hi_ + 4, v);
+  }
+
+  std::uint32_t lanes_;
+  bool gather_, pad_precompute_;
+  alignas(64) std::uint8_t header_hi_[32] = {};
+  std::vector<const std::uint8_t*> rows_, short_rows_;
+  std::vector<std::uint8_t> gathered_;
+  std::uint8_t* copies_;  // gather: lane j's parent chunks at copies_ + 32 * kParentChunks * j, 64-byte aligned
+  std::vector<std::uint32_t> state_;
+};
+
+// One sector's message in an aligned buffer, hashed by a BLAKE2 engine.
+template <sdr::porep_variant V, sdr::label_hash H>
+struct blake2_message {
+  static_assert(H != sdr::label_hash::sha256);
+  using layout = message_layout<V>;
+  static constexpr std::size_t kBlock = H == sdr::label_hash::blake2b_256 ? 128 : 64;
+  static constexpr std::uint64_t kBytes = layout::kBytes;  // 1248 | 448
+  static constexpr std::uint64_t kShortBytes = layout::kShortBytes;
+  static constexpr std::size_t padded(std::uint64_t bytes) {
+    return static_cast<std::size_t>((bytes + kBlock - 1) / kBlock * kBlock);
+  }
+
+  alignas(64) std::uint8_t msg[padded(kBytes)] = {};
+  alignas(64) std::uint8_t short_msg[padded(kShortBytes)] = {};
+
+  blake2_message() = default;
+  blake2_message(const lane_layer<V>& at, const labeler_options&) {
+    std::memcpy(msg, at.replica_ids, 32);
+    if constexpr (layout::kSdr)
+      store_be32(msg + 32, at.layer);  // the rest of the header: the node field, set per node
+    else
+      std::memcpy(short_msg, at.replica_ids, 32);
+  }
+  blake2_message(const blake2_message&) = delete;
+  blake2_message& operator=(const blake2_message&) = delete;
+
+  static constexpr std::uint32_t lanes() { return 1; }  // a constant: the loop's lane loops vanish
+
+  // sdr node 0: the header alone; zigzag: replica_id alone, already in place.
+  [[gnu::always_inline]] void fetch_short(std::uint64_t v) {
+    if constexpr (layout::kSdr) {
+      store_be64(msg + 36, v);
+      std::memcpy(short_msg, msg, 64);
+    }
+  }
+  [[gnu::always_inline]] void fetch(std::uint64_t v, const std::uint32_t* row, const lane_layer<V>& at) {
+    if constexpr (layout::kSdr) store_be64(msg + 36, v);
+    std::uint8_t* dst = msg + 32 * layout::kLeadChunks;
+    at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) { std::memcpy(dst + 32 * k, p, 32); });
+  }
+
+  [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
+    if (short_message)
+      compress<kShortBytes>(e, short_msg);
+    else
+      compress<kBytes>(e, msg);
+  }
+  [[gnu::always_inline]] void digest(std::uint32_t, std::uint8_t* out) const {
+    if constexpr (H == sdr::label_hash::blake2s)
+      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h_[i]);
+    else
+      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h_[i]);
+    out[31] &= 0x3f;
+  }
+
+ private:
+  using word = std::conditional_t<H == sdr::label_hash::blake2s, std::uint32_t, std::uint64_t>;
+  word h_[8] = {};
 
   template <std::uint64_t Len>
-  static void digest(const engine& e, const std::uint8_t* buf, const std::uint8_t* const* chunk_ptrs,
-                     std::uint8_t* out) {
-    if constexpr (kSha) {
-      std::uint32_t h[8];
-      sha256::init_state(h);
-      e.sha256(h, chunk_ptrs, padded(Len) / 64, 1);
-      sha256::store_digest(h, out);
-    } else if constexpr (H == sdr::label_hash::blake2s) {
-      std::uint32_t h[8];
-      blake2s::init_state(h, 32, 0);
-      blake2_blocks<64, Len>(e.blake2s, h, buf);
-      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
+  void compress(const engine& e, const std::uint8_t* buf) {
+    if constexpr (H == sdr::label_hash::blake2s) {
+      blake2s::init_state(h_, 32, 0);
+      blake2_blocks<64, Len>(e.blake2s, h_, buf);
     } else {
-      std::uint64_t h[8];
-      blake2b::init_state(h, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
-      blake2_blocks<128, Len>(e.blake2b, h, buf);
-      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);
+      blake2b::init_state(h_, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
+      blake2_blocks<128, Len>(e.blake2b, h_, buf);
     }
-    out[31] &= 0x3f;
   }
 
   // Whole blocks with counters B, 2B, ...; a short last block (zero-padded in the
@@ -144,5 +291,10 @@ struct node_message {
     }
   }
 };
+
+// The message of a scheme: SHA-256 in engine lanes, BLAKE2 one sector at a time.
+template <sdr::porep_variant V, sdr::label_hash H>
+using label_message =
+    std::conditional_t<H == sdr::label_hash::sha256, sha256_lane_messages<V>, blake2_message<V, H>>;
 
 }  // namespace poreplab::cpu::detail

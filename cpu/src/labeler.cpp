@@ -9,48 +9,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
-#include <vector>
 
-#include "fr_montgomery.hpp"
-#include "label_message.hpp"
-#include "poreplab/field/fr.hpp"
-#include "poreplab/sdr/label.hpp"
-#include "poreplab/sdr/zigzag.hpp"
+#include "layer_loop.hpp"
 
 namespace poreplab::cpu {
 
 namespace {
-
-constexpr std::size_t kChunks = 2 * sdr::kLabelCompressions;  // 40 chunk rows per label
-// ZigZag with SHA-256: replica_id || 13 parents (14 chunks, 7 blocks) and the constant
-// length block of a 448-byte message: 16 chunk rows, 8 compressions.
-constexpr std::size_t kZigzagChunks = sdr::kZigzagRowWords + 2;
-constexpr std::size_t kZigzagBlocks = kZigzagChunks / 2;
-static_assert(kZigzagBlocks == 8);
-
-// Constant chunks: the tail of a label's last block (0x80 .. bit length 9984) and the
-// padding block of node 0's 64-byte message; for ZigZag the length block of a 448-byte
-// message and the second half of the one block of a 32-byte message (replica_id alone).
-struct constant_chunks {
-  alignas(64) std::uint8_t label_tail[32] = {};
-  alignas(64) std::uint8_t pad64[64] = {};
-  alignas(64) std::uint8_t zigzag_tail[64] = {};
-  alignas(64) std::uint8_t zigzag_first[32] = {};
-  constant_chunks() {
-    label_tail[0] = 0x80;
-    label_tail[30] = static_cast<std::uint8_t>((sdr::kSdrMessageBytes * 8) >> 8);
-    label_tail[31] = static_cast<std::uint8_t>(sdr::kSdrMessageBytes * 8);
-    pad64[0] = 0x80;
-    pad64[62] = 0x02;  // 512 bits
-    zigzag_tail[0] = 0x80;
-    store_be64(zigzag_tail + 56, sdr::kZigzagMessageBytes * 8);  // 3584 bits
-    zigzag_first[0] = 0x80;
-    store_be64(zigzag_first + 24, 32 * 8);  // 256 bits
-  }
-};
-const constant_chunks kConst;
 
 void pin_current_thread(int index) {
   cpu_set_t allowed;
@@ -70,15 +35,6 @@ void pin_current_thread(int index) {
   }
 }
 
-inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
-
-inline void encode(field_encoding enc, std::uint8_t* node, const std::uint8_t* key) {
-  if (enc == field_encoding::montgomery)
-    detail::fr_add_montgomery(node, key, node);
-  else
-    fr::add(node, key, node);
-}
-
 // Advisory: a range the kernel cannot advise (a file mapping, THP compiled out) keeps
 // its pages as they are, which is what the "default" setting measures anyway.
 void advise_pages(const void* p, std::size_t bytes, huge_pages mode) {
@@ -89,213 +45,6 @@ void advise_pages(const void* p, std::size_t bytes, huge_pages mode) {
   if (end <= begin) return;
   (void)madvise(reinterpret_cast<void*>(begin), end - begin,
                 mode == huge_pages::on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-}
-
-// Per-lane message buffers of the gather assembly: lane j's chunk row r lies at
-// buf + (j * rows + r) * 32, so each lane's message is contiguous as a hasher's buffer.
-struct gather_buffer {
-  std::vector<std::uint8_t> bytes;
-  std::vector<const std::uint8_t*> chunks;  // the engine's rows, into bytes for the gathered ones
-  gather_buffer(std::size_t rows, std::uint32_t lanes) : bytes(rows * lanes * 32), chunks(rows * lanes) {}
-  std::uint8_t* at(std::size_t rows, std::uint32_t lane, std::size_t row) {
-    return bytes.data() + (lane * rows + row) * 32;
-  }
-};
-
-// Labels layer `layer` for sectors [first, first + lanes) of a node-major layout.
-void label_group(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t first,
-                 std::uint32_t lanes, std::uint8_t* cur, const std::uint8_t* prev, const labeler_options& opt) {
-  const std::size_t prefetch_distance = opt.prefetch_distance;
-  const bool gather = opt.assembly == message_assembly::gather;
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.node_end();
-  std::vector<const std::uint8_t*> chunks(kChunks * lanes);
-  std::vector<std::uint32_t> state(8 * lanes);
-  alignas(64) std::uint8_t header_hi[32] = {};  // u32_BE(layer) || u64_BE(node) || zeros
-  store_be32(header_hi, layer);
-  std::uint8_t* lane0 = cur + 32ull * first;
-  const std::uint8_t* prev0 = prev != nullptr ? prev + 32ull * first : nullptr;
-  const std::size_t line_span = 32ull * lanes;  // bytes of one node across the group
-
-  for (std::uint32_t j = 0; j < lanes; ++j) chunks[j] = job.replica_ids + 32ull * (first + j);
-  for (std::uint32_t j = 0; j < lanes; ++j) chunks[lanes + j] = header_hi;
-  gather_buffer g(gather ? kChunks : 0, gather ? lanes : 0);
-  if (gather) {
-    for (std::size_t r = 0; r < kChunks; ++r)
-      for (std::uint32_t j = 0; j < lanes; ++j)
-        g.chunks[r * lanes + j] = r < 2 ? chunks[r * lanes + j] : r + 1 == kChunks ? kConst.label_tail : g.at(kChunks, j, r);
-  }
-
-  for (std::uint64_t v = job.node_begin(); v < n; ++v) {
-    if (prefetch_distance != 0 && v + prefetch_distance < n) {
-      const std::uint32_t* ahead = job.row(v + prefetch_distance);
-      const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
-      for (std::uint32_t k = 0; k < parent_count; ++k) {
-        const std::uint8_t* p = (k < sdr::kBaseDegree ? lane0 : prev0) + ahead[k] * stride;
-        for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
-      }
-      if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
-    }
-    store_be64(header_hi + 4, v);
-    if (first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
-    for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
-    std::size_t nblocks;
-    if (v == 0) {
-      for (std::uint32_t j = 0; j < lanes; ++j) {
-        chunks[2 * lanes + j] = kConst.pad64;
-        chunks[3 * lanes + j] = kConst.pad64 + 32;
-      }
-      if (opt.pad_precompute) {
-        e.sha256(state.data(), chunks.data(), 1, lanes);
-        e.sha256_pad64(state.data(), lanes);
-        nblocks = 0;
-      } else {
-        nblocks = 2;
-      }
-    } else {
-      const std::uint32_t* par = job.row(v);
-      for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) {
-        const std::uint32_t slot = sdr::parent_slot(layer, k);
-        const std::uint8_t* p = (slot < sdr::kBaseDegree ? lane0 : prev0) + par[slot] * stride;
-        if (gather) {
-          for (std::uint32_t j = 0; j < lanes; ++j) std::memcpy(g.at(kChunks, j, 2 + k), p + 32ull * j, 32);
-        } else {
-          const std::uint8_t** row = chunks.data() + (2 + k) * lanes;
-          for (std::uint32_t j = 0; j < lanes; ++j) row[j] = p + 32ull * j;
-        }
-      }
-      for (std::uint32_t j = 0; j < lanes; ++j) chunks[(kChunks - 1) * lanes + j] = kConst.label_tail;
-      nblocks = sdr::kLabelCompressions;
-    }
-    if (nblocks != 0) e.sha256(state.data(), (gather && v != 0 ? g.chunks : chunks).data(), nblocks, lanes);
-    std::uint8_t* out = lane0 + v * stride;
-    for (std::uint32_t j = 0; j < lanes; ++j) {
-      sha256::store_digest(state.data() + 8 * j, out + 32ull * j);
-      out[32ull * j + 31] &= 0x3f;
-    }
-  }
-}
-
-// ZigZag layer for sectors [first, first + lanes) of a node-major buffer, encoded in
-// place with a SHA-256 engine: the rows' parents are read where they lie (the values
-// this layer has already written), the key added to the node mod r.
-void zigzag_group(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t first,
-                  std::uint32_t lanes, std::uint8_t* buf, const labeler_options& opt) {
-  const std::size_t prefetch_distance = opt.prefetch_distance;
-  const bool gather = opt.assembly == message_assembly::gather;
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
-  std::vector<const std::uint8_t*> chunks(kZigzagChunks * lanes);
-  std::vector<std::uint32_t> state(8 * lanes);
-  std::uint8_t* lane0 = buf + 32ull * first;
-  const std::size_t line_span = 32ull * lanes;
-
-  for (std::uint32_t j = 0; j < lanes; ++j) chunks[j] = job.replica_ids + 32ull * (first + j);
-  for (std::uint32_t j = 0; j < lanes; ++j) {
-    chunks[(kZigzagChunks - 2) * lanes + j] = kConst.zigzag_tail;
-    chunks[(kZigzagChunks - 1) * lanes + j] = kConst.zigzag_tail + 32;
-  }
-  gather_buffer g(gather ? kZigzagChunks : 0, gather ? lanes : 0);
-  if (gather) {
-    for (std::size_t r = 0; r < kZigzagChunks; ++r)
-      for (std::uint32_t j = 0; j < lanes; ++j)
-        g.chunks[r * lanes + j] = r == 0 || r + 2 >= kZigzagChunks ? chunks[r * lanes + j] : g.at(kZigzagChunks, j, r);
-  }
-
-  for (std::uint64_t r = 0; r < n; ++r) {
-    if (prefetch_distance != 0 && r + prefetch_distance < n) {
-      const std::uint32_t* ahead = rows + sdr::kParents * (r + prefetch_distance);
-      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) {  // the node itself and its 13 parents
-        const std::uint8_t* p = lane0 + ahead[k] * stride;
-        for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
-      }
-      if (r + prefetch_distance + 4 < n) prefetch(rows + sdr::kParents * (r + prefetch_distance + 4));
-    }
-    const std::uint32_t* row = rows + sdr::kParents * r;
-    for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(state.data() + 8 * j);
-    std::size_t nblocks;
-    if (row[1] == row[0]) {  // the first node of a direction: H(replica_id)
-      for (std::uint32_t j = 0; j < lanes; ++j) chunks[lanes + j] = kConst.zigzag_first;
-      nblocks = 1;
-    } else {
-      for (std::uint32_t k = 1; k < sdr::kZigzagRowWords; ++k) {
-        const std::uint8_t* p = lane0 + row[k] * stride;
-        if (gather) {
-          for (std::uint32_t j = 0; j < lanes; ++j) std::memcpy(g.at(kZigzagChunks, j, k), p + 32ull * j, 32);
-        } else {
-          const std::uint8_t** out = chunks.data() + k * lanes;
-          for (std::uint32_t j = 0; j < lanes; ++j) out[j] = p + 32ull * j;
-        }
-      }
-      nblocks = kZigzagBlocks;
-    }
-    e.sha256(state.data(), (gather && nblocks != 1 ? g.chunks : chunks).data(), nblocks, lanes);
-    std::uint8_t* node = lane0 + row[0] * stride;
-    for (std::uint32_t j = 0; j < lanes; ++j) {
-      alignas(32) std::uint8_t key[32];
-      sha256::store_digest(state.data() + 8 * j, key);
-      key[31] &= 0x3f;
-      encode(opt.encoding, node + 32ull * j, key);
-    }
-  }
-}
-
-// SDR layer `layer` of sector s with a BLAKE2 engine (one stream): each node's message is
-// gathered into an aligned buffer, then compressed.
-template <sdr::label_hash H>
-void label_sector_blake2(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t s,
-                         std::uint8_t* cur, const std::uint8_t* prev, std::size_t prefetch_distance) {
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.node_end();
-  std::uint8_t* lane = cur + 32ull * s;
-  const std::uint8_t* prev_lane = prev != nullptr ? prev + 32ull * s : nullptr;
-  detail::node_message<sdr::porep_variant::sdr, H> m;
-  m.sdr_begin(job.replica_ids + 32ull * s, layer);
-  const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
-  for (std::uint64_t v = job.node_begin(); v < n; ++v) {
-    if (prefetch_distance != 0 && v + prefetch_distance < n) {
-      const std::uint32_t* ahead = job.row(v + prefetch_distance);
-      for (std::uint32_t k = 0; k < parent_count; ++k)
-        prefetch((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
-      if (v + prefetch_distance + 4 < n) prefetch(job.row(v + prefetch_distance + 4));
-    }
-    if (s == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
-    if (v == 0) {
-      m.sdr_gather_first();
-      m.hash_short(e, lane);
-    } else {
-      m.sdr_gather(layer, v, job.row(v), lane, prev_lane, stride);
-      m.hash(e, lane + v * stride);
-    }
-  }
-}
-
-// ZigZag layer of sector s with a BLAKE2 engine, encoded in place.
-template <sdr::label_hash H>
-void zigzag_sector_blake2(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t s,
-                          std::uint8_t* buf, std::size_t prefetch_distance, field_encoding enc) {
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
-  std::uint8_t* lane = buf + 32ull * s;
-  detail::node_message<sdr::porep_variant::zigzag, H> m;
-  m.zigzag_begin(job.replica_ids + 32ull * s);
-  for (std::uint64_t r = 0; r < n; ++r) {
-    if (prefetch_distance != 0 && r + prefetch_distance < n) {
-      const std::uint32_t* ahead = rows + sdr::kParents * (r + prefetch_distance);
-      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) prefetch(lane + ahead[k] * stride);
-      if (r + prefetch_distance + 4 < n) prefetch(rows + sdr::kParents * (r + prefetch_distance + 4));
-    }
-    const std::uint32_t* row = rows + sdr::kParents * r;
-    alignas(32) std::uint8_t key[32];
-    if (row[1] == row[0]) {
-      m.hash_short(e, key);
-    } else {
-      m.zigzag_gather(row, lane, stride);
-      m.hash(e, key);
-    }
-    std::uint8_t* node = lane + row[0] * stride;
-    encode(enc, node, key);
-  }
 }
 
 // An engine name given to the backend must name an engine of some algo (which one is
@@ -358,12 +107,9 @@ class cpu_backend final : public sdr::backend {
     for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
       sdr::report_layer_start(job, l);
       const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
-      std::uint8_t* cur = in.cur;
-      const std::uint8_t* prev = in.prev;
-      const std::uint32_t* rows = in.rows;
       const std::size_t layer_bytes = 32ull * job.nodes * job.sectors;
-      advise_pages(cur, layer_bytes, opt_.pages);
-      advise_pages(prev, layer_bytes, opt_.pages);
+      advise_pages(in.cur, layer_bytes, opt_.pages);
+      advise_pages(in.prev, layer_bytes, opt_.pages);
       advise_pages(job.parents, 4ull * sdr::kParents * job.parent_rows(), opt_.pages);
 #pragma omp parallel num_threads(used)
       {
@@ -371,17 +117,9 @@ class cpu_backend final : public sdr::backend {
 #pragma omp for schedule(static)
         for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
           const auto first = static_cast<std::uint32_t>(g) * width;
-          const std::uint32_t lanes = std::min(width, job.sectors - first);
-          if constexpr (H == sdr::label_hash::sha256) {
-            if constexpr (V == sdr::porep_variant::sdr)
-              label_group(e, job, l, first, lanes, cur, prev, opt_);
-            else
-              zigzag_group(e, job, rows, first, lanes, cur, opt_);
-          } else if constexpr (V == sdr::porep_variant::sdr) {
-            label_sector_blake2<H>(e, job, l, first, cur, prev, opt_.prefetch_distance);
-          } else {
-            zigzag_sector_blake2<H>(e, job, rows, first, cur, opt_.prefetch_distance, opt_.encoding);
-          }
+          const detail::lane_layer<V> at(job, l, in, first, std::min(width, job.sectors - first));
+          detail::phase_ticks untimed;
+          detail::label_lanes<false, V, H>(e, job, at, opt_, {}, untimed);
         }
       }
       sdr::report_nodes(job, job.nodes);

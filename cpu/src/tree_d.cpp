@@ -7,20 +7,9 @@
 #include <vector>
 
 #include "poreplab/hash/sha256.hpp"
+#include "sha256_padding.hpp"
 
 namespace poreplab::cpu {
-
-namespace {
-// The padding block of a 64-byte message: 0x80, zeros, bit length 512.
-struct pad_block {
-  alignas(64) std::uint8_t b[64] = {};
-  pad_block() {
-    b[0] = 0x80;
-    b[62] = 0x02;
-  }
-};
-const pad_block kPad;
-}  // namespace
 
 sdr::bytes32 build_tree_d(const engine& e, const std::uint8_t* data, std::uint64_t nodes, std::uint8_t* tree,
                           bool pad_precompute) {
@@ -46,8 +35,8 @@ sdr::bytes32 build_tree_d(const engine& e, const std::uint8_t* data, std::uint64
         sha256::init_state(state.data() + 8 * j);
         chunks[j] = row + 64 * (first + j);
         chunks[lanes + j] = row + 64 * (first + j) + 32;
-        chunks[2 * lanes + j] = kPad.b;
-        chunks[3 * lanes + j] = kPad.b + 32;
+        chunks[2 * lanes + j] = detail::kSha256Tail<64>.chunk(0);  // the padding block of a 64-byte message
+        chunks[3 * lanes + j] = detail::kSha256Tail<64>.chunk(1);
       }
       if (pad_precompute) {
         e.sha256(state.data(), chunks.data(), 1, lanes);

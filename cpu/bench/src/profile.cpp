@@ -1,16 +1,16 @@
-// The replication profile (profile.hpp): the labeling loop of every scheme, one sector
-// at a time, with per-node phase timers that a template parameter compiles in or out.
+// The replication profile (profile.hpp): the cpu backend's labeling loop (layer_loop.hpp)
+// of every scheme, one sector at a time, with its per-node phase timers compiled in
+// (Timed) or out.
 #include "poreplab/cpu/profile.hpp"
 
 #include <linux/perf_event.h>
-#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 
-#include "label_message.hpp"
+#include "layer_loop.hpp"
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/perf_counter.hpp"
@@ -33,8 +33,8 @@ struct group_ticks {
   std::uint32_t layers = 0;
 };
 
-struct tick_counts {
-  std::uint64_t fetch = 0, hash = 0, encode = 0, io = 0;
+struct tick_counts : detail::phase_ticks {  // fetch, hash, encode: summed by the loop
+  std::uint64_t io = 0;
   std::uint64_t labeling = 0;  // all layers
   std::uint64_t total = 0;     // layers and sdr's final encode pass
   group_ticks groups[2];
@@ -45,131 +45,37 @@ std::size_t group_of(sdr::porep_variant v, std::uint32_t layer) {
   return sdr::layer_group(v, layer) == sdr::layer_group(v, 1) ? 0 : 1;
 }
 
-// A TSC reading. Fenced: every earlier instruction has completed and no later one has
-// started, so a phase's interval holds that phase's work only.
-inline std::uint64_t stamp(bool fenced) {
-  if (!fenced) return __rdtsc();
-  _mm_lfence();
-  const std::uint64_t t = __rdtsc();
-  _mm_lfence();
-  return t;
-}
-
-// Per-node timer: compiled out when !Timed.
-template <bool Timed>
-struct phase_clock {
-  bool fenced;
-  std::uint64_t now() const {
-    if constexpr (Timed) return stamp(fenced);
-    return 0;
-  }
-};
-
-template <bool Timed, sdr::label_hash H>
-void sdr_sector_layer(const engine& e, const sdr::label_job& job, std::uint32_t layer, std::uint32_t s,
-                      std::uint8_t* cur, const std::uint8_t* prev, std::size_t pd,
-                      detail::node_message<sdr::porep_variant::sdr, H>& m, phase_clock<Timed> clk, tick_counts& t) {
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
-  std::uint8_t* lane = cur + 32ull * s;
-  const std::uint8_t* prev_lane = prev != nullptr ? prev + 32ull * s : nullptr;
-  const std::uint32_t parent_count = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
-  m.sdr_begin(job.replica_ids + 32ull * s, layer);
-  for (std::uint64_t v = 0; v < n; ++v) {
-    [[maybe_unused]] const std::uint64_t t0 = clk.now();
-    if (pd != 0 && v + pd < n) {
-      const std::uint32_t* ahead = job.parents + sdr::kParents * (v + pd);
-      for (std::uint32_t k = 0; k < parent_count; ++k)
-        detail::prefetch_read((k < sdr::kBaseDegree ? lane : prev_lane) + ahead[k] * stride);
-      if (v + pd + 4 < n) detail::prefetch_read(job.parents + sdr::kParents * (v + pd + 4));
-    }
-    if (v == 0)
-      m.sdr_gather_first();
-    else
-      m.sdr_gather(layer, v, job.parents + sdr::kParents * v, lane, prev_lane, stride);
-    [[maybe_unused]] const std::uint64_t t1 = clk.now();
-    if (v == 0)
-      m.hash_short(e, lane);
-    else
-      m.hash(e, lane + v * stride);
-    [[maybe_unused]] const std::uint64_t t2 = clk.now();
-    if constexpr (Timed) {
-      t.fetch += t1 - t0;
-      t.hash += t2 - t1;
-    }
-  }
-}
-
-template <bool Timed, sdr::label_hash H>
-void zigzag_sector_layer(const engine& e, const sdr::label_job& job, const std::uint32_t* rows, std::uint32_t s,
-                         std::uint8_t* buf, std::size_t pd, detail::node_message<sdr::porep_variant::zigzag, H>& m,
-                         phase_clock<Timed> clk, tick_counts& t) {
-  const std::uint64_t stride = 32ull * job.sectors;
-  const std::uint64_t n = job.nodes;
-  std::uint8_t* lane = buf + 32ull * s;
-  m.zigzag_begin(job.replica_ids + 32ull * s);
-  for (std::uint64_t r = 0; r < n; ++r) {
-    [[maybe_unused]] const std::uint64_t t0 = clk.now();
-    if (pd != 0 && r + pd < n) {
-      const std::uint32_t* ahead = rows + sdr::kParents * (r + pd);
-      for (std::uint32_t k = 0; k < sdr::kZigzagRowWords; ++k) detail::prefetch_read(lane + ahead[k] * stride);
-      if (r + pd + 4 < n) detail::prefetch_read(rows + sdr::kParents * (r + pd + 4));
-    }
-    const std::uint32_t* row = rows + sdr::kParents * r;
-    const bool first = row[1] == row[0];
-    if (!first) m.zigzag_gather(row, lane, stride);
-    [[maybe_unused]] const std::uint64_t t1 = clk.now();
-    alignas(32) std::uint8_t key[32];
-    if (first)
-      m.hash_short(e, key);
-    else
-      m.hash(e, key);
-    [[maybe_unused]] const std::uint64_t t2 = clk.now();
-    std::uint8_t* node = lane + row[0] * stride;
-    fr::add(node, key, node);
-    [[maybe_unused]] const std::uint64_t t3 = clk.now();
-    if constexpr (Timed) {
-      t.fetch += t1 - t0;
-      t.hash += t2 - t1;
-      t.encode += t3 - t2;
-    }
-  }
-}
-
 // One whole job: every layer, sector after sector, and for sdr the replica at the end.
 template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
 tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_store& store,
                         const std::uint8_t* sdr_data, std::uint8_t* replica, const profile_options& opt,
                         const perf_counter& llc) {
   tick_counts t;
-  const phase_clock<Timed> clk{opt.fenced};
-  detail::node_message<V, H> m;
-  const std::uint64_t start = stamp(true);
+  const detail::phase_clock<Timed> clk{opt.fenced};
+  // The loop of the cpu backend, one sector at a time, every message gathered so that
+  // the fetch phase holds every load of parent memory.
+  labeler_options loop;
+  loop.prefetch_distance = opt.prefetch_distance;
+  loop.assembly = message_assembly::gather;
+  const std::uint64_t start = detail::tsc_stamp(true);
   for (std::uint32_t l = 1; l <= job.layers; ++l) {
     group_ticks& g = t.groups[group_of(V, l)];
-    const std::uint64_t fetch0 = t.fetch, hash0 = t.hash, misses0 = llc.read(), layer0 = stamp(true);
+    const std::uint64_t fetch0 = t.fetch, hash0 = t.hash, misses0 = llc.read(), layer0 = detail::tsc_stamp(true);
     [[maybe_unused]] std::uint64_t a = clk.now();
     const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
-    std::uint8_t* cur = in.cur;
-    const std::uint8_t* prev = in.prev;
-    const std::uint32_t* rows = in.rows;
     if constexpr (Timed) t.io += clk.now() - a;
-    for (std::uint32_t s = 0; s < job.sectors; ++s) {
-      if constexpr (V == sdr::porep_variant::zigzag)
-        zigzag_sector_layer<Timed, H>(e, job, rows, s, cur, opt.prefetch_distance, m, clk, t);
-      else
-        sdr_sector_layer<Timed, H>(e, job, l, s, cur, prev, opt.prefetch_distance, m, clk, t);
-    }
+    for (std::uint32_t s = 0; s < job.sectors; ++s)
+      detail::label_lanes<Timed, V, H>(e, job, detail::lane_layer<V>(job, l, in, s, 1), loop, clk, t);
     a = clk.now();
     store.layer_done(l);
     if constexpr (Timed) t.io += clk.now() - a;
-    g.layer += stamp(true) - layer0;
+    g.layer += detail::tsc_stamp(true) - layer0;
     g.llc_misses += llc.read() - misses0;
     g.fetch += t.fetch - fetch0;
     g.hash += t.hash - hash0;
     ++g.layers;
   }
-  t.labeling = stamp(true) - start;
+  t.labeling = detail::tsc_stamp(true) - start;
   if constexpr (V == sdr::porep_variant::sdr) {
     // The replica: data + key mod r, the key being the last layer (PC2's encoding).
     [[maybe_unused]] const std::uint64_t a = clk.now();
@@ -178,7 +84,7 @@ tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_s
     for (std::uint64_t i = 0; i < elements; ++i) fr::add(sdr_data + 32 * i, key + 32 * i, replica + 32 * i);
     if constexpr (Timed) t.encode += clk.now() - a;
   }
-  t.total = stamp(true) - start;
+  t.total = detail::tsc_stamp(true) - start;
   return t;
 }
 
@@ -300,9 +206,9 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
     });
     if (be) {
       const auto t0 = std::chrono::steady_clock::now();
-      const std::uint64_t c0 = stamp(true);
+      const std::uint64_t c0 = detail::tsc_stamp(true);
       be->label(job, store);
-      const std::uint64_t c1 = stamp(true);
+      const std::uint64_t c1 = detail::tsc_stamp(true);
       const double s = seconds_since(t0);
       check(false);
       if (keep) {

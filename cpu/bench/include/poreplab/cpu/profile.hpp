@@ -13,8 +13,9 @@
 //           total - the four above
 // The same code runs with the timers compiled out; overhead = timed / untimed - 1. The
 // production cpu backend (make_cpu_backend, same engine, one thread) runs the same job
-// for comparison: it differs from the profiled code in reading SHA-256 chunks in place
-// (no gather) and running sectors in engine lanes.
+// for comparison: the profile runs the backend's own loop (cpu/src/layer_loop.hpp), but
+// with assembly gather and one sector at a time, where the backend reads SHA-256 chunks
+// in place and runs sectors in engine lanes.
 #include <cstddef>
 #include <cstdint>
 #include <string>

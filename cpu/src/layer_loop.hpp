@@ -1,0 +1,120 @@
+#pragma once
+// Private to poreplab_cpu: the CPU backend's one labeling loop. label_lanes runs one layer
+// of a group of sectors node after node: prefetch the parents `prefetch_distance` nodes
+// ahead, set up the node's message (fetch), hash it, and for ZigZag add the key to the
+// node in place (encode). The labeler (labeler.cpp) runs it for every scheme with
+// Timed = false; the replication profile (cpu/bench/src/profile.cpp) also with Timed =
+// true, which reads the TSC between the phases and adds the intervals to phase_ticks.
+// With Timed = false the clock reads compile to nothing.
+#include <x86intrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "fr_montgomery.hpp"
+#include "label_message.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/field/fr.hpp"
+#include "poreplab/sdr/backend.hpp"
+
+namespace poreplab::cpu::detail {
+
+// A TSC reading. Fenced: every earlier instruction has completed and no later one has
+// started, so a phase's interval holds that phase's work only.
+inline std::uint64_t tsc_stamp(bool fenced) {
+  if (!fenced) return __rdtsc();
+  _mm_lfence();
+  const std::uint64_t t = __rdtsc();
+  _mm_lfence();
+  return t;
+}
+
+template <bool Timed>
+struct phase_clock {
+  bool fenced = true;
+  std::uint64_t now() const {
+    if constexpr (Timed) return tsc_stamp(fenced);
+    return 0;
+  }
+};
+
+// TSC ticks per phase, summed over nodes (Timed only).
+struct phase_ticks {
+  std::uint64_t fetch = 0, hash = 0, encode = 0;
+};
+
+inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
+
+// ZigZag: node = node + key mod r, in normal form or through the Montgomery round trip.
+inline void add_key(field_encoding enc, std::uint8_t* node, const std::uint8_t* key) {
+  if (enc == field_encoding::montgomery)
+    fr_add_montgomery(node, key, node);
+  else
+    fr::add(node, key, node);
+}
+
+// Labels (sdr) or encodes (zigzag) the nodes [at.begin, at.end) of one layer for the
+// lanes of `at`. Options used: prefetch_distance, assembly, pad_precompute, encoding.
+template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
+void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>& at, const labeler_options& opt,
+                 phase_clock<Timed> clock, phase_ticks& ticks) {
+  constexpr bool kSdr = V == sdr::porep_variant::sdr;
+  label_message<V, H> m(at, opt);
+  const std::uint32_t lanes = m.lanes();
+  std::vector<std::uint8_t> keys(Timed && !kSdr ? 32ull * lanes : 0);  // timed zigzag: the add timed apart
+  const std::uint64_t pd = opt.prefetch_distance;
+  const field_encoding encoding = opt.encoding;
+  const std::uint32_t read_words = at.read_words();
+  const std::size_t line_span = 32ull * lanes;  // bytes of one node across the lanes
+  for (std::uint64_t i = at.begin; i < at.end; ++i) {
+    [[maybe_unused]] const std::uint64_t t0 = clock.now();
+    if (pd != 0 && i + pd < at.end) {
+      const std::uint32_t* ahead = at.row(i + pd);
+      for (std::uint32_t k = 0; k < read_words; ++k) {
+        const std::uint8_t* p = at.word(ahead, k);
+        for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
+      }
+      if (i + pd + 4 < at.end) prefetch(at.row(i + pd + 4));
+    }
+    // sdr: node progress from the group holding sector 0; zigzag reports whole layers only.
+    if (kSdr && at.first == 0 && (i & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, i);
+    const std::uint32_t* row = at.row(i);
+    // sdr node 0 hashes its header alone, a zigzag direction's first node replica_id alone.
+    const bool short_message = kSdr ? i == 0 : row[1] == row[0];
+    if (short_message)
+      m.fetch_short(i);
+    else
+      m.fetch(i, row, at);
+    [[maybe_unused]] const std::uint64_t t1 = clock.now();
+    m.hash(e, short_message);
+    if constexpr (kSdr) {
+      std::uint8_t* out = at.cur + i * at.stride;
+      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+    } else if constexpr (!Timed) {
+      // The key goes from the digest straight into the add: a local the compiler keeps in
+      // registers (through memory, its byte stores would stall the add's word loads).
+      std::uint8_t* node = at.cur + row[0] * at.stride;
+      for (std::uint32_t j = 0; j < lanes; ++j) {
+        alignas(32) std::uint8_t key[32];
+        m.digest(j, key);
+        add_key(encoding, node + 32ull * j, key);
+      }
+    } else {
+      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, keys.data() + 32ull * j);
+    }
+    [[maybe_unused]] const std::uint64_t t2 = clock.now();
+    if constexpr (Timed) {
+      ticks.fetch += t1 - t0;
+      ticks.hash += t2 - t1;
+      if constexpr (!kSdr) {
+        std::uint8_t* node = at.cur + row[0] * at.stride;
+        for (std::uint32_t j = 0; j < lanes; ++j) add_key(encoding, node + 32ull * j, keys.data() + 32ull * j);
+        ticks.encode += clock.now() - t2;
+      }
+    }
+  }
+}
+
+}  // namespace poreplab::cpu::detail
