@@ -35,9 +35,12 @@ bool is_block_kernel(const std::string& label) {
 }
 
 // Each role of the block kernel traced through one step, cut at its block barriers.
-void analyze_roles(const sass_function& f, const loop_range& loop, const arch_params& a, kernel_analysis& k) {
+// Returns the round thread's path (the kernel's per-node instruction stream).
+std::vector<std::size_t> analyze_roles(const sass_function& f, const loop_range& loop, const arch_params& a,
+                                       kernel_analysis& k) {
   k.block_threads = sdr::kPipelinedThreads;
   auto latency = [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); };
+  std::vector<std::size_t> round_path;
   for (const auto& role : sdr::kPipelinedRoles) {
     role_analysis r;
     r.name = role.name;
@@ -46,33 +49,25 @@ void analyze_roles(const sass_function& f, const loop_range& loop, const arch_pa
     iteration_trace t = trace_iteration(f, loop, role.tid);
     r.notes = std::move(t.notes);
     r.exact = t.exact;
-    std::vector<const sass_instruction*> phase;
-    auto close_phase = [&] {
-      r.phase_cycles.push_back(schedule(phase, latency).in_order);
-      phase.clear();
-    };
-    std::vector<const sass_instruction*> seq_head;  // the first phase, kept for the tail
+    std::vector<std::vector<const sass_instruction*>> phases(1);
     for (std::size_t i : t.path) {
       const sass_instruction& in = f.code[i];
-      phase.push_back(&in);
+      phases.back().push_back(&in);
       if (device_memory_opcodes().count(in.base)) r.bytes += access_bytes(in) * role.lanes;
-      if (in.base == "BAR") {
-        if (r.phase_cycles.empty()) seq_head = phase;
-        close_phase();
-      }
+      if (in.base == "BAR") phases.emplace_back();
     }
-    // What follows the last barrier (the step's loop control) runs before the first.
-    if (!phase.empty() && !r.phase_cycles.empty()) {
-      phase.insert(phase.end(), seq_head.begin(), seq_head.end());
-      r.phase_cycles.front() = schedule(phase, latency).in_order;
-    } else if (!phase.empty()) {
-      close_phase();
+    // What follows the last barrier (the step's loop control) runs before the first phase.
+    if (phases.size() > 1) {
+      phases.front().insert(phases.front().begin(), phases.back().begin(), phases.back().end());
+      phases.pop_back();
     }
+    for (const auto& p : phases) r.phase_cycles.push_back(schedule(p, latency).in_order);
     r.instructions = t.path.size();
     k.warp_instructions += r.instructions;
     k.bytes_per_iteration += r.bytes;
     k.exact = k.exact && r.exact;
     for (const auto& n : r.notes) k.notes.push_back(r.name + ": " + n);
+    if (role.tid == sdr::kRoundThread) round_path = std::move(t.path);
     k.roles.push_back(std::move(r));
   }
   // A phase lasts as long as its slowest role; the barrier then releases the block.
@@ -88,6 +83,7 @@ void analyze_roles(const sass_function& f, const loop_range& loop, const arch_pa
     if (r.phase_cycles.size() != phases)
       k.notes.push_back(r.name + ": " + std::to_string(r.phase_cycles.size()) + " phases traced, " +
                         std::to_string(phases) + " expected");
+  return round_path;
 }
 
 }  // namespace
@@ -109,22 +105,19 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
     k.has_loop = true;
     k.loop_head = f.code[l->head].address;
     k.loop_latch = f.code[l->latch].address;
-    iteration_trace t = trace_iteration(f, *l);
-    path = std::move(t.path);
-    k.notes = std::move(t.notes);
-    k.exact = t.exact;
+    if (is_block_kernel(k.label)) {
+      // One block per sector: each role traced by its thread index.
+      path = analyze_roles(f, *l, a, k);
+    } else {
+      iteration_trace t = trace_iteration(f, *l);
+      path = std::move(t.path);
+      k.notes = std::move(t.notes);
+      k.exact = t.exact;
+    }
   } else {
     for (std::size_t i = 0; i < f.code.size(); ++i) path.push_back(i);
     k.notes.push_back("no loop: the whole kernel is counted once");
     k.exact = false;
-  }
-  if (k.has_loop && is_block_kernel(k.label)) {
-    // The plain trace above is the round thread's path without its role resolved; the
-    // roles' traces replace it.
-    k.notes.clear();
-    k.exact = true;
-    analyze_roles(f, *main_loop(f), a, k);
-    path = trace_iteration(f, *main_loop(f), sdr::kRoundThread).path;
   }
   std::vector<const sass_instruction*> seq;
   seq.reserve(path.size());
