@@ -362,8 +362,19 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       CHECK(r.block_bytes == (algo == engine_algo::blake2b ? 128u : 64u));
       const auto j = cpu::to_json(r);
       for (const char* key : {"kind", "algo", "engine", "lanes", "mode", "ns_per_block", "gbps", "cycles_per_byte",
-                              "cycles_per_byte_core", "verified", "samples"})
+                              "cycles_per_byte_core", "verified", "samples", "bound_ns_per_block", "vs_bound"})
         CHECK(j.contains(key));
+      // Every SHA-256 engine has a port bound; OpenSSL and BLAKE2 have none.
+      const bool bounded = algo == engine_algo::sha256 && r.engine != "openssl";
+      CHECK(r.bound_ns_per_block.has_value() == bounded);
+      CHECK(r.vs_bound.has_value() == bounded);
+      if (bounded) {
+        CHECK(*r.bound_ns_per_block > 0);
+        CHECK(*r.vs_bound == Approx(*r.bound_ns_per_block / r.ns_per_block));
+        CHECK(r.core_hz > 0);
+      } else {
+        CHECK(j["vs_bound"].is_null());
+      }
       CHECK(j["kind"] == "hash");
     }
     CHECK(rows.front().mode == "throughput");

@@ -133,3 +133,72 @@ TEST_CASE("latency: unknown engines are rejected", "[latency]") {
   // A table without the needed rows cannot price an engine.
   CHECK_THROWS_AS(critical_path_limit(engine_algo::sha256, "shani", latency_table{}), std::invalid_argument);
 }
+
+TEST_CASE("latency: reciprocal throughputs and engine mixes are measured beside the latencies", "[latency]") {
+  const latency_table& t = quick_table();
+  const auto& f = detect();
+  // Every SHA-256 instruction an engine issues has a throughput row where it runs.
+  for (const char* n : {"sha256rnds2", "sha256msg1", "sha256msg2"}) {
+    INFO(n);
+    const latency_row* r = t.find(n);
+    REQUIRE(r != nullptr);
+    CHECK(r->recip_throughput.has_value() == (r->measured && f.can_shani()));
+  }
+  for (const auto& r : t.rows) {
+    INFO(r.instruction);
+    if (!r.recip_throughput) continue;
+    CHECK(r.measured);
+    // Twelve independent chains never issue slower than one dependent chain (with room
+    // for a noisy machine); no x86 core starts more than eight vector operations a cycle.
+    CHECK(*r.recip_throughput > 0.1);
+    CHECK(*r.recip_throughput < r.cycles * 1.5);
+    CHECK(to_json(r)["recip_throughput"].is_number());
+  }
+  for (const char* e : {"shani", "avx2-x8", "avx512-x16", "avx512-x8"}) {
+    INFO(e);
+    const mix_row* m = t.find_mix(e);
+    REQUIRE(m != nullptr);
+    CHECK_FALSE(m->mix.empty());
+    if (!m->measured) continue;
+    CHECK(m->cycles_per_group_block > 0);
+    CHECK(to_json(*m)["kind"] == "mix");
+  }
+  if (f.can_shani()) {
+    // 32 sha256rnds2 per block: the mix cannot beat the instruction's own throughput.
+    CHECK(t.find_mix("shani")->cycles_per_group_block >= 32 * *t.find("sha256rnds2")->recip_throughput * 0.8);
+  }
+  for (const engine* e : available_engines(engine_algo::sha256)) {
+    INFO(e->name);
+    const port_bound b = port_bound_of(engine_algo::sha256, e->name, t);
+    CHECK(b.cycles_per_block >= b.latency_cycles_per_block);
+    CHECK(b.cycles_per_block > 0);
+    CHECK(to_json(b)["bound_cycles_per_block"] == b.cycles_per_block);
+  }
+}
+
+TEST_CASE("latency: port bounds are the larger of latency per lane and the measured mix", "[latency]") {
+  latency_table t = nominal();
+  t.set_mix("shani", 1, 46.0).set_mix("avx512-x16", 16, 800.0);
+  const auto x4 = port_bound_of(engine_algo::sha256, "shani-x4", t);
+  CHECK(x4.latency_cycles_per_block == Approx(129.0 / 4));
+  REQUIRE(x4.mix_cycles_per_block);
+  CHECK(*x4.mix_cycles_per_block == Approx(46.0));  // one mix for every shani width
+  CHECK(x4.cycles_per_block == Approx(46.0));
+  CHECK(x4.limited_by == "ports");
+  const auto x2 = port_bound_of(engine_algo::sha256, "shani-x2", t);
+  CHECK(x2.cycles_per_block == Approx(129.0 / 2));
+  CHECK(x2.limited_by == "latency");
+  const auto x16 = port_bound_of(engine_algo::sha256, "avx512-x16", t);
+  CHECK(x16.cycles_per_block == Approx(800.0 / 16));  // per block hashed, not per group
+  CHECK(x16.limited_by == "ports");
+  // No mix measured: the latency bound alone, and the formula says so.
+  const auto x8 = port_bound_of(engine_algo::sha256, "avx512-x8", t);
+  CHECK_FALSE(x8.mix_cycles_per_block);
+  CHECK(x8.cycles_per_block == Approx((64 * 4 + 1) / 8.0));
+  CHECK(x8.formula.find("latency bound only") != std::string::npos);
+  CHECK(t.set_mix("avx512-x16", 16, 960.0).find_mix("avx512-x16")->cycles_per_group_block == 960.0);
+  CHECK_THROWS_AS(port_bound_of(engine_algo::blake2s, "portable", t), std::runtime_error);
+  CHECK_THROWS_AS(port_bound_of(engine_algo::sha256, "no-such-engine", t), std::invalid_argument);
+  CHECK_FALSE(port_bound_cycles_per_block(engine_algo::sha256, "openssl"));
+  CHECK_FALSE(port_bound_cycles_per_block(engine_algo::blake2b, "portable"));
+}

@@ -220,6 +220,9 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(r.verified);
   CHECK(r.verified_by == "sampled(512)");
   CHECK(r.max_rss_bytes > 0);
+  // A whole-sector SDR point builds its parent table and says how long that took.
+  CHECK(r.parent_table_s > 0);
+  CHECK(r.parent_table_vs_layer == Approx(r.parent_table_s / (r.ns_per_node_layer * 1e-9 * double(r.nodes))));
 
   o.verify = "auto";
   o.sector_size = 1 << 20;
@@ -236,6 +239,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(j["window_nodes"] == 2048);
   CHECK(j["window_backing"] == "mmap-file");
   CHECK(j["verified_by"] == "window");
+  CHECK(j["parent_table_s"] == 0.0);  // a window builds its rows only, not the table
 
   o.backend = "cuda-emu";
   o.window_backing = "ram";

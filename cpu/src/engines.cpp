@@ -55,6 +55,12 @@ std::vector<engine> make_sha256() {
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
+  v.push_back(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
+                        a, 4, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x4},
+                       kernels::sha256_pad64_shani));
+  v.push_back(with_pad({"shani-x3", "SHA-NI, three chains interleaved", a, 3, kShaniFeatures, has_shani,
+                        kernels::sha256_chains_shani_x3},
+                       kernels::sha256_pad64_shani));
   v.push_back(with_pad({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2,
                         kShaniFeatures, has_shani, kernels::sha256_chains_shani_x2},
                        kernels::sha256_pad64_shani));

@@ -46,6 +46,10 @@ void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks
                          std::size_t lanes);
 void sha256_chains_shani_x2(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                             std::size_t lanes);
+void sha256_chains_shani_x3(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes);
+void sha256_chains_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes);
 void sha256_chains_avx2_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                            std::size_t lanes);
 void sha256_chains_avx2_1(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,

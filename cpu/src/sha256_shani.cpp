@@ -1,7 +1,7 @@
-// SHA-256 with the SHA extensions: `shani` (one chain per pass) and `shani-x2` (two
-// chains interleaved). One block is 32 dependent sha256rnds2 (two rounds each), so a
-// single chain runs at that instruction's latency; a second, independent chain fills
-// the issue slots the first leaves idle. The message schedule (sha256msg1/msg2) does not
+// SHA-256 with the SHA extensions: `shani` (one chain per pass) and `shani-x2/x3/x4`
+// (two to four chains interleaved). One block is 32 dependent sha256rnds2 (two rounds
+// each), so a single chain runs at that instruction's latency; more independent chains
+// fill the issue slots the first leaves idle. The message schedule (sha256msg1/msg2) does not
 // depend on the state and runs ahead of the rounds.
 #include "kernels.hpp"
 
@@ -121,11 +121,43 @@ void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks
   for (std::size_t j = 0; j < lanes; ++j) run_group<1>(state, chunks, nblocks, lanes, j);
 }
 
+namespace {
+
+// Groups of N, then the remainder as one narrower group.
+template <int N>
+void chains_interleaved(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                        std::size_t lanes) {
+  std::size_t j = 0;
+  for (; j + N <= lanes; j += N) run_group<N>(state, chunks, nblocks, lanes, j);
+  const std::size_t rest = lanes - j;
+  if constexpr (N > 3) {
+    if (rest == 3) return run_group<3>(state, chunks, nblocks, lanes, j);
+  }
+  if constexpr (N > 2) {
+    if (rest == 2) return run_group<2>(state, chunks, nblocks, lanes, j);
+  }
+  if (rest == 1) run_group<1>(state, chunks, nblocks, lanes, j);
+}
+
+}  // namespace
+
 void sha256_chains_shani_x2(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                             std::size_t lanes) {
-  std::size_t j = 0;
-  for (; j + 2 <= lanes; j += 2) run_group<2>(state, chunks, nblocks, lanes, j);
-  if (j < lanes) run_group<1>(state, chunks, nblocks, lanes, j);
+  chains_interleaved<2>(state, chunks, nblocks, lanes);
+}
+
+// Three and four chains: sha256rnds2 issues once a cycle on some cores (`bench latency`
+// shows its reciprocal throughput), so more than two chains can fill its 4-cycle latency;
+// past two, the 16 registers the SHA instructions reach hold the chains' state and part
+// of their schedule, and the rest is spilled.
+void sha256_chains_shani_x3(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes) {
+  chains_interleaved<3>(state, chunks, nblocks, lanes);
+}
+
+void sha256_chains_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::size_t lanes) {
+  chains_interleaved<4>(state, chunks, nblocks, lanes);
 }
 
 }  // namespace poreplab::cpu::kernels

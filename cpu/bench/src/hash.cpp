@@ -18,6 +18,7 @@
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/latency.hpp"
 #include "poreplab/cpu/perf_counter.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
@@ -497,6 +498,11 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
       row.engine = std::string(e->name);
       row.mode = bench_mode_name(mode);
       row.verified = ok;
+      row.core_hz = measure_core_hz();
+      if (const auto bound = port_bound_cycles_per_block(algo, e->name); bound && row.core_hz > 0) {
+        row.bound_ns_per_block = *bound / row.core_hz * 1e9;
+        row.vs_bound = *row.bound_ns_per_block / row.ns_per_block;
+      }
       if (!pairs.empty()) {
         const interval ci = bootstrap_median_interval(pairs);
         row.vs_openssl = median(pairs);
@@ -549,6 +555,9 @@ nlohmann::json to_json(const hash_bench_row& r) {
     j["vs_openssl_ci95"] = {r.vs_openssl_lo, r.vs_openssl_hi};
     j["vs_openssl_pairs"] = r.vs_openssl_pairs;
   }
+  j["core_hz"] = r.core_hz > 0 ? nlohmann::json(r.core_hz) : nlohmann::json();
+  j["bound_ns_per_block"] = r.bound_ns_per_block ? nlohmann::json(*r.bound_ns_per_block) : nlohmann::json();
+  j["vs_bound"] = r.vs_bound ? nlohmann::json(*r.vs_bound) : nlohmann::json();
   return j;
 }
 

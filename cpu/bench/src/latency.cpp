@@ -89,6 +89,29 @@ double latency_table::cycles(std::string_view instruction) const {
   return r->cycles;
 }
 
+const mix_row* latency_table::find_mix(std::string_view engine) const {
+  for (const auto& m : mixes)
+    if (m.engine == engine) return &m;
+  return nullptr;
+}
+
+latency_table& latency_table::set_mix(std::string_view engine, std::size_t group_lanes, double cycles) {
+  for (auto& m : mixes)
+    if (m.engine == engine) {
+      m.measured = true;
+      m.group_lanes = group_lanes;
+      m.cycles_per_group_block = cycles;
+      return *this;
+    }
+  mix_row m;
+  m.engine = std::string(engine);
+  m.measured = true;
+  m.group_lanes = group_lanes;
+  m.cycles_per_group_block = cycles;
+  mixes.push_back(std::move(m));
+  return *this;
+}
+
 latency_table& latency_table::set(std::string_view instruction, double c) {
   for (auto& r : rows)
     if (r.instruction == instruction) {
@@ -108,19 +131,23 @@ namespace {
 
 struct kernel_group {
   std::vector<detail::latency_kernel> kernels;
+  std::vector<detail::mix_kernel> mixes;
   bool runnable;
 };
 
 std::vector<kernel_group> all_kernels() {
   const features& f = detect();
-  return {{detail::scalar_latency_kernels(), true},
-          {detail::shani_latency_kernels(), f.can_shani()},
-          {detail::avx2_latency_kernels(), f.can_avx2()},
-          {detail::avx512_latency_kernels(), f.can_avx512()}};
+  return {{detail::scalar_latency_kernels(), {}, true},
+          {detail::shani_latency_kernels(), detail::shani_mix_kernels(), f.can_shani()},
+          {detail::avx2_latency_kernels(), detail::avx2_mix_kernels(), f.can_avx2()},
+          {detail::avx512_latency_kernels(), detail::avx512_mix_kernels(), f.can_avx512()}};
 }
 
+double ticks_per_step(std::uint64_t (*run)(std::uint64_t), std::uint64_t loops, double steps_per_loop) {
+  return static_cast<double>(run(loops)) / (static_cast<double>(loops) * steps_per_loop);
+}
 double ticks_per_step(const detail::latency_kernel& k, std::uint64_t loops) {
-  return static_cast<double>(k.run(loops)) / (static_cast<double>(loops) * k.steps_per_loop);
+  return ticks_per_step(k.run, loops, k.steps_per_loop);
 }
 
 }  // namespace
@@ -155,16 +182,43 @@ latency_table measure_latencies(const latency_options& opt) {
         // minima are the samples least disturbed by other work.
         const std::uint64_t add_loops = (opt.iterations + add.steps_per_loop - 1) / add.steps_per_loop;
         ticks_per_step(add, add_loops / 16 + 1);  // warm-up: wake the core's clock
-        double x_min = std::numeric_limits<double>::infinity(), a_min = x_min;
+        double x_min = std::numeric_limits<double>::infinity(), a_min = x_min, i_min = x_min;
+        const std::uint64_t ind_loops =
+            k.independent_per_loop == 0 ? 0 : (opt.iterations + k.independent_per_loop - 1) / k.independent_per_loop;
         for (int rep = 0; rep < opt.repetitions; ++rep) {
           a_min = std::min(a_min, ticks_per_step(add, add_loops));
           x_min = std::min(x_min, ticks_per_step(k, loops));
+          if (k.run_independent != nullptr)
+            i_min = std::min(i_min, ticks_per_step(k.run_independent, ind_loops, k.independent_per_loop));
         }
         best_add = std::min(best_add, a_min);
         r.measured = true;
         r.cycles = x_min / a_min;
+        if (k.run_independent != nullptr) r.recip_throughput = i_min / a_min;
       }
       t.rows.push_back(std::move(r));
+    }
+  // Engine mixes: loops sized so that a sample holds about `iterations` instructions' worth.
+  for (const auto& g : groups)
+    for (const auto& m : g.mixes) {
+      mix_row r;
+      r.engine = m.engine;
+      r.isa = m.isa;
+      r.mix = m.mix;
+      r.group_lanes = m.group_lanes;
+      if (g.runnable && m.run != nullptr) {
+        const std::uint64_t add_loops = (opt.iterations + add.steps_per_loop - 1) / add.steps_per_loop;
+        const std::uint64_t loops = opt.iterations / 32 + 1;
+        double x_min = std::numeric_limits<double>::infinity(), a_min = x_min;
+        for (int rep = 0; rep < opt.repetitions; ++rep) {
+          a_min = std::min(a_min, ticks_per_step(add, add_loops));
+          x_min = std::min(x_min, ticks_per_step(m.run, loops, m.groups_per_loop));
+        }
+        best_add = std::min(best_add, a_min);
+        r.measured = true;
+        r.cycles_per_group_block = x_min / a_min;
+      }
+      t.mixes.push_back(std::move(r));
     }
   t.tsc_ticks_per_cycle = best_add;
   t.core_hz = t.tsc_hz / best_add;
@@ -325,6 +379,44 @@ std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::s
   }
 }
 
+port_bound port_bound_of(engine_algo algo, std::string_view engine, const latency_table& t) {
+  if (algo != engine_algo::sha256)
+    throw std::runtime_error(std::string(engine_algo_name(algo)) + " engines have no port-bound model");
+  const critical_path c = critical_path_limit(algo, engine, t);
+  port_bound b;
+  b.algo = c.algo;
+  b.engine = c.engine;
+  b.lanes = c.lanes;
+  b.latency_cycles_per_block = c.lane_cycles_per_block / static_cast<double>(c.lanes);
+  // Every shani width issues the same instructions per block: one mix serves them all.
+  const mix_row* m = t.find_mix(engine.starts_with("shani") ? "shani" : engine);
+  b.formula = "latency: " + fmt(c.lane_cycles_per_block) + " cycles per lane-block / " + std::to_string(c.lanes) +
+              " lanes";
+  if (m != nullptr && m->measured) {
+    b.mix_cycles_per_block = m->cycles_per_group_block / static_cast<double>(m->group_lanes);
+    b.formula += "; ports: " + fmt(m->cycles_per_group_block) + " cycles per " + std::to_string(m->group_lanes) +
+                 "-lane block of the measured mix";
+    if (!m->mix.empty()) b.formula += " (" + m->mix + ")";
+  } else {
+    b.formula += "; no measured instruction mix (scalar rounds): latency bound only";
+  }
+  b.cycles_per_block = std::max(b.latency_cycles_per_block, b.mix_cycles_per_block.value_or(0));
+  b.limited_by = b.mix_cycles_per_block && *b.mix_cycles_per_block > b.latency_cycles_per_block ? "ports" : "latency";
+  return b;
+}
+
+std::optional<double> port_bound_cycles_per_block(engine_algo algo, std::string_view engine) {
+  if (algo != engine_algo::sha256) return std::nullopt;
+  const auto& known = compiled_engines(algo);
+  if (std::none_of(known.begin(), known.end(), [&](const auto& e) { return e.name == engine; }))
+    return std::nullopt;
+  try {
+    return port_bound_of(algo, engine, measured_latencies()).cycles_per_block;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // --- JSON ------------------------------------------------------------------------------
 
 nlohmann::json to_json(const latency_row& r) {
@@ -334,6 +426,7 @@ nlohmann::json to_json(const latency_row& r) {
           {"note", r.note},
           {"measured", r.measured},
           {"cycles", r.measured ? nlohmann::json(r.cycles) : nlohmann::json(nullptr)},
+          {"recip_throughput", r.recip_throughput ? nlohmann::json(*r.recip_throughput) : nlohmann::json(nullptr)},
           {"iterations", r.iterations}};
 }
 
@@ -355,6 +448,28 @@ nlohmann::json to_json(const critical_path& c) {
           {"lane_cycles_per_byte", c.lane_cycles_per_byte},
           {"lane_cycles_per_block", c.lane_cycles_per_block},
           {"formula", c.formula}};
+}
+
+nlohmann::json to_json(const mix_row& m) {
+  return {{"kind", "mix"},
+          {"engine", m.engine},
+          {"isa", m.isa},
+          {"mix", m.mix},
+          {"measured", m.measured},
+          {"cycles_per_group_block", m.measured ? nlohmann::json(m.cycles_per_group_block) : nlohmann::json(nullptr)},
+          {"group_lanes", m.group_lanes}};
+}
+
+nlohmann::json to_json(const port_bound& b) {
+  return {{"kind", "port_bound"},
+          {"algo", b.algo},
+          {"engine", b.engine},
+          {"lanes", b.lanes},
+          {"latency_cycles_per_block", b.latency_cycles_per_block},
+          {"mix_cycles_per_block", b.mix_cycles_per_block ? nlohmann::json(*b.mix_cycles_per_block) : nlohmann::json()},
+          {"bound_cycles_per_block", b.cycles_per_block},
+          {"limited_by", b.limited_by},
+          {"formula", b.formula}};
 }
 
 }  // namespace poreplab::cpu

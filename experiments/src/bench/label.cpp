@@ -192,7 +192,9 @@ label_bench_result bench_label(const label_bench_options& in) {
     parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
     data = sdr::generated_field_data(layer_bytes, 0x9e3779b97f4a7c15ull);
   } else {
+    const auto t0 = std::chrono::steady_clock::now();
     sdr_table = graph::parent_table::generate(g);
+    r.parent_table_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     parents = sdr_table.data();
   }
   const auto ids = replica_ids(opt.sectors);
@@ -393,6 +395,8 @@ label_bench_result bench_label(const label_bench_options& in) {
                                       (static_cast<double>(r.nodes) * opt.sectors);
   r.ns_per_node_layer = median(r.samples_ns_per_node_layer);
   r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
+  if (r.parent_table_s > 0 && r.ns_per_node_layer > 0)
+    r.parent_table_vs_layer = r.parent_table_s / (r.ns_per_node_layer * 1e-9 * static_cast<double>(r.nodes));
   // Per sector stream, as the seed report counts (rdtsc per hashed byte): every sector
   // advances one node per ns_per_node_layer.
   if (const double hz = cpu::tsc_hz(); hz > 0)
@@ -485,6 +489,8 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"verified", r.verified},
           {"digest", r.digest},
           {"rss_bytes_per_node", r.rss_bytes_per_node},
+          {"parent_table_s", r.parent_table_s},
+          {"parent_table_vs_layer", r.parent_table_vs_layer},
           {"max_rss_bytes", r.max_rss_bytes},
           {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
           {"kernel_ns_per_node_layer", r.kernel_ns_per_node_layer},

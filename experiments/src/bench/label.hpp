@@ -104,6 +104,11 @@ struct label_bench_result {
   bool verified = false;           // output digest equals the portable reference
   std::string digest;              // SHA-256 over all sectors' last layers
   double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)
+  // The SDR parent table built for this point (whole sectors, sdr only): its wall time,
+  // and that over one layer's labeling time of this point (ns_per_node_layer x nodes).
+  // 0 where no table was built (zigzag, windows).
+  double parent_table_s = 0;
+  double parent_table_vs_layer = 0;
   // The process's peak resident set (VmHWM, reset as the point starts) while the point
   // ran, parent table included; the reference check's own buffers come after it.
   std::uint64_t max_rss_bytes = 0;

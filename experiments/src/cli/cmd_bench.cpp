@@ -60,8 +60,9 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
                         : r.algo == "sha256" ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
                                              : ": dependent one-block messages")
                 << "\n";
-      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s\n", "engine", "lanes", "ns/block", "ns/lane-blk",
-                  "GB/s", "c/B tsc", "c/B core", "vs ossl", "95% interval", "cpu%", "verified");
+      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s\n", "engine", "lanes", "ns/block",
+                  "ns/lane-blk", "GB/s", "c/B tsc", "c/B core", "vs ossl", "95% interval", "cpu%", "verified", "bound",
+                  "vs bound");
       last = group;
     }
     std::string ci = "-";
@@ -69,11 +70,13 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
       ci = fmt("%.2f", r.vs_openssl_lo);
       ci += fmt("-%.2f", r.vs_openssl_hi);
     }
-    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %13s %5.0f %9s\n", r.engine.c_str(), r.lanes,
+    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %13s %5.0f %9s %8s %8s\n", r.engine.c_str(), r.lanes,
                 r.ns_per_block, r.lane_ns_per_block, r.gbps, r.cycles_per_byte_tsc,
                 r.cycles_per_byte_core ? fmt("%.3f", *r.cycles_per_byte_core).c_str() : "-",
                 r.vs_openssl ? fmt("%.2fx", *r.vs_openssl).c_str() : "-", ci.c_str(),
-                100.0 * r.cpu_ns_per_block / r.ns_per_block, r.verified ? "ok" : "MISMATCH");
+                100.0 * r.cpu_ns_per_block / r.ns_per_block, r.verified ? "ok" : "MISMATCH",
+                r.bound_ns_per_block ? fmt("%.2f", *r.bound_ns_per_block).c_str() : "-",
+                r.vs_bound ? fmt("%.2f", *r.vs_bound).c_str() : "-");
   }
 }
 

@@ -136,6 +136,9 @@ void add_bench_label_command(CLI::App& app) {
       std::cout << "  stopped by         " << stop_text(r) << "\n"
                 << std::setprecision(1);
       if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";
+      if (r.parent_table_s > 0)
+        std::cout << std::setprecision(3) << "  parent table       " << r.parent_table_s << " s to generate, "
+                  << r.parent_table_vs_layer << "x one layer's labeling\n";
       std::cout
                 << "  verified           " << (r.verified ? "yes, " : "NO, ") << verify_text(r) << "  " << r.digest << "\n";
       if (!r.verify_failure.empty()) std::cout << "  first mismatch     " << r.verify_failure << "\n";

@@ -22,24 +22,57 @@ void add_bench_latency_command(CLI::App& app) {
   cmd->callback([opt, json] {
     const cpu::latency_table t = cpu::measure_latencies(*opt);
     std::vector<cpu::critical_path> limits;
+    std::vector<cpu::port_bound> bounds;
     for (const cpu::engine_algo a : cpu::engine_algos())
-      for (const cpu::engine* e : cpu::available_engines(a)) limits.push_back(cpu::critical_path_limit(a, e->name, t));
+      for (const cpu::engine* e : cpu::available_engines(a)) {
+        limits.push_back(cpu::critical_path_limit(a, e->name, t));
+        if (a == cpu::engine_algo::sha256) bounds.push_back(cpu::port_bound_of(a, e->name, t));
+      }
     if (*json) {
       std::cout << cpu::calibration_json(t).dump() << "\n";
       for (const auto& r : t.rows) std::cout << cpu::to_json(r).dump() << "\n";
+      for (const auto& m : t.mixes) std::cout << cpu::to_json(m).dump() << "\n";
       for (const auto& c : limits) std::cout << cpu::to_json(c).dump() << "\n";
+      for (const auto& b : bounds) std::cout << cpu::to_json(b).dump() << "\n";
       return;
     }
     std::cout << "calibration: " << t.calibration << "\n\n"
               << std::left << std::setw(16) << "instruction" << std::setw(8) << "isa" << std::right << std::setw(8)
-              << "cycles" << "  note\n";
+              << "latency" << std::setw(8) << "rtp" << "  note (rtp: cycles per instruction, 12 independent chains)\n";
     for (const auto& r : t.rows) {
       std::cout << std::left << std::setw(16) << r.instruction << std::setw(8) << r.isa << std::right << std::setw(8);
       if (r.measured)
         std::cout << std::fixed << std::setprecision(2) << r.cycles;
       else
         std::cout << "-";
+      std::cout << std::setw(8);
+      if (r.recip_throughput)
+        std::cout << std::fixed << std::setprecision(2) << *r.recip_throughput;
+      else
+        std::cout << "-";
       std::cout << "  " << (r.measured ? r.note : "not available on this CPU") << "\n";
+    }
+    std::cout << "\nengine instruction mixes, issued without dependencies (core cycles per block of every lane)\n";
+    for (const auto& m : t.mixes) {
+      std::cout << "  " << std::left << std::setw(12) << m.engine << std::right << std::setw(3) << m.group_lanes
+                << " lanes " << std::setw(9);
+      if (m.measured)
+        std::cout << std::fixed << std::setprecision(1) << m.cycles_per_group_block;
+      else
+        std::cout << "-";
+      std::cout << "  " << m.mix << "\n";
+    }
+    std::cout << "\nSHA-256 port bounds (core cycles per block hashed, any lane: the larger of latency and ports)\n"
+              << std::left << std::setw(12) << "engine" << std::right << std::setw(6) << "lanes" << std::setw(10)
+              << "latency" << std::setw(10) << "ports" << std::setw(10) << "bound" << "  limited by\n";
+    for (const auto& b : bounds) {
+      std::cout << std::left << std::setw(12) << b.engine << std::right << std::setw(6) << b.lanes << std::fixed
+                << std::setprecision(1) << std::setw(10) << b.latency_cycles_per_block << std::setw(10);
+      if (b.mix_cycles_per_block)
+        std::cout << *b.mix_cycles_per_block;
+      else
+        std::cout << "-";
+      std::cout << std::setw(10) << b.cycles_per_block << "  " << b.limited_by << "\n";
     }
     std::cout << "\ncritical-path limits (core cycles per byte; all lanes, and per chain)\n"
               << std::left << std::setw(9) << "algo" << std::setw(12) << "engine" << std::right << std::setw(6)

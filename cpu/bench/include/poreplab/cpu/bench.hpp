@@ -60,6 +60,11 @@ struct hash_bench_row {
   std::vector<double> vs_openssl_pairs;
   std::optional<double> vs_openssl;
   double vs_openssl_lo = 0, vs_openssl_hi = 0;
+  // The engine's port bound (latency.hpp port_bound_of, SHA-256 engines only) in ns per
+  // block at the core clock measured right after the samples, and bound / ns_per_block
+  // (1 = at the bound). Empty for OpenSSL, BLAKE2 and where the clock could not be read.
+  std::optional<double> bound_ns_per_block, vs_bound;
+  double core_hz = 0;  // add-chain core clock after the samples (0: not measured)
 };
 
 // Rows for `engine` ("all": every available engine, best first; "openssl": the reference

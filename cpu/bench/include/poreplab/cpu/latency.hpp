@@ -27,6 +27,22 @@ struct latency_row {
   bool measured = false;         // false: this CPU (or this build) lacks the ISA
   double cycles = 0;             // core cycles per chain step
   std::uint64_t iterations = 0;  // chain steps per sample
+  // Reciprocal throughput: core cycles per instruction with twelve independent chains in
+  // flight (how often the core can start one). Empty where not measured (composite rows,
+  // or the ISA is missing).
+  std::optional<double> recip_throughput;
+};
+
+// One engine's instruction mix issued without dependencies: the rate its execution ports
+// allow, whatever the order of the real code. Measured as a loop of the engine's
+// per-block instruction counts (scaled to one loop) over independent registers.
+struct mix_row {
+  std::string engine;  // the SHA-256 engine whose mix this is
+  std::string isa;
+  std::string mix;     // the instructions of one block, all lanes of the group
+  bool measured = false;
+  double cycles_per_group_block = 0;  // core cycles for one block of each of the group's lanes
+  std::size_t group_lanes = 1;        // lanes whose blocks that is
 };
 
 struct latency_options {
@@ -36,6 +52,7 @@ struct latency_options {
 
 struct latency_table {
   std::vector<latency_row> rows;
+  std::vector<mix_row> mixes;
   double tsc_ticks_per_cycle = 1;  // best (lowest) over all add-chain samples
   double tsc_hz = 0;
   double core_hz = 0;  // tsc_hz / tsc_ticks_per_cycle
@@ -48,6 +65,10 @@ struct latency_table {
   double cycles(std::string_view instruction) const;
   // Adds or replaces a measured row (synthetic tables for what-if arithmetic and tests).
   latency_table& set(std::string_view instruction, double cycles);
+  // nullptr when no mix was measured for `engine`.
+  const mix_row* find_mix(std::string_view engine) const;
+  // Adds or replaces a measured mix (synthetic tables and tests).
+  latency_table& set_mix(std::string_view engine, std::size_t group_lanes, double cycles_per_group_block);
 };
 
 // Measures every instruction this CPU can run (the others are rows with measured=false).
@@ -95,6 +116,27 @@ double blake2_limit_cycles_per_byte(double g_cycles, int rounds, std::size_t blo
 // Records carry it as rates["critical_path_cycles_per_byte"] (experiments/plots/plot.py).
 std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::string_view engine);
 
+// The port bound of a SHA-256 engine: the fastest it can run on this core, the larger of
+// its critical path per lane (latency: dependent rounds) and its instruction mix's
+// measured throughput (ports). Engines without a measured mix (the scalar ones) are
+// bounded by their critical path alone, and say so.
+struct port_bound {
+  std::string algo, engine;
+  std::size_t lanes = 1;
+  double latency_cycles_per_block = 0;  // critical path of one lane's block / lanes
+  std::optional<double> mix_cycles_per_block;  // measured mix per block hashed (any lane)
+  double cycles_per_block = 0;  // the bound: max of the two, per block hashed (any lane)
+  std::string limited_by;       // "latency" or "ports"
+  std::string formula;
+};
+
+// Unknown engine: std::invalid_argument; one without a model or whose instructions `t`
+// lacks: std::runtime_error (as critical_path_limit).
+port_bound port_bound_of(engine_algo algo, std::string_view engine, const latency_table& t);
+// From measured_latencies(), in core cycles per block hashed; empty for OpenSSL, BLAKE2
+// engines, or an engine this CPU cannot run.
+std::optional<double> port_bound_cycles_per_block(engine_algo algo, std::string_view engine);
+
 // kind "latency": instruction, isa, note, measured, cycles (null if not measured), iterations.
 nlohmann::json to_json(const latency_row& r);
 // kind "latency_calibration": tsc_ticks_per_cycle, tsc_hz, core_hz, calibration.
@@ -102,6 +144,11 @@ nlohmann::json calibration_json(const latency_table& t);
 // kind "limit": algo, engine, lanes, block_bytes, limit_cycles_per_byte,
 // lane_cycles_per_byte, lane_cycles_per_block, formula.
 nlohmann::json to_json(const critical_path& c);
+// kind "mix": engine, isa, mix, measured, cycles_per_group_block, group_lanes.
+nlohmann::json to_json(const mix_row& m);
+// kind "port_bound": algo, engine, lanes, latency_cycles_per_block,
+// mix_cycles_per_block, bound_cycles_per_block, limited_by, formula.
+nlohmann::json to_json(const port_bound& b);
 
 namespace detail {
 // One chain kernel: runs `loops` iterations of its unrolled body (steps_per_loop
@@ -113,7 +160,24 @@ struct latency_kernel {
   const char* note;
   unsigned steps_per_loop;
   std::uint64_t (*run)(std::uint64_t loops);
+  // The same instruction on twelve independent registers (reciprocal throughput);
+  // nullptr where the row has none.
+  std::uint64_t (*run_independent)(std::uint64_t loops) = nullptr;
+  unsigned independent_per_loop = 0;
 };
+// An engine's instruction mix (mix_row): one loop runs `groups_per_loop` of a group
+// block's instructions.
+struct mix_kernel {
+  const char* engine;
+  const char* isa;
+  const char* mix;
+  std::size_t group_lanes;
+  double groups_per_loop;
+  std::uint64_t (*run)(std::uint64_t loops);
+};
+std::vector<mix_kernel> shani_mix_kernels();
+std::vector<mix_kernel> avx2_mix_kernels();
+std::vector<mix_kernel> avx512_mix_kernels();
 std::vector<latency_kernel> scalar_latency_kernels();  // latency.cpp: x86-64 + sse2
 std::vector<latency_kernel> shani_latency_kernels();
 std::vector<latency_kernel> avx2_latency_kernels();
