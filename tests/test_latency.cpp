@@ -71,7 +71,7 @@ TEST_CASE("latency: rows follow the CPU's features", "[latency]") {
   CHECK_THROWS_AS(measure_latencies({0, 1}), std::invalid_argument);
 }
 
-TEST_CASE("latency: BLAKE2 arithmetic reproduces the seed's G figures", "[latency]") {
+TEST_CASE("latency: BLAKE2 arithmetic reproduces the 2019 Supranational PoRep report's G figures", "[latency]") {
   CHECK(blake2_limit_cycles_per_byte(14, 10, 64) == Approx(4.375));
   CHECK(blake2_limit_cycles_per_byte(12, 10, 64) == Approx(3.75));
   const latency_table t = nominal();

@@ -397,7 +397,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
   if (r.parent_table_s > 0 && r.ns_per_node_layer > 0)
     r.parent_table_vs_layer = r.parent_table_s / (r.ns_per_node_layer * 1e-9 * static_cast<double>(r.nodes));
-  // Per sector stream, as the seed report counts (rdtsc per hashed byte): every sector
+  // Per sector stream, as the 2019 Supranational PoRep report counts (rdtsc per hashed byte): every sector
   // advances one node per ns_per_node_layer.
   if (const double hz = cpu::tsc_hz(); hz > 0)
     r.cycles_per_byte = r.ns_per_node_layer * 1e-9 * hz / static_cast<double>(r.hashed_bytes_per_node);

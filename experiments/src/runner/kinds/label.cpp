@@ -127,7 +127,7 @@ json rates(const json& axes, const json& ctx, double median) {
   if (own > 0 && median > 0) labels *= own / median;
   if (labels <= 0 && median > 0) labels = axes["sectors"].get<double>() * 1e9 / median;
   r["labels_per_s"] = labels;
-  // Bytes hashed per label (the scheme's message, as the seed report counts them).
+  // Bytes hashed per label (the scheme's message, as the 2019 Supranational PoRep report counts them).
   const double hashed = ctx.value("hashed_bytes_per_node", double(sdr::kSdrMessageBytes));
   r["gb_per_s"] = labels * hashed / 1e9;
   // cycles/byte of one sector's stream, rescaled to this point's median.

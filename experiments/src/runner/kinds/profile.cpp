@@ -1,7 +1,7 @@
 // The `profile` kind: the replication profile of one scheme (bench_profile, as `poreplab
 // bench profile`): shares of fetch, hash, encode, io and other in the labeling of one
 // sector, the timers' overhead, the production backend's time for the same job, and
-// cycles per hashed byte the seed report's way. Every run is checked against the
+// cycles per hashed byte the way the 2019 Supranational PoRep report does. Every run is checked against the
 // portable reference.
 #include <algorithm>
 

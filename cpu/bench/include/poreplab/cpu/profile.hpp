@@ -1,6 +1,6 @@
 #pragma once
-// Replication profile: where the time of labeling goes, per phase, the way the seed
-// report profiled r2's ZigZag replication (there with gprof), but measured in place with
+// Replication profile: where the time of labeling goes, per phase, the way the 2019
+// Supranational PoRep report profiled r2's ZigZag replication (there with gprof), but measured in place with
 // the TSC. The job runs one sector at a time on the calling thread; every node's message
 // is gathered into an aligned buffer and then hashed, so the phases separate:
 //   fetch   gathering the node's parent chunks (and header) into the message buffer:
@@ -71,7 +71,7 @@ struct profile_result {
   // ns per node, layer and sector (medians); timed and untimed include sdr's final
   // encode pass, the backend labels only.
   double timed_ns_per_node_layer = 0, untimed_ns_per_node_layer = 0, backend_ns_per_node_layer = 0;
-  // The seed report's figure: TSC ticks over the labeling (all layers, untimed code) /
+  // The 2019 Supranational PoRep report's figure: TSC ticks over the labeling (all layers, untimed code) /
   // (nodes x layers x sectors x message_bytes(variant)); and the same for the backend.
   std::uint64_t hashed_bytes = 0;
   double cycles_per_byte = 0, backend_cycles_per_byte = 0;
