@@ -3,10 +3,11 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
 
+#include "latency_asm.hpp"
+
 #define PL_LAT_X4(s) s s s s
 #define PL_LAT_X16(s) PL_LAT_X4(PL_LAT_X4(s))
 #define PL_LAT_X32(s) PL_LAT_X16(s) PL_LAT_X16(s)
-#define PL_ALL12(op) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11) op(12)
 #define PL_EIGHT(op) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8)
 #define PL_SIX(op) op(2) op(4) op(6) op(8) op(10) op(12)
 
@@ -39,18 +40,9 @@ PL_LAT_YMM(rotate, PL_LAT_X16("vpsrld $7, %%ymm0, %%ymm2\n\tvpslld $25, %%ymm0, 
 
 // Independent chains through ymm1..12, ymm13/14 read-only sources.
 #define PL_ZERO(r) "vpxor %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
-#define PL_IND(fname, body)                                                                       \
-  std::uint64_t fname(std::uint64_t n) {                                                          \
-    const std::uint64_t t0 = rdtsc();                                                             \
-    asm volatile(PL_ALL12(PL_ZERO) "vpcmpeqd %%ymm13, %%ymm13, %%ymm13\n\t"                        \
-                 "vpxor %%xmm14, %%xmm14, %%xmm14\n\t"                                            \
-                 "1:\n\t" body "dec %[n]\n\tjnz 1b\n\tvzeroupper\n\t"                             \
-                 : [n] "+r"(n)                                                                    \
-                 :                                                                                \
-                 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",  \
-                   "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");          \
-    return rdtsc() - t0;                                                                          \
-  }
+#define PL_IND(fname, body)                                                                                \
+  PL_IND_KERNEL(fname, PL_ALL12(PL_ZERO) "vpcmpeqd %%ymm13, %%ymm13, %%ymm13\n\t" PL_ZERO(14), body, \
+                "vzeroupper\n\t")
 #define PL_YADD(r) "vpaddd %%ymm13, %%ymm" #r ", %%ymm" #r "\n\t"
 #define PL_YXOR(r) "vpxor %%ymm13, %%ymm" #r ", %%ymm" #r "\n\t"
 #define PL_YAND(r) "vpand %%ymm13, %%ymm" #r ", %%ymm" #r "\n\t"

@@ -4,11 +4,12 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
 
+#include "latency_asm.hpp"
+
 #define PL_LAT_X4(s) s s s s
 #define PL_LAT_X16(s) PL_LAT_X4(PL_LAT_X4(s))
 #define PL_LAT_X32(s) PL_LAT_X16(s) PL_LAT_X16(s)
-// One operation on each of registers 1..12, on 1..10, on the six even ones.
-#define PL_ALL12(op) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11) op(12)
+// One operation on each of registers 1..10, on the six even ones (PL_ALL12: 1..12).
 #define PL_TEN(op) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10)
 #define PL_SIX(op) op(2) op(4) op(6) op(8) op(10) op(12)
 
@@ -16,10 +17,6 @@ namespace poreplab::cpu::detail {
 
 #if defined(POREPLAB_HAVE_AVX512) && defined(__x86_64__)
 namespace {
-
-#define PL_VEC_CLOBBERS                                                                                          \
-  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", \
-      "xmm13", "xmm14", "xmm15", "cc", "memory"
 
 #define PL_LAT_ZMM(fname, body)                                                                   \
   std::uint64_t fname(std::uint64_t n) {                                                          \
@@ -34,18 +31,11 @@ namespace {
   }
 
 // Independent chains: every register 1..14 starts at a defined value.
-#define PL_IND(fname, body)                                                                       \
-  std::uint64_t fname(std::uint64_t n) {                                                          \
-    const std::uint64_t t0 = rdtsc();                                                             \
-    asm volatile(PL_ALL12(PL_ZERO) "vpternlogd $0xff, %%zmm13, %%zmm13, %%zmm13\n\t"              \
-                 "vpxor %%xmm14, %%xmm14, %%xmm14\n\t"                                            \
-                 "1:\n\t" body "dec %[n]\n\tjnz 1b\n\tvzeroupper\n\t"                             \
-                 : [n] "+r"(n)                                                                    \
-                 :                                                                                \
-                 : PL_VEC_CLOBBERS);                                                              \
-    return rdtsc() - t0;                                                                          \
-  }
 #define PL_ZERO(r) "vpxor %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
+#define PL_IND(fname, body)                                                                      \
+  PL_IND_KERNEL(fname,                                                                           \
+                PL_ALL12(PL_ZERO) "vpternlogd $0xff, %%zmm13, %%zmm13, %%zmm13\n\t" PL_ZERO(14), \
+                body, "vzeroupper\n\t")
 
 PL_LAT_ZMM(vprord, PL_LAT_X32("vprord $7, %%zmm0, %%zmm0\n\t"))
 // 0x96: three-way xor, the Sigma combine; zmm0 is both a source and the destination.

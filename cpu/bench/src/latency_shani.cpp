@@ -3,6 +3,8 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
 
+#include "latency_asm.hpp"
+
 #define PL_LAT_X4(s) s s s s
 #define PL_LAT_X16(s) PL_LAT_X4(PL_LAT_X4(s))
 
@@ -49,22 +51,11 @@ std::uint64_t msg2(std::uint64_t n) {
   return rdtsc() - t0;
 }
 
-#define PL_SHA_CLOBBERS                                                                                        \
-  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", \
-      "xmm13", "xmm14", "xmm15", "cc", "memory"
+// Legacy-encoded zeroing: a CPU may have SHA-NI without AVX.
 #define PL_ZERO(r) "pxor %%xmm" #r ", %%xmm" #r "\n\t"
-#define PL_ALL12(op) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11) op(12)
 // Independent chains through xmm1..12 (xmm15 a read-only source, xmm0 rnds2's W+K).
-#define PL_IND(fname, body)                                                                \
-  std::uint64_t fname(std::uint64_t n) {                                                   \
-    const std::uint64_t t0 = rdtsc();                                                      \
-    asm volatile(PL_ALL12(PL_ZERO) PL_ZERO(0) PL_ZERO(13) PL_ZERO(14) PL_ZERO(15)           \
-                 "1:\n\t" body "dec %[n]\n\tjnz 1b\n\t"                                     \
-                 : [n] "+r"(n)                                                             \
-                 :                                                                         \
-                 : PL_SHA_CLOBBERS);                                                       \
-    return rdtsc() - t0;                                                                   \
-  }
+#define PL_IND(fname, body) \
+  PL_IND_KERNEL(fname, PL_ALL12(PL_ZERO) PL_ZERO(0) PL_ZERO(13) PL_ZERO(14) PL_ZERO(15), body, "")
 #define PL_RNDS2(r) "sha256rnds2 %%xmm15, %%xmm" #r "\n\t"
 #define PL_MSG1(r) "sha256msg1 %%xmm15, %%xmm" #r "\n\t"
 #define PL_MSG2(r) "sha256msg2 %%xmm15, %%xmm" #r "\n\t"
