@@ -69,6 +69,9 @@ TEST_CASE("latency: rows follow the CPU's features", "[latency]") {
     if (r.measured) CHECK(r.cycles > 0.2);
   }
   CHECK_THROWS_AS(measure_latencies({0, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(measure_latencies({(std::uint64_t{1} << 32) + 1, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(measure_latencies({1024, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(measure_latencies({1024, 1001}), std::invalid_argument);
 }
 
 TEST_CASE("latency: BLAKE2 arithmetic reproduces the 2019 Supranational PoRep report's G figures", "[latency]") {

@@ -96,19 +96,14 @@ const mix_row* latency_table::find_mix(std::string_view engine) const {
 }
 
 latency_table& latency_table::set_mix(std::string_view engine, std::size_t group_lanes, double cycles) {
-  for (auto& m : mixes)
-    if (m.engine == engine) {
-      m.measured = true;
-      m.group_lanes = group_lanes;
-      m.cycles_per_group_block = cycles;
-      return *this;
-    }
-  mix_row m;
-  m.engine = std::string(engine);
-  m.measured = true;
-  m.group_lanes = group_lanes;
-  m.cycles_per_group_block = cycles;
-  mixes.push_back(std::move(m));
+  auto it = std::find_if(mixes.begin(), mixes.end(), [&](const mix_row& m) { return m.engine == engine; });
+  if (it == mixes.end()) {
+    it = mixes.insert(mixes.end(), mix_row{});
+    it->engine = std::string(engine);
+  }
+  it->measured = true;
+  it->group_lanes = group_lanes;
+  it->cycles_per_group_block = cycles;
   return *this;
 }
 
@@ -160,8 +155,11 @@ std::vector<std::string> latency_instructions() {
 }
 
 latency_table measure_latencies(const latency_options& opt) {
-  if (opt.iterations == 0) throw std::invalid_argument("latency: iterations must be at least 1");
-  if (opt.repetitions < 1) throw std::invalid_argument("latency: repetitions must be at least 1");
+  // Upper limits keep a mistyped count from running for hours (2^32 steps: seconds each).
+  if (opt.iterations == 0 || opt.iterations > (std::uint64_t{1} << 32))
+    throw std::invalid_argument("latency: iterations must be 1 .. 2^32 (4294967296)");
+  if (opt.repetitions < 1 || opt.repetitions > 1000)
+    throw std::invalid_argument("latency: repetitions must be 1 .. 1000");
   const auto groups = all_kernels();
   const detail::latency_kernel& add = groups[0].kernels[0];
   if (add.run == nullptr) throw std::runtime_error("latency: no x86-64 chain kernels in this build");
@@ -169,6 +167,7 @@ latency_table measure_latencies(const latency_options& opt) {
   latency_table t;
   t.tsc_hz = tsc_hz();
   double best_add = std::numeric_limits<double>::infinity();
+  const std::uint64_t add_loops = (opt.iterations + add.steps_per_loop - 1) / add.steps_per_loop;
   for (const auto& g : groups)
     for (const auto& k : g.kernels) {
       latency_row r;
@@ -180,7 +179,6 @@ latency_table measure_latencies(const latency_options& opt) {
       if (g.runnable && k.run != nullptr) {
         // Each X sample sits next to an add sample so that both see the same clock; the
         // minima are the samples least disturbed by other work.
-        const std::uint64_t add_loops = (opt.iterations + add.steps_per_loop - 1) / add.steps_per_loop;
         ticks_per_step(add, add_loops / 16 + 1);  // warm-up: wake the core's clock
         double x_min = std::numeric_limits<double>::infinity(), a_min = x_min, i_min = x_min;
         const std::uint64_t ind_loops =
@@ -207,7 +205,6 @@ latency_table measure_latencies(const latency_options& opt) {
       r.mix = m.mix;
       r.group_lanes = m.group_lanes;
       if (g.runnable && m.run != nullptr) {
-        const std::uint64_t add_loops = (opt.iterations + add.steps_per_loop - 1) / add.steps_per_loop;
         const std::uint64_t loops = opt.iterations / 32 + 1;
         double x_min = std::numeric_limits<double>::infinity(), a_min = x_min;
         for (int rep = 0; rep < opt.repetitions; ++rep) {
