@@ -15,6 +15,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/tune.hpp"
 #include "poreplab/cpu/tree_d.hpp"
+#include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
@@ -109,14 +110,21 @@ TEST_CASE("find_engine and parse_engine_algo reject bad names", "[engines]") {
   if (!any_missing) WARN("this CPU runs every compiled engine: the engine_unavailable path is not exercised");
 }
 
-TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
-  std::mt19937_64 rng(20261122);
-  // Each chunk its own 32-byte allocation, so sanitizers catch any read past a chunk.
+namespace {
+// 96 random chunks, each its own 32-byte allocation, so sanitizers catch any read past one.
+std::vector<std::unique_ptr<std::uint8_t[]>> random_chunks(std::mt19937_64& rng) {
   std::vector<std::unique_ptr<std::uint8_t[]>> pool;
   for (int i = 0; i < 96; ++i) {
     pool.emplace_back(new std::uint8_t[32]);
     for (int b = 0; b < 32; ++b) pool.back()[b] = static_cast<std::uint8_t>(rng());
   }
+  return pool;
+}
+}  // namespace
+
+TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
+  std::mt19937_64 rng(20261122);
+  const auto pool = random_chunks(rng);
   const engine& ref = cpu::find_engine(engine_algo::sha256, "portable");
   for (const engine* e : engines_under_test(engine_algo::sha256)) {
     for (std::size_t lanes : lane_counts(e->lanes))
@@ -132,6 +140,56 @@ TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
         CHECK(state == expect);
       }
   }
+}
+
+TEST_CASE("SHA-256 engines that keep schedules match portable on repeating chains", "[engines]") {
+  std::mt19937_64 rng(20261125);
+  const auto pool = random_chunks(rng);
+  // first_of maps: SDR's two, one longer than the tracked blocks with more first
+  // occurrences repeated than are kept, and one whose entries point forward or at repeats
+  // (engines must then recompute, never misread).
+  std::vector<std::vector<std::uint8_t>> maps;
+  for (const auto& r : {sdr::kLayer1BlockRepeats, sdr::kLaterLayerBlockRepeats})
+    maps.emplace_back(r.first_of, r.first_of + sdr::kLabelCompressions);
+  std::vector<std::uint8_t> many(40);
+  for (std::size_t k = 0; k < many.size(); ++k) many[k] = k < 12 || rng() % 3 == 0 ? static_cast<std::uint8_t>(k) : static_cast<std::uint8_t>(rng() % 12);
+  maps.push_back(many);
+  std::vector<std::uint8_t> odd = {0, 0, 1, 9, 2, 4, 6, 6};
+  maps.push_back(odd);
+  const engine& ref = cpu::find_engine(engine_algo::sha256, "portable");
+  bool any = false;
+  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+    if (e->sha256_repeat == nullptr) continue;
+    any = true;
+    for (std::size_t lanes : lane_counts(e->lanes))
+      for (const auto& first_of : maps) {
+        const std::size_t nblocks = first_of.size();
+        INFO("engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks);
+        std::vector<const std::uint8_t*> chunks(2 * nblocks * lanes);
+        for (std::size_t k = 0; k < nblocks; ++k)
+          for (std::size_t h = 0; h < 2; ++h)
+            for (std::size_t j = 0; j < lanes; ++j) {
+              // A block that names an earlier first occurrence holds that block's bytes.
+              const std::size_t f = first_of[k];
+              const bool repeat = f < k && first_of[f] == f;
+              chunks[(2 * k + h) * lanes + j] = repeat ? chunks[(2 * f + h) * lanes + j] : pool[rng() % pool.size()].get();
+            }
+        std::vector<std::uint32_t> state(8 * lanes);
+        for (auto& w : state) w = static_cast<std::uint32_t>(rng());
+        const auto init = state;
+        auto expect = state;
+        ref.sha256(expect.data(), chunks.data(), nblocks, lanes);
+        e->sha256_repeat(state.data(), chunks.data(), first_of.data(), nblocks, lanes);
+        CHECK(state == expect);
+        // The dispatcher, both ways: this engine's kept schedules, portable's plain chains.
+        for (const engine* d : {e, &ref}) {
+          auto got = init;
+          cpu::sha256_chains_repeating(*d, got.data(), chunks.data(), first_of.data(), nblocks, lanes);
+          CHECK(got == expect);
+        }
+      }
+  }
+  if (!any) WARN("no engine this CPU runs keeps schedules: sha256_repeat is not exercised");
 }
 
 TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engines]") {

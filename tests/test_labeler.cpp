@@ -305,6 +305,13 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             o.pages = p;
             settings.push_back(o);
           }
+          for (auto a : {message_assembly::in_place, message_assembly::gather}) {
+            if (!sha && a == message_assembly::in_place) continue;
+            cpu::labeler_options o;
+            o.schedule_reuse = false;
+            o.assembly = a;
+            settings.push_back(o);
+          }
           if (sha && e->sha256_pad64 != nullptr)
             for (auto a : {message_assembly::in_place, message_assembly::gather}) {
               cpu::labeler_options o;
@@ -315,7 +322,8 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
           for (auto o : settings) {
             INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors << ", assembly "
                                           << int(o.assembly) << ", encoding " << int(o.encoding) << ", pages "
-                                          << int(o.pages) << ", pad " << o.pad_precompute);
+                                          << int(o.pages) << ", pad " << o.pad_precompute << ", reuse "
+                                          << o.schedule_reuse);
             o.engine = std::string(e->name);
             o.threads = 2;
             sdr::memory_layer_store got(bytes, layers);

@@ -36,7 +36,7 @@ PL_INLINE __m256i broadcast(const std::uint8_t* block, int word) {
 
 // Message words i0..i3 as one vector: four broadcast loads (load ports) merged by three
 // blends (any vector ALU), rather than a two-source vpermt2q of the block: 512-bit
-// shuffles issue at half rate on Zen 5 and compete with the rotations.
+// shuffles issue at half rate on Zen 4 and compete with the rotations.
 PL_INLINE __m256i words(const std::uint8_t* block, int i0, int i1, int i2, int i3) {
   __m256i v = broadcast(block, i0);
   v = _mm256_mask_blend_epi64(0x2, v, broadcast(block, i1));

@@ -1,6 +1,6 @@
 // BLAKE2s `avx2`: row-vectorised compression (one 128-bit register per state row, VEX
 // encoded) for CPUs without AVX-512. Rotations by 16 and 8 are byte shuffles, by 12
-// and 7 a shift pair and an OR; after the XOR either costs 2 more cycles on Zen 5, so a
+// and 7 a shift pair and an OR; after the XOR either costs 2 more cycles on Zen 4, so a
 // half-round's critical path is 8 cycles against the avx512 engine's 6. Row b stays in place when diagonalising
 // (see blake2s_avx512.cpp); message vectors are built from the block with constant
 // indices by broadcast loads and blends, off the critical path.

@@ -1,6 +1,6 @@
 // BLAKE2s `avx512`: row-vectorised compression, one 128-bit register per row of the
 // 4x4 state, so the four G functions of a half-round run as one. The critical path is
-// the G chain itself. On Zen 5 vprord takes 2 cycles, so x ^= y; x = ror(x) costs 3;
+// the G chain itself. On Zen 4 vprord takes 2 cycles, so x ^= y; x = ror(x) costs 3;
 // instead ror(x) is formed early (x is known long before y) and ror(x ^ y) = ror(x) ^
 // (y >> n) ^ (y << 32-n) is two 1-cycle steps after y: 6 cycles per half-round, 240 per
 // block in theory; off-path work still delays the chain (measurements in
@@ -57,7 +57,7 @@ PL_INLINE __m128i broadcast(const std::uint8_t* block, int word) {
 
 // Message words (i0..i3) of the block as one vector: four broadcast loads (load ports)
 // merged by three blends (any vector ALU). A vpermd of the block held in a zmm register
-// does it in fewer instructions, but 512-bit shuffles issue at half rate on Zen 5 and
+// does it in fewer instructions, but 512-bit shuffles issue at half rate on Zen 4 and
 // compete with the rotations for the same pipes, which made it slower per block
 // (docs/cpu-backend.md).
 PL_INLINE __m128i words(const std::uint8_t* block, const std::uint8_t* i) {

@@ -51,13 +51,17 @@ std::vector<engine> make_sha256() {
     e.sha256_pad64 = pad;
     return e;
   };
+  [[maybe_unused]] auto with_repeat = [](engine e, sha256_repeat_fn repeat) {
+    e.sha256_repeat = repeat;
+    return e;
+  };
   const auto a = engine_algo::sha256;
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
-  v.push_back(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
+  v.push_back(with_repeat(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
                         a, 4, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x4},
-                       kernels::sha256_pad64_shani));
+                       kernels::sha256_pad64_shani), kernels::sha256_repeat_shani_x4));
   v.push_back(with_pad({"shani-x3", "SHA-NI, three chains interleaved", a, 3, kShaniFeatures, has_shani,
                         kernels::sha256_chains_shani_x3},
                        kernels::sha256_pad64_shani));
@@ -66,10 +70,12 @@ std::vector<engine> make_sha256() {
                        kernels::sha256_pad64_shani));
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
-  v.push_back({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd", a, 16, kAvx512Features,
-               has_avx512, kernels::sha256_chains_avx512_x16});
-  v.push_back({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd", a, 8, kAvx512Features,
-               has_avx512, kernels::sha256_chains_avx512_x8});
+  v.push_back(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd", a, 16,
+                           kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
+                          kernels::sha256_repeat_avx512_x16));
+  v.push_back(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd", a, 8,
+                           kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
+                          kernels::sha256_repeat_avx512_x8));
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
   v.push_back(with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,

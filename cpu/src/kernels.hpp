@@ -20,6 +20,32 @@ alignas(64) inline constexpr std::uint32_t kSha256K[64] = {
     0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
     0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
 
+// Where a sha256_repeat_fn call keeps W+K: slot[f] for a first occurrence f that a later
+// block repeats, among the call's first kTrackedBlocks blocks, at most kKeptBlocks of them
+// (an SDR node keeps 3 or 7 of its 20); -1 elsewhere. A repeat of a block not kept is
+// recomputed. (A plain array, not an object: the engines' W+K stores may alias anything,
+// and an object's fields would be reloaded after each.)
+constexpr std::size_t kTrackedBlocks = 32;
+constexpr int kKeptBlocks = 8;
+inline void kept_schedule_slots(const std::uint8_t* first_of, std::size_t nblocks, std::int8_t (&slot)[kTrackedBlocks]) {
+  for (std::size_t k = 0; k < kTrackedBlocks; ++k) slot[k] = -1;
+  int kept = 0;
+  for (std::size_t k = 0; k < nblocks && kept < kKeptBlocks; ++k) {
+    const std::size_t f = first_of[k];
+    if (f < k && f < kTrackedBlocks && first_of[f] == f && slot[f] < 0) slot[f] = static_cast<std::int8_t>(kept++);
+  }
+}
+// Block k's slots: `reused`, the W+K it runs on (-1: it needs its own schedule);
+// `kept`, where its W+K goes (-1: nothing repeats it).
+struct kept_slots {
+  int reused, kept;
+};
+inline kept_slots kept_slots_of(const std::int8_t (&slot)[kTrackedBlocks], const std::uint8_t* first_of,
+                                std::size_t k) {
+  const std::size_t f = first_of[k];
+  return {f < k && f < kTrackedBlocks ? slot[f] : -1, f == k && k < kTrackedBlocks ? slot[k] : -1};
+}
+
 // Read in place of a missing lane's chunk or state by partly filled multi-buffer groups,
 // so that they never touch the caller's pointers past `lanes`.
 alignas(64) inline constexpr std::uint8_t kZeroChunk[64] = {};
@@ -58,6 +84,14 @@ void sha256_chains_avx512_x16(std::uint32_t* state, const std::uint8_t* const* c
                               std::size_t lanes);
 void sha256_chains_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                              std::size_t lanes);
+
+void sha256_repeat_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                            std::size_t nblocks, std::size_t lanes);
+
+void sha256_repeat_avx512_x16(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                              std::size_t nblocks, std::size_t lanes);
+void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                             std::size_t nblocks, std::size_t lanes);
 
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);

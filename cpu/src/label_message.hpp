@@ -133,6 +133,7 @@ class sha256_lane_messages {
       : lanes_(at.lanes),
         gather_(opt.assembly == message_assembly::gather),
         pad_precompute_(layout::kSdr && opt.pad_precompute),
+        repeats_(layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
         rows_(kRows * lanes_),
         short_rows_(kShortRows * lanes_),
         gathered_(gather_ ? 32 * layout::kParentChunks * lanes_ + 63 : 0),
@@ -180,7 +181,10 @@ class sha256_lane_messages {
     std::uint32_t* state = state_.data();
     for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
     if (!short_message) {
-      e.sha256(state, rows_.data(), tail::kBlocks, lanes_);
+      if (repeats_ != nullptr)
+        sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
+      else
+        e.sha256(state, rows_.data(), tail::kBlocks, lanes_);
     } else if (pad_precompute_) {  // sdr node 0: the header block, then the padding block's W+K
       e.sha256(state, short_rows_.data(), 1, lanes_);
       e.sha256_pad64(state, lanes_);
@@ -194,6 +198,11 @@ class sha256_lane_messages {
   }
 
  private:
+  static const std::uint8_t* repeats_of(std::uint32_t layer) {
+    static_assert(!layout::kSdr || tail::kBlocks == sdr::kLabelCompressions);
+    return layer == 1 ? sdr::kLayer1BlockRepeats.first_of : sdr::kLaterLayerBlockRepeats.first_of;
+  }
+
   // sdr: the header's node field (u32_BE(layer) || u64_BE(node) || zeros).
   void set_node(std::uint64_t v) {
     if constexpr (layout::kSdr) store_be64(header_hi_ + 4, v);
@@ -201,6 +210,7 @@ class sha256_lane_messages {
 
   std::uint32_t lanes_;
   bool gather_, pad_precompute_;
+  const std::uint8_t* repeats_;  // sdr: the layer's block repeats, unless schedule reuse is off
   alignas(64) std::uint8_t header_hi_[32] = {};
   std::vector<const std::uint8_t*> rows_, short_rows_;
   std::vector<std::uint8_t> gathered_;

@@ -2,7 +2,7 @@
 // Rotations are single vprord instructions and every three-input boolean function (Ch,
 // Maj, the Sigma/sigma XORs) is one vpternlogd, so a round costs ~17 vector operations
 // (+11 for the message schedule) for 16 blocks at once. Throughput-bound: the chains
-// share no dependencies, and on Zen 5 the ~42 rotations and shifts per block (vprord
+// share no dependencies, and on Zen 4 the ~42 rotations and shifts per block (vprord
 // zmm issues at most once per cycle there) plus ~65 other operations set the rate.
 // `avx512-x8` runs the same rounds, written once over the vector width, on 8 lanes of
 // ymm registers (AVX-512VL): for CPUs whose 512-bit operations are split or slow down
@@ -116,9 +116,13 @@ PL_INLINE void load_transpose(const std::uint8_t* const* p, __m512i* w) {
   }
 }
 
+// Where a round's W+K comes from: the message schedule, the schedule with W+K also kept
+// for the block's repeats, or the kept W+K of an earlier block with the same bytes.
+enum class wk_source { schedule, schedule_and_keep, kept };
+
 // Round T with the working variables addressed by rotation: a = s[(0 - T) & 7], ...
-template <int T, class V>
-PL_INLINE void round(V (&s)[8], V (&w)[16]) {
+template <int T, wk_source M, class V>
+PL_INLINE void round(V (&s)[8], V (&w)[16], V* wk) {
   V& a = s[(0 - T) & 7];
   V& b = s[(1 - T) & 7];
   V& c = s[(2 - T) & 7];
@@ -127,19 +131,25 @@ PL_INLINE void round(V (&s)[8], V (&w)[16]) {
   V& f = s[(5 - T) & 7];
   V& g = s[(6 - T) & 7];
   V& h = s[(7 - T) & 7];
-  V& wt = w[T & 15];
-  if constexpr (T >= 16)
-    wt = add(add(wt, small_sigma0(w[(T - 15) & 15])), add(w[(T - 7) & 15], small_sigma1(w[(T - 2) & 15])));
-  const V kw = add(wt, splat<V>(kSha256K[T]));
+  V kw;
+  if constexpr (M == wk_source::kept) {
+    kw = wk[T];
+  } else {
+    V& wt = w[T & 15];
+    if constexpr (T >= 16)
+      wt = add(add(wt, small_sigma0(w[(T - 15) & 15])), add(w[(T - 7) & 15], small_sigma1(w[(T - 2) & 15])));
+    kw = add(wt, splat<V>(kSha256K[T]));
+    if constexpr (M == wk_source::schedule_and_keep) wk[T] = kw;
+  }
   const V t1 = add(add(h, kw), add(big_sigma1(e), tern<kChoose>(e, f, g)));
   const V t2 = add(big_sigma0(a), tern<kMajority>(a, b, c));
   d = add(d, t1);
   h = add(t1, t2);
 }
 
-template <class V, std::size_t... T>
-PL_INLINE void rounds(V (&s)[8], V (&w)[16], std::index_sequence<T...>) {
-  (round<static_cast<int>(T)>(s, w), ...);
+template <wk_source M, class V, std::size_t... T>
+PL_INLINE void rounds(V (&s)[8], V (&w)[16], V* wk, std::index_sequence<T...>) {
+  (round<static_cast<int>(T), M>(s, w, wk), ...);
 }
 
 template <std::size_t Lanes>
@@ -153,26 +163,39 @@ struct vec<16> {
   using type = __m512i;
 };
 
-// Lanes first..first+n-1 (n <= L) of a call whose rows hold `stride` pointers.
-template <std::size_t L>
+// Lanes first..first+n-1 (n <= L) of a call whose rows hold `stride` pointers. With
+// Repeats (sha256_repeat_fn), a repeated block runs on the W+K kept from its first
+// occurrence: no loads, transposes or schedule.
+template <std::size_t L, bool Repeats>
 void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks, std::size_t stride,
-               std::size_t first, std::size_t n) {
+               std::size_t first, std::size_t n, const std::uint8_t* first_of) {
   using V = typename vec<L>::type;
   const std::uint8_t* p[L];
   for (std::size_t j = 0; j < L; ++j)
     p[j] = j < n ? reinterpret_cast<const std::uint8_t*>(state + (first + j) * 8) : kZeroChunk;
   V s[8];
   load_transpose<false>(p, s);
+  std::int8_t slot[kTrackedBlocks];
+  if constexpr (Repeats) kept_schedule_slots(first_of, nblocks, slot);
+  alignas(64) V wk[Repeats ? kKeptBlocks : 1][64];
   for (std::size_t k = 0; k < nblocks; ++k) {
-    const std::uint8_t* const* row = chunks + 2 * k * stride + first;
-    V w[16];
-    for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[j] : kZeroChunk;
-    load_transpose<true>(p, w);
-    for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[stride + j] : kZeroChunk;
-    load_transpose<true>(p, w + 8);
     V v[8];
     for (int i = 0; i < 8; ++i) v[i] = s[i];
-    rounds(v, w, std::make_index_sequence<64>{});
+    V w[16];
+    const kept_slots use = Repeats ? kept_slots_of(slot, first_of, k) : kept_slots{-1, -1};
+    if (use.reused >= 0) {
+      rounds<wk_source::kept>(v, w, wk[use.reused], std::make_index_sequence<64>{});
+    } else {
+      const std::uint8_t* const* row = chunks + 2 * k * stride + first;
+      for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[j] : kZeroChunk;
+      load_transpose<true>(p, w);
+      for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[stride + j] : kZeroChunk;
+      load_transpose<true>(p, w + 8);
+      if (use.kept >= 0)
+        rounds<wk_source::schedule_and_keep>(v, w, wk[use.kept], std::make_index_sequence<64>{});
+      else
+        rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
+    }
     for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
   }
   alignas(64) std::uint32_t out[8][L];
@@ -181,10 +204,11 @@ void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::siz
     for (int i = 0; i < 8; ++i) state[(first + j) * 8 + i] = out[i][j];
 }
 
-template <std::size_t L>
-void chains(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks, std::size_t lanes) {
+template <std::size_t L, bool Repeats = false>
+void chains(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks, std::size_t lanes,
+            const std::uint8_t* first_of = nullptr) {
   for (std::size_t first = 0; first < lanes; first += L)
-    run_group<L>(state, chunks, nblocks, lanes, first, lanes - first < L ? lanes - first : L);
+    run_group<L, Repeats>(state, chunks, nblocks, lanes, first, lanes - first < L ? lanes - first : L, first_of);
 }
 
 }  // namespace
@@ -197,6 +221,16 @@ void sha256_chains_avx512_x16(std::uint32_t* state, const std::uint8_t* const* c
 void sha256_chains_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                              std::size_t lanes) {
   chains<8>(state, chunks, nblocks, lanes);
+}
+
+void sha256_repeat_avx512_x16(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                              std::size_t nblocks, std::size_t lanes) {
+  chains<16, true>(state, chunks, nblocks, lanes, first_of);
+}
+
+void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                             std::size_t nblocks, std::size_t lanes) {
+  chains<8, true>(state, chunks, nblocks, lanes, first_of);
 }
 
 }  // namespace poreplab::cpu::kernels

@@ -42,9 +42,10 @@ PL_INLINE void store_state(std::uint32_t* h, __m128i abef, __m128i cdgh) {
 
 // N chains, one block each, their instructions interleaved so that the out-of-order
 // core sees N independent sha256rnds2 chains side by side.
-template <int N>
-PL_INLINE void compress(__m128i (&abef)[N], __m128i (&cdgh)[N], const std::uint8_t* const (&lo)[N],
-                        const std::uint8_t* const (&hi)[N]) {
+// With Keep, each chain's W+K also goes to wk[j] for the block's repeats.
+template <int N, bool Keep = false>
+PL_INLINE void compress(__m128i* abef, __m128i* cdgh, const std::uint8_t* const* lo, const std::uint8_t* const* hi,
+                        __m128i (*wk)[16] = nullptr) {
   const __m128i mask = bswap_mask();
   __m128i m[N][4], abef0[N], cdgh0[N];
   for (int j = 0; j < N; ++j) {
@@ -67,8 +68,34 @@ PL_INLINE void compress(__m128i (&abef)[N], __m128i (&cdgh)[N], const std::uint8
         w = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w, m[j][(g - 3) & 3]), w7), m[j][(g - 1) & 3]);
       }
       const __m128i kw = _mm_add_epi32(w, k);
+      if constexpr (Keep) _mm_store_si128(&wk[j][g], kw);
       cdgh[j] = _mm_sha256rnds2_epu32(cdgh[j], abef[j], kw);
       abef[j] = _mm_sha256rnds2_epu32(abef[j], cdgh[j], _mm_shuffle_epi32(kw, 0x0E));
+    }
+  }
+  for (int j = 0; j < N; ++j) {
+    abef[j] = _mm_add_epi32(abef[j], abef0[j]);
+    cdgh[j] = _mm_add_epi32(cdgh[j], cdgh0[j]);
+  }
+}
+
+// The 64 rounds of N chains whose W+K is kept in memory: sha256rnds2 alone, no message
+// schedule. The second sha256rnds2 of a group reads its two words as a movq from the
+// upper half.
+template <int N>
+PL_INLINE void rounds_kept(__m128i* abef, __m128i* cdgh, const __m128i (*wk)[16]) {
+  __m128i abef0[N], cdgh0[N];
+  for (int j = 0; j < N; ++j) {
+    abef0[j] = abef[j];
+    cdgh0[j] = cdgh[j];
+  }
+#pragma GCC unroll 16
+  for (int g = 0; g < 16; ++g) {
+    for (int j = 0; j < N; ++j) {
+      const __m128i* p = &wk[j][g];
+      cdgh[j] = _mm_sha256rnds2_epu32(cdgh[j], abef[j], _mm_load_si128(p));
+      abef[j] = _mm_sha256rnds2_epu32(abef[j], cdgh[j],
+                                      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(reinterpret_cast<const std::uint64_t*>(p) + 1)));
     }
   }
   for (int j = 0; j < N; ++j) {
@@ -92,6 +119,44 @@ PL_INLINE void run_group(std::uint32_t* state, const std::uint8_t* const* chunks
       hi[j] = row[stride + j];
     }
     compress<N>(abef, cdgh, lo, hi);
+  }
+  for (int j = 0; j < N; ++j) store_state(state + (first + j) * 8, abef[j], cdgh[j]);
+}
+
+// Lanes first..first+N-1 with the repeats of first_of: a first occurrence that a later
+// block repeats is compressed with its W+K kept; a repeat runs the kept W+K's rounds
+// across all N chains. Blocks that need the schedule run as groups of U chains, which
+// keeps the schedule's registers within the 16 the SHA instructions reach.
+template <int N, int U>
+PL_INLINE void run_group_repeat(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                                std::size_t nblocks, std::size_t stride, std::size_t first) {
+  static_assert(N % U == 0);
+  std::int8_t slot[kTrackedBlocks];
+  kept_schedule_slots(first_of, nblocks, slot);
+  alignas(64) __m128i wk[kKeptBlocks][N][16];
+  __m128i abef[N], cdgh[N];
+  for (int j = 0; j < N; ++j) load_state(state + (first + j) * 8, abef[j], cdgh[j]);
+  for (std::size_t k = 0; k < nblocks; ++k) {
+    const kept_slots use = kept_slots_of(slot, first_of, k);
+    if (use.reused >= 0) {
+      rounds_kept<N>(abef, cdgh, wk[use.reused]);
+      continue;
+    }
+    const int to = use.kept;
+    const std::uint8_t* const* row = chunks + 2 * k * stride + first;
+#pragma GCC unroll 8
+    for (int s = 0; s < N; s += U) {
+      const std::uint8_t* lo[U];
+      const std::uint8_t* hi[U];
+      for (int j = 0; j < U; ++j) {
+        lo[j] = row[s + j];
+        hi[j] = row[stride + s + j];
+      }
+      if (to >= 0)
+        compress<U, true>(abef + s, cdgh + s, lo, hi, wk[to] + s);
+      else
+        compress<U>(abef + s, cdgh + s, lo, hi);
+    }
   }
   for (int j = 0; j < N; ++j) store_state(state + (first + j) * 8, abef[j], cdgh[j]);
 }
@@ -158,6 +223,20 @@ void sha256_chains_shani_x3(std::uint32_t* state, const std::uint8_t* const* chu
 void sha256_chains_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                             std::size_t lanes) {
   chains_interleaved<4>(state, chunks, nblocks, lanes);
+}
+
+// Four chains with kept schedules: the repeats' rounds run four wide, the schedule's blocks
+// as two interleaved pairs; a remainder of lanes runs as one narrower group.
+void sha256_repeat_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                            std::size_t nblocks, std::size_t lanes) {
+  std::size_t j = 0;
+  for (; j + 4 <= lanes; j += 4) run_group_repeat<4, 2>(state, chunks, first_of, nblocks, lanes, j);
+  switch (lanes - j) {
+    case 3: return run_group_repeat<3, 3>(state, chunks, first_of, nblocks, lanes, j);
+    case 2: return run_group_repeat<2, 2>(state, chunks, first_of, nblocks, lanes, j);
+    case 1: return run_group<1>(state, chunks, nblocks, lanes, j);
+    default: return;
+  }
 }
 
 }  // namespace poreplab::cpu::kernels

@@ -19,6 +19,7 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/sdr/label.hpp"
 
 namespace poreplab::cpu {
 
@@ -28,7 +29,7 @@ using clock_type = std::chrono::steady_clock;
 
 // The chain length of one labeling call (a node's ~20 compressions) and a data set that
 // stays in L1: the calibration times the engine, not memory.
-constexpr std::size_t kBlocksPerCall = 20;
+constexpr std::size_t kBlocksPerCall = sdr::kLabelCompressions;
 constexpr std::size_t kMaxCacheBytes = 1 << 20;
 
 std::string env(const char* name) {
@@ -73,7 +74,10 @@ struct harness {
 
   void call() {
     switch (e->algo) {
-      case engine_algo::sha256: e->sha256(state32.data(), chunks.data(), kBlocksPerCall, e->lanes); break;
+      case engine_algo::sha256:  // as a labeling call of layers 2.. runs it, repeated blocks and all
+        sha256_chains_repeating(*e, state32.data(), chunks.data(), sdr::kLaterLayerBlockRepeats.first_of, kBlocksPerCall,
+                                e->lanes);
+        break;
       case engine_algo::blake2s: e->blake2s(state32.data(), data.data(), kBlocksPerCall, 64, false); break;
       case engine_algo::blake2b: e->blake2b(state64.data(), data.data(), kBlocksPerCall, 128, false); break;
     }

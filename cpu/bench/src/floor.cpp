@@ -39,12 +39,14 @@ void blake2_floor_chain(const engine& e, std::uint64_t chains) {
 }  // namespace
 
 double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::size_t sectors,
-                             std::uint64_t nodes_times_layers, int threads) {
+                             std::uint64_t nodes_times_layers, int threads, const floor_repeats& repeats) {
   if (e.algo != label_engine_algo(scheme.hash))
     throw std::invalid_argument("labeling floor: engine '" + std::string(e.name) + "' is a " +
                                 std::string(engine_algo_name(e.algo)) + " engine, the scheme " +
                                 sdr::scheme_name(scheme) + " hashes with " + sdr::label_hash_name(scheme.hash));
   const std::size_t nblocks = sdr::compressions_per_node(scheme);
+  const bool reuse = repeats.reuse && scheme == sdr::kFilecoinScheme;
+  const double layer1_share = std::clamp(repeats.layer1_share, 0.0, 1.0);
   const std::size_t width = e.algo == engine_algo::sha256 ? std::max<std::size_t>(1, e.lanes) : 1;
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
@@ -67,7 +69,15 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         if (e.algo == engine_algo::sha256) {
           for (std::size_t k = 0; k < 2 * nblocks; ++k)
             for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-          for (std::uint64_t i = 0; i < chains; ++i) e.sha256(state.data(), chunks.data(), nblocks, lanes);
+          if (!reuse) {
+            for (std::uint64_t i = 0; i < chains; ++i) e.sha256(state.data(), chunks.data(), nblocks, lanes);
+          } else {
+            const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
+            for (std::uint64_t i = 0; i < chains; ++i)
+              sha256_chains_repeating(e, state.data(), chunks.data(),
+                                      (i < layer1 ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of,
+                                      nblocks, lanes);
+          }
         } else {
           sdr::with_scheme(scheme, [&](auto v, auto h) {
             if constexpr (decltype(h)::value != sdr::label_hash::sha256)

@@ -58,6 +58,8 @@ const std::vector<backend_knob>& backend_knobs() {
                 "madvise the layers and the parent table MADV_HUGEPAGE (on) / MADV_NOHUGEPAGE (off)"),
       count_knob("pad_precompute", 0, 0, 1, {"cpu"},
                  "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
+      count_knob("schedule_reuse", 1, 0, 1, {"cpu"},
+                 "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
       text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
@@ -164,6 +166,7 @@ std::vector<backend_entry> make_entries() {
                  l.encoding = cpu::parse_field_encoding(o.text("encoding"));
                  l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
                  l.pad_precompute = o.count("pad_precompute") != 0;
+                 l.schedule_reuse = o.count("schedule_reuse") != 0;
                  return cpu::make_cpu_backend(l);
                },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {

@@ -247,8 +247,14 @@ label_bench_result bench_label(const label_bench_options& in) {
   // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
   // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
   const std::uint64_t floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(work), kFloorPairChain);
+  // The floor repeats blocks as the labeler does: the window's layer, or layer 1's share.
+  cpu::floor_repeats repeats;
+  if (engine != nullptr) {
+    repeats.reuse = opt.backend == "cpu" && opt.knobs.count("schedule_reuse") != 0;
+    repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
+  }
   auto floor_ns = [&] {
-    return cpu::measure_floor_seconds(*engine, scheme, opt.sectors, floor_chain, threads) * 1e9 /
+    return cpu::measure_floor_seconds(*engine, scheme, opt.sectors, floor_chain, threads, repeats) * 1e9 /
            static_cast<double>(floor_chain);
   };
 

@@ -33,6 +33,35 @@ POREPLAB_HD std::uint32_t parent_slot(std::uint32_t layer, std::uint32_t k) {
   return layer == 1 ? k % kBaseDegree : k % kParents;
 }
 
+// Which SHA-256 blocks of a regular node's padded message (header, 18 parent pairs, the
+// last parent with the padding) always equal an earlier one: the 37 parent chunks cycle
+// through 6 parents (layer 1) or 14, so blocks 4.. repeat blocks 1..3 (layer 1) and
+// blocks 8.. repeat 1..7. first_of[b] is the first block with block b's bytes (b itself
+// for a first occurrence); engines reuse such a block's message schedule.
+struct label_block_repeats {
+  std::uint8_t first_of[kLabelCompressions];
+};
+constexpr label_block_repeats make_label_block_repeats(std::uint32_t layer) {
+  const std::uint32_t cycle = layer == 1 ? kBaseDegree : kParents;
+  label_block_repeats r{};
+  for (std::uint32_t b = 0; b < kLabelCompressions; ++b) {
+    r.first_of[b] = static_cast<std::uint8_t>(b);
+    if (b == 0 || 2 * b > kParentBlocks) continue;  // the header; the block holding the padding
+    for (std::uint32_t a = 1; a < b; ++a)
+      if ((2 * a - 2) % cycle == (2 * b - 2) % cycle && (2 * a - 1) % cycle == (2 * b - 1) % cycle) {
+        r.first_of[b] = static_cast<std::uint8_t>(a);
+        break;
+      }
+  }
+  return r;
+}
+inline constexpr label_block_repeats kLayer1BlockRepeats = make_label_block_repeats(1);
+inline constexpr label_block_repeats kLaterLayerBlockRepeats = make_label_block_repeats(2);
+static_assert(kLayer1BlockRepeats.first_of[4] == 1 && kLayer1BlockRepeats.first_of[18] == 3 &&
+              kLayer1BlockRepeats.first_of[19] == 19);
+static_assert(kLaterLayerBlockRepeats.first_of[8] == 1 && kLaterLayerBlockRepeats.first_of[18] == 4 &&
+              kLaterLayerBlockRepeats.first_of[7] == 7 && kLaterLayerBlockRepeats.first_of[19] == 19);
+
 // A layer of one sector as seen by the labeler: node i's label is at base + i * stride.
 // stride is 32 for a sector stored alone and 32 * S for S sectors stored node-major.
 struct layer_ref {

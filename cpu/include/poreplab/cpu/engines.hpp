@@ -29,6 +29,13 @@ const std::vector<engine_algo>& engine_algos();
 using sha256_chains_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                                   std::size_t lanes);
 
+// As sha256_chains_fn, told which blocks repeat: first_of[k] <= k is the first block whose
+// 64 bytes equal block k's in every lane (k itself for a first occurrence). An engine may
+// keep a block's W+K and run its repeats without the message schedule; every block's
+// chunk pointers stay valid, so it may as well recompute. Optional per engine.
+using sha256_repeat_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks,
+                                  const std::uint8_t* first_of, std::size_t nblocks, std::size_t lanes);
+
 // The constant padding block of a 64-byte message (0x80, zeros, bit length 512) applied to
 // `lanes` states (lane-major, as above) with its W+K precomputed: no message schedule
 // (docs/spec/merkle-padding.md). Optional per engine.
@@ -56,7 +63,17 @@ struct engine {
   blake2s_blocks_fn blake2s = nullptr;
   blake2b_blocks_fn blake2b = nullptr;
   sha256_pad64_fn sha256_pad64 = nullptr;  // SHA-256 engines that have one
+  sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
 };
+
+// e.sha256_repeat where the engine has one, else e.sha256 (first_of ignored).
+inline void sha256_chains_repeating(const engine& e, std::uint32_t* state, const std::uint8_t* const* chunks,
+                                    const std::uint8_t* first_of, std::size_t nblocks, std::size_t lanes) {
+  if (e.sha256_repeat != nullptr)
+    e.sha256_repeat(state, chunks, first_of, nblocks, lanes);
+  else
+    e.sha256(state, chunks, nblocks, lanes);
+}
 
 // A known engine that this CPU (or OS) cannot run.
 struct engine_unavailable : std::runtime_error {

@@ -48,6 +48,9 @@ struct labeler_options {
   // Node 0 of an SDR layer (a 64-byte message): finish with the padding block's
   // precomputed W+K (sha256_pad64) instead of compressing the padding block.
   bool pad_precompute = false;
+  // SDR's repeated message blocks (sdr::label_block_repeats) run on the W+K kept from
+  // their first occurrence, on engines that keep schedules (engine::sha256_repeat).
+  bool schedule_reuse = true;
 };
 
 // Throws std::invalid_argument (an engine name no algo knows) or engine_unavailable (no
