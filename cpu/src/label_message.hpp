@@ -181,10 +181,7 @@ class sha256_lane_messages {
     std::uint32_t* state = state_.data();
     for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
     if (!short_message) {
-      if (repeats_ != nullptr)
-        sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
-      else
-        e.sha256(state, rows_.data(), tail::kBlocks, lanes_);
+      sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
     } else if (pad_precompute_) {  // sdr node 0: the header block, then the padding block's W+K
       e.sha256(state, short_rows_.data(), 1, lanes_);
       e.sha256_pad64(state, lanes_);

@@ -69,14 +69,10 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         if (e.algo == engine_algo::sha256) {
           for (std::size_t k = 0; k < 2 * nblocks; ++k)
             for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-          if (!reuse) {
-            for (std::uint64_t i = 0; i < chains; ++i) e.sha256(state.data(), chunks.data(), nblocks, lanes);
-          } else {
-            const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
-            for (std::uint64_t i = 0; i < chains; ++i)
-              sha256_chains_repeating(e, state.data(), chunks.data(),
-                                      (i < layer1 ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of,
-                                      nblocks, lanes);
+          const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
+          for (std::uint64_t i = 0; i < chains; ++i) {
+            const auto& r = i < layer1 ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats;
+            sha256_chains_repeating(e, state.data(), chunks.data(), reuse ? r.first_of : nullptr, nblocks, lanes);
           }
         } else {
           sdr::with_scheme(scheme, [&](auto v, auto h) {

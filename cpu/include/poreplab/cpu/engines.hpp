@@ -66,10 +66,10 @@ struct engine {
   sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
 };
 
-// e.sha256_repeat where the engine has one, else e.sha256 (first_of ignored).
+// e.sha256_repeat where the engine has one and first_of is given, else e.sha256.
 inline void sha256_chains_repeating(const engine& e, std::uint32_t* state, const std::uint8_t* const* chunks,
                                     const std::uint8_t* first_of, std::size_t nblocks, std::size_t lanes) {
-  if (e.sha256_repeat != nullptr)
+  if (e.sha256_repeat != nullptr && first_of != nullptr)
     e.sha256_repeat(state, chunks, first_of, nblocks, lanes);
   else
     e.sha256(state, chunks, nblocks, lanes);
