@@ -23,8 +23,8 @@ alignas(64) inline constexpr std::uint32_t kSha256K[64] = {
 // Where a sha256_repeat_fn call keeps W+K: slot[f] for a first occurrence f that a later
 // block repeats, among the call's first kTrackedBlocks blocks, at most kKeptBlocks of them
 // (an SDR node keeps 3 or 7 of its 20); -1 elsewhere. A repeat of a block not kept is
-// recomputed. (A plain array, not an object: the engines' W+K stores may alias anything,
-// and an object's fields would be reloaded after each.)
+// recomputed: the limits sha256_repeat_fn promises. (A plain array, not an object: the
+// engines' W+K stores may alias anything, and an object's fields would be reloaded after each.)
 constexpr std::size_t kTrackedBlocks = 32;
 constexpr int kKeptBlocks = 8;
 inline void kept_schedule_slots(const std::uint8_t* first_of, std::size_t nblocks, std::int8_t (&slot)[kTrackedBlocks]) {

@@ -35,6 +35,7 @@
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/sdr/zigzag.hpp"
+#include "kernels.hpp"
 #include "sha256_padding.hpp"
 
 namespace poreplab::cpu::detail {
@@ -89,9 +90,12 @@ struct lane_layer {
     return cur + r[k] * stride;
   }
 
-  // f(k, lane 0's chunk) for the message's parent chunks k = 0, 1, ... in order.
-  template <class F>
+  // f(k, lane 0's chunk) for the message's parent chunks k = 0, 1, ... in order. With
+  // FirstOccurrences (sdr), only those of blocks that are first occurrences in the layer's
+  // block repeats: an engine that keeps schedules never reads the others.
+  template <bool FirstOccurrences = false, class F>
   [[gnu::always_inline]] void for_each_parent_chunk(const std::uint32_t* r, F&& f) const {
+    static_assert(kSdr || !FirstOccurrences);
     if constexpr (!kSdr) {
       // Each parent once (words 1..13); locals, as the copies f makes may alias this object.
       const std::uint8_t* const layer_lane = cur;
@@ -99,27 +103,56 @@ struct lane_layer {
 #pragma GCC unroll 13
       for (std::uint32_t k = 0; k < message_layout<V>::kParentChunks; ++k) f(k, layer_lane + r[k + 1] * node_stride);
     } else if (layer == 1) {
-      sdr_parent_chunks<sdr::kBaseDegree>(r, f);
+      sdr_parent_chunks<sdr::kBaseDegree, FirstOccurrences>(r, f);
     } else {
-      sdr_parent_chunks<sdr::kParents>(r, f);
+      sdr_parent_chunks<sdr::kParents, FirstOccurrences>(r, f);
     }
   }
 
  private:
   // The N parents' labels first, then the 37 chunks cycling through them (sdr::parent_slot).
-  template <std::uint32_t N, class F>
+  // The first-occurrence blocks hold the first cycle and the last chunk (sdr_first_occurrence_chunks).
+  template <std::uint32_t N, bool FirstOccurrences, class F>
   [[gnu::always_inline]] void sdr_parent_chunks(const std::uint32_t* r, F& f) const {
     const std::uint8_t* p[N];
     for (std::uint32_t k = 0; k < N; ++k) p[k] = word(r, k);
+    if constexpr (FirstOccurrences) {
+      for (std::uint32_t k = 0; k < N; ++k) f(k, p[k]);
+      f(sdr::kParentBlocks - 1, p[(sdr::kParentBlocks - 1) % N]);
+    } else {
 #pragma GCC unroll 37  // constant slots: no k % N per chunk
-    for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) f(k, p[k % N]);
+      for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) f(k, p[k % N]);
+    }
   }
 };
 
+// Whether the parent chunks of the first-occurrence blocks of the layer's block repeats
+// (header: chunks 0-1; parent chunk k: message chunk 2 + k, block 1 + k / 2) are exactly
+// the first cycle through the `cycle` parents and the last chunk, and every repeat's first
+// occurrence is among those a sha256_repeat_fn keeps (so no repeat's rows are read).
+constexpr bool sdr_first_occurrence_chunks(const sdr::label_block_repeats& r, std::uint32_t cycle) {
+  int kept = 0;
+  for (std::uint32_t b = 0; b < sdr::kLabelCompressions; ++b) {
+    bool repeated = false;
+    for (std::uint32_t c = b + 1; c < sdr::kLabelCompressions; ++c) repeated = repeated || r.first_of[c] == b;
+    if (r.first_of[b] == b && repeated) ++kept;
+  }
+  if (kept > kernels::kKeptBlocks) return false;
+  for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) {
+    const std::uint32_t b = 1 + k / 2;
+    const bool read = r.first_of[b] == b;
+    if (read != (k < cycle || k == sdr::kParentBlocks - 1)) return false;
+  }
+  return true;
+}
+static_assert(sdr_first_occurrence_chunks(sdr::kLayer1BlockRepeats, sdr::kBaseDegree) &&
+              sdr_first_occurrence_chunks(sdr::kLaterLayerBlockRepeats, sdr::kParents));
+
 // A group of sectors in a SHA-256 engine's lanes: chunk row r of lane j is
 // rows[r * lanes + j]. The lead chunks (replica_id, sdr's header) and the padding are
-// pointed at once; the parents' rows are rewritten per node (in place) or point at
-// per-lane buffers the parents are copied into (gather).
+// pointed at once; the parents' rows are rewritten per node (in place; for an engine that
+// keeps SDR's repeated schedules, only the rows it reads) or point at per-lane buffers the
+// parents are copied into (gather).
 template <sdr::porep_variant V>
 class sha256_lane_messages {
   using layout = message_layout<V>;
@@ -129,11 +162,12 @@ class sha256_lane_messages {
   static constexpr std::size_t kShortRows = layout::kLeadChunks + short_tail::kChunks;
 
  public:
-  sha256_lane_messages(const lane_layer<V>& at, const labeler_options& opt)
+  sha256_lane_messages(const engine& e, const lane_layer<V>& at, const labeler_options& opt)
       : lanes_(at.lanes),
         gather_(opt.assembly == message_assembly::gather),
         pad_precompute_(layout::kSdr && opt.pad_precompute),
         repeats_(layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
+        first_occurrences_only_(repeats_ != nullptr && e.sha256_repeat != nullptr),
         rows_(kRows * lanes_),
         short_rows_(kShortRows * lanes_),
         gathered_(gather_ ? 32 * layout::kParentChunks * lanes_ + 63 : 0),
@@ -147,9 +181,9 @@ class sha256_lane_messages {
         rows_[(kRows - tail::kChunks + t) * lanes_ + j] = kSha256Tail<layout::kBytes>.chunk(t);
       for (std::size_t t = 0; t < short_tail::kChunks; ++t)
         short_rows_[(layout::kLeadChunks + t) * lanes_ + j] = kSha256Tail<layout::kShortBytes>.chunk(t);
-      if (gather_)
-        for (std::size_t k = 0; k < layout::kParentChunks; ++k)
-          rows_[(layout::kLeadChunks + k) * lanes_ + j] = copies_ + 32 * (j * layout::kParentChunks + k);
+      for (std::size_t k = 0; k < layout::kParentChunks; ++k)
+        rows_[(layout::kLeadChunks + k) * lanes_ + j] =
+            gather_ ? copies_ + 32 * (j * layout::kParentChunks + k) : kernels::kZeroChunk;
     }
   }
   sha256_lane_messages(const sha256_lane_messages&) = delete;
@@ -171,9 +205,13 @@ class sha256_lane_messages {
       });
     } else {
       const std::uint8_t** const parent_rows = rows_.data() + layout::kLeadChunks * lanes;
-      at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) {
+      const auto point = [&](std::uint32_t k, const std::uint8_t* p) {
         for (std::uint32_t j = 0; j < lanes; ++j) parent_rows[k * lanes + j] = p + 32ull * j;
-      });
+      };
+      if constexpr (layout::kSdr) {
+        if (first_occurrences_only_) return at.template for_each_parent_chunk<true>(row, point);
+      }
+      at.for_each_parent_chunk(row, point);
     }
   }
 
@@ -208,6 +246,9 @@ class sha256_lane_messages {
   std::uint32_t lanes_;
   bool gather_, pad_precompute_;
   const std::uint8_t* repeats_;  // sdr: the layer's block repeats, unless schedule reuse is off
+  // The engine keeps schedules for repeats_: only first-occurrence blocks' rows are read, so
+  // only those are rewritten per node (the rest keep kZeroChunk).
+  bool first_occurrences_only_;
   alignas(64) std::uint8_t header_hi_[32] = {};
   std::vector<const std::uint8_t*> rows_, short_rows_;
   std::vector<std::uint8_t> gathered_;
@@ -231,7 +272,7 @@ struct blake2_message {
   alignas(64) std::uint8_t short_msg[padded(kShortBytes)] = {};
 
   blake2_message() = default;
-  blake2_message(const lane_layer<V>& at, const labeler_options&) {
+  blake2_message(const engine&, const lane_layer<V>& at, const labeler_options&) {
     std::memcpy(msg, at.replica_ids, 32);
     if constexpr (layout::kSdr)
       store_be32(msg + 32, at.layer);  // the rest of the header: the node field, set per node

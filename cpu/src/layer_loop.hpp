@@ -61,7 +61,7 @@ template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
 void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>& at, const labeler_options& opt,
                  phase_clock<Timed> clock, phase_ticks& ticks) {
   constexpr bool kSdr = V == sdr::porep_variant::sdr;
-  label_message<V, H> m(at, opt);
+  label_message<V, H> m(e, at, opt);
   const std::uint32_t lanes = m.lanes();
   std::vector<std::uint8_t> keys(Timed && !kSdr ? 32ull * lanes : 0);  // timed zigzag: the add timed apart
   const std::uint64_t pd = opt.prefetch_distance;

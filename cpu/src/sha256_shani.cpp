@@ -226,7 +226,8 @@ void sha256_chains_shani_x4(std::uint32_t* state, const std::uint8_t* const* chu
 }
 
 // Four chains with kept schedules: the repeats' rounds run four wide, the schedule's blocks
-// as two interleaved pairs; a remainder of lanes runs as one narrower group.
+// as two interleaved pairs; a remainder of lanes runs as one narrower group, also on kept
+// schedules (callers need not point a repeat's rows anywhere useful).
 void sha256_repeat_shani_x4(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
                             std::size_t nblocks, std::size_t lanes) {
   std::size_t j = 0;
@@ -234,7 +235,7 @@ void sha256_repeat_shani_x4(std::uint32_t* state, const std::uint8_t* const* chu
   switch (lanes - j) {
     case 3: return run_group_repeat<3, 3>(state, chunks, first_of, nblocks, lanes, j);
     case 2: return run_group_repeat<2, 2>(state, chunks, first_of, nblocks, lanes, j);
-    case 1: return run_group<1>(state, chunks, nblocks, lanes, j);
+    case 1: return run_group_repeat<1, 1>(state, chunks, first_of, nblocks, lanes, j);
     default: return;
   }
 }

@@ -30,9 +30,11 @@ using sha256_chains_fn = void (*)(std::uint32_t* state, const std::uint8_t* cons
                                   std::size_t lanes);
 
 // As sha256_chains_fn, told which blocks repeat: first_of[k] <= k is the first block whose
-// 64 bytes equal block k's in every lane (k itself for a first occurrence). An engine may
-// keep a block's W+K and run its repeats without the message schedule; every block's
-// chunk pointers stay valid, so it may as well recompute. Optional per engine.
+// 64 bytes equal block k's in every lane (k itself for a first occurrence). The engine keeps
+// the W+K of the first 8 repeated first occurrences among blocks 0..31 (in every lane, any
+// lane count) and runs their repeats on it without reading those repeats' chunk rows, which
+// the caller may leave pointing anywhere readable; other repeats are recomputed from their
+// rows. Optional per engine.
 using sha256_repeat_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks,
                                   const std::uint8_t* first_of, std::size_t nblocks, std::size_t lanes);
 
