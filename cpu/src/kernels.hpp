@@ -27,7 +27,7 @@ alignas(64) inline constexpr std::uint32_t kSha256K[64] = {
 // engines' W+K stores may alias anything, and an object's fields would be reloaded after each.)
 constexpr std::size_t kTrackedBlocks = 32;
 constexpr int kKeptBlocks = 8;
-inline void kept_schedule_slots(const std::uint8_t* first_of, std::size_t nblocks, std::int8_t (&slot)[kTrackedBlocks]) {
+constexpr void kept_schedule_slots(const std::uint8_t* first_of, std::size_t nblocks, std::int8_t (&slot)[kTrackedBlocks]) {
   for (std::size_t k = 0; k < kTrackedBlocks; ++k) slot[k] = -1;
   int kept = 0;
   for (std::size_t k = 0; k < nblocks && kept < kKeptBlocks; ++k) {
@@ -40,7 +40,7 @@ inline void kept_schedule_slots(const std::uint8_t* first_of, std::size_t nblock
 struct kept_slots {
   int reused, kept;
 };
-inline kept_slots kept_slots_of(const std::int8_t (&slot)[kTrackedBlocks], const std::uint8_t* first_of,
+constexpr kept_slots kept_slots_of(const std::int8_t (&slot)[kTrackedBlocks], const std::uint8_t* first_of,
                                 std::size_t k) {
   const std::size_t f = first_of[k];
   return {f < k && f < kTrackedBlocks ? slot[f] : -1, f == k && k < kTrackedBlocks ? slot[k] : -1};

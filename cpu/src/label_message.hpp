@@ -128,16 +128,13 @@ struct lane_layer {
 
 // Whether the parent chunks of the first-occurrence blocks of the layer's block repeats
 // (header: chunks 0-1; parent chunk k: message chunk 2 + k, block 1 + k / 2) are exactly
-// the first cycle through the `cycle` parents and the last chunk, and every repeat's first
-// occurrence is among those a sha256_repeat_fn keeps (so no repeat's rows are read).
+// the first cycle through the `cycle` parents and the last chunk, and the engines' slot
+// rule (kept_schedule_slots) keeps every repeat's first occurrence (no repeat's rows are read).
 constexpr bool sdr_first_occurrence_chunks(const sdr::label_block_repeats& r, std::uint32_t cycle) {
-  int kept = 0;
-  for (std::uint32_t b = 0; b < sdr::kLabelCompressions; ++b) {
-    bool repeated = false;
-    for (std::uint32_t c = b + 1; c < sdr::kLabelCompressions; ++c) repeated = repeated || r.first_of[c] == b;
-    if (r.first_of[b] == b && repeated) ++kept;
-  }
-  if (kept > kernels::kKeptBlocks) return false;
+  std::int8_t slot[kernels::kTrackedBlocks] = {};
+  kernels::kept_schedule_slots(r.first_of, sdr::kLabelCompressions, slot);
+  for (std::uint32_t b = 0; b < sdr::kLabelCompressions; ++b)
+    if (r.first_of[b] != b && kernels::kept_slots_of(slot, r.first_of, b).reused < 0) return false;
   for (std::uint32_t k = 0; k < sdr::kParentBlocks; ++k) {
     const std::uint32_t b = 1 + k / 2;
     const bool read = r.first_of[b] == b;
