@@ -35,8 +35,8 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
     for (const auto* k : knobs_of(backend)) out.insert(k->name);
     return out;
   };
-  CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "pin_threads", "prefetch_distance", "assembly",
-                                               "encoding", "huge_pages", "pad_precompute", "schedule_reuse"});
+  CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "pin_threads", "prefetch_distance", "prefetch_level",
+                                               "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse"});
   CHECK(read_by("cuda").count("device") == 1);
   CHECK(read_by("cuda-emu").count("device") == 0);
   CHECK(read_by("cuda-emu").count("launch_nodes") == 1);
@@ -152,4 +152,8 @@ TEST_CASE("every knob is a flag of bench label, seal, unseal and vector verify",
   bad = poreplab::test::run_poreplab("bench label --backend cpu --prefetch-distance 2000", dir);
   CHECK(bad.status == 1);
   CHECK(bad.err == "poreplab: error: --prefetch-distance: 2000 is not from 0 to 1024\n");
+  bad = poreplab::test::run_poreplab("bench label --backend cpu --prefetch-level l3", dir);
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("--prefetch-level") != std::string::npos);
+  CHECK(bad.err.find("l3") != std::string::npos);
 }

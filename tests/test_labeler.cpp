@@ -298,6 +298,7 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
               o.assembly = a;
               o.encoding = enc;
               o.prefetch_distance = enc == cpu::field_encoding::normal ? 0 : 7;
+              o.prefetch_to = a == message_assembly::gather ? cpu::prefetch_level::l1 : cpu::prefetch_level::l2;
               settings.push_back(o);
             }
           for (auto p : {cpu::huge_pages::on, cpu::huge_pages::off}) {
@@ -323,7 +324,8 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors << ", assembly "
                                           << int(o.assembly) << ", encoding " << int(o.encoding) << ", pages "
                                           << int(o.pages) << ", pad " << o.pad_precompute << ", reuse "
-                                          << o.schedule_reuse);
+                                          << o.schedule_reuse << ", prefetch " << o.prefetch_distance << " to L"
+                                          << (o.prefetch_to == cpu::prefetch_level::l1 ? 1 : 2));
             o.engine = std::string(e->name);
             o.threads = 2;
             sdr::memory_layer_store got(bytes, layers);

@@ -152,6 +152,12 @@ huge_pages parse_huge_pages(std::string_view s) {
   throw std::invalid_argument("unknown huge_pages setting '" + std::string(s) + "' (valid: default, on, off)");
 }
 
+prefetch_level parse_prefetch_level(std::string_view s) {
+  if (s == "l1") return prefetch_level::l1;
+  if (s == "l2") return prefetch_level::l2;
+  throw std::invalid_argument("unknown prefetch level '" + std::string(s) + "' (valid: l1, l2)");
+}
+
 const engine& pick_label_engine(std::size_t sectors) {
   return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors));
 }

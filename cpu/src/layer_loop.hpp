@@ -47,6 +47,15 @@ struct phase_ticks {
 
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 
+// The lines of [p, p + span) into L1 (prefetcht0) or L2 only (prefetcht1).
+[[gnu::always_inline]] inline void prefetch_span(const std::uint8_t* p, std::size_t span, prefetch_level to) {
+  if (to == prefetch_level::l1) {
+    for (std::size_t off = 0; off < span; off += 64) __builtin_prefetch(p + off, 0, 3);
+  } else {
+    for (std::size_t off = 0; off < span; off += 64) __builtin_prefetch(p + off, 0, 2);
+  }
+}
+
 // ZigZag: node = node + key mod r, in normal form or through the Montgomery round trip.
 inline void add_key(field_encoding enc, std::uint8_t* node, const std::uint8_t* key) {
   if (enc == field_encoding::montgomery)
@@ -56,7 +65,7 @@ inline void add_key(field_encoding enc, std::uint8_t* node, const std::uint8_t* 
 }
 
 // Labels (sdr) or encodes (zigzag) the nodes [at.begin, at.end) of one layer for the
-// lanes of `at`. Options used: prefetch_distance, assembly, pad_precompute, encoding.
+// lanes of `at`. Options used: prefetch_distance, prefetch_to, assembly, pad_precompute, encoding.
 template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
 void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>& at, const labeler_options& opt,
                  phase_clock<Timed> clock, phase_ticks& ticks) {
@@ -65,6 +74,7 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   const std::uint32_t lanes = m.lanes();
   std::vector<std::uint8_t> keys(Timed && !kSdr ? 32ull * lanes : 0);  // timed zigzag: the add timed apart
   const std::uint64_t pd = opt.prefetch_distance;
+  const prefetch_level prefetch_to = opt.prefetch_to;
   const field_encoding encoding = opt.encoding;
   const std::uint32_t read_words = at.read_words();
   const std::size_t line_span = 32ull * lanes;  // bytes of one node across the lanes
@@ -72,10 +82,7 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
     [[maybe_unused]] const std::uint64_t t0 = clock.now();
     if (pd != 0 && i + pd < at.end) {
       const std::uint32_t* ahead = at.row(i + pd);
-      for (std::uint32_t k = 0; k < read_words; ++k) {
-        const std::uint8_t* p = at.word(ahead, k);
-        for (std::size_t off = 0; off < line_span; off += 64) prefetch(p + off);
-      }
+      for (std::uint32_t k = 0; k < read_words; ++k) prefetch_span(at.word(ahead, k), line_span, prefetch_to);
       if (i + pd + 4 < at.end) prefetch(at.row(i + pd + 4));
     }
     // sdr: node progress from the group holding sector 0; zigzag reports whole layers only.

@@ -49,6 +49,9 @@ const std::vector<backend_knob>& backend_knobs() {
       count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
       count_knob("pin_threads", 1, 0, 1, {"cpu"}, "1 = pin labeling thread i to the i-th CPU of the affinity mask"),
       count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
+      text_knob("prefetch_level", "l2", [] { return std::vector<std::string>{"l1", "l2"}; }, {"cpu"},
+                "cache level the parents are prefetched into: l1 (prefetcht0) or l2 (prefetcht1, keeps L1 for the "
+                "engine)"),
       text_knob("assembly", "auto", [] { return std::vector<std::string>{"auto", "in-place", "gather"}; }, {"cpu"},
                 "SHA-256 message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
                 "BLAKE2 always gathers; auto = in-place"),
@@ -162,6 +165,7 @@ std::vector<backend_entry> make_entries() {
                  l.threads = static_cast<int>(o.count("threads"));
                  l.pin_threads = o.count("pin_threads") != 0;
                  l.prefetch_distance = o.count("prefetch_distance");
+                 l.prefetch_to = cpu::parse_prefetch_level(o.text("prefetch_level"));
                  l.assembly = cpu::parse_message_assembly(o.text("assembly"));
                  l.encoding = cpu::parse_field_encoding(o.text("encoding"));
                  l.pages = cpu::parse_huge_pages(o.text("huge_pages"));

@@ -29,10 +29,17 @@ enum class field_encoding { normal, montgomery };
 // Layer buffers and the parent table: madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE) or the
 // system's default (transparent huge pages as configured).
 enum class huge_pages { system, on, off };
+// Where the parents of the node `prefetch_distance` ahead are prefetched: into L1
+// (prefetcht0) or into L2 only (prefetcht1), so that lines waiting for their node neither
+// evict the engine's working set or each other from L1 (with a node record of 1 KiB or a
+// larger power of two, a lane group's lines fall in 8 or fewer L1 sets) nor hold L1 miss
+// buffers for a DRAM latency (docs/cpu-backend.md, "Prefetch into L2").
+enum class prefetch_level { l1, l2 };
 // Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
 message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
 field_encoding parse_field_encoding(std::string_view s);      // normal, montgomery
 huge_pages parse_huge_pages(std::string_view s);              // default, on, off
+prefetch_level parse_prefetch_level(std::string_view s);      // l1, l2
 
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->
@@ -42,6 +49,7 @@ struct labeler_options {
   int threads = 0;              // 0 = OpenMP default
   bool pin_threads = true;      // pin thread i to the i-th CPU of the affinity mask
   std::size_t prefetch_distance = 4;  // nodes ahead whose parents are prefetched
+  prefetch_level prefetch_to = prefetch_level::l2;
   message_assembly assembly = message_assembly::automatic;
   field_encoding encoding = field_encoding::normal;
   huge_pages pages = huge_pages::system;
