@@ -50,7 +50,7 @@ inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
 // The lines of [p, p + span) into L1 (prefetcht0) or L2 only (prefetcht1).
 [[gnu::always_inline]] inline void prefetch_span(const std::uint8_t* p, std::size_t span, prefetch_level to) {
   if (to == prefetch_level::l1) {
-    for (std::size_t off = 0; off < span; off += 64) __builtin_prefetch(p + off, 0, 3);
+    for (std::size_t off = 0; off < span; off += 64) prefetch(p + off);
   } else {
     for (std::size_t off = 0; off < span; off += 64) __builtin_prefetch(p + off, 0, 2);
   }
