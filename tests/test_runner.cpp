@@ -620,6 +620,41 @@ TEST_CASE("runner: SIGINT keeps finished points, writes summaries, exits 130", "
   CHECK(fs::exists(out / "results.csv"));
 }
 
+TEST_CASE("runner: --time-limit stops like SIGTERM, exits 75, and a resume finishes", "[runner]") {
+  test::temp_dir s("runner");
+  // Many points of about 0.1 s each: the limit comes in the middle of the run.
+  test::write_text(s / "slow.json", with_experiment(R"({"name": "h", "kind": "hash", "warmup": 0, "samples": 3,
+      "axes": {"algo": ["sha256", "blake2s"], "engine": ["all"], "mode": ["throughput", "chain"],
+               "size": ["1KiB", "2KiB"]}})"));
+  const std::string run = "run " + test::shell_quote((s / "slow.json").string()) + " -o " +
+                          test::shell_quote((s / "out").string()) + " --no-plots";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cut = test::run_poreplab(run + " --time-limit 1.5", s);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(cut.status == 75);
+  CHECK(took < 10);
+  CHECK(cut.err.find("time limit of 1.5 s reached") != std::string::npos);
+  CHECK(cut.err.find("resume with:") != std::string::npos);
+  const json partial = json::parse(test::read_text(s / "out" / "results.json"));
+  CHECK(partial["interrupted"] == true);
+  const std::size_t kept = point_lines(s / "out" / "records.jsonl").size();
+  CHECK(kept < partial["counts"]["expected"].get<std::size_t>());
+
+  const auto rest = test::run_poreplab(run + " --resume", s);
+  REQUIRE(rest.status == 0);
+  CHECK(rest.err.find("resume: " + std::to_string(kept) + " of ") != std::string::npos);
+  const json done = json::parse(test::read_text(s / "out" / "results.json"));
+  CHECK(done["interrupted"] == false);
+  CHECK(done["counts"]["missing"] == 0);
+
+  for (const char* bad : {"-1", "nan", "1e9"}) {
+    const auto r = test::run_poreplab(run + " --time-limit " + bad, s);
+    INFO(bad << ": " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("poreplab: error: --time-limit") != std::string::npos);
+  }
+}
+
 TEST_CASE("runner hash kind: the cuda backend drops the cpu-only axes and says why it cannot run", "[runner]") {
   const config c = parse_config(with_experiment(R"({"name": "g", "kind": "hash",
       "axes": {"backend": ["cpu", "cuda"], "algo": ["blake2s"], "engine": ["portable"], "mode": ["chain"], "size": ["1KiB"]}})"),

@@ -6,6 +6,7 @@
 #include "cli/cli.hpp"
 #include "runner/config.hpp"
 #include "runner/runner.hpp"
+#include "util/text.hpp"
 
 namespace poreplab::cli {
 
@@ -21,6 +22,7 @@ struct run_cli_options {
   bool list = false;
   std::vector<std::string> require;
   std::size_t repeat = 1;
+  double time_limit_s = 0;
 };
 
 struct merge_cli_options {
@@ -68,10 +70,15 @@ void add_run_commands(CLI::App& app) {
   run->add_option("--repeat", opt->repeat,
                   "run every point N times, one pass over all points after another, and report each metric's "
                   "run-to-run spread (1 to 100)");
+  run->add_option("--time-limit", opt->time_limit_s,
+                  "stop after this many seconds as after SIGTERM (finished points kept, exit 75; resume later)");
   run->callback([opt] {
     if (opt->repeat < 1 || opt->repeat > runner::kMaxRepeat)
       throw usage_error("--repeat " + std::to_string(opt->repeat) + ": expected an integer from 1 to " +
                         std::to_string(runner::kMaxRepeat));
+    if (!(opt->time_limit_s >= 0 && opt->time_limit_s <= runner::kMaxTimeLimitS))
+      throw usage_error("--time-limit " + format_number(opt->time_limit_s) +
+                        ": expected seconds from 0 (no limit) to " + format_number(runner::kMaxTimeLimitS, 6));
     runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
                                                 : runner::load_config_file(opt->config_path);
     if (!opt->sets.empty()) c = runner::apply_overrides(c, opt->sets);
@@ -91,6 +98,7 @@ void add_run_commands(CLI::App& app) {
     o.argv = process_argv();
     o.require = runner::required_backends(opt->require);
     o.repeat = opt->repeat;
+    o.time_limit_s = opt->time_limit_s;
     set_exit_status(runner::run_experiments(c, o));
   });
 

@@ -290,6 +290,8 @@ int run_experiments(const config& c, const run_options& opt) {
   if (opt.repeat < 1 || opt.repeat > kMaxRepeat)
     throw std::invalid_argument("--repeat " + std::to_string(opt.repeat) + ": expected an integer from 1 to " +
                                 std::to_string(kMaxRepeat));
+  if (!(opt.time_limit_s >= 0 && opt.time_limit_s <= kMaxTimeLimitS))
+    throw std::invalid_argument("--time-limit: expected seconds from 0 (no limit) to " + format_number(kMaxTimeLimitS, 6));
   const std::vector<point> mine = repeat_points(shard_points(all, opt.shard_index, opt.shard_count), opt.repeat);
   const fs::path dir = opt.out_dir;
   const fs::path records_file = dir / "records.jsonl";
@@ -413,11 +415,15 @@ int run_experiments(const config& c, const run_options& opt) {
     // worker_done is read before g_signal, which only ever goes from 0 to a signal.
     for (;;) {
       const bool stopped = worker_done;
-      if (g_signal != 0) {
+      const bool out_of_time = opt.time_limit_s > 0 && seconds_since(start) >= opt.time_limit_s;
+      if (g_signal != 0 || (out_of_time && !stopped)) {
         closed = true;  // the worker records nothing more
         const int sig = g_signal;
-        std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping "
-                  << records.size() - log.points.size() << " points finished in this run; writing summaries to "
+        if (sig != 0)
+          std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping ";
+        else
+          std::cerr << "\ntime limit of " << format_number(opt.time_limit_s) << " s" << " reached: keeping ";
+        std::cerr << records.size() - log.points.size() << " points finished in this run; writing summaries to "
                   << dir.string() << "\n";
         try {
           const json partial = results(true);
@@ -435,12 +441,13 @@ int run_experiments(const config& c, const run_options& opt) {
         // A seal in flight stops after its current layer and removes its scratch directory
         // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
         // cleanly; what is still registered for removal goes, then the process ends.
+        if (sig == 0) poreplab::request_interrupt(SIGTERM);
         const auto give_up = clock_type::now() + std::chrono::seconds(5);
         while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
                clock_type::now() < give_up)
           cv.wait_for(lock, std::chrono::milliseconds(20));
         poreplab::remove_registered_paths();
-        std::_Exit(128 + sig);
+        std::_Exit(sig != 0 ? 128 + sig : kExitTimeLimit);
       }
       if (stopped) break;
       cv.wait_for(lock, std::chrono::milliseconds(100));

@@ -25,6 +25,9 @@ struct run_options {
   // `--repeat N`: N passes over the points, each record marked with its pass ("repeat");
   // results.json and report.md then carry each metric's run-to-run spread.
   std::size_t repeat = 1;
+  // `--time-limit S`: after S seconds the run stops as after SIGTERM (the point in flight
+  // is not recorded, the rest resume later) and exits kExitTimeLimit. 0: no limit.
+  double time_limit_s = 0;
 };
 
 inline constexpr std::size_t kMaxRepeat = 100;
@@ -34,8 +37,12 @@ inline constexpr std::size_t kMaxRepeat = 100;
 std::vector<std::string> required_backends(const std::vector<std::string>& requested);
 
 // Exit status of `poreplab run`: 0 all points ok or skipped, 1 some failed (or the plots
-// failed), 128 + signal when interrupted (after writing what was done).
+// failed), 128 + signal when interrupted, kExitTimeLimit when --time-limit stopped it
+// (both after writing what was done).
 inline constexpr int kExitInterrupted = 130;
+// Exit status when --time-limit stopped the run (sysexits' EX_TEMPFAIL: resume later).
+inline constexpr int kExitTimeLimit = 75;
+inline constexpr double kMaxTimeLimitS = 7 * 24 * 3600.0;
 
 // Throws (before running anything) when the output directory cannot be used.
 int run_experiments(const config& c, const run_options& opt);
