@@ -34,10 +34,18 @@ function(poreplab_gpu_model_sources target)
     execute_process(COMMAND ${CMAKE_COMMAND} -DOUT=${sass_cpp}
       "-DNOTE=no SASS in this build (built without CUDA)" -P ${script})
   endif()
-  target_sources(${target} PRIVATE ${sass_cpp})
   # The generated file holds megabytes of string literals; warnings flags stay, but it
-  # needs no optimisation.
+  # needs no optimisation. With CUDA it is a shared library of its own, so that poreplab
+  # and poreplab_tests (and the GPU bundle) carry the text once.
   set_source_files_properties(${sass_cpp} PROPERTIES COMPILE_OPTIONS "-O0;-g0")
+  if(POREPLAB_HAVE_CUDA)
+    add_library(poreplab_gpu_sass SHARED ${sass_cpp})
+    target_include_directories(poreplab_gpu_sass PRIVATE ${PROJECT_SOURCE_DIR}/experiments/src)
+    target_link_libraries(poreplab_gpu_sass PRIVATE poreplab_warnings)
+    target_link_libraries(${target} PUBLIC poreplab_gpu_sass)
+  else()
+    target_sources(${target} PRIVATE ${sass_cpp})
+  endif()
 
   set(data ${PROJECT_SOURCE_DIR}/experiments/data/gpu-latency.json)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${data})
