@@ -1,29 +1,76 @@
 #!/usr/bin/env bash
-# The GPU study's whole pipeline with cuda-emu at tiny sizes: every phase runs, pack
-# leaves at most 8 files, and the verdict covers the five registered sizes with a source
-# in every row. Usage: gpu_study_emulated.sh SOURCE_DIR BUILD_DIR
+# Rehearses a GPU loan with cuda-emu at tiny sizes: packs this build tree into the bundle
+# archive (under its size budget), then, from an empty directory with an empty
+# environment, unpacks and runs it three times with one work directory:
+#   1. `check key` with room to spare: the verdict has measured (emulated) GPU cells at 2KiB
+#      and 8MiB, and the pack holds at most 8 files;
+#   2. every step with a budget too short for them: it stops within the budget, skips
+#      what the first call finished, and still packs;
+#   3. every step again: it resumes with what is left and finishes all of it.
+# Usage: gpu_study_emulated.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src=$1 build=$2
-work=$build/gpu-study-emulated/work
-out=$build/gpu-study-emulated/out
-rm -rf "$build/gpu-study-emulated"
+src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
+root=$build/gpu-study-rehearsal
+rm -rf "$root"
+mkdir -p "$root/empty"
 fail() { echo "FAILED: $*" >&2; exit 1; }
-cd /  # the study must not depend on the working directory
-"$src/scripts/gpu-study" --emulate --build "$build" --work "$work" --out "$out" \
-  check hash latency throughput model pack
-n=$(find "$out" -type f | wc -l)
-((n >= 5 && n <= 8)) || fail "pack wrote $n files (want 5..8)"
-for f in results.tar.gz report.md verdict.md verdict.json model.txt; do [ -s "$out/$f" ] || fail "no $f"; done
+
+"$src/scripts/gpu-bundle" --from-build "$build" --out "$root/gpu-bundle.tar.xz" >"$root/bundle.txt" 2>&1 ||
+  { cat "$root/bundle.txt" >&2; fail "gpu-bundle --from-build"; }
+cat "$root/bundle.txt"
+grep -q "MiB carried (limit 48 MiB)" "$root/bundle.txt" || fail "gpu-bundle printed no carried size"
+
+study() {  # study BUDGET LOG [STEP...]: one call, as on the device: no environment, no cwd
+  local budget=$1 log=$2
+  shift 2
+  local t0=$SECONDS rc=0
+  (cd "$root/empty" && env -i /bin/bash "$src/scripts/gpu-study" --archive "$root/gpu-bundle.tar.xz" --emulate \
+    --budget "$budget" --out "$root/out" "$@") >"$root/$log" 2>&1 || rc=$?
+  took=$((SECONDS - t0))
+  echo "== $log: exit $rc in $took s (budget $budget s)"
+  grep -E 'gpu-study: \[' "$root/$log" || true
+  ((rc == 0)) || { tail -n 30 "$root/$log" >&2; fail "gpu-study ($log) exited $rc"; }
+  ((took <= budget + 10)) || fail "gpu-study ($log) took $took s with a budget of $budget s"
+  local n
+  n=$(find "$root/out" -type f | wc -l)
+  ((n >= 4 && n <= 8)) || fail "pack wrote $n files (want 4..8)"
+  for f in results.tar.gz report.md model.txt check.txt; do [ -s "$root/out/$f" ] || fail "no $f after $log"; done
+}
+
+# 1. The key cells.
+study 600 call1.log check key
+[ -d "$root/gpu-bundle/bin" ] || fail "the archive was not unpacked beside itself"
+for f in verdict.md verdict.json; do [ -s "$root/out/$f" ] || fail "no $f"; done
+python3 - "$root/out/verdict.json" <<'PY' || fail "the verdict lacks measured emulated GPU cells at 2KiB and 8MiB"
+import json, sys
+v = json.load(open(sys.argv[1]))
+for size in (2048, 8 << 20):
+    row = next(s for s in v["sizes"] if s["sector_size"] == size)
+    gpu = [d for d in row["devices"] if d["kind"] == "gpu-emulated"]
+    assert gpu and gpu[0]["pc1_seconds"]["source"] == "measured", (size, gpu)
+    assert "cuda-emu" in gpu[0]["device"], gpu[0]["device"]
+PY
 for size in 2KiB 8MiB 512MiB 32GiB 64GiB; do
-  grep -q "^| $size |" "$out/verdict.md" || fail "verdict.md has no $size row"
+  grep -q "^| $size |" "$root/out/verdict.md" || fail "verdict.md has no $size row"
 done
-grep -q "cuda-emu" "$out/verdict.md" || fail "the verdict does not name cuda-emu"
-if grep -E '^\| [0-9]+[KMG]iB \|' "$out/verdict.md" | grep -vqE '\((measured|extrapolated|MODELED|none)\)'; then
+if grep -E '^\| [0-9]+[KMG]iB \|' "$root/out/verdict.md" | grep -vqE '\((measured|extrapolated|MODELED|none)\)'; then
   fail "a verdict row lacks a source"
 fi
-listing=$(tar -tzf "$out/results.tar.gz")
-grep -q 'latency/records.jsonl' <<<"$listing" || fail "results.tar.gz lacks the latency records"
-# A second run resumes: every point is already recorded.
-again=$("$src/scripts/gpu-study" --emulate --build "$build" --work "$work" --out "$out" latency 2>&1)
-grep -q "already recorded" <<<"$again" || fail "a second latency phase did not resume"
+grep -q "EMULATED" "$root/out/report.md" || fail "report.md does not say it is emulated"
+listing=$(tar -tzf "$root/out/results.tar.gz")
+grep -q "key/records.jsonl" <<<"$listing" || fail "results.tar.gz lacks the key records"
+
+# 2. A budget too short for the rest: stops in time, skips the finished steps, still packs.
+study 25 call2.log
+grep -q "check: done in an earlier call" "$root/call2.log" || fail "call 2 ran check again"
+grep -q "key: done in an earlier call" "$root/call2.log" || fail "call 2 ran key again"
+grep -qE "cut off by the budget|not started, the budget is spent" "$root/call2.log" ||
+  fail "call 2 was not cut by its budget"
+
+# 3. The rest, resumed.
+study 600 call3.log
+for step in check key throughput hash rest; do
+  [ -f "$root/gpu-study-work/$step/done" ] || fail "step $step is not done after call 3"
+done
+grep -q "key: done in an earlier call" "$root/call3.log" || fail "call 3 ran key again"
 echo "1 passed, 0 failed"
