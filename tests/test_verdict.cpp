@@ -196,3 +196,194 @@ TEST_CASE("verdict: a CPU without SHA-NI, from the engines that do not use the S
   const auto plain = verdict::compute({t.path});
   for (const auto& d : size_row(plain, k8MiB).devices) CHECK(d.kind.find("no-sha-ni") == std::string::npos);
 }
+
+TEST_CASE("verdict: the whole CPU never reads below one core; it says what would measure it", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16),
+                          label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                          label("cpu", "Test CPU", k8MiB, 1, 0, 1000),    // all threads, one sector: one core's rate
+                          label("cpu", "Test CPU", k8MiB, 32, 1, 3200)}));  // one core, 32 sectors: 1e7 labels/s
+  const auto r = verdict::compute({s.path});
+  const auto& core = row(r, k8MiB, "cpu-core");
+  REQUIRE(core.sectors_per_hour.value);
+  CHECK(*core.sectors_per_hour.value == Approx(1e7 * 3600 / (262144.0 * 2)));
+  // The all-thread one-sector record (1e6 labels/s) does not stand for the whole CPU.
+  const auto& all = row(r, k8MiB, "cpu");
+  CHECK_FALSE(all.sectors_per_hour.value);
+  CHECK(all.sectors_per_hour.from.status == "none");
+  CHECK(all.sectors_per_hour.from.detail.find("not measured") != std::string::npos);
+  // 16 cores x the 32 sectors that gave one core its rate.
+  CHECK(all.sectors_per_hour.from.detail.find("threads=0, sectors=512 at 8MiB") != std::string::npos);
+  CHECK(verdict::to_markdown(r).find("not measured") != std::string::npos);
+
+  // An all-thread record of several sectors that beats one core is the whole CPU's.
+  test::temp_dir t("verdict");
+  test::write_text(t / "records.jsonl",
+                   lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                          label("cpu", "Test CPU", k8MiB, 32, 1, 3200), label("cpu", "Test CPU", k8MiB, 512, 0, 5120)}));
+  const auto ok = verdict::compute({t.path});
+  for (const auto& sz : ok.sizes) {
+    double core_rate = 0, whole_rate = 0;
+    for (const auto& d : sz.devices) {
+      if (d.kind == "cpu-core" && d.sectors_per_hour.value) core_rate = *d.sectors_per_hour.value;
+      if (d.kind == "cpu" && d.sectors_per_hour.value) whole_rate = *d.sectors_per_hour.value;
+    }
+    INFO(sz.sector_size);
+    if (whole_rate > 0) CHECK(whole_rate >= core_rate);
+  }
+  CHECK(*row(ok, k8MiB, "cpu").sectors_per_hour.value == Approx(1e8 * 3600 / (262144.0 * 2)));
+}
+
+TEST_CASE("verdict: winners, break-even factors and the PC1 time of a sector at the throughput rate", "[verdict]") {
+  test::temp_dir s("verdict");
+  const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16, gpus),
+                          label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                          label("cpu", "Test CPU", k8MiB, 16, 0, 200),          // whole CPU: 8e7 labels/s
+                          label("cuda", "Test GPU", k8MiB, 1, 0, 30000),        // one sector: 30x the CPU core
+                          label("cuda", "Test GPU", k8MiB, 4096, 0, 32000)}));  // 1.28e8 labels/s: 1.6x the CPU
+  const auto r = verdict::compute({s.path});
+  const auto& x = size_row(r, k8MiB);
+  REQUIRE_FALSE(x.one_sector.why_not);
+  CHECK(x.one_sector.winner_kind == "cpu-core");
+  CHECK(x.one_sector.loser_kind == "gpu");
+  CHECK(x.one_sector.factor == Approx(30.0));
+  CHECK(x.one_sector.winner_source == "measured");
+  REQUIRE_FALSE(x.throughput.why_not);
+  CHECK(x.throughput.winner_kind == "gpu");
+  CHECK(x.throughput.factor == Approx(1.6));
+  // Latency at throughput: 4096 sectors together at 1.28e8 labels/s, each waits for all.
+  const auto& g = row(r, k8MiB, "gpu");
+  REQUIRE(g.batch_sectors.value);
+  CHECK(*g.batch_sectors.value == 4096);
+  CHECK(*g.pc1_seconds_at_rate.value == Approx(4096.0 * 262144 * 2 / 1.28e8));
+  CHECK(*row(r, k8MiB, "cpu").pc1_seconds_at_rate.value == Approx(16.0 * 262144 * 2 / 8e7));
+  const std::string words = verdict::plain_words(r);
+  CHECK(words.find("**8MiB**") != std::string::npos);
+  CHECK(words.find("the CPU wins by 30x") != std::string::npos);
+  CHECK(words.find("the GPU wins by 1.6x") != std::string::npos);
+  const json j = verdict::to_json(r);
+  const json& js = j["sizes"][1];
+  CHECK(js["one_sector"]["factor"].get<double>() == Approx(30.0));
+  CHECK(js["throughput"]["winner_kind"] == "gpu");
+  CHECK(js["devices"][0].contains("pc1_seconds_at_rate"));
+}
+
+TEST_CASE("verdict: the emulation never stands in for a GPU in the crossover or the contests", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 2),
+                          label("cpu", "Test CPU", k2KiB, 1, 1, 800),
+                          label("cpu", "Test CPU", k2KiB, 32, 0, 100),   // whole CPU: 3.2e8 labels/s
+                          label("cuda-emu", "Test CPU", k2KiB, 1, 0, 20000),
+                          label("cuda-emu", "Test CPU", k2KiB, 32, 0, 20000)}));
+  const auto r = verdict::compute({s.path});
+  const auto& x = size_row(r, k2KiB);
+  bool modeled = false;
+  for (const auto& d : x.devices) modeled = modeled || d.kind == "gpu-model";
+  CHECK(x.crossover_text.find("emu") == std::string::npos);
+  if (modeled) {
+    // The modeled GPU's curve against the whole CPU, not the emulation's records.
+    CHECK(x.crossover_sectors.from.status == "modeled");
+    CHECK(x.one_sector.loser_kind.rfind("gpu-model", 0) == 0);
+    CHECK(x.one_sector.factor > 1);
+    CHECK(verdict::plain_words(r).find("MODELED") != std::string::npos);
+  } else {
+    CHECK(x.crossover_sectors.from.detail.find("no GPU measured or modeled") != std::string::npos);
+    REQUIRE(x.one_sector.why_not);
+  }
+}
+
+TEST_CASE("verdict: target machines sized from a run, with price and energy", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16),
+                          label("cpu", "Test CPU", k8MiB, 1, 1, 1000),      // one core, one sector
+                          label("cpu", "Test CPU", k8MiB, 32, 1, 3200),     // one core, 32 sectors: 1e7 labels/s
+                          label("cpu", "Test CPU", k8MiB, 512, 0, 5120)}));
+  test::write_text(s / "big.json", R"({"schema": "poreplab-machine/1", "name": "Big", "cpu": {"cores": 64},
+      "ram": "1TiB", "power_watts": 1000, "price_usd": 20000})");
+  const auto m = verdict::load_machine(s / "big.json");
+  const auto r = verdict::compute({s.path}, {}, {m}, 0.1);
+  const auto& row32 = size_row(r, k32GiB);
+  REQUIRE(row32.machines.size() == 1);
+  const auto& cpu = row32.machines[0];
+  CHECK(cpu.part == "CPU, 64 cores");
+  // 1 TiB holds 15 sectors of 32GiB (two layers each, plus the parent table).
+  REQUIRE(cpu.sectors_at_once.value);
+  CHECK(*cpu.sectors_at_once.value == 15);
+  // Fewer sectors than cores: one per core at the one-sector rate (1e9 / 1000 ns each).
+  REQUIRE(cpu.sectors_per_hour.value);
+  const double work = (32.0 * (1ull << 30) / 32) * 11;
+  CHECK(*cpu.sectors_per_hour.value == Approx(15 * 1e6 * 3600 / work));
+  CHECK(cpu.sectors_per_hour.from.status == "extrapolated");
+  CHECK(cpu.pc1_seconds.from.status == "extrapolated");
+  CHECK(*cpu.pc1_seconds.value == Approx(1000e-9 * work));
+  CHECK(*cpu.joules_per_sector == Approx(1000 * 3600 / *cpu.sectors_per_hour.value));
+  CHECK(*cpu.energy_usd_per_sector == Approx(*cpu.joules_per_sector / 3.6e6 * 0.1));
+  CHECK(*cpu.usd_per_sector_hour == Approx(20000 / *cpu.sectors_per_hour.value));
+  // 8MiB: room for every core's 32 sectors, so 64 x one core's 1e7 labels/s.
+  const auto& small = size_row(r, k8MiB).machines.at(0);
+  CHECK(*small.sectors_per_hour.value == Approx(64 * 1e7 * 3600 / (262144.0 * 2)));
+  CHECK(*small.batch_sectors.value == 64 * 32);
+  const std::string md = verdict::to_markdown(r);
+  CHECK(md.find("## Target machines") != std::string::npos);
+  CHECK(md.find("| 32GiB | Big | CPU, 64 cores |") != std::string::npos);
+  CHECK(verdict::to_json(r)["sizes"][3]["machines"][0]["sectors_per_hour"]["source"] == "extrapolated");
+}
+
+TEST_CASE("verdict: the shipped machines give numbers at 32GiB and 64GiB", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                                               label("cpu", "Test CPU", k8MiB, 32, 1, 3200)}));
+  std::vector<verdict::machine> ms;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(POREPLAB_SOURCE_DIR) / "experiments" / "machines"))
+    ms.push_back(verdict::load_machine(e.path()));
+  REQUIRE(ms.size() >= 3);
+  const auto r = verdict::compute({s.path}, {}, ms);
+  for (const std::uint64_t size : {k32GiB, 2 * k32GiB}) {
+    for (const auto& m : size_row(r, size).machines) {
+      INFO(m.machine << " " << m.part << " at " << size);
+      if (m.kind == "gpu" && !m.pc1_seconds.value) continue;  // a build without the kernels' SASS
+      CHECK(m.pc1_seconds.value);
+      // A GPU holds no 64GiB sector (two layers are 128 GiB): the cell says so.
+      if (m.sectors_per_hour.value) CHECK(*m.sectors_per_hour.value > 0);
+      else CHECK(m.sectors_per_hour.from.detail.find("no sector of this size fits") != std::string::npos);
+      if (m.kind == "cpu") CHECK(m.sectors_per_hour.value);
+    }
+  }
+}
+
+TEST_CASE("verdict: machine files are checked like configs", "[verdict][reliability]") {
+  test::temp_dir s("verdict");
+  const std::string ok = R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": 8}, "ram": "64GiB")";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"[1]", "(top level): expected a machine description"},
+      {R"({"schema": "poreplab-machine/2", "name": "M", "cpu": {"cores": 8}, "ram": "64GiB"})", "/schema: expected"},
+      {ok + R"(, "colour": "red"})", "/colour: unknown key"},
+      {R"({"schema": "poreplab-machine/1", "name": "M", "ram": "64GiB"})", "missing required key \"cpu\""},
+      {R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": -4}, "ram": "64GiB"})", "/cpu/cores: expected a core count"},
+      {R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": 8}, "ram": "lots"})", "/ram: \"lots\" is not a size"},
+      {ok + R"(, "gpus": [{"arch": "sm_75", "memory": "16GiB"}]})", "/gpus/0/arch: no GPU latency table for \"sm_75\""},
+      {ok + R"(, "gpus": [{"arch": "sm_90"}]})", "/gpus/0: missing required key \"memory\""},
+      {ok + R"(, "power_watts": 0})", "/power_watts: expected a positive number"},
+      {"{", "m.json"}};
+  for (const auto& [text, want] : bad) {
+    test::write_text(s / "m.json", text);
+    INFO(text);
+    CHECK_THROWS_WITH(verdict::load_machine(s / "m.json"), Catch::Contains(want));
+  }
+  // On the command line: one line naming the file and pointer, exit 1.
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 2), label("cpu", "Test CPU", k8MiB, 1, 1, 1000)}));
+  test::write_text(s / "m.json", ok + R"(, "gpus": [{"arch": "sm_75", "memory": "16GiB"}]})");
+  const auto r = test::run_poreplab("report verdict " + test::shell_quote(s.path.string()) + " --machine " +
+                                        test::shell_quote((s / "m.json").string()),
+                                    s);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("poreplab: error: ") == 0);
+  CHECK(r.err.find("/gpus/0/arch") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.out.empty());
+}

@@ -549,6 +549,9 @@ json to_json(const report& r) {
 
 bool write_config_reports(const std::vector<std::string>& reports, const fs::path& dir) {
   bool ok = true;
+  // Every run whose records can be judged states the answer, asked for or not.
+  if (std::find(reports.begin(), reports.end(), "verdict") == reports.end())
+    ok = verdict::write_report_files(dir, true);
   for (const auto& name : reports) {
     if (name == "verdict") {
       ok = verdict::write_report_files(dir) && ok;

@@ -143,8 +143,9 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
 std::string to_markdown(const report& r);
 nlohmann::json to_json(const report& r);
 
-// The runner's config-level reports ("amax", "verdict") for the result directory `dir`, written as
-// DIR/amax.md and DIR/amax.json. Returns false (after a warning on stderr) on failure.
+// The runner's config-level reports ("amax", "verdict", "report-2019") for the result
+// directory `dir` (DIR/amax.md and DIR/amax.json, ...), and the verdict whenever the records
+// can be judged even if not asked for. Returns false (after a warning on stderr) on failure.
 bool write_config_reports(const std::vector<std::string>& reports, const std::filesystem::path& dir);
 
 }  // namespace poreplab::amax

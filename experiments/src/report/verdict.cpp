@@ -45,6 +45,7 @@ struct observation {
   double labels_per_s = 0;
   double host_memory = 0;    // bytes of RAM of the machine that measured it (0: unknown)
   double device_memory = 0;  // cuda: the GPU's memory (0: unknown)
+  std::string arch;          // cuda: "sm_90" from the recorded compute capability ("" unknown)
   std::string where;
 };
 
@@ -61,6 +62,8 @@ struct device_group {
   // gpu-model only
   double model_node_ns = 0, model_rate = 0;
   std::string model_detail;
+  std::string arch;  // gpu, gpu-model: the architecture ("" unknown)
+  std::string name;  // the CPU model or GPU name alone, for sentences
 };
 
 std::string format_seconds(double s) {
@@ -86,12 +89,31 @@ double env_number(const json& header, std::initializer_list<const char*> path) {
   return j->is_number() ? j->get<double>() : 0;
 }
 
+// The recorded CUDA device of this name, or null.
+const json* gpu_of(const json& header, const std::string& name) {
+  const json* devices = &header;
+  for (const char* key : {"environment", "cuda", "devices"}) {
+    if (!devices->is_object() || !devices->contains(key)) return nullptr;
+    devices = &(*devices)[key];
+  }
+  if (!devices->is_array()) return nullptr;
+  for (const auto& d : *devices)
+    if (d.is_object() && d.value("name", "") == name) return &d;
+  return nullptr;
+}
+
 double gpu_memory_of(const json& header, const std::string& name) {
-  const json& env = header.value("environment", json::object());
-  if (!env.contains("cuda") || !env["cuda"].contains("devices")) return 0;
-  for (const auto& d : env["cuda"]["devices"])
-    if (d.value("name", "") == name) return d.value("total_memory_bytes", 0.0);
-  return 0;
+  const json* d = gpu_of(header, name);
+  return d != nullptr ? d->value("total_memory_bytes", 0.0) : 0;
+}
+
+// "9.0" -> "sm_90".
+std::string gpu_arch_of(const json& header, const std::string& name) {
+  const json* d = gpu_of(header, name);
+  const std::string cc = d != nullptr ? d->value("compute_capability", "") : "";
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos) return "";
+  return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
 }
 
 std::vector<observation> read_observations(const amax::inputs& in) {
@@ -120,7 +142,10 @@ std::vector<observation> read_observations(const amax::inputs& in) {
     o.all_cores = threads == 0 || (o.cores > 0 && threads >= static_cast<std::uint64_t>(o.cores));
     o.one_core = threads == 1 || o.cores == 1;
     o.host_memory = env_number(env, {"memory", "total_bytes"});
-    if (o.backend == "cuda") o.device_memory = gpu_memory_of(r.header, o.device);
+    if (o.backend == "cuda") {
+      o.device_memory = gpu_memory_of(r.header, o.device);
+      o.arch = gpu_arch_of(r.header, o.device);
+    }
     o.where = r.where;
     out.push_back(o);
   }
@@ -133,7 +158,7 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   auto group = [&](const std::string& kind, const std::string& label) -> std::size_t {
     for (std::size_t i = 0; i < groups.size(); ++i)
       if (groups[i].kind == kind && groups[i].label == label) return i;
-    groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}});
+    groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}, {}, {}});
     return groups.size() - 1;
   };
   const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.backend == "cuda"; });
@@ -146,12 +171,15 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
         const std::size_t all_i = group(kind, "CPU, " + cores + what + o.device);
         for (const std::size_t i : {core_i, all_i}) {
           device_group& g = groups[i];
+          g.name = o.device;
           if (o.host_memory > g.memory) {
             g.memory = o.host_memory;
             g.memory_source = "RAM of the machine of " + o.where;
           }
           if (o.sectors == 1) g.single.push_back(o);
-          if (i == core_i ? o.one_core : o.all_cores) g.throughput.push_back(o);
+          // The whole CPU's throughput needs several sectors on every thread: one sector is
+          // sequential, so an all-thread one-sector record shows one core's rate.
+          if (i == core_i ? o.one_core : (o.all_cores && o.sectors > 1)) g.throughput.push_back(o);
         }
       };
       add_cpu("cpu", ": ");
@@ -164,6 +192,8 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
                                  : "GPU: " + o.device)];
       if (o.sectors == 1) g.single.push_back(o);
       g.throughput.push_back(o);
+      if (g.arch.empty()) g.arch = o.arch;
+      g.name = emu ? "cuda-emu on " + o.device : o.device;
       const double mem = emu ? o.host_memory : o.device_memory;
       if (mem > g.memory) {
         g.memory = mem;
@@ -183,10 +213,9 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
 
 // The SASS model of the SDR label kernel on the built-in H100 figures, when this build
 // carries the kernel's SASS.
-std::optional<device_group> modeled_gpu(std::string& why_not) {
+std::optional<device_group> modeled_gpu(std::string& why_not, const std::string& arch = "sm_90") {
   try {
     const auto table = gpu_model::load_latency_table({});
-    const std::string arch = "sm_90";
     const auto& a = gpu_model::arch_of(table, arch);
     // The GPU gets its best shot: the variant with the shortest node for one sector, and
     // the variant with the highest device-wide rate for many (they differ: a block per
@@ -209,12 +238,14 @@ std::optional<device_group> modeled_gpu(std::string& why_not) {
       }
     }
     if (!fastest) {
-      why_not = gpu_model::embedded_note().empty() ? "no SASS of label_layer_kernel<sdr, sha256> for sm_90 in this build"
+      why_not = gpu_model::embedded_note().empty() ? "no SASS of label_layer_kernel<sdr, sha256> for " + arch + " in this build"
                                                    : gpu_model::embedded_note();
       return std::nullopt;
     }
     device_group g;
     g.kind = "gpu-model";
+    g.arch = arch;
+    g.name = a.device;
     g.label = "GPU MODEL: " + a.device + " (" + arch + ", SASS latency model, not measured)";
     g.model_node_ns = fastest->single_thread_ns;
     g.model_rate = widest->rate;
@@ -280,6 +311,7 @@ figure capacity(const device_group& g, std::uint64_t size) {
 struct rate_figure {
   figure ns_per_node;  // one sector
   figure labels_per_s;  // best throughput
+  double batch = 0;     // sectors labeled together at that throughput
 };
 
 rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& cap) {
@@ -287,8 +319,10 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   if (g.kind == "gpu-model") {
     r.ns_per_node = {g.model_node_ns, {"modeled", g.model_detail}};
     if (cap.value && *cap.value > 0) {
-      const double v = std::min(*cap.value * 1e9 / g.model_node_ns, g.model_rate);
-      r.labels_per_s = {v, {"modeled", g.model_detail + "; " + format_number(*cap.value) + " sectors at once"}};
+      // The fewest sectors that reach the device's modeled rate, if that many fit.
+      r.batch = std::min(*cap.value, std::ceil(g.model_rate * g.model_node_ns / 1e9));
+      const double v = std::min(r.batch * 1e9 / g.model_node_ns, g.model_rate);
+      r.labels_per_s = {v, {"modeled", g.model_detail + "; " + format_number(r.batch) + " sectors at once"}};
     } else {
       r.labels_per_s.from = {"none", "no sector of this size fits"};
     }
@@ -316,6 +350,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   if (best != nullptr) {
     r.labels_per_s = {best->labels_per_s, {"measured", format_number(best->labels_per_s) + " labels/s with " +
                                                            std::to_string(best->sectors) + " sectors (record " + best->where + ")"}};
+    r.batch = best->sectors;
     return r;
   }
   if (const observation* o = nearest(all, size)) {
@@ -332,6 +367,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
       for (const auto* x : all)
         if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
       const double v = b->labels_per_s * *cap.value / b->sectors;
+      r.batch = *cap.value;
       r.labels_per_s = {v, {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
                                                 " sectors of " + size_text(b->sector_size) + " scaled to the " +
                                                 format_number(*cap.value) + " that fit (record " + b->where + ")"}};
@@ -344,6 +380,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     r.labels_per_s = {b->labels_per_s, {"extrapolated", format_number(b->labels_per_s) + " labels/s measured with " +
                                                             std::to_string(b->sectors) + " sectors of " +
                                                             size_text(b->sector_size) + " (record " + b->where + ")"}};
+    r.batch = b->sectors;
   } else {
     r.labels_per_s.from = {"none", "no throughput record"};
   }
@@ -367,10 +404,10 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
     if (k == "cpu" && rates[i].labels_per_s.value &&
         (cpu < 0 || *rates[i].labels_per_s.value > *rates[cpu].labels_per_s.value))
       cpu = static_cast<int>(i);
-    if ((k == "gpu" || k == "gpu-emulated" || k == "gpu-model") && gpu < 0) gpu = static_cast<int>(i);
+    if ((k == "gpu" || k == "gpu-model") && gpu < 0) gpu = static_cast<int>(i);
   }
   if (cpu < 0 || gpu < 0) {
-    row.crossover_sectors.from = {"none", cpu < 0 ? "no whole-CPU throughput" : "no GPU column"};
+    row.crossover_sectors.from = {"none", cpu < 0 ? "no whole-CPU throughput" : "no GPU measured or modeled"};
     row.crossover_text = "n/a: " + row.crossover_sectors.from.detail + " (none)";
     return;
   }
@@ -439,16 +476,187 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
   }
 }
 
+// A whole CPU never reads below one of its cores: when its best all-thread throughput is
+// lower (records of one sector only, or of a size far from this one), the cell says it was
+// not measured and which point would measure it.
+void whole_cpu_at_least_one_core(const std::vector<device_group>& groups, std::vector<rate_figure>& rates,
+                                 std::uint64_t size) {
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string& k = groups[i].kind;
+    if (k != "cpu" && k != "cpu-no-sha-ni") continue;
+    for (std::size_t j = 0; j < groups.size(); ++j) {
+      if (groups[j].kind != k + "-core" || !rates[j].labels_per_s.value) continue;
+      const double core = *rates[j].labels_per_s.value;
+      auto& whole = rates[i].labels_per_s;
+      if (whole.value && *whole.value >= core) continue;
+      int cores = 0;
+      for (const auto& o : groups[i].single) cores = std::max(cores, o.cores);
+      // Enough sectors for every core to run the batch that gave one core its rate.
+      const double batch = std::max(2.0, rates[j].batch);
+      const std::string sectors = cores > 0 ? format_number(batch * cores) : format_number(batch) + " x the cores";
+      whole = {std::nullopt,
+               {"none", "not measured: " +
+                            (whole.value ? "the best all-thread record (" + format_number(*whole.value) +
+                                               " labels/s, " + whole.from.detail + ") is below one core's " +
+                                               format_number(core) + " labels/s"
+                                         : std::string("no all-thread record of several sectors")) +
+                            "; a label point with backend=cpu, threads=0, sectors=" + sectors + " at " + size_text(size) +
+                            " measures it (e.g. the default config's label-sectors experiment with --set "
+                            "label-sectors.sector_size=" + size_text(size) + ")"}};
+      rates[i].batch = 0;
+    }
+  }
+}
+
+// The best CPU row against the GPU row (measured before modeled; never the emulation) on
+// one figure: PC1 seconds of one sector (lower wins) or sectors per hour (higher wins).
+contest contest_of(const size_row& row, figure device_row::*field, bool higher_wins) {
+  contest c;
+  const device_row* cpu = nullptr;
+  const device_row* gpu = nullptr;
+  for (const auto& d : row.devices) {
+    const figure& f = d.*field;
+    const bool cpu_kind = higher_wins ? d.kind == "cpu" : d.kind == "cpu-core";
+    if (cpu_kind && f.value && (cpu == nullptr || (higher_wins ? *f.value > *(cpu->*field).value : *f.value < *(cpu->*field).value)))
+      cpu = &d;
+    if ((d.kind == "gpu" || d.kind == "gpu-model") && gpu == nullptr) gpu = &d;
+  }
+  if (gpu == nullptr || !(gpu->*field).value || *(gpu->*field).value <= 0) {
+    c.why_not = gpu == nullptr ? "no GPU measured or modeled" : "no GPU figure: " + (gpu->*field).from.detail;
+    return c;
+  }
+  if (cpu == nullptr || *(cpu->*field).value <= 0) {
+    c.why_not = higher_wins ? "no whole-CPU throughput measured" : "no one-sector CPU figure";
+    return c;
+  }
+  const double cv = *(cpu->*field).value, gv = *(gpu->*field).value;
+  const bool cpu_wins = higher_wins ? cv >= gv : cv <= gv;
+  const device_row& w = cpu_wins ? *cpu : *gpu;
+  const device_row& l = cpu_wins ? *gpu : *cpu;
+  c.winner = w.name;
+  c.loser = l.name;
+  c.winner_kind = w.kind;
+  c.loser_kind = l.kind;
+  c.winner_source = (w.*field).from.status;
+  c.loser_source = (l.*field).from.status;
+  c.winner_value = *(w.*field).value;
+  c.loser_value = *(l.*field).value;
+  c.factor = higher_wins ? c.winner_value / c.loser_value : c.loser_value / c.winner_value;
+  return c;
+}
+
+// A target machine's CPU: this run's one-core rates times its cores, its RAM for capacity.
+machine_row size_machine_cpu(const machine& m, const device_group& core_group, std::uint64_t size, double work) {
+  machine_row row;
+  row.machine = m.name;
+  row.kind = "cpu";
+  row.part = "CPU, " + std::to_string(m.cores) + " cores" + (m.cpu_model.empty() ? "" : " (" + m.cpu_model + ")");
+  device_group ram = core_group;
+  ram.kind = "cpu";
+  ram.memory = m.ram_bytes;
+  ram.memory_source = "RAM of " + m.name + " (" + m.file + ")";
+  row.sectors_at_once = capacity(ram, size);
+  // This run's one-core rates, extrapolated to what fits in the machine's memory.
+  const rate_figure core = rates_of(core_group, size, row.sectors_at_once);
+  const std::string assume = "; assumes each of its cores as fast as one core of this run (" + core_group.label +
+                             "), which a different CPU model is not";
+  if (core.ns_per_node.value) {
+    row.pc1_seconds = {*core.ns_per_node.value * work * 1e-9,
+                       {"extrapolated", core.ns_per_node.from.detail + assume}};
+  } else {
+    row.pc1_seconds.from = core.ns_per_node.from;
+  }
+  const double cap = row.sectors_at_once.value.value_or(0);
+  if (!core.labels_per_s.value || !core.ns_per_node.value || cap < 1) {
+    row.sectors_per_hour.from = cap < 1 ? source{"none", "no sector of this size fits"} : core.labels_per_s.from;
+    row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.sectors_per_hour.from;
+    return row;
+  }
+  // Either every core on its best batch of sectors (the multi-lane engines), or, when
+  // memory holds fewer sectors than that, one sector per core at the one-sector rate.
+  const double per_core_batch = std::max(1.0, core.batch);
+  const double lanes = std::min(cap, m.cores * per_core_batch);
+  const double multi = lanes / per_core_batch * *core.labels_per_s.value;
+  const double single = std::min<double>(cap, m.cores) * 1e9 / *core.ns_per_node.value;
+  const bool use_multi = multi >= single;
+  const double rate = use_multi ? multi : single;
+  const double batch = use_multi ? lanes : std::min<double>(cap, m.cores);
+  const source from{"extrapolated", format_number(rate) + " labels/s: " + format_number(batch) + " sectors on " +
+                                        std::to_string(m.cores) + " cores at this run's " +
+                                        (use_multi ? core.labels_per_s.from.detail + " per core"
+                                                   : core.ns_per_node.from.detail + " per sector") + assume};
+  row.sectors_per_hour = {rate * 3600 / work, from};
+  row.batch_sectors = {batch, from};
+  row.pc1_seconds_at_rate = {batch * work / rate, from};
+  return row;
+}
+
+// One kind of a target machine's GPUs: a measured GPU of the same architecture when this
+// run has one, else the latency model of that architecture; the GPUs' memory for capacity.
+machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std::vector<device_group>& groups,
+                             std::uint64_t size, double work) {
+  machine_row row;
+  row.machine = m.name;
+  row.kind = "gpu";
+  row.part = std::to_string(mg.count) + "x " + mg.name + " (" + mg.arch + ")";
+  std::optional<device_group> g;
+  for (const auto& x : groups)
+    if (x.kind == "gpu" && x.arch == mg.arch) g = x;
+  std::string why;
+  if (!g) g = modeled_gpu(why, mg.arch);
+  if (!g) {
+    row.pc1_seconds.from = row.sectors_at_once.from = row.sectors_per_hour.from = {"none", why};
+    row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.pc1_seconds.from;
+    return row;
+  }
+  const bool measured = g->kind == "gpu";
+  g->kind = measured ? "gpu" : "gpu-model";
+  g->memory = mg.memory_bytes;
+  g->memory_source = "memory of each " + mg.name + " (" + m.file + ")";
+  const figure cap = capacity(*g, size);
+  const rate_figure rf = rates_of(*g, size, cap);
+  const std::string status = measured ? "extrapolated" : "modeled";
+  const std::string each = measured ? " (this run's " + g->label + ", one GPU)" : "";
+  if (cap.value) row.sectors_at_once = {*cap.value * mg.count, {cap.from.status, cap.from.detail + ", x " + std::to_string(mg.count)}};
+  else row.sectors_at_once.from = cap.from;
+  if (rf.ns_per_node.value)
+    row.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, {status, rf.ns_per_node.from.detail + each}};
+  else
+    row.pc1_seconds.from = rf.ns_per_node.from;
+  if (rf.labels_per_s.value && rf.batch >= 1 && cap.value && *cap.value >= 1) {
+    const double rate = *rf.labels_per_s.value * mg.count;
+    const source from{status, rf.labels_per_s.from.detail + each + " x " + std::to_string(mg.count) + " GPUs"};
+    row.sectors_per_hour = {rate * 3600 / work, from};
+    row.batch_sectors = {rf.batch * mg.count, from};
+    row.pc1_seconds_at_rate = {rf.batch * work / *rf.labels_per_s.value, from};
+  } else {
+    row.sectors_per_hour.from = rf.labels_per_s.value ? source{"none", "no sector of this size fits"} : rf.labels_per_s.from;
+    row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.sectors_per_hour.from;
+  }
+  return row;
+}
+
+void price_machine_row(machine_row& row, const machine& m, double usd_per_kwh) {
+  if (!row.sectors_per_hour.value || *row.sectors_per_hour.value <= 0) return;
+  const double sph = *row.sectors_per_hour.value;
+  if (m.price_usd) row.usd_per_sector_hour = *m.price_usd / sph;
+  if (m.power_watts) {
+    row.joules_per_sector = *m.power_watts * 3600 / sph;
+    if (usd_per_kwh > 0) row.energy_usd_per_sector = *row.joules_per_sector / 3.6e6 * usd_per_kwh;
+  }
+}
+
 }  // namespace
 
-report compute(const std::vector<fs::path>& dirs, const cost_map& costs) {
+report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
+               double usd_per_kwh) {
   const amax::inputs in = amax::load_result_dirs(dirs);
   report r;
   r.dirs = in.dirs;
   const auto obs = read_observations(in);
   if (obs.empty())
-    throw std::runtime_error("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
-                             "cuda or cuda-emu");
+    throw no_usable_record("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
+                           "cuda or cuda-emu");
   std::vector<device_group> groups = group_devices(obs);
   const bool measured_gpu = std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == "gpu"; });
   if (!measured_gpu) {
@@ -474,13 +682,20 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs) {
     std::vector<rate_figure> rates;
     std::vector<figure> caps;
     for (const auto& g : groups) {
+      caps.push_back(capacity(g, proof.sector_size));
+      rates.push_back(rates_of(g, proof.sector_size, caps.back()));
+    }
+    whole_cpu_at_least_one_core(groups, rates, proof.sector_size);
+    const double work = static_cast<double>(row.nodes) * row.layers;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const auto& g = groups[i];
+      const figure& cap = caps[i];
+      const rate_figure& rf = rates[i];
       device_row d;
       d.device = g.label;
+      d.name = g.name;
       d.kind = g.kind;
-      const figure cap = capacity(g, proof.sector_size);
-      const rate_figure rf = rates_of(g, proof.sector_size, cap);
       d.sectors_at_once = cap;
-      const double work = static_cast<double>(row.nodes) * row.layers;
       if (rf.ns_per_node.value) {
         d.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, rf.ns_per_node.from};
         d.pc1_seconds.from.detail += " x " + std::to_string(row.nodes) + " nodes x " + std::to_string(row.layers) + " layers";
@@ -493,14 +708,32 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs) {
       } else {
         d.sectors_per_hour.from = rf.labels_per_s.from;
       }
+      if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0 && rf.batch >= 1) {
+        // Every sector of the batch advances together: each takes the batch's whole time.
+        const source& from = d.sectors_per_hour.from;
+        d.batch_sectors = {rf.batch, from};
+        d.pc1_seconds_at_rate = {rf.batch * work / *rf.labels_per_s.value,
+                                 {from.status, format_number(rf.batch) + " sectors x " + std::to_string(row.nodes) +
+                                                   " nodes x " + std::to_string(row.layers) + " layers at " +
+                                                   format_number(*rf.labels_per_s.value) + " labels/s"}};
+      } else {
+        d.batch_sectors.from = d.pc1_seconds_at_rate.from = d.sectors_per_hour.from;
+      }
       for (const auto& [name, usd] : costs)
         if (lower(g.label).find(lower(name)) != std::string::npos && d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
           d.usd_per_sector_hour = usd / *d.sectors_per_hour.value;
-      rates.push_back(rf);
-      caps.push_back(cap);
       row.devices.push_back(d);
     }
     fill_crossover(row, rates, groups, caps);
+    row.one_sector = contest_of(row, &device_row::pc1_seconds, false);
+    row.throughput = contest_of(row, &device_row::sectors_per_hour, true);
+    for (const auto& m : machines) {
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        if (groups[i].kind == "cpu-core") row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
+      for (const auto& mg : m.gpus) row.machines.push_back(size_machine_gpu(m, mg, groups, proof.sector_size, work));
+      for (auto& mr : row.machines)
+        if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
+    }
     r.sizes.push_back(row);
   }
   r.notes.push_back("PC1 of one sector is sequential within each layer: the whole CPU labels one sector no faster "
@@ -520,9 +753,79 @@ std::string cell(const figure& f, const std::function<std::string(double)>& fmt)
 
 }  // namespace
 
+namespace {
+
+std::string source_word(const std::string& status) {
+  return status == "measured" ? "measured" : status == "extrapolated" ? "extrapolated" : "MODELED";
+}
+
+// "one core of <CPU> (measured)" from a row's name, kind and source.
+std::string who(const std::string& name, const std::string& kind, const std::string& status) {
+  const std::string what = kind == "cpu-core" ? "one core of " + name
+                           : kind == "cpu"    ? "all cores of " + name
+                                                 : name;
+  return what + " (" + source_word(status) + ")";
+}
+
+std::string contest_words(const contest& c, bool throughput) {
+  if (c.why_not) return "not judged: " + *c.why_not + ".";
+  auto value = [&](double v) { return throughput ? format_number(v) + " sectors/hour" : format_seconds(v); };
+  std::ostringstream o;
+  o << who(c.winner, c.winner_kind, c.winner_source) << (throughput ? " labels " : " takes ") << value(c.winner_value)
+    << ", " << who(c.loser, c.loser_kind, c.loser_source) << " " << value(c.loser_value) << ": the "
+    << (c.winner_kind.rfind("gpu", 0) == 0 ? "GPU" : "CPU") << " wins by " << format_number(c.factor) << "x. ";
+  const bool modeled = c.winner_source == "modeled" || c.loser_source == "modeled";
+  o << "Break-even: the figures would have to be " << format_number(c.factor) << "x off for that to change";
+  if (modeled) {
+    if (c.factor >= 10) o << ": the verdict survives a 10x error of the GPU model";
+    else if (c.factor >= 2) o << ": it survives a 2x error of the GPU model, not a 10x one";
+    else o << ": within the GPU model's uncertainty, so no verdict until a GPU is measured";
+  }
+  o << ".";
+  return o.str();
+}
+
+}  // namespace
+
+namespace {
+
+void machines_markdown(const report& r, std::ostringstream& md) {
+  const bool any = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) { return !s.machines.empty(); });
+  if (!any) return;
+  auto opt = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string("—"); };
+  md << "\n## Target machines\n\nEach machine (`--machine`) sized from this run: its CPU from this run's one-core "
+        "rates times its cores (extrapolated), its GPUs from a measured GPU of the same architecture (extrapolated) "
+        "or the GPU latency model (MODELED); capacity from its RAM or GPU memory. USD per sector/hour from its "
+        "price, energy from its power draw (the whole machine while that part labels).\n\n"
+     << "| sector | machine | part | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate "
+        "| USD per sector/hour | J per sector | energy USD per sector |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.sizes)
+    for (const auto& m : s.machines)
+      md << "| " << size_text(s.sector_size) << " | " << m.machine << " | " << m.part << " | "
+         << cell(m.pc1_seconds, format_seconds) << " | "
+         << cell(m.sectors_at_once, [](double v) { return format_number(v); }) << " | "
+         << cell(m.sectors_per_hour, [](double v) { return format_number(v); }) << " | "
+         << (m.pc1_seconds_at_rate.value && m.batch_sectors.value
+                 ? format_seconds(*m.pc1_seconds_at_rate.value) + " (" + format_number(*m.batch_sectors.value) + " at once)"
+                 : "—")
+         << " | " << opt(m.usd_per_sector_hour) << " | " << opt(m.joules_per_sector) << " | "
+         << opt(m.energy_usd_per_sector) << " |\n";
+}
+
+}  // namespace
+
+std::string plain_words(const report& r) {
+  std::ostringstream md;
+  for (const auto& s : r.sizes) {
+    md << "- **" << size_text(s.sector_size) << "** (" << s.layers << " layers). One sector: "
+       << contest_words(s.one_sector, false) << " Throughput: " << contest_words(s.throughput, true) << "\n";
+  }
+  return md.str();
+}
+
 std::string to_markdown(const report& r) {
   std::ostringstream md;
-  md << "# Verdict: SDR PC1 (Filecoin sdr/sha256) on CPUs and GPUs\n\n";
+  md << "# CPU vs GPU: the verdict on SDR PC1 (Filecoin sdr/sha256)\n\n";
   md << "Inputs: ";
   for (std::size_t i = 0; i < r.dirs.size(); ++i) md << (i ? ", " : "") << "`" << r.dirs[i] << "`";
   md << ". Each cell says where it comes from: measured (at this sector size), extrapolated (a measured per-node "
@@ -530,17 +833,23 @@ std::string to_markdown(const report& r) {
   const bool cost = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) {
     return std::any_of(s.devices.begin(), s.devices.end(), [](const device_row& d) { return d.usd_per_sector_hour.has_value(); });
   });
-  md << "| sector | layers | device | PC1, one sector | sectors at once | sectors / hour |" << (cost ? " USD per sector/hour |" : "")
-     << "\n|---|---|---|---|---|---|" << (cost ? "---|" : "") << "\n";
+  md << "| sector | layers | device | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate |"
+     << (cost ? " USD per sector/hour |" : "") << "\n|---|---|---|---|---|---|---|" << (cost ? "---|" : "") << "\n";
   for (const auto& s : r.sizes)
     for (const auto& d : s.devices) {
       md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | "
          << cell(d.pc1_seconds, format_seconds) << " | "
          << cell(d.sectors_at_once, [](double v) { return format_number(v); }) << " | "
-         << cell(d.sectors_per_hour, [](double v) { return format_number(v); }) << " |";
+         << cell(d.sectors_per_hour, [](double v) { return format_number(v); }) << " | "
+         << (d.pc1_seconds_at_rate.value && d.batch_sectors.value
+                 ? format_seconds(*d.pc1_seconds_at_rate.value) + " (" + format_number(*d.batch_sectors.value) + " at once)"
+                 : "—")
+         << " |";
       if (cost) md << " " << (d.usd_per_sector_hour ? format_number(*d.usd_per_sector_hour) : "—") << " |";
       md << "\n";
     }
+  md << "\n## In plain words\n\n" << plain_words(r);
+  machines_markdown(r, md);
   md << "\n## Crossover: sectors the GPU must label at once to pass the whole CPU\n\n| sector | crossover |\n|---|---|\n";
   for (const auto& s : r.sizes) md << "| " << size_text(s.sector_size) << " | " << s.crossover_text << " |\n";
   md << "\n## Notes\n\n";
@@ -562,6 +871,34 @@ json figure_json(const figure& f) {
   return {{"value", f.value ? json(*f.value) : json(nullptr)}, {"source", f.from.status}, {"detail", f.from.detail}};
 }
 
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json machines_json(const std::vector<machine_row>& rows) {
+  json out = json::array();
+  for (const auto& m : rows)
+    out.push_back({{"machine", m.machine},
+                   {"part", m.part},
+                   {"kind", m.kind},
+                   {"pc1_seconds", figure_json(m.pc1_seconds)},
+                   {"sectors_at_once", figure_json(m.sectors_at_once)},
+                   {"sectors_per_hour", figure_json(m.sectors_per_hour)},
+                   {"batch_sectors", figure_json(m.batch_sectors)},
+                   {"pc1_seconds_at_rate", figure_json(m.pc1_seconds_at_rate)},
+                   {"usd_per_sector_hour", opt_json(m.usd_per_sector_hour)},
+                   {"joules_per_sector", opt_json(m.joules_per_sector)},
+                   {"energy_usd_per_sector", opt_json(m.energy_usd_per_sector)}});
+  return out;
+}
+
+json contest_json(const contest& c) {
+  if (c.why_not) return {{"judged", false}, {"why_not", *c.why_not}};
+  return {{"judged", true},          {"winner", c.winner},           {"winner_kind", c.winner_kind},
+          {"winner_source", c.winner_source}, {"winner_value", c.winner_value}, {"loser", c.loser},
+          {"loser_kind", c.loser_kind}, {"loser_source", c.loser_source}, {"loser_value", c.loser_value},
+          {"factor", c.factor}};
+}
+
+
 }  // namespace
 
 json to_json(const report& r) {
@@ -574,6 +911,8 @@ json to_json(const report& r) {
                       {"pc1_seconds", figure_json(d.pc1_seconds)},
                       {"sectors_at_once", figure_json(d.sectors_at_once)},
                       {"sectors_per_hour", figure_json(d.sectors_per_hour)},
+                      {"batch_sectors", figure_json(d.batch_sectors)},
+                      {"pc1_seconds_at_rate", figure_json(d.pc1_seconds_at_rate)},
                       {"usd_per_sector_hour", d.usd_per_sector_hour ? json(*d.usd_per_sector_hour) : json(nullptr)}});
     sizes.push_back({{"proof", s.proof},
                      {"sector_size", s.sector_size},
@@ -581,14 +920,23 @@ json to_json(const report& r) {
                      {"nodes", s.nodes},
                      {"devices", devs},
                      {"crossover_sectors", figure_json(s.crossover_sectors)},
-                     {"crossover", s.crossover_text}});
+                     {"crossover", s.crossover_text},
+                     {"one_sector", contest_json(s.one_sector)},
+                     {"throughput", contest_json(s.throughput)},
+                     {"machines", machines_json(s.machines)}});
   }
   return {{"schema", kVerdictSchema}, {"dirs", r.dirs}, {"sizes", sizes}, {"notes", r.notes}};
 }
 
-bool write_report_files(const fs::path& dir) {
+bool write_report_files(const fs::path& dir, bool when_usable) {
   try {
-    const report r = compute({dir});
+    report r;
+    try {
+      r = compute({dir});
+    } catch (const no_usable_record&) {
+      if (when_usable) return true;
+      throw;
+    }
     runner::write_file_atomic(dir / "verdict.md", to_markdown(r));
     runner::write_file_atomic(dir / "verdict.json", to_json(r).dump(2) + "\n");
     std::cerr << "report: " << (dir / "verdict.md").string() << ", " << (dir / "verdict.json").string() << "\n";

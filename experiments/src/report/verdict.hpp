@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/amax.hpp"
+#include "report/machines.hpp"
 
 namespace poreplab::verdict {
 
@@ -39,10 +41,38 @@ struct figure {
 struct device_row {
   std::string device;  // "CPU 1 core: <model>", "CPU 16 cores: <model>", "GPU: <name>"
   std::string kind;    // cpu-core | cpu | cpu-no-sha-ni-core | cpu-no-sha-ni | gpu | gpu-emulated | gpu-model
+  std::string name;    // the CPU model or GPU name alone
   figure pc1_seconds;        // one sector, all layers
   figure sectors_at_once;    // memory bound
   figure sectors_per_hour;   // best throughput
+  figure batch_sectors;      // sectors labeled together at that throughput
+  figure pc1_seconds_at_rate;  // PC1 of each sector of that batch (all progress together)
   std::optional<double> usd_per_sector_hour;
+};
+
+// One question of the verdict at one size (which device labels one sector sooner, which
+// labels more sectors per hour) between the best CPU row and the GPU row (measured, else
+// modeled; never the emulation).
+struct contest {
+  std::optional<std::string> why_not;  // set when a side has no figure
+  std::string winner, loser;           // device names (the CPU model, the GPU)
+  std::string winner_kind, loser_kind;
+  std::string winner_source, loser_source;  // measured | extrapolated | modeled
+  double winner_value = 0, loser_value = 0;  // seconds (one sector) or sectors/hour
+  // How far ahead the winner is: the loser's figure would have to be this many times better
+  // (or the winner's this many times worse) for the winner to change.
+  double factor = 0;
+};
+
+// One part of a target machine (--machine): its CPU, or one kind of its GPUs, sized from
+// this run's rates (extrapolated) or the GPU latency model (modeled).
+struct machine_row {
+  std::string machine;  // the machine's name
+  std::string part;     // "CPU, 64 cores" | "8x H100 SXM 80GB (sm_90)"
+  std::string kind;     // cpu | gpu
+  figure pc1_seconds, sectors_at_once, sectors_per_hour, batch_sectors, pc1_seconds_at_rate;
+  // From the machine's price and power draw (the whole machine while this part labels).
+  std::optional<double> usd_per_sector_hour, joules_per_sector, energy_usd_per_sector;
 };
 
 struct size_row {
@@ -53,6 +83,9 @@ struct size_row {
   std::vector<device_row> devices;
   figure crossover_sectors;  // smallest GPU sector count passing the whole CPU
   std::string crossover_text;
+  contest one_sector;   // PC1 time of one sector: best CPU core vs GPU
+  contest throughput;   // sectors per hour: whole CPU vs GPU
+  std::vector<machine_row> machines;
 };
 
 struct report {
@@ -66,13 +99,25 @@ using cost_map = std::map<std::string, double>;
 // Reads the result directories; throws std::runtime_error when a directory cannot be
 // read or holds no usable record (no ok sdr/sha256 label record on any backend), and for
 // a --cost that names no device.
-report compute(const std::vector<std::filesystem::path>& dirs, const cost_map& costs = {});
+// `machines` are sized per size as well; `usd_per_kwh` > 0 prices their energy per sector.
+report compute(const std::vector<std::filesystem::path>& dirs, const cost_map& costs = {},
+               const std::vector<machine>& machines = {}, double usd_per_kwh = 0);
 
 std::string to_markdown(const report& r);
+// Per size, in plain words: who wins one sector and throughput, by what factor, from which
+// kind of figure, and how wrong the figures would have to be for that to change.
+std::string plain_words(const report& r);
 nlohmann::json to_json(const report& r);
 
+// Thrown by compute() when the directories hold no record it can judge.
+struct no_usable_record : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The runner's "verdict" report: DIR/verdict.md and DIR/verdict.json. Returns false
-// (after a warning on stderr) on failure.
-bool write_report_files(const std::filesystem::path& dir);
+// (after a warning on stderr) on failure; with `when_usable`, a directory without a
+// usable record is no failure and gets no files (the runner writes the verdict for every
+// run whose records it can judge).
+bool write_report_files(const std::filesystem::path& dir, bool when_usable = false);
 
 }  // namespace poreplab::verdict

@@ -464,12 +464,12 @@ int run_experiments(const config& c, const run_options& opt) {
             << " failed, " << counts["noisy"] << " noisy in " << clock_text(seconds_since(start)) << "; results in "
             << dir.string() << "/{results.json,results.csv,report.md}\n";
   int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
-  // Config-level reports (amax) need every point: a shard leaves them to the merge.
-  if (!c.reports.empty()) {
-    if (opt.shard_count > 1)
+  // Config-level reports (amax, and the verdict) need every point: a shard leaves them to the merge.
+  if (opt.shard_count > 1) {
+    if (!c.reports.empty())
       std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
-    else if (!amax::write_config_reports(c.reports, dir))
-      status = status ? status : 1;
+  } else if (!amax::write_config_reports(c.reports, dir)) {
+    status = status ? status : 1;
   }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
   report::write_run_report(dir, res);  // after the reports and figures it shows
@@ -588,7 +588,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     status = 1;
   }
   if (counts["failed"].get<int>() > 0) status = 1;
-  if (!c.reports.empty() && !amax::write_config_reports(c.reports, out_dir)) status = 1;
+  if (!amax::write_config_reports(c.reports, out_dir)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
   report::write_run_report(out_dir, res);
   return status;
