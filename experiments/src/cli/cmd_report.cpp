@@ -44,13 +44,16 @@ struct report_cli_options {
 };
 
 // The options every report takes: --cost, --json, -o, the result directories.
-void add_common_options(CLI::App* cmd, report_cli_options& o, const char* cost_help) {
+CLI::Option* add_common_options(CLI::App* cmd, report_cli_options& o, const char* cost_help) {
   // One value per --cost, so that a directory after it stays positional.
   cmd->add_option("--cost", o.costs, cost_help)->allow_extra_args(false);
   cmd->add_flag("--json", o.json, "JSON instead of Markdown");
   cmd->add_option("-o,--out", o.out, "write to FILE instead of standard output");
-  cmd->add_option("results", o.dirs, "result directories (of poreplab run or merge)")->required();
+  return cmd->add_option("results", o.dirs, "result directories (of poreplab run or merge)")->required();
 }
+
+// The main job's results, for a verdict asked for without a directory.
+constexpr const char* kDefaultResults = "results/default";
 
 }  // namespace
 
@@ -87,9 +90,26 @@ void add_report_command(CLI::App& app) {
   auto* vcmd = report->add_subcommand(
       "verdict", "CPU vs GPU for SDR PC1 per registered sector size: one-sector time, sectors at once, sectors/hour, "
                  "crossover; each figure measured, extrapolated or modeled");
-  add_common_options(vcmd, *v, "cost of a device: DEVICE=USD, DEVICE a part of its name (repeatable)");
-  vcmd->callback([v] {
-    const verdict::report r = verdict::compute(v->paths(), v->cost_map());
+  add_common_options(vcmd, *v, "cost of a device: DEVICE=USD, DEVICE a part of its name (repeatable)")
+      ->required(false)
+      ->description(std::string("result directories (of poreplab run or merge; default ") + kDefaultResults + ")");
+  auto machine_files = std::make_shared<std::vector<std::string>>();
+  auto kwh = std::make_shared<double>(0);
+  vcmd->add_option("--machine", *machine_files,
+                   "target machines to size from these results (JSON files, e.g. experiments/machines/*.json); "
+                   "result directories go before it or after --");
+  vcmd->add_option("--kwh-price", *kwh, "USD per kWh: prices the energy per sector of machines with power_watts");
+  vcmd->callback([v, machine_files, kwh] {
+    if (!(*kwh >= 0 && *kwh < 1e6)) throw usage_error("--kwh-price: expected USD per kWh from 0 to 1e6");
+    if (v->dirs.empty()) {
+      if (!std::filesystem::is_directory(kDefaultResults))
+        throw usage_error(std::string("give a result directory (") + kDefaultResults +
+                          " does not exist: scripts/main or poreplab run writes it)");
+      v->dirs.push_back(kDefaultResults);
+    }
+    std::vector<verdict::machine> machines;
+    for (const auto& f : *machine_files) machines.push_back(verdict::load_machine(f));
+    const verdict::report r = verdict::compute(v->paths(), v->cost_map(), machines, *kwh);
     v->emit(v->json ? verdict::to_json(r).dump(2) + "\n" : verdict::to_markdown(r));
   });
 
