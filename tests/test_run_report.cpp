@@ -58,13 +58,20 @@ TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report
 
   fs::create_directories(d.path / "plots");
   test::write_text(d.path / "plots" / "index.json",
-                   R"([{"title": "Latency", "png": "plots/l.png", "svg": "plots/l.svg", "caption": "one sector"}])");
-  test::write_text(d.path / "verdict.md", "# Verdict\n\n## 32GiB\nCPU wins.\n");
+                   R"([{"title": "Latency", "png": "plots/l.png", "svg": "plots/l.svg", "caption": "one sector"},
+                       {"name": "verdict_pc1", "title": "PC1", "png": "plots/v.png", "svg": "plots/v.svg", "caption": "c"}])");
+  test::write_text(d.path / "verdict.md", "# Verdict\n\n## 32GiB\nCPU wins.\n\n## Crossover\n\nnever\n");
   poreplab::report::write_run_report(d.path, res);
   md = test::read_text(d.path / "report.md");
   CHECK(md.find("## Figures\n\n### Latency\n\n![Latency](plots/l.png)\n\none sector ([SVG](plots/l.svg))") !=
         std::string::npos);
+  // The verdict first, its figure after its table and before its details; not among the figures.
   CHECK(md.find("## Verdict\n\n### 32GiB\nCPU wins.") != std::string::npos);
+  CHECK(md.find("## Verdict") < md.find("## Figures"));
+  CHECK(md.find("\n## ") == md.find("\n## Verdict"));
+  CHECK(md.find("![PC1](plots/v.png)") > md.find("CPU wins."));
+  CHECK(md.find("![PC1](plots/v.png)") < md.find("### Crossover"));
+  CHECK(md.find("![PC1]") == md.rfind("![PC1]"));
 
   test::write_text(d.path / "plots" / "index.json", "[{");  // a half-written index: no figures, no error
   CHECK(poreplab::report::run_report_markdown(res, d.path).find("## Figures") == std::string::npos);

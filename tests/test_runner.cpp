@@ -309,6 +309,12 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   for (const char* f : {"records.jsonl", "results.json", "results.csv", "report.md"}) CHECK(fs::exists(s / "out" / f));
+  // SDR label records: the verdict is written unasked, and report.md opens with it.
+  CHECK(fs::exists(s / "out" / "verdict.md"));
+  CHECK(fs::exists(s / "out" / "verdict.json"));
+  const std::string report = test::read_text(s / "out" / "report.md");
+  CHECK(report.find("\n## ") == report.find("\n## CPU vs GPU"));
+  CHECK(report.find("### In plain words") != std::string::npos);
   const json res = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(res["schema"] == "poreplab-results/1");
   CHECK(res["counts"]["expected"] == 9);

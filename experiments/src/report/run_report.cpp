@@ -151,23 +151,35 @@ void environment_lines(const json& results, std::ostringstream& md) {
        << (results.contains("source") ? " (" + results["source"].get<std::string>() + ")" : std::string()) << "\n";
 }
 
-void figures(const fs::path& dir, std::ostringstream& md) {
-  const fs::path index = dir / "plots" / "index.json";
-  std::ifstream in(index);
-  if (!in) return;
-  json figs;
+// The figures plot.py listed in DIR/plots/index.json (an empty array when there are none).
+json figure_index(const fs::path& dir) {
+  std::ifstream in(dir / "plots" / "index.json");
+  if (!in) return json::array();
   try {
-    figs = json::parse(in);
+    json figs = json::parse(in);
+    if (figs.is_array()) return figs;
   } catch (const json::exception&) {
-    return;  // plot.py writes it whole; anything else is not ours to trust
+    // plot.py writes it whole; anything else is not ours to trust
   }
-  if (!figs.is_array() || figs.empty()) return;
-  md << "## Figures\n\n";
-  for (const auto& f : figs) {
-    if (!f.is_object()) continue;
-    const std::string title = f.value("title", "");
-    md << "### " << title << "\n\n![" << title << "](" << f.value("png", "") << ")\n\n"
-       << f.value("caption", "") << " ([SVG](" << f.value("svg", "") << "))\n\n";
+  return json::array();
+}
+
+void figure(const json& f, std::ostringstream& md) {
+  const std::string title = f.value("title", "");
+  md << "### " << title << "\n\n![" << title << "](" << f.value("png", "") << ")\n\n"
+     << f.value("caption", "") << " ([SVG](" << f.value("svg", "") << "))\n\n";
+}
+
+// The verdict's own figure goes with the verdict.
+constexpr const char* kVerdictFigure = "verdict_pc1";
+
+void figures(const fs::path& dir, std::ostringstream& md) {
+  bool any = false;
+  for (const auto& f : figure_index(dir)) {
+    if (!f.is_object() || f.value("name", "") == kVerdictFigure) continue;
+    if (!any) md << "## Figures\n\n";
+    any = true;
+    figure(f, md);
   }
 }
 
@@ -496,6 +508,28 @@ void included_report(const fs::path& file, std::ostringstream& md) {
   md << "\n";
 }
 
+// The answer first: the verdict (verdict.md, written for every run whose records it can
+// judge) with its figure.
+void cpu_vs_gpu_section(const fs::path& dir, std::ostringstream& md) {
+  std::ifstream in(dir / "verdict.md");
+  if (!in) return;
+  // The figure after the table and its plain words, before the details.
+  std::ostringstream fig;
+  for (const auto& f : figure_index(dir))
+    if (f.is_object() && f.value("name", "") == kVerdictFigure) figure(f, fig);
+  bool shown = false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!shown && line.rfind("## Crossover", 0) == 0) {
+      md << fig.str();
+      shown = true;
+    }
+    md << (line.rfind('#', 0) == 0 ? "#" : "") << line << "\n";
+  }
+  if (!shown) md << fig.str();
+  md << "\n";
+}
+
 void experiment_table(const std::vector<const json*>& pts, std::ostringstream& md) {
   std::vector<std::string> axes;  // the axes that vary, in the first point's order
   for (const auto& [k, v] : (*pts.front())["axes"].items()) {
@@ -569,6 +603,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   }
   if (results.value("interrupted", false))
     md << "**Interrupted**: the remaining points were not run (`poreplab run --resume` continues).\n\n";
+  cpu_vs_gpu_section(dir, md);
   environment_lines(results, md);
   md << "\n";
   figures(dir, md);
@@ -579,7 +614,6 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   layers_section(results, md);
   repeat_section(results, md);
   included_report(dir / "amax.md", md);
-  included_report(dir / "verdict.md", md);
   included_report(dir / "report-2019.md", md);
 
   md << "## Results\n\n"
