@@ -79,9 +79,10 @@ std::string format_number(double v, int digits) {
   if (a != 0 && (a >= 1e7 || a < 1e-3))
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   else {
-    // Fixed notation with `digits` significant digits, no trailing zeros past the point.
-    const int int_digits = a < 1 ? 1 : static_cast<int>(std::floor(std::log10(a))) + 1;
-    const int decimals = std::max(0, digits - int_digits);
+    // Fixed notation with `digits` significant digits (0.00108, not 0.00), no trailing
+    // zeros past the point.
+    const int magnitude = a == 0 ? 0 : static_cast<int>(std::floor(std::log10(a)));
+    const int decimals = std::max(0, digits - 1 - magnitude);
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     std::string s = buf;
     if (s.find('.') != std::string::npos) {
