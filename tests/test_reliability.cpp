@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -753,4 +754,162 @@ TEST_CASE("config: an experiment whose axes expand past 100000 points is refused
   axes["threads"] = {0};
   axes["layers"] = {2};
   CHECK(runner::expand_points(runner::parse_config(c.dump(), "big.json")).size() == 1000);
+}
+
+// ---- what can be recomputed is recomputed: digests alone can be rewritten with a file ----
+
+namespace {
+
+constexpr const char* kCustomPorepId = "ff00000000000000000000000000000000000000000000000000000000000000";
+
+// `poreplab seal` of a custom graph (porep_id ff00..., 2KiB data in dir/data.bin).
+std::string custom_seal_args(const temp_dir& dir, const fs::path& out, int layers) {
+  return "seal --porep-id " + std::string(kCustomPorepId) + " --api-version 1.1.0 --layers " + std::to_string(layers) +
+         " --backend reference --prover-id " + kProverId + " --sector-id 7 --ticket " + kTicket + " --data " +
+         quote(dir / "data.bin") + " --out " + quote(out);
+}
+
+// Replaces a file's .sha256 sidecar with one that agrees with its (edited) contents.
+void forge_sidecar(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  spit(graph::parent_cache_sidecar_path(file), to_hex(d, 32) + "  " + file.filename().string() + "\n");
+}
+
+std::string sha256_of_file(const fs::path& p) {
+  const std::string bytes = slurp(p);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  return to_hex(d, 32);
+}
+
+// Parent `slot` of `node` in a cache file changed to another node.
+void edit_parent(const fs::path& file, std::uint64_t node, std::uint32_t slot, std::uint64_t nodes) {
+  std::string bytes = slurp(file);
+  const std::size_t at = (node * graph::kParentsPerNode + slot) * 4;
+  std::uint32_t v = 0;
+  std::memcpy(&v, bytes.data() + at, 4);
+  v = static_cast<std::uint32_t>((v + 1) % nodes);
+  std::memcpy(bytes.data() + at, &v, 4);
+  spit(file, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("parent cache: a custom graph's file corrupted with its sidecar fails verify and seal by recomputed rows",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const std::string env = "FIL_PROOFS_PARENT_CACHE=" + quote(dir / "cache") + " ";
+  const std::string graph_args = "--porep-id " + std::string(kCustomPorepId) + " --api-version 1.1.0 --sector-size 2KiB";
+  REQUIRE(sh(dir, env + cli("parent-cache generate " + graph_args)).status == 0);
+  const auto g = graph::make_graph_params(from_hex(kCustomPorepId, 32, "porep_id").data(), graph::api_version::v1_1_0, 64);
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  REQUIRE(fs::exists(file));
+  const result good = sh(dir, env + cli("parent-cache verify " + graph_args));
+  INFO(good.err);
+  CHECK(good.status == 0);
+  CHECK(good.out.find("64 rows (all) equal the graph's") != std::string::npos);
+
+  edit_parent(file, 10, 6, 64);
+  forge_sidecar(file);
+  const result r = sh(dir, env + cli("parent-cache verify " + graph_args));
+  check_error(r, {file.string(), "node 10 slot 6"});
+  CHECK(r.out == file.filename().string() + ": FAILED\n");  // not "ok, " then "FAILED"
+  // Every file of the directory: a custom graph's file cannot be recomputed without its
+  // graph, and is not called ok.
+  const result all = sh(dir, env + cli("parent-cache verify"));
+  CHECK(all.status == 0);
+  CHECK(all.out.find(": sidecar only, ") != std::string::npos);
+  CHECK(all.out.find(": ok") == std::string::npos);
+
+  // seal with that cache: refused before labeling, no output (was: a wrong replica).
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const result s = sh(dir, cli(custom_seal_args(dir, dir / "out", 2) + " --parent-cache " + quote(dir / "cache")));
+  check_error(s, {file.string(), "node 10 slot 6"});
+  CHECK(names_in(dir / "out").empty());
+}
+
+TEST_CASE("parent-cache verify: a production graph's file corrupted with its sidecar fails as seal does",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const std::string env = "FIL_PROOFS_PARENT_CACHE=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, env + cli("parent-cache generate --proof StackedDrg2KiBV1_1")).status == 0);
+  const auto g = sdr::graph_params_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  edit_parent(file, 10, 6, g.nodes);
+  forge_sidecar(file);
+  const result r = sh(dir, env + cli("parent-cache verify --proof StackedDrg2KiBV1_1"));
+  check_error(r, {file.string(), "published digest"});
+  CHECK(r.out.find("ok") == std::string::npos);
+}
+
+TEST_CASE("resumed seal: a kept layer whose digest was rewritten with it is re-labeled, the replica is right",
+          "[reliability][seal][resume]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  REQUIRE(sh(dir, cli(custom_seal_args(dir, dir / "whole", 4))).status == 0);
+  // An unfinished seal after layer 2, as an interrupt leaves it (seal-state.json and the
+  // .tmp files it records), with one byte of layer 2 flipped and its digest updated.
+  const json manifest = read_json(dir / "whole" / "seal.json");
+  fs::create_directories(dir / "out");
+  fs::copy_file(dir / "whole" / sdr::kTreeDFile, dir / "out" / (std::string(sdr::kTreeDFile) + ".tmp"));
+  json state = {{"format", "poreplab-seal-state/1"},
+                {"tree_d_sha256", manifest.at("files").at(sdr::kTreeDFile).at("sha256")},
+                {"comm_d", manifest.at("comm_d")},
+                {"layers", json::array()}};
+  state["inputs"] = manifest.at("inputs");
+  state["inputs"].erase("proof");
+  state["inputs"].erase("data_file");
+  for (std::uint32_t l = 1; l <= 2; ++l) {
+    const fs::path kept = dir / "out" / (sdr::layer_file_name(l) + ".tmp");
+    fs::copy_file(dir / "whole" / sdr::layer_file_name(l), kept);
+    if (l == 2) {
+      std::string bytes = slurp(kept);
+      bytes[32 * 5 + 3] ^= 1;
+      spit(kept, bytes);
+    }
+    state["layers"].push_back(sha256_of_file(kept));
+  }
+  spit(dir / "out" / sdr::kSealState, state.dump(2));
+  const result r = sh(dir, cli(custom_seal_args(dir, dir / "out", 4)));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("layer 2's file matches its digest in seal-state.json, but ") != std::string::npos);
+  CHECK(r.err.find(" of 64 labels re-labeled from their parents differ (first: node 5); labeling again from layer 2") !=
+        std::string::npos);
+  CHECK(r.err.find("resuming after layer 1 (") != std::string::npos);
+  CHECK(slurp(dir / "out" / "replica.dat") == slurp(dir / "whole" / "replica.dat"));
+  CHECK(read_json(dir / "out" / "seal.json").at("files") == manifest.at("files"));
+}
+
+TEST_CASE("unseal: the files read are checked against seal.json's digests; a damaged seal.json is refused",
+          "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const fs::path manifest = dir / "sealed" / "seal.json";
+  const std::string original = slurp(manifest);
+  const auto flip_digest = [&](const std::string& name) {
+    json m = json::parse(original);
+    std::string d = m["files"][name]["sha256"];
+    d[10] = d[10] == 'a' ? 'b' : 'a';
+    m["files"][name]["sha256"] = d;
+    spit(manifest, m.dump(2));
+  };
+  const std::string unseal = "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "data.out");
+  flip_digest("sc-02-data-layer-2.dat");
+  check_error(sh(dir, cli(unseal)), {(dir / "sealed" / "sc-02-data-layer-2.dat").string(), "seal.json",
+                                     "/files/sc-02-data-layer-2.dat/sha256"});
+  CHECK_FALSE(fs::exists(dir / "data.out"));
+  flip_digest("replica.dat");
+  check_error(sh(dir, cli(unseal)), {(dir / "sealed" / "replica.dat").string(), "/files/replica.dat/sha256"});
+  check_error(sh(dir, cli(unseal + " --recompute --backend reference")), {"/files/replica.dat/sha256"});
+  spit(manifest, original + std::string(32, '\0'));
+  check_error(sh(dir, cli(unseal)), {manifest.string(), "NUL byte"});
+  CHECK_FALSE(fs::exists(dir / "data.out"));
+  spit(manifest, original);
+  const result ok = sh(dir, cli(unseal));
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("the files read match seal.json's digests") != std::string::npos);
 }

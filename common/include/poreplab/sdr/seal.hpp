@@ -100,6 +100,9 @@ struct seal_manifest {
   std::uint32_t layers = 0;
   std::uint64_t nodes = 0;
   std::uint64_t sector_bytes = 0;  // nodes * 32
+  // The SHA-256 seal.json records for replica.dat and the last layer file (/files/<name>/
+  // sha256, 64 lowercase hex digits); both empty when it records no /files.
+  std::string replica_sha256, last_layer_sha256;
 };
 
 // Parses seal.json's text; throws std::runtime_error "<file>: <JSON pointer>: <problem>".
@@ -107,12 +110,16 @@ seal_manifest parse_seal_manifest(std::string_view text, const std::filesystem::
 
 struct unseal_result {
   bytes32 comm_d{};
-  bool recomputed = false;  // labels recomputed rather than read from the layer file
+  bool recomputed = false;       // labels recomputed rather than read from the layer file
+  bool digests_checked = false;  // the files read matched seal.json's digests (false: it has none)
 };
 
 // Recovers the data of a sealed directory into out_file (written atomically), reading
 // the last layer file chunk by chunk (memory: a few chunks) or recomputing the labels, and checks it against comm_d. An
-// existing out_file is refused unless `existing` is replace.
+// existing out_file is refused unless `existing` is replace. The replica and the layer
+// file are checked against the digests seal.json records, as they are read (a damaged
+// layer is named as such, before comm_d would only say that something differs).
+
 unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
                      bool recompute, const std::filesystem::path& parent_cache_dir = {},
                      existing_output existing = existing_output::refuse);
