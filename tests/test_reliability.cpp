@@ -927,3 +927,55 @@ TEST_CASE("numeric flags: negative and out-of-range values are errors quoting th
   check_error(sh(dir, cli("bench label --max-seconds -1")), {"--max-seconds", "'-1'"});
   check_error(sh(dir, cli("bench label --max-seconds nan")), {"--max-seconds", "'nan'"});
 }
+
+// ---- the tune cache is data to validate ----
+
+TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible rates and NULs are refused",
+          "[reliability][tune]") {
+  temp_dir dir;
+  const std::string env = "POREPLAB_TUNE_DIR=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, env + cli("tune --rounds 1 --sample-ms 0.2")).status == 0);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  const fs::path file = files[0];
+  const std::string original = slurp(file);
+  const json good = json::parse(original);
+  std::size_t portable = good["rates"].size();
+  for (std::size_t i = 0; i < good["rates"].size(); ++i)
+    if (good["rates"][i]["algo"] == "sha256" && good["rates"][i]["engine"] == "portable") portable = i;
+  REQUIRE(portable < good["rates"].size());
+  const std::string at = "/rates/" + std::to_string(portable);
+
+  const auto check_refused = [&](const std::string& text, const std::string& problem) {
+    spit(file, text);
+    const result r = sh(dir, env + cli("tune"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("poreplab: warning: ignoring the engine calibration cache: " + file.string()) != std::string::npos);
+    CHECK(r.err.find(problem) != std::string::npos);
+    CHECK(r.out.find("tuning:  calibrated now") != std::string::npos);  // measured again, not believed
+  };
+  json j = good;
+  j["rates"][portable]["ns_per_lane_block"] = 1e-300;
+  check_refused(j.dump(2), at + "/ns_per_lane_block: 1e-300 ns is not a plausible rate");
+  j = good;
+  j["rates"][portable]["engine"] = "bogus-x99";
+  check_refused(j.dump(2), at + "/engine: 'bogus-x99' is not a sha256 engine of this build");
+  j = good;
+  j["rates"].erase(portable);
+  check_refused(j.dump(2), "/rates: no entry for sha256 engine portable");
+  j = good;
+  j["rates"].push_back(good["rates"][portable]);
+  j["rates"].back()["ns_per_lane_block"] = 0.001;
+  check_refused(j.dump(2), ": a second entry for sha256 engine portable");
+  check_refused(original + std::string(32, '\0'), "NUL byte");
+  j = good;
+  j["rates"] = json::array();
+  check_refused(j.dump(2), "/rates: no entry for");
+  // The cache written by the recalibration is believed again, without a warning.
+  const result again = sh(dir, env + cli("tune"));
+  CHECK(again.err.empty());
+  CHECK(again.out.find("tuning:  cache ") != std::string::npos);
+  CHECK(again.out.find("POREPLAB_TUNE=static") == std::string::npos);
+}
