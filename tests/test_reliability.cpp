@@ -979,3 +979,35 @@ TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible
   CHECK(again.out.find("tuning:  cache ") != std::string::npos);
   CHECK(again.out.find("POREPLAB_TUNE=static") == std::string::npos);
 }
+
+// ---- bounded configs ----
+
+TEST_CASE("config: strings, names, arrays and nesting are bounded, each error naming the pointer and the limit",
+          "[reliability][runner]") {
+  const auto config_with = [](const std::function<void(json&)>& edit) {
+    json c = {{"schema", "poreplab-experiments/1"},
+              {"experiments", {{{"name", "x"}, {"kind", "hash"}, {"axes", {{"algo", {"sha256"}}}}}}}};
+    edit(c);
+    return c.dump();
+  };
+  // A 10^7-letter name was echoed into every record, results.json and report.md (2 GB).
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["experiments"][0]["name"] = std::string(10000000, 'a'); }), "c.json"),
+                    "c.json: /experiments/0/name: a string of 10000000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["experiments"][0]["name"] = std::string(200, 'a'); }), "c.json"),
+                    "c.json: /experiments/0/name: a name of 200 bytes, more than the 128 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["description"] = std::string(5000, 'd'); }), "c.json"),
+                    "c.json: /description: a string of 5000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c[std::string(5000, 'k')] = 1; }), "c.json"),
+                    "c.json: (top level): a key of 5000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) {
+                      json& t = c["experiments"][0]["axes"]["threads"];
+                      for (int i = 0; i <= 100000; ++i) t.push_back(1);
+                    }), "c.json"),
+                    "c.json: /experiments/0/axes/threads: an array of 100001 items, more than the 100000 allowed");
+  std::string deep = "1";
+  for (int i = 0; i < 100000; ++i) deep = "[" + deep + "]";
+  CHECK_THROWS_WITH(runner::parse_config(R"({"schema": "poreplab-experiments/1", "description": )" + deep + "}", "c.json"),
+                    Catch::StartsWith("c.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 16"));
+  // The shipped configs are far inside the limits.
+  CHECK_NOTHROW(runner::parse_config(config_with([](json&) {}), "c.json"));
+}
