@@ -26,7 +26,10 @@
 #include <thread>
 #include <vector>
 
+#include "backends/backends.hpp"
 #include "runner/config.hpp"
+#include "runner/kinds.hpp"
+#include "runner/runner.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parent_table.hpp"
@@ -36,6 +39,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/unavailable.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -978,6 +982,27 @@ TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible
   CHECK(again.err.empty());
   CHECK(again.out.find("tuning:  cache ") != std::string::npos);
   CHECK(again.out.find("POREPLAB_TUNE=static") == std::string::npos);
+}
+
+// ---- unavailable is a type ----
+
+TEST_CASE("runner: skipped or failed is decided by the exception's type, not its wording", "[reliability][runner]") {
+  using runner::classify_point_exception;
+  // A real bug whose message happens to say "not supported" or "unavailable" is a failure.
+  for (const char* bug : {"sha256 lanes not supported by this buggy path", "buffer unavailable: index 7 past the end"}) {
+    const auto x = classify_point_exception(std::make_exception_ptr(std::runtime_error(bug)));
+    CHECK_FALSE(x.skipped);
+    CHECK(x.reason == bug);
+  }
+  // An engine, backend or kind that cannot run here is a skip, however it is worded.
+  CHECK(classify_point_exception(std::make_exception_ptr(unavailable_error("no device"))).skipped);
+  CHECK(classify_point_exception(std::make_exception_ptr(cpu::engine_unavailable("avx512: this CPU lacks it"))).skipped);
+  CHECK(classify_point_exception(std::make_exception_ptr(runner::point_unavailable("too large here"))).skipped);
+  CHECK_FALSE(classify_point_exception(std::make_exception_ptr(std::invalid_argument("lanes 3"))).skipped);
+#ifndef POREPLAB_WITH_CUDA
+  // The cuda backend of a build without CUDA throws the type.
+  CHECK_THROWS_AS(make_backend("cuda"), unavailable_error);
+#endif
 }
 
 // ---- bounded configs ----
