@@ -279,13 +279,6 @@ nlohmann::json identity_of(const seal_inputs& in, std::uint64_t nodes, std::uint
           {"data_sha256", data_sha256}};
 }
 
-struct seal_state {
-  nlohmann::json identity;
-  std::string tree_d_sha256;
-  bytes32 comm_d{};
-  std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
-};
-
 std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, const std::string& ptr) {
   if (!v.is_string()) f.fail(ptr, "expected a string, got " + v.dump());
   const std::string t = v.get<std::string>();
@@ -294,24 +287,8 @@ std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, 
   return t;
 }
 
-// Reads and checks a state file; every problem names the file and the JSON pointer.
 seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
-  const nlohmann::json j = parse_json(read_text_input(file, 1 << 20), file.string() + ": malformed");
-  const manifest_fields f(file, j);
-  if (f.text("/format") != "poreplab-seal-state/1")
-    f.fail("/format", "expected \"poreplab-seal-state/1\", got " + j.at("format").dump());
-  seal_state st;
-  st.identity = f.at("/inputs");
-  if (!st.identity.is_object()) f.fail("/inputs", "expected an object");
-  st.tree_d_sha256 = hex_digest_field(f, f.at("/tree_d_sha256"), "/tree_d_sha256");
-  st.comm_d = f.hex32("/comm_d");
-  const auto& layers = f.at("/layers");
-  if (!layers.is_array()) f.fail("/layers", "expected an array");
-  if (layers.size() > max_layers)
-    f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
-                          " of this seal");
-  for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
-  return st;
+  return parse_seal_state(read_text_input(file, 1 << 20), file, max_layers);
 }
 
 // Temporary file, fsync, rename: a state file is either the old one or the new one.
@@ -815,6 +792,25 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
 }
 
 }  // namespace
+
+seal_state parse_seal_state(std::string_view text, const fs::path& file, std::uint32_t max_layers) {
+  const nlohmann::json j = parse_json(text, file.string() + ": malformed");
+  const manifest_fields f(file, j);
+  if (f.text("/format") != "poreplab-seal-state/1")
+    f.fail("/format", "expected \"poreplab-seal-state/1\", got " + j.at("format").dump());
+  seal_state st;
+  st.identity = f.at("/inputs");
+  if (!st.identity.is_object()) f.fail("/inputs", "expected an object");
+  st.tree_d_sha256 = hex_digest_field(f, f.at("/tree_d_sha256"), "/tree_d_sha256");
+  st.comm_d = f.hex32("/comm_d");
+  const auto& layers = f.at("/layers");
+  if (!layers.is_array()) f.fail("/layers", "expected an array");
+  if (layers.size() > max_layers)
+    f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
+                          " of this seal");
+  for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
+  return st;
+}
 
 seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   const nlohmann::json m = parse_json(text, file.string() + ": malformed");

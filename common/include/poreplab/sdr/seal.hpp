@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -89,6 +90,19 @@ seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, 
                  existing_output existing = existing_output::refuse);
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
                  backend& be, const std::filesystem::path& parent_cache_dir, const seal_options& opt);
+
+// An unfinished seal's progress as seal-state.json records it.
+struct seal_state {
+  nlohmann::json identity;  // the inputs that decide every byte (with the data's SHA-256)
+  std::string tree_d_sha256;
+  bytes32 comm_d{};
+  std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
+};
+
+// Parses seal-state.json's text (at most max_layers layers); throws std::runtime_error
+// "<file>: <JSON pointer>: <problem>". Each recorded file must still be checked against
+// its digest, and its labels against their parents, before it is used.
+seal_state parse_seal_state(std::string_view text, const std::filesystem::path& file, std::uint32_t max_layers);
 
 // What unseal() reads from seal.json, checked: 32-byte hex fields, layers 1..64, nodes a
 // power of two whose * 32 fits, a known api version.
