@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -25,7 +26,10 @@
 #include <thread>
 #include <vector>
 
+#include "backends/backends.hpp"
 #include "runner/config.hpp"
+#include "runner/kinds.hpp"
+#include "runner/runner.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parent_table.hpp"
@@ -35,6 +39,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/unavailable.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -753,4 +758,281 @@ TEST_CASE("config: an experiment whose axes expand past 100000 points is refused
   axes["threads"] = {0};
   axes["layers"] = {2};
   CHECK(runner::expand_points(runner::parse_config(c.dump(), "big.json")).size() == 1000);
+}
+
+// ---- what can be recomputed is recomputed: digests alone can be rewritten with a file ----
+
+namespace {
+
+constexpr const char* kCustomPorepId = "ff00000000000000000000000000000000000000000000000000000000000000";
+
+// `poreplab seal` of a custom graph (porep_id ff00..., 2KiB data in dir/data.bin).
+std::string custom_seal_args(const temp_dir& dir, const fs::path& out, int layers) {
+  return "seal --porep-id " + std::string(kCustomPorepId) + " --api-version 1.1.0 --layers " + std::to_string(layers) +
+         " --backend reference --prover-id " + kProverId + " --sector-id 7 --ticket " + kTicket + " --data " +
+         quote(dir / "data.bin") + " --out " + quote(out);
+}
+
+// Replaces a file's .sha256 sidecar with one that agrees with its (edited) contents.
+void forge_sidecar(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  spit(graph::parent_cache_sidecar_path(file), to_hex(d, 32) + "  " + file.filename().string() + "\n");
+}
+
+std::string sha256_of_file(const fs::path& p) {
+  const std::string bytes = slurp(p);
+  std::uint8_t d[32];
+  sha256::digest(d, bytes.data(), bytes.size());
+  return to_hex(d, 32);
+}
+
+// Parent `slot` of `node` in a cache file changed to another node.
+void edit_parent(const fs::path& file, std::uint64_t node, std::uint32_t slot, std::uint64_t nodes) {
+  std::string bytes = slurp(file);
+  const std::size_t at = (node * graph::kParentsPerNode + slot) * 4;
+  std::uint32_t v = 0;
+  std::memcpy(&v, bytes.data() + at, 4);
+  v = static_cast<std::uint32_t>((v + 1) % nodes);
+  std::memcpy(bytes.data() + at, &v, 4);
+  spit(file, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("parent cache: a custom graph's file corrupted with its sidecar fails verify and seal by recomputed rows",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const std::string env = "FIL_PROOFS_PARENT_CACHE=" + quote(dir / "cache") + " ";
+  const std::string graph_args = "--porep-id " + std::string(kCustomPorepId) + " --api-version 1.1.0 --sector-size 2KiB";
+  REQUIRE(sh(dir, env + cli("parent-cache generate " + graph_args)).status == 0);
+  const auto g = graph::make_graph_params(from_hex(kCustomPorepId, 32, "porep_id").data(), graph::api_version::v1_1_0, 64);
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  REQUIRE(fs::exists(file));
+  const result good = sh(dir, env + cli("parent-cache verify " + graph_args));
+  INFO(good.err);
+  CHECK(good.status == 0);
+  CHECK(good.out.find("64 rows (all) equal the graph's") != std::string::npos);
+
+  edit_parent(file, 10, 6, 64);
+  forge_sidecar(file);
+  const result r = sh(dir, env + cli("parent-cache verify " + graph_args));
+  check_error(r, {file.string(), "node 10 slot 6"});
+  CHECK(r.out == file.filename().string() + ": FAILED\n");  // not "ok, " then "FAILED"
+  // Every file of the directory: a custom graph's file cannot be recomputed without its
+  // graph, and is not called ok.
+  const result all = sh(dir, env + cli("parent-cache verify"));
+  CHECK(all.status == 0);
+  CHECK(all.out.find(": sidecar only, ") != std::string::npos);
+  CHECK(all.out.find(": ok") == std::string::npos);
+
+  // seal with that cache: refused before labeling, no output (was: a wrong replica).
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  const result s = sh(dir, cli(custom_seal_args(dir, dir / "out", 2) + " --parent-cache " + quote(dir / "cache")));
+  check_error(s, {file.string(), "node 10 slot 6"});
+  CHECK(names_in(dir / "out").empty());
+}
+
+TEST_CASE("parent-cache verify: a production graph's file corrupted with its sidecar fails as seal does",
+          "[reliability][graph]") {
+  temp_dir dir;
+  const std::string env = "FIL_PROOFS_PARENT_CACHE=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, env + cli("parent-cache generate --proof StackedDrg2KiBV1_1")).status == 0);
+  const auto g = sdr::graph_params_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
+  const fs::path file = graph::parent_cache_path(dir / "cache", g);
+  edit_parent(file, 10, 6, g.nodes);
+  forge_sidecar(file);
+  const result r = sh(dir, env + cli("parent-cache verify --proof StackedDrg2KiBV1_1"));
+  check_error(r, {file.string(), "published digest"});
+  CHECK(r.out.find("ok") == std::string::npos);
+}
+
+TEST_CASE("resumed seal: a kept layer whose digest was rewritten with it is re-labeled, the replica is right",
+          "[reliability][seal][resume]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  REQUIRE(sh(dir, cli(custom_seal_args(dir, dir / "whole", 4))).status == 0);
+  // An unfinished seal after layer 2, as an interrupt leaves it (seal-state.json and the
+  // .tmp files it records), with one byte of layer 2 flipped and its digest updated.
+  const json manifest = read_json(dir / "whole" / "seal.json");
+  fs::create_directories(dir / "out");
+  fs::copy_file(dir / "whole" / sdr::kTreeDFile, dir / "out" / (std::string(sdr::kTreeDFile) + ".tmp"));
+  json state = {{"format", "poreplab-seal-state/1"},
+                {"tree_d_sha256", manifest.at("files").at(sdr::kTreeDFile).at("sha256")},
+                {"comm_d", manifest.at("comm_d")},
+                {"layers", json::array()}};
+  state["inputs"] = manifest.at("inputs");
+  state["inputs"].erase("proof");
+  state["inputs"].erase("data_file");
+  for (std::uint32_t l = 1; l <= 2; ++l) {
+    const fs::path kept = dir / "out" / (sdr::layer_file_name(l) + ".tmp");
+    fs::copy_file(dir / "whole" / sdr::layer_file_name(l), kept);
+    if (l == 2) {
+      std::string bytes = slurp(kept);
+      bytes[32 * 5 + 3] ^= 1;
+      spit(kept, bytes);
+    }
+    state["layers"].push_back(sha256_of_file(kept));
+  }
+  spit(dir / "out" / sdr::kSealState, state.dump(2));
+  const result r = sh(dir, cli(custom_seal_args(dir, dir / "out", 4)));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("layer 2's file matches its digest in seal-state.json, but ") != std::string::npos);
+  CHECK(r.err.find(" of 64 labels re-labeled from their parents differ (first: node 5); labeling again from layer 2") !=
+        std::string::npos);
+  CHECK(r.err.find("resuming after layer 1 (") != std::string::npos);
+  CHECK(slurp(dir / "out" / "replica.dat") == slurp(dir / "whole" / "replica.dat"));
+  CHECK(read_json(dir / "out" / "seal.json").at("files") == manifest.at("files"));
+}
+
+TEST_CASE("unseal: the files read are checked against seal.json's digests; a damaged seal.json is refused",
+          "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const fs::path manifest = dir / "sealed" / "seal.json";
+  const std::string original = slurp(manifest);
+  const auto flip_digest = [&](const std::string& name) {
+    json m = json::parse(original);
+    std::string d = m["files"][name]["sha256"];
+    d[10] = d[10] == 'a' ? 'b' : 'a';
+    m["files"][name]["sha256"] = d;
+    spit(manifest, m.dump(2));
+  };
+  const std::string unseal = "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "data.out");
+  flip_digest("sc-02-data-layer-2.dat");
+  check_error(sh(dir, cli(unseal)), {(dir / "sealed" / "sc-02-data-layer-2.dat").string(), "seal.json",
+                                     "/files/sc-02-data-layer-2.dat/sha256"});
+  CHECK_FALSE(fs::exists(dir / "data.out"));
+  flip_digest("replica.dat");
+  check_error(sh(dir, cli(unseal)), {(dir / "sealed" / "replica.dat").string(), "/files/replica.dat/sha256"});
+  check_error(sh(dir, cli(unseal + " --recompute --backend reference")), {"/files/replica.dat/sha256"});
+  spit(manifest, original + std::string(32, '\0'));
+  check_error(sh(dir, cli(unseal)), {manifest.string(), "NUL byte"});
+  CHECK_FALSE(fs::exists(dir / "data.out"));
+  spit(manifest, original);
+  const result ok = sh(dir, cli(unseal));
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("the files read match seal.json's digests") != std::string::npos);
+}
+
+// ---- numbers as typed ----
+
+TEST_CASE("numeric flags: negative and out-of-range values are errors quoting the text typed", "[reliability][cli]") {
+  temp_dir dir;
+  const std::string window = "bench label --sector-size 8KiB --window 16 --window-offset ";
+  for (const std::string typed : {"-2", "-9223372036854775808", "99999999999999999999", "9223372036854775808"})
+    check_error(sh(dir, cli(window + typed)), {"--window-offset", "'" + typed + "'"});
+  check_error(sh(dir, cli("bench label --sector-size 8KiB --window-offset 5")), {"--window-offset", "--window"});
+  for (const std::string typed : {"-1", "18446744073709551616"})
+    check_error(sh(dir, cli("run --repeat " + typed + " no-such.json")), {"--repeat", "'" + typed + "'"});
+  check_error(sh(dir, cli("bench label --max-seconds -1")), {"--max-seconds", "'-1'"});
+  check_error(sh(dir, cli("bench label --max-seconds nan")), {"--max-seconds", "'nan'"});
+}
+
+// ---- the tune cache is data to validate ----
+
+TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible rates and NULs are refused",
+          "[reliability][tune]") {
+  temp_dir dir;
+  const std::string env = "POREPLAB_TUNE_DIR=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, env + cli("tune --rounds 1 --sample-ms 0.2")).status == 0);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  const fs::path file = files[0];
+  const std::string original = slurp(file);
+  const json good = json::parse(original);
+  std::size_t portable = good["rates"].size();
+  for (std::size_t i = 0; i < good["rates"].size(); ++i)
+    if (good["rates"][i]["algo"] == "sha256" && good["rates"][i]["engine"] == "portable") portable = i;
+  REQUIRE(portable < good["rates"].size());
+  const std::string at = "/rates/" + std::to_string(portable);
+
+  const auto check_refused = [&](const std::string& text, const std::string& problem) {
+    spit(file, text);
+    const result r = sh(dir, env + cli("tune"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("poreplab: warning: ignoring the engine calibration cache: " + file.string()) != std::string::npos);
+    CHECK(r.err.find(problem) != std::string::npos);
+    CHECK(r.out.find("tuning:  calibrated now") != std::string::npos);  // measured again, not believed
+  };
+  json j = good;
+  j["rates"][portable]["ns_per_lane_block"] = 1e-300;
+  check_refused(j.dump(2), at + "/ns_per_lane_block: 1e-300 ns is not a plausible rate");
+  j = good;
+  j["rates"][portable]["engine"] = "bogus-x99";
+  check_refused(j.dump(2), at + "/engine: 'bogus-x99' is not a sha256 engine of this build");
+  j = good;
+  j["rates"].erase(portable);
+  check_refused(j.dump(2), "/rates: no entry for sha256 engine portable");
+  j = good;
+  j["rates"].push_back(good["rates"][portable]);
+  j["rates"].back()["ns_per_lane_block"] = 0.001;
+  check_refused(j.dump(2), ": a second entry for sha256 engine portable");
+  check_refused(original + std::string(32, '\0'), "NUL byte");
+  j = good;
+  j["rates"] = json::array();
+  check_refused(j.dump(2), "/rates: no entry for");
+  // The cache written by the recalibration is believed again, without a warning.
+  const result again = sh(dir, env + cli("tune"));
+  CHECK(again.err.empty());
+  CHECK(again.out.find("tuning:  cache ") != std::string::npos);
+  CHECK(again.out.find("POREPLAB_TUNE=static") == std::string::npos);
+}
+
+// ---- unavailable is a type ----
+
+TEST_CASE("runner: skipped or failed is decided by the exception's type, not its wording", "[reliability][runner]") {
+  using runner::classify_point_exception;
+  // A real bug whose message happens to say "not supported" or "unavailable" is a failure.
+  for (const char* bug : {"sha256 lanes not supported by this buggy path", "buffer unavailable: index 7 past the end"}) {
+    const auto x = classify_point_exception(std::make_exception_ptr(std::runtime_error(bug)));
+    CHECK_FALSE(x.skipped);
+    CHECK(x.reason == bug);
+  }
+  // An engine, backend or kind that cannot run here is a skip, however it is worded.
+  CHECK(classify_point_exception(std::make_exception_ptr(unavailable_error("no device"))).skipped);
+  CHECK(classify_point_exception(std::make_exception_ptr(cpu::engine_unavailable("avx512: this CPU lacks it"))).skipped);
+  CHECK(classify_point_exception(std::make_exception_ptr(runner::point_unavailable("too large here"))).skipped);
+  CHECK_FALSE(classify_point_exception(std::make_exception_ptr(std::invalid_argument("lanes 3"))).skipped);
+#ifndef POREPLAB_WITH_CUDA
+  // The cuda backend of a build without CUDA throws the type.
+  CHECK_THROWS_AS(make_backend("cuda"), unavailable_error);
+#endif
+}
+
+// ---- bounded configs ----
+
+TEST_CASE("config: strings, names, arrays and nesting are bounded, each error naming the pointer and the limit",
+          "[reliability][runner]") {
+  const auto config_with = [](const std::function<void(json&)>& edit) {
+    json c = {{"schema", "poreplab-experiments/1"},
+              {"experiments", {{{"name", "x"}, {"kind", "hash"}, {"axes", {{"algo", {"sha256"}}}}}}}};
+    edit(c);
+    return c.dump();
+  };
+  // A 10^7-letter name was echoed into every record, results.json and report.md (2 GB).
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["experiments"][0]["name"] = std::string(10000000, 'a'); }), "c.json"),
+                    "c.json: /experiments/0/name: a string of 10000000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["experiments"][0]["name"] = std::string(200, 'a'); }), "c.json"),
+                    "c.json: /experiments/0/name: a name of 200 bytes, more than the 128 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c["description"] = std::string(5000, 'd'); }), "c.json"),
+                    "c.json: /description: a string of 5000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) { c[std::string(5000, 'k')] = 1; }), "c.json"),
+                    "c.json: (top level): a key of 5000 bytes, more than the 4096 allowed");
+  CHECK_THROWS_WITH(runner::parse_config(config_with([](json& c) {
+                      json& t = c["experiments"][0]["axes"]["threads"];
+                      for (int i = 0; i <= 100000; ++i) t.push_back(1);
+                    }), "c.json"),
+                    "c.json: /experiments/0/axes/threads: an array of 100001 items, more than the 100000 allowed");
+  std::string deep = "1";
+  for (int i = 0; i < 100000; ++i) deep = "[" + deep + "]";
+  CHECK_THROWS_WITH(runner::parse_config(R"({"schema": "poreplab-experiments/1", "description": )" + deep + "}", "c.json"),
+                    Catch::StartsWith("c.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 16"));
+  // The shipped configs are far inside the limits.
+  CHECK_NOTHROW(runner::parse_config(config_with([](json&) {}), "c.json"));
 }

@@ -86,6 +86,15 @@ TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
   auto replica = read(tmp.path / "out" / sdr::kReplicaFile);
   replica[100] ^= 1;
   write(tmp.path / "out" / sdr::kReplicaFile, replica);
+  // seal.json's digest of the replica names the damaged file first.
+  CHECK_THROWS_WITH(sdr::unseal(tmp.path / "out", tmp.path / "data", *be, false),
+                    Catch::Contains("replica.dat: SHA-256") && Catch::Contains("/files/replica.dat/sha256"));
+  CHECK_FALSE(fs::exists(tmp.path / "data"));
+  CHECK_FALSE(fs::exists(tmp.path / "data.tmp"));
+  // Without recorded digests, comm_d still catches it.
+  auto manifest = nlohmann::json::parse(test::read_text(tmp.path / "out" / sdr::kSealManifest));
+  manifest.erase("files");
+  test::write_text(tmp.path / "out" / sdr::kSealManifest, manifest.dump(2));
   CHECK_THROWS_WITH(sdr::unseal(tmp.path / "out", tmp.path / "data", *be, false),
                     Catch::Contains("does not match comm_d"));
   CHECK_FALSE(fs::exists(tmp.path / "data"));

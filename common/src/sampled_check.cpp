@@ -3,7 +3,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
+#include "poreplab/graph/parent_table.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/stats.hpp"
 
 namespace poreplab::sdr {
 
@@ -59,6 +62,33 @@ void sampling_layer_store::layer_done(std::uint32_t l) {
     p.captured = true;
   }
   inner_.layer_done(l);
+}
+
+sampled_result check_layer_file_samples(const graph::graph_params& g, const std::uint8_t* replica_id,
+                                        std::uint32_t layer, const std::filesystem::path& layer_file,
+                                        const std::filesystem::path& previous_layer_file, std::uint64_t samples,
+                                        std::uint64_t seed) {
+  const unique_fd cur = open_regular_for_reading(layer_file);
+  const unique_fd prev = layer > 1 ? open_regular_for_reading(previous_layer_file) : unique_fd{};
+  sampled_result r;
+  for_each_sampled_index(g.nodes, samples, seed, [&](std::uint64_t node) {
+    std::uint8_t label[32], want[32], parents[32 * kParents] = {};
+    pread_exact(cur.get(), label, 32, 32 * node, layer_file);
+    if (node != 0) {
+      std::uint32_t row[kParents];
+      graph::fill_parent_rows(g, node, 1, row);
+      const std::uint32_t read = layer == 1 ? kBaseDegree : kParents;  // layer 1 hashes base parents only
+      for (std::uint32_t k = 0; k < read; ++k) {
+        const bool base = k < kBaseDegree;
+        pread_exact(base ? cur.get() : prev.get(), parents + 32 * k, 32, 32ull * row[k],
+                    base ? layer_file : previous_layer_file);
+      }
+    }
+    label_from_parent_labels<label_hash::sha256>(replica_id, layer, node, parents, want);
+    ++r.checked;
+    if (std::memcmp(want, label, 32) != 0 && r.mismatched++ == 0) r.first_mismatch = "node " + std::to_string(node);
+  });
+  return r;
 }
 
 sampled_result sampling_layer_store::verify() const {

@@ -26,6 +26,7 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 
 namespace poreplab::sdr {
@@ -278,13 +279,6 @@ nlohmann::json identity_of(const seal_inputs& in, std::uint64_t nodes, std::uint
           {"data_sha256", data_sha256}};
 }
 
-struct seal_state {
-  nlohmann::json identity;
-  std::string tree_d_sha256;
-  bytes32 comm_d{};
-  std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
-};
-
 std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, const std::string& ptr) {
   if (!v.is_string()) f.fail(ptr, "expected a string, got " + v.dump());
   const std::string t = v.get<std::string>();
@@ -293,24 +287,8 @@ std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, 
   return t;
 }
 
-// Reads and checks a state file; every problem names the file and the JSON pointer.
 seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
-  const nlohmann::json j = parse_json(read_text_input(file, 1 << 20), file.string() + ": malformed");
-  const manifest_fields f(file, j);
-  if (f.text("/format") != "poreplab-seal-state/1")
-    f.fail("/format", "expected \"poreplab-seal-state/1\", got " + j.at("format").dump());
-  seal_state st;
-  st.identity = f.at("/inputs");
-  if (!st.identity.is_object()) f.fail("/inputs", "expected an object");
-  st.tree_d_sha256 = hex_digest_field(f, f.at("/tree_d_sha256"), "/tree_d_sha256");
-  st.comm_d = f.hex32("/comm_d");
-  const auto& layers = f.at("/layers");
-  if (!layers.is_array()) f.fail("/layers", "expected an array");
-  if (layers.size() > max_layers)
-    f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
-                          " of this seal");
-  for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
-  return st;
+  return parse_seal_state(read_text_input(file, 1 << 20), file, max_layers);
 }
 
 // Temporary file, fsync, rename: a state file is either the old one or the new one.
@@ -698,14 +676,28 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   // goes on after the last good one.
   std::vector<fs::path> layer_files;
   for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
+  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
   if (previous && res.tree_d_reused) {
+    std::uint64_t sampled = 0;
     for (std::uint32_t l = 1; l <= previous->layers.size(); ++l) {
       const fs::path& f = layer_files[l - 1];
       std::error_code ec;
-      const bool good = fs::is_regular_file(f, ec) && fs::file_size(f, ec) == size &&
-                        file_sha256_hex(f) == previous->layers[l - 1];
+      bool good = fs::is_regular_file(f, ec) && fs::file_size(f, ec) == size &&
+                  file_sha256_hex(f) == previous->layers[l - 1];
+      std::string why = "does not match " + std::string(kSealState);
+      if (good) {
+        // The digest can have been rewritten with the file: labels are recomputed too.
+        const sampled_result r = check_layer_file_samples(g, res.replica_id.data(), l, f,
+                                                          l > 1 ? layer_files[l - 2] : fs::path{}, kDefaultVerifySamples);
+        good = r.ok();
+        sampled = r.checked;
+        if (!good)
+          why = "matches its digest in " + std::string(kSealState) + ", but " + std::to_string(r.mismatched) + " of " +
+                std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " + r.first_mismatch +
+                ")";
+      }
       if (!good) {
-        note("resuming: layer " + std::to_string(l) + "'s file does not match " + kSealState + "; labeling again from layer " +
+        note("resuming: layer " + std::to_string(l) + "'s file " + why + "; labeling again from layer " +
              std::to_string(l));
         break;
       }
@@ -715,12 +707,12 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     staged.set_checked(resumable_files(state.layers.size()));
     if (res.layers_reused > 0)
       note("resuming after layer " + std::to_string(res.layers_reused) + " (tree_d and layers 1.." +
-           std::to_string(res.layers_reused) + " match their digests)");
+           std::to_string(res.layers_reused) + " match their digests, and " + std::to_string(sampled) +
+           (sampled == nodes ? " labels (all)" : " sampled labels") + " of each re-labeled from their parents)");
   }
   write_seal_state(out_dir, state);
   staged.set_recorded(resumable_files(state.layers.size()));
 
-  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
   std::string parents_sha256;
   {
     const auto table = bounded ? graph::load_or_create_parent_cache(cache_dir, g) : parents_for(g, cache_dir);
@@ -801,6 +793,25 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
 
 }  // namespace
 
+seal_state parse_seal_state(std::string_view text, const fs::path& file, std::uint32_t max_layers) {
+  const nlohmann::json j = parse_json(text, file.string() + ": malformed");
+  const manifest_fields f(file, j);
+  if (f.text("/format") != "poreplab-seal-state/1")
+    f.fail("/format", "expected \"poreplab-seal-state/1\", got " + j.at("format").dump());
+  seal_state st;
+  st.identity = f.at("/inputs");
+  if (!st.identity.is_object()) f.fail("/inputs", "expected an object");
+  st.tree_d_sha256 = hex_digest_field(f, f.at("/tree_d_sha256"), "/tree_d_sha256");
+  st.comm_d = f.hex32("/comm_d");
+  const auto& layers = f.at("/layers");
+  if (!layers.is_array()) f.fail("/layers", "expected an array");
+  if (layers.size() > max_layers)
+    f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
+                          " of this seal");
+  for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
+  return st;
+}
+
 seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   const nlohmann::json m = parse_json(text, file.string() + ": malformed");
   const manifest_fields f(file, m);
@@ -822,8 +833,34 @@ seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   } catch (const std::invalid_argument& e) {
     f.fail("/inputs/api_version", e.what());
   }
+  if (m.is_object() && m.contains("files")) {
+    const auto digest = [&](const std::string& name) {
+      const std::string ptr = "/files/" + name + "/sha256";
+      return hex_digest_field(f, f.at(ptr), ptr);
+    };
+    sm.replica_sha256 = digest(kReplicaFile);
+    sm.last_layer_sha256 = digest(layer_file_name(sm.layers));
+  }
   return sm;
 }
+
+namespace {
+
+// A file unseal read against the digest seal.json records for it (none recorded: nothing
+// to compare). `digest` holds the file's bytes so far.
+void check_recorded_digest(const seal_manifest& sm, const fs::path& manifest_path, const fs::path& file,
+                           const std::string& recorded, sha256::ctx digest) {
+  if (sm.replica_sha256.empty()) return;
+  std::uint8_t d[32];
+  sha256::final(digest, d);
+  const std::string got = to_hex(d, 32);
+  if (got != recorded)
+    throw std::runtime_error(file.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
+                             manifest_path.string() + " records (/files/" + file.filename().string() +
+                             "/sha256); the file or seal.json is damaged");
+}
+
+}  // namespace
 
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
                      const fs::path& parent_cache_dir, existing_output existing) {
@@ -867,10 +904,21 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     unique_fd out = create_reserved_file(tmp, sector_bytes);
     std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
     comm_d_builder root;
+    sha256::ctx replica_digest, layer_digest;
+    sha256::init(replica_digest);
+    sha256::init(layer_digest);
     for (std::uint64_t first = 0; first < nodes; first += chunk) {
       const std::uint64_t off = first * 32, n = chunk * 32;
       pread_exact(rf.get(), r.data(), n, off, replica_file);
       pread_exact(kf.get(), k.data(), n, off, last_layer);
+      // The digests (when seal.json records any) on another thread, beside decoding: both
+      // only read r and k. Joined before r and k are read into again, or on the way out.
+      std::jthread hasher;
+      if (!sm.replica_sha256.empty())
+        hasher = std::jthread([&] {
+          sha256::update(replica_digest, r.data(), static_cast<std::size_t>(n));
+          sha256::update(layer_digest, k.data(), static_cast<std::size_t>(n));
+        });
       if (const auto bad = first_noncanonical(r.data(), chunk); bad >= 0)
         throw std::invalid_argument("replica node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
                                     " is not a valid BLS12-381 field element");
@@ -882,6 +930,9 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       flush_and_drop(out.get(), tmp);
     }
     res.comm_d = root.root();
+    check_recorded_digest(sm, manifest_path, replica_file, sm.replica_sha256, replica_digest);
+    check_recorded_digest(sm, manifest_path, last_layer, sm.last_layer_sha256, layer_digest);
+    res.digests_checked = !sm.replica_sha256.empty();
     sync_file(out.get(), tmp);
   } else {
     // Replica, key and data; labeling adds two layer buffers and the parent table.
@@ -889,6 +940,11 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
                                "unseal memory"),
                    sealed_dir.string());
     const auto replica = read_file_of_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
+    sha256::ctx replica_digest;
+    sha256::init(replica_digest);
+    sha256::update(replica_digest, replica.data(), replica.size());
+    check_recorded_digest(sm, manifest_path, replica_file, sm.replica_sha256, replica_digest);
+    res.digests_checked = !sm.replica_sha256.empty();
     const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);
     const auto table = parents_for(g, parent_cache_dir);
     rolling_layer_store store(sector_bytes);

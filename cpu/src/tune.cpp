@@ -146,6 +146,17 @@ engine_tuning calibrate_and_cache(int rounds, double sample_seconds) {
   return t;
 }
 
+// A rate no engine reaches or falls to: a compression of 64 or 128 bytes per lane in under
+// 0.05 ns (20 per ns per lane) or over 1 ms. Real ones lie between about 1 and 1000 ns.
+constexpr double kMinPlausibleNs = 0.05;
+constexpr double kMaxPlausibleNs = 1e6;
+
+std::string number_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
 engine_tuning load_or_calibrate() {
   if (env(kTuneEnv) == "static") return static_tuning();
   const auto file = tune_cache_file();
@@ -155,6 +166,8 @@ engine_tuning load_or_calibrate() {
       engine_tuning t = parse_tuning(read_text_input(file, kMaxCacheBytes), file);
       // A cache from another CPU or build (copied home directories, an upgrade) is stale.
       if (t.cpu_model == detect().model && t.build == tune_build_id()) {
+        if (const std::string problem = tuning_rates_problem(t); !problem.empty())
+          throw std::runtime_error(tuning_text_error(file, problem));
         t.source = "cache " + file.string();
         return t;
       }
@@ -177,6 +190,29 @@ std::optional<std::vector<double>> rates_of(const engine_tuning& t, const std::v
 }
 
 }  // namespace
+
+std::string tuning_rates_problem(const engine_tuning& t) {
+  for (std::size_t i = 0; i < t.rates.size(); ++i) {
+    const engine_rate& r = t.rates[i];
+    const std::string at = "/rates/" + std::to_string(i);
+    const std::string algo(engine_algo_name(r.algo));
+    const auto& compiled = compiled_engines(r.algo);
+    const auto known = std::find_if(compiled.begin(), compiled.end(), [&](const engine& e) { return e.name == r.engine; });
+    if (known == compiled.end()) return at + "/engine: '" + r.engine + "' is not a " + algo + " engine of this build";
+    if (known->lanes != r.lanes)
+      return at + "/lanes: " + std::to_string(r.lanes) + ", but " + r.engine + " has " + std::to_string(known->lanes);
+    if (&r != t.find(r.algo, r.engine)) return at + ": a second entry for " + algo + " engine " + r.engine;
+    if (r.ns_per_lane_block < kMinPlausibleNs || r.ns_per_lane_block > kMaxPlausibleNs)
+      return at + "/ns_per_lane_block: " + number_text(r.ns_per_lane_block) + " ns is not a plausible rate (" +
+             number_text(kMinPlausibleNs) + " to " + number_text(kMaxPlausibleNs) + ")";
+  }
+  for (engine_algo a : algos())
+    for (const engine* e : available_engines(a))
+      if (t.find(a, e->name) == nullptr)
+        return "/rates: no entry for " + std::string(engine_algo_name(a)) + " engine " + std::string(e->name) +
+               ", which this CPU runs";
+  return {};
+}
 
 const engine_rate* engine_tuning::find(engine_algo algo, std::string_view engine) const {
   for (const auto& r : rates)

@@ -7,6 +7,7 @@
 #include "cuda_check.cuh"
 #include "poreplab/cuda/devices.hpp"
 #include "poreplab/require_cuda.hpp"
+#include "poreplab/unavailable.hpp"
 #include "require_device.hpp"
 
 namespace poreplab::cuda {
@@ -120,16 +121,16 @@ namespace detail {
 
 device_info require_device(int index, const char* who) {
   const device_report r = query_devices(index);
-  if (!r.available) throw std::runtime_error(std::string(who) + " unavailable: " + r.reason);
+  if (!r.available) throw unavailable_error(std::string(who) + " unavailable: " + r.reason);
   for (const auto& d : r.devices)
     if (d.index == index) {
       if (!d.unsupported.empty())
-        throw std::runtime_error(std::string(who) + " unavailable: CUDA device " + std::to_string(index) + " (" +
+        throw unavailable_error(std::string(who) + " unavailable: CUDA device " + std::to_string(index) + " (" +
                                  d.name + ") " + d.unsupported);
       POREPLAB_CUDA_CHECK(cudaSetDevice(index));
       return d;
     }
-  throw std::runtime_error(std::string(who) + ": CUDA device " + std::to_string(index) + " does not exist (" +
+  throw unavailable_error(std::string(who) + ": CUDA device " + std::to_string(index) + " does not exist (" +
                            std::to_string(r.devices.size()) + " usable device" + (r.devices.size() == 1 ? "" : "s") +
                            ")");
 }

@@ -9,7 +9,8 @@
 
 namespace poreplab {
 
-// Throws std::runtime_error "<source>: <reason>".
+// Throws std::runtime_error "<source>: <reason>", also for a NUL byte anywhere (which
+// nlohmann would take for the end of the text, accepting what precedes it).
 nlohmann::json parse_json(std::string_view text, const std::string& source);
 
 // The exception's message without nlohmann's "[json.exception.<kind>.<id>] " prefix.

@@ -52,6 +52,19 @@ class splitmix64 {
   std::uint64_t s_;
 };
 
+// Calls visit(i) for the indices a sampled check looks at: every one of 0..n-1 when
+// n <= samples (the exhaustive check then costs no more), else `samples` indices drawn
+// uniformly (with replacement) from seed, so that a check is reproducible.
+template <class Visit>
+void for_each_sampled_index(std::uint64_t n, std::uint64_t samples, std::uint64_t seed, Visit&& visit) {
+  if (n <= samples) {
+    for (std::uint64_t i = 0; i < n; ++i) visit(i);
+    return;
+  }
+  splitmix64 rng(seed);
+  for (std::uint64_t k = 0; k < samples; ++k) visit(rng.next() % n);
+}
+
 inline constexpr std::uint64_t kBootstrapSeed = 0x706f726570ull;  // fixed: same data, same interval
 inline constexpr std::size_t kBootstrapResamples = 2000;
 

@@ -8,6 +8,7 @@
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
+#include "poreplab/unavailable.hpp"
 #include "util/text.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/backend.hpp"
@@ -189,7 +190,7 @@ std::vector<backend_entry> make_entries() {
                  return cuda::make_cuda_backend(cuda_options(o));
 #else
                  (void)o;
-                 throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+                 throw unavailable_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
 #endif
                },
                nullptr});

@@ -53,8 +53,9 @@ class backend_settings {
 struct backend_entry {
   std::string name;
   std::string description;
-  // Throws std::runtime_error with the reason when the backend cannot run here (built
-  // without CUDA, no device), std::invalid_argument for options it refuses.
+  // Throws unavailable_error (poreplab/unavailable.hpp) with the reason when the backend
+  // cannot run here (built without CUDA, no device), std::invalid_argument for options it
+  // refuses.
   std::function<std::unique_ptr<sdr::backend>(const backend_settings&)> make;
   // The CPU engine whose dependent chains are this backend's hash-only floor for the
   // scheme, or nullptr (GPU backends: their floor is not a CPU engine's).

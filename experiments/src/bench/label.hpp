@@ -155,7 +155,7 @@ struct clock_track {
 };
 clock_track track_clock(const std::vector<double>& readings, std::size_t samples, bool pairs);
 
-// Throws std::invalid_argument for bad options, std::runtime_error when the backend
+// Throws std::invalid_argument for bad options, unavailable_error when the backend
 // cannot run here (e.g. no GPU), with the reason in the message.
 label_bench_result bench_label(const label_bench_options& opt);
 

@@ -1,6 +1,10 @@
 #include "cli/cli.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <exception>
+#include <limits>
 #include <new>
 #include <string>
 #include <iostream>
@@ -32,6 +36,44 @@ std::string usage_text(const CLI::ParseError& e) {
   }
   return what;
 }
+
+// Numbers as typed. CLI11 converts with strtoull/strtoll and ignores their range errors:
+// "-1" in an unsigned option became 2^64 - 1, and digits past 2^63 in a signed one became
+// 2^63 - 1, both run as if typed. Every numeric option here takes a non-negative decimal
+// number that fits its type (narrower types CLI11 checks itself), or is an error quoting
+// the text.
+std::string whole_number_as_typed(std::string& text, bool is_signed) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec == std::errc::invalid_argument || stop != end)
+    return "'" + text + "' is not a whole number of 0 or more (decimal digits only)";
+  const std::uint64_t max = is_signed ? std::numeric_limits<std::int64_t>::max() : ~std::uint64_t{0};
+  if (ec == std::errc::result_out_of_range || v > max)
+    return "'" + text + "' is out of range (at most " + std::to_string(max) + ")";
+  return {};
+}
+
+std::string number_as_typed(std::string& text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || text[0] == '-' || ec != std::errc{} || stop != end || !std::isfinite(v))
+    return "'" + text + "' is not a finite number of 0 or more";
+  return {};
+}
+
+void check_numbers_as_typed(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    const std::string& type = o->get_type_name();
+    if (type == "UINT" || type == "INT")
+      o->check(CLI::Validator([is_signed = type == "INT"](std::string& t) { return whole_number_as_typed(t, is_signed); },
+                              "", "number as typed"));
+    else if (type == "FLOAT")
+      o->check(CLI::Validator(number_as_typed, "", "number as typed"));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_numbers_as_typed(*sub);
+}
 }
 
 void set_exit_status(int status) {
@@ -56,6 +98,7 @@ int run_cli(int argc, char** argv) {
   add_model_command(app);
   add_parent_cache_command(app);
   add_tune_command(app);
+  check_numbers_as_typed(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

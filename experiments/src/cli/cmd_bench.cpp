@@ -13,6 +13,7 @@
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/hash/algo.hpp"
+#include "poreplab/unavailable.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/bench.hpp"
 #endif
@@ -181,7 +182,7 @@ void run_hash_cuda(const hash_cli_options& o) {
   if (!all_verified) set_exit_status(1);
 #else
   (void)o;
-  throw std::runtime_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
+  throw unavailable_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
 #endif
 }
 

@@ -53,9 +53,10 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers (with --window: the layer the window is in)")->capture_default_str();
   cmd->add_option("--proof", opt->proof, "a registered proof (e.g. StackedDrg32GiBV1_1): its sector size and porep_id");
-  cmd->add_option("--window", opt->window_nodes,
+  auto* window = cmd->add_option("--window", opt->window_nodes,
                   "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
-  cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)");
+  cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)")
+      ->needs(window);
   cmd->add_option("--window-backing", opt->window_backing,
                   "auto | ram | mmap-file: where the window's two full-size layers live (auto: ram when they fit)")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 
 #include "cli/cli.hpp"
 #include "runner/config.hpp"
+#include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
@@ -29,6 +30,7 @@ constexpr char kDefaultDir[] = "/var/tmp/filecoin-parents";
 struct graph_options {
   std::string proof, porep_id, api_version, sector_size, dir;
   bool force = false, regenerate = false;
+  std::uint64_t samples = graph::kDefaultSampledRows;
   std::vector<std::string> methods;
 };
 
@@ -113,9 +115,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Checks one file; returns a line describing what was checked, throws std::runtime_error
-// naming the problem.
-std::string verify_file(const fs::path& file, const std::optional<graph::graph_params>& named, bool regenerate) {
+// What verify_file checked: `how` in words; `partial` when only the sidecar could be
+// checked (a graph neither named nor registered cannot be recomputed).
+struct file_check {
+  std::string how;
+  bool partial = false;
+};
+
+// Checks one file, throws std::runtime_error naming the problem. A digest proves only
+// that the file is the one its sidecar was written for (both can be rewritten together):
+// with the graph known, `samples` rows are also recomputed from its definition.
+file_check verify_file(const fs::path& file, const std::optional<graph::graph_params>& named, bool regenerate,
+                        std::uint64_t samples) {
   std::optional<graph::graph_params> g = named;
   if (!g) {
     if (const auto proof = proof_of_file(file.filename().string()))
@@ -123,18 +134,29 @@ std::string verify_file(const fs::path& file, const std::optional<graph::graph_p
   }
   const bool has_sidecar = fs::exists(graph::parent_cache_sidecar_path(file));
   std::string how;
-  if (has_sidecar) {
+  if (has_sidecar && g) {
+    // The sidecar, then the published digest of a production graph; rows are sampled here.
+    const auto t = graph::load_parent_cache(file.parent_path(), *g, graph::cache_check::digest, 0);
+    how = "sha256 " + hex_of(graph::read_parent_cache_sidecar(file)) + " matches the sidecar";
+    if (graph::find_known_parent_cache(file.filename().string()) != nullptr) how += " and the published digest";
+    const std::uint64_t rows = graph::check_sampled_rows(*g, t, file, samples);
+    how += "; " + std::to_string(rows) + (rows == g->nodes ? " rows (all)" : " sampled rows") +
+           " equal the graph's";
+  } else if (has_sidecar) {
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
     if (ec) throw std::runtime_error("parent cache " + file.string() + ": " + ec.message());
-    const std::uint64_t nodes = g ? g->nodes : size / (graph::kParentsPerNode * 4);
+    const std::uint64_t nodes = size / (graph::kParentsPerNode * 4);
     const auto t = graph::parent_table::map_file(file, nodes == 0 ? 1 : nodes);
     const auto want = graph::read_parent_cache_sidecar(file);
     const auto got = graph::parent_table_digest(t.words());
     if (got != want)
       throw std::runtime_error("parent cache " + file.string() + ": SHA-256 " + hex_of(got) + " does not match " +
                                hex_of(want) + " in its .sha256 sidecar; the file is corrupt");
-    how = "sha256 " + hex_of(got) + " matches the sidecar";
+    how = "sha256 " + hex_of(got) +
+          " matches the sidecar; rows not recomputed (not a registered proof's graph: name it with --proof or "
+          "--porep-id)";
+    if (!regenerate) return {how, true};
   }
   if (regenerate || !has_sidecar) {
     if (!g)
@@ -144,7 +166,7 @@ std::string verify_file(const fs::path& file, const std::optional<graph::graph_p
     graph::load_parent_cache(file.parent_path(), *g, graph::cache_check::regenerate);
     how += std::string(how.empty() ? "" : "; ") + "equals the regenerated table";
   }
-  return how;
+  return {how, false};
 }
 
 void run_generate(const graph_options& o) {
@@ -152,7 +174,7 @@ void run_generate(const graph_options& o) {
   const fs::path dir = cache_dir(o);
   const fs::path file = graph::parent_cache_path(dir, g);
   if (fs::exists(file) && !o.force) {
-    const std::string how = verify_file(file, g, false);
+    const std::string how = verify_file(file, g, false, o.samples).how;
     std::cout << file.string() << ": present, " << how << " (--force regenerates it)\n";
     return;
   }
@@ -179,7 +201,9 @@ void run_verify(const graph_options& o) {
   std::string first_error;
   for (const auto& f : files) {
     try {
-      std::cout << f.filename().string() << ": ok, " << verify_file(f, g, o.regenerate) << "\n";
+      // Checked before anything is printed: a failing file's line says FAILED only.
+      const file_check c = verify_file(f, g, o.regenerate, o.samples);
+      std::cout << f.filename().string() << (c.partial ? ": sidecar only, " : ": ok, ") << c.how << "\n";
     } catch (const std::runtime_error& e) {
       std::cout << f.filename().string() << ": FAILED\n";
       std::cout.flush();
@@ -259,6 +283,9 @@ void add_parent_cache_command(CLI::App& app) {
                 ".sha256 sidecar, or by regeneration when it has none");
   add_graph_options(ver, *o);
   ver->add_flag("--regenerate", o->regenerate, "also compare with the regenerated table");
+  ver->add_option("--samples", o->samples,
+                  "rows recomputed from the graph definition (seeded; all rows of a smaller graph)")
+      ->check(CLI::PositiveNumber);
   ver->callback([o] { run_verify(*o); });
 
   auto* list = pc->add_subcommand("list", "List the cache files: size, nodes, sidecar, registered proof");

@@ -135,7 +135,11 @@ void add_seal_commands(CLI::App& app) {
     const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
                                uo->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
     std::cout << "comm_d " << to_hex(r.comm_d) << " matches; data written to " << uo->out
-              << (r.recomputed ? " (labels recomputed)" : "") << "\n";
+              << (r.recomputed ? " (labels recomputed)" : "")
+              << (r.digests_checked ? "; the files read match seal.json's digests"
+                                    : "; seal.json records no file digests: the files read were checked "
+                                      "against comm_d only")
+              << "\n";
   });
 }
 

@@ -77,7 +77,9 @@ void print_text(const cpu::engine_tuning& t, const nlohmann::json& picks) {
   std::cout << "cpu:     " << cpu::detect().model << "\n";
   std::cout << "tuning:  " << t.source << "\n";
   if (t.rates.empty()) {
-    std::cout << "engines: static best-first order (POREPLAB_TUNE=static); no rates measured\n";
+    // Only the static tuning is empty (a cache without rates is refused and measured again).
+    std::cout << "engines: static best-first order" << (t.source == "static" ? " (POREPLAB_TUNE=static)" : "")
+              << "; no rates measured\n";
   } else {
     std::cout << "measured " << t.calibrated_at << " in " << t.seconds << " s; fastest sample of each engine\n";
     std::printf("%-8s %-12s %5s %16s %12s\n", "algo", "engine", "lanes", "ns/block/lane", "GB/s (all)");

@@ -37,6 +37,9 @@ std::string format_count(double n) {
   return buf;
 }
 
+// An experiment's name is in every record, file name of its plots and table row.
+constexpr std::size_t kMaxNameBytes = 128;
+
 // Every message reads "<source>: <pointer>: <problem>".
 struct validator : json_checker<config_error> {
   using json_checker::json_checker;
@@ -95,6 +98,9 @@ struct validator : json_checker<config_error> {
     json out = json::object();
 
     const std::string name = string_value(require(e, ptr, "name"), child(ptr, "name"));
+    if (name.size() > kMaxNameBytes)
+      fail(child(ptr, "name"), "a name of " + std::to_string(name.size()) + " bytes, more than the " +
+                                   std::to_string(kMaxNameBytes) + " allowed");
     if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
         }))
@@ -182,6 +188,7 @@ struct validator : json_checker<config_error> {
   }
 
   json config_json(const json& doc) const {
+    bounded(doc, "", json_bounds{});
     if (!doc.is_object()) fail("", "expected a JSON object with \"schema\" and \"experiments\", got " + show(doc));
     only_keys(doc, "", {"schema", "description", "experiments", "reports"});
     const std::string schema = string_value(require(doc, "", "schema"), "/schema");

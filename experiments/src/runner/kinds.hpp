@@ -71,9 +71,9 @@ struct sampling {
 };
 
 // Thrown by a kind when the point cannot run on this machine or build: recorded as
-// "skipped" with the message as its reason.
-struct point_unavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// "skipped" with the message as its reason (as is any unavailable_error).
+struct point_unavailable : unavailable_error {
+  using unavailable_error::unavailable_error;
 };
 
 struct kind_spec {

@@ -24,6 +24,7 @@
 #include "report/run_report.hpp"
 #include "backends/backends.hpp"
 #include "poreplab/require_cuda.hpp"
+#include "poreplab/unavailable.hpp"
 #include "records/environment.hpp"
 #include "poreplab/interrupt.hpp"
 #include "records/records.hpp"
@@ -100,17 +101,6 @@ json expected_json(const point& p) {
             {"description", p.describe()}};
   if (p.repeat) e["repeat"] = *p.repeat;
   return e;
-}
-
-// A runtime_error from a backend that says it cannot run here (rather than that it went
-// wrong): recorded as skipped. Matched on the phrases the backends use for that.
-bool says_unavailable(const std::string& what) {
-  std::string s;
-  for (char c : what) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* phrase : {"unavailable", "not available", "not compiled", "built without", "no cuda device",
-                             "no gpu", "not supported", "no such backend", "not built"})
-    if (s.find(phrase) != std::string::npos) return true;
-  return false;
 }
 
 // Runs the kind's function, honouring the experiment's time budget: after one sample
@@ -218,6 +208,20 @@ std::vector<std::string> required_backends(const std::vector<std::string>& reque
   return out;
 }
 
+point_exception classify_point_exception(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const unavailable_error& x) {  // point_unavailable included
+    return {true, x.what()};
+  } catch (const std::invalid_argument& x) {
+    return {false, std::string("invalid options: ") + x.what()};
+  } catch (const std::bad_alloc&) {
+    return {true, "out of memory while allocating its buffers"};
+  } catch (const std::exception& x) {
+    return {false, x.what()};
+  }
+}
+
 json run_point(const config& c, const point& p, std::size_t run_index, const std::vector<std::string>& require) {
   const experiment& e = c.experiments[p.experiment_index];
   const kind_spec& k = *find_kind(p.kind);
@@ -267,17 +271,12 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
         failed("output digest " + m.digest.substr(0, 16) + " does not match " + m.verified_against);
       else
         rec["status"] = "ok";
-    } catch (const point_unavailable& x) {
-      skip(x.what());
-    } catch (const std::invalid_argument& x) {
-      failed(std::string("invalid options: ") + x.what());
-    } catch (const std::bad_alloc&) {
-      skip("out of memory while allocating its buffers");
-    } catch (const std::exception& x) {
-      if (says_unavailable(x.what()))
-        skip(x.what());
+    } catch (const std::exception&) {
+      const point_exception x = classify_point_exception(std::current_exception());
+      if (x.skipped)
+        skip(x.reason);
       else
-        failed(x.what());
+        failed(x.reason);
     }
   }
   rec["elapsed_s"] = seconds_since(t0);

@@ -2,6 +2,7 @@
 // The experiment runner: runs a config's points (or one shard of them) into an output
 // directory, resumable, and merges shard directories into one result set.
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -66,5 +67,14 @@ bool make_plots(const std::filesystem::path& dir);
 // A point whose backend is in `require` and cannot run here fails (status "failed").
 nlohmann::json run_point(const config& c, const point& p, std::size_t run_index,
                          const std::vector<std::string>& require = {});
+
+// How a point that threw is recorded. By the exception's type, never its wording: an
+// unavailable_error (poreplab/unavailable.hpp: a backend, engine or device that cannot run
+// here) or an allocation that failed is a skip, anything else a failure.
+struct point_exception {
+  bool skipped = false;
+  std::string reason;
+};
+point_exception classify_point_exception(const std::exception_ptr& e);
 
 }  // namespace poreplab::runner

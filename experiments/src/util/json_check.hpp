@@ -31,6 +31,15 @@ inline std::string json_pointer_child(const std::string& ptr, std::size_t index)
   return ptr + "/" + std::to_string(index);
 }
 
+// How large a JSON input's parts may be. A config is echoed into every record, results.json
+// and report.md: an unbounded string (a 10^7-letter name) was copied once a point, into
+// gigabytes of output, and made a run slow to stop.
+struct json_bounds {
+  std::size_t max_string = 4096;  // bytes of a string value or an object key
+  std::size_t max_array = 100000;  // items of one array
+  std::size_t max_depth = 16;      // arrays and objects nested
+};
+
 template <class Error>
 class json_checker {
  public:
@@ -92,7 +101,32 @@ class json_checker {
     return x;
   }
 
+  // Every string, key, array and nesting level of v within `limits`; a problem names the
+  // first pointer past its limit. Recursion stops at the depth limit.
+  void bounded(const nlohmann::json& v, const std::string& ptr, const json_bounds& limits,
+               std::size_t depth = 0) const {
+    if (v.is_string() && v.get_ref<const std::string&>().size() > limits.max_string)
+      fail(ptr, too_long("a string", v.get_ref<const std::string&>().size(), "bytes", limits.max_string));
+    if (!v.is_array() && !v.is_object()) return;
+    if (depth >= limits.max_depth)
+      fail(ptr, "nested more than " + std::to_string(limits.max_depth) + " arrays or objects deep");
+    if (v.is_array()) {
+      if (v.size() > limits.max_array) fail(ptr, too_long("an array", v.size(), "items", limits.max_array));
+      for (std::size_t i = 0; i < v.size(); ++i) bounded(v[i], json_pointer_child(ptr, i), limits, depth + 1);
+      return;
+    }
+    for (const auto& [k, item] : v.items()) {
+      // The key is not echoed: it is what is too long.
+      if (k.size() > limits.max_string)
+        fail(ptr, too_long("a key", k.size(), "bytes", limits.max_string));
+      bounded(item, json_pointer_child(ptr, k), limits, depth + 1);
+    }
+  }
+
  private:
+  static std::string too_long(const std::string& what, std::size_t n, const std::string& unit, std::size_t limit) {
+    return what + " of " + std::to_string(n) + " " + unit + ", more than the " + std::to_string(limit) + " allowed";
+  }
   std::string source_;
 };
 

@@ -96,9 +96,23 @@ std::filesystem::path parent_cache_sidecar_path(const std::filesystem::path& cac
 // malformed.
 digest32 read_parent_cache_sidecar(const std::filesystem::path& cache_file);
 
+// Rows of a table recomputed by the reference (fill_parent_rows) and compared with it:
+// every row when the graph has at most `samples` nodes, else `samples` rows drawn from
+// `seed`. A digest proves only that a file is the one its sidecar or state file was
+// written for, and both can be rewritten together; the graph definition cannot. A table
+// of another graph, or one wrong in a share s of its rows, fails with probability about
+// 1 - (1 - s)^samples; a single wrong row among N with samples / N. Throws
+// std::runtime_error naming `file`, the node and the slot; returns the rows compared.
+inline constexpr std::uint64_t kDefaultSampledRows = 4096;
+inline constexpr std::uint64_t kSampledRowsSeed = 0x7061726e7473ull;
+std::uint64_t check_sampled_rows(const graph_params& g, const parent_table& t, const std::filesystem::path& file,
+                                 std::uint64_t samples = kDefaultSampledRows, std::uint64_t seed = kSampledRowsSeed);
+
 enum class cache_check {
   size_only,   // trust the contents
-  digest,      // SHA-256 of the file against the .sha256 sidecar (which must exist)
+  digest,      // SHA-256 of the file against the .sha256 sidecar (which must exist); then
+               // the published digest of a production graph, or else sampled rows
+               // (check_sampled_rows) recomputed from the graph
   regenerate,  // regenerate the table and compare word by word
 };
 
@@ -109,8 +123,11 @@ std::filesystem::path write_parent_cache(const std::filesystem::path& dir, const
 
 // Maps dir/<name> and checks it. Throws std::runtime_error naming the file and the
 // problem: missing, wrong size, missing or malformed sidecar, digest or content mismatch.
+// sampled_rows: how many rows `digest` recomputes for a graph without a published digest
+// (0: none, for a caller that samples itself).
 parent_table load_parent_cache(const std::filesystem::path& dir, const graph_params& g,
-                               cache_check check = cache_check::digest);
+                               cache_check check = cache_check::digest,
+                               std::uint64_t sampled_rows = kDefaultSampledRows);
 
 // Generates the table slice by slice straight into dir/<name> (through a temporary file,
 // renamed; then its sidecar), holding one slice of 2^20 rows in memory however large the

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -90,6 +91,19 @@ seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, 
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
                  backend& be, const std::filesystem::path& parent_cache_dir, const seal_options& opt);
 
+// An unfinished seal's progress as seal-state.json records it.
+struct seal_state {
+  nlohmann::json identity;  // the inputs that decide every byte (with the data's SHA-256)
+  std::string tree_d_sha256;
+  bytes32 comm_d{};
+  std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
+};
+
+// Parses seal-state.json's text (at most max_layers layers); throws std::runtime_error
+// "<file>: <JSON pointer>: <problem>". Each recorded file must still be checked against
+// its digest, and its labels against their parents, before it is used.
+seal_state parse_seal_state(std::string_view text, const std::filesystem::path& file, std::uint32_t max_layers);
+
 // What unseal() reads from seal.json, checked: 32-byte hex fields, layers 1..64, nodes a
 // power of two whose * 32 fits, a known api version.
 struct seal_manifest {
@@ -100,6 +114,9 @@ struct seal_manifest {
   std::uint32_t layers = 0;
   std::uint64_t nodes = 0;
   std::uint64_t sector_bytes = 0;  // nodes * 32
+  // The SHA-256 seal.json records for replica.dat and the last layer file (/files/<name>/
+  // sha256, 64 lowercase hex digits); both empty when it records no /files.
+  std::string replica_sha256, last_layer_sha256;
 };
 
 // Parses seal.json's text; throws std::runtime_error "<file>: <JSON pointer>: <problem>".
@@ -107,12 +124,16 @@ seal_manifest parse_seal_manifest(std::string_view text, const std::filesystem::
 
 struct unseal_result {
   bytes32 comm_d{};
-  bool recomputed = false;  // labels recomputed rather than read from the layer file
+  bool recomputed = false;       // labels recomputed rather than read from the layer file
+  bool digests_checked = false;  // the files read matched seal.json's digests (false: it has none)
 };
 
 // Recovers the data of a sealed directory into out_file (written atomically), reading
 // the last layer file chunk by chunk (memory: a few chunks) or recomputing the labels, and checks it against comm_d. An
-// existing out_file is refused unless `existing` is replace.
+// existing out_file is refused unless `existing` is replace. The replica and the layer
+// file are checked against the digests seal.json records, as they are read (a damaged
+// layer is named as such, before comm_d would only say that something differs).
+
 unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
                      bool recompute, const std::filesystem::path& parent_cache_dir = {},
                      existing_output existing = existing_output::refuse);

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "poreplab/unavailable.hpp"
+
 namespace poreplab::cpu {
 
 enum class engine_algo { sha256, blake2s, blake2b };
@@ -78,8 +80,8 @@ inline void sha256_chains_repeating(const engine& e, std::uint32_t* state, const
 }
 
 // A known engine that this CPU (or OS) cannot run.
-struct engine_unavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct engine_unavailable : unavailable_error {
+  using unavailable_error::unavailable_error;
 };
 
 inline constexpr const char* kForceEngineEnv = "POREPLAB_FORCE_ENGINE";

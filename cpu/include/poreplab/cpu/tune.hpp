@@ -56,6 +56,13 @@ std::string tuning_json(const engine_tuning& t);
 // Parses a cache file's text; throws std::runtime_error "<file>: <problem>" on anything
 // malformed (wrong schema, unknown algorithm, non-positive or non-finite rates, ...).
 engine_tuning parse_tuning(std::string_view text, const std::filesystem::path& file);
+// What is wrong with a parsed cache's rates for this build and CPU ("<JSON pointer>:
+// <problem>"), or "" when nothing is: an engine this build does not have or with other
+// lanes, a second entry for one engine, a rate outside 0.05 ns..1 ms per lane-block, an
+// engine this CPU runs without a rate. A cache is data that can be damaged or edited, and
+// `auto` believed any of these (a portable engine at 1e-300 ns won every width): such a
+// cache is reported and measured again.
+std::string tuning_rates_problem(const engine_tuning& t);
 
 // The process's tuning, loaded or measured once: POREPLAB_TUNE=static gives an empty
 // table (source "static"); else the cache file when it matches this CPU and build; else

@@ -1,7 +1,7 @@
 #pragma once
 // GPU measurements returned as plain structs (printing is the caller's): chained hash
 // compressions (latency and throughput) and SDR labeling timed with CUDA events.
-// Every function throws std::runtime_error when no CUDA device is usable.
+// Every function throws unavailable_error (poreplab/unavailable.hpp) when no CUDA device is usable.
 #include <cstdint>
 #include <string>
 #include <vector>
