@@ -17,7 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 MARKERS = "osD^vP*Xh<>p"
 
@@ -304,13 +304,13 @@ def best_series(pts, x_of, y_of, better, results, by_threads):
     return out
 
 
-def plot_best(ax, cls, rows, rate_like, dashed=False, hollow=False):
-    """One device's line; the engine in the legend when one engine won everywhere, else
-    next to each point."""
+def plot_best(ax, cls, rows, rate_like, dashed=False, hollow=False, fold=True):
+    """One device's line; the engine in the legend when one engine won everywhere (and
+    fold: one panel, so the legend is this line's alone), else next to the points."""
     key, label = cls
     color, marker = STYLE[key]
     engines = [used_engine(r[2]) for r in rows]
-    one = len(set(engines)) == 1 and engines[0]
+    one = fold and len(set(engines)) == 1 and engines[0]
     if one and key not in ("reference",):
         label = label.replace("fastest engine", engine_text(engines[0])).replace(
             "fastest kernel", "kernel " + engines[0])
@@ -324,7 +324,7 @@ def plot_best(ax, cls, rows, rate_like, dashed=False, hollow=False):
         err[1].append(y * hi)
     ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, markersize=6, capsize=2, linewidth=1.5,
                 linestyle="--" if dashed else "-", markerfacecolor="white" if hollow else color, label=label)
-    if not one:
+    if not one and key != "reference":
         # Name the engine where it changes along the line.
         for i, (x, y, p) in enumerate(rows):
             if i and used_engine(p) == used_engine(rows[i - 1][2]):
@@ -540,12 +540,18 @@ class Figures:
         log2_x(ax, sizes, True)
         if len(sizes) > 6:
             plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%s ns" % si_text(v) if v < 1e3 else
-                                                   "%g µs" % (v / 1e3)))
+        ys += [line.get_ydata()[0] for line in ax.get_lines() if "MODELED" in line.get_label()]
+        log_y = spans_decades(ys, 1.0)
+        if log_y:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        else:
+            ax.set_ylim(0, max(ys) * 1.15)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g ns" % v if v < 1e3 else "%g µs" % (v / 1e3)))
         style(ax, "How long does labeling one node of one sector take, by sector size?", "sector size",
-              "time per node per layer (log scale)")
-        legend_right(ax)
+              "time per node per layer" + (" (log scale)" if log_y else ""))
+        legend_right(ax, figure_handles(fig))
         self.save(fig, "label_latency", "Labeling time per node, one sector, by sector size",
                   "Median time to label one node of one layer when one sector is labeled (lower is better; error "
                   "bars: sample min/max), the fastest engine or kernel at each size, named in the legend or next to "
@@ -590,7 +596,7 @@ class Figures:
             ys += [rate(p, "labels_per_s") for p in sp]
             for cls, rows in best_series(sp, lambda p: p["axes"].get("sectors", 1), lambda p: rate(p, "labels_per_s"),
                                          lambda a, b: a > b, self.results, by_threads=True).items():
-                plot_best(ax, cls, rows, True)
+                plot_best(ax, cls, rows, True, fold=False)
             counts = sorted({p["axes"].get("sectors", 1) for p in sp})
             if m:
                 ys += self.gpu_model_rate(ax, m, s, counts)
@@ -598,16 +604,20 @@ class Figures:
             style(ax, "%s sectors" % size_text(s), "sectors labeled together", "")
         axs[0][0].set_ylabel("labels per second, all sectors together (log scale)")
         axs[0][0].set_yscale("log")
+        axs[0][0].yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
         si_axis(axs[0][0])
-        legend_right(axs[0][-1], figure_handles(fig))
         fig.suptitle("How many labels per second does each device reach with more sectors at once?", fontsize=11)
-        fig.tight_layout()
+        handles = figure_handles(fig)
+        rows = (len(handles) + 2) // 3
+        fig.tight_layout(rect=(0, 0.05 + 0.04 * rows, 1, 1))
+        fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=3, frameon=False)
         caption = ("Labels per second over all sectors against the number of sectors labeled together (higher is "
                    "better), the fastest engine or kernel at each count (named in the legend or next to the "
                    "point); error bars: sample min/max. CPU: %s." % cpu_name(self.results))
         if m:
             caption += (" Dashed: %s, MODELED from its SASS (verdict.json): one sector's modeled rate times the "
-                        "sectors, up to the device-wide modeled rate; not a measurement." % m["name"])
+                        "sectors, up to the device-wide modeled rate (the model of the nearest sector size in verdict.json); not a "
+                        "measurement." % m["name"])
         if any(p["axes"].get("backend") == "cuda-emu" for p in pts):
             caption += " cuda-emu runs the CUDA kernels on the host CPU: an emulation, not a GPU."
         self.save(fig, "label_throughput", "Labels per second vs sectors labeled together", caption)
