@@ -608,16 +608,17 @@ class Figures:
         si_axis(axs[0][0])
         fig.suptitle("How many labels per second does each device reach with more sectors at once?", fontsize=11)
         handles = figure_handles(fig)
-        rows = (len(handles) + 2) // 3
+        ncol = min(3, len(sizes) + 1)
+        rows = (len(handles) + ncol - 1) // ncol
         fig.tight_layout(rect=(0, 0.05 + 0.04 * rows, 1, 1))
-        fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=3, frameon=False)
+        fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
         caption = ("Labels per second over all sectors against the number of sectors labeled together (higher is "
                    "better), the fastest engine or kernel at each count (named in the legend or next to the "
                    "point); error bars: sample min/max. CPU: %s." % cpu_name(self.results))
         if m:
             caption += (" Dashed: %s, MODELED from its SASS (verdict.json): one sector's modeled rate times the "
-                        "sectors, up to the device-wide modeled rate (the model of the nearest sector size in verdict.json); not a "
-                        "measurement." % m["name"])
+                        "sectors, up to the device-wide modeled rate (the model of the nearest sector size in "
+                        "verdict.json); not a measurement." % m["name"])
         if any(p["axes"].get("backend") == "cuda-emu" for p in pts):
             caption += " cuda-emu runs the CUDA kernels on the host CPU: an emulation, not a GPU."
         self.save(fig, "label_throughput", "Labels per second vs sectors labeled together", caption)
@@ -810,7 +811,8 @@ class Figures:
         no faster than one core."""
         series = OrderedDict()
         for kind, label in self.VERDICT_KINDS.items():
-            rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,) for s, d in verdict_rows(self.verdict_data, kind)]
+            rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,)
+                    for s, d in verdict_rows(self.verdict_data, kind)]
             rows = [r for r in rows if r[1] is not None and r[1] > 0]
             if rows:
                 d = rows[0][3]
