@@ -865,11 +865,13 @@ class Figures:
                   "verdict.json. Filled markers are measured here, hollow ones extrapolated from a measured size "
                   "(time per node x nodes x layers); dashed lines are MODELED from the kernel's SASS, not measured. "
                   "The whole CPU is left out: one sector is sequential, so it labels one sector no faster than one "
-                  "core. cuda-emu runs the CUDA kernels on the host CPU: an emulation, never a GPU.")
+                  "core. cuda-emu runs the CUDA kernels on the host CPU: an emulation, never a GPU."
+                  + (" Hollow pentagons: PC1 of the whole sector extrapolated from a node window of it measured here "
+                     "(time per node x nodes x layers)." if windows else ""))
 
     def verdict_windows(self, ax):
         """Node windows of full-size sectors measured in this directory, as PC1 of the whole
-        sector (time per node x nodes x the verdict's layers): extrapolations, hollow diamonds."""
+        sector (time per node x nodes x the verdict's layers): extrapolations, hollow pentagons."""
         layers = {s["sector_size"]: s.get("layers") for s in (self.verdict_data or {}).get("sizes", [])}
         pts = [p for p in self.label_points() if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"
                and layers.get(p["axes"]["sector_size"]) and rate(p, "ns_per_node_layer")]
@@ -882,8 +884,8 @@ class Figures:
             return None
         xs = sorted(best)
         ys = [rate(best[s], "ns_per_node_layer") * 1e-9 * (s // 32) * layers[s] for s in xs]
-        return ax.plot(xs, ys, color=STYLE["cpu"][0], marker="D", markerfacecolor="white", linestyle="none",
-                       markersize=7, label="CPU: a node window of the sector x nodes x layers (extrapolated)")[0]
+        return ax.plot(xs, ys, color=STYLE["cpu"][0], marker="p", markerfacecolor="white", linestyle="none",
+                       markersize=8, label="CPU: a node window of the sector × nodes × layers (extrapolated)")[0]
 
     def write_index(self):
         with open(os.path.join(self.dir, "index.json"), "w") as f:
