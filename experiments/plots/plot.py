@@ -548,7 +548,8 @@ class Figures:
             ax.yaxis.set_minor_formatter(NullFormatter())
         else:
             ax.set_ylim(0, max(ys) * 1.15)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g ns" % v if v < 1e3 else "%g µs" % (v / 1e3)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0" if v == 0 else "%g ns" % v if v < 1e3 else
+                                                   "%g µs" % (v / 1e3)))
         style(ax, "How long does labeling one node of one sector take, by sector size?", "sector size",
               "time per node per layer" + (" (log scale)" if log_y else ""))
         legend_right(ax, figure_handles(fig))
@@ -692,8 +693,8 @@ class Figures:
         ax.invert_yaxis()
         ax.axvline(1.0, color="0.35", linestyle=":", linewidth=1.2)
         ax.set_xlim(0, max(vals + [1.0]) * 1.2)
-        style(ax, "How close does each engine come to the speed of hashing alone? (%s, one sector)"
-              % size_text(size), "efficiency: hash-only floor / labeling time", "")
+        style(ax, "How close does each engine come to the speed of hashing alone?\n(%s, one sector; fastest "
+              "engine first)" % size_text(size), "efficiency: hash-only floor / labeling time", "")
         ax.grid(False, axis="y")
         self.save(fig, "label_efficiency", "Labeling efficiency vs the hash-only floor, per engine",
                   "Time of the same chained SHA-256 compressions on the same engine with cache-resident inputs, "
