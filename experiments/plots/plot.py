@@ -255,6 +255,10 @@ def rate(p, key):
     return (p.get("rates") or {}).get(key)
 
 
+def sectors_of(p):
+    return p["axes"].get("sectors") or 1
+
+
 def is_window(p):
     return bool(p["axes"].get("window_nodes"))
 
@@ -512,7 +516,7 @@ class Figures:
 
     # -- labeling time per node against sector size, one sector, per device.
     def label_latency(self):
-        pts = [p for p in self.label_points() if p["axes"].get("sectors", 1) == 1 and rate(p, "ns_per_node_layer")]
+        pts = [p for p in self.label_points() if sectors_of(p) == 1 and rate(p, "ns_per_node_layer")]
         whole = [p for p in pts if not is_window(p)]
         windows = [p for p in pts if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"]
         if not whole and not windows:
@@ -586,7 +590,7 @@ class Figures:
     def label_throughput(self):
         pts = [p for p in self.label_points() if rate(p, "labels_per_s") and not is_window(p)]
         sizes = [s for s in sorted({p["axes"]["sector_size"] for p in pts})
-                 if len({p["axes"].get("sectors", 1) for p in pts if p["axes"]["sector_size"] == s}) > 1]
+                 if len({sectors_of(p) for p in pts if p["axes"]["sector_size"] == s}) > 1]
         if not sizes:
             return
         fig, axs = plt.subplots(1, len(sizes), figsize=(4.6 * len(sizes) + 1.0, 4.6), sharey=True, squeeze=False)
@@ -595,10 +599,10 @@ class Figures:
         for ax, s in zip(axs[0], sizes):
             sp = [p for p in pts if p["axes"]["sector_size"] == s]
             ys += [rate(p, "labels_per_s") for p in sp]
-            for cls, rows in best_series(sp, lambda p: p["axes"].get("sectors", 1), lambda p: rate(p, "labels_per_s"),
+            for cls, rows in best_series(sp, sectors_of, lambda p: rate(p, "labels_per_s"),
                                          lambda a, b: a > b, self.results, by_threads=True).items():
                 plot_best(ax, cls, rows, True, fold=False)
-            counts = sorted({p["axes"].get("sectors", 1) for p in sp})
+            counts = sorted({sectors_of(p) for p in sp})
             if m:
                 ys += self.gpu_model_rate(ax, m, s, counts)
             log2_x(ax, counts, False)
@@ -641,7 +645,7 @@ class Figures:
     # -- efficiency against the hash-only floor: the fastest engine per size.
     def label_efficiency(self):
         pts = [p for p in self.label_points() if rate(p, "efficiency") is not None
-               and (p["axes"].get("backend") or "cpu") == "cpu" and p["axes"].get("sectors", 1) == 1]
+               and (p["axes"].get("backend") or "cpu") == "cpu" and sectors_of(p) == 1]
         whole = [p for p in pts if not is_window(p)]
         windows = [p for p in pts if is_window(p)]
         if not pts:
@@ -704,7 +708,7 @@ class Figures:
     # -- memory per node against sector size, one sector, per device.
     def label_memory(self):
         pts = [p for p in self.label_points() if rate(p, "bytes_per_node") and not is_window(p)
-               and p["axes"].get("sectors", 1) == 1]
+               and sectors_of(p) == 1]
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
