@@ -308,18 +308,17 @@ def best_series(pts, x_of, y_of, better, results, by_threads):
     return out
 
 
-def plot_best(ax, cls, rows, rate_like, dashed=False, hollow=False, fold=True):
+def plot_best(ax, cls, rows, rate_like, hollow=False, fold=True):
     """One device's line; the engine in the legend when one engine won everywhere (and
     fold: one panel, so the legend is this line's alone), else next to the points."""
     key, label = cls
     color, marker = STYLE[key]
     engines = [used_engine(r[2]) for r in rows]
     one = fold and len(set(engines)) == 1 and engines[0]
-    if one and key not in ("reference",):
-        label = label.replace("fastest engine", engine_text(engines[0])).replace(
-            "fastest kernel", "kernel " + engines[0])
-        if key == "emu" or key == "gpu":
-            label += ", kernel " + engines[0]
+    if one and key in ("emu", "gpu"):
+        label += ", kernel " + engines[0]
+    elif one and key != "reference":
+        label = label.replace("fastest engine", engine_text(engines[0]))
     xs, ys = [r[0] for r in rows], [r[1] for r in rows]
     err = [[], []]
     for x, y, p in rows:
@@ -327,7 +326,7 @@ def plot_best(ax, cls, rows, rate_like, dashed=False, hollow=False, fold=True):
         err[0].append(y * lo)
         err[1].append(y * hi)
     ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, markersize=6, capsize=2, linewidth=1.5,
-                linestyle="--" if dashed else "-", markerfacecolor="white" if hollow else color, label=label)
+                markerfacecolor="white" if hollow else color, label=label)
     if not one and key != "reference":
         # Name the engine where it changes along the line.
         for i, (x, y, p) in enumerate(rows):
@@ -425,7 +424,7 @@ class Figures:
                            "title": title, "caption": caption})
 
     def label_points(self):
-        return [p for p in ok_points(self.results, "label")]
+        return ok_points(self.results, "label")
 
     def gpu_measured(self):
         return any(p["axes"].get("backend") == "cuda" for p in self.label_points())
@@ -536,8 +535,8 @@ class Figures:
             plot_best(ax, ("cpu-no-sha-ni", "CPU without SHA-NI, fastest engine"), rows, False)
         if windows:
             rows = list(best_series(windows, size, ns, lambda a, b: a < b, self.results, by_threads=False).values())[0]
-            plot_best(ax, ("cpu", "CPU, node window of a full-size sector (not the whole sector)"), rows,
-                      False, hollow=True)
+            plot_best(ax, ("cpu", "CPU, fastest engine, node window of a full-size sector (not the whole sector)"),
+                      rows, False, hollow=True)
         sizes = sorted({size(p) for p in pts})
         ys = [ns(p) for p in pts]
         what = self.gpu_series_latency(ax, sizes, ys)
@@ -551,7 +550,7 @@ class Figures:
             ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
             ax.yaxis.set_minor_formatter(NullFormatter())
         else:
-            ax.set_ylim(0, max(ys) * 1.15)
+            ax.set_ylim(bottom=0)  # the top from the data, error bars included
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0" if v == 0 else "%g ns" % v if v < 1e3 else
                                                    "%g µs" % (v / 1e3)))
         style(ax, "How long does labeling one node of one sector take, by sector size?", "sector size",
@@ -656,11 +655,11 @@ class Figures:
             return self.efficiency_bars(whole or windows)
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
         for part, label, hollow in ((whole, "CPU, fastest engine, one sector", False),
-                                    (windows, "CPU, node window of a full-size sector", True)):
+                                    (windows, "CPU, fastest engine, node window of a full-size sector", True)):
             best = best_series(part, size, ns, lambda a, b: a < b, self.results, by_threads=False)
             for rows in best.values():
                 rows = [(x, rate(p, "efficiency"), p) for x, _, p in rows]
-                plot_best(ax, ("cpu", label.replace("fastest engine", "fastest engine")), rows, True, hollow=hollow)
+                plot_best(ax, ("cpu", label), rows, True, hollow=hollow)
         ax.axhline(1.0, color="0.35", linestyle=":", linewidth=1.2, label="hash-only floor (1 = as fast as hashing)")
         sizes = sorted({size(p) for p in pts})
         log2_x(ax, sizes, True)
