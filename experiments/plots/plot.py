@@ -852,7 +852,9 @@ class Figures:
         # 32GiB and 64GiB sit one doubling apart on a 2KiB..64GiB axis: slanted labels.
         plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
         time_axis(ax, ys)
-        style(ax, "How long does PC1 take for one sector, by sector size?\nCPU: %s" % cpu_name(self.results),
+        cpu = next((d.get("device", "").split(": ", 1)[-1] for _, d in verdict_rows(self.verdict_data, "cpu-core")),
+                   cpu_name(self.results))
+        style(ax, "How long does PC1 take for one sector, by sector size?\nCPU: %s" % cpu,
               "sector size",
               "PC1 time for one sector (log scale)")
         from matplotlib.lines import Line2D
