@@ -17,11 +17,22 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-NOISY_SPREAD = 0.05
 MARKERS = "osD^vP*Xh<>p"
-MODE_COLORS = {"throughput": "#1f77b4", "chain": "#ff7f0e"}
+
+# One colour and marker per kind of device, the same in every figure.
+STYLE = {
+    "cpu": ("#1f77b4", "o"),          # CPU, all threads (or one sector: fastest engine)
+    "cpu-core": ("#17becf", "s"),     # CPU, one core / one thread
+    "cpu-threads": ("#8c564b", "h"),  # CPU, another thread count
+    "cpu-no-sha-ni": ("#ff7f0e", "v"),
+    "reference": ("#7f7f7f", "X"),
+    "emu": ("#9467bd", "D"),          # cuda-emu: the kernels on the host CPU
+    "gpu": ("#2ca02c", "^"),          # a GPU, measured
+    "gpu-model": ("#d62728", "P"),    # a GPU, MODELED
+}
+EMU_LABEL = "cuda-emu (emulation on the CPU, not a GPU)"
 
 
 # ---------------------------------------------------------------- loading
@@ -39,6 +50,8 @@ def load_results(d):
         results["points"] = list(last.values())
         return results
     runs, latest = [], OrderedDict()
+    if not os.path.exists(os.path.join(d, "records.jsonl")):
+        return {"runs": [], "points": []}  # nothing run yet: no figures
     with open(os.path.join(d, "records.jsonl")) as f:
         for line in f:
             try:
@@ -79,6 +92,11 @@ def si_text(v):
         if abs(v) >= div:
             return "%g%s" % (round(v / div, 3), suffix)
     return "%g" % v
+
+
+def sig3(v):
+    """Three significant digits with an SI suffix: 1.15G, 14.6k."""
+    return si_text(float("%.3g" % v))
 
 
 def spans_decades(values, decades=1.5):
@@ -154,13 +172,6 @@ def style(ax, title, xlabel, ylabel):
     ax.grid(True, which="minor", alpha=0.12)
 
 
-def legend_outside(ax, n):
-    if n > 6:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    else:
-        ax.legend(fontsize=8, loc="best")
-
-
 def rel_range(p, rate):
     """(lower, upper) relative error of the median from the sample min/max; for a rate
     (inverse of time) the bounds swap."""
@@ -182,6 +193,219 @@ def log2_x(ax, xs, sizes):
         ax.set_xlim(xs[0] / 2, xs[0] * 2)
 
 
+# ---------------------------------------------------------------- words for values
+
+TIME_TICKS = [(1e-6, "1 µs"), (1e-5, "10 µs"), (1e-4, "100 µs"), (1e-3, "1 ms"), (1e-2, "10 ms"),
+              (0.1, "100 ms"), (1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"),
+              (36000, "10 h"), (86400, "1 day"), (864000, "10 days"), (8640000, "100 days")]
+
+
+def time_axis(ax, values):
+    """Log y axis of durations in seconds, ticks in words (1 ms, 1 min, 1 h)."""
+    lo, hi = min(values) / 2, max(values) * 2
+    ticks = [t for t in TIME_TICKS if lo <= t[0] <= hi]
+    if len(ticks) > 8:  # every other one, keeping the largest
+        ticks = ticks[::-1][::2][::-1]
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    ax.set_yticks([t[0] for t in ticks])
+    ax.set_yticklabels([t[1] for t in ticks])
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def si_axis(ax):
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_text(v)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+ENGINE_WORDS = {"portable": "portable C++", "openssl": "OpenSSL (reference)", "auto": "auto",
+                "shani": "SHA-NI", "avx2-1": "AVX2, 1 stream"}
+
+
+def engine_text(e):
+    """Readable engine name: shani-x4 -> SHA-NI x4 (4 chains), avx512-x16 -> AVX-512 x16 (16 lanes)."""
+    if not e:
+        return ""
+    if e in ENGINE_WORDS:
+        return ENGINE_WORDS[e]
+    base, _, n = e.partition("-x")
+    words = {"shani": "SHA-NI", "avx512": "AVX-512", "avx2": "AVX2"}.get(base, base)
+    if n.isdigit():
+        return "%s, %s %s" % (words, n, "chains" if base == "shani" else "lanes")
+    return words
+
+
+def threads_text(t, results):
+    """The threads axis in words: 0 is every hardware thread of the machine."""
+    if not t:
+        n = environment(results).get("cpu", {}).get("logical_cores")
+        return "all %d threads" % n if n else "all threads"
+    return "one thread" if t == 1 else "%d threads" % t
+
+
+def short_gpu_name(text):
+    """'GPU MODEL: NVIDIA H100 SXM5 80GB HBM3 (sm_90, ...)' -> 'NVIDIA H100 SXM5 80GB HBM3'."""
+    text = text.split(": ", 1)[-1] if text.upper().startswith("GPU") else text
+    return text.split(" (")[0].strip()
+
+
+# ---------------------------------------------------------------- devices of label points
+
+def rate(p, key):
+    return (p.get("rates") or {}).get(key)
+
+
+def sectors_of(p):
+    return p["axes"].get("sectors") or 1
+
+
+def is_window(p):
+    return bool(p["axes"].get("window_nodes"))
+
+
+def used_engine(p):
+    """The engine (cpu) or kernel (cuda, cuda-emu) a point ran, auto resolved."""
+    ctx, axes = p.get("context") or {}, p["axes"]
+    if axes.get("backend") in ("cuda", "cuda-emu"):
+        return ctx.get("kernel_used") or axes.get("kernel") or ""
+    return ctx.get("engine") or axes.get("engine") or ""
+
+
+def device_class(p, by_threads, results):
+    """(style key, legend text) of a label point's device. by_threads: tell CPU thread
+    counts apart (throughput); otherwise a CPU point is 'the CPU' (one sector)."""
+    axes = p["axes"]
+    backend = axes.get("backend") or "cpu"
+    if backend == "cuda":
+        dev = (p.get("context") or {}).get("device") or "GPU"
+        return "gpu", "GPU: %s (measured)" % dev
+    if backend == "cuda-emu":
+        return "emu", EMU_LABEL
+    if backend == "reference":
+        return "reference", "reference implementation (scalar, for checking)"
+    if not by_threads:
+        return "cpu", "CPU, fastest engine"
+    t = axes.get("threads") or 0
+    key = "cpu" if t == 0 else "cpu-core" if t == 1 else "cpu-threads"
+    return key, "CPU, %s, fastest engine" % threads_text(t, results)
+
+
+def best_series(pts, x_of, y_of, better, results, by_threads):
+    """The fastest point per device class and x: {(key, label): [(x, y, point)]}, the
+    classes in the order of STYLE."""
+    best = {}
+    for p in pts:
+        y = y_of(p)
+        if y is None:
+            continue
+        cls, x = device_class(p, by_threads, results), x_of(p)
+        cur = best.get((cls, x))
+        if cur is None or better(y, cur[1]):
+            best[(cls, x)] = (x, y, p)
+    out = OrderedDict()
+    for (cls, x), v in sorted(best.items(), key=lambda kv: (list(STYLE).index(kv[0][0][0]), kv[0][1])):
+        out.setdefault(cls, []).append(v)
+    return out
+
+
+def plot_best(ax, cls, rows, rate_like, hollow=False, fold=True):
+    """One device's line; the engine in the legend when one engine won everywhere (and
+    fold: one panel, so the legend is this line's alone), else next to the points."""
+    key, label = cls
+    color, marker = STYLE[key]
+    engines = [used_engine(r[2]) for r in rows]
+    one = fold and len(set(engines)) == 1 and engines[0]
+    if one and key in ("emu", "gpu"):
+        label += ", kernel " + engines[0]
+    elif one and key != "reference":
+        label = label.replace("fastest engine", engine_text(engines[0]))
+    xs, ys = [r[0] for r in rows], [r[1] for r in rows]
+    err = [[], []]
+    for x, y, p in rows:
+        lo, hi = rel_range(p, rate_like)
+        err[0].append(y * lo)
+        err[1].append(y * hi)
+    ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, markersize=6, capsize=2, linewidth=1.5,
+                markerfacecolor="white" if hollow else color, label=label)
+    if not one and key != "reference":
+        # Name the engine where it changes along the line.
+        for i, (x, y, p) in enumerate(rows):
+            if i and used_engine(p) == used_engine(rows[i - 1][2]):
+                continue
+            ax.annotate(engine_text(used_engine(p)) if key.startswith("cpu") else used_engine(p), (x, y),
+                        fontsize=6.5, color="0.3", xytext=(4, 4), textcoords="offset points")
+
+
+def figure_handles(fig):
+    """Legend entries of every panel, each label once."""
+    seen = OrderedDict()
+    for ax in fig.axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, h)
+    # Modeled lines last, after what was run.
+    return sorted(seen.values(), key=lambda h: "MODELED" in h.get_label())
+
+
+def legend_right(ax, handles=None):
+    kw = {"fontsize": 8, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0, "frameon": False}
+    if handles is not None:
+        kw["handles"] = handles
+    ax.legend(**kw)
+
+
+# ---------------------------------------------------------------- the verdict (GPU model rows)
+
+def load_verdict(d):
+    path = os.path.join(d, "verdict.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except ValueError:
+        return None
+
+
+def verdict_rows(verdict, kind):
+    """(size row, device row) of every size for one device kind."""
+    for s in (verdict or {}).get("sizes", []):
+        for d in s.get("devices", []):
+            if d.get("kind") == kind:
+                yield s, d
+
+
+def field(d, name):
+    f = d.get(name) or {}
+    return f.get("value"), f.get("source") or "none"
+
+
+def gpu_model(verdict):
+    """The modeled GPU of the verdict: name, seconds per node and layer for one sector
+    by size, and the device-wide labels/s with the sectors it needs, by size."""
+    out = None
+    for s, d in verdict_rows(verdict, "gpu-model"):
+        sec, src = field(d, "pc1_seconds")
+        if sec is None or src != "modeled" or not s.get("nodes") or not s.get("layers"):
+            continue
+        labels = s["nodes"] * s["layers"]
+        out = out or {"name": short_gpu_name(d.get("name") or d.get("device", "GPU")), "node_s": {}, "cap": {}}
+        out["node_s"][s["sector_size"]] = sec / labels
+        sph, ssrc = field(d, "sectors_per_hour")
+        batch, _ = field(d, "batch_sectors")
+        if sph and ssrc == "modeled":
+            out["cap"][s["sector_size"]] = (sph * labels / 3600.0, batch)
+    return out
+
+
+def nearest(table, size):
+    """The entry of the size nearest (log scale) to size."""
+    return table[min(table, key=lambda k: abs(math.log2(k) - math.log2(size)))]
+
+
+def model_label(m):
+    return "GPU MODELED: %s (not measured)" % m["name"]
+
+
 # ---------------------------------------------------------------- figures
 
 class Figures:
@@ -189,6 +413,7 @@ class Figures:
         self.dir = os.path.join(d, "plots")
         os.makedirs(self.dir, exist_ok=True)
         self.results = results
+        self.verdict_data = load_verdict(d)
         self.index = []
 
     def save(self, fig, name, title, caption):
@@ -198,229 +423,324 @@ class Figures:
         self.index.append({"name": name, "png": "plots/%s.png" % name, "svg": "plots/%s.svg" % name,
                            "title": title, "caption": caption})
 
-    # -- hash engines: cycles per byte; engines along x grouped by algorithm, one bar per
-    #    mode, OpenSSL hatched grey as the reference; one panel per message size.
+    def label_points(self):
+        return ok_points(self.results, "label")
+
+    def gpu_measured(self):
+        return any(p["axes"].get("backend") == "cuda" for p in self.label_points())
+
+    # -- hash engines: one bar per engine, small multiples per algorithm (rows) and mode
+    #    (columns); OpenSSL hatched and as a dashed reference line.
     def hash_cycles(self):
         pts = [p for p in ok_points(self.results, "hash") if "cycles_per_byte" in p.get("rates", {})]
         if not pts:
             return
-        sizes = sorted({p["axes"].get("size") for p in pts})
+        size = max(p["axes"].get("size") or 0 for p in pts)  # the largest message size only
+        pts = [p for p in pts if (p["axes"].get("size") or 0) == size]
         modes = [m for m in ("throughput", "chain") if any(p["axes"].get("mode") == m for p in pts)]
         algos = list(OrderedDict.fromkeys(p["axes"]["algo"] for p in pts))
         engines = {a: list(OrderedDict.fromkeys(p["axes"]["engine"] for p in pts if p["axes"]["algo"] == a))
                    for a in algos}
-        n_bars = sum(len(v) for v in engines.values())
-        fig, axs = plt.subplots(len(sizes), 1, figsize=(min(13.0, max(7.0, 0.6 * n_bars + 2)), 4.4 * len(sizes)),
-                                squeeze=False)
-        width = 0.8 / max(1, len(modes))
+        # Fastest first (one dependent chain, the SDR pattern, where measured), OpenSSL last
+        # as the bar to compare against.
+        def order(a, e):
+            cpb = {q["axes"].get("mode"): q["rates"]["cycles_per_byte"] for q in pts
+                   if q["axes"]["algo"] == a and q["axes"]["engine"] == e}
+            return (e == "openssl", cpb.get("chain", cpb.get("throughput", 0)))
+        for a in algos:
+            engines[a].sort(key=lambda e: order(a, e))
+        fig, axs = plt.subplots(len(algos), len(modes), squeeze=False, sharey="row",
+                                figsize=(5.0 * len(modes) + 1.5, sum(0.32 * len(engines[a]) + 0.9 for a in algos)),
+                                gridspec_kw={"height_ratios": [len(engines[a]) + 1 for a in algos]})
         limit_drawn = noisy_seen = False
-        for row, size in enumerate(sizes):
-            ax = axs[row][0]
-            x, ticks, labels, centers = 0.0, [], [], []
-            for a in algos:
-                start = x
-                for e in engines[a]:
-                    for mi, m in enumerate(modes):
-                        p = next((q for q in pts if q["axes"]["algo"] == a and q["axes"]["engine"] == e
-                                  and q["axes"].get("mode") == m and q["axes"].get("size") == size), None)
-                        if p is None:
-                            continue
-                        xb = x + (mi - (len(modes) - 1) / 2) * width
-                        y = p["rates"]["cycles_per_byte"]
-                        lo, hi = rel_range(p, False)
-                        ref = e == "openssl"
-                        ax.bar(xb, y, width * 0.95, color=MODE_COLORS.get(m, "C2"), alpha=0.45 if ref else 1.0,
-                               hatch="///" if ref else None, edgecolor="black", linewidth=0.5,
-                               yerr=[[y * lo], [y * hi]], capsize=2, error_kw={"linewidth": 0.8})
-                        mark = "*" if p.get("noisy") else ""
-                        noisy_seen = noisy_seen or bool(mark)
-                        ax.annotate("%.3g%s" % (y, mark), (xb, y * (1 + hi)), ha="center", va="bottom", fontsize=6,
-                                    xytext=(0, 1), textcoords="offset points")
-                        limit = p["rates"].get("critical_path_cycles_per_byte")
-                        if limit:
-                            ax.plot([xb - width / 2, xb + width / 2], [limit, limit], color="crimson", linewidth=2)
-                            limit_drawn = True
-                    ticks.append(x)
-                    labels.append(e + (" (ref.)" if e == "openssl" else ""))
-                    x += 1
-                centers.append(((start + x - 1) / 2, a))
-                x += 0.7
-            ax.set_xticks(ticks)
-            ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-            for cx, a in centers:
-                ax.annotate(a, (cx, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom",
-                            fontsize=9, fontweight="bold", xytext=(0, 3), textcoords="offset points")
-            ys = [p["rates"]["cycles_per_byte"] for p in pts]
-            if spans_decades(ys):
-                ax.set_yscale("log")
-            style(ax, "", "", "cycles per byte (TSC)\n%s messages per lane" % size_text(size))
-            ax.grid(False, axis="x")
+        for r, a in enumerate(algos):
+            for c, m in enumerate(modes):
+                ax = axs[r][c]
+                vals = []
+                for i, e in enumerate(engines[a]):
+                    p = next((q for q in pts if q["axes"]["algo"] == a and q["axes"]["engine"] == e
+                              and q["axes"].get("mode") == m), None)
+                    if p is None:
+                        continue
+                    y = p["rates"]["cycles_per_byte"]
+                    lo, hi = rel_range(p, False)
+                    vals.append(y * (1 + hi))
+                    ref = e == "openssl"
+                    ax.barh(i, y, 0.7, color="0.85" if ref else ("#1f77b4" if m == "throughput" else "#ff7f0e"),
+                            hatch="///" if ref else None, edgecolor="black", linewidth=0.5,
+                            xerr=[[y * lo], [y * hi]], capsize=2, error_kw={"linewidth": 0.8})
+                    if ref:
+                        ax.axvline(y, color="0.3", linestyle="--", linewidth=1)
+                    mark = "*" if p.get("noisy") else ""
+                    noisy_seen = noisy_seen or bool(mark)
+                    ax.annotate("%.3g%s" % (y, mark), (y * (1 + hi), i), va="center", fontsize=7,
+                                xytext=(3, 0), textcoords="offset points")
+                    limit = p["rates"].get("critical_path_cycles_per_byte")
+                    if limit:
+                        ax.plot([limit, limit], [i - 0.4, i + 0.4], color="crimson", linewidth=2.5)
+                        limit_drawn = True
+                ax.set_yticks(range(len(engines[a])))
+                ax.set_yticklabels([engine_text(e) for e in engines[a]], fontsize=8)
+                ax.set_ylim(len(engines[a]) - 0.5, -0.5)
+                ax.set_xlim(0, max(vals or [1]) * 1.25)
+                ax.grid(True, axis="x", alpha=0.35)
+                if r == 0:
+                    ax.set_title({"throughput": "independent messages (throughput)",
+                                  "chain": "one dependent chain (the SDR pattern)"}.get(m, m), fontsize=10)
+                if r == len(algos) - 1:
+                    ax.set_xlabel("cycles per byte, TSC (lower is faster)")
+                if c == 0:
+                    ax.set_ylabel({"sha256": "SHA-256", "blake2s": "BLAKE2s", "blake2b": "BLAKE2b"}.get(a, a),
+                                  fontsize=10, fontweight="bold")
+        from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
-        handles = [Patch(facecolor=MODE_COLORS[m], edgecolor="black",
-                         label={"throughput": "throughput (independent messages)",
-                                "chain": "chain (dependent, the SDR pattern)"}[m]) for m in modes]
-        handles.append(Patch(facecolor="white", edgecolor="black", hatch="///", label="OpenSSL EVP (reference)"))
+        handles = [Patch(facecolor="0.85", edgecolor="black", hatch="///", label="OpenSSL EVP (reference)")]
         if limit_drawn:
-            from matplotlib.lines import Line2D
-            handles.append(Line2D([], [], color="crimson", linewidth=2, label="critical-path limit"))
-        axs[0][0].legend(handles=handles, fontsize=8, loc="upper left")
-        fig.suptitle("Hash engines on %s: cycles per byte (lower is better)" % cpu_name(self.results), fontsize=11)
-        fig.tight_layout()
-        caption = ("Median TSC cycles per hashed byte of each engine, per algorithm, for independent messages "
-                   "(throughput) and dependent chains (the SDR pattern); error bars span the sample min and max.")
+            handles.append(Line2D([], [], color="crimson", linewidth=2.5, label="critical-path limit of the engine"))
+        fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=2, frameon=False, bbox_to_anchor=(0.5, -0.02))
+        fig.suptitle("Which hash engine is fastest on %s, and how far ahead of OpenSSL?\n(%s messages)"
+                     % (cpu_name(self.results), size_text(size)), fontsize=11)
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+        caption = ("Median TSC cycles per hashed byte of each engine (one bar each, fastest chain first; OpenSSL "
+                   "hatched, with a dashed "
+                   "line to compare against), per algorithm (rows), for independent messages and for one dependent "
+                   "chain as SDR labeling hashes (columns); %s messages. Error bars span the sample min and max."
+                   % size_text(size))
         if noisy_seen:
             caption += " * marks a noisy point (spread over 5%)."
         if limit_drawn:
             caption += " Red marks: the critical-path limit of the engine."
+        others = sorted({p["axes"].get("size") for p in ok_points(self.results, "hash")} - {size})
+        if others:
+            caption += " Also measured (report tables): %s messages." % ", ".join(size_text(s) for s in others)
         skipped = [p for p in self.results.get("points", []) if p.get("kind") == "hash" and p.get("status") == "skipped"]
         if skipped:
             names = OrderedDict.fromkeys("%s %s" % (p["axes"].get("algo"), p["axes"].get("engine")) for p in skipped)
             caption += " Not runnable here: " + ", ".join(names) + "."
-        self.save(fig, "hash_cycles_per_byte", "Hash engines: cycles per byte", caption)
+        self.save(fig, "hash_cycles_per_byte", "Hash engines against OpenSSL: cycles per byte", caption)
 
-    # -- label metrics along an axis (sector size or sector count), one line per series.
-    def label_lines(self, pts, x_axis, metric, rate, name, title, ylabel, caption, logy=None, ref=None):
-        if not pts:
-            return False
-        series = make_series(pts, x_axis)
-        fig, ax = plt.subplots(figsize=(8.0, 4.8))
-        ys, tops = [], []
-        for i, (label, sp) in enumerate(series):
-            xs = [p["axes"][x_axis] for p in sp]
-            y = [metric(p) for p in sp]
-            ys += y
-            err = [[], []]
-            for p, v in zip(sp, y):
-                lo, hi = rel_range(p, rate) if rate is not None else (0, 0)
-                err[0].append(v * lo)
-                err[1].append(v * hi)
-                tops.append(v * (1 + hi))
-            ax.errorbar(xs, y, yerr=err, marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=3,
-                        linewidth=1.4, label=label)
-            # With engine auto, name the engine it chose where that changes along the line.
-            if sp[0]["axes"].get("engine") == "auto" and len(used_engines(sp)) > 1:
-                for p, xv, yv in zip(sp, xs, y):
-                    ax.annotate(p["context"].get("engine", ""), (xv, yv), fontsize=6.5, xytext=(4, 4),
-                                textcoords="offset points", color="0.3")
-        log2_x(ax, sorted({p["axes"][x_axis] for p in pts}), x_axis.endswith("size"))
-        if logy if logy is not None else spans_decades(ys):
+    # -- labeling time per node against sector size, one sector, per device.
+    def label_latency(self):
+        pts = [p for p in self.label_points() if sectors_of(p) == 1 and rate(p, "ns_per_node_layer")]
+        whole = [p for p in pts if not is_window(p)]
+        windows = [p for p in pts if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"]
+        if not whole and not windows:
+            return
+        ns = lambda p: rate(p, "ns_per_node_layer")  # noqa: E731
+        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        fig, ax = plt.subplots(figsize=(8.0, 4.6))
+        series = best_series(whole, size, ns, lambda a, b: a < b, self.results, by_threads=False)
+        for cls, rows in series.items():
+            plot_best(ax, cls, rows, False)
+        # Without SHA-NI: the fastest engine that does not use it, where one ran.
+        no_sha = [p for p in whole if (p["axes"].get("backend") or "cpu") == "cpu"
+                  and not used_engine(p).startswith("shani")]
+        cpu_rows = series.get(("cpu", "CPU, fastest engine"), [])
+        if no_sha and any(used_engine(r[2]).startswith("shani") for r in cpu_rows):
+            rows = list(best_series(no_sha, size, ns, lambda a, b: a < b, self.results, by_threads=False).values())[0]
+            plot_best(ax, ("cpu-no-sha-ni", "CPU without SHA-NI, fastest engine"), rows, False)
+        if windows:
+            rows = list(best_series(windows, size, ns, lambda a, b: a < b, self.results, by_threads=False).values())[0]
+            plot_best(ax, ("cpu", "CPU, fastest engine, node window of a full-size sector (not the whole sector)"),
+                      rows, False, hollow=True)
+        sizes = sorted({size(p) for p in pts})
+        ys = [ns(p) for p in pts]
+        what = self.gpu_series_latency(ax, sizes, ys)
+        log2_x(ax, sizes, True)
+        if len(sizes) > 6:
+            plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
+        ys += [line.get_ydata()[0] for line in ax.get_lines() if "MODELED" in line.get_label()]
+        log_y = spans_decades(ys, 1.0)
+        if log_y:
             ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+            ax.yaxis.set_minor_formatter(NullFormatter())
         else:
-            ax.set_ylim(bottom=0, top=max(tops + ([ref[0]] if ref else [])) * 1.1 if tops else None)
-            if ys and max(ys) >= 1e4:
-                ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si_text(v)))
-        if ref:
-            ax.axhline(ref[0], color="0.35", linestyle="--", linewidth=1, label=ref[1])
-        style(ax, title, ("sector size (log scale)" if x_axis == "sector_size" else
-                          "sectors labeled together (log scale)"), ylabel)
-        legend_outside(ax, len(series))
-        self.save(fig, name, title, caption)
-        return True
+            ax.set_ylim(bottom=0)  # the top from the data, error bars included
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0" if v == 0 else "%g ns" % v if v < 1e3 else
+                                                   "%g µs" % (v / 1e3)))
+        style(ax, "How long does labeling one node of one sector take, by sector size?", "sector size",
+              "time per node per layer" + (" (log scale)" if log_y else ""))
+        legend_right(ax, figure_handles(fig))
+        self.save(fig, "label_latency", "Labeling time per node, one sector, by sector size",
+                  "Median time to label one node of one layer when one sector is labeled (lower is better; error "
+                  "bars: sample min/max), the fastest engine or kernel at each size, named in the legend or next to "
+                  "the point. CPU: %s. %s" % (cpu_name(self.results), what))
 
-    # -- one horizontal bar per label point, for metrics where the x axis is not telling.
-    def label_bars(self, pts, metric, name, title, xlabel, caption, ref=None, timed=True):
-        """timed: the metric derives from the timing samples (noisy points get a *)."""
-        if not pts:
-            return False
-        pts = sorted(pts, key=lambda p: (p["experiment"], p["axes"].get("backend") or "", p["axes"]["sector_size"],
-                                         p["axes"].get("sectors", 1)))
-        keys = sorted({k for p in pts for k in p["axes"]})
-        vary = [k for k in keys if len({json.dumps(p["axes"].get(k)) for p in pts}) > 1]
-        labels = []
-        for p in pts:
-            axes = p["axes"]
-            text = series_name([p], [k for k in vary if k not in ("sector_size", "sectors")])
-            text += ", %s" % size_text(axes["sector_size"])
-            if axes.get("sectors", 1) != 1:
-                text += " x%d" % axes["sectors"]
-            used = p.get("context", {}).get("engine")
-            if axes.get("engine") == "auto" and used:
-                text = text.replace(" auto (%s)" % used, " auto→%s" % used)
-            labels.append(text)
-        fig, ax = plt.subplots(figsize=(8.0, 0.32 * len(pts) + 1.6))
-        backends = list(OrderedDict.fromkeys(p["axes"].get("backend") for p in pts))
-        colors = ["C%d" % backends.index(p["axes"].get("backend")) for p in pts]
-        vals = [metric(p) for p in pts]
-        ax.barh(range(len(pts)), vals, color=colors, edgecolor="black", linewidth=0.4)
-        for i, v in enumerate(vals):
-            ax.annotate("%.3g%s" % (v, "*" if timed and pts[i].get("noisy") else ""), (v, i), xytext=(3, 0),
-                        textcoords="offset points", va="center", fontsize=7)
-        ax.set_yticks(range(len(pts)))
-        ax.set_yticklabels(labels, fontsize=8)
-        ax.invert_yaxis()
-        # Experiments as groups: a rule between them, the name at the right.
-        for i, p in enumerate(pts):
-            if i == 0 or p["experiment"] != pts[i - 1]["experiment"]:
-                if i:
-                    ax.axhline(i - 0.5, color="0.5", linewidth=0.6)
-                ax.annotate(p["experiment"], (1.0, i - 0.45), xycoords=("axes fraction", "data"), ha="right",
-                            va="top", fontsize=7, color="0.4", style="italic", xytext=(-3, 0),
-                            textcoords="offset points")
-        if ref:
-            ax.axvline(ref[0], color="0.35", linestyle="--", linewidth=1)
-            ax.annotate(ref[1], (ref[0], 0), xytext=(3, -10), textcoords="offset points", fontsize=7, color="0.35")
-        # Room at the right for the value and group labels.
-        top = max(vals + [ref[0] if ref else 0])
-        if spans_decades(vals, 2):
-            ax.set_xscale("log")
-            ax.set_xlim(right=top * 4)
+    def gpu_series_latency(self, ax, sizes, ys):
+        """The GPU's line of the latency figure: measured where a GPU ran (drawn with the
+        points), else the model's from verdict.json, dashed. Returns the caption's words."""
+        if self.gpu_measured():
+            return "GPU: measured."
+        m = gpu_model(self.verdict_data)
+        if not m:
+            return "No GPU was measured and no GPU model is in this directory."
+        node_ns = {k: v * 1e9 for k, v in m["node_s"].items()}
+        lo, hi = min(sizes), max(sizes)
+        inside = sorted(k for k in node_ns if lo <= k <= hi)
+        vals = list(node_ns.values())
+        color, marker = STYLE["gpu-model"]
+        if max(vals) <= min(vals) * 1.02:
+            # The model's time per node does not depend on the sector size: one line across.
+            ax.axhline(vals[0], color=color, linestyle="--", linewidth=1.5, label=model_label(m))
+        elif inside:
+            ax.plot(inside, [node_ns[k] for k in inside], color=color, marker=marker, linestyle="--",
+                    markerfacecolor="white", label=model_label(m))
         else:
-            ax.set_xlim(0, top * 1.35)
-        style(ax, title, xlabel, "")
-        ax.grid(False, axis="y")
-        self.save(fig, name, title, caption)
-        return True
+            return "The GPU model of this directory covers other sector sizes."
+        return ("Dashed: %s, from the SASS latency model (verdict.json), not a measurement. cuda-emu runs the CUDA "
+                "kernels on the host CPU: an emulation, not a GPU." % m["name"])
 
-    def label_figures(self):
-        pts = ok_points(self.results, "label")
+    # -- labels/s against sectors labeled together, one panel per sector size.
+    def label_throughput(self):
+        pts = [p for p in self.label_points() if rate(p, "labels_per_s") and not is_window(p)]
+        sizes = [s for s in sorted({p["axes"]["sector_size"] for p in pts})
+                 if len({sectors_of(p) for p in pts if p["axes"]["sector_size"] == s}) > 1]
+        if not sizes:
+            return
+        fig, axs = plt.subplots(1, len(sizes), figsize=(4.6 * len(sizes) + 1.0, 4.6), sharey=True, squeeze=False)
+        m = None if self.gpu_measured() else gpu_model(self.verdict_data)
+        ys = []
+        for ax, s in zip(axs[0], sizes):
+            sp = [p for p in pts if p["axes"]["sector_size"] == s]
+            ys += [rate(p, "labels_per_s") for p in sp]
+            for cls, rows in best_series(sp, sectors_of, lambda p: rate(p, "labels_per_s"),
+                                         lambda a, b: a > b, self.results, by_threads=True).items():
+                plot_best(ax, cls, rows, True, fold=False)
+            counts = sorted({sectors_of(p) for p in sp})
+            if m:
+                ys += self.gpu_model_rate(ax, m, s, counts)
+            log2_x(ax, counts, False)
+            style(ax, "%s sectors" % size_text(s), "sectors labeled together", "")
+        axs[0][0].set_ylabel("labels per second, all sectors together (log scale)")
+        axs[0][0].set_yscale("log")
+        axs[0][0].yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        si_axis(axs[0][0])
+        fig.suptitle("How many labels per second does each device reach with more sectors at once?", fontsize=11)
+        handles = figure_handles(fig)
+        ncol = min(3, len(sizes) + 1)
+        rows = (len(handles) + ncol - 1) // ncol
+        fig.tight_layout(rect=(0, 0.05 + 0.04 * rows, 1, 1))
+        fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
+        caption = ("Labels per second over all sectors against the number of sectors labeled together (higher is "
+                   "better), the fastest engine or kernel at each count (named in the legend or next to the "
+                   "point); error bars: sample min/max. CPU: %s." % cpu_name(self.results))
+        if m:
+            caption += (" Dashed: %s, MODELED from its SASS (verdict.json): one sector's modeled rate times the "
+                        "sectors, up to the device-wide modeled rate (the model of the nearest sector size in "
+                        "verdict.json); not a measurement." % m["name"])
+        if any(p["axes"].get("backend") == "cuda-emu" for p in pts):
+            caption += " cuda-emu runs the CUDA kernels on the host CPU: an emulation, not a GPU."
+        self.save(fig, "label_throughput", "Labels per second vs sectors labeled together", caption)
+
+    def gpu_model_rate(self, ax, m, size, counts):
+        """The modeled GPU's labels/s for `counts` sectors of `size`: n x one sector's
+        rate, capped at the device-wide rate. Returns the values drawn."""
+        one = 1.0 / nearest(m["node_s"], size)
+        cap, need = nearest(m["cap"], size) if m["cap"] else (float("inf"), None)
+        xs = [2 ** (i / 4.0) for i in range(int(4 * math.log2(max(counts))) + 1)]
+        ys = [min(n * one, cap) for n in xs]
+        color, _ = STYLE["gpu-model"]
+        ax.plot(xs, ys, color=color, linestyle="--", linewidth=1.6, label=model_label(m))
+        if cap < float("inf") and need and need > max(counts):
+            ax.annotate("GPU model: up to %s labels/s\nwith %s sectors" % (sig3(cap), sig3(need)),
+                        (0.98, 0.02), xycoords="axes fraction", fontsize=6.5, color=color, ha="right", va="bottom")
+        return ys
+
+    # -- efficiency against the hash-only floor: the fastest engine per size.
+    def label_efficiency(self):
+        pts = [p for p in self.label_points() if rate(p, "efficiency") is not None
+               and (p["axes"].get("backend") or "cpu") == "cpu" and sectors_of(p) == 1]
+        whole = [p for p in pts if not is_window(p)]
+        windows = [p for p in pts if is_window(p)]
         if not pts:
             return
-        cpu = cpu_name(self.results)
+        ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
+        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        if len({size(p) for p in pts}) < 2:
+            return self.efficiency_bars(whole or windows)
+        fig, ax = plt.subplots(figsize=(8.0, 4.4))
+        for part, label, hollow in ((whole, "CPU, fastest engine, one sector", False),
+                                    (windows, "CPU, fastest engine, node window of a full-size sector", True)):
+            best = best_series(part, size, ns, lambda a, b: a < b, self.results, by_threads=False)
+            for rows in best.values():
+                rows = [(x, rate(p, "efficiency"), p) for x, _, p in rows]
+                plot_best(ax, ("cpu", label), rows, True, hollow=hollow)
+        ax.axhline(1.0, color="0.35", linestyle=":", linewidth=1.2, label="hash-only floor (1 = as fast as hashing)")
+        sizes = sorted({size(p) for p in pts})
+        log2_x(ax, sizes, True)
+        if len(sizes) > 6:
+            plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
+        ax.set_ylim(0, max([1.2] + [rate(p, "efficiency") * 1.1 for p in pts]))
+        style(ax, "How close does labeling come to the speed of hashing alone?", "sector size",
+              "efficiency: hash-only floor / labeling time")
+        legend_right(ax)
+        self.save(fig, "label_efficiency", "Labeling efficiency vs the hash-only floor, fastest engine",
+                  "Time of the same chained SHA-256 compressions on the same engine with cache-resident inputs, "
+                  "divided by the measured labeling time, for the fastest engine at each sector size (one sector; "
+                  "1 = labeling runs at the speed of hashing alone, lower = time lost to memory). Hollow markers: "
+                  "node windows of a full-size sector, not whole sectors. Above 1 the floor itself was measured "
+                  "slower than labeling (noise or a different schedule).")
 
-        def rate_of(key):
-            return lambda p: p.get("rates", {}).get(key)
+    def efficiency_bars(self, pts):
+        """One sector size only: one bar per engine."""
+        size = pts[0]["axes"]["sector_size"]
+        best = {}
+        for p in pts:
+            e = used_engine(p)
+            if e not in best or rate(p, "ns_per_node_layer") < rate(best[e], "ns_per_node_layer"):
+                best[e] = p
+        rows = sorted(best.items(), key=lambda kv: rate(kv[1], "ns_per_node_layer"))
+        fig, ax = plt.subplots(figsize=(7.0, 0.35 * len(rows) + 1.4))
+        vals = [rate(p, "efficiency") for _, p in rows]
+        ax.barh(range(len(rows)), vals, 0.7, color=STYLE["cpu"][0], edgecolor="black", linewidth=0.4)
+        for i, (v, (_, p)) in enumerate(zip(vals, rows)):
+            ax.annotate("%.2f%s" % (v, "*" if p.get("noisy") else ""), (v, i), xytext=(3, 0),
+                        textcoords="offset points", va="center", fontsize=7)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([engine_text(e) for e, _ in rows], fontsize=8)
+        ax.invert_yaxis()
+        ax.axvline(1.0, color="0.35", linestyle=":", linewidth=1.2)
+        ax.set_xlim(0, max(vals + [1.0]) * 1.2)
+        style(ax, "How close does each engine come to the speed of hashing alone?\n(%s, one sector; fastest "
+              "engine first)" % size_text(size), "efficiency: hash-only floor / labeling time", "")
+        ax.grid(False, axis="y")
+        self.save(fig, "label_efficiency", "Labeling efficiency vs the hash-only floor, per engine",
+                  "Time of the same chained SHA-256 compressions on the same engine with cache-resident inputs, "
+                  "divided by the measured labeling time, one sector of %s, engines fastest first (1 = labeling "
+                  "runs at the speed of hashing alone). * marks noisy points." % size_text(size))
 
-        latency, labels_s, eff, mem = (rate_of("ns_per_node_layer"), rate_of("labels_per_s"),
-                                       rate_of("efficiency"), rate_of("bytes_per_node"))
-        one = [p for p in pts if p["axes"].get("sectors", 1) == 1 and latency(p) is not None]
-        self.label_lines(one, "sector_size", latency, False, "label_latency",
-                         "SDR labeling latency, one sector (CPU: %s)" % cpu, "ns per node per layer",
-                         "Median time per node per layer for one sector, by backend and engine (error bars: "
-                         "sample min/max; lower is better). Single markers are experiments run at one size.")
-        # Throughput against the sector count, only where an experiment varies it.
-        exps = {e for e in {p["experiment"] for p in pts}
-                if len({q["axes"].get("sectors") for q in pts if q["experiment"] == e}) > 1}
-        sweep = [p for p in pts if p["experiment"] in exps and labels_s(p)]
-        self.label_lines(sweep, "sectors", labels_s, True, "label_throughput",
-                         "SDR labeling throughput vs sectors labeled together", "labels per second (all sectors)",
-                         "Labels per second over all sectors against the number of sectors sharing one graph, "
-                         "per backend (the CPU vs GPU picture; higher is better). With engine auto, the labels "
-                         "name the engine chosen for that sector count.")
-        with_eff = [p for p in pts if eff(p) is not None]
-        if len({p["axes"]["sector_size"] for p in with_eff}) >= 3:
-            self.label_lines(with_eff, "sector_size", eff, True, "label_efficiency",
-                             "Labeling efficiency vs the hash-only floor", "floor / measured time",
-                             "Efficiency: time of the same chained SHA-256 compressions on the same engine with "
-                             "cache-resident inputs, divided by the measured labeling time (1 = labeling runs at "
-                             "the speed of hashing alone).", logy=False, ref=(1.0, "floor"))
-        else:
-            self.label_bars(with_eff, eff, "label_efficiency", "Labeling efficiency vs the hash-only floor",
-                            "floor / measured time (1 = at the floor)",
-                            "Efficiency of each labeling point: time of the same chained SHA-256 compressions on "
-                            "the same engine with cache-resident inputs, divided by the measured time. Above 1 the "
-                            "floor itself was measured slower than labeling (noise or a different schedule). "
-                            "* marks noisy points.", ref=(1.0, "floor"))
-        with_mem = [p for p in pts if mem(p)]
-        if len({p["axes"]["sector_size"] for p in with_mem}) >= 3:
-            self.label_lines(with_mem, "sector_size", mem, None, "label_memory", "Memory per node during labeling",
-                             "bytes per node (peak RSS growth)",
-                             "Peak resident memory growth during labeling divided by sectors x nodes.")
-        else:
-            self.label_bars(with_mem, mem, "label_memory", "Memory per node during labeling",
-                            "bytes per node (peak RSS growth / (sectors x nodes))",
-                            "Peak resident memory growth during labeling per node. Small sectors are dominated by "
-                            "page granularity (4 KiB pages over 64 nodes of a 2KiB sector is 64 B/node).",
-                            timed=False)
+    # -- memory per node against sector size, one sector, per device.
+    def label_memory(self):
+        pts = [p for p in self.label_points() if rate(p, "bytes_per_node") and not is_window(p)
+               and sectors_of(p) == 1]
+        if not pts:
+            return
+        fig, ax = plt.subplots(figsize=(8.0, 4.4))
+        ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
+        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        top = 0
+        for cls, rows in best_series(pts, size, ns, lambda a, b: a < b, self.results, by_threads=False).items():
+            rows = [(x, rate(p, "bytes_per_node"), p) for x, _, p in rows]
+            top = max([top] + [r[1] for r in rows])
+            color, marker = STYLE[cls[0]]
+            ax.plot([r[0] for r in rows], [r[1] for r in rows], color=color, marker=marker, linewidth=1.5,
+                    label=cls[1].replace(", fastest engine", ""))
+        log2_x(ax, sorted({size(p) for p in pts}), True)
+        ax.set_ylim(0, top * 1.15)
+        style(ax, "How much memory does labeling one sector take per node?", "sector size",
+              "bytes per node (peak RSS growth)")
+        legend_right(ax)
+        self.save(fig, "label_memory", "Memory per node during labeling, one sector",
+                  "Peak resident memory growth while labeling one sector divided by its nodes, for the point of the "
+                  "fastest engine or kernel at each size. Small sectors are dominated by page granularity (4 KiB "
+                  "pages over the 64 nodes of a 2KiB sector is 64 B per node).")
+
+    def label_figures(self):
+        self.label_latency()
+        self.label_throughput()
+        self.label_efficiency()
+        self.label_memory()
 
     def data_scaling(self):
         """Label points of a data-scaling experiment (they name the window_nodes axis):
@@ -430,87 +750,154 @@ class Figures:
         if len({p["axes"]["sector_size"] for p in pts}) < 2:
             return
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(12.0, 4.6))
-        for i, backend in enumerate(OrderedDict.fromkeys(p["axes"].get("backend") for p in pts)):
+        for backend in OrderedDict.fromkeys(p["axes"].get("backend") for p in pts):
             bp = sorted([p for p in pts if p["axes"].get("backend") == backend], key=lambda p: p["axes"]["sector_size"])
-            whole = [p for p in bp if not p["axes"].get("window_nodes")]
-            win = [p for p in bp if p["axes"].get("window_nodes")]
+            key, name = device_class(bp[0], False, self.results)
+            name = name.replace(", fastest engine", "")
+            color, marker = STYLE[key]
+            whole = [p for p in bp if not is_window(p)]
+            win = [p for p in bp if is_window(p)]
             mem = [(p["axes"]["sector_size"], p["context"]["max_rss_bytes"] / p["context"]["nodes"]) for p in whole
                    if p.get("context", {}).get("max_rss_bytes") and p["context"].get("nodes")]
             if mem:
-                a1.plot([m[0] for m in mem], [m[1] for m in mem], marker=MARKERS[i % len(MARKERS)],
-                        label="%s: max RSS / nodes (measured)" % backend)
-            for part, style_, what in ((whole, "-", "whole sector"), (win, "--", "window")):
+                a1.plot([m[0] for m in mem], [m[1] for m in mem], color=color, marker=marker,
+                        label="%s: peak RSS / nodes (measured)" % name)
+            for part, style_, what, face in ((whole, "-", "whole sector", color),
+                                             (win, "--", "node window of a full-size sector", "white")):
                 if part:
                     a2.plot([p["axes"]["sector_size"] for p in part], [p["rates"]["ns_per_node_layer"] for p in part],
-                            linestyle=style_, marker=MARKERS[i % len(MARKERS)], label="%s, %s" % (backend, what))
+                            color=color, linestyle=style_, marker=marker, markerfacecolor=face,
+                            label="%s, %s" % (name, what))
         a1.axhline(200, color="0.35", linestyle="--", linewidth=1, label="2019 report: 200 B/node (quoted)")
         sizes = sorted({p["axes"]["sector_size"] for p in pts})
         for ax in (a1, a2):
             log2_x(ax, sizes, True)
+            plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
             ax.set_ylim(bottom=0)
-        style(a1, "RAM bytes per node (labeling)", "sector size (log scale)", "bytes per node")
-        style(a2, "Labeling time per node per layer", "sector size (log scale)", "ns per node per layer")
-        a1.legend(fontsize=7)
-        a2.legend(fontsize=7)
+        style(a1, "How much RAM per node does labeling need?", "sector size", "bytes per node")
+        style(a2, "Does labeling slow down as sectors grow?", "sector size", "ns per node per layer")
+        a1.legend(fontsize=7, loc="lower left")
+        a2.legend(fontsize=7, loc="upper left")
         fig.suptitle("Data scaling on %s" % cpu_name(self.results), fontsize=11)
         fig.tight_layout()
         self.save(fig, "data_scaling", "Data scaling: bytes/node and ns/node/layer vs sector size",
                   "Left: the process's peak resident set (parent table, both layers, everything) over the sector's "
                   "nodes, for whole-sector points; the dashed line is the 2019 Supranational PoRep report's "
-                  "200 B/node (quoted). Right: median ns per node per layer; dashed: node windows of a full-size "
-                  "sector (docs/scaling.md), not whole-sector runs.")
+                  "200 B/node (quoted). Right: median ns per node per layer; dashed with hollow markers: node "
+                  "windows of a full-size sector (docs/scaling.md), not whole-sector runs.")
 
     def tree_d(self):
         pts = [p for p in ok_points(self.results, "tree_d") if "gb_per_s" in p.get("rates", {})]
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(7, 4.3))
-        for i, (label, sp) in enumerate(make_series(pts, "sector_size")):
+        series = make_series(pts, "sector_size")
+        for i, (label, sp) in enumerate(series[:6]):
             ax.plot([p["axes"]["sector_size"] for p in sp], [p["rates"]["gb_per_s"] for p in sp],
-                    marker=MARKERS[i % len(MARKERS)], label="tree_d " + label.replace("tree_d", "").strip(", "))
+                    marker=MARKERS[i % len(MARKERS)], color="C%d" % i, label=label.replace("tree_d", "").strip(", "))
         log2_x(ax, sorted({p["axes"]["sector_size"] for p in pts}), True)
         ax.set_ylim(bottom=0)
-        style(ax, "tree_d (comm_d) build throughput (CPU: %s)" % cpu_name(self.results), "sector size (log scale)",
-              "GB/s of sector data")
-        ax.legend(fontsize=8)
+        style(ax, "How fast is tree_d (comm_d) built? (CPU: %s)" % cpu_name(self.results), "sector size",
+              "GB of sector data per second")
+        if len(series) > 1:
+            ax.legend(fontsize=8)
         self.save(fig, "tree_d_throughput", "tree_d throughput",
                   "Sector data hashed into tree_d per second (median; higher is better).")
 
+    # -- the verdict: PC1 time of one sector against sector size, per device.
+    VERDICT_KINDS = OrderedDict([
+        ("cpu-core", "CPU, one core, fastest engine"),
+        ("cpu-no-sha-ni-core", "CPU, one core, without SHA-NI"),
+        ("gpu", None),  # the measured GPU's name
+        ("gpu-model", None),
+        ("gpu-emulated", EMU_LABEL),
+    ])
+    VERDICT_STYLE = {"cpu-core": "cpu", "cpu-no-sha-ni-core": "cpu-no-sha-ni", "gpu": "gpu",
+                     "gpu-model": "gpu-model", "gpu-emulated": "emu"}
+
     def verdict(self):
-        """PC1 time of one sector against sector size, per device, from DIR/verdict.json."""
-        path = os.path.join(os.path.dirname(self.dir), "verdict.json")
-        if not os.path.exists(path):
-            return
-        v = json.load(open(path))
-        series = {}
-        for s in v.get("sizes", []):
-            for d in s.get("devices", []):
-                f = d.get("pc1_seconds", {})
-                if f.get("value") is None or d.get("kind") in ("cpu", "cpu-no-sha-ni"):  # one sector: the whole CPU = one core
-                    continue
-                series.setdefault(d["device"], []).append((s["sector_size"], f["value"], f.get("source", "")))
+        """PC1 time of one sector against sector size, per device, from DIR/verdict.json.
+        The whole-CPU rows are left out: one sector is sequential, the whole CPU labels it
+        no faster than one core."""
+        series = OrderedDict()
+        for kind, label in self.VERDICT_KINDS.items():
+            rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,)
+                    for s, d in verdict_rows(self.verdict_data, kind)]
+            rows = [r for r in rows if r[1] is not None and r[1] > 0]
+            if rows:
+                d = rows[0][3]
+                name = short_gpu_name(d.get("name") or d.get("device", "GPU"))
+                label = label or ("GPU MODELED: %s (not measured)" % name if kind == "gpu-model"
+                                  else "GPU: %s (measured)" % name)
+                series[kind] = (label, sorted(rows, key=lambda r: r[0]))
         if not series:
             return
-        fig, ax = plt.subplots(figsize=(8, 4.8))
-        for i, (name, pts) in enumerate(series.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[i % len(MARKERS)],
-                    linestyle="--" if any(p[2] == "modeled" for p in pts) else "-", label=name[:70])
-            for x, y, src in pts:
-                if src != "measured":
-                    ax.annotate(src[:5], (x, y), fontsize=6, xytext=(3, -8), textcoords="offset points")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        sizes = sorted({p[0] for pts in series.values() for p in pts})
-        ax.set_xticks(sizes)
+        fig, ax = plt.subplots(figsize=(9.0, 5.0))
+        ys, seen = [], set()
+        for kind, (label, rows) in series.items():
+            color, marker = STYLE[self.VERDICT_STYLE[kind]]
+            xs = [r[0] for r in rows]
+            ax.plot(xs, [r[1] for r in rows], color=color, linestyle="--" if kind == "gpu-model" else "-",
+                    linewidth=1.5, label=label)
+            for x, y, src, _ in rows:
+                # Filled: measured here; hollow: extrapolated or modeled.
+                ax.plot([x], [y], color=color, marker=marker, markersize=7, linestyle="none",
+                        markerfacecolor=color if src == "measured" else "white")
+                seen.add(src)
+                ys.append(y)
+        windows = self.verdict_windows(ax)
+        ys += windows.get_ydata().tolist() if windows else []
+        sizes = sorted({r[0] for _, rows in series.values() for r in rows})
+        log2_x(ax, sizes, True)
         # 32GiB and 64GiB sit one doubling apart on a 2KiB..64GiB axis: slanted labels.
-        ax.set_xticklabels([size_text(b) for b in sizes], rotation=45, ha="right", fontsize=8)
-        style(ax, "SDR PC1 of one sector, every layer (verdict)", "sector size (log scale)",
-              "seconds (log scale)")
-        ax.legend(fontsize=7)
-        self.save(fig, "verdict_pc1", "PC1 time per sector (verdict)",
-                  "Wall time of PC1 for one sector against sector size per device (log-log). Dashed: modeled; "
-                  "points marked extra/model are extrapolated from another size or modeled, not measured here.")
+        plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
+        time_axis(ax, ys)
+        cpu = next((d.get("device", "").split(": ", 1)[-1] for _, d in verdict_rows(self.verdict_data, "cpu-core")),
+                   cpu_name(self.results))
+        style(ax, "How long does PC1 take for one sector, by sector size?\nCPU: %s" % cpu,
+              "sector size",
+              "PC1 time for one sector (log scale)")
+        from matplotlib.lines import Line2D
+        handles = []
+        for kind, (label, _) in series.items():
+            color, marker = STYLE[self.VERDICT_STYLE[kind]]
+            handles.append(Line2D([], [], color=color, marker=marker, linestyle="--" if kind == "gpu-model" else "-",
+                                  label=label))
+        if windows:
+            handles.append(windows)
+        key = [("measured", Line2D([], [], color="0.3", marker="o", linestyle="none", label="filled: measured here")),
+               ("extrapolated", Line2D([], [], color="0.3", marker="o", markerfacecolor="white", linestyle="none",
+                                       label="hollow: extrapolated from a measured size")),
+               ("modeled", Line2D([], [], color="0.3", linestyle="--", marker="o", markerfacecolor="white",
+                                  label="dashed: MODELED, not measured"))]
+        handles += [h for src, h in key if src in seen]
+        legend_right(ax, handles)
+        self.save(fig, "verdict_pc1", "PC1 time per sector by sector size (verdict)",
+                  "Wall time of PC1 (every layer) for one sector against sector size per device (log-log), from "
+                  "verdict.json. Filled markers are measured here, hollow ones extrapolated from a measured size "
+                  "(time per node x nodes x layers); dashed lines are MODELED from the kernel's SASS, not measured. "
+                  "The whole CPU is left out: one sector is sequential, so it labels one sector no faster than one "
+                  "core. cuda-emu runs the CUDA kernels on the host CPU: an emulation, never a GPU."
+                  + (" Hollow pentagons: PC1 of the whole sector extrapolated from a node window of it measured here "
+                     "(time per node x nodes x layers)." if windows else ""))
+
+    def verdict_windows(self, ax):
+        """Node windows of full-size sectors measured in this directory, as PC1 of the whole
+        sector (time per node x nodes x the verdict's layers): extrapolations, hollow pentagons."""
+        layers = {s["sector_size"]: s.get("layers") for s in (self.verdict_data or {}).get("sizes", [])}
+        pts = [p for p in self.label_points() if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"
+               and layers.get(p["axes"]["sector_size"]) and rate(p, "ns_per_node_layer")]
+        best = {}
+        for p in pts:
+            s = p["axes"]["sector_size"]
+            if s not in best or rate(p, "ns_per_node_layer") < rate(best[s], "ns_per_node_layer"):
+                best[s] = p
+        if not best:
+            return None
+        xs = sorted(best)
+        ys = [rate(best[s], "ns_per_node_layer") * 1e-9 * (s // 32) * layers[s] for s in xs]
+        return ax.plot(xs, ys, color=STYLE["cpu"][0], marker="p", markerfacecolor="white", linestyle="none",
+                       markersize=8, label="CPU: a node window of the sector × nodes × layers (extrapolated)")[0]
 
     def write_index(self):
         with open(os.path.join(self.dir, "index.json"), "w") as f:
@@ -524,11 +911,11 @@ def main(argv):
     d = argv[1]
     results = load_results(d)
     figs = Figures(d, results)
+    figs.verdict()
     figs.hash_cycles()
     figs.label_figures()
     figs.data_scaling()
     figs.tree_d()
-    figs.verdict()
     figs.write_index()
     print("plot: %d figures in %s" % (len(figs.index), figs.dir), file=sys.stderr)
     return 0
