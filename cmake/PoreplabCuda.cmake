@@ -1,5 +1,6 @@
 # POREPLAB_CUDA=AUTO enables CUDA when nvcc is found; ON requires it; OFF skips it.
-# Defaults to sm_80 (A100) and sm_90 (H100/H200); override with -DCMAKE_CUDA_ARCHITECTURES.
+# Defaults to sm_80 (A100), sm_89 (Ada: the RTX 4090 of the model's calibration) and sm_90 (H100/H200);
+# override with -DCMAKE_CUDA_ARCHITECTURES.
 set(POREPLAB_HAVE_CUDA OFF)
 string(TOUPPER "${POREPLAB_CUDA}" _pl_cuda)
 if(NOT _pl_cuda STREQUAL "OFF")
@@ -13,7 +14,7 @@ if(NOT _pl_cuda STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      set(CMAKE_CUDA_ARCHITECTURES 80 89 90)
     endif()
     enable_language(CUDA)
     # CMake 3.25 does not know nvcc's C++20 dialect flag; tell it.

@@ -193,6 +193,36 @@ TEST_CASE("gpu model: in-order issue is never shorter than the critical path", "
   CHECK(s.critical_path == Approx(12));
 }
 
+TEST_CASE("gpu model: a warp issues to a pipe no faster than the pipe takes instructions", "[gpu-model]") {
+  const auto f = parse_sass(R"(Function : k
+/*0000*/ IADD3 R1, R10, 0x1, RZ ;
+/*0010*/ IADD3 R2, R11, 0x1, RZ ;
+/*0020*/ IADD3 R3, R12, 0x1, RZ ;
+/*0030*/ IADD3 R4, R13, 0x1, RZ ;
+/*0040*/ IMAD.MOV.U32 R5, RZ, RZ, R14 ;
+/*0050*/ IMAD.WIDE.U32 R6, R15, 0x4, R16 ;
+)");
+  REQUIRE(f.size() == 1);
+  arch_params a;
+  a.pipes = {{"alu", 2}, {"fma", 2}, {"fma_wide", 4}};
+  a.opcode_pipe = {{"IADD3", 0}, {"IMAD", 1}, {"IMAD.WIDE", 2}};
+  const auto& c = f[0].code;
+  CHECK(pipe_of(c[0], a) == std::optional<std::size_t>(0));
+  CHECK(pipe_of(c[4], a) == std::optional<std::size_t>(1));  // IMAD.MOV.U32: the IMAD entry
+  CHECK(pipe_of(c[5], a) == std::optional<std::size_t>(2));  // IMAD.WIDE.U32: the longer prefix wins
+  CHECK_FALSE(pipe_of(parse_instruction("BRA 0x0"), a));
+  const auto pipe = [&](const sass_instruction& in) { return pipe_use_of(in, a); };
+  auto seq = all_of(f[0]);
+  seq.resize(4);
+  // Four independent adds: one a cycle without pipes, one every 2 cycles on a 16-lane pipe.
+  CHECK(schedule(seq, four).in_order == Approx(3 + 4));
+  CHECK(schedule(seq, four, pipe).in_order == Approx(6 + 4));
+  CHECK(schedule(seq, four, pipe).critical_path == Approx(4));  // the critical path ignores pipes
+  // An IMAD issues between the adds on its own pipe.
+  seq = {&c[0], &c[4], &c[1], &c[2]};
+  CHECK(schedule(seq, four, pipe).in_order == Approx(4 + 4));  // issued at 0, 1, 2, 4
+}
+
 TEST_CASE("gpu model: an inner loop's trip count comes from its counter", "[gpu-model]") {
   const auto f = parse_sass(kNestedSass, "sm_90");
   REQUIRE(f.size() == 1);
@@ -301,6 +331,7 @@ TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
   const json good = default_table_json();
   const latency_table t = parse_latency_table(good, "test.json");
   REQUIRE(t.archs.count("sm_80"));
+  REQUIRE(t.archs.count("sm_89"));
   REQUIRE(t.archs.count("sm_90"));
   for (const auto& [name, a] : t.archs) {
     INFO(name);
@@ -312,6 +343,14 @@ TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
   }
   // The built-in copy is the same file.
   CHECK(load_latency_table("").archs.size() == t.archs.size());
+  for (const auto& [name, a] : t.archs) {
+    INFO(name);
+    // The pipes the SHA-256 kernels live on: 16 integer lanes per sub-partition.
+    REQUIRE(pipe_of(parse_instruction("LOP3.LUT R0, R1, R2, R3, 0x96, !PT"), a));
+    CHECK(a.pipes[*pipe_of(parse_instruction("LOP3.LUT R0, R1, R2, R3, 0x96, !PT"), a)].name == "alu");
+    CHECK(a.pipes[*pipe_of(parse_instruction("IMAD.MOV.U32 R0, RZ, RZ, R1"), a)].name == "fma");
+    CHECK(a.pipes[*pipe_of(parse_instruction("IMAD.WIDE.U32 R0, R1, 0x4, R2"), a)].name == "fma_wide");
+  }
   CHECK_THROWS_WITH(arch_of(t, "sm_75"), Catch::Contains("/archs/sm_75: missing"));
 
   json j = good;
@@ -332,6 +371,15 @@ TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
   j = good;
   j["archs"]["sm_80"]["smcount"] = j["archs"]["sm_80"]["sm_count"];
   CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/smcount: unknown key"));
+  j = good;
+  j["archs"]["sm_90"]["issue_pipes"]["alu"]["cycles"] = 0;
+  CHECK(table_error(j) == "test.json: /archs/sm_90/issue_pipes/alu/cycles: expected a positive number, got 0");
+  j = good;
+  j["archs"]["sm_90"]["issue_pipes"]["fma"]["opcodes"].push_back("IADD3");
+  CHECK_THAT(table_error(j), Catch::Contains("IADD3 is already on the alu pipe"));
+  j = good;
+  j["archs"]["sm_80"]["issue_pipes"]["alu"].erase("source");
+  CHECK_THAT(table_error(j), Catch::Contains("/archs/sm_80/issue_pipes/alu: needs a \"source\""));
   j = good;
   j["schema"] = "poreplab-gpu-latency/2";
   CHECK_THAT(table_error(j), Catch::Contains("/schema: unsupported schema"));
@@ -385,7 +433,7 @@ TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
   CHECK(labels > 0);
   // Every design of Filecoin's label kernel is there to model; the block-per-sector ones
   // are traced per role.
-  for (const auto& arch : {std::string("sm_80"), std::string("sm_90")}) {
+  for (const auto& arch : {std::string("sm_80"), std::string("sm_89"), std::string("sm_90")}) {
     const auto built = embedded_kernel_labels(arch);
     if (built.empty()) continue;
     for (const auto& v : poreplab::sdr::kernel_variant_names()) {
@@ -406,6 +454,44 @@ TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
   CHECK(rows.size() >= chains + labels);
   CHECK(to_json(rows.front())["modeled"] == true);
   CHECK_THROWS_WITH(run_model(t, {{"sm_75"}, "", 32}), Catch::Contains("no SASS for sm_75"));
+}
+
+// Published device-wide SHA-256 rates (hashcat -b, mode 1400, optimized kernels), the
+// model's only external check (docs/cuda-backend.md, "Model calibration"). The model must
+// predict sha256_chain_kernel's compressions per second within 20% of each, except the
+// RTX 4090: at its rated 2520 MHz boost the model is 24% low there, and the published
+// rates agree per SM per cycle on all three GPUs only if that card ran near 2745 MHz
+// (GeForce boost above the rating), so its tolerance is 25% and the reason is the clock.
+TEST_CASE("gpu model: calibration against published hashcat SHA-256 rates", "[gpu-model]") {
+  struct published {
+    const char* arch;
+    double hashes_per_s;
+    double low;  // smallest accepted model / published
+  };
+  const published rates[] = {
+      {"sm_80", 37425.3e6 / 4, 0.8},  // 4x A100-PCIE-40GB, hashcat 6.1.1 (Chick3nman's benchmark gist)
+      {"sm_89", 21539.3e6, 0.75},     // RTX 4090, hashcat -O -w 4 (PHCS-gh/Hashcat-benchmark)
+      {"sm_90", 16165.9e6, 0.8},      // H100 80GB HBM3, hashcat 6.2.6 (laluka's benchmark gist)
+  };
+  const latency_table t = load_latency_table("");
+  std::size_t checked = 0;
+  for (const auto& r : rates) {
+    const auto fs_ = embedded_kernels({r.arch}, "sha256_chain_kernel");
+    if (fs_.empty()) {
+      WARN("no SASS of sha256_chain_kernel for " << r.arch << " in this build: not calibrated");
+      continue;
+    }
+    const arch_params& a = t.archs.at(r.arch);
+    const auto k = analyze(fs_.front(), a);
+    const auto p = predict(k, a, 256);
+    const double ratio = p.rate / r.hashes_per_s;
+    INFO(r.arch << ": modeled " << p.rate << " compressions/s (" << p.bound << ", " << p.issue_limit << "), published "
+                << r.hashes_per_s << ", ratio " << ratio);
+    CHECK(ratio >= r.low);
+    CHECK(ratio <= 1.2);
+    ++checked;
+  }
+  if (!embedded_sass().empty()) CHECK(checked > 0);
 }
 
 TEST_CASE("gpu model: poreplab model gpu", "[gpu-model][cli]") {

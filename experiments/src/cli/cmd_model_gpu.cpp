@@ -82,7 +82,8 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
     std::printf("  %-34s %-11s %8zu %9.0f %9.0f %11.1f %4d %8.0f %10s %10s %10s %10s  %s\n", k.label.c_str(),
                 k.unit.c_str(), k.instructions, k.critical_path_cycles, k.in_order_cycles, p.single_thread_ns,
                 k.registers, p.resident_threads, rate_text(p.issue_rate).c_str(), rate_text(p.latency_rate).c_str(),
-                rate_text(p.memory_rate).c_str(), rate_text(p.rate).c_str(), p.bound.c_str());
+                rate_text(p.memory_rate).c_str(), rate_text(p.rate).c_str(),
+                (p.bound == "issue" ? "issue (" + p.issue_limit + ")" : p.bound).c_str());
     // The largest opcode groups of one iteration.
     std::vector<std::pair<std::size_t, std::string>> ops;
     for (const auto& [op, n] : k.by_opcode) ops.emplace_back(n, op);
@@ -94,6 +95,19 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
                 k.bytes_per_iteration, p.critical_path_ns);
     if (k.round_constant_hits) std::printf("; SHA-256 compressions in the trace: %zu", k.round_constant_hits);
     std::printf("\n");
+    // Busy cycles of each pipe per iteration, largest first: what bounds issue.
+    std::vector<std::pair<double, std::string>> busy;
+    for (const auto& [pipe, c] : k.pipe_cycles) busy.emplace_back(c, pipe);
+    std::sort(busy.rbegin(), busy.rend());
+    std::string pipes;
+    for (const auto& [c, pipe] : busy) pipes += (pipes.empty() ? "" : ", ") + pipe + " " + std::to_string(std::lround(c));
+    std::printf("      pipe cycles per %s%s: %s\n", k.unit.c_str(), k.block_threads != 0 ? " (all warps)" : " (one warp)",
+                pipes.c_str());
+    if (!k.unpiped_opcodes.empty()) {
+      std::string d;
+      for (const auto& op : k.unpiped_opcodes) d += (d.empty() ? "" : ", ") + op;
+      std::printf("      on no pipe of the table (issue slot only): %s\n", d.c_str());
+    }
     if (k.block_threads != 0) {
       // One block per sector: the node lasts as long as each phase's slowest role.
       std::printf("      one block of %u threads per sector; %zu warp instructions per node over its roles; phases:",
@@ -129,7 +143,8 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
       "\ncolumns: instr = instructions issued per iteration; crit.cyc = longest read-after-write path through one\n"
       "iteration; inord.cyc = one warp issuing that iteration in order (block kernels: the sum over phases of the\n"
       "slowest role, plus a barrier each); ns (1 thr) = inord.cyc / clock; resident = threads the device holds at once;\n"
-      "issue/s, latency/s, memory/s = the three bounds on iterations per second;\n"
+      "issue/s, latency/s, memory/s = the three bounds on iterations per second (issue: the issue slots or the\n"
+      "busiest pipe, whichever is slower; inord.cyc also waits for each instruction's pipe);\n"
       "modeled/s = the smallest. All MODELED (docs/cuda-backend.md, \"Latency model\").\n");
   if (!measured.empty() && rows.size())
     std::printf("measured records read: %zu (shown beside the kernels they match)\n", measured.size());
@@ -143,7 +158,7 @@ void add_model_command(CLI::App& app) {
   auto o = std::make_shared<model_cli_options>();
   auto* cmd = group->add_subcommand(
       "gpu", "modeled GPU latency and rates of the CUDA kernels, from their SASS (no GPU needed)");
-  cmd->add_option("--arch", o->arch, "sm_80 | sm_90 | all (every architecture with SASS and a table entry)")
+  cmd->add_option("--arch", o->arch, "sm_80 | sm_89 | sm_90 | all (every architecture with SASS and a table entry)")
       ->capture_default_str();
   cmd->add_option("--latency", o->latency, "latency table (JSON); default: the built-in experiments/data/gpu-latency.json");
   cmd->add_option("--load-level", o->load_level, "memory level global loads see: l1 | l2 | dram (default: the table's)");

@@ -34,12 +34,22 @@ bool is_block_kernel(const std::string& label) {
   return false;
 }
 
+// One warp instruction's occupancy of its pipe, added to the iteration's totals.
+void add_pipe_cycles(const sass_instruction& in, const arch_params& a, kernel_analysis& k) {
+  if (const auto p = pipe_of(in, a)) {
+    k.pipe_cycles[a.pipes[*p].name] += a.pipes[*p].cycles;
+  } else {
+    k.unpiped_opcodes.insert(in.base);
+  }
+}
+
 // Each role of the block kernel traced through one step, cut at its block barriers.
 // Returns the round thread's path (the kernel's per-node instruction stream).
 std::vector<std::size_t> analyze_roles(const sass_function& f, const loop_range& loop, const arch_params& a,
                                        kernel_analysis& k) {
   k.block_threads = sdr::kPipelinedThreads;
   auto latency = [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); };
+  auto pipe = [&](const sass_instruction& in) { return pipe_use_of(in, a); };
   std::vector<std::size_t> round_path;
   for (const auto& role : sdr::kPipelinedRoles) {
     role_analysis r;
@@ -53,6 +63,7 @@ std::vector<std::size_t> analyze_roles(const sass_function& f, const loop_range&
     for (std::size_t i : t.path) {
       const sass_instruction& in = f.code[i];
       phases.back().push_back(&in);
+      add_pipe_cycles(in, a, k);
       if (device_memory_opcodes().count(in.base)) r.bytes += access_bytes(in) * role.lanes;
       if (in.base == "BAR") phases.emplace_back();
     }
@@ -61,7 +72,7 @@ std::vector<std::size_t> analyze_roles(const sass_function& f, const loop_range&
       phases.front().insert(phases.front().begin(), phases.back().begin(), phases.back().end());
       phases.pop_back();
     }
-    for (const auto& p : phases) r.phase_cycles.push_back(schedule(p, latency).in_order);
+    for (const auto& p : phases) r.phase_cycles.push_back(schedule(p, latency, pipe).in_order);
     r.instructions = t.path.size();
     k.warp_instructions += r.instructions;
     k.bytes_per_iteration += r.bytes;
@@ -133,12 +144,15 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
     seq.push_back(&in);
     ++k.by_opcode[in.base];
     if (!a.opcode_cycles.count(in.base) && !a.opcode_memory.count(in.base)) k.default_latency_opcodes.insert(in.base);
+    if (k.block_threads == 0) add_pipe_cycles(in, a, k);
     if (k.block_threads == 0 && device_memory_opcodes().count(in.base)) k.bytes_per_iteration += access_bytes(in);
     for (const auto& op : in.operands)
       if (auto v = parse_number(op); v && static_cast<std::uint32_t>(*v) == kSha256K0) ++k.round_constant_hits;
   }
   k.instructions = seq.size();
-  const auto s = schedule(seq, [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); });
+  const auto s = schedule(
+      seq, [&](const sass_instruction& in) { return instruction_cycles(in, a, k.load_level); },
+      [&](const sass_instruction& in) { return pipe_use_of(in, a); });
   k.critical_path_cycles = s.critical_path;
   if (k.block_threads == 0) {
     k.in_order_cycles = s.in_order;
@@ -181,7 +195,22 @@ prediction predict(const kernel_analysis& k, const arch_params& a, unsigned thre
   // Warp instructions per node: a thread-per-sector warp serves 32 sectors at once.
   const double per_node = k.block_threads != 0 ? static_cast<double>(k.warp_instructions)
                                                : static_cast<double>(k.instructions) / 32.0;
-  p.issue_rate = a.sm_count * a.schedulers_per_sm * a.issue_per_scheduler * hz / std::max(1.0 / 32.0, per_node);
+  // Each sub-partition issues at most issue_per_scheduler instructions a cycle, and each of
+  // its pipes takes a warp instruction only every `cycles` cycles: the busiest pipe may
+  // bound the device before the issue slots do.
+  const double sub_partitions = a.sm_count * a.schedulers_per_sm;
+  const double warps_per_node = k.block_threads != 0 ? 1.0 : 1.0 / 32.0;
+  p.issue_rate = sub_partitions * a.issue_per_scheduler * hz / std::max(1.0 / 32.0, per_node);
+  p.issue_limit = "issue slots";
+  for (const auto& [name, cycles] : k.pipe_cycles) {
+    const double busy = cycles * warps_per_node;  // pipe cycles per node (or compression)
+    if (busy <= 0) continue;
+    const double r = sub_partitions * hz / busy;
+    if (r < p.issue_rate) {
+      p.issue_rate = r;
+      p.issue_limit = name + " pipe";
+    }
+  }
   p.latency_rate = p.single_thread_ns > 0 ? p.resident_threads * sectors_per_thread / (p.single_thread_ns * 1e-9) : 0;
   p.memory_rate = k.bytes_per_iteration > 0 ? a.hbm_gb_per_s * 1e9 / k.bytes_per_iteration
                                             : std::numeric_limits<double>::infinity();
@@ -319,6 +348,9 @@ json to_json(const model_row& r) {
           {"memory_bound_per_s", finite(p.memory_rate)},
           {"rate_per_s", finite(p.rate)},
           {"bound", p.bound},
+          {"issue_limit", p.issue_limit},
+          {"pipe_cycles_per_iteration", k.pipe_cycles},
+          {"unpiped_opcodes", std::vector<std::string>(k.unpiped_opcodes.begin(), k.unpiped_opcodes.end())},
           {"block_threads", k.block_threads},
           {"warp_instructions_per_iteration", k.warp_instructions},
           {"phase_cycles", k.phase_cycles},
@@ -334,6 +366,8 @@ std::string arch_from_device(const std::string& device) {
     if (device.find(a) != std::string::npos) return "sm_80";
   for (const char* h : {"H100", "H200", "H800", "H20", "GH200"})
     if (device.find(h) != std::string::npos) return "sm_90";
+  for (const char* l : {"RTX 40", "L40", "RTX 6000 Ada", "RTX 4000 Ada", "RTX 5000 Ada"})
+    if (device.find(l) != std::string::npos) return "sm_89";
   return {};
 }
 

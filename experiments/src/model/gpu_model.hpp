@@ -5,6 +5,7 @@
 // and turns instruction counts and the read-after-write critical path into predicted
 // latencies and device-wide rates with the per-architecture figures of a latency table
 // (experiments/data/gpu-latency.json). Every figure it produces is modeled, not measured.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -94,10 +95,21 @@ iteration_trace trace_iteration(const sass_function& f, const loop_range& loop,
 
 // ---- latency table ----
 
+// An execution pipe of an SM sub-partition and how long one warp instruction occupies it:
+// a pipe of 16 lanes takes a 32-thread warp instruction in 2 cycles, so a warp cannot
+// issue to it more often than every 2 cycles even when nothing else holds it back.
+struct issue_pipe {
+  std::string name;   // "alu", "fma", "lsu"...
+  double cycles = 0;  // cycles the pipe is busy per warp instruction
+};
+
 struct arch_params {
   std::string arch;    // "sm_80"
   std::string device;  // which product the figures describe
   double sm_count = 0, clock_mhz = 0, schedulers_per_sm = 0, issue_per_scheduler = 0;
+  std::vector<issue_pipe> pipes;
+  // Opcode, with leading modifiers where they change the pipe ("IMAD.WIDE"), -> pipes index.
+  std::map<std::string, std::size_t> opcode_pipe;
   double max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0, register_alloc_unit = 0;
   double hbm_gb_per_s = 0;
   std::map<std::string, double> memory_cycles;  // l1, l2, dram, shared, constant
@@ -123,18 +135,35 @@ const arch_params& arch_of(const latency_table& t, const std::string& arch);  //
 // The latency of one instruction on an architecture, with its memory level resolved
 // (`load_level` overrides the table's global_load_level when not empty).
 double instruction_cycles(const sass_instruction& in, const arch_params& a, const std::string& load_level = {});
+// The pipe an instruction issues to: the longest opcode prefix (whole modifiers) the table
+// names; nullopt for an opcode on no pipe (it costs its issue slot only).
+std::optional<std::size_t> pipe_of(const sass_instruction& in, const arch_params& a);
+
+// What one instruction occupies besides its issue slot: a pipe (index; -1 for none) for
+// `cycles` cycles.
+struct pipe_use {
+  std::ptrdiff_t pipe = -1;
+  double cycles = 0;
+};
+pipe_use pipe_use_of(const sass_instruction& in, const arch_params& a);
 
 // ---- analysis ----
 
 // Longest read-after-write path (operands ready at 0 at the start) and the cycle at
-// which one warp issuing in order, one instruction per cycle, has finished.
+// which one warp issuing in order, one instruction per cycle, has finished. With a pipe
+// function, an instruction also waits until its pipe has taken the previous warp
+// instruction sent to it (the in-order schedule; the critical path ignores pipes).
 struct schedule_result {
   double critical_path = 0;
   double in_order = 0;
   std::vector<std::size_t> path;  // the critical path, positions in `seq`
 };
+template <class Latency, class Pipe>
+schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency, Pipe pipe);
 template <class Latency>
-schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency);
+schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency) {
+  return schedule(seq, latency, [](const sass_instruction&) { return pipe_use{}; });
+}
 
 // One role of a block kernel (label_pipelined.hpp): the traced thread's issue per phase
 // (the stretches between block barriers) of one step.
@@ -164,6 +193,10 @@ struct kernel_analysis {
   std::string load_level;
   std::vector<std::string> notes;
   std::set<std::string> default_latency_opcodes;  // took the table's default latency
+  std::set<std::string> unpiped_opcodes;          // on no pipe of the table: issue slot only
+  // Cycles each pipe is busy per iteration, over every warp that issues it (for a block
+  // kernel, the sum over its roles' warps).
+  std::map<std::string, double> pipe_cycles;
   bool exact = true;
   // Block kernels: one block per sector; a step's phases each last as long as their
   // slowest role, plus a barrier. in_order_cycles is then the step (one node).
@@ -184,6 +217,7 @@ struct prediction {
   double issue_rate = 0, latency_rate = 0, memory_rate = 0;  // iterations per second
   double rate = 0;
   std::string bound;  // "issue", "latency" or "memory"
+  std::string issue_limit;  // what bounds issue_rate: "issue slots" or "<name> pipe"
 };
 
 prediction predict(const kernel_analysis& k, const arch_params& a, unsigned threads_per_block);
@@ -234,9 +268,10 @@ std::vector<measured_point> read_measured(const std::string& dir);
 
 // ---- template definition ----
 
-template <class Latency>
-schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency) {
+template <class Latency, class Pipe>
+schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latency latency, Pipe pipe) {
   schedule_result r;
+  std::map<std::ptrdiff_t, double> pipe_free;  // pipe -> first cycle it takes another instruction
   std::map<int, double> ready;
   std::map<int, std::size_t> writer;  // key -> position of the last writer
   std::vector<std::ptrdiff_t> parent(seq.size(), -1);
@@ -262,6 +297,11 @@ schedule_result schedule(const std::vector<const sass_instruction*>& seq, Latenc
     // A guarded write keeps the old value when the guard is false: it depends on it.
     if (!in.guard.empty())
       for (int d : in.dests) consider(d);
+    const pipe_use use = pipe(in);
+    if (use.pipe >= 0) {
+      if (auto it = pipe_free.find(use.pipe); it != pipe_free.end()) start_in_order = std::max(start_in_order, it->second);
+      pipe_free[use.pipe] = start_in_order + use.cycles;
+    }
     parent[i] = from;
     finish[i] = start + (in.dests.empty() ? 1.0 : lat);
     for (int d : in.dests) {

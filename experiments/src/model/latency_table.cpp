@@ -72,7 +72,7 @@ latency_table parse_latency_table(const json& j, const std::string& file) {
     if (!a.is_object()) r.fail(p, "must be an object");
     r.only_keys(a, p,
                 {"device", "sm_count", "boost_clock_mhz", "warp_schedulers_per_sm", "issue_per_scheduler_per_cycle",
-                 "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm", "register_allocation_unit",
+                 "issue_pipes", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm", "register_allocation_unit",
                  "hbm_bandwidth_gb_s", "memory_latency_cycles", "global_load_level", "default_latency_cycles",
                  "opcodes", "notes"});
     arch_params x;
@@ -84,6 +84,26 @@ latency_table parse_latency_table(const json& j, const std::string& file) {
     x.clock_mhz = r.positive(a, p, "boost_clock_mhz", "value", x.assumed);
     x.schedulers_per_sm = r.positive(a, p, "warp_schedulers_per_sm", "value", x.assumed);
     x.issue_per_scheduler = r.positive(a, p, "issue_per_scheduler_per_cycle", "value", x.assumed);
+    const json& pipes = r.require(a, p, "issue_pipes");
+    if (!pipes.is_object() || pipes.empty()) r.fail(p + "/issue_pipes", "must be a non-empty object of pipes");
+    for (const auto& [pipe, v] : pipes.items()) {
+      const std::string q = p + "/issue_pipes/" + pipe;
+      if (!v.is_object()) r.fail(q, "must be an object {\"cycles\": N, \"opcodes\": [...], \"source\": ...}");
+      r.only_keys(v, q, {"cycles", "opcodes", "source", "status", "reason", "note"});
+      const double cycles = r.json_checker::positive(r.require(v, q, "cycles"), q + "/cycles");
+      r.provenance(v, q, x.assumed);
+      const json& ops = r.require(v, q, "opcodes");
+      if (!ops.is_array() || ops.empty()) r.fail(q + "/opcodes", "must be a non-empty array of opcodes");
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const std::string o = q + "/opcodes/" + std::to_string(i);
+        if (!ops[i].is_string() || ops[i].get<std::string>().empty()) r.fail(o, "must be a non-empty opcode");
+        const std::string op = ops[i];
+        if (const auto it = x.opcode_pipe.find(op); it != x.opcode_pipe.end())
+          r.fail(o, op + " is already on the " + x.pipes[it->second].name + " pipe");
+        x.opcode_pipe[op] = x.pipes.size();
+      }
+      x.pipes.push_back({pipe, cycles});
+    }
     x.max_threads_per_sm = r.positive(a, p, "max_threads_per_sm", "value", x.assumed);
     x.max_blocks_per_sm = r.positive(a, p, "max_blocks_per_sm", "value", x.assumed);
     x.registers_per_sm = r.positive(a, p, "registers_per_sm", "value", x.assumed);
@@ -146,6 +166,25 @@ const arch_params& arch_of(const latency_table& t, const std::string& arch) {
     throw model_error(t.file + ": /archs/" + arch + ": missing (the table has " + known + ")");
   }
   return it->second;
+}
+
+std::optional<std::size_t> pipe_of(const sass_instruction& in, const arch_params& a) {
+  // "IMAD.WIDE.U32": try the whole opcode, then drop modifiers from the end.
+  std::string op = in.opcode;
+  while (true) {
+    if (const auto it = a.opcode_pipe.find(op); it != a.opcode_pipe.end()) return it->second;
+    const std::size_t dot = op.rfind('.');
+    if (dot == std::string::npos) break;
+    op.resize(dot);
+  }
+  if (const auto it = a.opcode_pipe.find(in.base); it != a.opcode_pipe.end()) return it->second;
+  return std::nullopt;
+}
+
+pipe_use pipe_use_of(const sass_instruction& in, const arch_params& a) {
+  const auto p = pipe_of(in, a);
+  if (!p) return {};
+  return {static_cast<std::ptrdiff_t>(*p), a.pipes[*p].cycles};
 }
 
 double instruction_cycles(const sass_instruction& in, const arch_params& a, const std::string& load_level) {

@@ -252,7 +252,7 @@ std::optional<device_group> modeled_gpu(std::string& why_not, const std::string&
     g.model_detail = "SASS model on " + arch + " (" + table.file + "): " + fastest_label + " (the shortest modeled node) " +
                      format_number(fastest->single_thread_ns) + " ns per node for one sector; " + widest_label +
                      " (the highest modeled rate) at most " + format_number(widest->rate) + " labels/s device-wide (" +
-                     widest->bound + "-bound)";
+                     widest->bound + "-bound" + (widest->bound == "issue" ? ": " + widest->issue_limit : "") + ")";
     // The product name carries its memory ("... 80GB ..."); the planner takes it as GiB.
     std::smatch m;
     if (std::regex_search(a.device, m, std::regex("([0-9]+) ?GB"))) {

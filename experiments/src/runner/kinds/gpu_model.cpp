@@ -85,7 +85,7 @@ kind_spec gpu_model_kind() {
   kind_spec k;
   k.name = "gpu-model";
   k.help = "MODELED (not measured): GPU latency and rates of a CUDA kernel from its SASS (poreplab model gpu)";
-  auto arch = text_axis("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_90");
+  auto arch = text_axis("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_89, sm_90");
   arch.all = [](const json&) { return arch_names(); };
   auto kernel = text_axis("kernel", "label_layer_kernel<sdr, sha256>", kernel_names,
                           "kernel as `poreplab model gpu` names it; all = every kernel with SASS");
