@@ -395,6 +395,9 @@ source weakest(const source& a, const source& b) {
   return s;
 }
 
+// A source as the tables write it: MODELED stands out.
+std::string tag(const std::string& status) { return status == "modeled" ? "MODELED" : status; }
+
 void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const std::vector<device_group>& groups,
                     const std::vector<figure>& caps) {
   // The whole CPU with the best throughput, and the GPU column (measured before modeled).
@@ -442,12 +445,12 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
                                               std::to_string(pass->sectors) + " sectors" + at + " (record " + pass->where +
                                               ") > CPU " + format_number(cpu_rate) + " (" +
                                               rates[cpu].labels_per_s.from.text() + ")"}};
-        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + status + ")";
+        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + tag(status) + ")";
       } else {
         row.crossover_sectors.from = {status, "no GPU point (up to " + std::to_string(most) + " sectors" + at +
                                                   ") passes the CPU's " + format_number(cpu_rate) + " labels/s" +
                                                   (pass != nullptr ? " within the " + format_number(fit) + " that fit" : "")};
-        row.crossover_text = "none up to " + std::to_string(most) + " sectors" + at + " (" + status + ")";
+        row.crossover_text = "none up to " + std::to_string(most) + " sectors" + at + " (" + tag(status) + ")";
       }
       return;
     }
@@ -467,12 +470,13 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
     row.crossover_sectors = {need, {status, format_number(need) + " x 1e9 / " + format_number(*t.value) +
                                                 " ns per node > CPU " + format_number(cpu_rate) + " labels/s; GPU node time " +
                                                 t.from.text()}};
-    row.crossover_text = format_number(need) + " sectors (" + status + ")";
+    row.crossover_text = format_number(need) + " sectors (" + tag(status) + ")";
   } else {
     row.crossover_sectors.from = {status, "the GPU would need " + format_number(need) + " sectors at once; " +
                                               format_number(*caps[gpu].value) + " fit, and its rate is at most " +
                                               format_number(cap_rate) + " labels/s vs the CPU's " + format_number(cpu_rate)};
-    row.crossover_text = "never: " + format_number(*caps[gpu].value) + " sectors fit, " + format_number(need) + " needed (" + status + ")";
+    row.crossover_text = "never: " + format_number(*caps[gpu].value) + " sectors fit, " + format_number(need) + " needed (" +
+                         tag(status) + ")";
   }
 }
 
@@ -755,16 +759,12 @@ std::string cell(const figure& f, const std::function<std::string(double)>& fmt)
 
 namespace {
 
-std::string source_word(const std::string& status) {
-  return status == "measured" ? "measured" : status == "extrapolated" ? "extrapolated" : "MODELED";
-}
-
 // "one core of <CPU> (measured)" from a row's name, kind and source.
 std::string who(const std::string& name, const std::string& kind, const std::string& status) {
   const std::string what = kind == "cpu-core" ? "one core of " + name
                            : kind == "cpu"    ? "all cores of " + name
                                                  : name;
-  return what + " (" + source_word(status) + ")";
+  return what + " (" + tag(status) + ")";
 }
 
 std::string contest_words(const contest& c, bool throughput) {
