@@ -458,10 +458,8 @@ TEST_CASE("gpu model: the build's kernels", "[gpu-model]") {
 
 // Published device-wide SHA-256 rates (hashcat -b, mode 1400, optimized kernels), the
 // model's only external check (docs/cuda-backend.md, "Model calibration"). The model must
-// predict sha256_chain_kernel's compressions per second within 20% of each, except the
-// RTX 4090: at its rated 2520 MHz boost the model is 24% low there, and the published
-// rates agree per SM per cycle on all three GPUs only if that card ran near 2745 MHz
-// (GeForce boost above the rating), so its tolerance is 25% and the reason is the clock.
+// predict sha256_chain_kernel's compressions per second within 20% of each (the RTX 4090
+// at the clock it is reported to run at under load, 2810 MHz, not its rated 2520 MHz boost).
 TEST_CASE("gpu model: calibration against published hashcat SHA-256 rates", "[gpu-model]") {
   struct published {
     const char* arch;
@@ -470,7 +468,7 @@ TEST_CASE("gpu model: calibration against published hashcat SHA-256 rates", "[gp
   };
   const published rates[] = {
       {"sm_80", 37425.3e6 / 4, 0.8},  // 4x A100-PCIE-40GB, hashcat 6.1.1 (Chick3nman's benchmark gist)
-      {"sm_89", 21539.3e6, 0.75},     // RTX 4090, hashcat -O -w 4 (PHCS-gh/Hashcat-benchmark)
+      {"sm_89", 21539.3e6, 0.8},      // RTX 4090, hashcat -O -w 4 (PHCS-gh/Hashcat-benchmark)
       {"sm_90", 16165.9e6, 0.8},      // H100 80GB HBM3, hashcat 6.2.6 (laluka's benchmark gist)
   };
   const latency_table t = load_latency_table("");
