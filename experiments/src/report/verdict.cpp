@@ -789,6 +789,17 @@ std::string contest_words(const contest& c, bool throughput) {
 
 namespace {
 
+// The cells every row of a device or a machine has: PC1 of one sector, sectors at once,
+// sectors per hour and the PC1 time of a sector at that rate.
+std::string rate_cells(const figure& pc1, const figure& at_once, const figure& per_hour, const figure& pc1_at_rate,
+                       const figure& batch) {
+  auto number = [](double v) { return format_number(v); };
+  return cell(pc1, format_seconds) + " | " + cell(at_once, number) + " | " + cell(per_hour, number) + " | " +
+         (pc1_at_rate.value && batch.value
+              ? format_seconds(*pc1_at_rate.value) + " (" + format_number(*batch.value) + " at once)"
+              : std::string("—"));
+}
+
 void machines_markdown(const report& r, std::ostringstream& md) {
   const bool any = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) { return !s.machines.empty(); });
   if (!any) return;
@@ -802,12 +813,7 @@ void machines_markdown(const report& r, std::ostringstream& md) {
   for (const auto& s : r.sizes)
     for (const auto& m : s.machines)
       md << "| " << size_text(s.sector_size) << " | " << m.machine << " | " << m.part << " | "
-         << cell(m.pc1_seconds, format_seconds) << " | "
-         << cell(m.sectors_at_once, [](double v) { return format_number(v); }) << " | "
-         << cell(m.sectors_per_hour, [](double v) { return format_number(v); }) << " | "
-         << (m.pc1_seconds_at_rate.value && m.batch_sectors.value
-                 ? format_seconds(*m.pc1_seconds_at_rate.value) + " (" + format_number(*m.batch_sectors.value) + " at once)"
-                 : "—")
+         << rate_cells(m.pc1_seconds, m.sectors_at_once, m.sectors_per_hour, m.pc1_seconds_at_rate, m.batch_sectors)
          << " | " << opt(m.usd_per_sector_hour) << " | " << opt(m.joules_per_sector) << " | "
          << opt(m.energy_usd_per_sector) << " |\n";
 }
@@ -838,12 +844,7 @@ std::string to_markdown(const report& r) {
   for (const auto& s : r.sizes)
     for (const auto& d : s.devices) {
       md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | "
-         << cell(d.pc1_seconds, format_seconds) << " | "
-         << cell(d.sectors_at_once, [](double v) { return format_number(v); }) << " | "
-         << cell(d.sectors_per_hour, [](double v) { return format_number(v); }) << " | "
-         << (d.pc1_seconds_at_rate.value && d.batch_sectors.value
-                 ? format_seconds(*d.pc1_seconds_at_rate.value) + " (" + format_number(*d.batch_sectors.value) + " at once)"
-                 : "—")
+         << rate_cells(d.pc1_seconds, d.sectors_at_once, d.sectors_per_hour, d.pc1_seconds_at_rate, d.batch_sectors)
          << " |";
       if (cost) md << " " << (d.usd_per_sector_hour ? format_number(*d.usd_per_sector_hour) : "—") << " |";
       md << "\n";
