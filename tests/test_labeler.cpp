@@ -17,6 +17,7 @@
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "poreplab/unavailable.hpp"
 #include "runner/kinds.hpp"
 
 using namespace poreplab;
@@ -335,6 +336,82 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
         }
       }
     }
+}
+
+TEST_CASE("parents gathered by a producer thread label like the reference", "[labeler][producer]") {
+  // 2048 nodes: rings of 4 to 256 slots wrap many times; base parents both copied and left
+  // out (not yet labeled when the producer reached their node).
+  const std::uint64_t nodes = 2048;
+  const std::uint32_t layers = 3;
+  const auto parents = table_for(nodes);
+  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
+    const auto L = static_cast<std::uint32_t>(e->lanes);
+    for (std::uint32_t sectors : {1u, L + 1}) {
+      const auto ids = ids_for(sectors);
+      sdr::label_job job{nodes, parents.data(), layers, sectors, ids.data()};
+      const std::uint64_t bytes = nodes * 32 * sectors;
+      sdr::memory_layer_store want(bytes, layers);
+      sdr::make_reference_backend()->label(job, want);
+      for (std::size_t depth : {4u, 256u})
+        for (int threads : {1, 2})
+          for (bool reuse : {true, false}) {
+            INFO("engine " << e->name << ", sectors " << sectors << ", ring " << depth << ", threads " << threads
+                           << ", schedule reuse " << reuse);
+            cpu::labeler_options o;
+            o.engine = std::string(e->name);
+            o.producer = cpu::parent_producer::core;
+            o.ring_depth = depth;
+            o.threads = threads;
+            o.schedule_reuse = reuse;
+            o.prefetch_distance = depth == 4 ? 0 : 4;
+            REQUIRE(cpu::planned_producer(o, job) == cpu::parent_producer::core);
+            sdr::memory_layer_store got(bytes, layers);
+            cpu::make_cpu_backend(o)->label(job, got);
+            for (std::uint32_t l = 1; l <= layers; ++l) REQUIRE(std::equal(want.layer(l), want.layer(l) + bytes, got.layer(l)));
+          }
+    }
+  }
+}
+
+TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[labeler][producer]") {
+  CHECK(cpu::parse_parent_producer("auto") == cpu::parent_producer::automatic);
+  CHECK(std::string(cpu::parent_producer_name(cpu::parent_producer::sibling)) == "sibling");
+  CHECK_THROWS_WITH(cpu::parse_parent_producer("smt"), Catch::Contains("off, auto, core, sibling"));
+  const std::uint64_t nodes = 256;
+  const auto parents = table_for(nodes);
+  const auto ids = ids_for(1);
+  sdr::label_job small{nodes, parents.data(), 2, 1, ids.data()};
+  cpu::labeler_options o;
+  // auto: no producer for a layer the caches hold.
+  CHECK(cpu::planned_producer(o, small) == cpu::parent_producer::off);
+  for (std::size_t depth : {0u, 2u, 100u, 8192u}) {
+    o.ring_depth = depth;
+    CHECK_THROWS_WITH(cpu::make_cpu_backend(o), Catch::Contains("--ring-depth") && Catch::Contains("power of two"));
+  }
+  o = {};
+  o.producer = cpu::parent_producer::core;
+  o.assembly = cpu::message_assembly::gather;
+  sdr::memory_layer_store store(nodes * 32, 2);
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(small, store), Catch::Contains("in-place assembly only"));
+  o.assembly = cpu::message_assembly::automatic;
+  auto z = make_scheme_job({sdr::porep_variant::zigzag, sdr::label_hash::sha256}, 64, 1, 1);
+  sdr::memory_layer_store zstore(64 * 32, 1);
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(z.job, zstore), Catch::Contains("SDR SHA-256"));
+  // sibling needs SMT siblings: where this process has none it is unavailable, by type.
+  o.producer = cpu::parent_producer::sibling;
+  bool smt = false;
+  try {
+    cpu::make_cpu_backend(o);
+    smt = true;
+  } catch (const unavailable_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("valid here: off, auto, core"));
+  }
+  if (smt) {
+    sdr::memory_layer_store want(nodes * 32, 2), got(nodes * 32, 2);
+    sdr::make_reference_backend()->label(small, want);
+    cpu::make_cpu_backend(o)->label(small, got);
+    CHECK(std::equal(want.layer(2), want.layer(2) + nodes * 32, got.layer(2)));
+  }
 }
 
 TEST_CASE("ablation switches refuse what they cannot do", "[labeler][ablation]") {

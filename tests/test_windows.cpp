@@ -56,6 +56,11 @@ std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(
     o.engine = std::string(e->name);
     o.threads = 2;
     v.emplace_back("cpu/" + std::string(e->name), cpu::make_cpu_backend(o));
+    if (h == sdr::label_hash::sha256) {  // parents gathered by a producer, a small ring that wraps
+      o.producer = cpu::parent_producer::core;
+      o.ring_depth = 4;
+      v.emplace_back("cpu/" + std::string(e->name) + " producer", cpu::make_cpu_backend(o));
+    }
   }
   sdr::emulation_options resident;
   v.emplace_back("cuda-emu", sdr::make_emulated_backend(resident));

@@ -102,20 +102,29 @@ struct lane_layer {
       const std::uint64_t node_stride = stride;
 #pragma GCC unroll 13
       for (std::uint32_t k = 0; k < message_layout<V>::kParentChunks; ++k) f(k, layer_lane + r[k + 1] * node_stride);
-    } else if (layer == 1) {
-      sdr_parent_chunks<sdr::kBaseDegree, FirstOccurrences>(r, f);
     } else {
-      sdr_parent_chunks<sdr::kParents, FirstOccurrences>(r, f);
+      const std::uint8_t* p[sdr::kParents];
+      for (std::uint32_t k = 0; k < read_words(); ++k) p[k] = word(r, k);
+      for_each_sdr_parent_chunk<FirstOccurrences>(p, f);
     }
+  }
+
+  // sdr: as for_each_parent_chunk, with lane 0's label of row word k at p[k] (k <
+  // read_words()) wherever it lies, e.g. copied into a parent ring (parent_ring.hpp).
+  template <bool FirstOccurrences = false, class F>
+  [[gnu::always_inline]] void for_each_sdr_parent_chunk(const std::uint8_t* const* p, F&& f) const {
+    static_assert(kSdr);
+    if (layer == 1)
+      sdr_parent_chunks<sdr::kBaseDegree, FirstOccurrences>(p, f);
+    else
+      sdr_parent_chunks<sdr::kParents, FirstOccurrences>(p, f);
   }
 
  private:
   // The N parents' labels first, then the 37 chunks cycling through them (sdr::parent_slot).
   // The first-occurrence blocks hold the first cycle and the last chunk (sdr_first_occurrence_chunks).
   template <std::uint32_t N, bool FirstOccurrences, class F>
-  [[gnu::always_inline]] void sdr_parent_chunks(const std::uint32_t* r, F& f) const {
-    const std::uint8_t* p[N];
-    for (std::uint32_t k = 0; k < N; ++k) p[k] = word(r, k);
+  [[gnu::always_inline]] void sdr_parent_chunks(const std::uint8_t* const* p, F& f) const {
     if constexpr (FirstOccurrences) {
       for (std::uint32_t k = 0; k < N; ++k) f(k, p[k]);
       f(sdr::kParentBlocks - 1, p[(sdr::kParentBlocks - 1) % N]);
@@ -190,6 +199,13 @@ class sha256_lane_messages {
   [[gnu::always_inline]] void fetch_short(std::uint64_t v) { set_node(v); }
   [[gnu::always_inline]] void fetch(std::uint64_t v, const std::uint32_t* row, const lane_layer<V>& at) {
     set_node(v);
+    if constexpr (layout::kSdr) {
+      if (!gather_) {
+        const std::uint8_t* p[sdr::kParents];
+        for (std::uint32_t k = 0; k < at.read_words(); ++k) p[k] = at.word(row, k);
+        return fetch_from(v, p, at);
+      }
+    }
     // Locals: the byte copies below may alias any member, which would reload them.
     const std::uint32_t lanes = lanes_;
     std::uint8_t* const copies = copies_;
@@ -201,15 +217,15 @@ class sha256_lane_messages {
           std::memcpy(copies + 32 * (j * layout::kParentChunks + k), p + 32ull * j, 32);
       });
     } else {
-      const std::uint8_t** const parent_rows = rows_.data() + layout::kLeadChunks * lanes;
-      const auto point = [&](std::uint32_t k, const std::uint8_t* p) {
-        for (std::uint32_t j = 0; j < lanes; ++j) parent_rows[k * lanes + j] = p + 32ull * j;
-      };
-      if constexpr (layout::kSdr) {
-        if (first_occurrences_only_) return at.template for_each_parent_chunk<true>(row, point);
-      }
-      at.for_each_parent_chunk(row, point);
+      at.for_each_parent_chunk(row, pointer_setter());
     }
+  }
+  // sdr, in place: node v's message with lane 0's label of row word k at p[k].
+  [[gnu::always_inline]] void fetch_from(std::uint64_t v, const std::uint8_t* const* p, const lane_layer<V>& at) {
+    static_assert(layout::kSdr);
+    set_node(v);
+    if (first_occurrences_only_) return at.template for_each_sdr_parent_chunk<true>(p, pointer_setter());
+    at.for_each_sdr_parent_chunk(p, pointer_setter());
   }
 
   [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
@@ -230,6 +246,14 @@ class sha256_lane_messages {
   }
 
  private:
+  // In place: parent chunk k of lane j points at p + 32 * j.
+  [[gnu::always_inline]] auto pointer_setter() {
+    return [parent_rows = rows_.data() + layout::kLeadChunks * lanes_, lanes = lanes_](std::uint32_t k,
+                                                                                       const std::uint8_t* p) {
+      for (std::uint32_t j = 0; j < lanes; ++j) parent_rows[k * lanes + j] = p + 32ull * j;
+    };
+  }
+
   static const std::uint8_t* repeats_of(std::uint32_t layer) {
     static_assert(!layout::kSdr || tail::kBlocks == sdr::kLabelCompressions);
     return layer == 1 ? sdr::kLayer1BlockRepeats.first_of : sdr::kLaterLayerBlockRepeats.first_of;

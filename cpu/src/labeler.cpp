@@ -10,6 +10,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "layer_loop.hpp"
 
@@ -17,22 +21,74 @@ namespace poreplab::cpu {
 
 namespace {
 
-void pin_current_thread(int index) {
+// auto runs producers for layers of at least this many bytes (docs/cpu-backend.md, "Parents
+// gathered off the critical path": below it the parents mostly hit the caches).
+constexpr std::uint64_t kProducerMinLayerBytes = 64ull << 20;
+
+// The CPUs of this process's affinity mask, in order.
+std::vector<int> allowed_cpus() {
   cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  const int count = CPU_COUNT(&allowed);
-  if (count <= 1) return;
-  int target = index % count;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
-    if (target-- == 0) {
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(cpu, &one);
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-      return;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+
+void pin_to_cpu(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+void pin_current_thread(int index) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() > 1) pin_to_cpu(cpus[static_cast<std::size_t>(index) % cpus.size()]);
+}
+
+// The SMT siblings of `cpu` (itself included) as the kernel lists them; empty if unknown.
+std::vector<int> smt_siblings(int cpu) {
+  std::vector<int> out;
+  std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/thread_siblings_list");
+  std::string text;
+  if (!std::getline(in, text)) return out;
+  std::istringstream list(text);
+  for (std::string part; std::getline(list, part, ',');) {
+    const auto dash = part.find('-');
+    try {
+      const int lo = std::stoi(part.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      for (int c = lo; c <= hi && c - lo < 64; ++c) out.push_back(c);
+    } catch (const std::exception&) {
+      return {};
     }
   }
+  return out;
+}
+
+// (labeling CPU, producer CPU) pairs for a producer placement (core or sibling) over the
+// allowed CPUs: sibling pairs each core's first allowed CPU with an allowed sibling; core
+// takes the allowed CPUs two by two. Empty for sibling without SMT siblings.
+std::vector<std::pair<int, int>> producer_pairs(parent_producer where) {
+  const std::vector<int> cpus = allowed_cpus();
+  std::vector<std::pair<int, int>> pairs;
+  if (where == parent_producer::sibling) {
+    std::vector<bool> taken(CPU_SETSIZE, false);
+    for (int c : cpus) {
+      if (taken[static_cast<std::size_t>(c)]) continue;
+      for (int s : smt_siblings(c))
+        if (s != c && s >= 0 && s < CPU_SETSIZE && !taken[static_cast<std::size_t>(s)] &&
+            std::find(cpus.begin(), cpus.end(), s) != cpus.end()) {
+          taken[static_cast<std::size_t>(c)] = taken[static_cast<std::size_t>(s)] = true;
+          pairs.emplace_back(c, s);
+          break;
+        }
+    }
+  } else {
+    for (std::size_t i = 0; i + 1 < cpus.size(); i += 2) pairs.emplace_back(cpus[i], cpus[i + 1]);
+  }
+  return pairs;
 }
 
 // Advisory: a range the kernel cannot advise (a file mapping, THP compiled out) keeps
@@ -69,6 +125,44 @@ void check_engine_name(const std::string& name) {
   throw std::invalid_argument("unknown engine '" + name + "' (valid: " + valid + ")");
 }
 
+// SHA-256 engines run groups of lanes (sectors); BLAKE2 engines one sector a call.
+std::uint32_t lane_width(const engine& e) {
+  return e.algo == engine_algo::sha256 ? static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)) : 1;
+}
+
+int threads_used(const labeler_options& opt, std::uint32_t groups) {
+  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+  return static_cast<int>(std::min<std::uint32_t>(groups, static_cast<std::uint32_t>(threads)));
+}
+
+// Where the producers run (off: none) and the CPU pairs of the labeling threads and their
+// producers (one unpinned pair where core is asked for on a single CPU).
+struct producer_placement {
+  parent_producer where = parent_producer::off;
+  std::vector<std::pair<int, int>> pairs;
+};
+
+producer_placement producer_plan(const labeler_options& opt, const sdr::label_job& job, const engine& e, int used) {
+  if (opt.producer == parent_producer::off) return {};
+  const bool fits = job.scheme.variant == sdr::porep_variant::sdr && e.algo == engine_algo::sha256 &&
+                    opt.assembly != message_assembly::gather;
+  if (opt.producer != parent_producer::automatic) {
+    if (!fits)
+      throw std::invalid_argument(std::string("producer ") + parent_producer_name(opt.producer) +
+                                  ": parents are gathered ahead for SDR SHA-256 jobs with in-place assembly only "
+                                  "(use producer off or auto)");
+    producer_placement p{opt.producer, producer_pairs(opt.producer)};
+    if (p.pairs.empty()) p.pairs.emplace_back(-1, -1);
+    return p;
+  }
+  if (!fits || 32ull * job.nodes * job.sectors < kProducerMinLayerBytes) return {};
+  for (parent_producer where : {parent_producer::sibling, parent_producer::core}) {
+    producer_placement p{where, producer_pairs(where)};
+    if (p.pairs.size() >= static_cast<std::size_t>(used)) return p;
+  }
+  return {};
+}
+
 class cpu_backend final : public sdr::backend {
  public:
   explicit cpu_backend(const labeler_options& opt) : opt_(opt) {}
@@ -89,21 +183,23 @@ class cpu_backend final : public sdr::backend {
                                       if (x.sha256_pad64 != nullptr) s += (s.empty() ? "" : ", ") + std::string(x.name);
                                     return s;
                                   }() + ")");
-    // SHA-256 engines run groups of lanes (sectors); BLAKE2 engines one sector a call.
-    const std::uint32_t width =
-        e.algo == engine_algo::sha256 ? static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)) : 1;
+    const std::uint32_t width = lane_width(e);
     const std::uint32_t groups = (job.sectors + width - 1) / width;
-    const int threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
-    const int used = static_cast<int>(std::min<std::uint32_t>(groups, static_cast<std::uint32_t>(threads)));
+    int used = threads_used(opt_, groups);
+    const std::vector<std::pair<int, int>> pairs = producer_plan(opt_, job, e, used).pairs;
+    if (!pairs.empty()) used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(used), pairs.size()));
     sdr::with_scheme(job.scheme, [&](auto v, auto h) {
-      run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used);
+      run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used, pairs);
     });
   }
 
- private:
   template <sdr::porep_variant V, sdr::label_hash H>
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
-           std::uint32_t groups, int used) const {
+           std::uint32_t groups, int used, const std::vector<std::pair<int, int>>& pairs) const {
+    std::vector<std::unique_ptr<detail::parent_ring>> rings;
+    if (!pairs.empty())
+      for (int p = 0; p < used; ++p)
+        rings.push_back(std::make_unique<detail::parent_ring>(static_cast<std::uint32_t>(opt_.ring_depth), width));
     for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
       sdr::report_layer_start(job, l);
       const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
@@ -111,6 +207,14 @@ class cpu_backend final : public sdr::backend {
       advise_pages(in.cur, layer_bytes, opt_.pages);
       advise_pages(in.prev, layer_bytes, opt_.pages);
       advise_pages(job.parents, 4ull * sdr::kParents * job.parent_rows(), opt_.pages);
+      if (!pairs.empty()) {
+        if constexpr (V == sdr::porep_variant::sdr && H == sdr::label_hash::sha256) {
+          label_with_producers<H>(e, job, l, in, width, groups, used, pairs, rings);
+          sdr::report_nodes(job, job.nodes);
+          store.layer_done(l);
+          continue;
+        }
+      }
 #pragma omp parallel num_threads(used)
       {
         if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num());
@@ -125,6 +229,46 @@ class cpu_backend final : public sdr::backend {
       sdr::report_nodes(job, job.nodes);
       store.layer_done(l);
     }
+  }
+
+  // Pair p: thread 2p labels groups p, p + used, ...; thread 2p + 1 produces their
+  // parents. A team smaller than asked (OpenMP limits) labels without producers.
+  template <sdr::label_hash H>
+  void label_with_producers(const engine& e, const sdr::label_job& job, std::uint32_t l, const sdr::layer_inputs& in,
+                            std::uint32_t width, std::uint32_t groups, int used,
+                            const std::vector<std::pair<int, int>>& pairs,
+                            std::vector<std::unique_ptr<detail::parent_ring>>& rings) const {
+    constexpr auto kSdr = sdr::porep_variant::sdr;
+    const std::uint64_t nodes = job.node_end() - job.node_begin();
+#pragma omp parallel num_threads(2 * used)
+    {
+      const int t = omp_get_thread_num(), team = omp_get_num_threads();
+      const bool paired = team == 2 * used;
+      const int pair = paired ? t / 2 : t;
+      const bool producer = paired && t % 2 == 1;
+      if (opt_.pin_threads && paired && pairs[static_cast<std::size_t>(pair)].first >= 0) {
+        const auto& cpus = pairs[static_cast<std::size_t>(pair)];
+        pin_to_cpu(producer ? cpus.second : cpus.first);
+      }
+      std::uint64_t pos = paired ? rings[static_cast<std::size_t>(pair)]->next : 0;
+      for (std::uint32_t g = static_cast<std::uint32_t>(pair); g < groups; g += static_cast<std::uint32_t>(paired ? used : team)) {
+        const std::uint32_t first = g * width;
+        const detail::lane_layer<kSdr> at(job, l, in, first, std::min(width, job.sectors - first));
+        detail::parent_ring& ring = *rings[static_cast<std::size_t>(pair % used)];  // paired: pair < used
+        if (!paired) {
+          detail::phase_ticks untimed;
+          detail::label_lanes<false, kSdr, H>(e, job, at, opt_, {}, untimed);
+        } else if (producer) {
+          detail::produce_parents(at, ring, pos, opt_.prefetch_distance == 0 ? 0 : 16);
+        } else {
+          detail::label_lanes_from_ring<H>(e, job, at, opt_, ring, pos);
+        }
+        pos += nodes;
+      }
+    }
+    // Both threads of a pair started from ring.next: it moves on by the pair's nodes only now.
+    for (std::uint32_t p = 0; p < static_cast<std::uint32_t>(used); ++p)
+      rings[p]->next += nodes * ((groups - p + static_cast<std::uint32_t>(used) - 1) / static_cast<std::uint32_t>(used));
   }
 
   labeler_options opt_;
@@ -152,6 +296,23 @@ huge_pages parse_huge_pages(std::string_view s) {
   throw std::invalid_argument("unknown huge_pages setting '" + std::string(s) + "' (valid: default, on, off)");
 }
 
+parent_producer parse_parent_producer(std::string_view s) {
+  if (s == "off") return parent_producer::off;
+  if (s == "auto") return parent_producer::automatic;
+  if (s == "core") return parent_producer::core;
+  if (s == "sibling") return parent_producer::sibling;
+  throw std::invalid_argument("unknown producer placement '" + std::string(s) + "' (valid: off, auto, core, sibling)");
+}
+
+const char* parent_producer_name(parent_producer p) {
+  switch (p) {
+    case parent_producer::off: return "off";
+    case parent_producer::core: return "core";
+    case parent_producer::sibling: return "sibling";
+    default: return "auto";
+  }
+}
+
 prefetch_level parse_prefetch_level(std::string_view s) {
   if (s == "l1") return prefetch_level::l1;
   if (s == "l2") return prefetch_level::l2;
@@ -162,8 +323,21 @@ const engine& pick_label_engine(std::size_t sectors) {
   return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors));
 }
 
+parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job) {
+  const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine);
+  const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
+  return producer_plan(opt, job, e, threads_used(opt, groups)).where;
+}
+
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {
   check_engine_name(opt.engine);
+  if (opt.ring_depth < 4 || opt.ring_depth > 4096 || (opt.ring_depth & (opt.ring_depth - 1)) != 0)
+    throw std::invalid_argument("ring_depth (--ring-depth) " + std::to_string(opt.ring_depth) +
+                                " is not a power of two from 4 to 4096");
+  if (opt.producer == parent_producer::sibling && producer_pairs(parent_producer::sibling).empty())
+    throw unavailable_error(
+        "producer sibling: no CPU of this process has an SMT sibling it may run on (one thread per core here); "
+        "valid here: off, auto, core");
   return std::make_unique<cpu_backend>(opt);
 }
 

@@ -14,6 +14,7 @@
 
 #include "fr_montgomery.hpp"
 #include "label_message.hpp"
+#include "parent_ring.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/field/fr.hpp"
@@ -121,6 +122,44 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
         ticks.encode += clock.now() - t2;
       }
     }
+  }
+}
+
+// SDR, SHA-256 in place: labels the nodes of `at` from the parents a producer thread puts
+// in `ring` (produce_parents, same positions), reading in place only the base parents it
+// left out. Prefetches the slot `prefetch_distance` ahead once it is filled.
+template <sdr::label_hash H>
+void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lane_layer<sdr::porep_variant::sdr>& at,
+                           const labeler_options& opt, parent_ring& ring, std::uint64_t first_pos) {
+  static_assert(H == sdr::label_hash::sha256);
+  label_message<sdr::porep_variant::sdr, H> m(e, at, opt);
+  const std::uint32_t lanes = m.lanes();
+  const std::uint32_t words = at.read_words();
+  const std::size_t span = 32ull * lanes;
+  const std::uint64_t pd = opt.prefetch_distance;
+  const std::uint64_t n = at.end - at.begin;
+  const std::uint64_t batch = ring.labeled_batch();
+  std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t pos = first_pos + i, v = at.begin + i;
+    if (produced <= pos)
+      parent_ring::wait_until([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
+    if (pd != 0 && i + pd < n && pos + pd < produced) prefetch_span(ring.slot(pos + pd), ring.slot_bytes(), opt.prefetch_to);
+    if (at.first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
+    if (v == 0) {
+      m.fetch_short(v);
+    } else {
+      const std::uint32_t* row = at.row(v);
+      const std::uint32_t mask = ring.mask(pos);
+      const std::uint8_t* slot = ring.parents(pos);
+      const std::uint8_t* p[sdr::kParents];
+      for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
+      m.fetch_from(v, p, at);
+    }
+    m.hash(e, v == 0);
+    std::uint8_t* out = at.cur + v * at.stride;
+    for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+    if ((i + 1) % batch == 0 || i + 1 == n) ring.labeled.store(pos + 1, std::memory_order_release);
   }
 }
 

@@ -64,6 +64,11 @@ const std::vector<backend_knob>& backend_knobs() {
                  "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
       count_knob("schedule_reuse", 1, 0, 1, {"cpu"},
                  "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
+      text_knob("producer", "auto", [] { return std::vector<std::string>{"off", "auto", "core", "sibling"}; }, {"cpu"},
+                "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
+                "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = where a CPU "
+                "is free for it and the layer exceeds 64 MiB"),
+      count_knob("ring_depth", 256, 4, 4096, {"cpu"}, "nodes a producer may run ahead (a power of two)"),
       text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
@@ -160,20 +165,7 @@ std::vector<backend_entry> make_entries() {
                  return &cpu::find_engine(cpu::label_engine_algo(s.hash), "portable");
                }});
   v.push_back({"cpu", "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine",
-               [](const backend_settings& o) {
-                 cpu::labeler_options l;
-                 l.engine = o.text("engine");
-                 l.threads = static_cast<int>(o.count("threads"));
-                 l.pin_threads = o.count("pin_threads") != 0;
-                 l.prefetch_distance = o.count("prefetch_distance");
-                 l.prefetch_to = cpu::parse_prefetch_level(o.text("prefetch_level"));
-                 l.assembly = cpu::parse_message_assembly(o.text("assembly"));
-                 l.encoding = cpu::parse_field_encoding(o.text("encoding"));
-                 l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
-                 l.pad_precompute = o.count("pad_precompute") != 0;
-                 l.schedule_reuse = o.count("schedule_reuse") != 0;
-                 return cpu::make_cpu_backend(l);
-               },
+               [](const backend_settings& o) { return cpu::make_cpu_backend(cpu_labeler_options(o)); },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
                  return &cpu::pick_label_engine(s, sectors, o.text("engine"));
                }});
@@ -218,6 +210,23 @@ const backend_entry& find_backend(std::string_view name) {
 
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt) {
   return find_backend(name).make(opt);
+}
+
+cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
+  cpu::labeler_options l;
+  l.engine = o.text("engine");
+  l.threads = static_cast<int>(o.count("threads"));
+  l.pin_threads = o.count("pin_threads") != 0;
+  l.prefetch_distance = o.count("prefetch_distance");
+  l.prefetch_to = cpu::parse_prefetch_level(o.text("prefetch_level"));
+  l.assembly = cpu::parse_message_assembly(o.text("assembly"));
+  l.encoding = cpu::parse_field_encoding(o.text("encoding"));
+  l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
+  l.pad_precompute = o.count("pad_precompute") != 0;
+  l.schedule_reuse = o.count("schedule_reuse") != 0;
+  l.producer = cpu::parse_parent_producer(o.text("producer"));
+  l.ring_depth = o.count("ring_depth");
+  return l;
 }
 
 }  // namespace poreplab

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
@@ -67,5 +68,7 @@ const std::vector<backend_entry>& backends();
 const backend_entry& find_backend(std::string_view name);
 std::vector<std::string> backend_names();
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt = {});
+// The cpu backend's options from its knobs.
+cpu::labeler_options cpu_labeler_options(const backend_settings& o);
 
 }  // namespace poreplab

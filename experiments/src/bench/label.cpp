@@ -206,6 +206,8 @@ label_bench_result bench_label(const label_bench_options& in) {
     r.window_first_node = first_node;
   }
   sdr::validate(job);
+  if (opt.backend == "cpu" && scheme.variant == sdr::porep_variant::sdr)
+    r.producer = cpu::parent_producer_name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
   // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
@@ -479,6 +481,7 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"hashed_bytes_per_node", r.hashed_bytes_per_node},
           {"cycles_per_byte", r.cycles_per_byte},
           {"engine", r.engine},
+          {"producer", r.producer},
           {"device", r.device},
           {"device_sm_count", r.device_sm_count},
           {"device_clock_mhz", r.device_clock_mhz},

@@ -72,6 +72,7 @@ struct label_bench_result {
   std::uint64_t hashed_bytes_per_node = 0;  // message bytes per regular node (1248 or 448)
   double cycles_per_byte = 0;      // TSC cycles per hashed byte at the median (0: no TSC)
   std::string engine;              // the engine actually used
+  std::string producer = "off";    // cpu: where parent producers ran (off, core, sibling)
   std::string device;              // CPU model or GPU name
   int device_sm_count = 0;         // cuda only
   int device_clock_mhz = 0;        // cuda only: SM clock

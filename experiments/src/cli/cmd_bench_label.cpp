@@ -91,6 +91,7 @@ void add_bench_label_command(CLI::App& app) {
       std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
                 << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
                 << "backend " << r.options.backend << ", engine " << r.engine
+                << (r.producer != "off" ? ", parents gathered by a producer thread (" + r.producer + ")" : std::string())
                 << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
                 << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
       if (r.options.window_nodes > 0)

@@ -35,11 +35,21 @@ enum class huge_pages { system, on, off };
 // larger power of two, a lane group's lines fall in 8 or fewer L1 sets) nor hold L1 miss
 // buffers for a DRAM latency (docs/cpu-backend.md, "Prefetch into L2").
 enum class prefetch_level { l1, l2 };
+// SDR + SHA-256 (in place): a producer thread beside each labeling thread copies the
+// parents of the nodes ahead into a ring the labeling thread hashes from (parent_ring.hpp),
+// so that their DRAM latency and page walks stall the producer, not the hash chain. Where
+// it runs: off; core (another core: labeling thread i on the 2i-th CPU of the affinity
+// mask, its producer on the next); sibling (the SMT sibling of the labeling thread's CPU);
+// auto (sibling where the CPUs have SMT siblings, else core, when every labeling thread
+// gets a CPU for its producer and the layer is too large for the caches; else off).
+enum class parent_producer { off, automatic, core, sibling };
 // Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
 message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
 field_encoding parse_field_encoding(std::string_view s);      // normal, montgomery
 huge_pages parse_huge_pages(std::string_view s);              // default, on, off
 prefetch_level parse_prefetch_level(std::string_view s);      // l1, l2
+parent_producer parse_parent_producer(std::string_view s);    // off, auto, core, sibling
+const char* parent_producer_name(parent_producer p);
 
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->
@@ -59,7 +69,13 @@ struct labeler_options {
   // SDR's repeated message blocks (sdr::label_block_repeats) run on the W+K kept from
   // their first occurrence, on engines that keep schedules (engine::sha256_repeat).
   bool schedule_reuse = true;
+  parent_producer producer = parent_producer::automatic;
+  std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
 };
+
+// Where label() runs the producers of `job` under `opt`: off, core or sibling (auto resolved).
+// Throws what label() throws for an engine or producer it cannot use.
+parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job);
 
 // Throws std::invalid_argument (an engine name no algo knows) or engine_unavailable (no
 // algo that knows the name can run it here). A name the job's hash algo lacks (e.g.

@@ -71,6 +71,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
                        : r.verified_by == "full" ? "the portable reference labeler"
                                                  : "the portable reference, " + r.verified_by + " nodes recomputed";
   m.context = {{"engine", r.engine},
+               {"producer", r.producer},
                {"scheme", r.scheme},
                {"scheme_status", r.scheme_status},
                {"hashed_bytes_per_node", r.hashed_bytes_per_node},
