@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -384,6 +386,19 @@ TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[lab
   cpu::labeler_options o;
   // auto: no producer for a layer the caches hold.
   CHECK(cpu::planned_producer(o, small) == cpu::parent_producer::off);
+  {
+    // Pinned labeling threads include the caller: its affinity is given back afterwards
+    // (else the next job would see one allowed CPU and plan no producer).
+    cpu_set_t before{}, after{};
+    REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+    cpu::labeler_options pinned;
+    pinned.threads = 2;
+    pinned.producer = cpu::parent_producer::core;
+    sdr::memory_layer_store s(nodes * 32, 2);
+    cpu::make_cpu_backend(pinned)->label(small, s);
+    REQUIRE(sched_getaffinity(0, sizeof after, &after) == 0);
+    CHECK(CPU_EQUAL(&before, &after));
+  }
   for (std::size_t depth : {0u, 2u, 100u, 8192u}) {
     o.ring_depth = depth;
     CHECK_THROWS_WITH(cpu::make_cpu_backend(o), Catch::Contains("--ring-depth") && Catch::Contains("power of two"));

@@ -47,6 +47,22 @@ void pin_current_thread(int index) {
   if (cpus.size() > 1) pin_to_cpu(cpus[static_cast<std::size_t>(index) % cpus.size()]);
 }
 
+// Pinning runs on the calling thread too (it is OpenMP's thread 0): its own affinity comes
+// back when the labeling ends, or the next job would see one allowed CPU.
+class affinity_restorer {
+ public:
+  affinity_restorer() { saved_ = sched_getaffinity(0, sizeof mask_, &mask_) == 0; }
+  ~affinity_restorer() {
+    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
+  }
+  affinity_restorer(const affinity_restorer&) = delete;
+  affinity_restorer& operator=(const affinity_restorer&) = delete;
+
+ private:
+  cpu_set_t mask_{};
+  bool saved_ = false;
+};
+
 // The SMT siblings of `cpu` (itself included) as the kernel lists them; empty if unknown.
 std::vector<int> smt_siblings(int cpu) {
   std::vector<int> out;
@@ -188,6 +204,7 @@ class cpu_backend final : public sdr::backend {
     int used = threads_used(opt_, groups);
     const std::vector<std::pair<int, int>> pairs = producer_plan(opt_, job, e, used).pairs;
     if (!pairs.empty()) used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(used), pairs.size()));
+    const affinity_restorer restore_affinity;
     sdr::with_scheme(job.scheme, [&](auto v, auto h) {
       run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used, pairs);
     });
