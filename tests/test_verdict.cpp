@@ -121,6 +121,39 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   CHECK(j["sizes"][1]["devices"][0]["pc1_seconds"]["source"] == "measured");
 }
 
+TEST_CASE("verdict: 32GiB rows from 32GiB window records; a producer's stream is not one core", "[verdict]") {
+  test::temp_dir s("verdict-window");
+  auto window = [](json rec, const std::string& producer) {
+    rec["axes"]["window_nodes"] = 65536;
+    rec["axes"]["producer"] = producer == "off" ? "off" : "auto";  // points differ by their axes
+    rec["context"]["producer"] = producer;
+    return rec;
+  };
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16),
+                          label("cpu", "Test CPU", k8MiB, 1, 0, 1000),
+                          window(label("cpu", "Test CPU", k32GiB, 1, 0, 1600), "off"),
+                          window(label("cpu", "Test CPU", k32GiB, 1, 0, 1100), "core")}));
+  const auto r = verdict::compute({s.path});
+  // One core at 32GiB: the window record read in place, named, not the 8MiB rate.
+  const auto& core = row(r, k32GiB, "cpu-core");
+  REQUIRE(core.pc1_seconds.value);
+  CHECK(core.pc1_seconds.from.status == "measured");
+  CHECK(*core.pc1_seconds.value == Approx(1600e-9 * (k32GiB / 32.0) * 11));
+  CHECK_THAT(core.pc1_seconds.from.detail,
+             Catch::Contains("on a 65536-node window") && Catch::Contains("records.jsonl:3"));
+  // The whole CPU: the producer's record (two CPUs for one sector), said so.
+  const auto& all = row(r, k32GiB, "cpu");
+  CHECK(*all.pc1_seconds.value == Approx(1100e-9 * (k32GiB / 32.0) * 11));
+  CHECK_THAT(all.pc1_seconds.from.detail, Catch::Contains("parents gathered on a second core"));
+  // 64GiB: from the nearest size, the 32GiB window, and says so.
+  const auto& big = row(r, 64ull << 30, "cpu-core");
+  CHECK(big.pc1_seconds.from.status == "extrapolated");
+  CHECK_THAT(big.pc1_seconds.from.detail, Catch::Contains("measured at 32GiB on a 65536-node window"));
+  // 8MiB is untouched by the windows.
+  CHECK(*row(r, k8MiB, "cpu-core").pc1_seconds.value == Approx(1000e-9 * 262144 * 2));
+}
+
 TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
   test::temp_dir s("verdict");
   const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});

@@ -21,9 +21,13 @@ namespace poreplab::cpu {
 
 namespace {
 
-// auto runs producers for layers of at least this many bytes (docs/cpu-backend.md, "Parents
-// gathered off the critical path": below it the parents mostly hit the caches).
-constexpr std::uint64_t kProducerMinLayerBytes = 64ull << 20;
+// auto runs producers for layers larger than the last-level cache, and at least 64 MiB
+// (docs/cpu-backend.md, "Real sector sizes"): below that the parents mostly hit the caches
+// and a producer gains nothing for its CPU.
+std::uint64_t producer_min_layer_bytes() {
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::max<std::uint64_t>(64ull << 20, l3 > 0 ? static_cast<std::uint64_t>(l3) : 0);
+}
 
 // The CPUs of this process's affinity mask, in order.
 std::vector<int> allowed_cpus() {
@@ -171,7 +175,7 @@ producer_placement producer_plan(const labeler_options& opt, const sdr::label_jo
     if (p.pairs.empty()) p.pairs.emplace_back(-1, -1);
     return p;
   }
-  if (!fits || 32ull * job.nodes * job.sectors < kProducerMinLayerBytes) return {};
+  if (!fits || 32ull * job.nodes * job.sectors <= producer_min_layer_bytes()) return {};
   for (parent_producer where : {parent_producer::sibling, parent_producer::core}) {
     producer_placement p{where, producer_pairs(where)};
     if (p.pairs.size() >= static_cast<std::size_t>(used)) return p;

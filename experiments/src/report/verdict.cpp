@@ -46,7 +46,19 @@ struct observation {
   double host_memory = 0;    // bytes of RAM of the machine that measured it (0: unknown)
   double device_memory = 0;  // cuda: the GPU's memory (0: unknown)
   std::string arch;          // cuda: "sm_90" from the recorded compute capability ("" unknown)
+  std::uint64_t window_nodes = 0;  // > 0: timed on a node window of a full-size sector
+  std::string producer = "off";    // cpu: where a producer thread gathered the parents (core, sibling)
   std::string where;
+
+  // One sector's hash chain with its parents gathered on another CPU: not one core's rate.
+  bool uses_second_cpu() const { return producer != "off" && !producer.empty(); }
+  // " on a 65536-node window", or nothing for a whole sector.
+  std::string how() const {
+    std::string t = window_nodes > 0 ? " on a " + std::to_string(window_nodes) + "-node window" : "";
+    if (producer == "core") t += ", parents gathered on a second core";
+    if (producer == "sibling") t += ", parents gathered on the SMT sibling";
+    return t;
+  }
 };
 
 // A column of the table: one device measured (or modeled) in some way.
@@ -146,6 +158,8 @@ std::vector<observation> read_observations(const amax::inputs& in) {
       o.device_memory = gpu_memory_of(r.header, o.device);
       o.arch = gpu_arch_of(r.header, o.device);
     }
+    o.window_nodes = axes.value("window_nodes", std::uint64_t{0});
+    o.producer = ctx.value("producer", std::string("off"));
     o.where = r.where;
     out.push_back(o);
   }
@@ -176,9 +190,11 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
             g.memory = o.host_memory;
             g.memory_source = "RAM of the machine of " + o.where;
           }
+          // One core's figures come from streams that ran on one CPU only.
+          if (i == core_i && o.uses_second_cpu()) continue;
           if (o.sectors == 1) g.single.push_back(o);
           // The whole CPU's throughput needs several sectors on every thread: one sector is
-          // sequential, so an all-thread one-sector record shows one core's rate.
+          // sequential, so an all-thread one-sector record shows one stream's rate.
           if (i == core_i ? o.one_core : (o.all_cores && o.sectors > 1)) g.throughput.push_back(o);
         }
       };
@@ -337,8 +353,8 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     const bool here = o->sector_size == size;
     r.ns_per_node = {o->ns_per_node_layer,
                      {here ? "measured" : "extrapolated",
-                      format_number(o->ns_per_node_layer) + " ns/node/layer" + (here ? "" : " measured at " + size_text(o->sector_size)) +
-                          " (record " + o->where + ")"}};
+                      format_number(o->ns_per_node_layer) + " ns/node/layer" +
+                          (here ? "" : " measured at " + size_text(o->sector_size)) + o->how() + " (record " + o->where + ")"}};
   } else {
     r.ns_per_node.from = {"none", "no one-sector record"};
   }
@@ -349,7 +365,8 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     if (o->sector_size == size && (best == nullptr || o->labels_per_s > best->labels_per_s)) best = o;
   if (best != nullptr) {
     r.labels_per_s = {best->labels_per_s, {"measured", format_number(best->labels_per_s) + " labels/s with " +
-                                                           std::to_string(best->sectors) + " sectors (record " + best->where + ")"}};
+                                                           std::to_string(best->sectors) + " sectors" + best->how() +
+                                                           " (record " + best->where + ")"}};
     r.batch = best->sectors;
     return r;
   }
@@ -369,7 +386,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
       const double v = b->labels_per_s * *cap.value / b->sectors;
       r.batch = *cap.value;
       r.labels_per_s = {v, {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
-                                                " sectors of " + size_text(b->sector_size) + " scaled to the " +
+                                                " sectors of " + size_text(b->sector_size) + b->how() + " scaled to the " +
                                                 format_number(*cap.value) + " that fit (record " + b->where + ")"}};
       return r;
     }
@@ -379,7 +396,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     }
     r.labels_per_s = {b->labels_per_s, {"extrapolated", format_number(b->labels_per_s) + " labels/s measured with " +
                                                             std::to_string(b->sectors) + " sectors of " +
-                                                            size_text(b->sector_size) + " (record " + b->where + ")"}};
+                                                            size_text(b->sector_size) + b->how() + " (record " + b->where + ")"}};
     r.batch = b->sectors;
   } else {
     r.labels_per_s.from = {"none", "no throughput record"};
@@ -520,7 +537,8 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   const device_row* gpu = nullptr;
   for (const auto& d : row.devices) {
     const figure& f = d.*field;
-    const bool cpu_kind = higher_wins ? d.kind == "cpu" : d.kind == "cpu-core";
+    // One sector: one core's chain, or the whole CPU's (its parents gathered on a second CPU).
+    const bool cpu_kind = higher_wins ? d.kind == "cpu" : d.kind == "cpu-core" || d.kind == "cpu";
     if (cpu_kind && f.value && (cpu == nullptr || (higher_wins ? *f.value > *(cpu->*field).value : *f.value < *(cpu->*field).value)))
       cpu = &d;
     if ((d.kind == "gpu" || d.kind == "gpu-model") && gpu == nullptr) gpu = &d;
@@ -740,8 +758,9 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     }
     r.sizes.push_back(row);
   }
-  r.notes.push_back("PC1 of one sector is sequential within each layer: the whole CPU labels one sector no faster "
-                    "than one core; more cores (or GPU threads) help only with more sectors.");
+  r.notes.push_back("PC1 of one sector is sequential within each layer: its hash chain runs on one core; a second "
+                    "core can only gather its parents ahead (a producer thread: the whole CPU's one-sector figure when "
+                    "the records have one); more cores (or GPU threads) help only with more sectors.");
   r.notes.push_back("Sectors at once (CPU): two layers per sector in RAM plus one shared parent table; layers kept on "
                     "disk through the page cache (as rust-fil-proofs does) are not counted.");
   return r;

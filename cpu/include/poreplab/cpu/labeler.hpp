@@ -41,7 +41,8 @@ enum class prefetch_level { l1, l2 };
 // it runs: off; core (another core: labeling thread i on the 2i-th CPU of the affinity
 // mask, its producer on the next); sibling (the SMT sibling of the labeling thread's CPU);
 // auto (sibling where the CPUs have SMT siblings, else core, when every labeling thread
-// gets a CPU for its producer and the layer is too large for the caches; else off).
+// gets a CPU for its producer and a layer is larger than the last-level cache and 64 MiB;
+// else off).
 enum class parent_producer { off, automatic, core, sibling };
 // Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
 message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
