@@ -33,8 +33,10 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/hmac_sha256.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/machine_key.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
@@ -848,43 +850,99 @@ TEST_CASE("parent-cache verify: a production graph's file corrupted with its sid
   CHECK(r.out.find("ok") == std::string::npos);
 }
 
-TEST_CASE("resumed seal: a kept layer whose digest was rewritten with it is re-labeled, the replica is right",
+TEST_CASE("resumed seal: a kept layer rewritten with its digest is never trusted, the replica is right",
           "[reliability][seal][resume]") {
   temp_dir dir;
   spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
   REQUIRE(sh(dir, cli(custom_seal_args(dir, dir / "whole", 4))).status == 0);
+  const json manifest = read_json(dir / "whole" / "seal.json");
   // An unfinished seal after layer 2, as an interrupt leaves it (seal-state.json and the
   // .tmp files it records), with one byte of layer 2 flipped and its digest updated.
-  const json manifest = read_json(dir / "whole" / "seal.json");
-  fs::create_directories(dir / "out");
-  fs::copy_file(dir / "whole" / sdr::kTreeDFile, dir / "out" / (std::string(sdr::kTreeDFile) + ".tmp"));
-  json state = {{"format", "poreplab-seal-state/1"},
-                {"tree_d_sha256", manifest.at("files").at(sdr::kTreeDFile).at("sha256")},
-                {"comm_d", manifest.at("comm_d")},
-                {"layers", json::array()}};
-  state["inputs"] = manifest.at("inputs");
-  state["inputs"].erase("proof");
-  state["inputs"].erase("data_file");
-  for (std::uint32_t l = 1; l <= 2; ++l) {
-    const fs::path kept = dir / "out" / (sdr::layer_file_name(l) + ".tmp");
-    fs::copy_file(dir / "whole" / sdr::layer_file_name(l), kept);
-    if (l == 2) {
-      std::string bytes = slurp(kept);
-      bytes[32 * 5 + 3] ^= 1;
-      spit(kept, bytes);
+  const auto forge = [&](const std::string& mac) {
+    fs::remove_all(dir / "out");
+    fs::create_directories(dir / "out");
+    fs::copy_file(dir / "whole" / sdr::kTreeDFile, dir / "out" / (std::string(sdr::kTreeDFile) + ".tmp"));
+    json state = {{"format", "poreplab-seal-state/1"},
+                  {"tree_d_sha256", manifest.at("files").at(sdr::kTreeDFile).at("sha256")},
+                  {"comm_d", manifest.at("comm_d")},
+                  {"layers", json::array()}};
+    state["inputs"] = manifest.at("inputs");
+    state["inputs"].erase("proof");
+    state["inputs"].erase("data_file");
+    for (std::uint32_t l = 1; l <= 2; ++l) {
+      const fs::path kept = dir / "out" / (sdr::layer_file_name(l) + ".tmp");
+      fs::copy_file(dir / "whole" / sdr::layer_file_name(l), kept);
+      if (l == 2) {
+        std::string bytes = slurp(kept);
+        bytes[32 * 5 + 3] ^= 1;
+        spit(kept, bytes);
+      }
+      state["layers"].push_back(sha256_of_file(kept));
     }
-    state["layers"].push_back(sha256_of_file(kept));
+    if (!mac.empty()) state["mac"] = mac;
+    spit(dir / "out" / sdr::kSealState, state.dump(2));
+  };
+  const auto check_replica = [&](const result& r) {
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(slurp(dir / "out" / "replica.dat") == slurp(dir / "whole" / "replica.dat"));
+    CHECK(read_json(dir / "out" / "seal.json").at("files") == manifest.at("files"));
+  };
+  SECTION("no MAC: nothing the state file records is trusted") {
+    forge("");
+    const result r = sh(dir, cli(custom_seal_args(dir, dir / "out", 4)));
+    check_replica(r);
+    CHECK(r.err.find("seal-state.json carries no MAC under this machine's key (") != std::string::npos);
+    CHECK(r.err.find("sealing from the start") != std::string::npos);
+    CHECK(r.err.find("resuming after layer") == std::string::npos);
   }
-  spit(dir / "out" / sdr::kSealState, state.dump(2));
-  const result r = sh(dir, cli(custom_seal_args(dir, dir / "out", 4)));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  CHECK(r.err.find("layer 2's file matches its digest in seal-state.json, but ") != std::string::npos);
-  CHECK(r.err.find(" of 64 labels re-labeled from their parents differ (first: node 5); labeling again from layer 2") !=
-        std::string::npos);
-  CHECK(r.err.find("resuming after layer 1 (") != std::string::npos);
-  CHECK(slurp(dir / "out" / "replica.dat") == slurp(dir / "whole" / "replica.dat"));
-  CHECK(read_json(dir / "out" / "seal.json").at("files") == manifest.at("files"));
+  SECTION("a MAC under another key") {
+    forge(std::string(64, 'a'));
+    const result r = sh(dir, cli(custom_seal_args(dir, dir / "out", 4)));
+    check_replica(r);
+    CHECK(r.err.find("seal-state.json's MAC does not verify under this machine's key") != std::string::npos);
+  }
+  SECTION("no machine key here: the digests and re-labeled samples catch it") {
+    forge("");
+    const result r = sh(dir, "POREPLAB_STATE_DIR=/dev/null/poreplab " + cli(custom_seal_args(dir, dir / "out", 4)));
+    check_replica(r);
+    CHECK(r.err.find("resuming: no machine key (cannot create /dev/null/poreplab") != std::string::npos);
+    CHECK(r.err.find("layer 2's file matches its digest in seal-state.json, but ") != std::string::npos);
+    CHECK(r.err.find(" of 64 labels re-labeled from their parents differ (first: node 5); labeling again from layer 2") !=
+          std::string::npos);
+    CHECK(r.err.find("resuming after layer 1 (") != std::string::npos);
+  }
+}
+
+TEST_CASE("machine key: created once, private, and refused when others may write it", "[reliability][seal]") {
+  temp_dir dir;
+  const std::string saved = std::getenv("POREPLAB_STATE_DIR") != nullptr ? std::getenv("POREPLAB_STATE_DIR") : "";
+  setenv("POREPLAB_STATE_DIR", (dir / "state").c_str(), 1);
+  std::string why;
+  const auto a = load_machine_key(why);
+  REQUIRE(a);
+  CHECK(why.empty());
+  CHECK(a->file == dir / "state" / "seal-key");
+  CHECK((fs::status(a->file).permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
+  const auto b = load_machine_key(why);
+  REQUIRE(b);
+  CHECK(a->bytes == b->bytes);
+  fs::permissions(a->file, fs::perms::others_write, fs::perm_options::add);
+  CHECK_FALSE(load_machine_key(why));
+  CHECK_THAT(why, Catch::Contains("may be written by others"));
+  fs::permissions(a->file, fs::perms::others_write, fs::perm_options::remove);
+  spit(a->file, "short");
+  CHECK_FALSE(load_machine_key(why));
+  CHECK_THAT(why, Catch::Contains("holds 5 bytes, not 32"));
+  // RFC 4231 test case 2: the MAC is HMAC-SHA256.
+  std::uint8_t mac[32];
+  const std::string key = "Jefe", msg = "what do ya want for nothing?";
+  sha256::hmac(mac, reinterpret_cast<const std::uint8_t*>(key.data()), key.size(), msg.data(), msg.size());
+  CHECK(to_hex(mac, 32) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  if (saved.empty())
+    unsetenv("POREPLAB_STATE_DIR");
+  else
+    setenv("POREPLAB_STATE_DIR", saved.c_str(), 1);
 }
 
 TEST_CASE("unseal: the files read are checked against seal.json's digests; a damaged seal.json is refused",

@@ -19,10 +19,12 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/hmac_sha256.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/machine_key.hpp"
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/porep_id.hpp"
@@ -291,13 +293,27 @@ seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
   return parse_seal_state(read_text_input(file, 1 << 20), file, max_layers);
 }
 
-// Temporary file, fsync, rename: a state file is either the old one or the new one.
-void write_seal_state(const fs::path& dir, const seal_state& st) {
-  const nlohmann::json j = {{"format", "poreplab-seal-state/1"},
-                            {"inputs", st.identity},
-                            {"tree_d_sha256", st.tree_d_sha256},
-                            {"comm_d", to_hex(st.comm_d)},
-                            {"layers", st.layers}};
+// What a state file's MAC covers: every field but the MAC, as one canonical JSON text.
+nlohmann::json state_fields(const seal_state& st) {
+  return {{"format", "poreplab-seal-state/1"},
+          {"inputs", st.identity},
+          {"tree_d_sha256", st.tree_d_sha256},
+          {"comm_d", to_hex(st.comm_d)},
+          {"layers", st.layers}};
+}
+
+std::string state_mac(const seal_state& st, const machine_key& key) {
+  const std::string text = state_fields(st).dump();
+  std::uint8_t mac[32];
+  sha256::hmac(mac, key.bytes.data(), key.bytes.size(), text.data(), text.size());
+  return to_hex(mac, 32);
+}
+
+// Temporary file, fsync, rename: a state file is either the old one or the new one. With
+// a machine key, the file carries the MAC of its fields under it.
+void write_seal_state(const fs::path& dir, const seal_state& st, const std::optional<machine_key>& key) {
+  nlohmann::json j = state_fields(st);
+  if (key) j["mac"] = state_mac(st, *key);
   const std::string text = j.dump(2) + "\n";
   const fs::path tmp = dir / (std::string(kSealState) + ".tmp");
   write_file(tmp, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
@@ -633,6 +649,19 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     if (monitor != nullptr) return monitor->line(text);
     if (opt.progress != nullptr) *opt.progress << "seal: " << text << std::endl;
   };
+  // A state file vouches for the layers it records only with a MAC under this machine's
+  // key: digests alone can be rewritten together with the files they describe.
+  std::string key_why;
+  const std::optional<machine_key> key = load_machine_key(key_why);
+  if (previous && key && (previous->mac.empty() || previous->mac != state_mac(*previous, *key))) {
+    note("resuming: " + std::string(kSealState) +
+         (previous->mac.empty() ? " carries no MAC" : "'s MAC does not verify") + " under this machine's key (" +
+         key->file.string() + "): nothing it records is trusted; sealing from the start");
+    previous.reset();
+  } else if (previous && !key) {
+    note("resuming: no machine key (" + key_why + "): the recorded files are checked by their digests and sampled " +
+         "labels only");
+  }
   if (bounded)
     note("bounded memory: 4x the sector does not fit the budget of " + byte_size_text(budget) +
          (res.resident_previous ? "; previous layer in memory" : "; previous layer left to the page cache") +
@@ -710,7 +739,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
            std::to_string(res.layers_reused) + " match their digests, and " + std::to_string(sampled) +
            (sampled == nodes ? " labels (all)" : " sampled labels") + " of each re-labeled from their parents)");
   }
-  write_seal_state(out_dir, state);
+  write_seal_state(out_dir, state, key);
   staged.set_recorded(resumable_files(state.layers.size()));
 
   std::string parents_sha256;
@@ -735,7 +764,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
       recording_store recorded(store, [&](std::uint32_t l) {
         const auto t1 = std::chrono::steady_clock::now();
         state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
-        write_seal_state(out_dir, state);
+        write_seal_state(out_dir, state, key);
         staged.set_recorded(resumable_files(state.layers.size()));
         const double secs = std::chrono::duration<double>(t1 - t0).count();
         char rate[64];
@@ -809,6 +838,7 @@ seal_state parse_seal_state(std::string_view text, const fs::path& file, std::ui
     f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
                           " of this seal");
   for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
+  if (j.is_object() && j.contains("mac")) st.mac = hex_digest_field(f, j.at("mac"), "/mac");
   return st;
 }
 

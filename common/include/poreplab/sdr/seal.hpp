@@ -97,6 +97,7 @@ struct seal_state {
   std::string tree_d_sha256;
   bytes32 comm_d{};
   std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
+  std::string mac;  // HMAC-SHA256 of the other fields under the machine key (machine_key.hpp); "" if none
 };
 
 // Parses seal-state.json's text (at most max_layers layers); throws std::runtime_error
