@@ -89,7 +89,8 @@ std::vector<int> smt_siblings(int cpu) {
 
 // (labeling CPU, producer CPU) pairs for a producer placement (core or sibling) over the
 // allowed CPUs: sibling pairs each core's first allowed CPU with an allowed sibling; core
-// takes the allowed CPUs two by two. Empty for sibling without SMT siblings.
+// pairs each free CPU with the next free one of another core. Empty for sibling without
+// SMT siblings.
 std::vector<std::pair<int, int>> producer_pairs(parent_producer where) {
   const std::vector<int> cpus = allowed_cpus();
   std::vector<std::pair<int, int>> pairs;
@@ -106,7 +107,18 @@ std::vector<std::pair<int, int>> producer_pairs(parent_producer where) {
         }
     }
   } else {
-    for (std::size_t i = 0; i + 1 < cpus.size(); i += 2) pairs.emplace_back(cpus[i], cpus[i + 1]);
+    // The producer on a CPU of another core: never on a sibling of its labeling thread's.
+    std::vector<bool> taken(cpus.size(), false);
+    for (std::size_t i = 0; i < cpus.size(); ++i) {
+      if (taken[i]) continue;
+      const std::vector<int> sib = smt_siblings(cpus[i]);
+      for (std::size_t j = i + 1; j < cpus.size(); ++j)
+        if (!taken[j] && std::find(sib.begin(), sib.end(), cpus[j]) == sib.end()) {
+          taken[i] = taken[j] = true;
+          pairs.emplace_back(cpus[i], cpus[j]);
+          break;
+        }
+    }
   }
   return pairs;
 }
@@ -176,10 +188,10 @@ producer_placement producer_plan(const labeler_options& opt, const sdr::label_jo
     return p;
   }
   if (!fits || 32ull * job.nodes * job.sectors <= producer_min_layer_bytes()) return {};
-  for (parent_producer where : {parent_producer::sibling, parent_producer::core}) {
-    producer_placement p{where, producer_pairs(where)};
-    if (p.pairs.size() >= static_cast<std::size_t>(used)) return p;
-  }
+  // Another core only: it is what was measured (docs/cpu-backend.md); a sibling shares the
+  // core's ports with the hash chain, and is used when asked for.
+  producer_placement p{parent_producer::core, producer_pairs(parent_producer::core)};
+  if (p.pairs.size() >= static_cast<std::size_t>(used)) return p;
   return {};
 }
 

@@ -66,8 +66,8 @@ const std::vector<backend_knob>& backend_knobs() {
                  "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
       text_knob("producer", "auto", [] { return std::vector<std::string>{"off", "auto", "core", "sibling"}; }, {"cpu"},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
-                "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = where a CPU "
-                "is free for it and a layer exceeds the last-level cache (and 64 MiB)"),
+                "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
+                "CPU is free for it and a layer exceeds the last-level cache (and 64 MiB)"),
       count_knob("ring_depth", 256, 4, 4096, {"cpu"}, "nodes a producer may run ahead (a power of two)"),
       text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
                 "layer layout on the GPU"),

@@ -38,11 +38,11 @@ enum class prefetch_level { l1, l2 };
 // SDR + SHA-256 (in place): a producer thread beside each labeling thread copies the
 // parents of the nodes ahead into a ring the labeling thread hashes from (parent_ring.hpp),
 // so that their DRAM latency and page walks stall the producer, not the hash chain. Where
-// it runs: off; core (another core: labeling thread i on the 2i-th CPU of the affinity
-// mask, its producer on the next); sibling (the SMT sibling of the labeling thread's CPU);
-// auto (sibling where the CPUs have SMT siblings, else core, when every labeling thread
-// gets a CPU for its producer and a layer is larger than the last-level cache and 64 MiB;
-// else off).
+// it runs: off; core (each labeling thread on a free CPU of the affinity mask, its producer
+// on the next free CPU that is not its SMT sibling); sibling (the SMT sibling of the
+// labeling thread's CPU);
+// auto (core, when every labeling thread gets a free CPU for its producer and a layer is
+// larger than the last-level cache and 64 MiB; else off).
 enum class parent_producer { off, automatic, core, sibling };
 // Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
 message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
