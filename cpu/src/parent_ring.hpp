@@ -48,7 +48,7 @@ class parent_ring {
   // A slot: a line holding the mask of the parents copied (bit k: row word k), then the
   // copies, parent k's lanes at parents(pos) + 32 x lanes x k. The mask shares no line
   // with another slot's: the labeling thread reads it while the producer fills the next.
-  std::uint8_t* slot(std::uint64_t pos) { return base_ + slot_bytes_ * (pos % slots_); }
+  std::uint8_t* slot(std::uint64_t pos) { return base_ + slot_bytes_ * (pos & (slots_ - 1)); }  // slots: a power of two
   std::uint32_t& mask(std::uint64_t pos) { return *std::launder(reinterpret_cast<std::uint32_t*>(slot(pos))); }
   std::uint8_t* parents(std::uint64_t pos) { return slot(pos) + kHeader; }
 

@@ -876,10 +876,11 @@ class Figures:
                   "Wall time of PC1 (every layer) for one sector against sector size per device (log-log), from "
                   "verdict.json. Filled markers are measured here, hollow ones extrapolated from a measured size "
                   "(time per node x nodes x layers); dashed lines are MODELED from the kernel's SASS, not measured. "
-                  "The whole CPU is left out: one sector is sequential, so it labels one sector no faster than one "
-                  "core. cuda-emu runs the CUDA kernels on the host CPU: an emulation, never a GPU."
-                  + (" Hollow pentagons: PC1 of the whole sector extrapolated from a node window of it measured here "
-                     "(time per node x nodes x layers)." if windows else ""))
+                  "One sector's hash chain runs on one core, so the line is one core's; a second core can only "
+                  "gather the parents ahead (a producer thread), which the pentagons include. cuda-emu runs the "
+                  "CUDA kernels on the host CPU: an emulation, never a GPU."
+                  + (" Hollow pentagons: PC1 of the whole sector from the fastest node window of it measured here "
+                     "(time per node x nodes x layers), a producer thread's included." if windows else ""))
 
     def verdict_windows(self, ax):
         """Node windows of full-size sectors measured in this directory, as PC1 of the whole
@@ -897,7 +898,7 @@ class Figures:
         xs = sorted(best)
         ys = [rate(best[s], "ns_per_node_layer") * 1e-9 * (s // 32) * layers[s] for s in xs]
         return ax.plot(xs, ys, color=STYLE["cpu"][0], marker="p", markerfacecolor="white", linestyle="none",
-                       markersize=8, label="CPU: a node window of the sector × nodes × layers (extrapolated)")[0]
+                       markersize=8, label="CPU: fastest node window × nodes × layers (a producer's too)")[0]
 
     def write_index(self):
         with open(os.path.join(self.dir, "index.json"), "w") as f:
