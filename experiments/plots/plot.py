@@ -817,8 +817,8 @@ class Figures:
 
     def verdict(self):
         """PC1 time of one sector against sector size, per device, from DIR/verdict.json.
-        The whole-CPU rows are left out: one sector is sequential, the whole CPU labels it
-        no faster than one core."""
+        The whole-CPU rows are left out as lines: one sector's chain runs on one core; a
+        producer thread's gain shows in the window pentagons."""
         series = OrderedDict()
         for kind, label in self.VERDICT_KINDS.items():
             rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,)
