@@ -89,29 +89,29 @@ POREPLAB_HD elem sub(const elem& a, const elem& b) {
 
 POREPLAB_HD elem neg(const elem& a) { return sub(zero(), a); }
 
-// a * b * R^-1 mod r by coarsely integrated operand scanning: one row of a * b[i], then
-// one Montgomery reduction step, so the accumulator stays at five limbs plus a carry.
+// a * b * R^-1 mod r by coarsely integrated operand scanning: per word b[i], add a * b[i]
+// and reduce one word at once. r's top word is below 2^63 - 1, so the running sum never
+// needs a fifth word (the "no-carry" CIOS of gnark-crypto).
 POREPLAB_HD elem mul(const elem& a, const elem& b) {
-  std::uint64_t t[6] = {0, 0, 0, 0, 0, 0};
+  std::uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
   POREPLAB_UNROLL
   for (int i = 0; i < 4; ++i) {
-    std::uint64_t carry = 0;
-    POREPLAB_UNROLL
-    for (int j = 0; j < 4; ++j) mul_add2(a.l[j], b.l[i], t[j], carry, carry, t[j]);
-    std::uint64_t hi = 0;
-    mul_add2(0, 0, t[4], carry, hi, t[4]);
-    t[5] = hi;
-    // m makes t + m * r divisible by 2^64; shift that word out.
-    const std::uint64_t m = t[0] * kInv;
-    mul_add2(m, modulus_limb(0), t[0], 0, carry, t[0]);
-    POREPLAB_UNROLL
-    for (int j = 1; j < 4; ++j) mul_add2(m, modulus_limb(j), t[j], carry, carry, t[j - 1]);
-    mul_add2(0, 0, t[4], carry, hi, t[3]);
-    t[4] = t[5] + hi;
+    const std::uint64_t bi = b.l[i];
+    std::uint64_t A, C, lo;
+    mul_add2(a.l[0], bi, t0, 0, A, t0);
+    const std::uint64_t mq = t0 * kInv;  // makes the low word vanish
+    mul_add2(mq, modulus_limb(0), t0, 0, C, lo);
+    mul_add2(a.l[1], bi, t1, A, A, t1);
+    mul_add2(mq, modulus_limb(1), t1, C, C, t0);
+    mul_add2(a.l[2], bi, t2, A, A, t2);
+    mul_add2(mq, modulus_limb(2), t2, C, C, t1);
+    mul_add2(a.l[3], bi, t3, A, A, t3);
+    mul_add2(mq, modulus_limb(3), t3, C, C, t2);
+    t3 = C + A;
   }
   // t < 2r: at most one subtraction.
-  elem c{{t[0], t[1], t[2], t[3]}};
-  reduce_once(c.l, t[4]);
+  elem c{{t0, t1, t2, t3}};
+  reduce_once(c.l);
   return c;
 }
 
