@@ -1,0 +1,72 @@
+#pragma once
+// PC2 as a sealer runs it: tree_c and tree_r_last built chunk by chunk from inputs read
+// on demand, their files written as each chunk's rows are known, on any backend's Poseidon
+// (pc2_hasher). Memory is a few chunks whatever the sector; the result is byte for byte
+// what pc2_reference gives (docs/spec/pc2.md).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "poreplab/sdr/pc2.hpp"
+
+namespace poreplab::sdr {
+
+// The Poseidon work of PC2, as a backend runs it. Inputs are canonical field elements
+// (the builder checks them first), 32-byte little-endian like the outputs.
+class pc2_hasher {
+ public:
+  virtual ~pc2_hasher() = default;
+  virtual std::string name() const = 0;
+  // out[i] = Poseidon_L(layers[0][i], .., layers[L-1][i]) for i < count; L = 2 or 11.
+  virtual void hash_columns(std::span<const std::uint8_t* const> layers, std::uint64_t count, std::uint8_t* out) = 0;
+  // out[i] = Poseidon_arity(in[arity * i], .., in[arity * i + arity - 1]) for i < count.
+  virtual void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) = 0;
+};
+
+// The textbook permutation (poseidon::hash_plain), one thread: obviously correct, slow.
+std::unique_ptr<pc2_hasher> make_reference_pc2_hasher();
+// neptune's optimized form on `threads` OpenMP threads (0 = the OpenMP default).
+std::unique_ptr<pc2_hasher> make_host_pc2_hasher(int threads = 0);
+
+struct pc2_job {
+  std::uint64_t nodes = 0;
+  std::uint32_t layers = 0;  // 2 or 11
+  tree_shape shape;
+  // Reads `count` nodes from `first` of layer `layer` (1-based) into out.
+  std::function<void(std::uint32_t layer, std::uint64_t first, std::uint64_t count, std::uint8_t* out)> read_label;
+  // Reads `count` replica nodes from `first` into out.
+  std::function<void(std::uint64_t first, std::uint64_t count, std::uint8_t* out)> read_replica;
+  // Receives `n` bytes for file `file` (pc2_tree_files order: tree_c files, then
+  // tree_r_last files) at `offset`; empty: no files written (only the commitments).
+  std::function<void(std::uint32_t file, std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n)> write;
+  // Leaves hashed per step, a power of 8; 0: the builder picks (at most 2^18).
+  std::uint64_t chunk_nodes = 0;
+  // Called between chunks (an interrupt check may throw from it); may be empty.
+  std::function<void(std::uint64_t columns_done, std::uint64_t replica_nodes_done)> progress;
+};
+
+struct pc2_result {
+  bytes32 comm_c{};
+  bytes32 comm_r_last{};
+  bytes32 comm_r{};
+  double columns_s = 0;  // hashing columns and tree_c's rows
+  double tree_r_s = 0;   // tree_r_last's rows
+};
+
+// Builds both trees. std::invalid_argument for a bad shape, layer count or chunk size;
+// std::runtime_error naming the layer (or replica) and node of a value >= r.
+pc2_result build_pc2(const pc2_job& job, pc2_hasher& h);
+
+// The whole computation with every input in memory (labels: one pointer per layer).
+pc2_result build_pc2_in_memory(std::span<const std::uint8_t* const> labels, const std::uint8_t* replica,
+                               std::uint64_t nodes, const tree_shape& shape, pc2_hasher& h);
+
+// Fr multiplications of one Poseidon hash of `arity` inputs in neptune's optimized form
+// (S-boxes 3 each, full rounds' dense t x t matrices, partial rounds' sparse 2t - 1), and
+// of a sector's whole PC2: what an engine's multiplies/s bound is set against.
+std::uint64_t poseidon_multiplies(std::uint32_t arity);
+double pc2_multiplies(std::uint64_t nodes, std::uint32_t layers, const tree_shape& shape);
+
+}  // namespace poreplab::sdr
