@@ -19,6 +19,7 @@
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/hash/sha256_bulk.hpp"
 #include "poreplab/hex.hpp"
 #include "support.hpp"
 
@@ -303,6 +304,42 @@ TEST_CASE("random inputs equal OpenSSL", "[hash]") {
     CHECK(blake2_keyed<blake2s>(m, ols, ks, cut) == ws);
     CHECK(blake2_oneshot<blake2b>(m, olb, kb) == wb);
     CHECK(blake2_keyed<blake2b>(m, olb, kb, cut) == wb);
+  }
+}
+
+TEST_CASE("bulk SHA-256 (file digests): both compressions and every split equal OpenSSL", "[hash]") {
+  std::mt19937_64 rng(0xb01c);
+  const std::string engine = sha256::bulk_engine();
+  INFO("bulk engine " << engine);
+  CHECK((engine == "shani" || engine == "portable"));
+  for (int i = 0; i < 200; ++i) {
+    const bytes m = random_bytes(rng, i < 130 ? static_cast<std::size_t>(i) : rng() % 20000);
+    INFO("len " << m.size());
+    const bytes want = openssl_digest(EVP_sha256(), m);
+    bytes got(32);
+    sha256::digest_bulk(got.data(), m.data(), m.size());
+    CHECK(got == want);
+    // Split at a random point and at one just past a block: the buffered head, then blocks.
+    for (const std::size_t cut : {m.empty() ? std::size_t{0} : rng() % (m.size() + 1), std::min<std::size_t>(m.size(), 65)}) {
+      sha256::ctx c;
+      sha256::init(c);
+      sha256::update_bulk(c, m.data(), cut);
+      sha256::update_bulk(c, m.data() + cut, m.size() - cut);
+      sha256::final(c, got.data());
+      CHECK(got == want);
+    }
+    const std::size_t blocks = m.size() / 64;
+    std::uint32_t h1[8], h2[8];
+    sha256::init_state(h1);
+    sha256::init_state(h2);
+    sha256::compress_blocks_portable(h1, m.data(), blocks);
+    for (std::size_t b = 0; b < blocks; ++b) sha256::compress(h2, m.data() + 64 * b);
+    CHECK(std::equal(h1, h1 + 8, h2));
+    if (engine == "shani") {
+      sha256::init_state(h1);
+      sha256::compress_blocks_shani(h1, m.data(), blocks);
+      CHECK(std::equal(h1, h1 + 8, h2));
+    }
   }
 }
 

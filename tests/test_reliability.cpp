@@ -992,11 +992,11 @@ TEST_CASE("numeric flags: negative and out-of-range values are errors quoting th
 
 // ---- the tune cache is data to validate ----
 
-TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible rates and NULs are refused",
+TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible rates, NULs and a failed spot check are refused",
           "[reliability][tune]") {
   temp_dir dir;
   const std::string env = "POREPLAB_TUNE_DIR=" + quote(dir / "cache") + " ";
-  REQUIRE(sh(dir, env + cli("tune --rounds 1 --sample-ms 0.2")).status == 0);
+  REQUIRE(sh(dir, env + cli("tune --rounds 3 --sample-ms 1")).status == 0);
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir / "cache")) files.push_back(e.path());
   REQUIRE(files.size() == 1);
@@ -1035,10 +1035,29 @@ TEST_CASE("tune cache: unknown engines, duplicates, missing entries, implausible
   j = good;
   j["rates"] = json::array();
   check_refused(j.dump(2), "/rates: no entry for");
+  // Plausible rates that rank portable first, or flatter the best engine 20x: a spot check
+  // of the pick against its runner-up and the static order's first finds them.
+  std::size_t best = portable;
+  for (std::size_t i = 0; i < good["rates"].size(); ++i)
+    if (good["rates"][i]["algo"] == "sha256" &&
+        good["rates"][i]["ns_per_lane_block"].get<double>() < good["rates"][best]["ns_per_lane_block"].get<double>())
+      best = i;
+  const double best_ns = good["rates"][best]["ns_per_lane_block"].get<double>();
+  if (good["rates"][portable]["ns_per_lane_block"].get<double>() > 4 * best_ns) {
+    j = good;
+    j["rates"][portable]["ns_per_lane_block"] = best_ns / 2;
+    check_refused(j.dump(2), "the cache ranks sha256 engine portable fastest");
+    j = good;
+    j["rates"][best]["ns_per_lane_block"] = best_ns / 20;
+    check_refused(j.dump(2), "but a spot check measured");
+  } else {
+    WARN("no SHA-256 engine here runs 4x faster than portable: the spot check is not exercised");
+  }
   // The cache written by the recalibration is believed again, without a warning.
   const result again = sh(dir, env + cli("tune"));
   CHECK(again.err.empty());
   CHECK(again.out.find("tuning:  cache ") != std::string::npos);
+  CHECK(again.out.find("(spot-checked)") != std::string::npos);
   CHECK(again.out.find("POREPLAB_TUNE=static") == std::string::npos);
 }
 

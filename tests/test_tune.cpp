@@ -97,6 +97,7 @@ TEST_CASE("tune: a damaged or hostile cache text is one error naming the file an
 
 TEST_CASE("tune: auto follows the cached measurements, not a static order", "[tune]") {
   tune_scope scope;
+  test::scoped_env trust{cpu::kTuneEnv, cpu::kTuneTrustCache};  // planted rates, not this CPU's
   // Portable measured fastest everywhere: every auto choice must be portable.
   plant_cache([](const cpu::engine& e) { return e.name == "portable" ? 1.0 : 50.0; });
   CHECK(cpu::current_tuning().source.starts_with("cache "));
@@ -121,6 +122,7 @@ TEST_CASE("tune: a request's cost counts the idle lanes of a partly filled group
     return;
   }
   tune_scope scope;
+  test::scoped_env trust{cpu::kTuneEnv, cpu::kTuneTrustCache};  // planted rates, not this CPU's
   // The wide engine costs 1 per lane-block, portable 1.5: wide wins when the request fills
   // it, portable when one lane more than the width makes the wide engine run 2 groups.
   const std::string wide(w->name);
@@ -164,6 +166,43 @@ TEST_CASE("tune: a damaged, stale or absent cache is measured again and rewritte
     CHECK(cpu::current_tuning().source.starts_with("calibrated now (not cached"));
     CHECK(!cpu::current_tuning().rates.empty());
   }
+}
+
+TEST_CASE("tune: a loaded cache whose pick runs far slower than it says fails a spot check", "[tune]") {
+  tune_scope scope;
+  const cpu::engine_tuning real = cpu::calibrate_engines(3, 0.001);
+  const cpu::engine_rate* best = nullptr;
+  for (const auto& r : real.rates)
+    if (r.algo == engine_algo::sha256 && (best == nullptr || r.ns_per_lane_block < best->ns_per_lane_block)) best = &r;
+  const cpu::engine_rate* portable = real.find(engine_algo::sha256, "portable");
+  REQUIRE(best != nullptr);
+  REQUIRE(portable != nullptr);
+  if (best->engine == "portable" || portable->ns_per_lane_block < 4 * best->ns_per_lane_block) {
+    WARN("no SHA-256 engine here runs 4x faster than portable: the spot check's ranking case is not exercised");
+    return;
+  }
+  const auto plant = [&](const std::string& engine, double ns) {
+    cpu::engine_tuning t = real;
+    for (auto& r : t.rates)
+      if (r.algo == engine_algo::sha256 && r.engine == engine) r.ns_per_lane_block = ns;
+    test::write_text(cpu::tune_cache_file(), cpu::tuning_json(t));
+    cpu::reset_tuning();
+  };
+  // The real measurements pass it.
+  plant(best->engine, best->ns_per_lane_block);
+  CHECK(cpu::current_tuning().source.ends_with("(spot-checked)"));
+  // Portable ranked first at a plausible rate: measured again, and auto does not pick it.
+  plant("portable", best->ns_per_lane_block / 2);
+  CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
+  CHECK(cpu::best_engine(engine_algo::sha256).name != "portable");
+  // The best engine claimed 20x faster than it runs.
+  plant(best->engine, best->ns_per_lane_block / 20);
+  CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
+  // POREPLAB_TUNE=trust-cache believes the cache (a pinned choice).
+  test::scoped_env trust{cpu::kTuneEnv, cpu::kTuneTrustCache};
+  plant("portable", best->ns_per_lane_block / 2);
+  CHECK(cpu::current_tuning().source.ends_with("(trusted: POREPLAB_TUNE=trust-cache)"));
+  CHECK(cpu::best_engine(engine_algo::sha256).name == "portable");
 }
 
 TEST_CASE("tune: POREPLAB_TUNE=static keeps the compiled best-first order", "[tune]") {

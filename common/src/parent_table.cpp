@@ -21,7 +21,7 @@
 #include "poreplab/graph/known_parent_caches.hpp"
 #include "poreplab/graph/parents.hpp"
 #include "poreplab/hash/bytes.hpp"
-#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hash/sha256_bulk.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/stats.hpp"
 
@@ -284,7 +284,7 @@ parent_table parent_table::map_file(const std::filesystem::path& file, std::uint
 
 digest32 parent_table_digest(std::span<const std::uint32_t> words) {
   digest32 d{};
-  sha256::digest(d.data(), words.data(), words.size_bytes());
+  sha256::digest_bulk(d.data(), words.data(), words.size_bytes());
   return d;
 }
 
@@ -449,7 +449,7 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
       fill_parent_rows(g, t, first + off, std::min(kChunkNodes, count - off), base + off * kParentsPerNode);
     }
     const std::uint64_t n = count * kRowBytes;
-    sha256::update(c, base, static_cast<std::size_t>(n));
+    sha256::update_bulk(c, base, static_cast<std::size_t>(n));
     pwrite_exact(fd.get(), base, n, first * kRowBytes, tmp);
     flush_and_drop(fd.get(), tmp);
   }

@@ -20,7 +20,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/hmac_sha256.hpp"
-#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hash/sha256_bulk.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/json_input.hpp"
@@ -178,7 +178,7 @@ std::string file_sha256_hex(const fs::path& p, std::uint64_t chunk = std::uint64
   for (std::uint64_t off = 0; off < size; off += buf.size()) {
     const std::uint64_t n = std::min<std::uint64_t>(buf.size(), size - off);
     pread_exact(fd.get(), buf.data(), n, off, p);
-    sha256::update(c, buf.data(), static_cast<std::size_t>(n));
+    sha256::update_bulk(c, buf.data(), static_cast<std::size_t>(n));
     ::posix_fadvise(fd.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
   }
   std::uint8_t d[32];
@@ -477,7 +477,7 @@ std::string check_data_streamed(const fs::path& file, std::uint64_t nodes, std::
     if (const auto bad = first_noncanonical(buf.data(), chunk_nodes); bad >= 0)
       throw std::invalid_argument(file.string() + ": node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
                                   " is not a valid field element (the data must be fr32-padded)");
-    sha256::update(c, buf.data(), buf.size());
+    sha256::update_bulk(c, buf.data(), buf.size());
     ::posix_fadvise(fd.get(), static_cast<off_t>(first * 32), static_cast<off_t>(buf.size()), POSIX_FADV_DONTNEED);
   }
   std::uint8_t d[32];
@@ -517,7 +517,7 @@ std::string encode_streamed(const fs::path& key_file, const fs::path& data_file,
     pread_exact(data.get(), d.data(), n, off, data_file);
     encode(k.data(), d.data(), r.data(), chunk_nodes);
     pwrite_exact(out.get(), r.data(), n, off, replica_file);
-    sha256::update(c, r.data(), r.size());
+    sha256::update_bulk(c, r.data(), r.size());
     ::posix_fadvise(key.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
     ::posix_fadvise(data.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
     flush_and_drop(out.get(), replica_file);
@@ -946,8 +946,8 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       std::jthread hasher;
       if (!sm.replica_sha256.empty())
         hasher = std::jthread([&] {
-          sha256::update(replica_digest, r.data(), static_cast<std::size_t>(n));
-          sha256::update(layer_digest, k.data(), static_cast<std::size_t>(n));
+          sha256::update_bulk(replica_digest, r.data(), static_cast<std::size_t>(n));
+          sha256::update_bulk(layer_digest, k.data(), static_cast<std::size_t>(n));
         });
       if (const auto bad = first_noncanonical(r.data(), chunk); bad >= 0)
         throw std::invalid_argument("replica node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
@@ -972,7 +972,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     const auto replica = read_file_of_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
     sha256::ctx replica_digest;
     sha256::init(replica_digest);
-    sha256::update(replica_digest, replica.data(), replica.size());
+    sha256::update_bulk(replica_digest, replica.data(), replica.size());
     check_recorded_digest(sm, manifest_path, replica_file, sm.replica_sha256, replica_digest);
     res.digests_checked = !sm.replica_sha256.empty();
     const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);

@@ -157,6 +157,56 @@ std::string number_text(double v) {
   return b;
 }
 
+// A spot check of a loaded cache: per algorithm, the engine the cache ranks fastest at full
+// width, its runner-up and the static order's first are timed for a few short samples,
+// interleaved. The cache's pick must not run more than kSpotOrderFactor slower than one of
+// the others, nor kSpotRateFactor slower than the cache says: both are far outside noise
+// (load only slows a sample down, and the best of three is kept), and well inside what a
+// wrong cache shows (portable ranked first is 5-20x off). "" when the cache holds.
+constexpr double kSpotSampleSeconds = 0.0004;
+constexpr int kSpotRounds = 3;
+constexpr double kSpotOrderFactor = 2.0;
+constexpr double kSpotRateFactor = 4.0;
+
+std::string spot_check_once(const engine_tuning& t) {
+  for (engine_algo a : algos()) {
+    std::vector<std::pair<double, const engine*>> ranked;
+    for (const engine* e : available_engines(a))
+      if (const engine_rate* r = t.find(a, e->name); r != nullptr) ranked.emplace_back(r->ns_per_lane_block, e);
+    if (ranked.empty()) continue;
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<const engine*> checked{ranked[0].second};
+    if (ranked.size() > 1) checked.push_back(ranked[1].second);
+    if (const engine* first = available_engines(a).front();
+        std::find(checked.begin(), checked.end(), first) == checked.end())
+      checked.push_back(first);
+    std::vector<harness> hs;
+    for (const engine* e : checked) hs.emplace_back(*e);
+    for (auto& h : hs) h.sample(kSpotSampleSeconds);  // sizes each sample and wakes the core
+    for (auto& h : hs) h.best_ns_per_lane_block = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < kSpotRounds; ++r)
+      for (auto& h : hs) h.sample(kSpotSampleSeconds);
+    const std::string algo(engine_algo_name(a));
+    const double cached = ranked[0].first, measured = hs[0].best_ns_per_lane_block;
+    const std::string pick = std::string(hs[0].e->name);
+    for (std::size_t i = 1; i < hs.size(); ++i)
+      if (measured > kSpotOrderFactor * hs[i].best_ns_per_lane_block)
+        return "the cache ranks " + algo + " engine " + pick + " fastest (" + number_text(cached) +
+               " ns per lane-block), but a spot check measured it at " + number_text(measured) + " ns and " +
+               std::string(hs[i].e->name) + " at " + number_text(hs[i].best_ns_per_lane_block) + " ns";
+    if (measured > kSpotRateFactor * cached)
+      return "the cache gives " + algo + " engine " + pick + " " + number_text(cached) +
+             " ns per lane-block, but a spot check measured " + number_text(measured) + " ns";
+  }
+  return {};
+}
+
+// A finding must show twice: a burst of other load during one check is not a verdict.
+std::string spot_check(const engine_tuning& t) {
+  if (spot_check_once(t).empty()) return {};
+  return spot_check_once(t);
+}
+
 engine_tuning load_or_calibrate() {
   if (env(kTuneEnv) == "static") return static_tuning();
   const auto file = tune_cache_file();
@@ -168,7 +218,13 @@ engine_tuning load_or_calibrate() {
       if (t.cpu_model == detect().model && t.build == tune_build_id()) {
         if (const std::string problem = tuning_rates_problem(t); !problem.empty())
           throw std::runtime_error(tuning_text_error(file, problem));
-        t.source = "cache " + file.string();
+        if (env(kTuneEnv) != kTuneTrustCache) {
+          if (const std::string problem = spot_check(t); !problem.empty())
+            throw std::runtime_error(tuning_text_error(file, problem));
+          t.source = "cache " + file.string() + " (spot-checked)";
+        } else {
+          t.source = "cache " + file.string() + " (trusted: " + std::string(kTuneEnv) + "=" + kTuneTrustCache + ")";
+        }
         return t;
       }
     } catch (const std::exception& e) {

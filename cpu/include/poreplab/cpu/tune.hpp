@@ -16,6 +16,9 @@ namespace poreplab::cpu {
 
 inline constexpr const char* kTuneDirEnv = "POREPLAB_TUNE_DIR";  // where the cache lives
 inline constexpr const char* kTuneEnv = "POREPLAB_TUNE";         // "static": no measurement
+// POREPLAB_TUNE=trust-cache: a cache that passes tuning_rates_problem is used without the
+// spot check (a pinned choice, or a cache planted on purpose).
+inline constexpr const char* kTuneTrustCache = "trust-cache";
 inline constexpr const char* kTuneSchema = "poreplab-engine-tune/1";
 
 struct engine_rate {
@@ -65,7 +68,9 @@ engine_tuning parse_tuning(std::string_view text, const std::filesystem::path& f
 std::string tuning_rates_problem(const engine_tuning& t);
 
 // The process's tuning, loaded or measured once: POREPLAB_TUNE=static gives an empty
-// table (source "static"); else the cache file when it matches this CPU and build; else
+// table (source "static"); else the cache file when it matches this CPU and build, has no
+// tuning_rates_problem and survives a spot check (its pick per algorithm timed against its
+// runner-up and the static order's first); else
 // a calibration, written to the cache atomically (a cache that cannot be read or written
 // is reported once on stderr and the calibration is used for this process only).
 const engine_tuning& current_tuning();
