@@ -7,9 +7,15 @@
 
 #include "poreplab/omp_threads.hpp"
 #include "poreplab/sdr/label.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/unavailable.hpp"
 #include "poreplab/sdr/zigzag.hpp"
 
 namespace poreplab::sdr {
+
+std::unique_ptr<pc2_hasher> backend::make_pc2_hasher() {
+  throw unavailable_error("the " + name() + " backend has no PC2 (Poseidon) path");
+}
 
 label_run_times backend::timed_label(const label_job& job, layer_store& store) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -82,6 +88,8 @@ class reference_backend final : public backend {
   explicit reference_backend(int threads) : threads_(threads) {}
 
   std::string name() const override { return "reference"; }
+
+  std::unique_ptr<pc2_hasher> make_pc2_hasher() override { return make_reference_pc2_hasher(threads_); }
 
   void label(const label_job& job, layer_store& store) override {
     validate(job);

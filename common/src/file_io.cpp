@@ -10,6 +10,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "poreplab/hash/sha256_bulk.hpp"
+#include "poreplab/hex.hpp"
 #include "poreplab/memory_check.hpp"
 
 namespace poreplab {
@@ -256,6 +258,23 @@ void flush_and_drop(int fd, const fs::path& path) {
 
 void sync_file(int fd, const fs::path& path) {
   if (::fsync(fd) != 0) fail(path, "flush failed: " + errno_text(errno));
+}
+
+std::string file_sha256_hex(const std::filesystem::path& p, std::uint64_t chunk) {
+  unique_fd fd = open_regular_for_reading(p);
+  const std::uint64_t size = regular_file_size(p);
+  sha256::ctx c;
+  sha256::init(c);
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::min<std::uint64_t>(chunk, std::max<std::uint64_t>(size, 1))));
+  for (std::uint64_t off = 0; off < size; off += buf.size()) {
+    const std::uint64_t n = std::min<std::uint64_t>(buf.size(), size - off);
+    pread_exact(fd.get(), buf.data(), n, off, p);
+    sha256::update_bulk(c, buf.data(), static_cast<std::size_t>(n));
+    ::posix_fadvise(fd.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+  }
+  std::uint8_t d[32];
+  sha256::final(c, d);
+  return to_hex(d, 32);
 }
 
 }  // namespace poreplab

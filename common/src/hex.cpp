@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "poreplab/hash/sha256.hpp"
+#include "poreplab/hash/sha256_bulk.hpp"
 
 namespace poreplab {
 
@@ -18,7 +18,7 @@ std::string to_hex(const std::uint8_t* p, std::size_t n) {
 
 std::string sha256_hex(const std::uint8_t* p, std::uint64_t n) {
   std::uint8_t d[32];
-  sha256::digest(d, p, n);
+  sha256::digest_bulk(d, p, n);
   return to_hex(d, 32);
 }
 

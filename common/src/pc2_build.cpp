@@ -53,7 +53,7 @@ class host_hasher final : public pc2_hasher {
   template <class F>
   void run(std::uint64_t count, F&& f) {
     const auto n = static_cast<std::int64_t>(count);
-    if (Plain || n < 64) {
+    if (threads_ == 1 || n < 64) {
       for (std::int64_t i = 0; i < n; ++i) f(static_cast<std::uint64_t>(i));
       return;
     }
@@ -156,7 +156,7 @@ bytes32 compound_root(pc2_hasher& h, const std::vector<bytes32>& roots, const tr
 
 }  // namespace
 
-std::unique_ptr<pc2_hasher> make_reference_pc2_hasher() { return std::make_unique<host_hasher<true>>(1); }
+std::unique_ptr<pc2_hasher> make_reference_pc2_hasher(int threads) { return std::make_unique<host_hasher<true>>(threads); }
 std::unique_ptr<pc2_hasher> make_host_pc2_hasher(int threads) { return std::make_unique<host_hasher<false>>(threads); }
 
 pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {

@@ -167,25 +167,6 @@ std::vector<std::string> resumable_files(std::size_t layers) {
   return names;
 }
 
-// SHA-256 of a file read in chunks; its pages are dropped from the page cache as they
-// are read (a memory cgroup counts them).
-std::string file_sha256_hex(const fs::path& p, std::uint64_t chunk = std::uint64_t{16} << 20) {
-  unique_fd fd = open_regular_for_reading(p);
-  const std::uint64_t size = regular_file_size(p);
-  sha256::ctx c;
-  sha256::init(c);
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(std::min<std::uint64_t>(chunk, std::max<std::uint64_t>(size, 1))));
-  for (std::uint64_t off = 0; off < size; off += buf.size()) {
-    const std::uint64_t n = std::min<std::uint64_t>(buf.size(), size - off);
-    pread_exact(fd.get(), buf.data(), n, off, p);
-    sha256::update_bulk(c, buf.data(), static_cast<std::size_t>(n));
-    ::posix_fadvise(fd.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
-  }
-  std::uint8_t d[32];
-  sha256::final(c, d);
-  return to_hex(d, 32);
-}
-
 graph::parent_table parents_for(const graph::graph_params& g, const fs::path& cache_dir) {
   if (cache_dir.empty()) return graph::parent_table::generate(g);
   return graph::load_or_create_parent_cache(cache_dir, g);
@@ -869,7 +850,8 @@ seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
       return hex_digest_field(f, f.at(ptr), ptr);
     };
     sm.replica_sha256 = digest(kReplicaFile);
-    sm.last_layer_sha256 = digest(layer_file_name(sm.layers));
+    for (std::uint32_t l = 1; l <= sm.layers; ++l) sm.layer_sha256.push_back(digest(layer_file_name(l)));
+    sm.last_layer_sha256 = sm.layer_sha256.back();
   }
   return sm;
 }

@@ -1,4 +1,5 @@
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/cpu/tune.hpp"
 
 #include <omp.h>
@@ -200,6 +201,8 @@ class cpu_backend final : public sdr::backend {
   explicit cpu_backend(const labeler_options& opt) : opt_(opt) {}
 
   std::string name() const override { return "cpu"; }
+
+  std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override { return sdr::make_host_pc2_hasher(opt_.threads); }
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);

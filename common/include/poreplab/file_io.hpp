@@ -89,4 +89,8 @@ void start_writeback(int fd);
 // fsync, or std::runtime_error naming the path.
 void sync_file(int fd, const std::filesystem::path& path);
 
+// The SHA-256 (lowercase hex) of a regular file read in chunks, each dropped from the page
+// cache once hashed (a memory cgroup counts those pages).
+std::string file_sha256_hex(const std::filesystem::path& path, std::uint64_t chunk = std::uint64_t{16} << 20);
+
 }  // namespace poreplab

@@ -115,11 +115,15 @@ struct label_run_times {
   int device_clock_mhz = 0;
 };
 
+class pc2_hasher;  // pc2_build.hpp
+
 class backend {
  public:
   virtual ~backend() = default;
   virtual std::string name() const = 0;
   virtual void label(const label_job& job, layer_store& store) = 0;
+  // This backend's Poseidon for PC2; throws unavailable_error when it has none.
+  virtual std::unique_ptr<pc2_hasher> make_pc2_hasher();
   // label(), timed; the default reads the host clock around it.
   virtual label_run_times timed_label(const label_job& job, layer_store& store);
 };

@@ -25,8 +25,9 @@ class pc2_hasher {
   virtual void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) = 0;
 };
 
-// The textbook permutation (poseidon::hash_plain), one thread: obviously correct, slow.
-std::unique_ptr<pc2_hasher> make_reference_pc2_hasher();
+// The textbook permutation (poseidon::hash_plain) on `threads` OpenMP threads (0 = the
+// OpenMP default): obviously correct, slow.
+std::unique_ptr<pc2_hasher> make_reference_pc2_hasher(int threads = 1);
 // neptune's optimized form on `threads` OpenMP threads (0 = the OpenMP default).
 std::unique_ptr<pc2_hasher> make_host_pc2_hasher(int threads = 0);
 

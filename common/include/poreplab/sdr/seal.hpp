@@ -118,6 +118,7 @@ struct seal_manifest {
   // The SHA-256 seal.json records for replica.dat and the last layer file (/files/<name>/
   // sha256, 64 lowercase hex digits); both empty when it records no /files.
   std::string replica_sha256, last_layer_sha256;
+  std::vector<std::string> layer_sha256;  // every layer's, 1 first; empty without /files
 };
 
 // Parses seal.json's text; throws std::runtime_error "<file>: <JSON pointer>: <problem>".

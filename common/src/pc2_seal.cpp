@@ -1,0 +1,204 @@
+// PC2 of a sealed directory: the tree files and seal.json's /pc2.
+#include "poreplab/sdr/pc2_seal.hpp"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <stdexcept>
+
+#include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
+#include "poreplab/hash/sha256_bulk.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
+#include "poreplab/json_input.hpp"
+#include "poreplab/memory_check.hpp"
+
+namespace poreplab::sdr {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// A file read front to back in chunks, its digest taken as it goes and its pages dropped.
+struct digested_input {
+  fs::path path;
+  unique_fd fd;
+  std::string recorded;  // seal.json's digest; "" if none
+  sha256::ctx digest{};
+  std::uint64_t next = 0;  // bytes read so far: reads must come in order
+
+  void read(std::uint64_t offset, std::uint64_t n, std::uint8_t* out) {
+    if (offset != next) throw std::logic_error("pc2: " + path.string() + " read out of order");
+    pread_exact(fd.get(), out, n, offset, path);
+    sha256::update_bulk(digest, out, static_cast<std::size_t>(n));
+    ::posix_fadvise(fd.get(), static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    next += n;
+  }
+  void check(const fs::path& manifest) {
+    if (recorded.empty()) return;
+    std::uint8_t d[32];
+    sha256::final(digest, d);
+    const std::string got = to_hex(d, 32);
+    if (got != recorded)
+      throw std::runtime_error(path.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
+                               manifest.string() + " records (/files/" + path.filename().string() +
+                               "/sha256); the file or seal.json is damaged");
+  }
+};
+
+// The tree files under temporary names until every one is written; removed otherwise.
+class staged_outputs {
+ public:
+  explicit staged_outputs(fs::path dir) : dir_(std::move(dir)) {}
+  ~staged_outputs() {
+    if (committed_) return;
+    std::error_code ec;
+    for (const auto& n : names_) fs::remove(tmp(n), ec);
+  }
+  fs::path add(const std::string& name) {
+    names_.push_back(name);
+    return tmp(name);
+  }
+  fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
+  // Tree files first, seal.json (added last) last: the directory never records a PC2
+  // whose files are not all in place.
+  void commit() {
+    for (const auto& n : names_) fs::rename(tmp(n), dir_ / n);
+    committed_ = true;
+  }
+
+ private:
+  fs::path dir_;
+  std::vector<std::string> names_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string& backend_name,
+                           const pc2_seal_options& opt) {
+  const auto t0 = clock_type::now();
+  const fs::path manifest_path = dir / kSealManifest;
+  if (!fs::exists(manifest_path)) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
+  const std::string manifest_text = read_text_input(manifest_path, 16 << 20);
+  const seal_manifest sm = parse_seal_manifest(manifest_text, manifest_path);
+  nlohmann::json manifest = parse_json(manifest_text, manifest_path.string() + ": malformed");
+  if (manifest.contains("pc2") && opt.existing == existing_output::refuse)
+    throw std::runtime_error(manifest_path.string() + ": /pc2: this seal already has its PC2 (comm_r " +
+                             (manifest["pc2"].is_object() && manifest["pc2"].contains("comm_r")
+                                  ? manifest["pc2"]["comm_r"].dump()
+                                  : std::string("?")) +
+                             "); pass --force to compute it again and replace its tree files");
+  if (sm.layers != 2 && sm.layers != 11)
+    throw std::invalid_argument(manifest_path.string() + ": /inputs/layers: PC2 hashes columns of 2 or 11 layers "
+                                "(rust-fil-proofs' only column arities); this seal has " +
+                                std::to_string(sm.layers));
+  tree_shape shape;
+  try {
+    shape = tree_shape_for_sector_size(sm.sector_bytes);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(manifest_path.string() + ": /inputs/nodes: a sector of " +
+                                std::to_string(sm.sector_bytes) +
+                                " bytes has no rust-fil-proofs tree shape (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, "
+                                "512MiB, 1GiB, 32GiB, 64GiB)");
+  }
+
+  // Every input present, regular and of its size before any work.
+  std::vector<digested_input> layers(sm.layers);
+  for (std::uint32_t l = 1; l <= sm.layers; ++l) {
+    auto& in = layers[l - 1];
+    in.path = dir / layer_file_name(l);
+    const std::uint64_t size = regular_file_size(in.path);
+    if (size != sm.sector_bytes)
+      throw std::runtime_error(in.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
+                               std::to_string(sm.sector_bytes) + " of a layer of this seal (truncated or replaced?)");
+    in.fd = open_regular_for_reading(in.path);
+    if (!sm.layer_sha256.empty()) in.recorded = sm.layer_sha256[l - 1];
+    sha256::init(in.digest);
+  }
+  digested_input replica;
+  replica.path = dir / kReplicaFile;
+  if (const std::uint64_t size = regular_file_size(replica.path); size != sm.sector_bytes)
+    throw std::runtime_error(replica.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
+                             std::to_string(sm.sector_bytes) + " of this seal's sector (truncated or replaced?)");
+  replica.fd = open_regular_for_reading(replica.path);
+  replica.recorded = sm.replica_sha256;
+  sha256::init(replica.digest);
+
+  pc2_seal_result res;
+  res.files = pc2_tree_files(sm.sector_bytes);
+  std::uint64_t disk = 64 << 10;
+  for (const auto& f : res.files) disk = checked_add(disk, f.bytes, "pc2 bytes");
+  require_disk_space(dir, disk);
+  const std::uint64_t chunk = opt.chunk_nodes != 0 ? opt.chunk_nodes : std::uint64_t{1} << 18;
+  require_memory(checked_mul(checked_mul(std::min(chunk, sm.nodes), 32, "pc2 memory"), sm.layers + 3, "pc2 memory"),
+                 dir.string());
+
+  staged_outputs staged(dir);
+  std::vector<unique_fd> out;
+  std::vector<fs::path> out_paths;
+  for (const auto& f : res.files) {
+    out_paths.push_back(staged.add(f.name));
+    out.push_back(create_reserved_file(out_paths.back(), f.bytes));
+  }
+
+  pc2_job job;
+  job.nodes = sm.nodes;
+  job.layers = sm.layers;
+  job.shape = shape;
+  job.chunk_nodes = opt.chunk_nodes;
+  job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    layers[l - 1].read(first * 32, count * 32, o);
+  };
+  job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    replica.read(first * 32, count * 32, o);
+  };
+  job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
+    pwrite_exact(out[f].get(), p, n, off, out_paths[f]);
+  };
+  auto last_line = clock_type::now();
+  job.progress = [&](std::uint64_t columns, std::uint64_t replica_nodes) {
+    throw_if_interrupted();
+    if (opt.progress == nullptr || opt.progress_interval_s <= 0) return;
+    const auto now = clock_type::now();
+    if (std::chrono::duration<double>(now - last_line).count() < opt.progress_interval_s) return;
+    last_line = now;
+    *opt.progress << "pc2: columns " << columns << "/" << sm.nodes << ", replica nodes " << replica_nodes << "/"
+                  << sm.nodes << "\n";
+  };
+  try {
+    res.trees = build_pc2(job, h);
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const interrupted*>(&e) != nullptr) throw;
+    throw std::runtime_error(dir.string() + ": " + e.what());
+  }
+  for (auto& in : layers) in.check(manifest_path);
+  replica.check(manifest_path);
+  res.inputs_checked = !replica.recorded.empty();
+  for (std::size_t i = 0; i < out.size(); ++i) sync_file(out[i].get(), out_paths[i]);
+  throw_if_interrupted();
+
+  nlohmann::json files = nlohmann::json::object();
+  for (std::size_t i = 0; i < res.files.size(); ++i)
+    files[res.files[i].name] = {{"bytes", res.files[i].bytes}, {"sha256", file_sha256_hex(out_paths[i])}};
+  manifest["pc2"] = {{"comm_c", to_hex(res.trees.comm_c)},
+                     {"comm_r_last", to_hex(res.trees.comm_r_last)},
+                     {"comm_r", to_hex(res.trees.comm_r)},
+                     {"backend", backend_name},
+                     {"hasher", h.name()},
+                     {"files", files}};
+  const std::string text = manifest.dump(2) + "\n";
+  write_reserved_file(staged.add(kSealManifest), text.data(), text.size());
+  throw_if_interrupted();
+  staged.commit();
+  res.manifest = std::move(manifest);
+  res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  return res;
+}
+
+}  // namespace poreplab::sdr
