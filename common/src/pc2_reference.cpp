@@ -140,7 +140,14 @@ std::vector<pc2_file> pc2_tree_files(std::uint64_t sector_size) {
   const std::uint64_t r_bytes = tree_r_last_stored_nodes(leaves, shape.base_arity) * 32;
   std::vector<pc2_file> files;
   const auto name = [&](const char* id, std::uint32_t i) {
-    return "sc-02-data-" + std::string(id) + (shape.base_count() == 1 ? "" : "-" + std::to_string(i)) + ".dat";
+    std::string n = "sc-02-data-";
+    n += id;
+    if (shape.base_count() > 1) {
+      n += '-';
+      n += std::to_string(i);
+    }
+    n += ".dat";
+    return n;
   };
   for (std::uint32_t i = 0; i < shape.base_count(); ++i) files.push_back({name("tree-c", i), c_bytes});
   for (std::uint32_t i = 0; i < shape.base_count(); ++i) files.push_back({name("tree-r-last", i), r_bytes});
