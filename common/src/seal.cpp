@@ -67,6 +67,9 @@ void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { 
 bool is_seal_file(std::string name) {
   if (name.ends_with(".tmp")) name.resize(name.size() - 4);
   if (name == kReplicaFile || name == kTreeDFile || name == kSealManifest || name == kSealState) return true;
+  // PC2's tree files (pc2_tree_files): a replaced seal must not keep its predecessor's.
+  if ((name.starts_with("sc-02-data-tree-c") || name.starts_with("sc-02-data-tree-r-last")) && name.ends_with(".dat"))
+    return true;
   const std::string_view prefix = "sc-02-data-layer-", suffix = ".dat";
   if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) return false;
   const std::string_view number(name.data() + prefix.size(), name.size() - prefix.size() - suffix.size());

@@ -6,7 +6,9 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/unavailable.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 #include "poreplab/sdr/vector_file.hpp"
 
@@ -82,6 +84,49 @@ std::string parents_json_row(const std::uint32_t* row) {
   return a.dump();
 }
 
+// PC2 on the backend's Poseidon from the labels and replica just recomputed: comm_c,
+// comm_r_last and comm_r, and the tree files' names and sizes against files_after_pc2.
+void check_pc2(checker& c, const sdr_vector& v, backend& be, const memory_layer_store& store,
+               const std::uint8_t* replica) {
+  const auto& j = v.json;
+  if (!j.contains("comm_r")) return;  // a vector without PC2 outputs
+  std::vector<pc2_file> files;
+  try {
+    files = pc2_tree_files(v.sector_size);
+  } catch (const std::invalid_argument& e) {
+    c.emit({"pc2", true, e.what(), true});
+    return;
+  }
+  if (j.contains("files_after_pc2")) {
+    std::uint64_t matched = 0;
+    for (const auto& want : files)
+      for (const auto& f : j.at("files_after_pc2"))
+        if (f.is_object() && f.value("name", "") == want.name) {
+          c.equal("pc2 file " + want.name + " bytes", f.at("bytes").dump(), std::to_string(want.bytes));
+          ++matched;
+        }
+    c.equal("pc2 tree files listed in files_after_pc2", std::to_string(files.size()), std::to_string(matched));
+  }
+  if (v.layers != 2 && v.layers != 11) {
+    c.emit({"pc2", true, std::to_string(v.layers) + " layers: PC2 hashes columns of 2 or 11", true});
+    return;
+  }
+  std::unique_ptr<pc2_hasher> h;
+  try {
+    h = be.make_pc2_hasher();
+  } catch (const unavailable_error& e) {
+    c.emit({"pc2 (" + be.name() + ")", true, e.what(), true});
+    return;
+  }
+  std::vector<const std::uint8_t*> labels;
+  for (std::uint32_t l = 1; l <= v.layers; ++l) labels.push_back(store.layer(l));
+  const pc2_result r = build_pc2_in_memory(labels, replica, v.nodes, tree_shape_for_sector_size(v.sector_size), *h);
+  const std::string who = " (" + be.name() + ")";
+  c.equal("comm_c" + who, c.str(j, "comm_c", ""), to_hex(r.comm_c));
+  c.equal("comm_r_last" + who, c.str(j, "comm_r_last", ""), to_hex(r.comm_r_last));
+  c.equal("comm_r" + who, c.str(j, "comm_r", ""), to_hex(r.comm_r));
+}
+
 }  // namespace
 
 bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(const check_result&)>& report) {
@@ -151,6 +196,7 @@ bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(co
     encode(store.layer(v.layers), data.data(), replica.data(), v.nodes);
     c.items("replica", j.at("replica"), replica.data(), v.nodes);
     if (j.contains("replica_hex")) c.equal("replica all nodes", c.str(j, "replica_hex", ""), to_hex(replica));
+    check_pc2(c, v, be, store, replica.data());
   }
   return c.ok();
 }

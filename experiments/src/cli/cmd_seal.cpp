@@ -1,4 +1,4 @@
-// `poreplab seal` and `poreplab unseal`.
+// `poreplab seal`, `poreplab pc2` and `poreplab unseal`.
 #include <cstdlib>
 #include <iostream>
 
@@ -7,6 +7,7 @@
 #include "cli/cli.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
+#include "poreplab/sdr/pc2_seal.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "util/text.hpp"
@@ -17,10 +18,16 @@ namespace {
 
 struct seal_options {
   std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = "cpu";
-  std::string parent_cache, memory_limit;
+  std::string parent_cache, memory_limit, through = "pc1";
   double progress_interval = 10;
   std::uint32_t layers = 0;
   std::uint64_t sector_id = 0;
+  bool force = false;
+};
+
+struct pc2_options {
+  std::string sealed, backend = "cpu";
+  double progress_interval = 10;
   bool force = false;
 };
 
@@ -42,6 +49,26 @@ std::string parent_cache_dir(const std::string& flag) {
   if (!flag.empty()) return flag;
   const char* env = std::getenv("FIL_PROOFS_PARENT_CACHE");
   return env != nullptr ? env : "";
+}
+
+void check_progress_interval(double s) {
+  if (!(s >= 0) || s > 1e6) throw usage_error("--progress-interval: expected seconds from 0 to 1000000");
+}
+
+// PC2 of a sealed directory on `be`, and its commitments on stdout.
+void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progress_interval) {
+  auto h = be.make_pc2_hasher();
+  sdr::pc2_seal_options opt;
+  opt.existing = force ? sdr::existing_output::replace : sdr::existing_output::refuse;
+  opt.progress_interval_s = progress_interval;
+  if (progress_interval > 0) opt.progress = &std::cerr;
+  const auto r = sdr::pc2_sealed(dir, *h, be.name(), opt);
+  std::cout << "comm_c      " << to_hex(r.trees.comm_c) << "\ncomm_r_last " << to_hex(r.trees.comm_r_last)
+            << "\ncomm_r      " << to_hex(r.trees.comm_r) << "\npc2 of " << dir << " in " << r.seconds << " s ("
+            << h->name() << ")"
+            << (r.inputs_checked ? "; the layers and replica read match seal.json's digests"
+                                 : "; seal.json records no file digests")
+            << "\n";
 }
 
 }  // namespace
@@ -72,6 +99,10 @@ void add_seal_commands(CLI::App& app) {
       ->capture_default_str();
   seal->add_flag("--force", so->force,
                  "replace a previous seal in --out (its layer files, tree_d, replica.dat, seal.json; other files are kept)");
+  seal->add_option("--through", so->through,
+                   "last phase: pc1 (layers, tree_d, replica) or pc2 (also tree_c, tree_r_last and comm_r, as `poreplab "
+                   "pc2` writes them)")
+      ->capture_default_str();
   seal->callback([so, seal_knobs, apply_seal_knobs] {
     sdr::seal_inputs in;
     if (!so->proof.empty()) {
@@ -109,13 +140,35 @@ void add_seal_commands(CLI::App& app) {
         throw usage_error("--memory-limit: '" + so->memory_limit + "' is not a size such as 3GiB or 512MiB");
       opt.memory_limit = *limit;
     }
-    if (!(so->progress_interval >= 0) || so->progress_interval > 1e6)
-      throw usage_error("--progress-interval: expected seconds from 0 to 1000000");
+    check_progress_interval(so->progress_interval);
+    if (so->through != "pc1" && so->through != "pc2")
+      throw usage_error("--through: '" + so->through + "' is not pc1 or pc2");
+    if (so->through == "pc2") be->make_pc2_hasher();  // unavailable: said before the seal, not after
     opt.progress_interval_s = so->progress_interval;
     if (so->progress_interval > 0) opt.progress = &std::cerr;
     const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache), opt);
     std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
               << so->out << "\n";
+    if (so->through == "pc2") run_pc2(so->out, *be, so->force, so->progress_interval);
+  });
+
+  auto po = std::make_shared<pc2_options>();
+  auto* pc2 = app.add_subcommand(
+      "pc2", "PC2 of a sealed directory: tree_c over the layers' columns, tree_r_last over the replica, comm_r (Poseidon), "
+             "written beside the seal and into its seal.json");
+  pc2->add_option("--sealed", po->sealed, "directory written by poreplab seal")->required();
+  pc2->add_option("--backend", po->backend, "backend whose Poseidon runs it")->capture_default_str();
+  auto pc2_knobs = std::make_shared<backend_settings>();
+  const auto apply_pc2_knobs = add_backend_flags(pc2, pc2_knobs);
+  pc2->add_option("--progress-interval", po->progress_interval, "seconds between progress lines on stderr (0: none)")
+      ->capture_default_str();
+  pc2->add_flag("--force", po->force, "compute PC2 again where seal.json already records it, replacing its tree files");
+  pc2->callback([po, pc2_knobs, apply_pc2_knobs] {
+    check_progress_interval(po->progress_interval);
+    apply_pc2_knobs();
+    auto be = make_backend(po->backend, *pc2_knobs);
+    const interrupt_scope on_signal;  // Ctrl-C stops between chunks, removing the .tmp files
+    run_pc2(po->sealed, *be, po->force, po->progress_interval);
   });
 
   auto uo = std::make_shared<unseal_options>();
