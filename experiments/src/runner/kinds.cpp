@@ -19,7 +19,7 @@ kind_spec limits_kind();  // kinds/limits.cpp
 kind_spec profile_kind();  // kinds/profile.cpp
 
 const std::vector<kind_spec>& kinds() {
-  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), limits_kind(),
+  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), pc2_kind(), limits_kind(),
                                                 gpu_model_kind(), profile_kind()};
   return table;
 }

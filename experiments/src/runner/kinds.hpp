@@ -108,6 +108,7 @@ kind_spec hash_kind();    // kinds/hash.cpp
 kind_spec label_kind();   // kinds/label.cpp
 kind_spec seal_kind();    // kinds/seal.cpp
 kind_spec tree_d_kind();  // kinds/tree_d.cpp
+kind_spec pc2_kind();     // kinds/pc2.cpp
 kind_spec gpu_model_kind();  // kinds/gpu_model.cpp: modeled, not measured
 
 axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);

@@ -1,0 +1,190 @@
+#include "bench/pc2.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <stdexcept>
+
+#include "poreplab/field/fr_mont.hpp"
+#include "poreplab/hash/poseidon.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/memory_check.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/stats.hpp"
+
+namespace poreplab {
+
+namespace {
+
+namespace m = fr::mont;
+using clock_type = std::chrono::steady_clock;
+
+bool is_power_of_8(std::uint64_t x) {
+  if (x == 0) return false;
+  while (x % 8 == 0) x /= 8;
+  return x == 1;
+}
+
+// Canonical field elements (below 2^254), deterministic per seed.
+std::vector<std::uint8_t> generated_nodes(std::uint64_t nodes, std::uint64_t seed) {
+  std::vector<std::uint8_t> v(nodes * 32);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull ^ (seed * 0xbf58476d1ce4e5b9ull);
+  for (std::size_t i = 0; i + 8 <= v.size(); i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    for (std::size_t j = 0; j < 8; ++j) v[i + j] = static_cast<std::uint8_t>(x >> (8 * j));
+  }
+  for (std::size_t i = 31; i < v.size(); i += 32) v[i] &= 0x3f;
+  return v;
+}
+
+// One core's scalar Montgomery multiply with 8 independent chains: the rate a core could
+// sustain if PC2 were nothing but multiplies.
+double scalar_mul_ns() {
+  m::elem x[8];
+  for (int j = 0; j < 8; ++j) x[j] = m::from_u64(static_cast<std::uint64_t>(j) + 3);
+  const m::elem b = m::from_u64(0x1234567);
+  double best = 1e30;
+  for (int round = 0; round < 5; ++round) {
+    const int n = 1 << 15;
+    const auto t0 = clock_type::now();
+    for (int i = 0; i < n; ++i)
+      for (auto& e : x) e = m::mul(e, b);
+    best = std::min(best, std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / (8.0 * n));
+  }
+  volatile std::uint64_t sink = x[0].l[0] ^ x[7].l[3];
+  (void)sink;
+  return best;
+}
+
+m::elem load(const std::uint8_t* p) {
+  m::elem e;
+  m::from_bytes(p, e);
+  return e;
+}
+
+bool equal_bytes(const m::elem& e, const std::uint8_t* p) {
+  std::uint8_t b[32];
+  m::to_bytes(e, b);
+  return std::equal(b, b + 32, p);
+}
+
+}  // namespace
+
+pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
+  pc2_bench_result r;
+  r.options = opt;
+  if (opt.layers != 2 && opt.layers != 11)
+    throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " (PC2 hashes columns of 2 or 11 layers)");
+  const sdr::tree_shape sector_shape = sdr::tree_shape_for_sector_size(opt.sector_size);
+  r.sector_nodes = opt.sector_size / 32;
+  if (opt.samples == 0) throw std::invalid_argument("samples: at least 1");
+  sdr::tree_shape shape = sector_shape;
+  std::uint64_t nodes = r.sector_nodes;
+  if (opt.window_nodes != 0) {
+    if (!is_power_of_8(opt.window_nodes) || opt.window_nodes < 64 || opt.window_nodes > r.sector_nodes)
+      throw std::invalid_argument("window: " + std::to_string(opt.window_nodes) +
+                                  " nodes is not a power of 8 from 64 to the sector's " +
+                                  std::to_string(r.sector_nodes));
+    shape = sdr::tree_shape{8, 0, 0};
+    nodes = opt.window_nodes;
+  }
+  r.nodes_hashed = nodes;
+  auto be = make_backend(opt.backend, opt.knobs);
+  auto h = be->make_pc2_hasher();
+  r.hasher = h->name();
+  // Labels, replica and tree_c held in memory.
+  const double need = double(nodes) * 32 * (opt.layers + 1) + double(sdr::tree_nodes(nodes / shape.base_count(), 8)) *
+                                                                      32 * shape.base_count();
+  require_memory(static_cast<std::uint64_t>(need), "pc2 bench");
+  std::vector<std::vector<std::uint8_t>> labels;
+  std::vector<const std::uint8_t*> ptr;
+  for (std::uint32_t l = 0; l < opt.layers; ++l) labels.push_back(generated_nodes(nodes, l + 1));
+  for (const auto& v : labels) ptr.push_back(v.data());
+  const auto replica = generated_nodes(nodes, 1000);
+  const std::uint64_t per_tree = nodes / shape.base_count();
+  std::vector<std::vector<std::uint8_t>> tree_c(shape.base_count(),
+                                                std::vector<std::uint8_t>(sdr::tree_nodes(per_tree, 8) * 32));
+
+  sdr::pc2_job job;
+  job.nodes = nodes;
+  job.layers = opt.layers;
+  job.shape = shape;
+  job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    std::copy_n(ptr[l - 1] + 32 * first, 32 * count, o);
+  };
+  job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    std::copy_n(replica.data() + 32 * first, 32 * count, o);
+  };
+  job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
+    if (f < shape.base_count()) std::copy_n(p, n, tree_c[f].data() + off);
+  };
+  sdr::pc2_result out;
+  for (std::uint32_t i = 0; i < opt.warmup + opt.samples; ++i) {
+    const auto t0 = clock_type::now();
+    out = sdr::build_pc2(job, *h);
+    const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+    if (i >= opt.warmup) r.samples_ns_per_node.push_back(ns / double(nodes));
+  }
+  r.digest = to_hex(out.comm_r);
+
+  // Sampled check with the plain permutation: leaves (column hashes) and internal nodes of
+  // tree_c from the children the file holds, and comm_r from comm_c and comm_r_last.
+  std::mt19937_64 rng(7);
+  bool ok = true;
+  const auto& col = poseidon::constants_for(static_cast<int>(opt.layers));
+  const auto& oct = poseidon::constants_for(8);
+  for (std::uint64_t s = 0; s < opt.verify_samples && ok; ++s) {
+    const std::uint32_t t = static_cast<std::uint32_t>(rng() % shape.base_count());
+    const std::uint64_t leaf = rng() % per_tree;
+    m::elem in[11];
+    for (std::uint32_t l = 0; l < opt.layers; ++l) in[l] = load(ptr[l] + 32 * (t * per_tree + leaf));
+    ok = equal_bytes(poseidon::hash_plain(col, in), tree_c[t].data() + 32 * leaf);
+    const std::uint64_t internal = rng() % ((per_tree - 1) / 7);  // node index above the leaves
+    const std::uint64_t children = internal * 8;                  // its first child, counted from the file's start
+    m::elem kids[8];
+    for (int k = 0; k < 8; ++k) kids[k] = load(tree_c[t].data() + 32 * (children + static_cast<std::uint64_t>(k)));
+    ok = ok && equal_bytes(poseidon::hash_plain(oct, kids), tree_c[t].data() + 32 * (per_tree + internal));
+  }
+  const m::elem pair[2] = {load(out.comm_c.data()), load(out.comm_r_last.data())};
+  ok = ok && equal_bytes(poseidon::hash_plain(poseidon::constants_for(2), pair), out.comm_r.data());
+  r.verified = ok;
+  r.verified_against = std::to_string(opt.verify_samples) +
+                       " sampled column hashes and tree_c nodes, and comm_r, recomputed with the plain permutation";
+
+  r.median_ns_per_node = median(r.samples_ns_per_node);
+  r.sector_seconds = r.median_ns_per_node * double(r.sector_nodes) * 1e-9;
+  r.multiplies_per_node = sdr::pc2_multiplies(r.sector_nodes, opt.layers, sector_shape) / double(r.sector_nodes);
+  r.fr_mul_per_s = r.multiplies_per_node / (r.median_ns_per_node * 1e-9);
+  r.threads = opt.knobs.is_set("threads") && opt.knobs.count("threads") > 0 ? static_cast<int>(opt.knobs.count("threads"))
+                                                                           : omp_get_max_threads();
+  r.fr_mul_ns_bound = scalar_mul_ns();
+  r.vs_bound = r.fr_mul_per_s / (double(r.threads) * 1e9 / r.fr_mul_ns_bound);
+  return r;
+}
+
+nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
+  return {{"backend", r.options.backend},
+          {"hasher", r.hasher},
+          {"sector_size", r.options.sector_size},
+          {"layers", r.options.layers},
+          {"window_nodes", r.options.window_nodes},
+          {"nodes_hashed", r.nodes_hashed},
+          {"threads", r.threads},
+          {"samples_ns_per_node", r.samples_ns_per_node},
+          {"ns_per_node", r.median_ns_per_node},
+          {"sector_seconds", r.sector_seconds},
+          {"sector_seconds_is", r.options.window_nodes == 0 ? "measured" : "extrapolated from the window"},
+          {"multiplies_per_node", r.multiplies_per_node},
+          {"fr_mul_per_s", r.fr_mul_per_s},
+          {"fr_mul_ns_scalar_core", r.fr_mul_ns_bound},
+          {"vs_scalar_bound", r.vs_bound},
+          {"comm_r", r.digest},
+          {"verified", r.verified},
+          {"verified_against", r.verified_against}};
+}
+
+}  // namespace poreplab

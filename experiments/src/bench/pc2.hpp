@@ -1,0 +1,53 @@
+#pragma once
+// Timed PC2 (tree_c, tree_r_last, comm_r) on one backend's Poseidon over generated labels,
+// each sample checked by sampled recomputation with the plain permutation. Shared by
+// `poreplab bench pc2` and the runner's `pc2` kind.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backends/backends.hpp"
+
+namespace poreplab {
+
+struct pc2_bench_options {
+  std::string backend = "cpu";
+  backend_settings knobs;               // threads, ...
+  std::uint64_t sector_size = 8 << 20;  // a size with a rust-fil-proofs tree shape
+  std::uint32_t layers = 2;             // 2 or 11
+  // > 0: hash a window of this many nodes (a power of 8): its columns and one tree over
+  // them, standing for the sector's per-node work (docs/pc2-cpu.md); 0: the whole sector.
+  std::uint64_t window_nodes = 0;
+  std::uint32_t warmup = 0;
+  std::uint32_t samples = 3;
+  std::uint64_t verify_samples = 256;  // leaves and internal nodes recomputed per sample
+};
+
+struct pc2_bench_result {
+  pc2_bench_options options;
+  std::uint64_t nodes_hashed = 0;   // per sample: the sector's nodes or the window
+  std::uint64_t sector_nodes = 0;
+  std::vector<double> samples_ns_per_node;  // PC2 wall time per node hashed
+  double median_ns_per_node = 0;
+  double sector_seconds = 0;        // median x the sector's nodes: measured for a whole sector, extrapolated from a window
+  double multiplies_per_node = 0;   // Fr multiplies of PC2 per sector node (neptune's optimized form)
+  double fr_mul_per_s = 0;          // multiplies done per second, all threads
+  double fr_mul_ns_bound = 0;       // one core's scalar Fr multiply, independent chains (measured here)
+  int threads = 0;
+  double vs_bound = 0;              // fr_mul_per_s / (threads / fr_mul_ns_bound)
+  std::string hasher;
+  std::string digest;               // comm_r of the last sample (hex)
+  bool verified = false;
+  std::string verified_against;
+};
+
+// std::invalid_argument for bad options (a size without a tree shape, a window that is
+// not a power of 8 or exceeds the sector, layers not 2 or 11); unavailable_error when the
+// backend has no PC2 path.
+pc2_bench_result run_pc2_bench(const pc2_bench_options& opt);
+
+// The record fields of a result (the runner's context and `bench pc2 --json`).
+nlohmann::json pc2_bench_json(const pc2_bench_result& r);
+
+}  // namespace poreplab

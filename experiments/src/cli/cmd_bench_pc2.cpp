@@ -1,0 +1,63 @@
+// `poreplab bench pc2`: timed, sample-verified PC2 on one backend's Poseidon.
+#include <iomanip>
+#include <iostream>
+
+#include "bench/pc2.hpp"
+#include "cli/backend_flags.hpp"
+#include "cli/bench_cli.hpp"
+#include "cli/cli.hpp"
+#include "util/text.hpp"
+
+namespace poreplab::cli {
+
+void add_bench_pc2_command(CLI::App& app) {
+  auto opt = std::make_shared<pc2_bench_options>();
+  auto size = std::make_shared<std::string>("8MiB");
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = bench_group(app)->add_subcommand(
+      "pc2", "PC2 speed (tree_c, tree_r_last, comm_r over generated labels): ns per node, seconds per sector, Fr "
+             "multiplies/s against one core's scalar multiply; sample-verified");
+  cmd->add_option("--backend", opt->backend, join(backend_names(), " | "))->capture_default_str();
+  cmd->add_option("--sector-size", *size, "2KiB, 8MiB, 512MiB, 32GiB, 64GiB (a size with a rust-fil-proofs tree shape)")
+      ->capture_default_str();
+  cmd->add_option("--layers", opt->layers, "2 or 11 (the column arity)")->capture_default_str();
+  cmd->add_option("--window", opt->window_nodes,
+                  "hash a window of this many nodes (a power of 8): its columns and one tree, standing for the "
+                  "sector's per-node work; 0 = the whole sector");
+  cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--samples", opt->samples, "timed runs")->capture_default_str();
+  cmd->add_option("--verify-samples", opt->verify_samples,
+                  "column hashes and tree nodes recomputed with the plain permutation after the runs")
+      ->capture_default_str();
+  auto knobs = std::make_shared<backend_settings>();
+  const auto apply_knobs = add_backend_flags(cmd, knobs);
+  cmd->add_flag("--json", *json, "one JSON object");
+  cmd->callback([opt, size, json, knobs, apply_knobs] {
+    apply_knobs();
+    opt->knobs = *knobs;
+    const auto bytes = parse_size(*size);
+    if (!bytes) throw usage_error("--sector-size: '" + *size + "' is not a size (e.g. 8MiB, 32GiB or bytes)");
+    opt->sector_size = *bytes;
+    const auto r = run_pc2_bench(*opt);
+    if (!r.verified) set_exit_status(1);
+    if (*json) {
+      std::cout << pc2_bench_json(r).dump() << "\n";
+      return;
+    }
+    std::cout << std::fixed << std::setprecision(1) << "pc2 on " << r.options.backend << " (" << r.hasher << "), "
+              << format_size(r.options.sector_size) << ", " << r.options.layers << " layers, " << r.threads
+              << " threads; "
+              << (r.options.window_nodes == 0 ? "the whole sector"
+                                              : "a window of " + std::to_string(r.nodes_hashed) + " nodes")
+              << "\n  ns per node        " << r.median_ns_per_node << " (median of " << r.samples_ns_per_node.size()
+              << ")\n  one sector         " << std::setprecision(2) << r.sector_seconds << " s ("
+              << (r.options.window_nodes == 0 ? "measured" : "extrapolated from the window") << ")\n  Fr multiplies/s    "
+              << std::setprecision(3) << r.fr_mul_per_s / 1e6 << " M (" << r.multiplies_per_node
+              << " per node), " << r.fr_mul_per_s / 1e6 / r.threads << " M per thread\n  scalar multiply    "
+              << r.fr_mul_ns_bound << " ns on one core (8 independent chains): PC2 runs at " << std::setprecision(2)
+              << r.vs_bound << " of " << r.threads << " cores of it\n  comm_r             " << r.digest
+              << "\n  verified           " << (r.verified ? "ok: " : "MISMATCH: ") << r.verified_against << "\n";
+  });
+}
+
+}  // namespace poreplab::cli
