@@ -17,6 +17,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records/records.hpp"
+#include "report/pipeline.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
@@ -749,6 +750,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     fill_crossover(row, rates, groups, caps);
     row.one_sector = contest_of(row, &device_row::pc1_seconds, false);
     row.throughput = contest_of(row, &device_row::sectors_per_hour, true);
+    fill_pipeline(row, in);
     for (const auto& m : machines) {
       for (std::size_t i = 0; i < groups.size(); ++i)
         if (groups[i].kind == "cpu-core") row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
@@ -870,6 +872,20 @@ std::string to_markdown(const report& r) {
     }
   md << "\n## In plain words\n\n" << plain_words(r);
   machines_markdown(r, md);
+  md << "\n## The sealing pipeline: PC1, then PC2\n\nPC2 (tree_c, tree_r_last, comm_r: Poseidon over BLS12-381) "
+        "is parallel work; a phase's sectors per hour is the device's best rate for it. Phases on one device take "
+        "turns; on two devices they overlap and the slower sets the pace.\n\n"
+        "| sector | layers | mix | PC1, one sector | PC2, one sector | sectors / hour | bottleneck |\n"
+        "|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.sizes)
+    for (const auto& p : s.pipeline)
+      md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << p.mix << " | "
+         << cell(p.pc1_seconds, format_seconds) << " | " << cell(p.pc2_seconds, format_seconds) << " | "
+         << cell(p.sectors_per_hour, format_number) << " | " << (p.bottleneck.empty() ? "—" : p.bottleneck) << " |\n";
+  md << "\nCPU cores whose PC1 keeps one GPU's PC2 busy: ";
+  for (std::size_t i = 0; i < r.sizes.size(); ++i)
+    md << (i ? "; " : "") << size_text(r.sizes[i].sector_size) << " " << cell(r.sizes[i].cores_per_gpu, format_number);
+  md << ".\n";
   md << "\n## Crossover: sectors the GPU must label at once to pass the whole CPU\n\n| sector | crossover |\n|---|---|\n";
   for (const auto& s : r.sizes) md << "| " << size_text(s.sector_size) << " | " << s.crossover_text << " |\n";
   md << "\n## Notes\n\n";
@@ -881,6 +897,8 @@ std::string to_markdown(const report& r) {
          << "; at once " << d.sectors_at_once.from.text() << "; per hour " << d.sectors_per_hour.from.text() << "\n";
     }
     md << "- " << size_text(s.sector_size) << ", crossover: " << s.crossover_sectors.from.text() << "\n";
+    for (const auto& p : s.pipeline)
+      md << "- " << size_text(s.sector_size) << ", pipeline " << p.mix << ": PC2 " << p.pc2_seconds.from.text() << "\n";
   }
   return md.str();
 }
@@ -921,6 +939,19 @@ json contest_json(const contest& c) {
 
 }  // namespace
 
+json pipeline_json(const std::vector<pipeline_row>& rows) {
+  json out = json::array();
+  for (const auto& p : rows)
+    out.push_back({{"mix", p.mix},
+                   {"pc1_device", p.pc1_device},
+                   {"pc2_device", p.pc2_device},
+                   {"pc1_seconds", figure_json(p.pc1_seconds)},
+                   {"pc2_seconds", figure_json(p.pc2_seconds)},
+                   {"sectors_per_hour", figure_json(p.sectors_per_hour)},
+                   {"bottleneck", p.bottleneck}});
+  return out;
+}
+
 json to_json(const report& r) {
   json sizes = json::array();
   for (const auto& s : r.sizes) {
@@ -943,7 +974,9 @@ json to_json(const report& r) {
                      {"crossover", s.crossover_text},
                      {"one_sector", contest_json(s.one_sector)},
                      {"throughput", contest_json(s.throughput)},
-                     {"machines", machines_json(s.machines)}});
+                     {"machines", machines_json(s.machines)},
+                     {"pipeline", pipeline_json(s.pipeline)},
+                     {"cores_per_gpu", figure_json(s.cores_per_gpu)}});
   }
   return {{"schema", kVerdictSchema}, {"dirs", r.dirs}, {"sizes", sizes}, {"notes", r.notes}};
 }

@@ -75,6 +75,17 @@ struct machine_row {
   std::optional<double> usd_per_sector_hour, joules_per_sector, energy_usd_per_sector;
 };
 
+// One way to run the whole sealing pipeline (PC1 then PC2) on this run's devices: where each
+// phase runs, each phase's time for one sector, the sectors per hour of the pipeline in
+// steady state (phases sharing a device take turns; on separate devices they overlap) and
+// the phase that limits it.
+struct pipeline_row {
+  std::string mix;  // "CPU only" | "GPU only" | "PC1 on the CPU, PC2 on the GPU"
+  std::string pc1_device, pc2_device;
+  figure pc1_seconds, pc2_seconds, sectors_per_hour;
+  std::string bottleneck;  // "PC1" | "PC2" | ""
+};
+
 struct size_row {
   std::string proof;
   std::uint64_t sector_size = 0;
@@ -86,6 +97,10 @@ struct size_row {
   contest one_sector;   // PC1 time of one sector: best CPU core vs GPU
   contest throughput;   // sectors per hour: whole CPU vs GPU
   std::vector<machine_row> machines;
+  std::vector<pipeline_row> pipeline;
+  // CPU cores whose PC1 keeps one GPU's PC2 busy (one core's best PC1 rate against the
+  // GPU's PC2 rate).
+  figure cores_per_gpu;
 };
 
 struct report {
