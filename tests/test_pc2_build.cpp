@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/gpu_model.hpp"
+#include "model/pc2_model.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
@@ -152,4 +154,19 @@ TEST_CASE("PC2 multiply counts: neptune's optimized form", "[pc2]") {
   const double m = pc2_multiplies(std::uint64_t{1} << 30, 11, {8, 8, 0});
   CHECK(m > 3.7e12);
   CHECK(m < 3.8e12);
+}
+
+TEST_CASE("PC2's GPU model: the FMA-pipe bound of the latency table, IMAD.HI at either rate", "[pc2][gpu-model]") {
+  const auto table = gpu_model::load_latency_table({});
+  const auto& a = gpu_model::arch_of(table, "sm_90");
+  const double mults = pc2_multiplies(std::uint64_t{1} << 30, 11, {8, 8, 0});
+  const auto full = gpu_model::model_pc2(a, mults, true);
+  const auto half = gpu_model::model_pc2(a, mults, false);
+  // 264 slots a multiply at one pass each; the table's IMAD.HI (two passes) makes it 392.
+  CHECK(full.slots_per_mul == Approx(264));
+  CHECK(half.slots_per_mul == Approx(392));
+  CHECK(full.fr_mul_per_s == Approx(a.sm_count * a.schedulers_per_sm * 32 / (264 * 2) * a.clock_mhz * 1e6));
+  CHECK(full.sector_seconds == Approx(mults / full.fr_mul_per_s));
+  CHECK(half.sector_seconds > full.sector_seconds);
+  CHECK_THAT(full.basis, Catch::Contains("IMAD.HI the same"));
 }

@@ -420,3 +420,49 @@ TEST_CASE("verdict: machine files are checked like configs", "[verdict][reliabil
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.out.empty());
 }
+
+TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 model", "[verdict][pc2]") {
+  test::temp_dir s("verdict-pc2");
+  auto pc2 = [](std::uint64_t size, std::uint32_t layers, double ns, std::uint64_t window) {
+    json axes = {{"backend", "cpu"}, {"sector_size", size}, {"layers", layers}, {"threads", 0}};
+    if (window != 0) axes["window"] = window;
+    return json{{"type", "point"}, {"run", 0},         {"experiment", "pc2"},
+                {"kind", "pc2"},   {"axes", axes},     {"status", "ok"},
+                {"stats", {{"median", ns}, {"n", 1}}}, {"context", {{"multiplies_per_node", 1200}}}};
+  };
+  test::write_text(s / "records.jsonl",
+                   lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                          label("cpu", "Test CPU", k8MiB, 16, 0, 200), pc2(k8MiB, 2, 20000, 0),
+                          pc2(k32GiB, 11, 50000, 32768)}));
+  const auto r = verdict::compute({s.path});
+  const auto& mid = size_row(r, k8MiB);
+  REQUIRE(mid.pipeline.size() >= 2);
+  const auto& cpu_only = mid.pipeline[0];
+  CHECK(cpu_only.mix == "CPU only");
+  REQUIRE(cpu_only.pc2_seconds.value);
+  CHECK(*cpu_only.pc2_seconds.value == Approx(20000e-9 * 262144));
+  CHECK(cpu_only.pc2_seconds.from.status == "measured");
+  // Sharing the cores: one sector costs PC1 at the whole CPU's rate plus PC2.
+  const double pc1_hours = 1.0 / *row(r, k8MiB, "cpu").sectors_per_hour.value;
+  CHECK(*cpu_only.sectors_per_hour.value == Approx(1.0 / (pc1_hours + 20000e-9 * 262144 / 3600)));
+  CHECK(cpu_only.bottleneck == "PC2");
+  // PC2 on the GPU is modeled, and overlaps PC1 on the CPU: the slower phase sets the pace.
+  const verdict::pipeline_row* split = nullptr;
+  for (const auto& p : mid.pipeline)
+    if (p.mix == "PC1 on the CPU, PC2 on the GPU") split = &p;
+  REQUIRE(split != nullptr);
+  CHECK(split->pc2_seconds.from.status == "modeled");
+  CHECK_THAT(split->pc2_seconds.from.detail, Catch::Contains("Fr multiplies") && Catch::Contains("FMA pipe"));
+  CHECK(*split->sectors_per_hour.value == Approx(1.0 / std::max(pc1_hours, *split->pc2_seconds.value / 3600)));
+  REQUIRE(mid.cores_per_gpu.value);
+  CHECK(*mid.cores_per_gpu.value > 1);
+  // 512MiB: the 8MiB rate per node, extrapolated and said so; 32GiB: its 11-layer window.
+  const auto& big = size_row(r, k512MiB).pipeline[0];
+  CHECK(big.pc2_seconds.from.status == "extrapolated");
+  CHECK_THAT(big.pc2_seconds.from.detail, Catch::Contains("measured at 8MiB"));
+  const auto& huge = size_row(r, k32GiB).pipeline[0];
+  CHECK(*huge.pc2_seconds.value == Approx(50000e-9 * (k32GiB / 32.0)));
+  CHECK_THAT(huge.pc2_seconds.from.detail, Catch::Contains("on a 32768-node window"));
+  const std::string md = verdict::to_markdown(r);
+  CHECK_THAT(md, Catch::Contains("## The sealing pipeline: PC1, then PC2") && Catch::Contains("CPU cores whose PC1"));
+}

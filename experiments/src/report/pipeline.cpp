@@ -70,6 +70,18 @@ const device_row* find_row(const size_row& row, std::initializer_list<const char
   return nullptr;
 }
 
+// Device-hours per sector of a PC1 row: at its best batch, else one sector at a time.
+figure pc1_hours(const device_row& d) {
+  if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
+    return {1.0 / *d.sectors_per_hour.value, d.sectors_per_hour.from};
+  if (d.pc1_seconds.value && *d.pc1_seconds.value > 0) {
+    source s = d.pc1_seconds.from;
+    s.detail += "; one sector at a time (no batch rate at this size)";
+    return {*d.pc1_seconds.value / 3600.0, s};
+  }
+  return {std::nullopt, src("none", "no PC1 figure")};
+}
+
 // Phases on one device take turns: a sector costs the sum of their per-sector times at
 // the device's best rates. On two devices they overlap: the slower sets the pace.
 pipeline_row combine(std::string mix, const device_row& pc1, const figure& pc2_seconds, const std::string& pc2_device,
@@ -80,15 +92,15 @@ pipeline_row combine(std::string mix, const device_row& pc1, const figure& pc2_s
   p.pc2_device = pc2_device;
   p.pc1_seconds = pc1.pc1_seconds;
   p.pc2_seconds = pc2_seconds;
-  if (!pc1.sectors_per_hour.value || !pc2_seconds.value || *pc1.sectors_per_hour.value <= 0 || *pc2_seconds.value <= 0) {
+  const figure h1 = pc1_hours(pc1);
+  if (!h1.value || !pc2_seconds.value || *pc2_seconds.value <= 0) {
     p.sectors_per_hour.from = src("none", "a phase has no figure");
     return p;
   }
-  const double pc1_hours = 1.0 / *pc1.sectors_per_hour.value;  // device-hours per sector at its best batch
   const double pc2_hours = *pc2_seconds.value / 3600.0;
-  const double per_hour = shared ? 1.0 / (pc1_hours + pc2_hours) : 1.0 / std::max(pc1_hours, pc2_hours);
-  p.sectors_per_hour = {per_hour, worst(pc1.sectors_per_hour.from, pc2_seconds.from)};
-  p.bottleneck = pc1_hours >= pc2_hours ? "PC1" : "PC2";
+  const double per_hour = shared ? 1.0 / (*h1.value + pc2_hours) : 1.0 / std::max(*h1.value, pc2_hours);
+  p.sectors_per_hour = {per_hour, worst(h1.from, pc2_seconds.from)};
+  p.bottleneck = *h1.value >= pc2_hours ? "PC1" : "PC2";
   return p;
 }
 
@@ -115,12 +127,12 @@ void fill_pipeline(size_row& row, const amax::inputs& in) {
   }
   if (cpu != nullptr) row.pipeline.push_back(combine("CPU only", *cpu, cpu_pc2, cpu->device, true));
   if (gpu != nullptr) row.pipeline.push_back(combine("GPU only", *gpu, gpu_pc2, gpu_name, true));
-  if (cpu != nullptr && gpu != nullptr)
+  if (cpu != nullptr && gpu_pc2.value)
     row.pipeline.push_back(combine("PC1 on the CPU, PC2 on the GPU", *cpu, gpu_pc2, gpu_name, false));
-  if (core != nullptr && core->sectors_per_hour.value && *core->sectors_per_hour.value > 0 && gpu_pc2.value) {
-    const double gpu_per_hour = 3600.0 / *gpu_pc2.value;
-    row.cores_per_gpu = {gpu_per_hour / *core->sectors_per_hour.value,
-                         worst(core->sectors_per_hour.from, gpu_pc2.from)};
+  const figure core_hours = core != nullptr ? pc1_hours(*core) : figure{};
+  if (core_hours.value && gpu_pc2.value) {
+    // One core labels 1 / core_hours sectors an hour; the GPU's PC2 takes gpu_pc2 each.
+    row.cores_per_gpu = {*core_hours.value * 3600.0 / *gpu_pc2.value, worst(core_hours.from, gpu_pc2.from)};
   } else {
     row.cores_per_gpu.from = src("none", "no one-core PC1 rate or no GPU PC2 figure");
   }
