@@ -5,12 +5,19 @@
 #include <string>
 
 #include "poreplab/hash/poseidon.hpp"
+#include "poreplab/hash/poseidon_perm.hpp"
 
 namespace poreplab::poseidon {
 
 namespace {
 
 namespace m = fr::mont;
+
+struct portable_ops {
+  static elem mul(const elem& a, const elem& b) { return m::mul(a, b); }
+  static elem sqr(const elem& a) { return m::sqr(a); }
+  static elem add(const elem& a, const elem& b) { return m::add(a, b); }
+};
 
 struct state {
   elem s[kMaxWidth];
@@ -37,30 +44,6 @@ void mds_dense(const constants& c, state& st) {
   for (int i = 0; i < t; ++i) st.s[i] = out[i];
 }
 
-// s = s^T P: neptune applies the pre-sparse matrix to the state as a row vector.
-void mds_pre_sparse(const constants& c, state& st) {
-  const int t = st.t;
-  elem out[kMaxWidth];
-  for (int j = 0; j < t; ++j) {
-    elem acc = m::zero();
-    for (int i = 0; i < t; ++i) acc = m::add(acc, m::mul(st.s[i], c.pre_sparse[static_cast<std::size_t>(i * t + j)]));
-    out[j] = acc;
-  }
-  for (int i = 0; i < t; ++i) st.s[i] = out[i];
-}
-
-// s = s^T S_k with S_k sparse: 2t - 1 multiplications instead of t^2.
-void mds_sparse(const constants& c, state& st, int k) {
-  const int t = st.t;
-  const elem* w = &c.sparse_w_hat[static_cast<std::size_t>(k * t)];
-  const elem* v = &c.sparse_v_rest[static_cast<std::size_t>(k * (t - 1))];
-  elem first = m::zero();
-  for (int i = 0; i < t; ++i) first = m::add(first, m::mul(w[i], st.s[i]));
-  const elem s0 = st.s[0];
-  for (int j = 1; j < t; ++j) st.s[j] = m::add(st.s[j], m::mul(v[j - 1], s0));
-  st.s[0] = first;
-}
-
 }  // namespace
 
 elem hash_plain(const constants& c, const elem* preimage) {
@@ -84,35 +67,7 @@ elem hash_plain(const constants& c, const elem* preimage) {
   return st.s[1];
 }
 
-elem hash(const constants& c, const elem* preimage) {
-  state st = initial(c, preimage);
-  const int t = c.width;
-  const int half = c.full_rounds / 2;
-  const elem* k = c.compressed_round_constants.data();
-  for (int i = 0; i < t; ++i) st.s[i] = m::add(st.s[i], k[i]);
-  k += t;
-  // Full rounds add the next round's keys (moved through M^-1) right after the S-box.
-  for (int r = 0; r < half; ++r) {
-    for (int i = 0; i < t; ++i) st.s[i] = m::add(m::pow5(st.s[i]), k[i]);
-    k += t;
-    if (r == half - 1)
-      mds_pre_sparse(c, st);
-    else
-      mds_dense(c, st);
-  }
-  for (int r = 0; r < c.partial_rounds; ++r) {
-    st.s[0] = m::add(m::pow5(st.s[0]), *k++);
-    mds_sparse(c, st, r);
-  }
-  for (int r = 0; r < half - 1; ++r) {
-    for (int i = 0; i < t; ++i) st.s[i] = m::add(m::pow5(st.s[i]), k[i]);
-    k += t;
-    mds_dense(c, st);
-  }
-  for (int i = 0; i < t; ++i) st.s[i] = m::pow5(st.s[i]);
-  mds_dense(c, st);
-  return st.s[1];
-}
+elem hash(const constants& c, const elem* preimage) { return optimized_rounds<portable_ops>::hash(c, preimage); }
 
 void hash_bytes(int arity, const std::uint8_t* preimage, std::uint8_t* out) {
   const constants& c = constants_for(arity);

@@ -77,6 +77,8 @@ features detect_now() {
     const regs r7 = cpuid(7);
     f.avx2 = (r7.b >> 5) & 1;
     f.bmi2 = (r7.b >> 8) & 1;
+    f.adx = (r7.b >> 19) & 1;
+    f.avx512ifma = (r7.b >> 21) & 1;
     f.avx512f = (r7.b >> 16) & 1;
     f.avx512bw = (r7.b >> 30) & 1;
     f.avx512vl = (r7.b >> 31) & 1;
@@ -109,9 +111,11 @@ std::vector<std::string> features::names() const {
   if (sha_ni) n.emplace_back("sha_ni");
   if (avx2) n.emplace_back("avx2");
   if (bmi2) n.emplace_back("bmi2");
+  if (adx) n.emplace_back("adx");
   if (avx512f) n.emplace_back("avx512f");
   if (avx512vl) n.emplace_back("avx512vl");
   if (avx512bw) n.emplace_back("avx512bw");
+  if (avx512ifma) n.emplace_back("avx512ifma");
   if (invariant_tsc) n.emplace_back("invariant_tsc");
   return n;
 }

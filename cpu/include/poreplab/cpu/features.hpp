@@ -20,8 +20,8 @@ struct features {
   int logical_cores = 0;
   bool sse41 = false, ssse3 = false;
   bool sha_ni = false;
-  bool avx2 = false, bmi2 = false;
-  bool avx512f = false, avx512vl = false, avx512bw = false;
+  bool avx2 = false, bmi2 = false, adx = false;
+  bool avx512f = false, avx512vl = false, avx512bw = false, avx512ifma = false;
   bool os_avx = false, os_avx512 = false;  // XCR0: the OS saves the wide registers
   bool invariant_tsc = false;
   std::vector<cache_level> caches;
@@ -30,6 +30,8 @@ struct features {
   bool can_shani() const { return sha_ni && sse41 && ssse3; }
   bool can_avx2() const { return avx2 && bmi2 && os_avx; }
   bool can_avx512() const { return avx512f && avx512vl && avx512bw && os_avx512 && can_avx2(); }
+  bool can_adx() const { return adx && bmi2; }  // mulx, adcx, adox: general registers only
+  bool can_ifma() const { return avx512ifma && can_avx512(); }
   std::vector<std::string> names() const;  // present features, e.g. {"sha_ni", "avx2", ...}
 };
 

@@ -1,0 +1,386 @@
+// Poseidon `ifma`: eight hashes at once, one per 64-bit lane of zmm registers, on AVX-512
+// IFMA (vpmadd52luq / vpmadd52huq: 52 x 52-bit products added into 64-bit lanes).
+// An element is five 52-bit limbs in Montgomery form with R = 2^260. Accumulators have 12
+// spare bits, so a sum of products is formed in ten columns and reduced once, and a
+// reduction absorbs the round key that follows it; values stay below ~2.2r rather than r
+// (2^260 / r ~ 35 leaves room), and only the digest is made canonical.
+// neptune's optimized form: the partial rounds are a serial chain per hash, which the
+// eight lanes (and out-of-order overlap of the independent rows) keep the multiplier busy
+// through.
+#include "poseidon_kernels.hpp"
+
+#include <cstring>
+
+#if defined(POREPLAB_HAVE_IFMA)
+#include <immintrin.h>
+// GCC 12's AVX-512 intrinsics fill unused operands from self-initialised
+// _mm*_undefined_*() values and then warn about them (GCC bug 105593, fixed in 13).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace poreplab::cpu::kernels {
+
+namespace {
+
+#define PL_INLINE inline __attribute__((always_inline))
+
+using u64 = std::uint64_t;
+constexpr u64 kMask52 = (u64{1} << 52) - 1;
+// r in radix 2^52, and -r^-1 mod 2^52.
+constexpr u64 kR[5] = {0xfffff00000001ull, 0x2fffe5bfefffull, 0x9a1d80553bda4ull, 0x7d483339d8080ull,
+                       0x73eda753299dull};
+constexpr u64 kInv = 0xffffeffffffffull;
+// 2^520 mod r (into Montgomery form) and 2^264 mod r (R = 2^260 to R = 2^256), radix 2^52.
+constexpr u64 kR2[5] = {0x99103f29c6cf0ull, 0x57927663d999eull, 0xa1c0ed631138bull, 0x3c829f7715f1bull,
+                        0x9ff646cc027ull};
+// 2^260 mod r: one, in Montgomery form.
+constexpr u64 kOne[5] = {0x22ffffffddull, 0x9700396c23000ull, 0xedf77458d1293ull, 0xdf20ff1776e6aull,
+                         0x26821fa14f77ull};
+constexpr u64 kTo256[5] = {0x234fffffdcbull, 0x61039ef635000ull, 0xdce3c3e2e7505ull, 0x7fa6f1563642bull,
+                           0x247db575276aull};
+
+struct fe {
+  __m512i l[5];
+};
+
+// Column sums: lo[j] gathers low halves of products in column j, hi[j] high halves of
+// column j - 1, so that no single register carries a long chain of dependent adds.
+struct acc {
+  __m512i lo[9];
+  __m512i hi[10];  // hi[0] unused
+};
+
+PL_INLINE __m512i bc(u64 x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+PL_INLINE __m512i madlo(__m512i a, __m512i b, __m512i c) { return _mm512_madd52lo_epu64(a, b, c); }
+PL_INLINE __m512i madhi(__m512i a, __m512i b, __m512i c) { return _mm512_madd52hi_epu64(a, b, c); }
+
+PL_INLINE void clear(acc& w) {
+  for (int j = 0; j < 9; ++j) w.lo[j] = _mm512_setzero_si512();
+  for (int j = 0; j < 10; ++j) w.hi[j] = _mm512_setzero_si512();
+}
+
+// w += a * b
+PL_INLINE void mac(acc& w, const fe& a, const fe& b) {
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) {
+      w.lo[i + j] = madlo(w.lo[i + j], a.l[i], b.l[j]);
+      w.hi[i + j + 1] = madhi(w.hi[i + j + 1], a.l[i], b.l[j]);
+    }
+}
+
+// w += a * k for a constant k (five words, broadcast).
+PL_INLINE void mac(acc& w, const fe& a, const u64* k) {
+  for (int j = 0; j < 5; ++j) {
+    const __m512i kj = bc(k[j]);
+    for (int i = 0; i < 5; ++i) {
+      w.lo[i + j] = madlo(w.lo[i + j], a.l[i], kj);
+      w.hi[i + j + 1] = madhi(w.hi[i + j + 1], a.l[i], kj);
+    }
+  }
+}
+
+// w += a^2: the ten cross products once, doubled, then the five squares.
+PL_INLINE void sqr(acc& w, const fe& a) {
+  for (int i = 0; i < 5; ++i)
+    for (int j = i + 1; j < 5; ++j) {
+      w.lo[i + j] = madlo(w.lo[i + j], a.l[i], a.l[j]);
+      w.hi[i + j + 1] = madhi(w.hi[i + j + 1], a.l[i], a.l[j]);
+    }
+  for (int j = 0; j < 9; ++j) w.lo[j] = _mm512_add_epi64(w.lo[j], w.lo[j]);
+  for (int j = 1; j < 10; ++j) w.hi[j] = _mm512_add_epi64(w.hi[j], w.hi[j]);
+  for (int i = 0; i < 5; ++i) {
+    w.lo[2 * i] = madlo(w.lo[2 * i], a.l[i], a.l[i]);
+    w.hi[2 * i + 1] = madhi(w.hi[2 * i + 1], a.l[i], a.l[i]);
+  }
+}
+
+// (w + m r) / 2^260 with m < 2^260 making the low five columns vanish: below T / 2^260 + r.
+// The result's limbs are carried down to 52 bits each (the multiplier reads only those).
+PL_INLINE fe redc(const acc& w) {
+  __m512i c[10];
+  c[0] = w.lo[0];
+  for (int j = 1; j < 9; ++j) c[j] = _mm512_add_epi64(w.lo[j], w.hi[j]);
+  c[9] = w.hi[9];
+  const __m512i zero = _mm512_setzero_si512(), one = bc(1), mask = bc(kMask52), inv = bc(kInv);
+  for (int i = 0; i < 5; ++i) {
+    const __m512i m = madlo(zero, c[i], inv);
+    // c[i] + lo(m r0) is a multiple of 2^52: its carry is c[i] >> 52, plus one unless
+    // c[i]'s low 52 bits were already zero. No need to wait for m.
+    __m512i carry = _mm512_srli_epi64(c[i], 52);
+    carry = _mm512_mask_add_epi64(carry, _mm512_test_epi64_mask(c[i], mask), carry, one);
+    c[i + 1] = _mm512_add_epi64(c[i + 1], carry);
+    c[i + 1] = madhi(c[i + 1], m, bc(kR[0]));
+    for (int j = 1; j < 5; ++j) {
+      c[i + j] = madlo(c[i + j], m, bc(kR[j]));
+      c[i + j + 1] = madhi(c[i + j + 1], m, bc(kR[j]));
+    }
+  }
+  fe out;
+  for (int j = 5; j < 9; ++j) {
+    c[j + 1] = _mm512_add_epi64(c[j + 1], _mm512_srli_epi64(c[j], 52));
+    out.l[j - 5] = _mm512_and_si512(c[j], mask);
+  }
+  out.l[4] = c[9];
+  return out;
+}
+
+// redc(w) + k, for a constant k: k * 2^260 joins the high columns before the reduction.
+PL_INLINE fe redc_plus(acc& w, const u64* k) {
+  for (int j = 0; j < 4; ++j) w.lo[5 + j] = _mm512_add_epi64(w.lo[5 + j], bc(k[j]));
+  w.hi[9] = _mm512_add_epi64(w.hi[9], bc(k[4]));
+  return redc(w);
+}
+
+PL_INLINE fe mul(const fe& a, const fe& b) {
+  acc w;
+  clear(w);
+  mac(w, a, b);
+  return redc(w);
+}
+
+PL_INLINE fe square(const fe& a) {
+  acc w;
+  clear(w);
+  sqr(w, a);
+  return redc(w);
+}
+
+// a^5 + k
+PL_INLINE fe pow5_plus(const fe& a, const u64* k) {
+  const fe a4 = square(square(a));
+  acc w;
+  clear(w);
+  mac(w, a4, a);
+  return redc_plus(w, k);
+}
+
+PL_INLINE fe pow5(const fe& a) { return mul(square(square(a)), a); }
+
+// Sum over k of s[k] * m[k] (m: T constants of five words), reduced.
+template <int T>
+PL_INLINE fe dot(const fe* s, const u64* m) {
+  acc w;
+  clear(w);
+  for (int k = 0; k < T; ++k) mac(w, s[k], m + 5 * k);
+  return redc(w);
+}
+
+// s = M s for M stored row-major (the dense MDS, and the pre-sparse matrix transposed).
+template <int T>
+void matrix(fe* s, const u64* m) {
+  fe out[T];
+  for (int i = 0; i < T; ++i) out[i] = dot<T>(s, m + 5 * T * i);
+  for (int i = 0; i < T; ++i) s[i] = out[i];
+}
+
+// neptune's sparse matrix: s0' = w . s, sj' = sj + v[j-1] s0. sj * one is folded into the
+// product sum so that sj' comes out of one reduction below 2r, however many rounds run.
+template <int T>
+PL_INLINE void sparse(fe* s, const u64* w_hat, const u64* v) {
+  const fe first = dot<T>(s, w_hat);
+  for (int j = 1; j < T; ++j) {
+    acc w;
+    clear(w);
+    mac(w, s[j], kOne);
+    mac(w, s[0], v + 5 * (j - 1));
+    s[j] = redc(w);
+  }
+  s[0] = first;
+}
+
+template <int T>
+void permute(const ifma_poseidon_constants& c, fe* s) {
+  const int half = c.full_rounds / 2;
+  const u64* k = c.round_keys;
+  for (int r = 0; r < half; ++r) {
+    for (int i = 0; i < T; ++i) s[i] = pow5_plus(s[i], k + 5 * i);
+    k += 5 * T;
+    matrix<T>(s, r == half - 1 ? c.pre_sparse : c.mds);
+  }
+  for (int r = 0; r < c.partial_rounds; ++r) {
+    s[0] = pow5_plus(s[0], k);
+    k += 5;
+    sparse<T>(s, c.w_hat + 5 * T * r, c.v_rest + 5 * (T - 1) * r);
+  }
+  for (int r = 0; r < half - 1; ++r) {
+    for (int i = 0; i < T; ++i) s[i] = pow5_plus(s[i], k + 5 * i);
+    k += 5 * T;
+    matrix<T>(s, c.mds);
+  }
+  for (int i = 0; i < T; ++i) s[i] = pow5(s[i]);
+  s[1] = dot<T>(s, c.mds + 5 * T);  // the digest's row only
+}
+
+// Four 64-bit words <-> five 52-bit limbs (values below 2^256).
+PL_INLINE void split52(const u64 x[4], u64 o[5]) {
+  o[0] = x[0] & kMask52;
+  o[1] = ((x[0] >> 52) | (x[1] << 12)) & kMask52;
+  o[2] = ((x[1] >> 40) | (x[2] << 24)) & kMask52;
+  o[3] = ((x[2] >> 28) | (x[3] << 36)) & kMask52;
+  o[4] = x[3] >> 16;
+}
+PL_INLINE void join52(const u64 o[5], u64 x[4]) {
+  x[0] = o[0] | (o[1] << 52);
+  x[1] = (o[1] >> 12) | (o[2] << 40);
+  x[2] = (o[2] >> 24) | (o[3] << 28);
+  x[3] = (o[3] >> 36) | (o[4] << 16);
+}
+
+// x mod r for x < 2r.
+PL_INLINE void canonical(u64 x[4]) {
+  constexpr u64 r[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+  u64 d[4];
+  unsigned char borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u64 y = r[i] + borrow;
+    const unsigned char b2 = static_cast<unsigned char>((y < borrow) | (x[i] < y));
+    d[i] = x[i] - y;
+    borrow = b2;
+  }
+  if (!borrow)
+    for (int i = 0; i < 4; ++i) x[i] = d[i];
+}
+
+// Lanes' limbs through memory: lane-major rows of 8 (one zmm per limb).
+struct lanes52 {
+  alignas(64) u64 v[5][kIfmaLanes];
+  PL_INLINE void put(std::size_t lane, const u64 x[4]) {
+    u64 o[5];
+    split52(x, o);
+    for (int j = 0; j < 5; ++j) v[j][lane] = o[j];
+  }
+  PL_INLINE void get(std::size_t lane, u64 x[4]) const {
+    u64 o[5];
+    for (int j = 0; j < 5; ++j) o[j] = v[j][lane];
+    join52(o, x);
+  }
+  PL_INLINE fe load() const {
+    fe a;
+    for (int j = 0; j < 5; ++j) a.l[j] = _mm512_load_si512(v[j]);
+    return a;
+  }
+  PL_INLINE void store(const fe& a) {
+    for (int j = 0; j < 5; ++j) _mm512_store_si512(v[j], a.l[j]);
+  }
+};
+
+// x / 2^260 made canonical: out of Montgomery form.
+PL_INLINE fe from_mont(const fe& x) {
+  acc w;
+  clear(w);
+  for (int j = 0; j < 5; ++j) w.lo[j] = x.l[j];
+  return redc(w);
+}
+
+PL_INLINE fe to_mont(const fe& x) {
+  acc w;
+  clear(w);
+  mac(w, x, kR2);
+  return redc(w);
+}
+
+template <int T>
+void hash_groups(const ifma_poseidon_constants& c, const std::uint8_t* const* in, std::size_t stride, std::size_t n,
+                 std::uint8_t* out) {
+  for (std::size_t first = 0; first < n; first += kIfmaLanes) {
+    const std::size_t lanes = n - first < kIfmaLanes ? n - first : kIfmaLanes;
+    fe s[T];
+    for (int j = 0; j < 5; ++j) s[0].l[j] = bc(c.state0[j]);
+    for (int k = 1; k < T; ++k) {
+      lanes52 b;
+      for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) {
+        // A short group repeats its last hash in the spare lanes.
+        const std::uint8_t* p = in[k - 1] + (first + (lane < lanes ? lane : lanes - 1)) * stride;
+        u64 x[4];
+        std::memcpy(x, p, 32);  // little-endian words
+        b.put(lane, x);
+      }
+      acc w;
+      clear(w);
+      mac(w, b.load(), kR2);  // into Montgomery form, plus the first round key
+      s[k] = redc_plus(w, c.first_keys + 5 * k);
+    }
+    permute<T>(c, s);
+    lanes52 b;
+    b.store(from_mont(s[1]));
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+      u64 x[4];
+      b.get(lane, x);
+      canonical(x);
+      std::memcpy(out + 32 * (first + lane), x, 32);
+    }
+  }
+}
+
+}  // namespace
+
+void poseidon_ifma(const ifma_poseidon_constants& c, const std::uint8_t* const* in, std::size_t stride, std::size_t n,
+                   std::uint8_t* out) {
+  switch (c.width) {
+    case 3: return hash_groups<3>(c, in, stride, n, out);
+    case 5: return hash_groups<5>(c, in, stride, n, out);
+    case 9: return hash_groups<9>(c, in, stride, n, out);
+    case 12: return hash_groups<12>(c, in, stride, n, out);
+    default: break;
+  }
+}
+
+void fr_mul_ifma(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, std::size_t n) {
+  for (std::size_t first = 0; first < n; first += kIfmaLanes) {
+    const std::size_t lanes = n - first < kIfmaLanes ? n - first : kIfmaLanes;
+    lanes52 x, y;
+    for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) {
+      const std::size_t i = first + (lane < lanes ? lane : lanes - 1);
+      x.put(lane, a + 4 * i);
+      if (b != nullptr) y.put(lane, b + 4 * i);
+    }
+    const fe p = b != nullptr ? mul(x.load(), y.load()) : square(x.load());
+    // p = a b / 2^260; times 2^264 / 2^260 gives fr::mont's a b / 2^256.
+    acc w;
+    clear(w);
+    mac(w, p, kTo256);
+    x.store(redc(w));
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+      u64 v[4];
+      x.get(lane, v);
+      canonical(v);
+      for (int j = 0; j < 4; ++j) out[4 * (first + lane) + j] = v[j];
+    }
+  }
+}
+
+template <int V>
+void chain(std::uint64_t* x, const std::uint64_t* y, std::size_t reps) {
+  fe a[V], b;
+  lanes52 t;
+  for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) t.put(lane, y + 4 * lane);
+  b = to_mont(t.load());
+  for (int v = 0; v < V; ++v) {
+    for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) t.put(lane, x + 4 * (kIfmaLanes * v + lane));
+    a[v] = to_mont(t.load());
+  }
+  for (std::size_t i = 0; i < reps; ++i)
+    for (int v = 0; v < V; ++v) a[v] = mul(a[v], b);
+  for (int v = 0; v < V; ++v) {
+    t.store(from_mont(a[v]));
+    for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) {
+      u64* o = x + 4 * (kIfmaLanes * v + lane);
+      t.get(lane, o);
+      canonical(o);
+    }
+  }
+}
+
+void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t reps, int vectors) {
+  switch (vectors) {
+    case 1: return chain<1>(x, y, reps);
+    case 2: return chain<2>(x, y, reps);
+    case 4: return chain<4>(x, y, reps);
+    default: return chain<8>(x, y, reps);
+  }
+}
+
+}  // namespace poreplab::cpu::kernels
+#endif
