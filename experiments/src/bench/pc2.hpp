@@ -1,6 +1,7 @@
 #pragma once
 // Timed PC2 (tree_c, tree_r_last, comm_r) on one backend's Poseidon over generated labels,
-// each sample checked by sampled recomputation with the plain permutation. Shared by
+// each sample checked by sampled recomputation with the plain permutation; its multiplies/s
+// set against one core's multiply rate on the same engine. Shared by
 // `poreplab bench pc2` and the runner's `pc2` kind.
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -33,7 +34,8 @@ struct pc2_bench_result {
   double sector_seconds = 0;        // median x the sector's nodes: measured for a whole sector, extrapolated from a window
   double multiplies_per_node = 0;   // Fr multiplies of PC2 per sector node (neptune's optimized form)
   double fr_mul_per_s = 0;          // multiplies done per second, all threads
-  double fr_mul_ns_bound = 0;       // one core's scalar Fr multiply, independent chains (measured here)
+  std::string mul_engine;           // the Poseidon engine whose multiply is the bound
+  double fr_mul_ns_bound = 0;       // one core's Fr multiply on it, a batch of independent products (measured here)
   int threads = 0;
   double vs_bound = 0;              // fr_mul_per_s / (threads / fr_mul_ns_bound)
   std::string hasher;
