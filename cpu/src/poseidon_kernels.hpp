@@ -36,8 +36,8 @@ void poseidon_ifma(const ifma_poseidon_constants& c, const std::uint8_t* const* 
 // For tests and benchmarks: out[i] = a[i] * b[i] * 2^-256 mod r (fr::mont::mul's result,
 // canonical), or a[i]^2 * 2^-256 when b is null; four words each, a[i] * b[i] < r 2^260.
 void fr_mul_ifma(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, std::size_t n);
-// x[j] = x[j] * y[j % 8]^reps mod r (plain residues, canonical) for j < 8 * vectors: `vectors`
+// x[j] = x[j] * y[j % 8]^reps mod r (plain residues, canonical) for j < chains: chains / 8
 // (1, 2, 4 or 8) independent zmm chains of `reps` dependent Montgomery multiplies.
-void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t reps, int vectors);
+void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps);
 
 }  // namespace poreplab::cpu::kernels
