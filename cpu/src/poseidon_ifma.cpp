@@ -223,23 +223,41 @@ void matrix(fe (*s)[T], const u64* m) {
     for (int g = 0; g < G; ++g) s[g][i] = out[i][g];
 }
 
-// neptune's sparse matrix: s0' = w . s, sj' = sj + v[j-1] s0. sj * one is folded into the
-// product sum so that sj' comes out of one reduction below 2r, however many rounds run.
+// neptune's sparse matrix: s0' = w . s, sj' = sj + v[j-1] s0. Reducing, sj * one joins the
+// product sum, so that sj' comes out of the reduction below 2r. Lazily, sj * 2^260 joins
+// it instead (five adds for a product): sj' = sj + (v[j-1] s0 reduced) grows by ~1.06r a
+// round, which the next rounds' sums of products absorb for kLazyRounds<T> rounds.
 template <int T, int G>
-PL_INLINE void sparse(fe (*s)[T], const u64* w_hat, const u64* v) {
+PL_INLINE void sparse(fe (*s)[T], const u64* w_hat, const u64* v, bool reduce) {
   fe first[G];
   dot<T, G>(s, w_hat, first);
   for (int j = 1; j < T; ++j) {
-    acc w[G];
-    for (int g = 0; g < G; ++g) {
-      clear(w[g]);
-      mac(w[g], s[g][j], kOne);
-      mac(w[g], s[g][0], v + 5 * (j - 1));
+    if (reduce) {
+      acc w[G];
+      for (int g = 0; g < G; ++g) {
+        clear(w[g]);
+        mac(w[g], s[g][j], kOne);
+        mac(w[g], s[g][0], v + 5 * (j - 1));
+      }
+      for (int g = 0; g < G; ++g) s[g][j] = redc(w[g]);
+    } else {
+      cols w[G];
+      for (int g = 0; g < G; ++g) {
+        clear(w[g]);
+        mac(w[g], s[g][0], v + 5 * (j - 1));
+        for (int l = 0; l < 5; ++l) w[g].c[5 + l] = _mm512_add_epi64(w[g].c[5 + l], s[g][j].l[l]);
+      }
+      for (int g = 0; g < G; ++g) s[g][j] = redc(w[g]);
     }
-    for (int g = 0; g < G; ++g) s[g][j] = redc(w[g]);
   }
   for (int g = 0; g < G; ++g) s[g][0] = first[g];
 }
+
+// Lazy sparse rounds between reducing ones: the most that keeps every sum of products
+// below r 2^260 (the dot product w . s over sj grown by ~1.06r a round, t - 1 of them)
+// with margin; a bound propagation over the whole permutation checks these.
+template <int T>
+constexpr int kLazyRounds = T <= 3 ? 12 : T <= 5 ? 5 : T <= 9 ? 2 : 1;
 
 template <int T, int G>
 void permute(const ifma_poseidon_constants& c, fe (*s)[T]) {
@@ -253,7 +271,9 @@ void permute(const ifma_poseidon_constants& c, fe (*s)[T]) {
   for (int r = 0; r < c.partial_rounds; ++r) {
     pow5_at<T, G>(s, 0, k);
     k += 5;
-    sparse<T, G>(s, c.w_hat + 5 * T * r, c.v_rest + 5 * (T - 1) * r);
+    // The last partial round reduces: the full rounds' S-boxes take inputs below ~5r.
+    const bool reduce = r % (kLazyRounds<T> + 1) == kLazyRounds<T> || r == c.partial_rounds - 1;
+    sparse<T, G>(s, c.w_hat + 5 * T * r, c.v_rest + 5 * (T - 1) * r, reduce);
   }
   for (int r = 0; r < half - 1; ++r) {
     for (int i = 0; i < T; ++i) pow5_at<T, G>(s, i, k + 5 * i);
