@@ -2,11 +2,10 @@
 // IFMA (vpmadd52luq / vpmadd52huq: 52 x 52-bit products added into 64-bit lanes).
 // An element is five 52-bit limbs in Montgomery form with R = 2^260. Accumulators have 12
 // spare bits, so a sum of products is formed in ten columns and reduced once, and a
-// reduction absorbs the round key that follows it; values stay below ~2.2r rather than r
-// (2^260 / r ~ 35 leaves room), and only the digest is made canonical.
-// neptune's optimized form: the partial rounds are a serial chain per hash, which the
-// eight lanes (and out-of-order overlap of the independent rows) keep the multiplier busy
-// through.
+// reduction absorbs the round key that follows it; values stay below a few r rather than
+// r (2^260 / r ~ 35 leaves room), and only the digest is made canonical.
+// neptune's optimized form: the partial rounds are a serial chain per hash, so two groups
+// of eight hashes run in step (permute<T, 2>) for the out-of-order core to overlap.
 #include "poseidon_kernels.hpp"
 
 #include <algorithm>
@@ -255,7 +254,8 @@ PL_INLINE void sparse(fe (*s)[T], const u64* w_hat, const u64* v, bool reduce) {
 
 // Lazy sparse rounds between reducing ones: the most that keeps every sum of products
 // below r 2^260 (the dot product w . s over sj grown by ~1.06r a round, t - 1 of them)
-// with margin; a bound propagation over the whole permutation checks these.
+// with margin. poseidon_ifma_bounds.py propagates worst-case bounds through the whole
+// permutation with this schedule.
 template <int T>
 constexpr int kLazyRounds = T <= 3 ? 12 : T <= 5 ? 5 : T <= 9 ? 2 : 1;
 

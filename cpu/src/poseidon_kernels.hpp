@@ -23,8 +23,8 @@ struct ifma_poseidon_constants {
   const std::uint64_t* v_rest = nullptr;      // R_P * (t - 1)
 };
 
-// The lazy bounds (sums of t products reduced once, values below 3r) hold while
-// t * 2.2 r < 2^260: widths up to 12 (arity 11).
+// The kernel's lazy bounds (sums of t products reduced once, values of a few r; checked by
+// poseidon_ifma_bounds.py) are worked out for widths 3, 5, 9 and 12 (arities 2, 4, 8, 11).
 inline constexpr int kIfmaMaxWidth = 12;
 inline constexpr std::size_t kIfmaLanes = 8;
 
