@@ -147,13 +147,11 @@ void ifma_hash(int arity, const std::uint8_t* const* in, std::size_t stride, std
     default: break;
   }
   if (c != nullptr) return kernels::poseidon_ifma(*c, in, stride, n, out);
-  // Wider states break the kernel's lazy bounds (poseidon_kernels.hpp): scalar, on the
-  // multiply every CPU with IFMA has.
+  // Other widths are outside the kernel's worked-out bounds (poseidon_kernels.hpp): scalar.
 #ifdef POREPLAB_FR_ADX
-  scalar_hash<adx_ops>(arity, in, stride, n, out);
-#else
-  scalar_hash<portable_ops>(arity, in, stride, n, out);
+  if (has_adx()) return scalar_hash<adx_ops>(arity, in, stride, n, out);
 #endif
+  scalar_hash<portable_ops>(arity, in, stride, n, out);
 }
 #endif
 
