@@ -175,6 +175,25 @@ TEST_CASE("Poseidon engines: multiply and square equal fr::mont's on random and 
       INFO("square, case " << i);
       CHECK(got[i] == want_sqr[i]);
     }
+    // The benchmarks' chains: x y^reps mod r on plain residues.
+    for (const std::size_t per_lane : {std::size_t{1}, std::size_t{2}, std::size_t{8}}) {
+      const std::size_t chains = e->lanes * per_lane, reps = 7;
+      std::vector<limbs> x(chains), y(e->lanes);
+      for (auto& v : x) v = random_below(rng, r);
+      for (auto& v : y) v = random_below(rng, r);
+      y[0] = {1, 0, 0, 0};
+      std::vector<limbs> out = x;
+      e->mul_chain(out.front().data(), y.front().data(), chains, reps);
+      for (std::size_t j = 0; j < chains; ++j) {
+        m::elem acc = m::to_mont(x[j].data());
+        const m::elem f = m::to_mont(y[j % e->lanes].data());
+        for (std::size_t k = 0; k < reps; ++k) acc = m::mul(acc, f);
+        limbs want;
+        m::from_mont(acc, want.data());
+        INFO("chain " << j << " of " << chains);
+        CHECK(out[j] == want);
+      }
+    }
     // Counts that leave a multi-lane engine a short group.
     for (const std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{9}}) {
       std::vector<limbs> part(k);

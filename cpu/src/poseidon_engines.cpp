@@ -71,6 +71,28 @@ void scalar_mul(const u64* a, const u64* b, u64* out, std::size_t n) {
   }
 }
 
+// Chains stepped together, each in Montgomery form for its run.
+template <class Ops, std::size_t C>
+void scalar_chain(u64* x, const u64* y, std::size_t reps) {
+  const elem r2{{m::r2_limb(0), m::r2_limb(1), m::r2_limb(2), m::r2_limb(3)}};
+  const elem unit{{1, 0, 0, 0}};
+  const elem b = Ops::mul(elem{{y[0], y[1], y[2], y[3]}}, r2);
+  elem a[C];
+  for (std::size_t j = 0; j < C; ++j) a[j] = Ops::mul(elem{{x[4 * j], x[4 * j + 1], x[4 * j + 2], x[4 * j + 3]}}, r2);
+  for (std::size_t i = 0; i < reps; ++i)
+    for (std::size_t j = 0; j < C; ++j) a[j] = Ops::mul(a[j], b);
+  for (std::size_t j = 0; j < C; ++j) std::copy_n(Ops::mul(a[j], unit).l, 4, x + 4 * j);
+}
+template <class Ops>
+void scalar_chains(u64* x, const u64* y, std::size_t chains, std::size_t reps) {
+  switch (chains) {
+    case 1: return scalar_chain<Ops, 1>(x, y, reps);
+    case 2: return scalar_chain<Ops, 2>(x, y, reps);
+    case 4: return scalar_chain<Ops, 4>(x, y, reps);
+    default: return scalar_chain<Ops, 8>(x, y, reps);
+  }
+}
+
 bool always() { return true; }
 [[maybe_unused]] bool has_adx() { return detect().can_adx(); }
 [[maybe_unused]] bool has_ifma() { return detect().can_ifma(); }
@@ -125,13 +147,11 @@ void ifma_hash(int arity, const std::uint8_t* const* in, std::size_t stride, std
     default: break;
   }
   if (c != nullptr) return kernels::poseidon_ifma(*c, in, stride, n, out);
-  // Wider states break the kernel's lazy bounds (poseidon_kernels.hpp): scalar, on the
-  // multiply every CPU with IFMA has.
+  // Other widths are outside the kernel's worked-out bounds (poseidon_kernels.hpp): scalar.
 #ifdef POREPLAB_FR_ADX
-  scalar_hash<adx_ops>(arity, in, stride, n, out);
-#else
-  scalar_hash<portable_ops>(arity, in, stride, n, out);
+  if (has_adx()) return scalar_hash<adx_ops>(arity, in, stride, n, out);
 #endif
+  scalar_hash<portable_ops>(arity, in, stride, n, out);
 }
 #endif
 
@@ -140,14 +160,14 @@ std::vector<poseidon_engine> make_engines() {
 #if defined(POREPLAB_HAVE_IFMA)
   v.push_back({"ifma", "AVX-512 IFMA, 8 hashes in zmm lanes, radix 2^52, lazy sums reduced once",
                kernels::kIfmaLanes, "avx512f avx512vl avx512bw avx512ifma", has_ifma, ifma_hash,
-               kernels::fr_mul_ifma});
+               kernels::fr_mul_ifma, kernels::fr_mul_chain_ifma});
 #endif
 #ifdef POREPLAB_FR_ADX
   v.push_back({"adx", "scalar 4x64 Montgomery, mulx with adcx/adox carry chains (inline assembly)", 1, "bmi2 adx",
-               has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>});
+               has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>, scalar_chains<adx_ops>});
 #endif
   v.push_back({"portable", "scalar 4x64 Montgomery in C++ (128-bit products)", 1, "", always, scalar_hash<portable_ops>,
-               scalar_mul<portable_ops>});
+               scalar_mul<portable_ops>, scalar_chains<portable_ops>});
   return v;
 }
 

@@ -2,13 +2,13 @@
 // IFMA (vpmadd52luq / vpmadd52huq: 52 x 52-bit products added into 64-bit lanes).
 // An element is five 52-bit limbs in Montgomery form with R = 2^260. Accumulators have 12
 // spare bits, so a sum of products is formed in ten columns and reduced once, and a
-// reduction absorbs the round key that follows it; values stay below ~2.2r rather than r
-// (2^260 / r ~ 35 leaves room), and only the digest is made canonical.
-// neptune's optimized form: the partial rounds are a serial chain per hash, which the
-// eight lanes (and out-of-order overlap of the independent rows) keep the multiplier busy
-// through.
+// reduction absorbs the round key that follows it; values stay below a few r rather than
+// r (2^260 / r ~ 35 leaves room), and only the digest is made canonical.
+// neptune's optimized form: the partial rounds are a serial chain per hash, so two groups
+// of eight hashes run in step (permute<T, 2>) for the out-of-order core to overlap.
 #include "poseidon_kernels.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(POREPLAB_HAVE_IFMA)
@@ -45,8 +45,13 @@ struct fe {
   __m512i l[5];
 };
 
-// Column sums: lo[j] gathers low halves of products in column j, hi[j] high halves of
-// column j - 1, so that no single register carries a long chain of dependent adds.
+// Column sums of a product before reduction: column j holds the low halves of limb
+// products a_i b_(j-i) and the high halves of a_i b_(j-1-i), 52 bits each, in 64-bit lanes.
+struct cols {
+  __m512i c[10];
+};
+// The same for long sums of products: lo[j] gathers low halves of column j, hi[j] high
+// halves, so that no single register carries a long chain of dependent adds.
 struct acc {
   __m512i lo[9];
   __m512i hi[10];  // hi[0] unused
@@ -60,13 +65,24 @@ PL_INLINE void clear(acc& w) {
   for (int j = 0; j < 9; ++j) w.lo[j] = _mm512_setzero_si512();
   for (int j = 0; j < 10; ++j) w.hi[j] = _mm512_setzero_si512();
 }
+PL_INLINE void clear(cols& w) {
+  for (int j = 0; j < 10; ++j) w.c[j] = _mm512_setzero_si512();
+}
+
+PL_INLINE cols combine(const acc& w) {
+  cols c;
+  c.c[0] = w.lo[0];
+  for (int j = 1; j < 9; ++j) c.c[j] = _mm512_add_epi64(w.lo[j], w.hi[j]);
+  c.c[9] = w.hi[9];
+  return c;
+}
 
 // w += a * b
-PL_INLINE void mac(acc& w, const fe& a, const fe& b) {
+PL_INLINE void mac(cols& w, const fe& a, const fe& b) {
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 5; ++j) {
-      w.lo[i + j] = madlo(w.lo[i + j], a.l[i], b.l[j]);
-      w.hi[i + j + 1] = madhi(w.hi[i + j + 1], a.l[i], b.l[j]);
+      w.c[i + j] = madlo(w.c[i + j], a.l[i], b.l[j]);
+      w.c[i + j + 1] = madhi(w.c[i + j + 1], a.l[i], b.l[j]);
     }
 }
 
@@ -80,37 +96,53 @@ PL_INLINE void mac(acc& w, const fe& a, const u64* k) {
     }
   }
 }
+PL_INLINE void mac(cols& w, const fe& a, const u64* k) {
+  for (int j = 0; j < 5; ++j) {
+    const __m512i kj = bc(k[j]);
+    for (int i = 0; i < 5; ++i) {
+      w.c[i + j] = madlo(w.c[i + j], a.l[i], kj);
+      w.c[i + j + 1] = madhi(w.c[i + j + 1], a.l[i], kj);
+    }
+  }
+}
 
-// w += a^2: the ten cross products once, doubled, then the five squares.
-PL_INLINE void sqr(acc& w, const fe& a) {
+// a^2: the ten cross products once (low and high halves apart), joined and doubled, then
+// the five squares.
+PL_INLINE cols sqr(const fe& a) {
+  acc x;
+  clear(x);
   for (int i = 0; i < 5; ++i)
     for (int j = i + 1; j < 5; ++j) {
-      w.lo[i + j] = madlo(w.lo[i + j], a.l[i], a.l[j]);
-      w.hi[i + j + 1] = madhi(w.hi[i + j + 1], a.l[i], a.l[j]);
+      x.lo[i + j] = madlo(x.lo[i + j], a.l[i], a.l[j]);
+      x.hi[i + j + 1] = madhi(x.hi[i + j + 1], a.l[i], a.l[j]);
     }
-  for (int j = 0; j < 9; ++j) w.lo[j] = _mm512_add_epi64(w.lo[j], w.lo[j]);
-  for (int j = 1; j < 10; ++j) w.hi[j] = _mm512_add_epi64(w.hi[j], w.hi[j]);
-  for (int i = 0; i < 5; ++i) {
-    w.lo[2 * i] = madlo(w.lo[2 * i], a.l[i], a.l[i]);
-    w.hi[2 * i + 1] = madhi(w.hi[2 * i + 1], a.l[i], a.l[i]);
+  cols w;
+  w.c[0] = _mm512_setzero_si512();
+  w.c[1] = _mm512_add_epi64(x.lo[1], x.lo[1]);
+  for (int j = 2; j < 8; ++j) {
+    const __m512i t = _mm512_add_epi64(x.lo[j], x.hi[j]);
+    w.c[j] = _mm512_add_epi64(t, t);
   }
+  w.c[8] = _mm512_add_epi64(x.hi[8], x.hi[8]);
+  w.c[9] = _mm512_setzero_si512();
+  for (int i = 0; i < 5; ++i) {
+    w.c[2 * i] = madlo(w.c[2 * i], a.l[i], a.l[i]);
+    w.c[2 * i + 1] = madhi(w.c[2 * i + 1], a.l[i], a.l[i]);
+  }
+  return w;
 }
 
 // (w + m r) / 2^260 with m < 2^260 making the low five columns vanish: below T / 2^260 + r.
 // The result's limbs are carried down to 52 bits each (the multiplier reads only those).
-PL_INLINE fe redc(const acc& w) {
-  __m512i c[10];
-  c[0] = w.lo[0];
-  for (int j = 1; j < 9; ++j) c[j] = _mm512_add_epi64(w.lo[j], w.hi[j]);
-  c[9] = w.hi[9];
-  const __m512i zero = _mm512_setzero_si512(), one = bc(1), mask = bc(kMask52), inv = bc(kInv);
+PL_INLINE fe redc(cols w) {
+  __m512i* c = w.c;
+  const __m512i zero = _mm512_setzero_si512(), mask = bc(kMask52), inv = bc(kInv);
   for (int i = 0; i < 5; ++i) {
     const __m512i m = madlo(zero, c[i], inv);
     // c[i] + lo(m r0) is a multiple of 2^52: its carry is c[i] >> 52, plus one unless
-    // c[i]'s low 52 bits were already zero. No need to wait for m.
-    __m512i carry = _mm512_srli_epi64(c[i], 52);
-    carry = _mm512_mask_add_epi64(carry, _mm512_test_epi64_mask(c[i], mask), carry, one);
-    c[i + 1] = _mm512_add_epi64(c[i + 1], carry);
+    // c[i]'s low 52 bits were already zero, i.e. (c[i] + 2^52 - 1) >> 52. No need to
+    // wait for m.
+    c[i + 1] = _mm512_add_epi64(c[i + 1], _mm512_srli_epi64(_mm512_add_epi64(c[i], mask), 52));
     c[i + 1] = madhi(c[i + 1], m, bc(kR[0]));
     for (int j = 1; j < 5; ++j) {
       c[i + j] = madlo(c[i + j], m, bc(kR[j]));
@@ -125,92 +157,133 @@ PL_INLINE fe redc(const acc& w) {
   out.l[4] = c[9];
   return out;
 }
+PL_INLINE fe redc(const acc& w) { return redc(combine(w)); }
 
 // redc(w) + k, for a constant k: k * 2^260 joins the high columns before the reduction.
-PL_INLINE fe redc_plus(acc& w, const u64* k) {
-  for (int j = 0; j < 4; ++j) w.lo[5 + j] = _mm512_add_epi64(w.lo[5 + j], bc(k[j]));
-  w.hi[9] = _mm512_add_epi64(w.hi[9], bc(k[4]));
+PL_INLINE fe redc_plus(cols w, const u64* k) {
+  for (int j = 0; j < 5; ++j) w.c[5 + j] = _mm512_add_epi64(w.c[5 + j], bc(k[j]));
   return redc(w);
 }
 
 PL_INLINE fe mul(const fe& a, const fe& b) {
-  acc w;
+  cols w;
   clear(w);
   mac(w, a, b);
   return redc(w);
 }
 
-PL_INLINE fe square(const fe& a) {
-  acc w;
-  clear(w);
-  sqr(w, a);
-  return redc(w);
+PL_INLINE fe square(const fe& a) { return redc(sqr(a)); }
+
+// The Poseidon steps below run G independent groups (states s[g], g < G) in step: each
+// product and reduction is issued for every group before the next one, so that the
+// serial chain of one group (a reduction is five dependent steps, an S-box three
+// multiplies) overlaps the others' and the multipliers stay busy.
+
+template <int T, int G>
+PL_INLINE void square_at(fe (*s)[T], int i) {
+  cols w[G];
+  for (int g = 0; g < G; ++g) w[g] = sqr(s[g][i]);
+  for (int g = 0; g < G; ++g) s[g][i] = redc(w[g]);
 }
 
-// a^5 + k
-PL_INLINE fe pow5_plus(const fe& a, const u64* k) {
-  const fe a4 = square(square(a));
-  acc w;
-  clear(w);
-  mac(w, a4, a);
-  return redc_plus(w, k);
+// s[g][i] = s[g][i]^5, plus k when k is not null.
+template <int T, int G>
+PL_INLINE void pow5_at(fe (*s)[T], int i, const u64* k) {
+  fe a[G];
+  for (int g = 0; g < G; ++g) a[g] = s[g][i];
+  square_at<T, G>(s, i);
+  square_at<T, G>(s, i);
+  cols w[G];
+  for (int g = 0; g < G; ++g) {
+    clear(w[g]);
+    mac(w[g], s[g][i], a[g]);
+  }
+  for (int g = 0; g < G; ++g) s[g][i] = k != nullptr ? redc_plus(w[g], k) : redc(w[g]);
 }
 
-PL_INLINE fe pow5(const fe& a) { return mul(square(square(a)), a); }
-
-// Sum over k of s[k] * m[k] (m: T constants of five words), reduced.
-template <int T>
-PL_INLINE fe dot(const fe* s, const u64* m) {
-  acc w;
-  clear(w);
-  for (int k = 0; k < T; ++k) mac(w, s[k], m + 5 * k);
-  return redc(w);
+// out[g] = sum over k of s[g][k] * m[k] (m: T constants of five words), reduced once.
+// s[g][0] last: in the partial rounds it is the only input just computed.
+template <int T, int G>
+PL_INLINE void dot(fe (*s)[T], const u64* m, fe* out) {
+  acc w[G];
+  for (int g = 0; g < G; ++g) {
+    clear(w[g]);
+    for (int k = T - 1; k >= 0; --k) mac(w[g], s[g][k], m + 5 * k);
+  }
+  for (int g = 0; g < G; ++g) out[g] = redc(w[g]);
 }
 
 // s = M s for M stored row-major (the dense MDS, and the pre-sparse matrix transposed).
-template <int T>
-void matrix(fe* s, const u64* m) {
-  fe out[T];
-  for (int i = 0; i < T; ++i) out[i] = dot<T>(s, m + 5 * T * i);
-  for (int i = 0; i < T; ++i) s[i] = out[i];
+template <int T, int G>
+void matrix(fe (*s)[T], const u64* m) {
+  fe out[T][G];
+  for (int i = 0; i < T; ++i) dot<T, G>(s, m + 5 * T * i, out[i]);
+  for (int i = 0; i < T; ++i)
+    for (int g = 0; g < G; ++g) s[g][i] = out[i][g];
 }
 
-// neptune's sparse matrix: s0' = w . s, sj' = sj + v[j-1] s0. sj * one is folded into the
-// product sum so that sj' comes out of one reduction below 2r, however many rounds run.
-template <int T>
-PL_INLINE void sparse(fe* s, const u64* w_hat, const u64* v) {
-  const fe first = dot<T>(s, w_hat);
+// neptune's sparse matrix: s0' = w . s, sj' = sj + v[j-1] s0. Reducing, sj * one joins the
+// product sum, so that sj' comes out of the reduction below 2r. Lazily, sj * 2^260 joins
+// it instead (five adds for a product): sj' = sj + (v[j-1] s0 reduced) grows by ~1.06r a
+// round, which the next rounds' sums of products absorb for kLazyRounds<T> rounds.
+template <int T, int G>
+PL_INLINE void sparse(fe (*s)[T], const u64* w_hat, const u64* v, bool reduce) {
+  fe first[G];
+  dot<T, G>(s, w_hat, first);
   for (int j = 1; j < T; ++j) {
-    acc w;
-    clear(w);
-    mac(w, s[j], kOne);
-    mac(w, s[0], v + 5 * (j - 1));
-    s[j] = redc(w);
+    if (reduce) {
+      acc w[G];
+      for (int g = 0; g < G; ++g) {
+        clear(w[g]);
+        mac(w[g], s[g][j], kOne);
+        mac(w[g], s[g][0], v + 5 * (j - 1));
+      }
+      for (int g = 0; g < G; ++g) s[g][j] = redc(w[g]);
+    } else {
+      cols w[G];
+      for (int g = 0; g < G; ++g) {
+        clear(w[g]);
+        mac(w[g], s[g][0], v + 5 * (j - 1));
+        for (int l = 0; l < 5; ++l) w[g].c[5 + l] = _mm512_add_epi64(w[g].c[5 + l], s[g][j].l[l]);
+      }
+      for (int g = 0; g < G; ++g) s[g][j] = redc(w[g]);
+    }
   }
-  s[0] = first;
+  for (int g = 0; g < G; ++g) s[g][0] = first[g];
 }
 
+// Lazy sparse rounds between reducing ones: the most that keeps every sum of products
+// below r 2^260 (the dot product w . s over sj grown by ~1.06r a round, t - 1 of them)
+// with margin. poseidon_ifma_bounds.py propagates worst-case bounds through the whole
+// permutation with this schedule.
 template <int T>
-void permute(const ifma_poseidon_constants& c, fe* s) {
+constexpr int kLazyRounds = T <= 3 ? 12 : T <= 5 ? 5 : T <= 9 ? 2 : 1;
+
+template <int T, int G>
+void permute(const ifma_poseidon_constants& c, fe (*s)[T]) {
   const int half = c.full_rounds / 2;
   const u64* k = c.round_keys;
   for (int r = 0; r < half; ++r) {
-    for (int i = 0; i < T; ++i) s[i] = pow5_plus(s[i], k + 5 * i);
+    for (int i = 0; i < T; ++i) pow5_at<T, G>(s, i, k + 5 * i);
     k += 5 * T;
-    matrix<T>(s, r == half - 1 ? c.pre_sparse : c.mds);
+    matrix<T, G>(s, r == half - 1 ? c.pre_sparse : c.mds);
   }
   for (int r = 0; r < c.partial_rounds; ++r) {
-    s[0] = pow5_plus(s[0], k);
+    pow5_at<T, G>(s, 0, k);
     k += 5;
-    sparse<T>(s, c.w_hat + 5 * T * r, c.v_rest + 5 * (T - 1) * r);
+    // The last partial round reduces: the full rounds' S-boxes take inputs below ~5r.
+    const bool reduce = r % (kLazyRounds<T> + 1) == kLazyRounds<T> || r == c.partial_rounds - 1;
+    sparse<T, G>(s, c.w_hat + 5 * T * r, c.v_rest + 5 * (T - 1) * r, reduce);
   }
   for (int r = 0; r < half - 1; ++r) {
-    for (int i = 0; i < T; ++i) s[i] = pow5_plus(s[i], k + 5 * i);
+    for (int i = 0; i < T; ++i) pow5_at<T, G>(s, i, k + 5 * i);
     k += 5 * T;
-    matrix<T>(s, c.mds);
+    matrix<T, G>(s, c.mds);
   }
-  for (int i = 0; i < T; ++i) s[i] = pow5(s[i]);
-  s[1] = dot<T>(s, c.mds + 5 * T);  // the digest's row only
+  for (int i = 0; i < T; ++i) pow5_at<T, G>(s, i, nullptr);
+  fe digest[G];
+  dot<T, G>(s, c.mds + 5 * T, digest);  // the digest's row only
+  for (int g = 0; g < G; ++g) s[g][1] = digest[g];
 }
 
 // Four 64-bit words <-> five 52-bit limbs (values below 2^256).
@@ -268,50 +341,73 @@ struct lanes52 {
 
 // x / 2^260 made canonical: out of Montgomery form.
 PL_INLINE fe from_mont(const fe& x) {
-  acc w;
+  cols w;
   clear(w);
-  for (int j = 0; j < 5; ++j) w.lo[j] = x.l[j];
+  for (int j = 0; j < 5; ++j) w.c[j] = x.l[j];
   return redc(w);
 }
 
 PL_INLINE fe to_mont(const fe& x) {
-  acc w;
+  cols w;
   clear(w);
   mac(w, x, kR2);
   return redc(w);
 }
 
+// Hashes first .. first + lanes - 1 into one group's state, in Montgomery form with the
+// first round key added; spare lanes of a short group repeat its last hash.
+template <int T>
+void load_group(const ifma_poseidon_constants& c, const std::uint8_t* const* in, std::size_t stride,
+                std::size_t first, std::size_t lanes, fe* s) {
+  for (int j = 0; j < 5; ++j) s[0].l[j] = bc(c.state0[j]);
+  for (int k = 1; k < T; ++k) {
+    lanes52 b;
+    for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) {
+      const std::uint8_t* p = in[k - 1] + (first + (lane < lanes ? lane : lanes - 1)) * stride;
+      u64 x[4];
+      std::memcpy(x, p, 32);  // little-endian words
+      b.put(lane, x);
+    }
+    cols w;
+    clear(w);
+    mac(w, b.load(), kR2);
+    s[k] = redc_plus(w, c.first_keys + 5 * k);
+  }
+}
+
+PL_INLINE void store_digests(const fe& d, std::size_t lanes, std::uint8_t* out) {
+  lanes52 b;
+  b.store(from_mont(d));
+  for (std::size_t lane = 0; lane < lanes; ++lane) {
+    u64 x[4];
+    b.get(lane, x);
+    canonical(x);
+    std::memcpy(out + 32 * lane, x, 32);
+  }
+}
+
+template <int T, int G>
+void hash_run(const ifma_poseidon_constants& c, const std::uint8_t* const* in, std::size_t stride, std::size_t first,
+              std::size_t n, std::uint8_t* out) {
+  fe s[G][T];
+  for (int g = 0; g < G; ++g) {
+    const std::size_t at = first + kIfmaLanes * static_cast<std::size_t>(g);
+    load_group<T>(c, in, stride, at, n > at ? std::min(n - at, kIfmaLanes) : 1, s[g]);
+  }
+  permute<T, G>(c, s);
+  for (int g = 0; g < G; ++g) {
+    const std::size_t at = first + kIfmaLanes * static_cast<std::size_t>(g);
+    if (at < n) store_digests(s[g][1], std::min(n - at, kIfmaLanes), out + 32 * at);
+  }
+}
+
+// Two groups (16 hashes) at a time while more than one group's worth remains.
 template <int T>
 void hash_groups(const ifma_poseidon_constants& c, const std::uint8_t* const* in, std::size_t stride, std::size_t n,
                  std::uint8_t* out) {
-  for (std::size_t first = 0; first < n; first += kIfmaLanes) {
-    const std::size_t lanes = n - first < kIfmaLanes ? n - first : kIfmaLanes;
-    fe s[T];
-    for (int j = 0; j < 5; ++j) s[0].l[j] = bc(c.state0[j]);
-    for (int k = 1; k < T; ++k) {
-      lanes52 b;
-      for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) {
-        // A short group repeats its last hash in the spare lanes.
-        const std::uint8_t* p = in[k - 1] + (first + (lane < lanes ? lane : lanes - 1)) * stride;
-        u64 x[4];
-        std::memcpy(x, p, 32);  // little-endian words
-        b.put(lane, x);
-      }
-      acc w;
-      clear(w);
-      mac(w, b.load(), kR2);  // into Montgomery form, plus the first round key
-      s[k] = redc_plus(w, c.first_keys + 5 * k);
-    }
-    permute<T>(c, s);
-    lanes52 b;
-    b.store(from_mont(s[1]));
-    for (std::size_t lane = 0; lane < lanes; ++lane) {
-      u64 x[4];
-      b.get(lane, x);
-      canonical(x);
-      std::memcpy(out + 32 * (first + lane), x, 32);
-    }
-  }
+  std::size_t first = 0;
+  for (; first < n && n - first > kIfmaLanes; first += 2 * kIfmaLanes) hash_run<T, 2>(c, in, stride, first, n, out);
+  if (first < n) hash_run<T, 1>(c, in, stride, first, n, out);
 }
 
 }  // namespace
@@ -338,7 +434,7 @@ void fr_mul_ifma(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* 
     }
     const fe p = b != nullptr ? mul(x.load(), y.load()) : square(x.load());
     // p = a b / 2^260; times 2^264 / 2^260 gives fr::mont's a b / 2^256.
-    acc w;
+    cols w;
     clear(w);
     mac(w, p, kTo256);
     x.store(redc(w));
@@ -373,8 +469,8 @@ void chain(std::uint64_t* x, const std::uint64_t* y, std::size_t reps) {
   }
 }
 
-void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t reps, int vectors) {
-  switch (vectors) {
+void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps) {
+  switch (chains / kIfmaLanes) {
     case 1: return chain<1>(x, y, reps);
     case 2: return chain<2>(x, y, reps);
     case 4: return chain<4>(x, y, reps);

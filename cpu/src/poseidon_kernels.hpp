@@ -23,8 +23,8 @@ struct ifma_poseidon_constants {
   const std::uint64_t* v_rest = nullptr;      // R_P * (t - 1)
 };
 
-// The lazy bounds (sums of t products reduced once, values below 3r) hold while
-// t * 2.2 r < 2^260: widths up to 12 (arity 11).
+// The kernel's lazy bounds (sums of t products reduced once, values of a few r; checked by
+// poseidon_ifma_bounds.py) are worked out for widths 3, 5, 9 and 12 (arities 2, 4, 8, 11).
 inline constexpr int kIfmaMaxWidth = 12;
 inline constexpr std::size_t kIfmaLanes = 8;
 
@@ -36,8 +36,8 @@ void poseidon_ifma(const ifma_poseidon_constants& c, const std::uint8_t* const* 
 // For tests and benchmarks: out[i] = a[i] * b[i] * 2^-256 mod r (fr::mont::mul's result,
 // canonical), or a[i]^2 * 2^-256 when b is null; four words each, a[i] * b[i] < r 2^260.
 void fr_mul_ifma(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, std::size_t n);
-// x[j] = x[j] * y[j % 8]^reps mod r (plain residues, canonical) for j < 8 * vectors: `vectors`
+// x[j] = x[j] * y[j % 8]^reps mod r (plain residues, canonical) for j < chains: chains / 8
 // (1, 2, 4 or 8) independent zmm chains of `reps` dependent Montgomery multiplies.
-void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t reps, int vectors);
+void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps);
 
 }  // namespace poreplab::cpu::kernels

@@ -22,6 +22,10 @@ using poseidon_hash_fn = void (*)(int arity, const std::uint8_t* const* in, std:
 // canonical), or a[i]^2 * 2^-256 where b is null: four little-endian words per element,
 // a[i] * b[i] < r 2^256 as fr::mont::mul needs (e.g. one below 2r, the other below r).
 using fr_mul_fn = void (*)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, std::size_t n);
+// For benchmarks: x[j] = x[j] * y[j % lanes]^reps mod r for j < chains (plain residues,
+// canonical, four words each): `chains` (lanes times 1, 2, 4 or 8) independent chains of
+// `reps` dependent Montgomery multiplies, stepped together.
+using fr_chain_fn = void (*)(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps);
 
 struct poseidon_engine {
   std::string_view name;         // "ifma", "adx", "portable"
@@ -31,6 +35,7 @@ struct poseidon_engine {
   bool (*available)();           // this CPU and OS can run it
   poseidon_hash_fn hash;
   fr_mul_fn mul;
+  fr_chain_fn mul_chain;
 };
 
 // The engines compiled in, best first, runnable here or not.
