@@ -109,16 +109,15 @@ TEST_CASE("PC2 built in chunks equals the reference for every shape, 2 and 11 la
   const struct {
     std::uint64_t nodes;
     tree_shape shape;
-  } cases[] = {{512, {8, 0, 0}}, {4096, {8, 0, 0}}, {512, {8, 8, 0}}, {1024, {8, 8, 2}}, {128, {8, 2, 0}}};
+  } cases[] = {{512, {8, 0, 0}}, {512, {8, 8, 0}}, {1024, {8, 8, 2}}, {128, {8, 2, 0}}};
   for (const auto& c : cases)
     for (const std::uint32_t layers : {2u, 11u}) {
-      if (layers == 11 && c.nodes > 1024) continue;
       std::vector<std::vector<std::uint8_t>> lab;
       std::vector<const std::uint8_t*> ptr;
       for (std::uint32_t l = 0; l < layers; ++l) lab.push_back(random_nodes(rng, c.nodes));
       for (const auto& x : lab) ptr.push_back(x.data());
       const auto replica = random_nodes(rng, c.nodes);
-      check_against_reference(ptr, replica.data(), c.nodes, c.shape, {8, 64, 4096});
+      check_against_reference(ptr, replica.data(), c.nodes, c.shape, {8, 64, 512});
     }
 }
 
