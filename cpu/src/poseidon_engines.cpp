@@ -39,6 +39,7 @@ struct adx_ops {
   static elem mul(const elem& a, const elem& b) { return detail::adx::mul(a, b); }
   static elem sqr(const elem& a) { return detail::adx::sqr(a); }
   static elem add(const elem& a, const elem& b) { return m::add(a, b); }
+  static elem dot(const elem* c, std::size_t stride, const elem* s, int n) { return detail::adx::dot(c, stride, s, n); }
 };
 #endif
 
