@@ -40,7 +40,8 @@ struct optimized_rounds {
   static void mds_pre_sparse(const constants& c, elem* s) {
     const int t = c.width;
     elem out[kMaxWidth];
-    for (int j = 0; j < t; ++j) out[j] = dot(&c.pre_sparse[static_cast<std::size_t>(j)], static_cast<std::size_t>(t), s, t);
+    const auto stride = static_cast<std::size_t>(t);
+    for (int j = 0; j < t; ++j) out[j] = dot(&c.pre_sparse[static_cast<std::size_t>(j)], stride, s, t);
     for (int i = 0; i < t; ++i) s[i] = out[i];
   }
 
