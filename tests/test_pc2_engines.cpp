@@ -101,6 +101,12 @@ std::vector<limbs> edge_values() {
 
 using node = std::array<std::uint8_t, 32>;
 
+std::string hex_of(const limbs& x) {
+  node b;
+  fr::store(b.data(), x.data());
+  return to_hex(b);
+}
+
 node plain_hash(const std::uint8_t* const* in, std::size_t stride, std::size_t i, int arity) {
   m::elem x[poseidon::kMaxWidth];
   for (int k = 0; k < arity; ++k) REQUIRE(m::from_bytes(in[k] + i * stride, x[k]));
@@ -166,8 +172,7 @@ TEST_CASE("Poseidon engines: multiply and square equal fr::mont's on random and 
     std::vector<limbs> got(n);
     e->mul(a.front().data(), b.front().data(), got.front().data(), n);
     for (std::size_t i = 0; i < n; ++i) {
-      INFO("case " << i << ": " << to_hex(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a[i].data()), 32))
-                   << " * " << to_hex(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(b[i].data()), 32)));
+      INFO("case " << i << ": " << hex_of(a[i]) << " * " << hex_of(b[i]));
       CHECK(got[i] == want_mul[i]);
     }
     e->mul(a.front().data(), nullptr, got.front().data(), n);

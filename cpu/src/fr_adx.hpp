@@ -184,6 +184,118 @@ inline elem sqr(const elem& a) {
   return elem{{ap, w0, w1, w2}};
 }
 
+// t[0..5] += a * w: one word of a product sum, four-word a.
+inline void muladd6(std::uint64_t (&t)[6], const std::uint64_t* a, std::uint64_t w) {
+  std::uint64_t lo, hi, z;
+  __asm__(
+      "xorl %k[z], %k[z]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "adcxq %[z], %[t4]\n\t"
+      "adoxq %[z], %[t5]\n\t"
+      "adcxq %[z], %[t5]\n\t"
+      : [t0] "+r"(t[0]), [t1] "+r"(t[1]), [t2] "+r"(t[2]), [t3] "+r"(t[3]), [t4] "+r"(t[4]), [t5] "+r"(t[5]),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+      : [a] "r"(a), "d"(w), "m"(*reinterpret_cast<const std::uint64_t(*)[4]>(a))
+      : "cc");
+}
+
+// t = (t + (t[0] * inv) r) / 2^64 over six words.
+inline void red6(std::uint64_t (&t)[6]) {
+  std::uint64_t lo, hi, z;
+  __asm__(
+      "movq %[t0], %%rdx\n\t"
+      "imulq %[inv], %%rdx\n\t"
+      "xorl %k[z], %k[z]\n\t"
+      "mulxq %[r0], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t0]\n\t"
+      "adoxq %[hi], %[t1]\n\t"
+      "mulxq %[r1], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq %[r2], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq %[r3], %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "adcxq %[z], %[t4]\n\t"
+      "adoxq %[z], %[t5]\n\t"
+      "adcxq %[z], %[t5]\n\t"
+      : [t0] "+r"(t[0]), [t1] "+r"(t[1]), [t2] "+r"(t[2]), [t3] "+r"(t[3]), [t4] "+r"(t[4]), [t5] "+r"(t[5]),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+      : [r0] "m"(kFr.r[0]), [r1] "m"(kFr.r[1]), [r2] "m"(kFr.r[2]), [r3] "m"(kFr.r[3]), [inv] "m"(kFr.inv)
+      : "rdx", "cc");
+  t[0] = t[1];
+  t[1] = t[2];
+  t[2] = t[3];
+  t[3] = t[4];
+  t[4] = t[5];
+  t[5] = 0;
+}
+
+// 2^k r for k = 0..4, five words each.
+struct shifted_moduli {
+  std::uint64_t v[5][5];
+};
+inline constexpr shifted_moduli make_shifted_moduli() {
+  shifted_moduli m{};
+  for (int k = 0; k < 5; ++k) {
+    m.v[k][0] = kFr.r[0] << k;
+    for (int j = 1; j < 4; ++j) m.v[k][j] = k == 0 ? kFr.r[j] : (kFr.r[j] << k) | (kFr.r[j - 1] >> (64 - k));
+    m.v[k][4] = k == 0 ? 0 : kFr.r[3] >> (64 - k);
+  }
+  return m;
+}
+alignas(64) inline constexpr shifted_moduli kShiftedR = make_shifted_moduli();
+
+// t[0..4] -= s where that does not go below zero.
+inline void sub_if_fits(std::uint64_t (&t)[6], const std::uint64_t* s) {
+  std::uint64_t d0 = t[0], d1 = t[1], d2 = t[2], d3 = t[3], d4 = t[4];
+  __asm__(
+      "subq 0(%[s]), %[d0]\n\t"
+      "sbbq 8(%[s]), %[d1]\n\t"
+      "sbbq 16(%[s]), %[d2]\n\t"
+      "sbbq 24(%[s]), %[d3]\n\t"
+      "sbbq 32(%[s]), %[d4]\n\t"
+      "cmovncq %[d0], %[t0]\n\t"
+      "cmovncq %[d1], %[t1]\n\t"
+      "cmovncq %[d2], %[t2]\n\t"
+      "cmovncq %[d3], %[t3]\n\t"
+      "cmovncq %[d4], %[t4]\n\t"
+      : [t0] "+r"(t[0]), [t1] "+r"(t[1]), [t2] "+r"(t[2]), [t3] "+r"(t[3]), [t4] "+r"(t[4]), [d0] "+&r"(d0),
+        [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [d4] "+&r"(d4)
+      : [s] "r"(s), "m"(*reinterpret_cast<const std::uint64_t(*)[5]>(s))
+      : "cc");
+}
+
+// sum over k < n of c[k * stride] * s[k] * 2^-256, canonical, with one reduction: the
+// interleaved form with all n products added per word of s before that word's reduction
+// step. For c[k] < r (any s[k]) the sum stays below (n + 1) r: six words in the steps,
+// and conditional subtractions of 2^j r, j = K - 1 .. 0 with n + 1 <= 2^K, make it
+// canonical (n < 32).
+inline elem dot(const elem* c, std::size_t stride, const elem* s, int n) {
+  std::uint64_t t[6] = {};
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < n; ++k) muladd6(t, c[static_cast<std::size_t>(k) * stride].l, s[k].l[i]);
+    red6(t);
+  }
+  int steps = 0;
+  while ((1 << steps) < n + 1) ++steps;
+  for (int k = steps - 1; k >= 0; --k) sub_if_fits(t, kShiftedR.v[k]);
+  return elem{{t[0], t[1], t[2], t[3]}};
+}
+
 #undef PL_ADX_RED
 #undef PL_ADX_MULADD
 #undef PL_ADX_FINAL

@@ -39,6 +39,7 @@ struct adx_ops {
   static elem mul(const elem& a, const elem& b) { return detail::adx::mul(a, b); }
   static elem sqr(const elem& a) { return detail::adx::sqr(a); }
   static elem add(const elem& a, const elem& b) { return m::add(a, b); }
+  static elem dot(const elem* c, std::size_t stride, const elem* s, int n) { return detail::adx::dot(c, stride, s, n); }
 };
 #endif
 
@@ -158,13 +159,16 @@ void ifma_hash(int arity, const std::uint8_t* const* in, std::size_t stride, std
 std::vector<poseidon_engine> make_engines() {
   std::vector<poseidon_engine> v;
 #if defined(POREPLAB_HAVE_IFMA)
-  v.push_back({"ifma", "AVX-512 IFMA, 8 hashes in zmm lanes, radix 2^52, lazy sums reduced once",
-               kernels::kIfmaLanes, "avx512f avx512vl avx512bw avx512ifma", has_ifma, ifma_hash,
-               kernels::fr_mul_ifma, kernels::fr_mul_chain_ifma});
+  v.push_back({"ifma",
+               "AVX-512 IFMA: 8 hashes in the lanes of zmm registers, two such groups in step; radix 2^52, "
+               "lazy reductions",
+               kernels::kIfmaLanes, "avx512f avx512vl avx512bw avx512ifma", has_ifma, ifma_hash, kernels::fr_mul_ifma,
+               kernels::fr_mul_chain_ifma});
 #endif
 #ifdef POREPLAB_FR_ADX
-  v.push_back({"adx", "scalar 4x64 Montgomery, mulx with adcx/adox carry chains (inline assembly)", 1, "bmi2 adx",
-               has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>, scalar_chains<adx_ops>});
+  v.push_back({"adx",
+               "scalar 4x64 Montgomery, mulx with adcx/adox carry chains (inline assembly), matrix rows reduced once",
+               1, "bmi2 adx", has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>, scalar_chains<adx_ops>});
 #endif
   v.push_back({"portable", "scalar 4x64 Montgomery in C++ (128-bit products)", 1, "", always, scalar_hash<portable_ops>,
                scalar_mul<portable_ops>, scalar_chains<portable_ops>});
@@ -199,7 +203,8 @@ class cpu_hasher final : public sdr::pc2_hasher {
     const int a = static_cast<int>(arity);
     run(a, count, [&](std::size_t first, std::size_t n) {
       std::array<const std::uint8_t*, poseidon::kMaxWidth> p{};
-      for (int k = 0; k < a; ++k) p[static_cast<std::size_t>(k)] = in + 32 * (arity * first + static_cast<std::size_t>(k));
+      for (int k = 0; k < a; ++k)
+        p[static_cast<std::size_t>(k)] = in + 32 * (arity * first + static_cast<std::size_t>(k));
       e_.hash(a, p.data(), 32 * std::size_t{arity}, n, out + 32 * first);
     });
   }
@@ -248,8 +253,9 @@ const poseidon_engine& poseidon_engine_named(std::string_view name) {
   for (const auto& e : poseidon_engines()) {
     if (e.name != name) continue;
     if (!e.available())
-      throw engine_unavailable("Poseidon engine '" + std::string(name) + "' needs CPU features this machine (or its OS) lacks: " +
-                               std::string(e.required) + " (available: " + names_of(true) + ")");
+      throw engine_unavailable("Poseidon engine '" + std::string(name) +
+                               "' needs CPU features this machine (or its OS) lacks: " + std::string(e.required) +
+                               " (available: " + names_of(true) + ")");
     return e;
   }
   throw std::invalid_argument("unknown Poseidon engine '" + std::string(name) + "' (valid: auto, " + names_of(false) +

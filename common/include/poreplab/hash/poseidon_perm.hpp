@@ -2,7 +2,10 @@
 // neptune's optimized Poseidon (poseidon::hash) written once over the field arithmetic,
 // so that an engine with its own multiply (cpu/: mulx/adcx/adox) instantiates the same
 // rounds. F supplies static elem mul(a, b), sqr(a) and add(a, b) on the fr::mont
-// representation, each returning canonical elements.
+// representation, each returning canonical elements, and may supply
+// dot(c, stride, s, n) = sum of c[k * stride] * s[k] (k < n) in one reduction.
+#include <cstddef>
+
 #include "poreplab/hash/poseidon.hpp"
 
 namespace poreplab::poseidon {
@@ -10,6 +13,17 @@ namespace poreplab::poseidon {
 template <class F>
 struct optimized_rounds {
   static elem pow5(const elem& a) { return F::mul(F::sqr(F::sqr(a)), a); }
+
+  // Sum over k < n of c[k * stride] * s[k].
+  static elem dot(const elem* c, std::size_t stride, const elem* s, int n) {
+    if constexpr (requires { F::dot(c, stride, s, n); }) {
+      return F::dot(c, stride, s, n);
+    } else {
+      elem acc = F::mul(c[0], s[0]);
+      for (int k = 1; k < n; ++k) acc = F::add(acc, F::mul(c[static_cast<std::size_t>(k) * stride], s[k]));
+      return acc;
+    }
+  }
 
   // s = M s with the dense MDS (symmetric, so the row/column order does not matter).
   static void mds_dense(const constants& c, elem* s) {
@@ -19,22 +33,15 @@ struct optimized_rounds {
     for (int i = 0; i < t; ++i) s[i] = out[i];
   }
   static elem mds_row(const constants& c, const elem* s, int i) {
-    const int t = c.width;
-    const elem* row = &c.mds[static_cast<std::size_t>(i * t)];
-    elem acc = F::mul(row[0], s[0]);
-    for (int k = 1; k < t; ++k) acc = F::add(acc, F::mul(row[k], s[k]));
-    return acc;
+    return dot(&c.mds[static_cast<std::size_t>(i * c.width)], 1, s, c.width);
   }
 
   // s = s^T P: neptune applies the pre-sparse matrix to the state as a row vector.
   static void mds_pre_sparse(const constants& c, elem* s) {
     const int t = c.width;
     elem out[kMaxWidth];
-    for (int j = 0; j < t; ++j) {
-      elem acc = F::mul(s[0], c.pre_sparse[static_cast<std::size_t>(j)]);
-      for (int i = 1; i < t; ++i) acc = F::add(acc, F::mul(s[i], c.pre_sparse[static_cast<std::size_t>(i * t + j)]));
-      out[j] = acc;
-    }
+    const auto stride = static_cast<std::size_t>(t);
+    for (int j = 0; j < t; ++j) out[j] = dot(&c.pre_sparse[static_cast<std::size_t>(j)], stride, s, t);
     for (int i = 0; i < t; ++i) s[i] = out[i];
   }
 
@@ -43,8 +50,7 @@ struct optimized_rounds {
     const int t = c.width;
     const elem* w = &c.sparse_w_hat[static_cast<std::size_t>(k * t)];
     const elem* v = &c.sparse_v_rest[static_cast<std::size_t>(k * (t - 1))];
-    elem first = F::mul(w[0], s[0]);
-    for (int i = 1; i < t; ++i) first = F::add(first, F::mul(w[i], s[i]));
+    const elem first = dot(w, 1, s, t);
     const elem s0 = s[0];
     for (int j = 1; j < t; ++j) s[j] = F::add(s[j], F::mul(v[j - 1], s0));
     s[0] = first;
