@@ -32,16 +32,7 @@ void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& d) {
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
 }
 
-sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) {
-  sdr::seal_inputs in;
-  in.porep_id = v.porep_id;
-  in.api = sdr::parse_api_version(v.api_version);
-  in.layers = v.layers;
-  in.prover_id = v.prover_id;
-  in.sector_id = v.sector_id;
-  in.ticket = v.ticket;
-  return in;
-}
+sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) { return sdr::seal_inputs_of(v); }
 
 // Name -> bytes of every file in a directory: what "left as it was" compares.
 std::map<std::string, std::vector<std::uint8_t>> snapshot(const fs::path& dir) {

@@ -32,16 +32,7 @@ std::vector<std::uint8_t> read(const fs::path& p) {
 
 std::string sha(const std::vector<std::uint8_t>& d) { return sha256_hex(d.data(), d.size()); }
 
-sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) {
-  sdr::seal_inputs in;
-  in.porep_id = v.porep_id;
-  in.api = sdr::parse_api_version(v.api_version);
-  in.layers = v.layers;
-  in.prover_id = v.prover_id;
-  in.sector_id = v.sector_id;
-  in.ticket = v.ticket;
-  return in;
-}
+sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) { return sdr::seal_inputs_of(v); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/hex.hpp"
 
 namespace poreplab::sdr {
@@ -211,6 +212,17 @@ std::vector<std::uint8_t> generate_data(const std::string& generator, std::uint6
     d[k] = b;
   }
   return d;
+}
+
+seal_inputs seal_inputs_of(const sdr_vector& v) {
+  seal_inputs in;
+  in.porep_id = v.porep_id;
+  in.api = parse_api_version(v.api_version);
+  in.layers = v.layers;
+  in.prover_id = v.prover_id;
+  in.sector_id = v.sector_id;
+  in.ticket = v.ticket;
+  return in;
 }
 
 }  // namespace poreplab::sdr

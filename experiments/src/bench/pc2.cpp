@@ -14,6 +14,7 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/stats.hpp"
+#include "util/field_data.hpp"
 
 namespace poreplab {
 
@@ -28,19 +29,6 @@ bool is_power_of_8(std::uint64_t x) {
   return x == 1;
 }
 
-// Canonical field elements (below 2^254), deterministic per seed.
-std::vector<std::uint8_t> generated_nodes(std::uint64_t nodes, std::uint64_t seed) {
-  std::vector<std::uint8_t> v(nodes * 32);
-  std::uint64_t x = 0x9e3779b97f4a7c15ull ^ (seed * 0xbf58476d1ce4e5b9ull);
-  for (std::size_t i = 0; i + 8 <= v.size(); i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    for (std::size_t j = 0; j < 8; ++j) v[i + j] = static_cast<std::uint8_t>(x >> (8 * j));
-  }
-  for (std::size_t i = 31; i < v.size(); i += 32) v[i] &= 0x3f;
-  return v;
-}
 
 // One core's Fr multiply on `e` over a batch of independent products: the rate a core
 // could sustain if PC2 were nothing but multiplies.
@@ -103,9 +91,10 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   require_memory(static_cast<std::uint64_t>(need), "pc2 bench");
   std::vector<std::vector<std::uint8_t>> labels;
   std::vector<const std::uint8_t*> ptr;
-  for (std::uint32_t l = 0; l < opt.layers; ++l) labels.push_back(generated_nodes(nodes, l + 1));
+  const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
+  for (std::uint32_t l = 0; l < opt.layers; ++l) labels.push_back(field_element_data(nodes * 32, seed(l + 1)));
   for (const auto& v : labels) ptr.push_back(v.data());
-  const auto replica = generated_nodes(nodes, 1000);
+  const auto replica = field_element_data(nodes * 32, seed(1000));
   const std::uint64_t per_tree = nodes / shape.base_count();
   std::vector<std::vector<std::uint8_t>> tree_c(shape.base_count(),
                                                 std::vector<std::uint8_t>(sdr::tree_nodes(per_tree, 8) * 32));

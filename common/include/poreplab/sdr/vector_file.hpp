@@ -12,6 +12,7 @@
 
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/replica_id.hpp"
+#include "poreplab/sdr/seal.hpp"
 
 namespace poreplab::sdr {
 
@@ -37,6 +38,10 @@ struct sdr_vector {
 sdr_vector load_sdr_vector(const std::filesystem::path& path);
 // The same checks on a vector's text, `path` naming it in errors.
 sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& path);
+
+// What `seal` needs to reproduce the vector: porep_id, api version, layers, prover id,
+// sector id and ticket (no registered-proof size check).
+seal_inputs seal_inputs_of(const sdr_vector& v);
 
 // The staged (fr32-padded) sector bytes: "pattern37" or "zero"; throws for others.
 std::vector<std::uint8_t> generate_data(const std::string& generator, std::uint64_t bytes);

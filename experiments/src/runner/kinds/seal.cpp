@@ -14,6 +14,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "runner/kinds.hpp"
+#include "util/field_data.hpp"
 
 namespace poreplab::runner {
 
@@ -65,16 +66,7 @@ sdr::seal_inputs inputs_for(std::uint64_t sector_size, std::uint32_t layers) {
 }
 
 void write_data_file(const fs::path& p, std::uint64_t size) {
-  // Deterministic data, each 32-byte node a valid field element (top two bits clear).
-  std::vector<std::uint8_t> data(size);
-  std::uint64_t x = 0x2545f4914f6cdd1dull;
-  for (std::size_t i = 0; i + 8 <= data.size(); i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    for (std::size_t j = 0; j < 8; ++j) data[i + j] = static_cast<std::uint8_t>(x >> (8 * j));
-  }
-  for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
+  const std::vector<std::uint8_t> data = field_element_data(size, 0x2545f4914f6cdd1dull);
   std::ofstream out(p, std::ios::binary);
   out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
   if (!out) throw std::runtime_error("cannot write the seal input " + p.string());

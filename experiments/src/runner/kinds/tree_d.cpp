@@ -10,6 +10,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 #include "runner/kinds.hpp"
+#include "util/field_data.hpp"
 
 namespace poreplab::runner {
 
@@ -20,18 +21,6 @@ namespace {
 // Above this the check uses the library's O(log n) comm_d instead of the slow naive one.
 constexpr std::uint64_t kNaiveCheckLimit = 64ull << 20;
 
-void fill_sector(std::vector<std::uint8_t>& data) {
-  // Deterministic, non-trivial data (xorshift64); the top two bits of each node cleared
-  // as fr32 padding leaves them.
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (std::size_t i = 0; i + 8 <= data.size(); i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    for (std::size_t j = 0; j < 8; ++j) data[i + j] = static_cast<std::uint8_t>(x >> (8 * j));
-  }
-  for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
-}
 
 // comm_d node by node through the streaming SHA-256 (docs/spec/sdr.md section 7): a check that
 // shares nothing with the tree builder's precomputed padding.
@@ -77,8 +66,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const std::string engine = engine_of(axes);
   const bool pad = pad_of(axes);
   if (threads > 0) omp_set_num_threads(threads);
-  std::vector<std::uint8_t> data(sector), tree(sdr::tree_d_bytes(nodes));
-  fill_sector(data);
+  const std::vector<std::uint8_t> data = field_element_data(sector, 0x9e3779b97f4a7c15ull);
+  std::vector<std::uint8_t> tree(sdr::tree_d_bytes(nodes));
   measurement m;
   m.metric = "ns_per_node";
   sdr::bytes32 root{};
