@@ -17,7 +17,7 @@ using namespace poreplab;
 int main(int argc, char** argv) try {
   std::string engine = "all", pc2_engine = "best";
   int threads = 2;
-  std::uint64_t pc2_nodes = std::uint64_t{1} << 20, target_nodes = std::uint64_t{1} << 24;  // 32 MiB, 512 MiB
+  std::uint64_t pc2_nodes = std::uint64_t{1} << 21, target_nodes = std::uint64_t{1} << 24;  // 8^7 (64 MiB), 512 MiB
   bool json = false, pc2 = true;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
