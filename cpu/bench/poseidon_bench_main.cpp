@@ -2,6 +2,7 @@
 // or JSON lines. Run it on a quiet machine.
 //   poreplab_pc2_bench [--engine all|NAME] [--threads N] [--pc2-nodes N] [--target-nodes N]
 //                      [--pc2-engine best|all|NAME] [--no-pc2] [--json]
+// --pc2-nodes: a power of 8 (one tree of base arity 8), default 2^21 (64 MiB).
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -17,7 +18,7 @@ using namespace poreplab;
 int main(int argc, char** argv) try {
   std::string engine = "all", pc2_engine = "best";
   int threads = 2;
-  std::uint64_t pc2_nodes = std::uint64_t{1} << 20, target_nodes = std::uint64_t{1} << 24;  // 32 MiB, 512 MiB
+  std::uint64_t pc2_nodes = std::uint64_t{1} << 21, target_nodes = std::uint64_t{1} << 24;  // 64 MiB, 512 MiB
   bool json = false, pc2 = true;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
