@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
 #include "poreplab/field/fr.hpp"
 #include "poreplab/field/fr_mont.hpp"
@@ -303,6 +304,14 @@ TEST_CASE("cpu PC2 hasher builds the 2KiB vector's commitments", "[pc2]") {
     CHECK(to_hex(r.comm_r_last) == v.json.at("comm_r_last").get<std::string>());
     CHECK(to_hex(r.comm_r) == v.json.at("comm_r").get<std::string>());
   }
+}
+
+TEST_CASE("The cpu backend's PC2 hasher runs the best Poseidon engine", "[pc2]") {
+  test::scoped_env env(cpu::kPc2EngineEnv, nullptr);
+  cpu::labeler_options opt;
+  opt.threads = 1;
+  const auto h = cpu::make_cpu_backend(opt)->make_pc2_hasher();
+  CHECK(h->name() == "cpu Poseidon (" + std::string(cpu::available_poseidon_engines().front()->name) + ")");
 }
 
 TEST_CASE("POREPLAB_PC2_ENGINE picks the Poseidon engine", "[pc2]") {

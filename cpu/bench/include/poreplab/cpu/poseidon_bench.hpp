@@ -31,6 +31,9 @@ struct poseidon_bench_row {
   std::size_t lanes = 1;  // elements (or hashes) in flight per call
   double ns = 0;          // median sample, per multiply or hash, one thread
   double min_ns = 0, max_ns = 0;
+  // Median of this thread's CPU time per operation: well below ns when the thread was
+  // descheduled (a busy machine) during the samples.
+  double cpu_ns = 0;
   bool verified = false;  // the measured results equal the portable code's
 };
 
