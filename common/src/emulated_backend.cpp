@@ -9,6 +9,8 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/omp_threads.hpp"
 #include "poreplab/sdr/label_driver.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/sdr/pc2_kernel.hpp"
 
 namespace poreplab::sdr {
 
@@ -69,11 +71,51 @@ class host_executor {
   std::vector<std::uint32_t> chunks_[2];
 };
 
+// PC2 on the device kernel (pc2_kernel.hpp), its launches run by emulate_grid over host
+// buffers standing in for device memory.
+class emulated_pc2_hasher final : public pc2_hasher {
+ public:
+  explicit emulated_pc2_hasher(const emulation_options& opt) : opt_(opt) {
+    for (std::size_t i = 0; i < std::size(kPc2Arities); ++i)
+      packed_[i] = poseidon::pack_constants(poseidon::constants_for(kPc2Arities[i]));
+  }
+
+  std::string name() const override { return "cuda-emu (the device Poseidon kernel, 32-bit words)"; }
+
+  void hash_columns(std::span<const std::uint8_t* const> layers, std::uint64_t count, std::uint8_t* out) override {
+    with_pc2_arity(static_cast<std::uint32_t>(layers.size()), [&](auto a) {
+      launch(column_batch<a>(view<a>(), layers.data(), count, out), count);
+    });
+  }
+
+  void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) override {
+    with_pc2_arity(arity, [&](auto a) { launch(level_batch<a>(view<a>(), in, count, out), count); });
+  }
+
+ private:
+  template <int A>
+  poseidon::device_constants<A + 1> view() const {
+    for (const auto& p : packed_)
+      if (p.arity == A) return poseidon::view_constants<A + 1>(p, p.words.data());
+    throw std::logic_error("cuda-emu: no Poseidon constants of arity " + std::to_string(A));
+  }
+  template <class K>
+  void launch(const K& k, std::uint64_t count) {
+    const omp_threads_scope scope(opt_.threads);
+    emulate_grid(cover(count, opt_.threads_per_block), k);
+  }
+
+  emulation_options opt_;
+  poseidon::packed_constants packed_[std::size(kPc2Arities)];
+};
+
 class emulated_backend final : public backend {
  public:
   explicit emulated_backend(const emulation_options& opt) : opt_(opt) {}
 
   std::string name() const override { return "cuda-emu"; }
+
+  std::unique_ptr<pc2_hasher> make_pc2_hasher() override { return std::make_unique<emulated_pc2_hasher>(opt_); }
 
   void label(const label_job& job, layer_store& store) override {
     validate(job);

@@ -167,7 +167,9 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
     throw std::invalid_argument("pc2: " + std::to_string(job.nodes) + " nodes do not split into " +
                                 std::to_string(count) + " trees of a power of 8 leaves");
   const std::uint64_t per_tree = job.nodes / count;
-  std::uint64_t chunk = job.chunk_nodes == 0 ? std::uint64_t{1} << 18 : job.chunk_nodes;
+  std::uint64_t chunk = job.chunk_nodes != 0             ? job.chunk_nodes
+                        : h.preferred_chunk_nodes() != 0 ? h.preferred_chunk_nodes()
+                                                         : std::uint64_t{1} << 18;
   if (!is_power_of_8(chunk) || chunk < 8)
     throw std::invalid_argument("pc2: chunk of " + std::to_string(chunk) + " nodes is not a power of 8 (at least 8)");
   chunk = std::min(chunk, per_tree);

@@ -13,6 +13,7 @@
 
 #include "cuda_check.cuh"
 #include "launch.cuh"
+#include "pc2_hasher.hpp"
 #include "poreplab/cuda/backend.hpp"
 #include "poreplab/cuda/bench.hpp"
 #include "poreplab/cuda/memory_plan.hpp"
@@ -268,6 +269,8 @@ class cuda_backend final : public sdr::backend {
       : opt_((check_options(opt), opt)), device_(detail::require_device(opt_.device, "cuda backend")) {}
 
   std::string name() const override { return "cuda"; }
+
+  std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override { return make_cuda_pc2_hasher(opt_, device_); }
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     POREPLAB_CUDA_CHECK(cudaSetDevice(opt_.device));

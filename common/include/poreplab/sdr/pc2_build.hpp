@@ -23,6 +23,11 @@ class pc2_hasher {
   virtual void hash_columns(std::span<const std::uint8_t* const> layers, std::uint64_t count, std::uint8_t* out) = 0;
   // out[i] = Poseidon_arity(in[arity * i], .., in[arity * i + arity - 1]) for i < count.
   virtual void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) = 0;
+  // Leaves per build step this hasher runs best with (a power of 8); 0: the builder's
+  // default. A device wants large batches; the host, chunks that stay in cache.
+  virtual std::uint64_t preferred_chunk_nodes() const { return 0; }
+  // Seconds its kernels ran so far (device events); < 0: not timed apart.
+  virtual double kernel_seconds() const { return -1; }
 };
 
 // The textbook permutation (poseidon::hash_plain) on `threads` OpenMP threads (0 = the
@@ -42,7 +47,7 @@ struct pc2_job {
   // Receives `n` bytes for file `file` (pc2_tree_files order: tree_c files, then
   // tree_r_last files) at `offset`; empty: no files written (only the commitments).
   std::function<void(std::uint32_t file, std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n)> write;
-  // Leaves hashed per step, a power of 8; 0: the builder picks (at most 2^18).
+  // Leaves hashed per step, a power of 8; 0: the hasher's preferred size, else 2^18.
   std::uint64_t chunk_nodes = 0;
   // Called between chunks (an interrupt check may throw from it); may be empty.
   std::function<void(std::uint64_t columns_done, std::uint64_t replica_nodes_done)> progress;

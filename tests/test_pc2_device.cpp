@@ -1,0 +1,184 @@
+// PC2's device code on the host: the GPU's 32-bit-word Fr arithmetic (fr32.hpp) against
+// fr::mont, and the device Poseidon kernel under cuda-emu against the reference hasher,
+// the vectors and pc2_sealed. [cuda]: the same on a real device, skipped without one.
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_support.hpp"
+#include "poreplab/field/fr.hpp"
+#include "poreplab/field/fr32.hpp"
+#include "poreplab/field/fr_mont.hpp"
+#include "poreplab/hash/poseidon.hpp"
+#include "poreplab/hash/poseidon_fr32.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/emulated_backend.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/sdr/pc2_kernel.hpp"
+#include "poreplab/sdr/vector_file.hpp"
+#include "support.hpp"
+#include "util/field_data.hpp"
+
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/backend.hpp"
+#endif
+
+using namespace poreplab;
+namespace m = poreplab::fr::mont;
+
+namespace {
+
+// Canonical values where carries and the final subtraction turn, then random ones.
+std::vector<m::elem> test_values(std::size_t random) {
+  const m::elem r{{fr::modulus_limb(0), fr::modulus_limb(1), fr::modulus_limb(2), fr::modulus_limb(3)}};
+  m::elem r1 = r, r2 = r;
+  r1.l[0] -= 1;
+  r2.l[0] -= 2;
+  const std::uint64_t all = ~std::uint64_t{0};
+  std::vector<m::elem> v{{{0, 0, 0, 0}},
+                         {{1, 0, 0, 0}},
+                         r1,
+                         r2,
+                         {{all, all, all, 0}},
+                         {{0, 0, 0, std::uint64_t{1} << 62}},
+                         {{all, 0, all, 0x73eda753299d7d47ull}},
+                         m::one()};
+  std::mt19937_64 rng(0x32);
+  while (v.size() < 8 + random) {
+    const m::elem x{{rng(), rng(), rng(), rng() >> 1}};
+    if (!fr::geq_modulus(x.l)) v.push_back(x);
+  }
+  return v;
+}
+
+std::vector<std::uint8_t> nodes(std::uint64_t n, std::uint64_t seed) { return field_element_data(32 * n, seed); }
+
+// The hasher against the reference for columns of 2 and 11 layers and levels of 2 and
+// 8, at counts around a block's and a warp's edges; nothing written past `count`.
+void check_against_reference(sdr::pc2_hasher& h, const std::vector<std::uint64_t>& counts) {
+  auto ref = sdr::make_reference_pc2_hasher(0);
+  for (const std::uint64_t count : counts) {
+    INFO(count << " hashes");
+    for (const std::size_t layers : {std::size_t{2}, std::size_t{11}}) {
+      INFO(layers << " layers");
+      std::vector<std::vector<std::uint8_t>> lab;
+      std::vector<const std::uint8_t*> ptr;
+      for (std::size_t l = 0; l < layers; ++l) lab.push_back(nodes(count, 7 * count + l + 1));
+      for (const auto& x : lab) ptr.push_back(x.data());
+      std::vector<std::uint8_t> got(32 * count + 32, 0xee), want(32 * count);
+      h.hash_columns(ptr, count, got.data());
+      ref->hash_columns(ptr, count, want.data());
+      CHECK(std::memcmp(got.data(), want.data(), want.size()) == 0);
+      CHECK(got[32 * count] == 0xee);
+    }
+    for (const std::uint32_t arity : {2u, 8u}) {
+      INFO("arity " << arity);
+      const auto in = nodes(count * arity, 11 * count + arity);
+      std::vector<std::uint8_t> got(32 * count + 32, 0xee), want(32 * count);
+      h.hash_level(in.data(), count, arity, got.data());
+      ref->hash_level(in.data(), count, arity, want.data());
+      CHECK(std::memcmp(got.data(), want.data(), want.size()) == 0);
+      CHECK(got[32 * count] == 0xee);
+    }
+  }
+  CHECK_THROWS_WITH(h.hash_level(nullptr, 1, 4, nullptr), Catch::Contains("no PC2 kernel hashes 4 inputs"));
+}
+
+void check_2kib_vector(sdr::pc2_hasher& h) {
+  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  std::vector<std::vector<std::uint8_t>> layers;
+  for (const auto& hex : v.json.at("labels_hex")) layers.push_back(from_hex(hex.get<std::string>(), 64 * 32, "labels"));
+  const auto replica = from_hex(v.json.at("replica_hex").get<std::string>(), 64 * 32, "replica");
+  const std::uint8_t* ptr[2] = {layers[0].data(), layers[1].data()};
+  const sdr::pc2_result r = sdr::build_pc2_in_memory(ptr, replica.data(), 64, sdr::tree_shape_for_sector_size(2048), h);
+  CHECK(to_hex(r.comm_c) == v.json.at("comm_c").get<std::string>());
+  CHECK(to_hex(r.comm_r_last) == v.json.at("comm_r_last").get<std::string>());
+  CHECK(to_hex(r.comm_r) == v.json.at("comm_r").get<std::string>());
+}
+
+}  // namespace
+
+TEST_CASE("fr32 (the GPU's 32-bit words): multiply, add and byte forms equal fr::mont's", "[pc2][emu]") {
+  const auto v = test_values(300);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = i; j < v.size(); j += (i < 8 ? 1 : 37)) {
+      INFO(i << " x " << j);
+      const fr32::elem a = fr32::from_limbs(v[i]), b = fr32::from_limbs(v[j]);
+      CHECK(m::eq(fr32::to_limbs(fr32::mul(a, b)), m::mul(v[i], v[j])));
+      CHECK(m::eq(fr32::to_limbs(fr32::add(a, b)), m::add(v[i], v[j])));
+      CHECK(m::eq(fr32::to_limbs(fr32::sqr(a)), m::sqr(v[i])));
+    }
+  for (const m::elem& x : v) {
+    std::uint8_t bytes[32], back[32], want[32];
+    fr::store(bytes, x.l);
+    m::elem mx{};
+    REQUIRE(m::from_bytes(bytes, mx));
+    const fr32::elem y = fr32::from_bytes(bytes);
+    CHECK(m::eq(fr32::to_limbs(y), mx));
+    fr32::to_bytes(y, back);
+    m::to_bytes(mx, want);
+    CHECK(std::memcmp(back, want, 32) == 0);
+    CHECK(std::memcmp(back, bytes, 32) == 0);
+  }
+}
+
+TEST_CASE("fr32 row operation: acc += x * y over ten words, carries through the top", "[pc2][emu]") {
+  std::mt19937_64 rng(0x33);
+  for (int t = 0; t < 500; ++t) {
+    std::uint32_t acc[10], x[8];
+    for (auto& w : acc) w = static_cast<std::uint32_t>(rng());
+    acc[9] >>= 1;  // room for the sum
+    for (auto& w : x) w = t % 5 == 0 ? 0xffffffffu : static_cast<std::uint32_t>(rng());
+    const std::uint32_t y = t % 7 == 0 ? 0xffffffffu : static_cast<std::uint32_t>(rng());
+    // Schoolbook in 64-bit words of the same 320-bit value.
+    std::uint32_t want[10];
+    std::memcpy(want, acc, sizeof want);
+    std::uint64_t carry = 0;
+    for (int j = 0; j < 10; ++j) {
+      const std::uint64_t p = j < 8 ? static_cast<std::uint64_t>(x[j]) * y : 0;
+      // Add the low half here; the high half goes one word up with the carry.
+      const std::uint64_t s = static_cast<std::uint64_t>(want[j]) + static_cast<std::uint32_t>(p) + (carry & 0xffffffffu);
+      want[j] = static_cast<std::uint32_t>(s);
+      carry = (s >> 32) + (carry >> 32) + (p >> 32);
+    }
+    if (carry != 0) continue;  // the caller keeps the sum below 2^320
+    fr32::mad_row(acc, x, y);
+    CHECK(std::memcmp(acc, want, sizeof want) == 0);
+  }
+}
+
+TEST_CASE("cuda-emu PC2: the device Poseidon kernel equals the reference hasher", "[pc2][emu]") {
+  auto be = sdr::make_emulated_backend({});
+  auto h = be->make_pc2_hasher();
+  CHECK_THAT(h->name(), Catch::Contains("cuda-emu"));
+  check_against_reference(*h, {1, 31, 33, 300});
+  check_2kib_vector(*h);
+  // The packed constants of each arity are neptune's, viewed at any base.
+  for (const int a : sdr::kPc2Arities) {
+    const auto p = poseidon::pack_constants(poseidon::constants_for(a));
+    CHECK(p.width == a + 1);
+    CHECK(p.words.size() == poseidon::constants_for(a).compressed_round_constants.size() +
+                                static_cast<std::size_t>(2 * p.width * p.width) +
+                                poseidon::constants_for(a).sparse_w_hat.size() +
+                                poseidon::constants_for(a).sparse_v_rest.size());
+  }
+  CHECK_THROWS_WITH(poseidon::view_constants<3>(poseidon::pack_constants(poseidon::constants_for(8)), nullptr),
+                    Catch::Contains("width 9 viewed as width 3"));
+}
+
+#ifdef POREPLAB_WITH_CUDA
+TEST_CASE("cuda PC2: the device Poseidon kernel equals the reference hasher", "[pc2][cuda]") {
+  if (!test::usable_cuda_device()) return;
+  auto be = cuda::make_cuda_backend();
+  auto h = be->make_pc2_hasher();
+  INFO(h->name());
+  // Past one piece (2^18 hashes), so both streams and the staging run.
+  check_against_reference(*h, {1, 33, 300, (std::uint64_t{1} << 18) + 5});
+  check_2kib_vector(*h);
+  CHECK(h->kernel_seconds() > 0);
+}
+#endif
