@@ -2,7 +2,8 @@
 # cmake -DOUT=... -DNOTE="why there is no SASS" -P sass_embed.cmake
 # Writes a C++ file holding, per GPU architecture in LIB, the SASS of the kernels that
 # the latency model analyses (label_layer_kernel<...> and the hash chain kernels) and
-# their resource usage, as chunks of raw string literals: compilers limit the length of
+# their resource usage, plus the Fr multiply the PC2 kernels call (cut out of
+# poseidon_batch_kernel<2> as a function "poreplab_fr32_mul", for the PC2 model), as chunks of raw string literals: compilers limit the length of
 # one literal, so gpu_model.cpp joins the chunks at run time.
 cmake_minimum_required(VERSION 3.25)
 set(_kernels "label_layer_kernel|sha256_chain_kernel|blake2s_chain_kernel|blake2b_chain_kernel")
@@ -21,6 +22,45 @@ std::size_t blob_count() { return 0; }
 }  // namespace poreplab::gpu_model::embedded
 ")
 endfunction()
+
+# Compacts cuobjdump output: no instruction encodings, single spaces, no blank lines.
+macro(_compact var)
+  string(REGEX REPLACE "[ \t]*/\\* 0x[0-9a-f]+ \\*/" "" ${var} "${${var}}")
+  string(REGEX REPLACE "[ \t]+" " " ${var} "${${var}}")
+  string(REGEX REPLACE "\n[ \n]+" "\n" ${var} "${${var}}")
+endmacro()
+
+# Appends to `sass` the subroutine that kernel `fun` calls (its only one: fr32::mul), from
+# the call's target address to its RET, as "Function : poreplab_fr32_mul". A macro shares
+# its caller's variables: its own are prefixed _m_.
+macro(_append_fr32_mul arch fun)
+  execute_process(COMMAND ${CUOBJDUMP} -sass -arch ${arch} -fun ${fun} ${LIB}
+                  OUTPUT_VARIABLE _m_sass ERROR_VARIABLE _m_err RESULT_VARIABLE _m_rc)
+  _compact(_m_sass)
+  if(_m_rc EQUAL 0 AND _m_sass MATCHES "CALL\\.REL\\.NOINC 0x([0-9a-f]+)")
+    set(_m_target ${CMAKE_MATCH_1})
+    string(LENGTH "${_m_target}" _m_tl)
+    while(_m_tl LESS 4)
+      set(_m_target "0${_m_target}")
+      math(EXPR _m_tl "${_m_tl} + 1")
+    endwhile()
+    string(FIND "${_m_sass}" "/*${_m_target}*/" _m_at)
+    if(NOT _m_at EQUAL -1)
+      string(SUBSTRING "${_m_sass}" ${_m_at} -1 _m_rest)
+      string(FIND "${_m_rest}" " RET" _m_ret_at)
+      if(NOT _m_ret_at EQUAL -1)
+        string(SUBSTRING "${_m_rest}" ${_m_ret_at} -1 _m_tail)
+        string(FIND "${_m_tail}" "\n" _m_nl)
+        math(EXPR _m_end "${_m_ret_at} + ${_m_nl}")
+        string(SUBSTRING "${_m_rest}" 0 ${_m_end} _m_body)
+        string(APPEND sass "\n Function : poreplab_fr32_mul\n${_m_body}\n")
+      endif()
+    endif()
+  endif()
+  if(NOT sass MATCHES "poreplab_fr32_mul")
+    message(WARNING "no Fr multiply found in ${fun} (${arch}): the PC2 model falls back to its FMA-pipe count")
+  endif()
+endmacro()
 
 if(DEFINED NOTE)
   _write_note("${NOTE}")
@@ -46,15 +86,22 @@ foreach(line IN LISTS lines)
     set(arch ${CMAKE_MATCH_1})
   elseif(line MATCHES "Function ([A-Za-z0-9_]+):")
     set(fn ${CMAKE_MATCH_1})
-  elseif(line MATCHES "REG:([0-9]+) STACK:([0-9]+)" AND fn MATCHES "${_kernels}" AND arch)
-    if(NOT arch IN_LIST archs)
-      list(APPEND archs ${arch})
-      set(funs_${arch} "")
-      set(resources_${arch} "")
-    endif()
-    if(NOT fn IN_LIST funs_${arch})
-      list(APPEND funs_${arch} ${fn})
-      string(APPEND resources_${arch} "${fn} REG:${CMAKE_MATCH_1} STACK:${CMAKE_MATCH_2}\n")
+  elseif(line MATCHES "REG:([0-9]+) STACK:([0-9]+)")
+    # Taken before any other MATCHES resets CMAKE_MATCH_<n>.
+    set(reg ${CMAKE_MATCH_1})
+    set(stack ${CMAKE_MATCH_2})
+    if(arch AND fn MATCHES "poseidon_batch_kernelILi2E")
+      set(pc2_fn_${arch} ${fn})
+    elseif(arch AND fn MATCHES "${_kernels}")
+      if(NOT arch IN_LIST archs)
+        list(APPEND archs ${arch})
+        set(funs_${arch} "")
+        set(resources_${arch} "")
+      endif()
+      if(NOT fn IN_LIST funs_${arch})
+        list(APPEND funs_${arch} ${fn})
+        string(APPEND resources_${arch} "${fn} REG:${reg} STACK:${stack}\n")
+      endif()
     endif()
     set(fn "")
   endif()
@@ -75,10 +122,10 @@ foreach(arch IN LISTS archs)
     _write_note("no SASS in this build (cuobjdump -sass failed: ${err})")
     return()
   endif()
-  # Compact: no instruction encodings, single spaces, no blank lines.
-  string(REGEX REPLACE "[ \t]*/\\* 0x[0-9a-f]+ \\*/" "" sass "${sass}")
-  string(REGEX REPLACE "[ \t]+" " " sass "${sass}")
-  string(REGEX REPLACE "\n[ \n]+" "\n" sass "${sass}")
+  _compact(sass)
+  if(pc2_fn_${arch})
+    _append_fr32_mul(${arch} ${pc2_fn_${arch}})
+  endif()
   string(FIND "${sass}" ")sass\"" bad)
   if(NOT bad EQUAL -1)
     message(FATAL_ERROR "the SASS of ${arch} contains the raw-string delimiter )sass\"")

@@ -2,8 +2,8 @@
 # Rehearses a GPU loan with cuda-emu at tiny sizes: packs this build tree into the bundle
 # archive (under its size budget), then, from an empty directory with an empty
 # environment, unpacks and runs it three times with one work directory:
-#   1. `check key` with room to spare: the verdict has measured (emulated) GPU cells at 2KiB
-#      and 8MiB, and the pack holds at most 8 files;
+#   1. `check key pc2` with room to spare: the verdict has measured (emulated) GPU cells at
+#      2KiB and 8MiB, PC2 ran verified on cuda-emu and cpu, and the pack holds at most 8 files;
 #   2. every step with a budget too short for them: it stops within the budget, skips
 #      what the first call finished, and still packs;
 #   3. every step again: it resumes with what is left and finishes all of it.
@@ -38,7 +38,7 @@ study() {  # study BUDGET LOG [STEP...]: one call, as on the device: no environm
 }
 
 # 1. The key cells.
-study 600 call1.log check key
+study 600 call1.log check key pc2
 [ -d "$root/gpu-bundle/bin" ] || fail "the archive was not unpacked beside itself"
 for f in verdict.md verdict.json; do [ -s "$root/out/$f" ] || fail "no $f"; done
 python3 - "$root/out/verdict.json" <<'PY' || fail "the verdict lacks measured emulated GPU cells at 2KiB and 8MiB"
@@ -59,6 +59,16 @@ fi
 grep -q "EMULATED" "$root/out/report.md" || fail "report.md does not say it is emulated"
 listing=$(tar -tzf "$root/out/results.tar.gz")
 grep -q "key/records.jsonl" <<<"$listing" || fail "results.tar.gz lacks the key records"
+mkdir -p "$root/unpacked"
+tar -xzf "$root/out/results.tar.gz" -C "$root/unpacked" ./pc2/results.json || fail "results.tar.gz lacks the pc2 results"
+python3 - "$root/unpacked/pc2/results.json" <<'PY' || fail "the pc2 step's points are not all verified on cuda-emu and cpu"
+import json, sys
+points = json.load(open(sys.argv[1]))["points"]
+assert len(points) == 3, len(points)
+for p in points:
+    assert p["status"] == "ok" and p["verified"], p
+assert {p["axes"]["backend"] for p in points} == {"cuda-emu", "cpu"}
+PY
 
 # 2. A budget too short for the rest: stops in time, skips the finished steps, still packs.
 study 25 call2.log
@@ -69,7 +79,7 @@ grep -qE "cut off by the budget|not started, the budget is spent" "$root/call2.l
 
 # 3. The rest, resumed.
 study 600 call3.log
-for step in check key throughput hash rest; do
+for step in check key pc2 throughput hash rest; do
   [ -f "$root/gpu-study-work/$step/done" ] || fail "step $step is not done after call 3"
 done
 grep -q "key: done in an earlier call" "$root/call3.log" || fail "call 3 ran key again"

@@ -169,3 +169,34 @@ TEST_CASE("PC2's GPU model: the FMA-pipe bound of the latency table, IMAD.HI at 
   CHECK(half.sector_seconds > full.sector_seconds);
   CHECK_THAT(full.basis, Catch::Contains("IMAD.HI the same"));
 }
+
+TEST_CASE("PC2's GPU model from this build's multiply: issue slots and pipes of fr32::mul's SASS", "[pc2][gpu-model]") {
+  const auto table = gpu_model::load_latency_table({});
+  const double mults = pc2_multiplies(std::uint64_t{1} << 30, 11, {8, 8, 0});
+  bool any = false;
+  for (const auto& [name, a] : table.archs) {
+    const auto counts = gpu_model::fr32_mul_counts(a);
+    if (!counts) continue;
+    any = true;
+    INFO(name << ": " << counts->instructions << " instructions, " << counts->busiest_pipe << " "
+              << counts->pipe_cycles);
+    // 8 x 8 words of products and reductions: at least the 264 multiply-adds, and far from
+    // an unrolled mess.
+    CHECK(counts->instructions >= 264);
+    CHECK(counts->instructions < 2000);
+    CHECK(counts->issue_cycles == Approx(static_cast<double>(counts->instructions) / a.issue_per_scheduler));
+    const auto e = gpu_model::model_pc2_sass(a, mults);
+    REQUIRE(e);
+    CHECK(e->sector_seconds >= gpu_model::model_pc2(a, mults, true).sector_seconds * 0.99);
+    CHECK_THAT(e->basis, Catch::Contains("fr32::mul's SASS"));
+    CHECK(gpu_model::best_pc2_model(a, mults).sector_seconds == Approx(e->sector_seconds));
+  }
+#ifdef POREPLAB_WITH_CUDA
+  // A CUDA build embeds the multiply for every architecture it compiled.
+  if (gpu_model::embedded_note().empty()) CHECK(any);
+#else
+  CHECK_FALSE(any);
+  const auto& a = gpu_model::arch_of(table, "sm_90");
+  CHECK(gpu_model::best_pc2_model(a, mults).slots_per_mul == Approx(264));
+#endif
+}

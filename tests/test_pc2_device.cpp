@@ -2,6 +2,8 @@
 // fr::mont, and the device Poseidon kernel under cuda-emu against the reference hasher,
 // the vectors and pc2_sealed. [cuda]: the same on a real device, skipped without one.
 #include <array>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
@@ -182,3 +184,45 @@ TEST_CASE("cuda PC2: the device Poseidon kernel equals the reference hasher", "[
   CHECK(h->kernel_seconds() > 0);
 }
 #endif
+
+TEST_CASE("bench pc2 and the runner's pc2 kind on cuda-emu: verified, the same comm_r as cpu", "[pc2][emu][runner]") {
+  test::temp_dir tmp("pc2-bench");
+  const auto emu = test::run_poreplab("bench pc2 --backend cuda-emu --sector-size 2KiB --samples 1 --json", tmp);
+  INFO(emu.err);
+  REQUIRE(emu.status == 0);
+  const auto e = nlohmann::json::parse(emu.out);
+  CHECK(e.at("verified") == true);
+  CHECK_THAT(e.at("hasher").get<std::string>(), Catch::Contains("cuda-emu"));
+  CHECK_THAT(e.at("bound_basis").get<std::string>(), Catch::StartsWith("measured: ") && Catch::Contains("fr32"));
+  CHECK(e.at("vs_mul_bound").get<double>() > 0);
+  CHECK(e.at("kernel_ns_per_node").get<double>() < 0);  // the host: not timed apart
+  const auto cpu = test::run_poreplab("bench pc2 --backend cpu --sector-size 2KiB --samples 1 --json", tmp);
+  REQUIRE(cpu.status == 0);
+  CHECK(nlohmann::json::parse(cpu.out).at("comm_r") == e.at("comm_r"));
+
+  test::write_text(tmp / "pc2.json", R"({
+  "schema": "poreplab-experiments/1",
+  "experiments": [
+    {"name": "p", "kind": "pc2", "warmup": 0, "samples": 1,
+     "axes": {"backend": ["cpu", "cuda-emu"], "sector_size": ["2KiB"], "layers": [2, 11], "window": [64]}}
+  ]
+})");
+  const auto run = test::run_poreplab("run " + test::shell_quote((tmp / "pc2.json").string()) + " -o " +
+                                          test::shell_quote((tmp / "out").string()) + " --no-plots",
+                                      tmp);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto res = nlohmann::json::parse(test::read_text(tmp / "out" / "results.json"));
+  REQUIRE(res.at("points").size() == 4);
+  std::map<std::uint64_t, std::string> digest_of_layers;
+  for (const auto& p : res.at("points")) {
+    INFO(p.dump());
+    REQUIRE(p.at("status") == "ok");
+    CHECK(p.at("verified") == true);
+    const std::uint64_t layers = p.at("axes").at("layers");
+    if (digest_of_layers.count(layers) == 0) digest_of_layers[layers] = p.at("digest");
+    CHECK(p.at("digest") == digest_of_layers[layers]);  // both backends, one comm_r
+    CHECK(p.at("rates").at("fr_mul_per_s").get<double>() > 0);
+  }
+  CHECK(digest_of_layers.size() == 2);
+}

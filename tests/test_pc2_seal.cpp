@@ -74,7 +74,7 @@ void check_against_vector(const sdr::sdr_vector& v, const fs::path& dir, const s
 TEST_CASE("pc2 of a sealed 2KiB vector: comm_r and rust-fil-proofs' tree files on every host backend",
           "[pc2][seal]") {
   const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-  for (const char* backend : {"reference", "cpu"}) {
+  for (const char* backend : {"reference", "cpu", "cuda-emu"}) {
     INFO(backend);
     test::temp_dir tmp("pc2");
     auto be = make_backend(backend);

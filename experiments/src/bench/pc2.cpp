@@ -7,7 +7,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "model/pc2_model.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
+#include "poreplab/field/fr32.hpp"
 #include "poreplab/field/fr_mont.hpp"
 #include "poreplab/hash/poseidon.hpp"
 #include "poreplab/hex.hpp"
@@ -15,6 +17,11 @@
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/stats.hpp"
 #include "util/field_data.hpp"
+#include "util/text.hpp"
+
+#ifdef POREPLAB_WITH_CUDA
+#include "poreplab/cuda/devices.hpp"
+#endif
 
 namespace poreplab {
 
@@ -47,6 +54,52 @@ double engine_mul_ns(const cpu::poseidon_engine& e) {
     best = std::min(best, std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / (8.0 * n));
   }
   return best;
+}
+
+// One core's multiply of the device code's 32-bit words (fr32.hpp) as the host runs it
+// under cuda-emu, same batch.
+double fr32_mul_ns() {
+  constexpr std::size_t n = 4096;
+  std::vector<fr32::elem> a(n), b(n), out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = fr32::from_limbs(m::from_u64(i + 3));
+    b[i] = fr32::from_limbs(m::from_u64(7 * i + 11));
+  }
+  double best = 1e30;
+  for (int round = 0; round < 7; ++round) {
+    const auto t0 = clock_type::now();
+    for (int rep = 0; rep < 8; ++rep)
+      for (std::size_t i = 0; i < n; ++i) out[i] = fr32::mul(a[i], b[i]);
+    best = std::min(best, std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / (8.0 * n));
+    a.swap(out);
+  }
+  return best;
+}
+
+// The device's multiplies/s as modeled (pc2_model: this build's multiply's SASS, else its
+// FMA pipe saturated), with this
+// device's SM count and clock; false when no CUDA device or latency-table entry.
+bool device_mul_bound(double& per_s, std::string& basis) {
+#ifdef POREPLAB_WITH_CUDA
+  const auto report = cuda::query_devices();
+  if (!report.available || report.devices.empty()) return false;
+  const auto& d = report.devices.front();
+  const std::string arch = "sm_" + std::to_string(d.sm_major * 10 + d.sm_minor);
+  const auto table = gpu_model::load_latency_table({});
+  if (table.archs.count(arch) == 0) return false;
+  gpu_model::arch_params a = gpu_model::arch_of(table, arch);
+  a.device = d.name;
+  a.sm_count = d.multiprocessors;
+  a.clock_mhz = d.clock_khz / 1000.0;
+  const auto e = gpu_model::best_pc2_model(a, 1.0);
+  per_s = e.fr_mul_per_s;
+  basis = "modeled: " + e.basis;
+  return true;
+#else
+  (void)per_s;
+  (void)basis;
+  return false;
+#endif
 }
 
 m::elem load(const std::uint8_t* p) {
@@ -113,12 +166,18 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
     if (f < shape.base_count()) std::copy_n(p, n, tree_c[f].data() + off);
   };
   sdr::pc2_result out;
+  std::vector<double> kernel_ns;
   for (std::uint32_t i = 0; i < opt.warmup + opt.samples; ++i) {
+    const double k0 = h->kernel_seconds();
     const auto t0 = clock_type::now();
     out = sdr::build_pc2(job, *h);
     const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-    if (i >= opt.warmup) r.samples_ns_per_node.push_back(ns / double(nodes));
+    if (i >= opt.warmup) {
+      r.samples_ns_per_node.push_back(ns / double(nodes));
+      if (k0 >= 0) kernel_ns.push_back((h->kernel_seconds() - k0) * 1e9 / double(nodes));
+    }
   }
+  r.kernel_ns_per_node = kernel_ns.empty() ? -1 : median(kernel_ns);
   r.digest = to_hex(out.comm_r);
 
   // Sampled check with the plain permutation: leaves (column hashes) and internal nodes of
@@ -151,12 +210,27 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   r.fr_mul_per_s = r.multiplies_per_node / (r.median_ns_per_node * 1e-9);
   r.threads = opt.knobs.is_set("threads") && opt.knobs.count("threads") > 0 ? static_cast<int>(opt.knobs.count("threads"))
                                                                            : omp_get_max_threads();
-  // The cpu backend's engine, else (reference) the portable multiply.
-  const cpu::poseidon_engine& mul_engine =
-      opt.backend == "cpu" ? cpu::default_poseidon_engine() : cpu::poseidon_engine_named("portable");
-  r.mul_engine = std::string(mul_engine.name);
-  r.fr_mul_ns_bound = engine_mul_ns(mul_engine);
-  r.vs_bound = r.fr_mul_per_s / (double(r.threads) * 1e9 / r.fr_mul_ns_bound);
+  if (opt.backend == "cuda") {
+    r.threads = 0;
+    r.mul_engine = "the device";
+    if (!device_mul_bound(r.bound_mul_per_s, r.bound_basis)) r.bound_basis = "no model of this device";
+  } else {
+    // The cpu backend's engine; cuda-emu's device arithmetic on the host; else (reference)
+    // the portable multiply.
+    if (opt.backend == "cuda-emu") {
+      r.mul_engine = "fr32 (the device code's 32-bit words, on the host)";
+      r.fr_mul_ns_bound = fr32_mul_ns();
+    } else {
+      const cpu::poseidon_engine& e =
+          opt.backend == "cpu" ? cpu::default_poseidon_engine() : cpu::poseidon_engine_named("portable");
+      r.mul_engine = std::string(e.name);
+      r.fr_mul_ns_bound = engine_mul_ns(e);
+    }
+    r.bound_mul_per_s = double(r.threads) * 1e9 / r.fr_mul_ns_bound;
+    r.bound_basis = "measured: " + format_number(r.fr_mul_ns_bound, 3) + " ns per multiply on one core (" +
+                    r.mul_engine + ", a batch of independent products) x " + std::to_string(r.threads) + " threads";
+  }
+  r.vs_bound = r.bound_mul_per_s > 0 ? r.fr_mul_per_s / r.bound_mul_per_s : 0;
   return r;
 }
 
@@ -176,7 +250,10 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {"fr_mul_per_s", r.fr_mul_per_s},
           {"mul_engine", r.mul_engine},
           {"fr_mul_ns_core", r.fr_mul_ns_bound},
+          {"bound_mul_per_s", r.bound_mul_per_s},
+          {"bound_basis", r.bound_basis},
           {"vs_mul_bound", r.vs_bound},
+          {"kernel_ns_per_node", r.kernel_ns_per_node},
           {"comm_r", r.digest},
           {"verified", r.verified},
           {"verified_against", r.verified_against}};

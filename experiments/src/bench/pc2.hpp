@@ -34,10 +34,13 @@ struct pc2_bench_result {
   double sector_seconds = 0;        // median x the sector's nodes: measured for a whole sector, extrapolated from a window
   double multiplies_per_node = 0;   // Fr multiplies of PC2 per sector node (neptune's optimized form)
   double fr_mul_per_s = 0;          // multiplies done per second, all threads
-  std::string mul_engine;           // the Poseidon engine whose multiply is the bound
-  double fr_mul_ns_bound = 0;       // one core's Fr multiply on it, a batch of independent products (measured here)
-  int threads = 0;
-  double vs_bound = 0;              // fr_mul_per_s / (threads / fr_mul_ns_bound)
+  std::string mul_engine;           // whose multiply is the bound: a Poseidon engine, fr32 on the host, the device
+  double fr_mul_ns_bound = 0;       // host: one core's Fr multiply on it, a batch of independent products (measured here)
+  int threads = 0;                  // host threads; 0 on a device
+  double bound_mul_per_s = 0;       // host: threads / fr_mul_ns_bound; cuda: the device modeled (pc2_model)
+  std::string bound_basis;          // how the bound was had, "measured: ..." or "modeled: ..."
+  double vs_bound = 0;              // fr_mul_per_s / bound_mul_per_s
+  double kernel_ns_per_node = -1;   // device kernels alone (events), per node; < 0: not timed apart
   std::string hasher;
   std::string digest;               // comm_r of the last sample (hex)
   bool verified = false;

@@ -3,6 +3,7 @@
 // Montgomery multiply whose integer multiply-adds all go to the SM's FMA pipe; the device
 // cannot finish them faster than that pipe issues them. A lower bound on time (adds,
 // loads and the tree files' I/O are left out), checked against published PC2 times.
+#include <optional>
 #include <string>
 
 #include "model/gpu_model.hpp"
@@ -24,5 +25,21 @@ struct pc2_gpu_estimate {
 // `hi_full_rate`: IMAD.HI at IMAD's rate (one pass), else at the latency table's rate for
 // IMAD.HI (its fma_wide pipe: two passes, an assumption of the table).
 pc2_gpu_estimate model_pc2(const arch_params& a, double multiplies, bool hi_full_rate);
+
+// The build's own multiply: fr32::mul as compiled for a.arch (cut out of the PC2 kernel's
+// SASS at build time, embedded as "poreplab_fr32_mul"). Every instruction takes an issue
+// slot of its scheduler and each its pipe's cycles; a warp's multiply takes at least the
+// larger of the two. nullopt when the build has no such SASS (no CUDA, or not that arch).
+struct pc2_sass_counts {
+  std::size_t instructions = 0;
+  double issue_cycles = 0;   // per warp-wide multiply: instructions / issue rate
+  double pipe_cycles = 0;    // the busiest pipe's cycles
+  std::string busiest_pipe;
+};
+std::optional<pc2_sass_counts> fr32_mul_counts(const arch_params& a);
+std::optional<pc2_gpu_estimate> model_pc2_sass(const arch_params& a, double multiplies);
+
+// The SASS estimate where the build has it, else the FMA-pipe bound (IMAD.HI at full rate).
+pc2_gpu_estimate best_pc2_model(const arch_params& a, double multiplies);
 
 }  // namespace poreplab::gpu_model

@@ -23,10 +23,12 @@ source worst(const source& a, const source& b) {
   return s;
 }
 
-// The whole CPU's PC2 of one sector from the pc2 records of this layer count: at this size
-// (measured; a window's per-node rate is "measured on a window"), else the nearest size
-// (extrapolated per node: PC2's work per node does not depend on the size).
-figure cpu_pc2_seconds(const size_row& row, const amax::inputs& in) {
+// One sector's PC2 on `backend` (cpu: all its threads; cuda: the device) from the pc2
+// records of this layer count: at this size (measured; a window's per-node rate is
+// "measured on a window"), else the nearest size (extrapolated per node: PC2's work per
+// node does not depend on the size). `hasher` receives the record's hasher name.
+figure pc2_seconds(const size_row& row, const amax::inputs& in, const std::string& backend, std::string* hasher,
+                   double* threads = nullptr) {
   const json* best = nullptr;
   std::uint64_t best_size = 0;
   std::string best_where;
@@ -35,7 +37,7 @@ figure cpu_pc2_seconds(const size_row& row, const amax::inputs& in) {
     const json& p = r.point;
     if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
     const json& axes = p.value("axes", json::object());
-    if (axes.value("backend", "") != "cpu" || axes.value("layers", 0u) != row.layers) continue;
+    if (axes.value("backend", "") != backend || axes.value("layers", 0u) != row.layers) continue;
     if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<std::uint64_t>() != 0) continue;
     const std::uint64_t size = axes.value("sector_size", std::uint64_t{0});
     if (size == 0 || !p.contains("stats")) continue;
@@ -49,9 +51,12 @@ figure cpu_pc2_seconds(const size_row& row, const amax::inputs& in) {
   }
   figure f;
   if (best == nullptr) {
-    f.from = src("none", "no pc2 record on the cpu backend with " + std::to_string(row.layers) + " layers");
+    f.from = src("none", "no pc2 record on the " + backend + " backend with " + std::to_string(row.layers) + " layers");
     return f;
   }
+  const json ctx = (*best).value("context", json::object());
+  if (hasher != nullptr) *hasher = ctx.value("hasher", backend);
+  if (threads != nullptr) *threads = ctx.value("threads", 0.0);
   const double ns = (*best)["stats"].value("median", 0.0);
   const std::uint64_t window = (*best)["axes"].value("window", std::uint64_t{0});
   f.value = ns * double(row.nodes) * 1e-9;
@@ -104,27 +109,99 @@ pipeline_row combine(std::string mix, const device_row& pc1, const figure& pc2_s
   return p;
 }
 
+// One sector's PC2 on one GPU of `arch` by the PC2 model (its FMA pipe saturated).
+figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string* device) {
+  figure f;
+  try {
+    const auto table = gpu_model::load_latency_table({});
+    const auto& a = gpu_model::arch_of(table, arch);
+    const double mults = sdr::pc2_multiplies(row.nodes, row.layers, sdr::tree_shape_for_sector_size(row.sector_size));
+    const auto e = gpu_model::best_pc2_model(a, mults);
+    f = {e.sector_seconds, src("modeled", format_number(mults, 4) +
+                                              " Fr multiplies (neptune's optimized Poseidon) at the bound of " +
+                                              e.basis)};
+    if (device != nullptr) *device = "GPU MODEL: " + a.device;
+  } catch (const std::exception& e) {
+    f.from = src("none", std::string("the PC2 model cannot run: ") + e.what());
+  }
+  return f;
+}
+
 }  // namespace
+
+void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch) {
+  const machine_row* cpu = nullptr;
+  for (const auto& r : row.machines)
+    if (r.machine == m.name && r.kind == "cpu") cpu = &r;
+  if (cpu == nullptr) return;
+  pipeline_row p;
+  p.pc1_device = cpu->part;
+  p.pc1_seconds = cpu->pc1_seconds;
+  const figure& pc1_rate = cpu->sectors_per_hour;
+  if (m.gpus.empty()) {
+    // PC2 on the same cores: this run's CPU PC2 per thread, times the machine's threads.
+    double threads = 0;
+    std::string hasher;
+    const figure here = pc2_seconds(row, in, "cpu", &hasher, &threads);
+    p.mix = m.name + ": PC1 and PC2 on its CPU";
+    p.pc2_device = cpu->part;
+    if (here.value && threads > 0) {
+      p.pc2_seconds = {*here.value * threads / m.threads,
+                       src("extrapolated", here.from.detail + " on " + format_number(threads) + " threads, scaled to " +
+                                               std::to_string(m.threads) + "; assumes its threads as fast as this run's")};
+    } else {
+      p.pc2_seconds.from = here.value ? src("none", "the cpu pc2 record has no thread count") : here.from;
+    }
+    if (pc1_rate.value && p.pc2_seconds.value && *pc1_rate.value > 0) {
+      const double h1 = 1.0 / *pc1_rate.value, h2 = *p.pc2_seconds.value / 3600.0;
+      p.sectors_per_hour = {1.0 / (h1 + h2), worst(pc1_rate.from, p.pc2_seconds.from)};
+      p.bottleneck = h1 >= h2 ? "PC1" : "PC2";
+    } else {
+      p.sectors_per_hour.from = src("none", "a phase has no figure");
+    }
+    row.machine_pipeline.push_back(p);
+    return;
+  }
+  // PC2 on its GPUs, overlapping PC1 on its CPU: each GPU kind measured when this run
+  // measured its architecture, else modeled.
+  double pc2_per_hour = 0;
+  source pc2_from = src("measured", "");
+  std::string parts;
+  for (const auto& mg : m.gpus) {
+    std::string name;
+    figure one = mg.arch == measured_gpu_arch ? pc2_seconds(row, in, "cuda", &name) : figure{};
+    if (one.value) one.from = src("extrapolated", one.from.detail + " (this run's GPU, " + mg.arch + ")");
+    else one = modeled_gpu_pc2(row, mg.arch, nullptr);
+    parts += (parts.empty() ? "" : " + ") + std::to_string(mg.count) + "x " + mg.name;
+    if (!one.value || *one.value <= 0) {
+      pc2_from = one.from;
+      pc2_per_hour = 0;
+      break;
+    }
+    if (!p.pc2_seconds.value) p.pc2_seconds = one;  // one sector on the first kind's GPU
+    pc2_per_hour += mg.count * 3600.0 / *one.value;
+    pc2_from = pc2_from.detail.empty() ? one.from : worst(pc2_from, one.from);
+  }
+  p.mix = m.name + ": PC1 on its CPU, PC2 on its " + parts;
+  p.pc2_device = parts;
+  if (pc1_rate.value && pc2_per_hour > 0) {
+    p.sectors_per_hour = {std::min(*pc1_rate.value, pc2_per_hour), worst(pc1_rate.from, pc2_from)};
+    p.bottleneck = *pc1_rate.value <= pc2_per_hour ? "PC1" : "PC2";
+  } else {
+    p.sectors_per_hour.from = src("none", pc2_per_hour > 0 ? "no PC1 rate for its CPU" : "no PC2 figure for its GPUs");
+  }
+  row.machine_pipeline.push_back(p);
+}
 
 void fill_pipeline(size_row& row, const amax::inputs& in) {
   const device_row* cpu = find_row(row, {"cpu"});
   const device_row* core = find_row(row, {"cpu-core"});
   const device_row* gpu = find_row(row, {"gpu", "gpu-model"});
-  const figure cpu_pc2 = cpu_pc2_seconds(row, in);
-  figure gpu_pc2;
+  const figure cpu_pc2 = pc2_seconds(row, in, "cpu", nullptr);
   std::string gpu_name;
-  try {
-    const auto table = gpu_model::load_latency_table({});
-    const auto& a = gpu_model::arch_of(table, "sm_90");
-    const double mults = sdr::pc2_multiplies(row.nodes, row.layers, sdr::tree_shape_for_sector_size(row.sector_size));
-    const auto e = gpu_model::model_pc2(a, mults, true);
-    gpu_pc2 = {e.sector_seconds, src("modeled", format_number(mults, 4) + " Fr multiplies (neptune's optimized "
-                                                                          "Poseidon) at the FMA-pipe bound of " +
-                                                                          e.basis)};
-    gpu_name = "GPU MODEL: " + a.device;
-  } catch (const std::exception& e) {
-    gpu_pc2.from = src("none", std::string("the PC2 model cannot run: ") + e.what());
-  }
+  figure gpu_pc2 = pc2_seconds(row, in, "cuda", &gpu_name);
+  // A GPU's PC2 measured (a pc2 record on cuda) wins over the model.
+  if (!gpu_pc2.value) gpu_pc2 = modeled_gpu_pc2(row, "sm_90", &gpu_name);
   if (cpu != nullptr) row.pipeline.push_back(combine("CPU only", *cpu, cpu_pc2, cpu->device, true));
   if (gpu != nullptr) row.pipeline.push_back(combine("GPU only", *gpu, gpu_pc2, gpu_name, true));
   if (cpu != nullptr && gpu_pc2.value)

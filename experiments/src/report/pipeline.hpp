@@ -9,4 +9,9 @@ namespace poreplab::verdict {
 // Fills row.pipeline and row.cores_per_gpu from row.devices (PC1) and the pc2 records.
 void fill_pipeline(size_row& row, const amax::inputs& in);
 
+// Appends machine m's whole pipeline to row.machine_pipeline, from its rows in row.machines:
+// PC1 on its CPU; PC2 on its GPUs (this run's cuda pc2 records where this run measured that
+// architecture, else the PC2 model), or on its CPU, taking turns with PC1, when it has none.
+void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch);
+
 }  // namespace poreplab::verdict

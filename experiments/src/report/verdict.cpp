@@ -757,6 +757,10 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
       for (const auto& mg : m.gpus) row.machines.push_back(size_machine_gpu(m, mg, groups, proof.sector_size, work));
       for (auto& mr : row.machines)
         if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
+      std::string gpu_arch;
+      for (const auto& g : groups)
+        if (g.kind == "gpu" && gpu_arch.empty()) gpu_arch = g.arch;
+      fill_machine_pipeline(row, m, in, gpu_arch);
     }
     r.sizes.push_back(row);
   }
@@ -882,6 +886,11 @@ std::string to_markdown(const report& r) {
       md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << p.mix << " | "
          << cell(p.pc1_seconds, format_seconds) << " | " << cell(p.pc2_seconds, format_seconds) << " | "
          << cell(p.sectors_per_hour, format_number) << " | " << (p.bottleneck.empty() ? "—" : p.bottleneck) << " |\n";
+  for (const auto& s : r.sizes)
+    for (const auto& p : s.machine_pipeline)
+      md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << p.mix << " | "
+         << cell(p.pc1_seconds, format_seconds) << " | " << cell(p.pc2_seconds, format_seconds) << " | "
+         << cell(p.sectors_per_hour, format_number) << " | " << (p.bottleneck.empty() ? "—" : p.bottleneck) << " |\n";
   md << "\nCPU cores whose PC1 keeps one GPU's PC2 busy: ";
   for (std::size_t i = 0; i < r.sizes.size(); ++i)
     md << (i ? "; " : "") << size_text(r.sizes[i].sector_size) << " " << cell(r.sizes[i].cores_per_gpu, format_number);
@@ -899,6 +908,9 @@ std::string to_markdown(const report& r) {
     md << "- " << size_text(s.sector_size) << ", crossover: " << s.crossover_sectors.from.text() << "\n";
     for (const auto& p : s.pipeline)
       md << "- " << size_text(s.sector_size) << ", pipeline " << p.mix << ": PC2 " << p.pc2_seconds.from.text() << "\n";
+    for (const auto& p : s.machine_pipeline)
+      md << "- " << size_text(s.sector_size) << ", pipeline " << p.mix << ": PC2 " << p.pc2_seconds.from.text()
+         << "; per hour " << p.sectors_per_hour.from.text() << "\n";
   }
   return md.str();
 }
@@ -976,6 +988,7 @@ json to_json(const report& r) {
                      {"throughput", contest_json(s.throughput)},
                      {"machines", machines_json(s.machines)},
                      {"pipeline", pipeline_json(s.pipeline)},
+                     {"machine_pipeline", pipeline_json(s.machine_pipeline)},
                      {"cores_per_gpu", figure_json(s.cores_per_gpu)}});
   }
   return {{"schema", kVerdictSchema}, {"dirs", r.dirs}, {"sizes", sizes}, {"notes", r.notes}};

@@ -98,6 +98,7 @@ struct size_row {
   contest throughput;   // sectors per hour: whole CPU vs GPU
   std::vector<machine_row> machines;
   std::vector<pipeline_row> pipeline;
+  std::vector<pipeline_row> machine_pipeline;  // each --machine whole: PC1 and PC2 on its parts
   // CPU cores whose PC1 keeps one GPU's PC2 busy (one core's best PC1 rate against the
   // GPU's PC2 rate).
   figure cores_per_gpu;
