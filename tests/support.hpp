@@ -22,6 +22,15 @@
 
 namespace poreplab::test {
 
+// The ASan+UBSan build (POREPLAB_SANITIZE): a test whose cost is arithmetic over a large
+// input runs a smaller one there; the release build runs it whole. Memory and undefined-
+// behaviour errors show at any size.
+#if defined(POREPLAB_SANITIZED_TESTS)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 // tests/data of the source tree the tests were built from: reference vectors in vectors/,
 // hash known-answer tests in kat/. POREPLAB_TEST_DATA names another copy (the GPU bundle
 // carries the test binary away from its source tree).

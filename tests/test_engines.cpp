@@ -2,6 +2,7 @@
 // engine lookup, its errors, and POREPLAB_FORCE_ENGINE.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/tune.hpp"
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/sdr/label.hpp"
@@ -514,4 +516,51 @@ TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matc
   }
   CHECK_THROWS_WITH(cpu::build_tree_d(cpu::find_engine(engine_algo::sha256, "portable"), nullptr, 3, nullptr, false),
                     Catch::Contains("power of two"));
+}
+
+TEST_CASE("seal's tree_d: the cpu backend's multi-lane rows and the all-zero shortcut equal the hashed tree",
+          "[engines][tree_d]") {
+  const auto be = cpu::make_cpu_backend({});
+  const sdr::tree_d_row_hasher rows = be->tree_d_rows();
+  REQUIRE(rows);
+  // On this machine's CPUs (AVX-512 or SHA-NI) the engine has the precomputed padding.
+  const engine& e = cpu::tree_d_engine();
+  INFO("tree_d engine " << e.name);
+  CHECK(e.sha256_pad64 != nullptr);
+  const engine& portable = cpu::find_engine(engine_algo::sha256, "portable");
+  for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{32}, std::uint64_t{1} << 14}) {
+    INFO("nodes " << nodes);
+    auto data = pattern(nodes * 32);
+    for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
+    std::vector<std::uint8_t> want(sdr::tree_d_bytes(nodes)), got(want.size(), 0xee);
+    const auto root = cpu::build_tree_d(portable, data.data(), nodes, want.data(), false);
+    CHECK(sdr::build_tree_d(data.data(), nodes, got.data(), rows) == root);
+    CHECK(got == want);
+    // All zero: the rows are filled from zero_subtree_root, the same bytes as hashing them.
+    const std::vector<std::uint8_t> zero(nodes * 32, 0);
+    cpu::build_tree_d(portable, zero.data(), nodes, want.data(), false);
+    std::fill(got.begin(), got.end(), 0xee);
+    const auto zero_root = sdr::build_tree_d(zero.data(), nodes, got.data(), rows);
+    CHECK(got == want);
+    CHECK(std::equal(zero_root.begin(), zero_root.end(), want.end() - 32));
+    CHECK(sdr::comm_d(zero.data(), nodes) == zero_root);
+    CHECK(zero_root == sdr::zero_subtree_root(static_cast<unsigned>(std::countr_zero(nodes))));
+  }
+  // Streamed, chunks of zeros and of data mixed: the file and root of the hashed tree.
+  const std::uint64_t nodes = 1 << 12, chunk = 256;
+  auto data = pattern(nodes * 32);
+  for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
+  std::fill(data.begin(), data.begin() + 3 * chunk * 32, 0);                    // chunks 0-2 zero
+  std::fill(data.end() - static_cast<std::ptrdiff_t>(chunk * 32), data.end(), 0);  // and the last
+  std::vector<std::uint8_t> want(sdr::tree_d_bytes(nodes)), got(want.size(), 0xee);
+  const auto root = cpu::build_tree_d(portable, data.data(), nodes, want.data(), false);
+  const auto r = sdr::build_tree_d_streamed(
+      nodes, chunk,
+      [&](std::uint64_t first, std::uint64_t count, std::uint8_t* out) {
+        std::copy_n(data.data() + first * 32, count * 32, out);
+      },
+      [&](std::uint64_t off, const std::uint8_t* b, std::uint64_t n) { std::copy_n(b, n, got.data() + off); }, rows);
+  CHECK(r == root);
+  CHECK(got == want);
+  CHECK_THROWS_WITH(sdr::zero_subtree_root(64), Catch::Contains("2^64"));
 }

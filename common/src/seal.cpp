@@ -470,7 +470,7 @@ std::string check_data_streamed(const fs::path& file, std::uint64_t nodes, std::
 }
 
 bytes32 write_tree_d_streamed(const fs::path& data_file, std::uint64_t nodes, std::uint64_t chunk_nodes,
-                              const fs::path& tree_file) {
+                              const fs::path& tree_file, const tree_d_row_hasher& rows) {
   unique_fd data = open_regular_for_reading(data_file);
   unique_fd tree = create_reserved_file(tree_file, tree_d_bytes(nodes));
   return build_tree_d_streamed(
@@ -483,7 +483,8 @@ bytes32 write_tree_d_streamed(const fs::path& data_file, std::uint64_t nodes, st
       },
       [&](std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n) {
         pwrite_exact(tree.get(), bytes, n, offset, tree_file);
-      });
+      },
+      rows);
 }
 
 // replica = last layer + data, chunk by chunk; returns the replica's SHA-256.
@@ -674,11 +675,11 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     throw_if_interrupted();
     if (!bounded) {
       std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
-      res.comm_d = build_tree_d(data.data(), nodes, tree.data());
+      res.comm_d = build_tree_d(data.data(), nodes, tree.data(), be.tree_d_rows());
       write_file(tree_tmp, tree.data(), tree.size());
       state.tree_d_sha256 = sha256_hex(tree.data(), tree.size());
     } else {
-      res.comm_d = write_tree_d_streamed(data_file, nodes, chunk_nodes, tree_tmp);
+      res.comm_d = write_tree_d_streamed(data_file, nodes, chunk_nodes, tree_tmp, be.tree_d_rows());
       state.tree_d_sha256 = file_sha256_hex(tree_tmp);
     }
   }

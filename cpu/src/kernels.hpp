@@ -95,6 +95,8 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
 
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
+void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes);
+void sha256_pad64_avx512_x8(std::uint32_t* state, std::size_t lanes);
 
 void blake2s_blocks_avx2(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
                          bool last_is_final);

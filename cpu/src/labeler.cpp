@@ -1,6 +1,7 @@
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
+#include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/cpu/tune.hpp"
 
 #include <omp.h>
@@ -204,6 +205,7 @@ class cpu_backend final : public sdr::backend {
   std::string name() const override { return "cpu"; }
 
   std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override { return make_cpu_pc2_hasher(opt_.threads); }
+  sdr::tree_d_row_hasher tree_d_rows() override { return make_tree_d_row_hasher(opt_.threads); }
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);

@@ -24,6 +24,8 @@
 #include <cstring>
 #include <utility>
 
+#include "poreplab/hash/sha256.hpp"
+
 namespace poreplab::cpu::kernels {
 
 namespace {
@@ -204,6 +206,37 @@ void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::siz
     for (int i = 0; i < 8; ++i) state[(first + j) * 8 + i] = out[i][j];
 }
 
+// The padding block of a 64-byte message on lanes first..first+n-1: its W+K is a
+// constant (sha256::make_padding64_schedule), broadcast; no loads, transposes or schedule.
+template <std::size_t L>
+void pad64_group(std::uint32_t* state, std::size_t first, std::size_t n) {
+  using V = typename vec<L>::type;
+  static constexpr sha256::padding64_schedule kPad = sha256::make_padding64_schedule();
+  const std::uint8_t* p[L];
+  for (std::size_t j = 0; j < L; ++j)
+    p[j] = j < n ? reinterpret_cast<const std::uint8_t*>(state + (first + j) * 8) : kZeroChunk;
+  V s[8];
+  load_transpose<false>(p, s);
+  alignas(64) V wk[64];
+  for (int t = 0; t < 64; ++t) wk[t] = splat<V>(kPad.wk[t]);
+  V v[8];
+  for (int i = 0; i < 8; ++i) v[i] = s[i];
+  V w[16];
+  rounds<wk_source::kept>(v, w, wk, std::make_index_sequence<64>{});
+  alignas(64) std::uint32_t out[8][L];
+  for (int i = 0; i < 8; ++i) {
+    s[i] = add(s[i], v[i]);
+    std::memcpy(out[i], &s[i], sizeof(V));
+  }
+  for (std::size_t j = 0; j < n; ++j)
+    for (int i = 0; i < 8; ++i) state[(first + j) * 8 + i] = out[i][j];
+}
+
+template <std::size_t L>
+void pad64(std::uint32_t* state, std::size_t lanes) {
+  for (std::size_t first = 0; first < lanes; first += L) pad64_group<L>(state, first, lanes - first < L ? lanes - first : L);
+}
+
 template <std::size_t L, bool Repeats = false>
 void chains(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks, std::size_t lanes,
             const std::uint8_t* first_of = nullptr) {
@@ -232,6 +265,9 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
                              std::size_t nblocks, std::size_t lanes) {
   chains<8, true>(state, chunks, nblocks, lanes, first_of);
 }
+
+void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes) { pad64<16>(state, lanes); }
+void sha256_pad64_avx512_x8(std::uint32_t* state, std::size_t lanes) { pad64<8>(state, lanes); }
 
 }  // namespace poreplab::cpu::kernels
 

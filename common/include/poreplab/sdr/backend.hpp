@@ -14,6 +14,7 @@
 #include "poreplab/sdr/encoding.hpp"
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "poreplab/sdr/tree_d.hpp"
 
 namespace poreplab::sdr {
 
@@ -124,6 +125,8 @@ class backend {
   virtual void label(const label_job& job, layer_store& store) = 0;
   // This backend's Poseidon for PC2; throws unavailable_error when it has none.
   virtual std::unique_ptr<pc2_hasher> make_pc2_hasher();
+  // This backend's tree_d row hasher; empty: the portable one (tree_d.hpp).
+  virtual tree_d_row_hasher tree_d_rows() { return {}; }
   // label(), timed; the default reads the host clock around it.
   virtual label_run_times timed_label(const label_job& job, layer_store& store);
 };

@@ -16,9 +16,19 @@ inline std::uint64_t tree_d_bytes(std::uint64_t nodes) {
   return checked_mul(checked_mul(nodes, 2, "tree_d nodes") - 1, 32, "tree_d bytes");
 }
 
+// Hashes one row of tree_d: next[i] = mask(SHA256(row[64 i, 64 i + 64))) for i < parents.
+// Empty: the portable code (one message at a time, OpenMP over the row); a backend may
+// give a faster one (backend::tree_d_rows: the cpu backend's multi-lane SHA-256 engine).
+using tree_d_row_hasher = std::function<void(const std::uint8_t* row, std::uint64_t parents, std::uint8_t* next)>;
+
+// The root of a subtree of 2^h all-zero leaves (h < 64). An all-zero (committed-capacity)
+// sector's tree_d rows are these, repeated: the builders below hash nothing for one.
+const bytes32& zero_subtree_root(unsigned h);
+
 // Fills `tree` (tree_d_bytes(nodes) bytes) from `data` (nodes * 32 bytes); nodes is a
-// power of two. Rows above the leaves are hashed in parallel (OpenMP). Returns comm_d.
-bytes32 build_tree_d(const std::uint8_t* data, std::uint64_t nodes, std::uint8_t* tree);
+// power of two. Rows above the leaves are hashed in parallel. Returns comm_d.
+bytes32 build_tree_d(const std::uint8_t* data, std::uint64_t nodes, std::uint8_t* tree,
+                     const tree_d_row_hasher& rows = {});
 
 // build_tree_d for a sector larger than memory, byte for byte the same file: the leaves
 // come from read(first, count, out) and the tree leaves through write(offset, bytes, n)
@@ -26,8 +36,9 @@ bytes32 build_tree_d(const std::uint8_t* data, std::uint64_t nodes, std::uint8_t
 // of two). Memory: 2 * chunk_nodes * 32 bytes plus 32 bytes per chunk. Returns comm_d.
 using tree_d_reader = std::function<void(std::uint64_t first, std::uint64_t count, std::uint8_t* out)>;
 using tree_d_writer = std::function<void(std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n)>;
+// A chunk of all-zero leaves is filled from zero_subtree_root, not hashed.
 bytes32 build_tree_d_streamed(std::uint64_t nodes, std::uint64_t chunk_nodes, const tree_d_reader& read,
-                              const tree_d_writer& write);
+                              const tree_d_writer& write, const tree_d_row_hasher& rows = {});
 
 // comm_d alone, in O(log n) extra memory (one stack of subtree roots).
 bytes32 comm_d(const std::uint8_t* data, std::uint64_t nodes);
