@@ -55,6 +55,10 @@ std::vector<engine> make_sha256() {
     e.sha256_repeat = repeat;
     return e;
   };
+  [[maybe_unused]] auto with_pairs = [](engine e, sha256_pairs_fn pairs) {
+    e.sha256_pairs = pairs;
+    return e;
+  };
   const auto a = engine_algo::sha256;
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
@@ -70,14 +74,16 @@ std::vector<engine> make_sha256() {
                        kernels::sha256_pad64_shani));
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
-  v.push_back(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd", a,
-                                    16, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
-                                   kernels::sha256_repeat_avx512_x16),
-                       kernels::sha256_pad64_avx512_x16));
-  v.push_back(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd", a, 8,
-                                    kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
-                                   kernels::sha256_repeat_avx512_x8),
-                       kernels::sha256_pad64_avx512_x8));
+  v.push_back(with_pairs(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd",
+                                               a, 16, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
+                                              kernels::sha256_repeat_avx512_x16),
+                                  kernels::sha256_pad64_avx512_x16),
+                         kernels::sha256_pairs_avx512_x16));
+  v.push_back(with_pairs(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd",
+                                               a, 8, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
+                                              kernels::sha256_repeat_avx512_x8),
+                                  kernels::sha256_pad64_avx512_x8),
+                         kernels::sha256_pairs_avx512_x8));
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
   v.push_back(with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,

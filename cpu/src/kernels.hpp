@@ -97,6 +97,8 @@ void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx512_x8(std::uint32_t* state, std::size_t lanes);
+void sha256_pairs_avx512_x16(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute);
+void sha256_pairs_avx512_x8(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute);
 
 void blake2s_blocks_avx2(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
                          bool last_is_final);

@@ -232,6 +232,52 @@ void pad64_group(std::uint32_t* state, std::size_t first, std::size_t n) {
     for (int i = 0; i < 8; ++i) state[(first + j) * 8 + i] = out[i][j];
 }
 
+// Whole 64-byte messages, L at a time (tree_d's parents): the IV broadcast, the data block
+// loaded in place, the padding block from broadcast W+K (or its schedule, for the A/B), the
+// digests transposed back, byte-swapped and masked.
+template <std::size_t L>
+void pairs(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute) {
+  using V = typename vec<L>::type;
+  static constexpr sha256::padding64_schedule kPad = sha256::make_padding64_schedule();
+  static constexpr std::uint32_t kPadWords[16] = {0x80000000u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512};
+  std::uint32_t iv[8];
+  sha256::init_state(iv);
+  alignas(64) V wk[64];
+  for (int t = 0; t < 64; ++t) wk[t] = splat<V>(kPad.wk[t]);
+  for (std::size_t first = 0; first < count; first += L) {
+    const std::size_t n = count - first < L ? count - first : L;
+    const std::uint8_t* p[L];
+    for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? in + 64 * (first + j) : kZeroChunk;
+    V w[16];
+    load_transpose<true>(p, w);
+    for (std::size_t j = 0; j < L; ++j) p[j] += 32;  // kZeroChunk is 64 bytes
+    load_transpose<true>(p, w + 8);
+    V s[8], v[8];
+    for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
+    rounds<wk_source::schedule>(v, w, wk, std::make_index_sequence<64>{});
+    for (int i = 0; i < 8; ++i) s[i] = v[i] = add(s[i], v[i]);
+    if (pad_precompute) {
+      rounds<wk_source::kept>(v, w, wk, std::make_index_sequence<64>{});
+    } else {
+      for (int i = 0; i < 16; ++i) w[i] = splat<V>(kPadWords[i]);
+      rounds<wk_source::schedule>(v, w, wk, std::make_index_sequence<64>{});
+    }
+    alignas(64) std::uint32_t o[8][L];
+    for (int i = 0; i < 8; ++i) {
+      s[i] = add(s[i], v[i]);
+      std::memcpy(o[i], &s[i], sizeof(V));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint8_t* d = out + 32 * (first + j);
+      for (int i = 0; i < 8; ++i) {
+        const std::uint32_t x = __builtin_bswap32(o[i][j]);
+        std::memcpy(d + 4 * i, &x, 4);
+      }
+      d[31] &= 0x3f;
+    }
+  }
+}
+
 template <std::size_t L>
 void pad64(std::uint32_t* state, std::size_t lanes) {
   for (std::size_t first = 0; first < lanes; first += L) pad64_group<L>(state, first, lanes - first < L ? lanes - first : L);
@@ -268,6 +314,12 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
 
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes) { pad64<16>(state, lanes); }
 void sha256_pad64_avx512_x8(std::uint32_t* state, std::size_t lanes) { pad64<8>(state, lanes); }
+void sha256_pairs_avx512_x16(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute) {
+  pairs<16>(in, count, out, pad_precompute);
+}
+void sha256_pairs_avx512_x8(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute) {
+  pairs<8>(in, count, out, pad_precompute);
+}
 
 }  // namespace poreplab::cpu::kernels
 

@@ -31,9 +31,21 @@ void check_engine(const engine& e, bool pad_precompute) {
 void hash_tree_d_row(const engine& e, const std::uint8_t* row, std::uint64_t parents, std::uint8_t* next,
                      bool pad_precompute, int threads) {
   check_engine(e, pad_precompute);
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+  if (e.sha256_pairs != nullptr) {
+    // Whole messages in one kernel, 1024 a task.
+    constexpr std::uint64_t kTask = 1024;
+    const auto tasks = static_cast<std::int64_t>((parents + kTask - 1) / kTask);
+#pragma omp parallel for schedule(static) num_threads(team) if (parents >= 4096)
+    for (std::int64_t k = 0; k < tasks; ++k) {
+      const std::uint64_t first = static_cast<std::uint64_t>(k) * kTask;
+      e.sha256_pairs(row + 64 * first, static_cast<std::size_t>(std::min(kTask, parents - first)), next + 32 * first,
+                     pad_precompute);
+    }
+    return;
+  }
   const std::size_t width = std::max<std::size_t>(1, e.lanes);
   const auto groups = static_cast<std::int64_t>((parents + width - 1) / width);
-  const int team = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(team) if (parents >= 4096)
   for (std::int64_t g = 0; g < groups; ++g) {
     const std::uint64_t first = static_cast<std::uint64_t>(g) * width;

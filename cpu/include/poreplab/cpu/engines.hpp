@@ -45,6 +45,12 @@ using sha256_repeat_fn = void (*)(std::uint32_t* state, const std::uint8_t* cons
 // (docs/spec/merkle-padding.md). Optional per engine.
 using sha256_pad64_fn = void (*)(std::uint32_t* state, std::size_t lanes);
 
+// tree_d's parents whole: out[i] = SHA-256(in[64 i, 64 i + 64)) with its top two bits
+// cleared (out[32 i + 31] &= 0x3f), i < count, from the IV to the stored digest in one
+// kernel; the padding block from its precomputed W+K or, without pad_precompute, from
+// its message schedule (the A/B). Optional per engine.
+using sha256_pairs_fn = void (*)(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute);
+
 // BLAKE2 compression of `nblocks` contiguous blocks (64 bytes for BLAKE2s, 128 for
 // BLAKE2b) into h (8 words). Block k is compressed with the counter t_first + k * block
 // bytes (RFC 7693's t: message bytes absorbed up to and including that block); when
@@ -68,6 +74,7 @@ struct engine {
   blake2b_blocks_fn blake2b = nullptr;
   sha256_pad64_fn sha256_pad64 = nullptr;  // SHA-256 engines that have one
   sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
+  sha256_pairs_fn sha256_pairs = nullptr;    // SHA-256 engines with a whole-message tree_d kernel
 };
 
 // e.sha256_repeat where the engine has one and first_of is given, else e.sha256.
