@@ -6,6 +6,7 @@
 
 #include "cli/cli.hpp"
 #include "records/environment.hpp"
+#include "util/share_dir.hpp"
 
 namespace poreplab::cli {
 
@@ -25,6 +26,16 @@ std::string human_bytes(std::uint64_t b) {
   return s;
 }
 
+// Where data/, configs/ and plots/ are read from, or why none is.
+std::string share_dir_text() {
+  try {
+    const auto dir = share_dir();
+    return dir ? dir->string() : "not found (set POREPLAB_SHARE_DIR)";
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
 void print_text(const nlohmann::json& env) {
   const auto& cpu = env["cpu"];
   std::cout << "poreplab " << env["build"]["version"].get<std::string>() << " ("
@@ -41,6 +52,7 @@ void print_text(const nlohmann::json& env) {
     std::cout << "cache:     L" << c["level"].get<int>() << " " << c["type"].get<std::string>() << " "
               << human_bytes(c["bytes"].get<std::uint64_t>()) << ", " << c["line_bytes"].get<int>()
               << " B lines, shared by " << c["shared_by_threads"].get<int>() << " threads\n";
+  std::cout << "share:     " << share_dir_text() << "\n";
   std::cout << "backends:";
   for (const auto& b : env["build"]["backends"]) std::cout << " " << b.get<std::string>();
   std::cout << "\n";

@@ -66,10 +66,11 @@ void add_report_command(CLI::App& app) {
       "amax", "Amax per hash: custom hardware (data file) single-stream GB/s over the best off-the-shelf device "
               "measured in the result directories (hash records in mode chain, limits records)");
   cmd->add_option("--custom", o->custom,
-                  "custom-hardware data file (default: experiments/data/custom-hardware.json of this checkout)");
+                  "custom-hardware data file (default: data/custom-hardware.json in $POREPLAB_SHARE_DIR, else in the "
+                  "checkout's experiments/ or the install's share/poreplab above the executable)");
   cmd->add_flag("--report-2019", o->report_2019,
-                "the 2019 Supranational report's compute and Amax tables (experiments/data/report-2019.json), with "
-                "the single streams measured in the result directories beside them (Markdown only)");
+                "the 2019 Supranational report's compute and Amax tables (data/report-2019.json, looked up as --custom's "
+                "default), with the single streams measured in the result directories beside them (Markdown only)");
   add_common_options(cmd, *o, "cost of an off-the-shelf device: DEVICE=USD, DEVICE its name or a part of it (repeatable)");
   cmd->callback([o] {
     if (o->report_2019) {

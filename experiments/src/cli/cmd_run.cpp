@@ -2,10 +2,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <system_error>
 
 #include "cli/cli.hpp"
 #include "runner/config.hpp"
 #include "runner/runner.hpp"
+#include "util/share_dir.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::cli {
@@ -49,12 +52,31 @@ std::string default_out_dir(const std::string& config_path, std::size_t shard, s
   return dir;
 }
 
+// A config named without a path or .json (`poreplab run scaling`) that is no file here:
+// configs/NAME.json of the share directory (a checkout's experiments/ or an install's).
+std::string resolve_config(const std::string& name) {
+  std::error_code ec;
+  if (name.empty() || name.find('/') != std::string::npos || name.ends_with(".json") ||
+      std::filesystem::exists(name, ec))
+    return name;
+  const auto share = share_dir();
+  if (!share)
+    throw std::runtime_error("cannot open config file " + name +
+                             ": no such file, and no share directory with configs/ was found (set POREPLAB_SHARE_DIR)");
+  const std::filesystem::path file = *share / "configs" / (name + ".json");
+  if (!std::filesystem::exists(file, ec))
+    throw std::runtime_error("cannot open config file " + name + " or " + file.string() + ": no such file");
+  return file.string();
+}
+
 }  // namespace
 
 void add_run_commands(CLI::App& app) {
   auto opt = std::make_shared<run_cli_options>();
   auto* run = app.add_subcommand("run", "Run an experiment config (default: the embedded default.json)");
-  run->add_option("config", opt->config_path, "experiment config (JSON, schema poreplab-experiments/1)");
+  run->add_option("config", opt->config_path,
+                  "experiment config (JSON, schema poreplab-experiments/1), or the name of a shipped one "
+                  "(configs/NAME.json of the share directory, e.g. scaling)");
   run->add_option("-o,--out", opt->out_dir, "output directory (default: results/<config name>)");
   run->add_flag("--resume", opt->resume, "continue the run in the output directory, skipping recorded points");
   // One value per --set, so that a config path after it stays the positional argument.
@@ -80,7 +102,7 @@ void add_run_commands(CLI::App& app) {
       throw usage_error("--time-limit " + format_number(opt->time_limit_s) +
                         ": expected seconds from 0 (no limit) to " + format_number(runner::kMaxTimeLimitS, 6));
     runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
-                                                : runner::load_config_file(opt->config_path);
+                                                : runner::load_config_file(resolve_config(opt->config_path));
     if (!opt->sets.empty()) c = runner::apply_overrides(c, opt->sets);
     std::size_t shard = 0, count = 1;
     if (!opt->shard.empty()) std::tie(shard, count) = runner::parse_shard(opt->shard);

@@ -22,7 +22,7 @@ namespace poreplab::report2019 {
 
 inline constexpr const char* kDataSchema = "poreplab-report-2019/1";
 
-// experiments/data/report-2019.json of this checkout (as amax::default_custom_hardware_file).
+// data/report-2019.json of share_dir(), beside amax::default_custom_hardware_file().
 std::filesystem::path default_data_file();
 // Throws std::invalid_argument "<source>: <pointer>: <problem>" for a malformed file.
 nlohmann::json parse_data(const std::string& text, const std::string& source);

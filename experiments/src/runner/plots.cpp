@@ -1,79 +1,53 @@
-// Runs the figure script (experiments/plots/plot.py) on a result directory with the
-// project's .venv, found next to the source tree of the running executable.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstring>
+// Runs the figure script (plots/plot.py of share_dir(): a checkout's experiments/ or an
+// install's share/poreplab) with the Python plot_python() finds.
 #include <iostream>
-#include <optional>
 #include <system_error>
 
 #include "runner/runner.hpp"
-
-extern char** environ;
+#include "util/share_dir.hpp"
 
 namespace poreplab::runner {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-bool is_source_root(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p / "experiments" / "plots" / "plot.py", ec);
-}
-
-// The checkout holding experiments/plots: above the executable (build dirs live inside
-// the checkout), else the tree this binary was configured from.
-std::optional<fs::path> source_root() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (fs::path p = exe.parent_path(); !p.empty(); p = p.parent_path()) {
-      if (is_source_root(p)) return p;
-      if (p == p.root_path()) break;
+bool run_plot_script(const std::vector<std::string>& args, const fs::path& out_dir) {
+  try {
+    const auto share = share_dir();
+    if (!share) {
+      std::cerr << "note: plots skipped: poreplab's share directory not found (set POREPLAB_SHARE_DIR); results are in "
+                << out_dir.string() << "\n";
+      return true;
     }
-  }
-#ifdef POREPLAB_SOURCE_ROOT
-  if (is_source_root(POREPLAB_SOURCE_ROOT)) return fs::path(POREPLAB_SOURCE_ROOT);
-#endif
-  return std::nullopt;
-}
-
-int run_python(const fs::path& python, const fs::path& script, const fs::path& dir) {
-  std::string a0 = python.string(), a1 = script.string(), a2 = dir.string();
-  char* args[] = {a0.data(), a1.data(), a2.data(), nullptr};
-  pid_t pid = 0;
-  if (posix_spawn(&pid, a0.c_str(), nullptr, nullptr, args, environ) != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-}  // namespace
-
-bool make_plots(const fs::path& dir) {
-  const auto root = source_root();
-  if (!root) {
-    std::cerr << "note: plots skipped: experiments/plots not found beside this executable; results are in "
-              << dir.string() << "\n";
+    const fs::path script = *share / "plots" / "plot.py";
+    if (std::error_code ec; !fs::exists(script, ec)) {
+      std::cerr << "note: plots skipped: no " << script.string() << "; results are in " << out_dir.string() << "\n";
+      return true;
+    }
+    const auto python = plot_python();
+    if (!python) {
+      std::cerr << "note: plots skipped: no Python with matplotlib (install python3-matplotlib, or set "
+                   "POREPLAB_PYTHON); results are in "
+                << out_dir.string() << "\n";
+      return true;
+    }
+    std::vector<std::string> argv = {python->string(), script.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const int rc = run_program(argv);
+    if (rc < 0) {
+      std::cerr << "poreplab: warning: cannot start " << python->string() << " for " << script.string() << "\n";
+      return false;
+    }
+    if (rc != 0) {
+      std::cerr << "poreplab: warning: " << script.string() << " failed (exit status " << rc << ")\n";
+      return false;
+    }
     return true;
-  }
-  const fs::path python = *root / ".venv" / "bin" / "python";
-  if (::access(python.c_str(), X_OK) != 0) {
-    std::cerr << "note: plots skipped: no Python venv at " << python.string() << " (run " << (*root / "scripts" / "setup").string()
-              << "); results are in " << dir.string() << "\n";
-    return true;
-  }
-  const fs::path script = *root / "experiments" / "plots" / "plot.py";
-  const int rc = run_python(python, script, dir);
-  if (rc != 0) {
-    std::cerr << "poreplab: warning: " << script.string() << " failed (exit status " << rc << ")\n";
+  } catch (const std::exception& e) {
+    std::cerr << "poreplab: warning: plots not drawn: " << e.what() << "\n";
     return false;
   }
-  return true;
 }
+
+bool make_plots(const fs::path& dir) { return run_plot_script({dir.string()}, dir); }
 
 }  // namespace poreplab::runner

@@ -59,8 +59,11 @@ std::vector<point> shard_points(const std::vector<point>& all, std::size_t index
 // "I/N" -> {I, N}; throws std::invalid_argument unless 0 <= I < N.
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
 
-// Runs experiments/plots/plot.py with the project's .venv on dir (figures and
-// plots/index.json). Returns false (after a note on stderr) when it fails.
+// Runs `<python> <share>/plots/plot.py args...` (util/share_dir.hpp finds both). Without
+// the script or a Python with matplotlib it notes on stderr that the plots of out_dir are
+// skipped and returns true; false (after a warning) when the script fails.
+bool run_plot_script(const std::vector<std::string>& args, const std::filesystem::path& out_dir);
+// plot.py on dir: its figures and plots/index.json.
 bool make_plots(const std::filesystem::path& dir);
 
 // One point: availability check, timed run with its budget, statistics and rates.
