@@ -2,6 +2,7 @@
 """Figures for a poreplab result directory.
 
 Usage: plot.py DIR
+       plot.py --compare DIR   (DIR/plots/compare.png from DIR/compare.json of poreplab compare)
 
 Reads DIR/results.json (or, when it is absent, DIR/records.jsonl) and writes PNG and SVG
 figures into DIR/plots/, plus DIR/plots/index.json listing them with captions for
@@ -905,7 +906,60 @@ class Figures:
             json.dump(self.index, f, indent=2)
 
 
+VERDICT_COLORS = {"faster": "#2ca02c", "slower": "#d62728", "within noise": "#7f7f7f"}
+
+
+def compare_figure(d):
+    """DIR/plots/compare.{png,svg} from DIR/compare.json (poreplab compare): per compared
+    side, each point's ratio to the baseline with its 95% bootstrap interval, log scale."""
+    with open(os.path.join(d, "compare.json")) as f:
+        data = json.load(f)
+    comps = [c for c in data.get("comparisons", []) if c.get("points")]
+    if not comps:
+        print("plot: no compared points in %s" % d, file=sys.stderr)
+        return 0
+    heights = [max(2.0, 0.28 * len(c["points"]) + 1.2) for c in comps]
+    fig, axes = plt.subplots(len(comps), 1, figsize=(9, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, c in zip(axes[:, 0], comps):
+        pts = c["points"]
+        ys = list(range(len(pts)))[::-1]
+        for y, p in zip(ys, pts):
+            color = VERDICT_COLORS.get(p["verdict"], "black")
+            lo, hi = p["ci95"] if p.get("ci95") else (p["ratio"], p["ratio"])
+            ax.plot([lo, hi], [y, y], color=color, linewidth=2)
+            ax.plot([p["ratio"]], [y], marker="o" if p.get("ci95") else "x", color=color, markersize=6)
+        ax.axvline(1.0, color="0.3", linewidth=0.8)
+        ax.set_xscale("log")
+        ratios = [v for p in pts for v in ([p["ratio"]] + (p["ci95"] or []))]
+        lo, hi = min(ratios + [1.0]), max(ratios + [1.0])
+        ax.set_xlim(lo / 1.15, hi * 1.15)
+        ticks = [m * 10.0 ** e for e in range(-4, 5) for m in (1, 2, 5) if lo / 1.15 <= m * 10.0 ** e <= hi * 1.15]
+        ticks += [v for v in (0.8, 0.9, 1.1, 1.25) if lo / 1.15 <= v <= hi * 1.15 and hi / lo < 3]
+        ax.set_xticks(sorted(set(ticks)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % float("%.3g" % v)))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_yticks(ys)
+        ax.set_yticklabels([p.get("label") or p["description"] for p in pts], fontsize=7)
+        ax.set_ylim(-0.7, len(pts) - 0.3)
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+        ax.set_title("%s against %s\n%d faster, %d slower, %d within noise" % (
+            c["other"], c["baseline"], c["counts"]["faster"], c["counts"]["slower"], c["counts"]["within_noise"]),
+            fontsize=9)
+        ax.set_xlabel("ratio of medians, other / baseline (log; times: < 1 is faster)", fontsize=8)
+    fig.tight_layout()
+    out = os.path.join(d, "plots")
+    os.makedirs(out, exist_ok=True)
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out, "compare." + ext), dpi=110)
+    plt.close(fig)
+    print("plot: %s" % os.path.join(out, "compare.png"), file=sys.stderr)
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--compare":
+        return compare_figure(argv[2])
     if len(argv) != 2:
         sys.stderr.write(__doc__)
         return 2

@@ -96,6 +96,7 @@ int run_cli(int argc, char** argv) {
   add_seal_commands(app);
   add_run_commands(app);
   add_report_command(app);
+  add_compare_command(app);
   add_model_command(app);
   add_parent_cache_command(app);
   add_tune_command(app);

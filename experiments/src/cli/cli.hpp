@@ -24,6 +24,7 @@ void add_vector_command(CLI::App& app);   // cmd_vector.cpp: vector verify
 void add_seal_commands(CLI::App& app);    // cmd_seal.cpp: seal, unseal
 void add_run_commands(CLI::App& app);     // cmd_run.cpp: run, merge
 void add_report_command(CLI::App& app);   // cmd_report.cpp: report amax
+void add_compare_command(CLI::App& app);  // cmd_compare.cpp: compare
 void add_model_command(CLI::App& app);    // cmd_model_gpu.cpp: model gpu
 void add_parent_cache_command(CLI::App& app);  // cmd_parent_cache.cpp: parent-cache
 void add_tune_command(CLI::App& app);     // cmd_tune.cpp: tune
