@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -172,6 +173,14 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
   bool noted = false;
   for (const auto& n : r.notes) noted = noted || n.rfind("blake2b: no off-the-shelf measurement", 0) == 0;
   CHECK(noted);
+  // A file without architectures (an old one) still reads; its range is today's figure at both ends.
+  REQUIRE(sha.low);
+  CHECK(sha.low->label == "iter-sha (asic)");
+  CHECK(sha.high->label == sha.low->label);
+  CHECK(sha.low->architecture == "-");
+  noted = false;
+  for (const auto& n : r.notes) noted = noted || n.rfind("sha256: no unrolled or pipelined core in custom.json", 0) == 0;
+  CHECK(noted);
 
   // Nothing quoted or assumed passes as measured.
   for (const auto& t : r.tables)
@@ -199,6 +208,50 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
   CHECK(j["hashes"][0]["rows"][1]["source"]["status"] == "quoted");
   CHECK(j["hashes"][1]["rows"][1]["gb_per_s_status"] == "assumed");  // an assumed clock taints the speed
   CHECK(j["hashes"][2]["rows"][0]["amax"].is_null());
+}
+
+// A design space: sha256 with an iterative ASIC core (area and power quoted), a quoted
+// unrolled x2 FPGA core (faster than the iterative one, so not the low end), a core derived
+// from the iterative one by full unrolling (the high end); blake2s with a folded core at an
+// assumed clock and a core derived from it; blake2b with only a pipelined core.
+const char* kDesignSpace = R"({
+  "schema": "poreplab-custom-hardware/1",
+  "entries": [
+    {"hash": "sha256", "kind": "asic", "design": "iter-sha", "device": "40nm", "cycles_per_block": 66,
+     "block_bytes": 64, "clock_mhz": 250, "source": "https://example.org/sha", "status": "quoted",
+     "architecture": {"type": "iterative"},
+     "area": {"value": 14200, "unit": "um2", "technology": "40 nm", "source": "https://example.org/sha#area",
+              "status": "quoted"},
+     "power": {"mw": 10, "source": "https://example.org/sha#power", "status": "quoted"}},
+    {"hash": "sha256", "kind": "fpga", "design": "x2-sha", "device": "Artix-7", "cycles_per_block": 34,
+     "block_bytes": 64, "clock_mhz": 150, "source": "https://example.org/x2", "status": "quoted",
+     "architecture": {"type": "unrolled", "factor": 2},
+     "area": {"value": 5000, "unit": "LUT", "technology": "Artix-7", "source": "https://example.org/x2#lut",
+              "status": "quoted"}},
+    {"hash": "sha256", "kind": "asic", "design": "full-sha", "device": "40nm", "cycles_per_block": 1,
+     "block_bytes": 64, "clock_mhz": 5.1813, "source": "https://example.org/sha", "status": "derived",
+     "architecture": {"type": "unrolled", "factor": 64},
+     "area": {"value": 908800, "unit": "um2", "technology": "40 nm", "source": "unrolling model", "status": "derived"},
+     "derivation": {"from": "/entries/0", "base_round_cycles": 64, "register_overhead": 0.25,
+                    "text": "test model", "source": "test document, Unrolling"}},
+    {"hash": "blake2s", "kind": "asic", "design": "fold-b2s", "device": "40nm", "cycles_per_block": 24,
+     "block_bytes": 64, "clock_mhz": 250, "source": "https://example.org/b2s", "status": "quoted",
+     "clock_status": "assumed", "clock_reason": "test clock reason", "architecture": {"type": "folded", "factor": 2}},
+    {"hash": "blake2s", "kind": "asic", "design": "full-b2s", "device": "40nm", "cycles_per_block": 1,
+     "block_bytes": 64, "clock_mhz": 16.3934, "source": "https://example.org/b2s", "status": "derived",
+     "architecture": {"type": "unrolled", "factor": 10},
+     "derivation": {"from": "/entries/3", "base_round_cycles": 20, "register_overhead": 0.25,
+                    "text": "test model", "source": "test document, Unrolling"}},
+    {"hash": "blake2b", "kind": "asic", "design": "pipe-b2b", "device": "7nm", "cycles_per_block": 26,
+     "block_bytes": 128, "clock_mhz": 500, "source": "https://example.org/pipe", "status": "quoted",
+     "architecture": {"type": "pipelined", "factor": 24}}
+  ]
+})";
+
+const amax::row* find_row(const amax::hash_table& t, const std::string& implementation) {
+  for (const auto& x : t.rows)
+    if (x.implementation == implementation) return &x;
+  return nullptr;
 }
 
 TEST_CASE("amax: without a limits record the CPU clock is the TSC, marked assumed", "[amax]") {
@@ -247,6 +300,199 @@ TEST_CASE("amax: malformed or unknown custom-hardware data", "[amax]") {
   CHECK_THAT(custom_problem(one_entry(measured)), Catch::Contains("\"measured\" is not a status"));
 }
 
+TEST_CASE("amax: the range per hash, derived rows, area and power columns", "[amax]") {
+  test::temp_dir s("amax");
+  test::write_text(s / "records.jsonl", hand_made_records());
+  const amax::custom_data custom = amax::parse_custom_hardware(kDesignSpace, "space.json");
+  REQUIRE(custom.entries.size() == 6);
+  CHECK(custom.entries[0].architecture.type == "iterative");
+  CHECK(*custom.entries[0].architecture.factor == 1);  // iterative: one round per cycle
+  CHECK(custom.entries[0].power->value == Approx(0.010));  // 10 mW
+  REQUIRE(custom.entries[2].derivation);
+  CHECK(custom.entries[2].derivation->from == 0);
+  CHECK(custom.entries[2].derivation->basis_status == "quoted");
+  CHECK(custom.entries[4].derivation->basis_status == "assumed");  // the base's clock is assumed
+
+  const amax::report r = amax::compute(amax::load_result_dirs({s.path}), custom);
+  REQUIRE(r.tables.size() == 3);
+  const double iter_gbs = 64 * 250e6 / 66 / 1e9, full_gbs = 64 * 5.1813e6 / 1e9;
+
+  // sha256: low = the iterative core (the faster unrolled x2 core is a latency design, not
+  // a low-area one); high = the derived fully unrolled core, 193 ns per block.
+  const auto& sha = r.tables[0];
+  REQUIRE(sha.low);
+  REQUIRE(sha.high);
+  CHECK(sha.low->label == "iter-sha (asic)");
+  CHECK(sha.low->architecture == "iterative");
+  CHECK(sha.low->ns_per_block == Approx(264));
+  CHECK(*sha.low->amax == Approx(iter_gbs / 2.0));
+  CHECK(sha.low->status == "quoted");
+  CHECK(sha.high->label == "full-sha (asic)");
+  CHECK(sha.high->architecture == "unrolled x64");
+  CHECK(sha.high->ns_per_block == Approx(1e3 / 5.1813));
+  CHECK(*sha.high->amax == Approx(full_gbs / 2.0));
+  CHECK(sha.high->status == "derived");
+
+  const amax::row* derived = find_row(sha, "full-sha");
+  REQUIRE(derived);
+  CHECK(derived->source.status == "derived");
+  CHECK(derived->source.detail == "test model; base /entries/0: https://example.org/sha; model: test document, Unrolling");
+  CHECK(derived->clock_source.status == "derived");
+  CHECK(derived->status == "derived");
+  CHECK(derived->area->status == "derived");
+  CHECK(*derived->gb_per_s_per_area == Approx(full_gbs / 0.9088));
+
+  // Area and power: GB/s per mm2 for um2, per 1000 LUT for LUTs; per W where power is known.
+  const amax::row* iter = find_row(sha, "iter-sha");
+  REQUIRE(iter);
+  CHECK(iter->area_per == "mm2");
+  CHECK(*iter->gb_per_s_per_area == Approx(iter_gbs / 0.0142));
+  CHECK(*iter->gb_per_s_per_watt == Approx(iter_gbs / 0.010));
+  const amax::row* x2 = find_row(sha, "x2-sha");
+  REQUIRE(x2);
+  CHECK(x2->area_per == "1000 LUT");
+  CHECK(*x2->gb_per_s_per_area == Approx(64 * 150e6 / 34 / 1e9 / 5.0));
+  CHECK_FALSE(x2->gb_per_s_per_watt);
+  const amax::row& cpu = sha.rows.front();
+  CHECK(cpu.best);
+  CHECK_FALSE(cpu.area);
+  CHECK_FALSE(cpu.gb_per_s_per_watt);
+  CHECK(cpu.ns_per_block == Approx(32));
+
+  // blake2s: the core derived from a folded core at an assumed clock is assumed, not derived.
+  const auto& b2s = r.tables[1];
+  CHECK(b2s.low->architecture == "folded /2");
+  CHECK(b2s.low->status == "assumed");
+  CHECK(b2s.high->ns_per_block == Approx(61).epsilon(1e-4));
+  CHECK(b2s.high->status == "assumed");
+  CHECK(find_row(b2s, "full-b2s")->clock_source.detail.find("assumed figures of /entries/3: test clock reason") !=
+        std::string::npos);
+
+  // blake2b: a pipelined core counts by its latency (26 cycles at 500 MHz); its 24 stages
+  // add throughput over independent messages only. No low-area core: no low end.
+  const auto& b2b = r.tables[2];
+  CHECK_FALSE(b2b.low);
+  REQUIRE(b2b.high);
+  CHECK(b2b.high->ns_per_block == Approx(52));
+  CHECK(b2b.high->gb_per_s == Approx(128 / 52.0));
+  CHECK(*find_row(b2b, "pipe-b2b")->independent_gb_per_s == Approx(24 * 128 / 52.0));
+
+  const std::string md = amax::to_markdown(r);
+  INFO(md);
+  CHECK_THAT(md, Catch::Contains("## Amax range"));
+  CHECK_THAT(md, Catch::Contains("| sha256 | 2 | iter-sha (asic) | iterative | 0.2424 | 0.121 | quoted | "
+                                 "full-sha (asic) | unrolled x64 | 193 | 0.3316 | 0.166 | derived |"));
+  CHECK_THAT(md, Catch::Contains("| blake2b | - | - | - | - | - | - | pipe-b2b (asic) | pipelined, 24 stages | 52 | 2.462 "
+                                 "| - | quoted |"));
+  CHECK_THAT(md, Catch::Contains("| 40nm | iter-sha | iterative | 264 | 0.2424 | 14200 um2 (40 nm; quoted) | 17.07 per "
+                                 "mm2 | 0.01 W (quoted) | 24.24 | quoted |"));
+  CHECK_THAT(md, Catch::Contains("| Artix-7 | x2-sha | unrolled x2 | 226.7 | 0.2824 | 5000 LUT (Artix-7; quoted) | "
+                                 "0.05647 per 1000 LUT | — | — | quoted |"));
+  CHECK_THAT(md, Catch::Contains("| Test CPU 9000 | shani | — | 32 | 2 | — | — | — | — | measured |"));
+  CHECK_THAT(md, Catch::Contains("pipelined, 24 stages (59.08 GB/s over independent messages)"));
+  CHECK_THAT(md, Catch::Contains("*derived* (computed from a quoted entry by a stated model)"));
+  CHECK_THAT(md, Catch::Contains("Area and power of the off-the-shelf rows are left blank"));
+
+  const json j = amax::to_json(r);
+  const json& range = j["hashes"][0]["range"];
+  CHECK(range["low"]["status"] == "quoted");
+  CHECK(range["low"]["amax"].get<double>() == Approx(iter_gbs / 2.0));
+  CHECK(range["high"]["status"] == "derived");
+  CHECK(range["high"]["architecture"] == "unrolled x64");
+  CHECK(j["hashes"][2]["range"]["low"].is_null());
+  bool saw_derived = false, saw_area = false;
+  for (const auto& row : j["hashes"][0]["rows"]) {
+    if (row["implementation"] == "full-sha") {
+      saw_derived = true;
+      CHECK(row["gb_per_s_status"] == "derived");
+      CHECK(row["source"]["status"] == "derived");
+      CHECK(row["architecture"]["factor"].get<double>() == 64);
+    }
+    if (row["implementation"] == "iter-sha") {
+      saw_area = true;
+      CHECK(row["area"]["unit"] == "um2");
+      CHECK(row["area"]["source"] == "https://example.org/sha#area");
+      CHECK(row["gb_per_s_per_area"]["per"] == "mm2");
+      CHECK(row["gb_per_s_per_watt"].get<double>() == Approx(iter_gbs / 0.010));
+    }
+    if (row["category"] == "off-the-shelf") {
+      CHECK(row["area"].is_null());
+      CHECK(row["power"].is_null());
+    }
+  }
+  CHECK(saw_derived);
+  CHECK(saw_area);
+}
+
+TEST_CASE("amax: architecture, area, power and derivation errors name their JSON pointer", "[amax]") {
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "superscalar"})")),
+             Catch::StartsWith("c.json: /entries/0/architecture/type: unknown architecture \"superscalar\" (known: "
+                               "iterative, unrolled, folded, pipelined)"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "folded", "factor": 0.5})")),
+             Catch::StartsWith("c.json: /entries/0/architecture/factor: expected a number >= 1"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "unrolled"})")),
+             Catch::StartsWith("c.json: /entries/0/architecture: missing required key \"factor\""));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "iterative", "factor": 2})")),
+             Catch::StartsWith("c.json: /entries/0/architecture/factor: an iterative core does one round per cycle"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "pipelined", "factor": 2.5})")),
+             Catch::Contains("/entries/0/architecture/factor: pipeline stages must be a whole number"));
+  CHECK(custom_problem(one_entry(kGoodFields + R"(, "architecture": {"type": "pipelined", "factor": 64})")).empty());
+
+  // A figure without its source is refused, naming where the source is missing.
+  const std::string area = R"(, "area": {"value": 2308, "unit": "LUT", "technology": "Zynq-7030", "status": "quoted"})";
+  CHECK(custom_problem(one_entry(kGoodFields + area)) ==
+        "c.json: /entries/0/area/source: missing: every area figure needs its source (a URL at a commit, or a document "
+        "and its section)");
+  std::string four = R"({"schema": "poreplab-custom-hardware/1", "entries": [)";
+  for (int i = 0; i < 3; ++i) four += "{" + kGoodFields + "}, ";
+  four += "{" + kGoodFields + area + "}]}";
+  CHECK_THAT(custom_problem(four), Catch::StartsWith("c.json: /entries/3/area/source: missing"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "power": {"watts": 1, "status": "quoted"})")),
+             Catch::StartsWith("c.json: /entries/0/power/source: missing: every power figure needs its source"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "area": {"value": 1, "unit": "LUT", "technology": "t",
+                                                              "source": "s"})")),
+             Catch::StartsWith("c.json: /entries/0/area/status: missing"));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "area": {"value": 1, "unit": "acres", "technology": "t",
+                                                              "source": "s", "status": "quoted"})")),
+             Catch::StartsWith("c.json: /entries/0/area/unit: unknown area unit \"acres\""));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "area": {"value": 1, "unit": "LUT", "technology": "t",
+                                                              "source": "s", "status": "assumed"})")),
+             Catch::Contains("/entries/0/area: status \"assumed\" needs a \"note\""));
+  CHECK_THAT(custom_problem(one_entry(kGoodFields + R"(, "power": {"watts": 1, "mw": 5, "source": "s", "status": "quoted"})")),
+             Catch::Contains("/entries/0/power: give exactly one of \"watts\" and \"mw\""));
+
+  // Derived entries: a derivation, from an existing published entry, whose model gives the figures.
+  json space = json::parse(kDesignSpace);
+  auto problem_with = [&](const std::function<void(json&)>& edit) {
+    json bad = space;
+    edit(bad);
+    return custom_problem(bad.dump());
+  };
+  CHECK(problem_with([](json&) {}).empty());
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2].erase("derivation"); }),
+             Catch::StartsWith("c.json: /entries/2/derivation: missing: a derived entry states how"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["derivation"].erase("source"); }),
+             Catch::StartsWith("c.json: /entries/2/derivation/source: missing"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["derivation"]["from"] = "/entries/9"; }),
+             Catch::StartsWith("c.json: /entries/2/derivation/from: \"/entries/9\" is not the pointer of an entry"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["derivation"]["from"] = "/entries/1"; }),
+             Catch::StartsWith("c.json: /entries/2/derivation/from: /entries/1 is a sha256 fpga design"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["clock_mhz"] = 10; }),
+             Catch::StartsWith("c.json: /entries/2/clock_mhz: 10 MHz does not follow from the derivation (its model "
+                               "gives 5.18135 MHz)"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["area"]["value"] = 14200; }),
+             Catch::StartsWith("c.json: /entries/2/area/value: 14200 does not follow from the derivation"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["derivation"]["register_overhead"] = 1.5; }),
+             Catch::StartsWith("c.json: /entries/2/derivation/register_overhead: expected a fraction"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][2]["cycles_per_block"] = 3; }),
+             Catch::StartsWith("c.json: /entries/2/derivation/base_round_cycles: the 64 round cycles of /entries/0 are "
+                               "not a whole number"));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][0]["derivation"] = d["entries"][2]["derivation"]; }),
+             Catch::StartsWith("c.json: /entries/0/derivation: only an entry with status \"derived\""));
+  CHECK_THAT(problem_with([](json& d) { d["entries"][4]["derivation"]["from"] = "/entries/2"; }),
+             Catch::Contains("/entries/4/derivation/from: /entries/2 is itself derived"));
+}
+
 TEST_CASE("amax: missing directories, no records, no usable records, bad --cost", "[amax]") {
   test::temp_dir s("amax");
   CHECK_THROWS_WITH(amax::load_result_dirs({s / "nope"}), Catch::Contains("does not exist"));
@@ -287,6 +533,14 @@ TEST_CASE("amax: poreplab report amax prints one error line and fails on bad inp
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK(r.err.find("unknown hash \"sha3\"") != std::string::npos);
+  test::write_text(s / "nosource.json",
+                   one_entry(kGoodFields + R"(, "area": {"value": 1, "unit": "LUT", "technology": "t", "status": "quoted"})"));
+  r = test::run_poreplab("report amax --custom " + test::shell_quote((s / "nosource.json").string()) + " " +
+                             test::shell_quote(s.path.string()),
+                         s);
+  CHECK(r.status == 1);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find("nosource.json: /entries/0/area/source: missing") != std::string::npos);
 
   test::write_text(s / "custom.json", kCustom);
   r = test::run_poreplab("report amax --custom " + test::shell_quote((s / "custom.json").string()) + " --cost 'Test CPU=500' --json " +
@@ -311,6 +565,24 @@ TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figur
     INFO(e.where);
     CHECK_FALSE(e.source.empty());
     if (e.kind == "asic" && e.clock_status == "assumed") CHECK_FALSE((e.clock_reason.empty() && e.reason.empty()));
+    CHECK_FALSE(e.architecture.type.empty());
+    if (e.area) CHECK_FALSE(e.area->source.empty());
+    if (e.power) CHECK_FALSE(e.power->source.empty());
+    CHECK(e.derivation.has_value() == (e.status == "derived"));
+  }
+  // Every hash has a latency core, and the range it gives goes up from the low-area cores;
+  // none of its ends passes as quoted when it was derived or assumed.
+  test::temp_dir s("amax");
+  test::write_text(s / "records.jsonl", hand_made_records());
+  const amax::report r = amax::compute(amax::load_result_dirs({s.path}), d);
+  REQUIRE(r.tables.size() == 3);
+  for (const auto& t : r.tables) {
+    INFO(t.hash);
+    REQUIRE(t.low);
+    REQUIRE(t.high);
+    CHECK(t.high->ns_per_block < t.low->ns_per_block);
+    CHECK(t.high->architecture.rfind("unrolled", 0) == 0);
+    CHECK(t.high->status != "quoted");
   }
 }
 

@@ -18,6 +18,7 @@
 #include "poreplab/json_input.hpp"
 #include "records/records.hpp"
 #include "util/json_check.hpp"
+#include "util/share_dir.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::amax {
@@ -43,6 +44,16 @@ std::size_t block_bytes_of(const std::string& hash) { return hash == "blake2b" ?
 
 std::string provenance::text() const { return detail.empty() ? status : status + " (" + detail + ")"; }
 
+std::string architecture_spec::text() const {
+  if (type.empty()) return "-";
+  char f[32] = "";
+  if (factor) std::snprintf(f, sizeof f, "%g", *factor);
+  if (type == "unrolled" && factor) return "unrolled x" + std::string(f);
+  if (type == "folded" && factor) return "folded /" + std::string(f);
+  if (type == "pipelined" && factor) return "pipelined, " + std::string(f) + " stages";
+  return type;
+}
+
 namespace {
 
 std::string read_text(const fs::path& file, const std::string& what) {
@@ -54,6 +65,24 @@ std::string read_text(const fs::path& file, const std::string& what) {
 }
 
 // ---------------------------------------------------------------- the data file
+
+const std::vector<std::string> kArchitectures = {"iterative", "unrolled", "folded", "pipelined"};
+const std::vector<std::string> kAreaUnits = {"um2", "mm2", "GE", "LUT", "ALM", "LE", "slices"};
+
+// Worse provenance wins: a figure is only as good as the worst of its parts.
+int status_rank(const std::string& s) {
+  if (s == "measured") return 0;
+  if (s == "quoted") return 1;
+  if (s == "derived") return 2;
+  return 3;  // assumed
+}
+std::string worse(const std::string& a, const std::string& b) { return status_rank(b) > status_rank(a) ? b : a; }
+
+std::string fmt_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
 
 struct checker : json_checker<std::invalid_argument> {
   using json_checker::json_checker;
@@ -74,12 +103,141 @@ struct checker : json_checker<std::invalid_argument> {
   }
   std::string status(const json& obj, const std::string& ptr, const std::string& key, const std::string& fallback) const {
     const std::string s = obj.contains(key) ? text(obj, ptr, key, true) : fallback;
-    if (s != "quoted" && s != "assumed")
-      fail(ptr + "/" + key, "\"" + s + "\" is not a status (quoted: from the cited source; assumed: not published, "
-                            "give the reason)");
+    if (s != "quoted" && s != "derived" && s != "assumed")
+      fail(ptr + "/" + key, "\"" + s + "\" is not a status (quoted: from the cited source; derived: from another "
+                            "entry by a stated model; assumed: not published, give the reason)");
+    return s;
+  }
+  // The source of a figure: the pointer named is the missing key's own.
+  std::string figure_source(const json& obj, const std::string& ptr, const std::string& what) const {
+    if (!obj.contains("source"))
+      fail(ptr + "/source", "missing: every " + what + " figure needs its source (a URL at a commit, or a document "
+                            "and its section)");
+    return text(obj, ptr, "source", true);
+  }
+
+  architecture_spec architecture(const json& a, const std::string& ptr) const {
+    object(a, ptr, "an object {\"type\", \"factor\"}");
+    only_keys(a, ptr, {"type", "factor", "note"});
+    architecture_spec out;
+    out.type = text(a, ptr, "type", true);
+    if (std::find(kArchitectures.begin(), kArchitectures.end(), out.type) == kArchitectures.end())
+      fail(ptr + "/type", "unknown architecture \"" + out.type + "\" (known: " + join(kArchitectures) + ")");
+    if (a.contains("factor")) {
+      const json& f = a.at("factor");
+      if (!f.is_number() || !std::isfinite(f.get<double>()) || f.get<double>() < 1)
+        fail(ptr + "/factor", "expected a number >= 1 (rounds per cycle, cycles per round or pipeline stages), got " +
+                                  (f.is_number() ? f.dump() : show(f)));
+      out.factor = f.get<double>();
+    }
+    if (out.type == "iterative" && out.factor && *out.factor != 1)
+      fail(ptr + "/factor", "an iterative core does one round per cycle: factor 1, got " + a.at("factor").dump());
+    if ((out.type == "unrolled" || out.type == "pipelined") && !out.factor)
+      fail(ptr, "missing required key \"factor\" (" +
+                    std::string(out.type == "unrolled" ? "rounds per cycle" : "pipeline stages") + ")");
+    if (out.type == "pipelined" && *out.factor != std::floor(*out.factor))
+      fail(ptr + "/factor", "pipeline stages must be a whole number, got " + a.at("factor").dump());
+    if (out.type == "iterative") out.factor = 1.0;
+    out.note = text(a, ptr, "note", false);
+    return out;
+  }
+
+  sourced_figure area(const json& a, const std::string& ptr) const {
+    object(a, ptr, "an object {\"value\", \"unit\", \"technology\", \"source\", \"status\"}");
+    only_keys(a, ptr, {"value", "unit", "technology", "source", "status", "note"});
+    sourced_figure out;
+    out.source = figure_source(a, ptr, "area");
+    out.value = positive(a, ptr, "value");
+    out.unit = text(a, ptr, "unit", true);
+    if (std::find(kAreaUnits.begin(), kAreaUnits.end(), out.unit) == kAreaUnits.end())
+      fail(ptr + "/unit", "unknown area unit \"" + out.unit + "\" (known: " + join(kAreaUnits) + ")");
+    out.technology = text(a, ptr, "technology", true);
+    out.status = figure_status(a, ptr);
+    out.note = text(a, ptr, "note", false);
+    return out;
+  }
+
+  sourced_figure power(const json& p, const std::string& ptr) const {
+    object(p, ptr, "an object {\"watts\" or \"mw\", \"source\", \"status\"}");
+    only_keys(p, ptr, {"watts", "mw", "source", "status", "note"});
+    sourced_figure out;
+    out.source = figure_source(p, ptr, "power");
+    if (p.contains("watts") == p.contains("mw")) fail(ptr, "give exactly one of \"watts\" and \"mw\"");
+    out.value = p.contains("watts") ? positive(p, ptr, "watts") : positive(p, ptr, "mw") / 1e3;
+    out.unit = "W";
+    out.status = figure_status(p, ptr);
+    out.note = text(p, ptr, "note", false);
+    return out;
+  }
+
+ private:
+  std::string figure_status(const json& obj, const std::string& ptr) const {
+    if (!obj.contains("status")) fail(ptr + "/status", "missing: quoted, derived or assumed");
+    const std::string s = status(obj, ptr, "status", "");
+    if (s == "assumed" && text(obj, ptr, "note", false).empty())
+      fail(ptr, "status \"assumed\" needs a \"note\" with the reason");
     return s;
   }
 };
+
+// The base entry's index from "/entries/N".
+std::size_t base_index(const checker& c, const json& d, const std::string& ptr, std::size_t count) {
+  const std::string from = c.text(d, ptr, "from", true);
+  const std::string prefix = "/entries/";
+  std::size_t n = 0;
+  bool ok = from.size() > prefix.size() && from.compare(0, prefix.size(), prefix) == 0 &&
+            from.size() - prefix.size() <= 6;
+  for (std::size_t i = prefix.size(); ok && i < from.size(); ++i) {
+    ok = std::isdigit(static_cast<unsigned char>(from[i])) != 0;
+    n = n * 10 + static_cast<std::size_t>(from[i] - '0');
+  }
+  if (!ok || n >= count)
+    c.fail(ptr + "/from", "\"" + from + "\" is not the pointer of an entry of this file (\"/entries/0\" .. \"/entries/" +
+                              std::to_string(count - 1) + "\")");
+  return n;
+}
+
+// A derived entry's figures must be what its derivation gives from its base: the file
+// states them for the reader, the check keeps them honest.
+void check_derivation(const checker& c, const json& d, const std::string& entry_ptr, custom_entry& x,
+                      const std::vector<custom_entry>& all, std::size_t self) {
+  const std::string ptr = entry_ptr + "/derivation";
+  derivation_spec& v = *x.derivation;
+  v.from = base_index(c, d, ptr, all.size());
+  v.from_pointer = "/entries/" + std::to_string(v.from);
+  const custom_entry& base = all[v.from];
+  if (v.from == self) c.fail(ptr + "/from", "an entry cannot be derived from itself");
+  if (base.derivation) c.fail(ptr + "/from", v.from_pointer + " is itself derived: derive from a published entry");
+  if (base.hash != x.hash || base.kind != x.kind)
+    c.fail(ptr + "/from", v.from_pointer + " is a " + base.hash + " " + base.kind + " design, this entry a " + x.hash +
+                              " " + x.kind + " one");
+  if (v.base_round_cycles > base.cycles_per_block)
+    c.fail(ptr + "/base_round_cycles", fmt_number(v.base_round_cycles) + " is more than the " +
+                                           fmt_number(base.cycles_per_block) + " cycles per block of " + v.from_pointer);
+  const double merged = v.base_round_cycles / x.cycles_per_block;
+  if (merged < 1 || std::fabs(merged - std::round(merged)) > 1e-9)
+    c.fail(ptr + "/base_round_cycles", "the " + fmt_number(v.base_round_cycles) + " round cycles of " + v.from_pointer +
+                                           " are not a whole number of this entry's " +
+                                           fmt_number(x.cycles_per_block) + " cycles per block");
+  const double base_ns = 1e3 / base.clock_mhz, reg_ns = v.register_overhead * base_ns;
+  const double model_mhz = 1e3 / (std::round(merged) * (base_ns - reg_ns) + reg_ns);
+  if (std::fabs(x.clock_mhz / model_mhz - 1) > 0.005)
+    c.fail(entry_ptr + "/clock_mhz",
+           fmt_number(x.clock_mhz) + " MHz does not follow from the derivation (its model gives " +
+               fmt_number(model_mhz) + " MHz)");
+  if (x.area && x.area->status == "derived") {
+    if (!base.area || base.area->unit != x.area->unit)
+      c.fail(entry_ptr + "/area", "a derived area needs an area of " + v.from_pointer +
+                                                          " in the same unit");
+    const double model = std::round(merged) * base.area->value;
+    if (std::fabs(x.area->value / model - 1) > 0.005)
+      c.fail(entry_ptr + "/area/value",
+             fmt_number(x.area->value) + " does not follow from the derivation (" + fmt_number(std::round(merged)) +
+                 " x the base's " + fmt_number(base.area->value) + " = " + fmt_number(model) + ")");
+  }
+  v.basis_status = worse(base.status, base.clock_status);
+  v.basis_reason = base.status == "assumed" ? base.reason : base.clock_reason;
+}
 
 }  // namespace
 
@@ -107,7 +265,8 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
     if (!e.is_object()) c.fail(ptr, "expected an object (one design), got " + show(e));
     c.only_keys(e, ptr,
                 {"hash", "kind", "design", "device", "cycles_per_block", "block_bytes", "clock_mhz", "cost_usd",
-                 "source", "status", "reason", "clock_status", "clock_reason", "note"});
+                 "source", "status", "reason", "clock_status", "clock_reason", "note", "architecture", "area", "power",
+                 "derivation"});
     custom_entry x;
     x.where = source + ": " + ptr;
     const std::string h = c.text(e, ptr, "hash", true);
@@ -135,8 +294,37 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
     if (x.clock_status == "assumed" && x.clock_reason.empty() && x.reason.empty())
       c.fail(ptr, "an assumed clock needs a \"clock_reason\"");
     x.note = c.text(e, ptr, "note", false);
+    if (e.contains("architecture")) x.architecture = c.architecture(e.at("architecture"), ptr + "/architecture");
+    if (e.contains("area")) x.area = c.area(e.at("area"), ptr + "/area");
+    if (e.contains("power")) x.power = c.power(e.at("power"), ptr + "/power");
+    if (e.contains("derivation") != (x.status == "derived"))
+      c.fail(ptr + "/derivation", x.status == "derived"
+                                      ? "missing: a derived entry states how its figures follow from a published one"
+                                      : "only an entry with status \"derived\" has a derivation");
+    if (x.clock_status == "derived" && x.status != "derived")
+      c.fail(ptr + "/clock_status", "a derived clock needs a derived entry (status \"derived\" and its \"derivation\")");
+    if (x.status == "derived") {
+      const std::string dp = ptr + "/derivation";
+      const json& d = c.object(e.at("derivation"), dp, "an object {\"from\", \"base_round_cycles\", ...}");
+      c.only_keys(d, dp, {"from", "base_round_cycles", "register_overhead", "text", "source"});
+      if (x.architecture.type.empty()) c.fail(ptr, "missing required key \"architecture\" (a derived entry states it)");
+      derivation_spec v;
+      v.source = c.figure_source(d, dp, "derivation");
+      v.text = c.text(d, dp, "text", true);
+      v.base_round_cycles = c.positive(d, dp, "base_round_cycles");
+      v.register_overhead = c.positive(d, dp, "register_overhead");
+      if (v.register_overhead >= 1)
+        c.fail(dp + "/register_overhead", "expected a fraction of the base clock period in (0, 1), got " +
+                                              d.at("register_overhead").dump());
+      x.derivation = std::move(v);
+    }
     out.entries.push_back(std::move(x));
   }
+  // Derivations name other entries, so they are checked once every entry is read.
+  for (std::size_t i = 0; i < out.entries.size(); ++i)
+    if (out.entries[i].derivation)
+      check_derivation(c, entries[i].at("derivation"), "/entries/" + std::to_string(i), out.entries[i],
+                       out.entries, i);
   return out;
 }
 
@@ -144,20 +332,7 @@ custom_data load_custom_hardware(const fs::path& file) {
   return parse_custom_hardware(read_text(file, "custom-hardware file"), file.string());
 }
 
-fs::path default_custom_hardware_file() {
-  const fs::path rel = fs::path("experiments") / "data" / "custom-hardware.json";
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (fs::path p = exe.parent_path(); !p.empty(); p = p.parent_path()) {
-      if (fs::exists(p / rel, ec)) return p / rel;
-      if (p == p.root_path()) break;
-    }
-#ifdef POREPLAB_SOURCE_ROOT
-  if (fs::exists(fs::path(POREPLAB_SOURCE_ROOT) / rel, ec)) return fs::path(POREPLAB_SOURCE_ROOT) / rel;
-#endif
-  return rel;
-}
+fs::path default_custom_hardware_file() { return require_share_dir() / "data" / "custom-hardware.json"; }
 
 // ---------------------------------------------------------------- records
 
@@ -193,6 +368,11 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
       if (!rec.is_object()) throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
       const std::string type = rec.value("type", "");
       if (type == "header") {
+        // Another schema means records this poreplab would misread.
+        if (const auto it = rec.find("schema"); it != rec.end() && *it != runner::kRecordsSchema)
+          throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": records schema " + it->dump() +
+                                   ", this poreplab reads \"" + std::string(runner::kRecordsSchema) +
+                                   "\" (written by another version)");
         headers.push_back(std::move(rec));
         continue;
       }
@@ -432,7 +612,8 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
       t.best_label = t.rows.front().device + " (" + t.rows.front().implementation + ")";
     }
     std::vector<row> customs;
-    for (const auto& e : custom.entries) {
+    for (std::size_t i = 0; i < custom.entries.size(); ++i) {
+      const custom_entry& e = custom.entries[i];
       if (e.hash != h) continue;
       row x;
       x.hash = h;
@@ -443,31 +624,88 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
       x.cycles_per_byte = e.cycles_per_block / static_cast<double>(e.block_bytes);
       x.clock_hz = e.clock_mhz * 1e6;
       x.gb_per_s = static_cast<double>(e.block_bytes) * x.clock_hz / e.cycles_per_block / 1e9;
-      x.source = e.status == "quoted" ? provenance{"quoted", e.source}
-                                      : provenance{"assumed", e.reason + "; based on " + e.source};
-      x.clock_source = e.clock_status == "quoted"
-                           ? provenance{"quoted", e.source}
-                           : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
+      x.ns_per_block = e.cycles_per_block / e.clock_mhz * 1e3;
+      if (e.derivation) {
+        const derivation_spec& d = *e.derivation;
+        const custom_entry& base = custom.entries[d.from];
+        x.source = {"derived", d.text + "; base " + d.from_pointer + ": " + base.source + "; model: " + d.source};
+        x.clock_source = d.basis_status == "assumed"
+                             ? provenance{"assumed", "derived from the assumed figures of " + d.from_pointer + ": " +
+                                                         d.basis_reason}
+                             : provenance{"derived", "register overhead " + fmt(d.register_overhead * 100, "%.3g") +
+                                                         "% of the base period, see the derivation"};
+      } else {
+        x.source = e.status == "quoted" ? provenance{"quoted", e.source}
+                                        : provenance{"assumed", e.reason + "; based on " + e.source};
+        x.clock_source = e.clock_status == "quoted"
+                             ? provenance{"quoted", e.source}
+                             : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
+      }
       if (e.cost_usd) {
         x.cost_usd = e.cost_usd;
         x.cost_source = std::string(e.status == "quoted" ? "quoted" : "assumed") + " (" + e.where + ")";
       }
       if (t.best_gb_per_s) x.amax = x.gb_per_s / *t.best_gb_per_s;
       x.note = e.note;
+      x.architecture = e.architecture;
+      if (e.architecture.type == "pipelined") x.independent_gb_per_s = *e.architecture.factor * x.gb_per_s;
+      if (e.area) {
+        x.area = e.area;
+        // Each row in its own unit: LUTs, slices and square millimetres do not convert.
+        const bool silicon = e.area->unit == "um2" || e.area->unit == "mm2";
+        const double per = e.area->unit == "um2" ? e.area->value / 1e6 : silicon ? e.area->value : e.area->value / 1e3;
+        x.area_per = silicon ? "mm2" : "1000 " + e.area->unit;
+        x.gb_per_s_per_area = x.gb_per_s / per;
+      }
+      if (e.power) {
+        x.power = e.power;
+        x.gb_per_s_per_watt = x.gb_per_s / e.power->value;
+      }
+      x.status = worse(worse(x.source.status, x.clock_source.status),
+                       e.derivation ? e.derivation->basis_status : std::string("quoted"));
       customs.push_back(std::move(x));
     }
     std::stable_sort(customs.begin(), customs.end(), [](const row& a, const row& b) { return a.gb_per_s > b.gb_per_s; });
+    // The range: the low-area cores as published against the fastest single chain.
+    auto end_of = [](const row& x) {
+      return range_end{x.implementation + " (" + x.kind + ")", x.architecture.text(), x.gb_per_s, x.ns_per_block,
+                       x.amax, x.status};
+    };
+    for (const auto& x : customs) {
+      if (!t.high || x.ns_per_block < t.high->ns_per_block) t.high = end_of(x);
+      const bool latency_design = x.architecture.type == "unrolled" || x.architecture.type == "pipelined";
+      if (!latency_design && (!t.low || x.ns_per_block < t.low->ns_per_block)) t.low = end_of(x);
+    }
     t.rows.insert(t.rows.end(), customs.begin(), customs.end());
-    for (auto& x : t.rows)
+    for (auto& x : t.rows) {
       if (x.cost_usd && x.gb_per_s > 0) x.usd_per_gb_per_s = *x.cost_usd / x.gb_per_s;
+      if (!x.custom) {
+        x.status = x.source.status;
+        if (x.clock_hz > 0 && x.clock_source.status == "assumed") x.status = "assumed";
+        if (x.gb_per_s > 0) x.ns_per_block = static_cast<double>(block_bytes_of(h)) / x.gb_per_s;
+      }
+    }
     if (t.rows.empty()) continue;
     if (!t.best_gb_per_s)
       r.notes.push_back(h + ": no off-the-shelf measurement in the records, so no Amax (run a `hash` experiment in "
                             "mode chain or a `limits` experiment for it)");
     if (!customs.size())
       r.notes.push_back(h + ": no custom-hardware entry in " + custom.file + ", so no Amax");
+    bool latency_core = false;
+    for (const auto& x : customs)
+      latency_core = latency_core || x.architecture.type == "unrolled" || x.architecture.type == "pipelined";
+    if (!customs.empty() && !latency_core)
+      r.notes.push_back(h + ": no unrolled or pipelined core in " + custom.file +
+                        ", so the high end of the range is a low-area core");
     r.tables.push_back(std::move(t));
   }
+  bool sized = false;
+  for (const auto& e : custom.entries) sized = sized || e.area || e.power;
+  if (sized)
+    r.notes.push_back("Area and power of the off-the-shelf rows are left blank (—): the records hold no die area and "
+                      "no power figure for them, and none is made up; GB/s per area and per W compare custom rows, "
+                      "each in its own unit (square millimetres of one process, or LUTs of one FPGA family, do not "
+                      "convert into each other).");
   return r;
 }
 
@@ -478,9 +716,33 @@ std::string to_markdown(const report& r) {
        "the one before); for a multi-lane engine, one lane's time per block. "
        "Amax = custom single-stream GB/s / best off-the-shelf single-stream GB/s for the same hash "
        "(GB/s = 10^9 bytes/s; cycles/B = clock cycles per byte of one chain). Every figure says where it comes "
-       "from: *measured* (a record of these results), *quoted* (a published figure, cited), *assumed* (not "
-       "published; the reason is given).\n\n"
+       "from: *measured* (a record of these results), *quoted* (a published figure, cited), *derived* (computed "
+       "from a quoted entry by a stated model), *assumed* (not published; the reason is given).\n\n"
     << "Results: " << join(r.dirs) << ". Custom hardware: " << r.custom_file << ".\n";
+  bool any_range = false;
+  for (const auto& t : r.tables) any_range = any_range || t.low || t.high;
+  if (any_range) {
+    o << "\n## Amax range\n\n"
+      << "Low: the fastest low-area core as published (iterative or folded, one round per cycle or slower). "
+         "High: the core that finishes one block of one chain in the fewest ns (unrolled and pipelined cores by "
+         "their latency: a pipeline adds throughput for independent messages, not speed for one chain). "
+         "Status: the worst of the figure's parts.\n\n"
+      << "| hash | best off-the-shelf GB/s | low: core | architecture | GB/s | Amax | status | high: core | "
+         "architecture | ns/block | GB/s | Amax | status |\n"
+      << "|---|---:|---|---|---:|---:|---|---|---|---:|---:|---:|---|\n";
+    auto amax_text = [](const std::optional<double>& a) { return a ? fmt(*a, "%.3g") : std::string("-"); };
+    for (const auto& t : r.tables) {
+      if (!t.low && !t.high) continue;
+      o << "| " << t.hash << " | " << (t.best_gb_per_s ? fmt(*t.best_gb_per_s) : "-") << " | ";
+      if (t.low)
+        o << md(t.low->label) << " | " << t.low->architecture << " | " << fmt(t.low->gb_per_s) << " | "
+          << amax_text(t.low->amax) << " | " << t.low->status << " | ";
+      else
+        o << "- | - | - | - | - | ";
+      o << md(t.high->label) << " | " << t.high->architecture << " | " << fmt(t.high->ns_per_block, "%.4g") << " | "
+        << fmt(t.high->gb_per_s) << " | " << amax_text(t.high->amax) << " | " << t.high->status << " |\n";
+    }
+  }
   for (const auto& t : r.tables) {
     o << "\n## " << t.hash << "\n\n";
     if (t.best_gb_per_s)
@@ -504,6 +766,30 @@ std::string to_markdown(const report& r) {
         << " | " << (x.usd_per_gb_per_s ? fmt(*x.usd_per_gb_per_s, "%.4g") : "-") << " | " << amax << " | "
         << md(src) << " |\n";
     }
+    bool any_custom = false;
+    for (const auto& x : t.rows) any_custom = any_custom || x.custom;
+    if (!any_custom) continue;
+    o << "\nDesign space (area and power as published, each row in its own unit; — = not known):\n\n"
+      << "| device | implementation | architecture | ns/block (1 chain) | GB/s (1 stream) | area | GB/s per area | "
+         "power | GB/s per W | status |\n"
+      << "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& x : t.rows) {
+      if (!x.custom && !x.best) continue;  // the best off-the-shelf row is the yardstick
+      std::string area = "—", per_area = "—", power = "—", per_watt = "—";
+      if (x.area) {
+        area = fmt(x.area->value, "%.6g") + " " + x.area->unit + " (" + x.area->technology + "; " + x.area->status + ")";
+        per_area = fmt(*x.gb_per_s_per_area, "%.4g") + " per " + x.area_per;
+      }
+      if (x.power) {
+        power = fmt(x.power->value, "%.4g") + " W (" + x.power->status + ")";
+        per_watt = fmt(*x.gb_per_s_per_watt, "%.4g");
+      }
+      std::string arch = x.custom ? x.architecture.text() : "—";
+      if (x.independent_gb_per_s) arch += " (" + fmt(*x.independent_gb_per_s) + " GB/s over independent messages)";
+      o << "| " << md(x.device) << " | " << md(x.implementation) << " | " << md(arch) << " | "
+        << (x.ns_per_block > 0 ? fmt(x.ns_per_block, "%.4g") : "-") << " | " << fmt(x.gb_per_s) << " | " << md(area)
+        << " | " << per_area << " | " << md(power) << " | " << per_watt << " | " << x.status << " |\n";
+    }
   }
   if (!r.notes.empty() || !r.custom_note.empty()) {
     o << "\n## Notes\n\n";
@@ -518,9 +804,17 @@ json to_json(const report& r) {
   for (const auto& t : r.tables) {
     json rows = json::array();
     for (const auto& x : t.rows) {
-      // The GB/s figure is only as good as the worst of its parts.
-      std::string status = x.source.status;
-      if (x.clock_source.status == "assumed") status = "assumed";
+      auto figure = [](const std::optional<sourced_figure>& f) -> json {
+        if (!f) return nullptr;
+        return {{"value", f->value},   {"unit", f->unit},     {"technology", f->technology},
+                {"source", f->source}, {"status", f->status}, {"note", f->note}};
+      };
+      json arch = nullptr;
+      if (!x.architecture.type.empty())
+        arch = {{"type", x.architecture.type}, {"factor", opt(x.architecture.factor)}, {"text", x.architecture.text()},
+                {"note", x.architecture.note}};
+      json per_area = nullptr;
+      if (x.gb_per_s_per_area) per_area = {{"value", *x.gb_per_s_per_area}, {"per", x.area_per}};
       rows.push_back({{"category", x.custom ? "custom" : "off-the-shelf"},
                       {"kind", x.kind},
                       {"device", x.device},
@@ -528,7 +822,7 @@ json to_json(const report& r) {
                       {"cycles_per_byte", x.cycles_per_byte > 0 ? json(x.cycles_per_byte) : json(nullptr)},
                       {"clock_hz", x.clock_hz > 0 ? json(x.clock_hz) : json(nullptr)},
                       {"gb_per_s", x.gb_per_s},
-                      {"gb_per_s_status", status},
+                      {"gb_per_s_status", x.status},  // the worst of the speed's parts
                       {"cost_usd", opt(x.cost_usd)},
                       {"cost_source", x.cost_usd ? json(x.cost_source) : json(nullptr)},
                       {"usd_per_gb_per_s", opt(x.usd_per_gb_per_s)},
@@ -536,11 +830,24 @@ json to_json(const report& r) {
                       {"best_off_the_shelf", x.best},
                       {"source", provenance_json(x.source)},
                       {"clock_source", x.clock_hz > 0 ? provenance_json(x.clock_source) : json(nullptr)},
-                      {"note", x.note}});
+                      {"note", x.note},
+                      {"architecture", arch},
+                      {"ns_per_block", x.ns_per_block > 0 ? json(x.ns_per_block) : json(nullptr)},
+                      {"independent_gb_per_s", opt(x.independent_gb_per_s)},
+                      {"area", figure(x.area)},
+                      {"gb_per_s_per_area", per_area},
+                      {"power", figure(x.power)},
+                      {"gb_per_s_per_watt", opt(x.gb_per_s_per_watt)}});
     }
+    auto end_json = [](const std::optional<range_end>& e) -> json {
+      if (!e) return nullptr;
+      return {{"core", e->label},         {"architecture", e->architecture}, {"gb_per_s", e->gb_per_s},
+              {"ns_per_block", e->ns_per_block}, {"amax", opt(e->amax)},      {"status", e->status}};
+    };
     tables.push_back({{"hash", t.hash},
                       {"best_off_the_shelf_gb_per_s", opt(t.best_gb_per_s)},
                       {"best_off_the_shelf", t.best_label.empty() ? json(nullptr) : json(t.best_label)},
+                      {"range", {{"low", end_json(t.low)}, {"high", end_json(t.high)}}},
                       {"rows", rows}});
   }
   return {{"schema", kAmaxSchema}, {"results", r.dirs},        {"custom_file", r.custom_file},

@@ -9,9 +9,16 @@
 // records (measured single-stream core cycles per byte and the calibrated core clock).
 // The best engine per hash and device is kept. Custom figures come from a data file
 // (experiments/data/custom-hardware.json): cycles per block, block bytes and clock of
-// published hardware designs, each quoted from a source or assumed with a reason.
-// Every figure carries its provenance: measured (record FILE:LINE), quoted (SOURCE) or
-// assumed (REASON); nothing quoted or assumed is shown as measured.
+// published hardware designs, each quoted from a source, derived from another entry with a
+// stated model, or assumed with a reason; where published, each design's architecture
+// (iterative, unrolled, folded, pipelined), area and power.
+// Every figure carries its provenance: measured (record FILE:LINE), quoted (SOURCE), derived
+// (MODEL) or assumed (REASON); nothing quoted, derived or assumed is shown as measured.
+//
+// Per hash the report gives the Amax range: low = the fastest low-area core as published
+// (iterative or folded), high = the core that finishes one block of one chain in the fewest
+// ns (unrolled and pipelined cores count by their latency: a pipeline adds throughput for
+// independent messages, not speed for one chain).
 //
 // Used by `poreplab report amax` (cmd_report.cpp) and by the runner for a config with
 // "reports": ["amax"] (DIR/amax.md, DIR/amax.json).
@@ -45,6 +52,42 @@ struct provenance {
   std::string text() const;  // "measured (record DIR/records.jsonl:12)"
 };
 
+// A design's datapath in the terms of the GMU FPGA benchmarking methodology document
+// (Gaj, "FPGA Benchmarking for High-Speed and Medium-Speed Implementations"): `iterative`
+// one round per cycle; `unrolled` factor k rounds per cycle; `folded` one round in factor
+// cycles; `pipelined` factor stages, each working on another message.
+struct architecture_spec {
+  std::string type;              // "iterative", "unrolled", "folded", "pipelined"; "" when not given
+  std::optional<double> factor;  // k or stages; always 1 for iterative
+  std::string note;
+  std::string text() const;      // "iterative", "unrolled x64", "folded /2", "pipelined, 64 stages", "-"
+};
+
+// A quoted, derived or assumed figure of a design (its area or its power).
+struct sourced_figure {
+  double value = 0;        // area in `unit`; power in watts
+  std::string unit;        // area: "um2", "mm2", "GE", "LUT", "ALM", "LE", "slices"; power: "W"
+  std::string technology;  // area: the process or FPGA family the count belongs to
+  std::string source;
+  std::string status;      // "quoted", "derived", "assumed"
+  std::string note;
+};
+
+// How a derived entry follows from a published one: the base core's cycles on rounds are
+// merged into cycles_per_block cycles, each `merged` (= base_round_cycles / cycles_per_block)
+// base cycles long minus the register overhead the merge removes:
+//   T = merged x (T_base - t_reg) + t_reg,  t_reg = register_overhead x T_base.
+struct derivation_spec {
+  std::size_t from = 0;               // index of the base entry
+  std::string from_pointer;           // "/entries/N"
+  double base_round_cycles = 0;       // the base core's cycles spent on rounds (its other cycles are overhead)
+  double register_overhead = 0;       // t_reg as a fraction of the base period, in (0, 1)
+  std::string text;                   // the model and its assumptions, in words
+  std::string source;                 // where the model comes from
+  std::string basis_status;           // the worst status among the base's figures ("quoted", "assumed")
+  std::string basis_reason;           // why, when the base is assumed
+};
+
 // One design of the custom-hardware data file.
 struct custom_entry {
   std::string hash;    // canonical
@@ -56,12 +99,16 @@ struct custom_entry {
   double clock_mhz = 0;
   std::optional<double> cost_usd;
   std::string source;  // URL / citation
-  std::string status;  // "quoted" or "assumed": the design's figures as a whole
+  std::string status;  // "quoted", "derived" or "assumed": the design's figures as a whole
   std::string reason;  // why, when assumed
-  std::string clock_status;  // "quoted" or "assumed" (defaults to status)
+  std::string clock_status;  // "quoted", "derived" or "assumed" (defaults to status)
   std::string clock_reason;  // why, when the clock is assumed
   std::string note;
   std::string where;  // "FILE: /entries/N"
+  architecture_spec architecture;    // type "" when the file does not say
+  std::optional<sourced_figure> area;
+  std::optional<sourced_figure> power;
+  std::optional<derivation_spec> derivation;  // exactly when status is "derived"
 };
 
 struct custom_data {
@@ -70,13 +117,15 @@ struct custom_data {
   std::vector<custom_entry> entries;
 };
 
-// Throws std::invalid_argument "<source>: <JSON pointer>: <problem>" for a malformed file
-// or an unknown hash or kind, and "<source>: parse error at ..." for bad JSON.
+// Throws std::invalid_argument "<source>: <JSON pointer>: <problem>" for a malformed file,
+// an unknown hash, kind or architecture, an area or power without its source, or a derived
+// entry whose figures do not follow from its derivation; "<source>: parse error at ..." for
+// bad JSON.
 custom_data parse_custom_hardware(std::string_view text, const std::string& source);
 // As parse_custom_hardware; std::runtime_error when the file cannot be read.
 custom_data load_custom_hardware(const std::filesystem::path& file);
-// experiments/data/custom-hardware.json of the checkout this binary belongs to (found
-// above the executable, else the tree it was configured from), or that relative path.
+// data/custom-hardware.json of share_dir() (util/share_dir.hpp: $POREPLAB_SHARE_DIR, a
+// checkout's experiments/ or an install's share/poreplab); std::runtime_error when none is found.
 std::filesystem::path default_custom_hardware_file();
 
 // One point record of a result directory, with the header of the run that measured it.
@@ -113,6 +162,26 @@ struct row {
   provenance source;           // of gb_per_s (and cycles per block for custom rows)
   provenance clock_source;     // of clock_hz
   std::string note;
+  // The design space (custom rows; off-the-shelf rows have none of these).
+  architecture_spec architecture;
+  double ns_per_block = 0;     // one block of one chain
+  std::optional<sourced_figure> area;
+  std::optional<double> gb_per_s_per_area;  // GB/s (1 stream) per area_per
+  std::string area_per;                     // "mm2", "1000 LUT", ...: the row's own unit
+  std::optional<sourced_figure> power;
+  std::optional<double> gb_per_s_per_watt;
+  std::optional<double> independent_gb_per_s;  // pipelined: stages x one chain, for independent messages
+  std::string status;          // the worst of the speed's parts: measured, quoted, derived, assumed
+};
+
+// One end of a hash's Amax range.
+struct range_end {
+  std::string label;        // "DESIGN (KIND)"
+  std::string architecture; // architecture_spec::text()
+  double gb_per_s = 0;
+  double ns_per_block = 0;
+  std::optional<double> amax;
+  std::string status;       // quoted, derived, assumed
 };
 
 struct hash_table {
@@ -120,6 +189,9 @@ struct hash_table {
   std::vector<row> rows;  // off-the-shelf first (fastest first), then custom (fastest first)
   std::optional<double> best_gb_per_s;
   std::string best_label;  // "DEVICE (ENGINE)"
+  // low: the fastest custom row that is not unrolled or pipelined (the low-area cores as
+  // published); high: the custom row with the fewest ns per block of one chain.
+  std::optional<range_end> low, high;
 };
 
 struct report {
