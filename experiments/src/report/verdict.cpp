@@ -689,10 +689,11 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     r.notes.push_back("No GPU was measured in these results: every GPU figure is MODELED from the kernel's SASS "
                       "(poreplab model gpu), or emulated on the host where marked cuda-emu.");
   }
-  for (const auto& [name, usd] : costs) {
+  for (const auto& cost : costs) {
+    const std::string name = lower(cost.first);
     const bool any = std::any_of(groups.begin(), groups.end(),
-                                 [&](const device_group& g) { return lower(g.label).find(lower(name)) != std::string::npos; });
-    if (!any) throw std::runtime_error("--cost " + name + ": no device of the verdict matches");
+                                 [&](const device_group& g) { return lower(g.label).find(name) != std::string::npos; });
+    if (!any) throw std::runtime_error("--cost " + cost.first + ": no device of the verdict matches");
   }
 
   for (const char* proof_name : kProofs) {
