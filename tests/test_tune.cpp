@@ -136,6 +136,31 @@ TEST_CASE("tune: a request's cost counts the idle lanes of a partly filled group
   CHECK_THROWS_AS(cpu::fastest_engine(engine_algo::sha256, 0), std::invalid_argument);
 }
 
+TEST_CASE("tune: several threads spread lane groups, so one-lane engines on a thread each can win", "[tune]") {
+  // 2 chains: a 2-lane engine at 0.85 of the one-lane cost per lane-block wins on one thread
+  // (1.7 < 2) and loses on two, where each one-lane chain has a thread (1.7 > 1).
+  CHECK(cpu::chains_step_ns(0.85, 2, 2, 1) == Approx(1.7));
+  CHECK(cpu::chains_step_ns(1.0, 1, 2, 1) == Approx(2.0));
+  CHECK(cpu::chains_step_ns(1.0, 1, 2, 2) == Approx(1.0));
+  CHECK(cpu::chains_step_ns(0.85, 2, 2, 2) == Approx(1.7));
+  CHECK(cpu::chains_step_ns(1.0, 4, 9, 2) == Approx(8.0));  // 3 groups of 4 on 2 threads: 2 rounds
+  CHECK(cpu::chains_step_ns(1.0, 1, 3, 0) == Approx(3.0));  // 0 threads counts as one
+  const cpu::engine* w = widest_sha256();
+  if (w->lanes == 1) {
+    WARN("no multi-lane SHA-256 engine here: the thread rule is not exercised");
+    return;
+  }
+  tune_scope scope;
+  test::scoped_env trust{cpu::kTuneEnv, cpu::kTuneTrustCache};  // planted rates, not this CPU's
+  const std::string wide(w->name);
+  plant_cache([&](const cpu::engine& e) { return e.name == wide ? 0.85 : e.name == "portable" ? 1.0 : 100.0; });
+  const std::size_t n = w->lanes;
+  CHECK(cpu::fastest_engine(engine_algo::sha256, n, 1).name == wide);
+  CHECK(cpu::fastest_engine(engine_algo::sha256, n, n).name == "portable");
+  CHECK(cpu::pick_label_engine(n, static_cast<int>(n)).name == "portable");
+  CHECK(cpu::pick_label_engine(n, 1).name == wide);
+}
+
 TEST_CASE("tune: a damaged, stale or absent cache is measured again and rewritten", "[tune]") {
   tune_scope scope;
   const auto file = cpu::tune_cache_file();
@@ -234,7 +259,7 @@ TEST_CASE("tune: poreplab tune shows the table and the picks, --check compares w
   const auto again = test::run_shell(env + test::poreplab_command("tune"), dir);
   REQUIRE(again.status == 0);
   CHECK(again.out.find("tuning:  cache ") != std::string::npos);
-  CHECK(again.out.find("auto picks:") != std::string::npos);
+  CHECK(again.out.find("auto picks (") != std::string::npos);
   // A tolerance no machine can miss by: the check itself must run and pass.
   const auto check = test::run_shell(env + test::poreplab_command("tune --check --json --rounds 1 --sample-ms 0.2 --tolerance 10"), dir);
   REQUIRE(check.status == 0);

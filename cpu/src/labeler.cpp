@@ -209,7 +209,7 @@ class cpu_backend final : public sdr::backend {
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
-    const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine);
+    const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine, opt_.threads);
     if (opt_.assembly == message_assembly::in_place && e.algo != engine_algo::sha256)
       throw std::invalid_argument("assembly in-place needs a SHA-256 job: the " + std::string(engine_algo_name(e.algo)) +
                                   " engines take contiguous blocks, so their messages are always gathered");
@@ -358,12 +358,13 @@ prefetch_level parse_prefetch_level(std::string_view s) {
   throw std::invalid_argument("unknown prefetch level '" + std::string(s) + "' (valid: l1, l2)");
 }
 
-const engine& pick_label_engine(std::size_t sectors) {
-  return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors));
+const engine& pick_label_engine(std::size_t sectors, int threads) {
+  const int t = threads > 0 ? threads : omp_get_max_threads();
+  return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors), static_cast<std::size_t>(std::max(t, 1)));
 }
 
 parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job) {
-  const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine);
+  const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
   const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
   return producer_plan(opt, job, e, threads_used(opt, groups)).where;
 }
@@ -388,10 +389,10 @@ engine_algo label_engine_algo(sdr::label_hash h) {
   }
 }
 
-const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name) {
+const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name, int threads) {
   const engine_algo algo = label_engine_algo(s.hash);
   if (!name.empty() && name != "auto") return find_engine(algo, name);
-  return algo == engine_algo::sha256 ? pick_label_engine(sectors) : best_engine(algo);
+  return algo == engine_algo::sha256 ? pick_label_engine(sectors, threads) : best_engine(algo);
 }
 
 }  // namespace poreplab::cpu

@@ -408,8 +408,14 @@ void reset_tuning() {
   g_tuning.reset();
 }
 
+double chains_step_ns(double ns_per_lane_block, std::size_t width, std::size_t lanes_needed, std::size_t threads) {
+  const std::size_t groups = (lanes_needed + width - 1) / width;
+  const std::size_t rounds = (groups + std::max<std::size_t>(threads, 1) - 1) / std::max<std::size_t>(threads, 1);
+  return static_cast<double>(rounds * width) * ns_per_lane_block;
+}
+
 const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
-                               std::size_t lanes_needed) {
+                               std::size_t lanes_needed, std::size_t threads) {
   std::vector<const engine*> cands;
   for (const engine* e : available_engines(algo))
     if (e->lanes >= min_lanes && e->lanes <= max_lanes) cands.push_back(e);
@@ -419,19 +425,18 @@ const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::siz
   const engine* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    const std::size_t w = cands[i]->lanes;
-    const std::size_t filled = lanes_needed == 0 ? w : (lanes_needed + w - 1) / w * w;
-    const double cost = static_cast<double>(filled) * (*rates)[i] / (lanes_needed == 0 ? static_cast<double>(w) : 1.0);
+    const double cost =
+        lanes_needed == 0 ? (*rates)[i] : chains_step_ns((*rates)[i], cands[i]->lanes, lanes_needed, threads);
     if (cost < best_cost) best = cands[i], best_cost = cost;
   }
   return best;
 }
 
-const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed) {
+const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed, std::size_t threads) {
   if (lanes_needed == 0) throw std::invalid_argument("fastest_engine: lanes needed must be at least 1");
   const std::size_t max_lanes = lanes_needed == 1 ? 1 : std::numeric_limits<std::size_t>::max();
   if (std::getenv(kForceEngineEnv) != nullptr) return best_engine(algo, 1, max_lanes);
-  if (const engine* e = measured_fastest(algo, 1, max_lanes, lanes_needed)) return *e;
+  if (const engine* e = measured_fastest(algo, 1, max_lanes, lanes_needed, threads)) return *e;
   // Static order: the widest engine the request fills (wider ones would hash idle lanes).
   const engine* widest = nullptr;
   for (const engine* e : available_engines(algo))

@@ -167,7 +167,7 @@ std::vector<backend_entry> make_entries() {
   v.push_back({"cpu", "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine",
                [](const backend_settings& o) { return cpu::make_cpu_backend(cpu_labeler_options(o)); },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
-                 return &cpu::pick_label_engine(s, sectors, o.text("engine"));
+                 return &cpu::pick_label_engine(s, sectors, o.text("engine"), static_cast<int>(o.count("threads")));
                }});
   v.push_back({"cuda-emu", "the CUDA backend's kernels and launch sequence run on the host",
                [](const backend_settings& o) {

@@ -1,4 +1,7 @@
 // `poreplab tune`: the engine calibration behind `auto`, shown, redone or checked.
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -32,8 +35,11 @@ std::vector<std::size_t> requests_of(cpu::engine_algo a) {
 }
 
 // ceil(lanes / width) x width x ns: what one block of every requested chain costs.
+// The labeler's threads (OpenMP's default): auto spreads a request's lane groups over them.
+std::size_t label_threads() { return static_cast<std::size_t>(std::max(1, omp_get_max_threads())); }
+
 double request_cost(const cpu::engine_rate& r, std::size_t lanes) {
-  return static_cast<double>((lanes + r.lanes - 1) / r.lanes * r.lanes) * r.ns_per_lane_block;
+  return cpu::chains_step_ns(r.ns_per_lane_block, r.lanes, lanes, label_threads());
 }
 
 nlohmann::json picks_json() {
@@ -42,7 +48,8 @@ nlohmann::json picks_json() {
     for (std::size_t lanes : requests_of(a))
       picks.push_back({{"algo", cpu::engine_algo_name(a)},
                        {"lanes_needed", lanes},
-                       {"engine", cpu::fastest_engine(a, lanes).name}});
+                       {"threads", label_threads()},
+                       {"engine", cpu::fastest_engine(a, lanes, label_threads()).name}});
   return picks;
 }
 
@@ -53,7 +60,7 @@ nlohmann::json check_json(const cpu::engine_tuning& fresh, double tolerance, boo
   ok = true;
   for (cpu::engine_algo a : cpu::engine_algos())
     for (std::size_t lanes : requests_of(a)) {
-      const cpu::engine& pick = cpu::fastest_engine(a, lanes);
+      const cpu::engine& pick = cpu::fastest_engine(a, lanes, label_threads());
       const cpu::engine_rate* pr = fresh.find(a, pick.name);
       const cpu::engine_rate* best = nullptr;
       for (const auto& r : fresh.rates)
@@ -88,7 +95,7 @@ void print_text(const cpu::engine_tuning& t, const nlohmann::json& picks) {
                   r.engine.c_str(), r.lanes, r.ns_per_lane_block,
                   static_cast<double>(block_bytes(r.algo)) / r.ns_per_lane_block);
   }
-  std::cout << "auto picks:";
+  std::cout << "auto picks (" << label_threads() << " threads):";
   for (const auto& p : picks)
     std::cout << " " << p["algo"].get<std::string>() << "x" << p["lanes_needed"].get<std::size_t>() << "="
               << p["engine"].get<std::string>();

@@ -83,17 +83,21 @@ parent_producer planned_producer(const labeler_options& opt, const sdr::label_jo
 // "shani" for a blake2s job) makes label() throw std::invalid_argument naming the algo.
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt);
 
-// The engine `auto` picks for S sectors: fastest_engine(sha256, S) (tune.hpp): measured
-// on this CPU, one stream -> the fastest 1-lane engine, several -> the lowest cost for S
-// chains; without measurements the widest engine S fills.
-const engine& pick_label_engine(std::size_t sectors);
+// The engine `auto` picks for S sectors labeled by `threads` threads (0: this process's
+// OpenMP threads): fastest_engine(sha256, S, threads) (tune.hpp): measured on this CPU,
+// one stream -> the fastest 1-lane engine, several -> the lowest time per block step for S
+// chains with their groups spread over the threads; without measurements the widest
+// engine S fills.
+const engine& pick_label_engine(std::size_t sectors, int threads = 0);
 
 // The engine algorithm of a labeling hash (blake2b-256 runs on the BLAKE2b engines).
 engine_algo label_engine_algo(sdr::label_hash h);
 
 // The engine the cpu backend uses for a scheme: `name` of the scheme's hash algo, or for
-// "auto" pick_label_engine (SHA-256) / the best engine of the algo (BLAKE2, one stream).
-// Throws std::invalid_argument naming the algo for an unknown name, engine_unavailable.
-const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name = "auto");
+// "auto" pick_label_engine (SHA-256, on `threads` threads as above) / the best engine of
+// the algo (BLAKE2, one stream). Throws std::invalid_argument naming the algo for an
+// unknown name, engine_unavailable.
+const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name = "auto",
+                                int threads = 0);
 
 }  // namespace poreplab::cpu

@@ -81,16 +81,24 @@ const engine_tuning& recalibrate_tuning(int rounds = 7, double sample_seconds = 
 // cache again (tests).
 void reset_tuning();
 
-// Among the available engines of width min_lanes..max_lanes, the one measured fastest for
-// `lanes_needed` chains (0: each engine's width filled, i.e. the lowest ns_per_lane_block);
-// nullptr when there is none or the tuning lacks a rate for one of them (static order).
-const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
-                               std::size_t lanes_needed);
+// The time of one block step for `lanes_needed` chains on an engine of `width` lanes
+// measured at ns_per_lane_block on one thread, with `threads` threads on as many cores:
+// the ceil(lanes_needed / width) groups (idle lanes of a partly filled one still cost) run
+// threads at a time. One thread: ceil(lanes_needed / width) x width x ns_per_lane_block.
+double chains_step_ns(double ns_per_lane_block, std::size_t width, std::size_t lanes_needed, std::size_t threads);
 
-// The engine measured fastest for `lanes_needed` chains: each available engine costs
-// ceil(lanes_needed / width) x width x ns_per_lane_block (idle lanes of a partly filled
-// group still cost). lanes_needed 1 keeps to one-lane engines. POREPLAB_FORCE_ENGINE wins;
-// without a measured rate for every candidate the static order decides, as before.
-const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed);
+// Among the available engines of width min_lanes..max_lanes, the one measured fastest for
+// `lanes_needed` chains on `threads` threads (chains_step_ns; 0 lanes: each engine's width
+// filled, i.e. the lowest ns_per_lane_block); nullptr when there is none or the tuning
+// lacks a rate for one of them (static order).
+const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
+                               std::size_t lanes_needed, std::size_t threads = 1);
+
+// The engine measured fastest for `lanes_needed` chains on `threads` threads
+// (chains_step_ns): on several cores, one-lane engines on a thread each can beat a wider
+// engine that leaves a core idle. lanes_needed 1 keeps to one-lane engines.
+// POREPLAB_FORCE_ENGINE wins; without a measured rate for every candidate the static order
+// decides, as before.
+const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed, std::size_t threads = 1);
 
 }  // namespace poreplab::cpu
