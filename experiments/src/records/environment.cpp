@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)
 #include "poreplab/cpu/features.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/devices.hpp"
