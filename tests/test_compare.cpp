@@ -115,6 +115,15 @@ TEST_CASE("compare: ratios, intervals and verdicts point by point", "[compare]")
   CHECK(j["comparisons"][0]["points"][3]["ci95"].is_null());
 }
 
+TEST_CASE("compare: two directories of one name are told apart by their parents", "[compare]") {
+  test::temp_dir s("compare-names");
+  write_records(s / "epyc" / "scaling", {header("E", "G"), point("e", 1024, around(100))});
+  write_records(s / "xeon" / "scaling", {header("X", "G"), point("e", 1024, around(90))});
+  const auto r = compare::compare({s / "epyc" / "scaling", s / "xeon" / "scaling"});
+  CHECK(r.sides[0].label == "epyc/scaling");
+  CHECK(r.sides[1].label == "xeon/scaling");
+}
+
 TEST_CASE("compare: the bootstrap interval of a ratio", "[compare]") {
   const auto same = compare::median_ratio(around(10), around(10));
   CHECK(same.lo < 1);

@@ -325,7 +325,19 @@ result compare(const std::vector<fs::path>& dirs, std::optional<double> fail_pct
     throw std::runtime_error("--fail-on-regression " + format_number(*fail_pct) + ": expected a percentage from 0 to 10000");
   std::vector<side_data> sides;
   for (const auto& d : dirs) sides.push_back(load_side(d));
-  // Two directories of one name (results/a and old/a) get their position as a suffix.
+  // Two directories of one name (xeon/scaling and epyc/scaling) are named with their parent
+  // directory, and if that is not enough, with their position.
+  auto with_parent = [](const fs::path& dir) {
+    const fs::path abs = fs::absolute(dir).lexically_normal();
+    const fs::path p = abs.filename().empty() ? abs.parent_path() : abs;
+    return (p.parent_path().filename() / p.filename()).string();
+  };
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    for (std::size_t j = i + 1; j < sides.size(); ++j)
+      if (sides[j].meta.label == sides[i].meta.label) {
+        sides[i].meta.label = with_parent(dirs[i]);
+        sides[j].meta.label = with_parent(dirs[j]);
+      }
   for (std::size_t i = 0; i < sides.size(); ++i)
     for (std::size_t j = i + 1; j < sides.size(); ++j)
       if (sides[j].meta.label == sides[i].meta.label) sides[j].meta.label += " (" + std::to_string(j + 1) + ")";
