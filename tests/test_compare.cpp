@@ -122,6 +122,13 @@ TEST_CASE("compare: two directories of one name are told apart by their parents"
   const auto r = compare::compare({s / "epyc" / "scaling", s / "xeon" / "scaling"});
   CHECK(r.sides[0].label == "epyc/scaling");
   CHECK(r.sides[1].label == "xeon/scaling");
+  // A machine's directory of data sets: points match within the data set of the same name.
+  write_records(s / "xeon" / "default", {header("X", "G"), point("e", 1024, around(90))});
+  const auto m = compare::compare({s / "epyc", s / "xeon"});
+  REQUIRE(m.comparisons[0].rows.size() == 1);
+  CHECK(m.comparisons[0].rows[0].experiment == "scaling/e");
+  REQUIRE(m.comparisons[0].only_other.size() == 1);
+  CHECK(m.comparisons[0].only_other[0].label.starts_with("default/e"));
 }
 
 TEST_CASE("compare: the bootstrap interval of a ratio", "[compare]") {

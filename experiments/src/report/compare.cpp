@@ -53,6 +53,19 @@ std::vector<double> samples_of(const json& rec) {
   return out;
 }
 
+// The result directories a path stands for: itself when it holds records.jsonl, else its
+// subdirectories that do (a machine's data set, docs/results/<cpu>-<date>/), by name.
+std::vector<std::pair<std::string, fs::path>> result_dirs_of(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || fs::exists(dir / "records.jsonl", ec)) return {{"", dir}};
+  std::vector<std::pair<std::string, fs::path>> subs;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory(ec) && fs::exists(e.path() / "records.jsonl", ec)) subs.emplace_back(e.path().filename().string(), e.path());
+  if (subs.empty()) return {{"", dir}};  // load_result_dirs names what is missing
+  std::sort(subs.begin(), subs.end());
+  return subs;
+}
+
 side_data load_side(const fs::path& dir) {
   side_data s;
   s.meta.path = dir.string();
@@ -60,14 +73,22 @@ side_data load_side(const fs::path& dir) {
   if (name.filename().empty()) name = name.parent_path();
   s.meta.label = name.filename().string();
   if (s.meta.label.empty() || s.meta.label == ".") s.meta.label = fs::absolute(dir).lexically_normal().filename().string();
-  const amax::inputs in = amax::load_result_dirs({dir});
   std::set<std::string> seen_headers;
-  for (const auto& r : in.records) {
-    const std::string key = point_key(r.point);
-    point_side p{r.point, r.header, r.where, samples_of(r.point)};
-    if (s.points.emplace(key, std::move(p)).second) s.order.push_back(key);
-    const std::string h = r.header.dump();
-    if (seen_headers.insert(h).second) s.headers.push_back(r.header);
+  for (const auto& [set_name, set_dir] : result_dirs_of(dir)) {
+    const amax::inputs in = amax::load_result_dirs({set_dir});
+    for (const auto& r : in.records) {
+      json rec = r.point;
+      // A machine's data sets: points match within the data set of the same name.
+      if (!set_name.empty()) {
+        rec["experiment"] = set_name + "/" + rec.value("experiment", "");
+        rec["description"] = set_name + "/" + rec.value("description", "");
+      }
+      const std::string key = point_key(rec);
+      point_side p{rec, r.header, r.where, samples_of(rec)};
+      if (s.points.emplace(key, std::move(p)).second) s.order.push_back(key);
+      const std::string h = r.header.dump();
+      if (seen_headers.insert(h).second) s.headers.push_back(r.header);
+    }
   }
   return s;
 }
@@ -361,6 +382,8 @@ result compare(const std::vector<fs::path>& dirs, std::optional<double> fail_pct
 
 namespace {
 
+constexpr std::size_t kListedPoints = 30;  // longer lists are counted per experiment
+
 std::string pct_text(double ratio) {
   const double p = (ratio - 1) * 100;
   std::string s = format_number(std::fabs(p), 3);
@@ -423,7 +446,19 @@ std::string to_markdown(const result& r) {
     auto list = [&o](const std::string& title, const std::vector<unmatched>& items) {
       if (items.empty()) return;
       o << "\n" << title << " (" << items.size() << "):\n\n";
-      for (const auto& u : items) o << "- " << u.label << ": " << u.why << "\n";
+      if (items.size() <= kListedPoints) {
+        for (const auto& u : items) o << "- " << u.label << ": " << u.why << "\n";
+        return;
+      }
+      // Many (a whole data set on one side): counted per experiment, each in the JSON.
+      std::vector<std::pair<std::string, std::size_t>> per;
+      for (const auto& u : items) {
+        const std::string exp = u.label.substr(0, u.label.find(' '));
+        auto it = std::find_if(per.begin(), per.end(), [&](const auto& e) { return e.first == exp; });
+        if (it == per.end()) per.emplace_back(exp, 1);
+        else ++it->second;
+      }
+      for (const auto& [exp, n] : per) o << "- " << exp << ": " << n << " point" << (n == 1 ? "" : "s") << "\n";
     };
     list("Not comparable", c.not_comparable);
     list("Only in " + base, c.only_baseline);

@@ -66,8 +66,10 @@ struct result {
   std::size_t regressions = 0;
 };
 
-// Reads DIR/records.jsonl of each path (a directory of `poreplab run` or `merge`) and
-// compares sides[1..] against sides[0]. Throws std::runtime_error with one line for fewer
+// Reads DIR/records.jsonl of each path (a directory of `poreplab run` or `merge`; a
+// directory without one stands for its subdirectories that have one, e.g. a machine's
+// data sets docs/results/<cpu>-<date>/, whose points match within the data set of the
+// same name) and compares sides[1..] against sides[0]. Throws std::runtime_error with one line for fewer
 // than two paths, a missing or damaged records file (naming file and line), a records
 // schema this poreplab does not read, or two sides with no point in common.
 result compare(const std::vector<std::filesystem::path>& dirs, std::optional<double> fail_on_regression_pct = {});
