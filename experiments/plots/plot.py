@@ -946,7 +946,7 @@ def compare_figure(d):
         ax.set_title("%s against %s\n%d faster, %d slower, %d within noise" % (
             c["other"], c["baseline"], c["counts"]["faster"], c["counts"]["slower"], c["counts"]["within_noise"]),
             fontsize=9)
-        ax.set_xlabel("ratio of medians, other / baseline (log; times: < 1 is faster)", fontsize=8)
+        ax.set_xlabel("ratio of medians, other / baseline (log)\nfor times, below 1 is faster", fontsize=8)
     fig.tight_layout()
     out = os.path.join(d, "plots")
     os.makedirs(out, exist_ok=True)
