@@ -443,9 +443,10 @@ TEST_CASE("a second run into the same -o is refused while the first holds it", "
   const fs::path out = dir / "out";
   const pid_t pid = test::spawn_poreplab_run(dir / "c.json", out);
   REQUIRE(pid >= 0);
-  // Stopped as soon as it has started: it holds the directory while the others try.
+  // Stopped as soon as it has started (its header line written, so that merge reads a
+  // records file, not an empty one): it holds the directory while the others try.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "records.jsonl"))
+  while (std::chrono::steady_clock::now() < deadline && slurp(out / "records.jsonl").find('\n') == std::string::npos)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   ::kill(pid, SIGSTOP);
   int stopped = 0;
