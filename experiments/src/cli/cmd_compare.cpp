@@ -55,7 +55,9 @@ void add_compare_command(CLI::App& app) {
     if (out.empty()) {
       std::cout << (o->json ? js : md);
     } else {
-      std::filesystem::create_directories(out);
+      std::error_code ec;
+      std::filesystem::create_directories(out, ec);
+      if (ec) throw usage_error("cannot create the output directory " + out.string() + ": " + ec.message());
       runner::write_file_atomic(out / "compare.json", js);
       runner::write_file_atomic(out / "compare.md", md);
       runner::run_plot_script({"--compare", out.string()}, out);
