@@ -1,6 +1,7 @@
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
+#include "poreplab/cpu/topology.hpp"
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/cpu/tune.hpp"
 
@@ -13,8 +14,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -33,25 +32,34 @@ std::uint64_t producer_min_layer_bytes() {
 }
 
 // The CPUs of this process's affinity mask, in order.
-std::vector<int> allowed_cpus() {
-  cpu_set_t allowed;
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-  return cpus;
-}
+std::vector<int> allowed_cpus() { return affinity_cpus(); }
 
-void pin_to_cpu(int cpu) {
+void set_affinity(int cpu) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
+// The producer pairs' pinning (label_with_producers: odd OpenMP threads are producers).
+// A placed labeling (topology.hpp) records it; placement none pins nothing.
+void pin_to_cpu(int cpu) {
+  const int t = omp_get_thread_num();
+  const int placed = detail::placed_cpu(t);
+  if (placed != -1) set_affinity(cpu);
+  if (placed != detail::kNotPlaced) detail::note_thread(t, t % 2 == 1 ? "producer" : "label", placed != -1);
+}
+
+// Labeling thread `index`: on the CPU its placement gives (topology.hpp) in a placed
+// labeling, else on the index-th CPU of the affinity mask.
 void pin_current_thread(int index) {
+  if (const int placed = detail::placed_cpu(index); placed != detail::kNotPlaced) {
+    if (placed >= 0) set_affinity(placed);
+    detail::note_thread(index, "label", placed >= 0);
+    return;
+  }
   const std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() > 1) pin_to_cpu(cpus[static_cast<std::size_t>(index) % cpus.size()]);
+  if (cpus.size() > 1) set_affinity(cpus[static_cast<std::size_t>(index) % cpus.size()]);
 }
 
 // Pinning runs on the calling thread too (it is OpenMP's thread 0): its own affinity comes
@@ -70,25 +78,8 @@ class affinity_restorer {
   bool saved_ = false;
 };
 
-// The SMT siblings of `cpu` (itself included) as the kernel lists them; empty if unknown.
-std::vector<int> smt_siblings(int cpu) {
-  std::vector<int> out;
-  std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/thread_siblings_list");
-  std::string text;
-  if (!std::getline(in, text)) return out;
-  std::istringstream list(text);
-  for (std::string part; std::getline(list, part, ',');) {
-    const auto dash = part.find('-');
-    try {
-      const int lo = std::stoi(part.substr(0, dash));
-      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-      for (int c = lo; c <= hi && c - lo < 64; ++c) out.push_back(c);
-    } catch (const std::exception&) {
-      return {};
-    }
-  }
-  return out;
-}
+// The SMT siblings of `cpu` (itself included), from hwloc or /sys (topology.hpp); empty if unknown.
+std::vector<int> smt_siblings(int cpu) { return topology().siblings_of(cpu); }
 
 // (labeling CPU, producer CPU) pairs for a producer placement (core or sibling) over the
 // allowed CPUs: sibling pairs each core's first allowed CPU with an allowed sibling; core

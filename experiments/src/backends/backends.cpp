@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/topology.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
@@ -48,14 +49,18 @@ const std::vector<backend_knob>& backend_knobs() {
       text_knob("engine", "auto", engine_choices, {"cpu"},
                 "engine of the point's hash; auto = the best for the sector count"),
       count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
-      count_knob("pin_threads", 1, 0, 1, {"cpu"}, "1 = pin labeling thread i to the i-th CPU of the affinity mask"),
+      count_knob("pin_threads", 1, 0, 1, {"cpu"}, "0 = pin no thread (placement none); 1 = pin as placement says"),
+      text_knob("placement", "compact", [] { return cpu::thread_placement_names(); }, {"cpu"},
+                "where labeling threads are pinned: compact (thread i on the i-th CPU of the affinity mask), spread "
+                "(one per core before any SMT sibling), siblings (both SMT threads of a core before the next core), "
+                "cores (one per core, siblings idle, threads capped at the cores), none (the OS decides)"),
       count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
       text_knob("prefetch_level", "l2", [] { return std::vector<std::string>{"l1", "l2"}; }, {"cpu"},
                 "cache level the parents are prefetched into: l1 (prefetcht0) or l2 (prefetcht1, keeps L1 for the "
                 "engine)"),
       text_knob("assembly", "auto", [] { return std::vector<std::string>{"auto", "in-place", "gather"}; }, {"cpu"},
-                "SHA-256 message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
-                "BLAKE2 always gathers; auto = in-place"),
+                "message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
+                "auto = in-place"),
       text_knob("encoding", "normal", [] { return std::vector<std::string>{"normal", "montgomery"}; }, {"cpu"},
                 "ZigZag key + node: normal-form add, or the 2019 r2 Montgomery round trip (SDR: no effect)"),
       text_knob("huge_pages", "default", [] { return std::vector<std::string>{"default", "on", "off"}; }, {"cpu"},
@@ -165,7 +170,9 @@ std::vector<backend_entry> make_entries() {
                  return &cpu::find_engine(cpu::label_engine_algo(s.hash), "portable");
                }});
   v.push_back({"cpu", "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine",
-               [](const backend_settings& o) { return cpu::make_cpu_backend(cpu_labeler_options(o)); },
+               [](const backend_settings& o) -> std::unique_ptr<sdr::backend> {
+                 return cpu::make_placed_cpu_backend(cpu_labeler_options(o), cpu_thread_placement(o));
+               },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
                  return &cpu::pick_label_engine(s, sectors, o.text("engine"), static_cast<int>(o.count("threads")));
                }});
@@ -210,6 +217,10 @@ const backend_entry& find_backend(std::string_view name) {
 
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt) {
   return find_backend(name).make(opt);
+}
+
+cpu::thread_placement cpu_thread_placement(const backend_settings& o) {
+  return o.count("pin_threads") == 0 ? cpu::thread_placement::none : cpu::parse_thread_placement(o.text("placement"));
 }
 
 cpu::labeler_options cpu_labeler_options(const backend_settings& o) {

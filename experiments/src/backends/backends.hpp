@@ -13,6 +13,7 @@
 
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/topology.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
@@ -70,5 +71,7 @@ std::vector<std::string> backend_names();
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt = {});
 // The cpu backend's options from its knobs.
 cpu::labeler_options cpu_labeler_options(const backend_settings& o);
+// Its thread placement (topology.hpp): the placement knob, or none where pin_threads is 0.
+cpu::thread_placement cpu_thread_placement(const backend_settings& o);
 
 }  // namespace poreplab

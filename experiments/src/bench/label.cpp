@@ -29,6 +29,7 @@
 #include "poreplab/sdr/window_store.hpp"
 #include "poreplab/sdr/layer_clock.hpp"
 #include "poreplab/stats.hpp"
+#include "records/environment.hpp"
 #include "util/text.hpp"
 
 namespace poreplab {
@@ -260,6 +261,8 @@ label_bench_result bench_label(const label_bench_options& in) {
            static_cast<double>(floor_chain);
   };
 
+  const auto* placed = dynamic_cast<const cpu::placed_backend*>(be.get());
+  if (placed != nullptr) r.placement = cpu::thread_placement_name(placed->placement());
   const auto t_start = std::chrono::steady_clock::now();
   for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, store);
   if (engine != nullptr && opt.warmup > 0) floor_ns();
@@ -308,6 +311,7 @@ label_bench_result bench_label(const label_bench_options& in) {
       per_layer_ns[k].push_back(sec * 1e9 / static_cast<double>(window ? opt.window_nodes : r.nodes));
     }
     readings.push_back(cpu::measure_core_hz());
+    if (placed != nullptr) r.thread_map = thread_map_json(placed->last_threads());
     r.cpu_share.push_back(share);
     if (std::min(share, floor_share) < kMinCpuShare) r.preempted.push_back(i);
     const double ns = t.end_to_end_s * 1e9 / work;
@@ -526,6 +530,10 @@ nlohmann::json to_json(const label_bench_result& r) {
     j["window_resident_bytes"] = r.window_resident_bytes;
   }
   if (!r.verify_failure.empty()) j["verify_failure"] = r.verify_failure;
+  if (!r.placement.empty()) {
+    j["placement"] = r.placement;
+    j["thread_map"] = r.thread_map;
+  }
   if (!r.layer_ns_per_node.empty()) {
     j["first_timed_layer"] = r.first_timed_layer;
     j["layer_ns_per_node"] = r.layer_ns_per_node;

@@ -73,6 +73,10 @@ struct label_bench_result {
   double cycles_per_byte = 0;      // TSC cycles per hashed byte at the median (0: no TSC)
   std::string engine;              // the engine actually used
   std::string producer = "off";    // cpu: where parent producers ran (off, core, sibling)
+  // cpu: the thread placement (compact, spread, siblings, cores, none) and where each
+  // thread of the last timed sample ran (records/environment.hpp, thread_map_json).
+  std::string placement;
+  nlohmann::json thread_map = nlohmann::json::array();
   std::string device;              // CPU model or GPU name
   int device_sm_count = 0;         // cuda only
   int device_clock_mhz = 0;        // cuda only: SM clock

@@ -94,6 +94,16 @@ void add_bench_label_command(CLI::App& app) {
                 << (r.producer != "off" ? ", parents gathered by a producer thread (" + r.producer + ")" : std::string())
                 << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
                 << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
+      if (!r.thread_map.empty()) {
+        std::cout << "  threads            placement " << r.placement << ":";
+        for (std::size_t i = 0; i < r.thread_map.size(); ++i) {
+          const auto& t = r.thread_map[i];
+          std::cout << (i ? ", " : " ") << (t["role"] == "producer" ? "p" : "t") << t["thread"].get<int>() << "->cpu "
+                    << t["cpu"].get<int>() << " (core " << t["core"].get<int>() << (t["pinned"].get<bool>() ? "" : ", unpinned")
+                    << (t.value("moved", false) ? ", moved" : "") << ")";
+        }
+        std::cout << "\n";
+      }
       if (r.options.window_nodes > 0)
         std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
                   << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "

@@ -43,6 +43,16 @@ void print_text(const nlohmann::json& env) {
             << ")\n";
   std::cout << "cpu:       " << cpu["model"].get<std::string>() << " (" << cpu["vendor"].get<std::string>() << ")\n";
   std::cout << "cores:     " << cpu["logical_cores"].get<int>() << " logical\n";
+  if (env.contains("topology")) {
+    const auto& t = env["topology"];
+    std::cout << "topology:  " << t["packages"].get<int>() << " package(s), " << t["cores"].get<int>() << " cores, "
+              << t["pus"].get<int>() << " PUs, " << t["smt"].get<int>() << " thread(s) per core ("
+              << t["source"].get<std::string>() << "); PU:core";
+    for (const auto& pc : t["pu_core"]) std::cout << " " << pc[0].get<int>() << ":" << pc[1].get<int>();
+    std::cout << "; allowed";
+    for (const auto& c : t["allowed"]) std::cout << " " << c.get<int>();
+    std::cout << "\n";
+  }
   std::cout << "features:";
   for (const auto& f : cpu["features"]) std::cout << " " << f.get<std::string>();
   std::cout << "\n";

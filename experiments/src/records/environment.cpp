@@ -84,13 +84,38 @@ nlohmann::json memory_json() {
   return {{"total_bytes", total}, {"available_bytes", available}};
 }
 
+nlohmann::json topology_json() {
+  const cpu::machine_topology& t = cpu::topology();
+  nlohmann::json pu_core = nlohmann::json::array();
+  for (const auto& p : t.pus) pu_core.push_back({p.os_index, p.core});
+  return {{"source", t.source},
+          {"packages", t.packages},
+          {"cores", t.cores},
+          {"pus", t.pus.size()},
+          {"smt", t.threads_per_core()},
+          {"pu_core", pu_core},
+          {"allowed", cpu::affinity_cpus()},
+          {"l2", t.l2},
+          {"l3", t.l3}};
+}
+
+nlohmann::json thread_map_json(const std::vector<cpu::thread_cpu>& threads) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : threads) {
+    nlohmann::json j = {{"thread", t.thread}, {"cpu", t.cpu}, {"core", t.core}, {"role", t.role}, {"pinned", t.pinned}};
+    if (t.moved) j["moved"] = true;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::json environment_json() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"host", host}, {"date", date}, {"cpu", cpu_json()}, {"memory", memory_json()}, {"cuda", cuda_json()}, {"build", build_json()}};
+  return {{"host", host}, {"date", date}, {"cpu", cpu_json()}, {"topology", topology_json()}, {"memory", memory_json()}, {"cuda", cuda_json()}, {"build", build_json()}};
 }
 
 }  // namespace poreplab

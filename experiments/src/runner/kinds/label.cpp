@@ -97,6 +97,10 @@ measurement run_plan(const json& axes, const sampling& plan) {
     for (const char* key : {"first_timed_layer", "layer_ns_per_node", "layer_groups_ns_per_node"}) m.context[key] = row[key];
   }
   if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
+  if (!r.placement.empty()) {
+    m.context["placement"] = r.placement;
+    m.context["thread_map"] = r.thread_map;
+  }
   // Intervals, pairs, clocks and the stopping rule (bench/label.hpp).
   const json trust = measurement_json(r);  // named: items() must not outlive it
   for (const auto& [k, v] : trust.items()) m.context[k] = v;

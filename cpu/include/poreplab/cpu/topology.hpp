@@ -1,0 +1,104 @@
+#pragma once
+// The machine's processing units (PUs: hardware threads), the core and package each
+// belongs to, and which PUs share an L2 / L3: read with hwloc, or from /sys when hwloc
+// cannot load the topology. Over it, where the labeling threads go (thread_placement),
+// and the record of where each one ran (thread_cpu).
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "poreplab/cpu/labeler.hpp"
+
+namespace poreplab::cpu {
+
+struct processing_unit {
+  int os_index = -1;  // the CPU number of sched_setaffinity / sched_getcpu
+  int core = -1;      // 0..cores-1, in hwloc's logical order (sysfs: order of first appearance)
+  int package = -1;   // 0..packages-1
+};
+
+struct machine_topology {
+  std::string source;  // "hwloc" or "sysfs"
+  int packages = 0;
+  int cores = 0;
+  std::vector<processing_unit> pus;      // ascending os_index
+  std::vector<std::vector<int>> l2, l3;  // the PUs (os indices) sharing each L2 / L3; empty: unknown
+  int threads_per_core() const;          // most PUs of one core (1: no SMT)
+  int core_of(int cpu) const;            // -1 for a CPU it does not list
+  std::vector<int> siblings_of(int cpu) const;  // the PUs of cpu's core, itself included
+};
+
+// Throw std::runtime_error naming what failed.
+machine_topology read_topology_hwloc();
+machine_topology read_topology_sysfs();
+// hwloc, else /sys, else one core per online CPU (source "sysconf"); read once a process.
+const machine_topology& topology();
+
+// The CPUs of this process's affinity mask (the calling thread's), ascending.
+std::vector<int> affinity_cpus();
+
+// Where the labeling threads are pinned. compact: thread i on the i-th CPU of the affinity
+// mask (what pin_threads always did); spread: one thread per core before any core gets a
+// second (each core's first allowed PU, then each core's second...); siblings: every
+// allowed PU of a core before the next core; cores: one thread per core, the SMT siblings
+// left idle (the thread count is capped at the cores); none: no pinning, the OS decides.
+enum class thread_placement { compact, spread, siblings, cores, none };
+thread_placement parse_thread_placement(std::string_view s);  // std::invalid_argument listing the valid ones
+const char* thread_placement_name(thread_placement p);
+std::vector<std::string> thread_placement_names();
+
+// The CPU of labeling thread i at [i % size] for a placement over the `allowed` CPUs (in
+// mask order) of topology `t`; cores are taken in the order their first PU appears in
+// `allowed`. Empty for none. A CPU `t` does not list counts as a core of its own.
+std::vector<int> placement_cpus(thread_placement p, const machine_topology& t, const std::vector<int>& allowed);
+// Why `p` cannot mean what it says over these CPUs (siblings with no core that has two
+// allowed PUs), or empty.
+std::string placement_unavailable(thread_placement p, const machine_topology& t, const std::vector<int>& allowed);
+
+// Where one thread of a labeling ran (its last layer).
+struct thread_cpu {
+  int thread = 0;         // OpenMP thread number
+  int cpu = -1;           // sched_getcpu() just after placement
+  int core = -1;          // that CPU's core in topology()
+  std::string role = "label";  // label | producer (a parent producer, labeler.hpp)
+  bool pinned = false;
+  bool moved = false;     // unpinned, and on another CPU at an earlier layer
+};
+
+// The cpu backend with its labeling threads placed by `p` (pin_threads is then ignored:
+// none is no pinning) and the map of where each thread ran kept after every labeling.
+// Producers (labeler_options::producer) keep their own CPU pairs, recorded as such.
+class placed_backend final : public sdr::backend {
+ public:
+  placed_backend(const labeler_options& opt, thread_placement p);
+  std::string name() const override { return inner_->name(); }
+  void label(const sdr::label_job& job, sdr::layer_store& store) override;
+  std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override;
+  sdr::tree_d_row_hasher tree_d_rows() override { return inner_->tree_d_rows(); }
+  thread_placement placement() const { return placement_; }
+  // The last labeling's threads, by role then thread number.
+  std::vector<thread_cpu> last_threads() const;
+
+ private:
+  std::unique_ptr<sdr::backend> inner_;
+  thread_placement placement_;
+  mutable std::mutex mu_;
+  std::vector<thread_cpu> last_;
+};
+
+// Throws what make_cpu_backend throws, and unavailable_error for siblings without SMT
+// siblings to use (as producer sibling does).
+std::unique_ptr<placed_backend> make_placed_cpu_backend(const labeler_options& opt, thread_placement p);
+
+namespace detail {
+// The labeler's pinning hooks (labeler.cpp), run by each OpenMP thread. With a placed
+// labeling in progress: the CPU to pin thread `index` to (-1: none) and the record of it;
+// kNotPlaced otherwise (the labeler pins as it always did).
+inline constexpr int kNotPlaced = -2;
+int placed_cpu(int index);
+void note_thread(int index, const char* role, bool pinned);
+}  // namespace detail
+
+}  // namespace poreplab::cpu

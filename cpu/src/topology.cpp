@@ -1,0 +1,342 @@
+#include "poreplab/cpu/topology.hpp"
+
+#include <hwloc.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/unavailable.hpp"
+
+namespace poreplab::cpu {
+
+namespace {
+
+// A kernel CPU list ("0-3,8,10-11"); empty when unreadable.
+std::vector<int> read_cpu_list(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::vector<int> out;
+  if (!std::getline(in, text)) return out;
+  std::istringstream list(text);
+  for (std::string part; std::getline(list, part, ',');) {
+    const auto dash = part.find('-');
+    try {
+      const int lo = std::stoi(part.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      for (int c = lo; c <= hi && c - lo < CPU_SETSIZE; ++c) out.push_back(c);
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+  return out;
+}
+
+int read_int(const std::string& path) {
+  std::ifstream in(path);
+  int v = -1;
+  return in >> v ? v : -1;
+}
+
+void add_group(std::vector<std::vector<int>>& groups, std::vector<int> pus) {
+  std::sort(pus.begin(), pus.end());
+  if (!pus.empty() && std::find(groups.begin(), groups.end(), pus) == groups.end()) groups.push_back(std::move(pus));
+}
+
+std::vector<int> bitmap_pus(hwloc_const_bitmap_t set) {
+  std::vector<int> out;
+  for (int id = hwloc_bitmap_first(set); id >= 0; id = hwloc_bitmap_next(set, id)) out.push_back(id);
+  return out;
+}
+
+void set_affinity(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+// The placed labeling in progress (placed_backend::label), one at a time.
+struct placed_run {
+  std::vector<int> cpus;  // thread i's CPU at [i % size]; empty: no pinning
+  std::mutex mu;
+  std::vector<thread_cpu> seen;
+};
+std::mutex g_one_run;
+std::atomic<placed_run*> g_run{nullptr};
+
+void record(placed_run& run, int index, const char* role, bool pinned, int cpu) {
+  const std::lock_guard<std::mutex> lock(run.mu);
+  for (auto& t : run.seen)
+    if (t.thread == index && t.role == role) {
+      t.moved = t.moved || (!pinned && t.cpu != cpu);
+      t.cpu = cpu;
+      t.core = topology().core_of(cpu);
+      t.pinned = pinned;
+      return;
+    }
+  run.seen.push_back({index, cpu, topology().core_of(cpu), role, pinned, false});
+}
+
+}  // namespace
+
+int machine_topology::threads_per_core() const {
+  std::map<int, int> per_core;
+  int most = 0;
+  for (const auto& p : pus) most = std::max(most, ++per_core[p.core]);
+  return most;
+}
+
+int machine_topology::core_of(int cpu) const {
+  for (const auto& p : pus)
+    if (p.os_index == cpu) return p.core;
+  return -1;
+}
+
+std::vector<int> machine_topology::siblings_of(int cpu) const {
+  const int core = core_of(cpu);
+  std::vector<int> out;
+  if (core < 0) return out;
+  for (const auto& p : pus)
+    if (p.core == core) out.push_back(p.os_index);
+  return out;
+}
+
+machine_topology read_topology_hwloc() {
+  hwloc_topology_t t = nullptr;
+  if (hwloc_topology_init(&t) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  struct destroy {
+    hwloc_topology_t t;
+    ~destroy() { hwloc_topology_destroy(t); }
+  } guard{t};
+  if (hwloc_topology_load(t) != 0) throw std::runtime_error("hwloc_topology_load failed");
+  machine_topology m;
+  m.source = "hwloc";
+  m.packages = std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
+  const int npu = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+  if (npu <= 0) throw std::runtime_error("hwloc found no processing units");
+  const bool has_cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) > 0;
+  std::map<unsigned, int> cores;  // hwloc's logical core index -> ours (dense)
+  for (int i = 0; i < npu; ++i) {
+    const hwloc_obj_t pu = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
+    const hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, pu);
+    // Without Core objects (some virtual machines) each PU is a core of its own.
+    const unsigned key = has_cores && core != nullptr ? core->logical_index : 0x10000u + pu->logical_index;
+    const int dense = cores.emplace(key, static_cast<int>(cores.size())).first->second;
+    m.pus.push_back({static_cast<int>(pu->os_index), dense,
+                     package != nullptr ? static_cast<int>(package->logical_index) : 0});
+  }
+  m.cores = static_cast<int>(cores.size());
+  std::sort(m.pus.begin(), m.pus.end(), [](const auto& a, const auto& b) { return a.os_index < b.os_index; });
+  for (const auto& [type, groups] : {std::pair{HWLOC_OBJ_L2CACHE, &m.l2}, std::pair{HWLOC_OBJ_L3CACHE, &m.l3}}) {
+    const int n = hwloc_get_nbobjs_by_type(t, type);
+    for (int i = 0; i < n; ++i) add_group(*groups, bitmap_pus(hwloc_get_obj_by_type(t, type, static_cast<unsigned>(i))->cpuset));
+  }
+  return m;
+}
+
+machine_topology read_topology_sysfs() {
+  const std::string root = "/sys/devices/system/cpu/";
+  const std::vector<int> online = read_cpu_list(root + "online");
+  if (online.empty()) throw std::runtime_error("cannot read " + root + "online");
+  machine_topology m;
+  m.source = "sysfs";
+  std::map<std::pair<int, int>, int> cores;  // (package id, core id) -> dense
+  std::map<int, int> packages;
+  for (const int cpu : online) {
+    const std::string dir = root + "cpu" + std::to_string(cpu) + "/";
+    const int package_id = read_int(dir + "topology/physical_package_id");
+    const int core_id = read_int(dir + "topology/core_id");
+    // An unreadable core id: the CPU is a core of its own.
+    const std::pair<int, int> key = core_id < 0 ? std::pair{-1, -1 - cpu} : std::pair{package_id, core_id};
+    const int core = cores.emplace(key, static_cast<int>(cores.size())).first->second;
+    const int package = packages.emplace(package_id, static_cast<int>(packages.size())).first->second;
+    m.pus.push_back({cpu, core, package});
+    for (int index = 0; index < 8; ++index) {
+      const std::string cache = dir + "cache/index" + std::to_string(index) + "/";
+      const int level = read_int(cache + "level");
+      if (level < 0) break;
+      if (level == 2) add_group(m.l2, read_cpu_list(cache + "shared_cpu_list"));
+      if (level == 3) add_group(m.l3, read_cpu_list(cache + "shared_cpu_list"));
+    }
+  }
+  m.cores = static_cast<int>(cores.size());
+  m.packages = static_cast<int>(packages.size());
+  return m;
+}
+
+const machine_topology& topology() {
+  static const machine_topology t = [] {
+    try {
+      return read_topology_hwloc();
+    } catch (const std::exception&) {
+    }
+    try {
+      return read_topology_sysfs();
+    } catch (const std::exception&) {
+    }
+    machine_topology m;
+    m.source = "sysconf";
+    const long n = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    for (int c = 0; c < n; ++c) m.pus.push_back({c, c, 0});
+    m.cores = static_cast<int>(n);
+    m.packages = 1;
+    return m;
+  }();
+  return t;
+}
+
+std::vector<int> affinity_cpus() {
+  cpu_set_t allowed;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+
+std::vector<std::string> thread_placement_names() { return {"compact", "spread", "siblings", "cores", "none"}; }
+
+thread_placement parse_thread_placement(std::string_view s) {
+  const auto names = thread_placement_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (s == names[i]) return static_cast<thread_placement>(i);
+  throw std::invalid_argument("unknown thread placement '" + std::string(s) +
+                              "' (valid: compact, spread, siblings, cores, none)");
+}
+
+const char* thread_placement_name(thread_placement p) {
+  switch (p) {
+    case thread_placement::spread: return "spread";
+    case thread_placement::siblings: return "siblings";
+    case thread_placement::cores: return "cores";
+    case thread_placement::none: return "none";
+    default: return "compact";
+  }
+}
+
+std::vector<int> placement_cpus(thread_placement p, const machine_topology& t, const std::vector<int>& allowed) {
+  if (p == thread_placement::none) return {};
+  if (p == thread_placement::compact) return allowed;
+  // The allowed CPUs by core, cores in the order their first CPU comes.
+  std::vector<std::pair<int, std::vector<int>>> by_core;
+  for (const int cpu : allowed) {
+    const int core = t.core_of(cpu);
+    auto it = std::find_if(by_core.begin(), by_core.end(), [&](const auto& g) { return core >= 0 && g.first == core; });
+    if (it == by_core.end()) by_core.push_back({core, {cpu}});
+    else it->second.push_back(cpu);
+  }
+  std::vector<int> out;
+  std::size_t deepest = 0;
+  for (const auto& g : by_core) deepest = std::max(deepest, g.second.size());
+  if (p == thread_placement::siblings) {
+    for (const auto& g : by_core) out.insert(out.end(), g.second.begin(), g.second.end());
+  } else {
+    const std::size_t rounds = p == thread_placement::cores ? 1 : deepest;
+    for (std::size_t r = 0; r < rounds; ++r)
+      for (const auto& g : by_core)
+        if (r < g.second.size()) out.push_back(g.second[r]);
+  }
+  return out;
+}
+
+std::string placement_unavailable(thread_placement p, const machine_topology& t, const std::vector<int>& allowed) {
+  if (p != thread_placement::siblings) return {};
+  for (const int cpu : allowed) {
+    const auto sib = t.siblings_of(cpu);
+    if (std::count_if(sib.begin(), sib.end(), [&](int s) {
+          return std::find(allowed.begin(), allowed.end(), s) != allowed.end();
+        }) > 1)
+      return {};
+  }
+  return "placement siblings: no core has two CPUs of this process's affinity mask (one thread per core here, " +
+         std::to_string(t.threads_per_core()) + " per core on this machine); valid here: compact, spread, cores, none";
+}
+
+namespace detail {
+
+int placed_cpu(int index) {
+  placed_run* run = g_run.load(std::memory_order_acquire);
+  if (run == nullptr) return kNotPlaced;
+  if (run->cpus.empty()) return -1;
+  return run->cpus[static_cast<std::size_t>(index) % run->cpus.size()];
+}
+
+void note_thread(int index, const char* role, bool pinned) {
+  if (placed_run* run = g_run.load(std::memory_order_acquire)) record(*run, index, role, pinned, sched_getcpu());
+}
+
+}  // namespace detail
+
+placed_backend::placed_backend(const labeler_options& opt, thread_placement p)
+    : inner_(make_cpu_backend(opt)), placement_(p) {}
+
+std::unique_ptr<sdr::pc2_hasher> placed_backend::make_pc2_hasher() { return inner_->make_pc2_hasher(); }
+
+void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
+  const std::lock_guard<std::mutex> one(g_one_run);
+  placed_run run;
+  run.cpus = placement_cpus(placement_, topology(), affinity_cpus());
+  // With one labeling thread the labeler pins nothing: the calling thread (OpenMP's thread
+  // 0) is placed here, except for compact, where it never was.
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool pin0 = placement_ != thread_placement::compact && !run.cpus.empty() &&
+                    sched_getaffinity(0, sizeof saved, &saved) == 0;
+  if (pin0) set_affinity(run.cpus[0]);
+  const int cpu_before = sched_getcpu();
+  struct uninstall {
+    bool pinned;
+    cpu_set_t* mask;
+    ~uninstall() {
+      g_run.store(nullptr, std::memory_order_release);
+      if (pinned) pthread_setaffinity_np(pthread_self(), sizeof *mask, mask);
+    }
+  };
+  {
+    g_run.store(&run, std::memory_order_release);
+    const uninstall u{pin0, &saved};
+    inner_->label(job, store);
+    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0 && t.role == "label"; })) {
+      // Pinned here, or by the caller (a mask of one CPU).
+      const bool pinned = pin0 || affinity_cpus().size() == 1;
+      const int cpu = sched_getcpu();
+      record(run, 0, "label", pinned, cpu_before);
+      record(run, 0, "label", pinned, cpu);
+    }
+  }
+  std::sort(run.seen.begin(), run.seen.end(), [](const thread_cpu& a, const thread_cpu& b) {
+    return std::pair{a.role != "label", a.thread} < std::pair{b.role != "label", b.thread};
+  });
+  const std::lock_guard<std::mutex> lock(mu_);
+  last_ = std::move(run.seen);
+}
+
+std::vector<thread_cpu> placed_backend::last_threads() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return last_;
+}
+
+std::unique_ptr<placed_backend> make_placed_cpu_backend(const labeler_options& opt, thread_placement p) {
+  const std::vector<int> allowed = affinity_cpus();
+  if (const std::string why = placement_unavailable(p, topology(), allowed); !why.empty()) throw unavailable_error(why);
+  labeler_options o = opt;
+  o.pin_threads = true;  // the hooks run; the placement decides whether they pin
+  if (p == thread_placement::cores) {
+    const int cores = static_cast<int>(placement_cpus(p, topology(), allowed).size());
+    if (cores > 0) o.threads = std::min(o.threads > 0 ? o.threads : omp_get_max_threads(), cores);
+  }
+  return std::make_unique<placed_backend>(o, p);
+}
+
+}  // namespace poreplab::cpu
