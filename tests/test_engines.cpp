@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "poreplab/cpu/bench.hpp"
@@ -308,32 +310,44 @@ TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engi
   }
 }
 
-TEST_CASE("BLAKE2 engines match portable on random blocks and counters", "[engines]") {
+TEST_CASE("BLAKE2 engines match portable on random blocks, counters and lane counts", "[engines]") {
   std::mt19937_64 rng(7693);
   auto check = [&](engine_algo algo, auto word_tag) {
     using W = decltype(word_tag);
-    const std::size_t B = 16 * sizeof(W);
-    const engine& ref = cpu::find_engine(algo, "portable");
+    const std::size_t B = 16 * sizeof(W), C = B / 32;
     for (const engine* e : engines_under_test(algo))
-      for (std::size_t nblocks : {1, 2, 20})
-        for (bool final : {false, true}) {
-          INFO(cpu::engine_algo_name(algo) << " engine " << e->name << ", nblocks " << nblocks << ", final " << final);
-          std::vector<std::uint8_t> blocks(B * nblocks);
-          for (auto& b : blocks) b = static_cast<std::uint8_t>(rng());
-          W h[8], expect[8];
-          for (auto& w : h) w = static_cast<W>(rng());
-          std::memcpy(expect, h, sizeof h);
-          // Counters past 2^32 exercise BLAKE2s's high counter word.
-          const std::uint64_t t = (rng() % 3 == 0 ? (1ull << 32) - 64 : 0) + B * (1 + rng() % 1000);
-          if constexpr (sizeof(W) == 4) {
-            ref.blake2s(expect, blocks.data(), nblocks, t, final);
-            e->blake2s(h, blocks.data(), nblocks, t, final);
-          } else {
-            ref.blake2b(expect, blocks.data(), nblocks, t, final);
-            e->blake2b(h, blocks.data(), nblocks, t, final);
+      for (std::size_t lanes : {std::size_t{1}, std::size_t{3}, e->lanes, e->lanes + 1, 2 * e->lanes + 3})
+        for (std::size_t nblocks : {1, 2, 20})
+          for (bool final : {false, true}) {
+            INFO(cpu::engine_algo_name(algo) << " engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks
+                                             << ", final " << final);
+            // Each lane's chunks scattered through a pool, as a layer's parents are.
+            std::vector<std::uint8_t> pool(32 * C * nblocks * lanes);
+            for (auto& b : pool) b = static_cast<std::uint8_t>(rng());
+            std::vector<std::size_t> slot(C * nblocks * lanes);
+            std::iota(slot.begin(), slot.end(), std::size_t{0});
+            std::shuffle(slot.begin(), slot.end(), rng);
+            std::vector<const std::uint8_t*> chunks(slot.size());
+            for (std::size_t i = 0; i < slot.size(); ++i) chunks[i] = pool.data() + 32 * slot[i];
+            std::vector<W> h(8 * lanes), expect(8 * lanes);
+            for (auto& w : h) w = static_cast<W>(rng());
+            // Counters past 2^32 exercise BLAKE2s's high counter word.
+            const std::uint64_t t = (rng() % 3 == 0 ? (1ull << 32) - 64 : 0) + B * (1 + rng() % 1000);
+            for (std::size_t j = 0; j < lanes; ++j) {
+              std::vector<std::uint8_t> blocks(B * nblocks);
+              for (std::size_t c = 0; c < C * nblocks; ++c) std::memcpy(blocks.data() + 32 * c, chunks[c * lanes + j], 32);
+              std::copy(h.begin() + 8 * j, h.begin() + 8 * j + 8, expect.begin() + 8 * j);
+              for (std::size_t k = 0; k < nblocks; ++k) {
+                using H = std::conditional_t<sizeof(W) == 4, blake2s, blake2b>;
+                H::compress(expect.data() + 8 * j, blocks.data() + B * k, t + B * k, final && k + 1 == nblocks);
+              }
+            }
+            if constexpr (sizeof(W) == 4)
+              e->blake2s(h.data(), chunks.data(), nblocks, t, final, lanes);
+            else
+              e->blake2b(h.data(), chunks.data(), nblocks, t, final, lanes);
+            CHECK(h == expect);
           }
-          CHECK(std::equal(h, h + 8, expect));
-        }
   };
   check(engine_algo::blake2s, std::uint32_t{});
   check(engine_algo::blake2b, std::uint64_t{});

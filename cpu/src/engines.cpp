@@ -2,8 +2,10 @@
 // name or by POREPLAB_FORCE_ENGINE, and whole-message digests through any engine.
 #include "poreplab/cpu/engines.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels.hpp"
 #include "poreplab/cpu/features.hpp"
@@ -34,6 +36,31 @@ void blake2_blocks_portable(typename H::word* h, const std::uint8_t* blocks, std
                             std::uint64_t t_first, bool last_is_final) {
   for (std::size_t k = 0; k < nblocks; ++k)
     H::compress(h, blocks + k * H::kBlockBytes, t_first + k * H::kBlockBytes, last_is_final && k + 1 == nblocks);
+}
+
+// A single-stream BLAKE2 kernel behind the lanes signature, one message after the other:
+// a lane whose chunks lie back to back is compressed in place, others through a buffer.
+template <class W, std::size_t C, void (*F)(W*, const std::uint8_t*, std::size_t, std::uint64_t, bool)>
+void blake2_one_lane(W* h, const std::uint8_t* const* chunks, std::size_t nblocks, std::uint64_t t_first,
+                     bool last_is_final, std::size_t lanes) {
+  constexpr std::size_t kBlock = 32 * C, kBatch = 8;
+  if (nblocks == 0) return;
+  for (std::size_t j = 0; j < lanes; ++j) {
+    const auto first = reinterpret_cast<std::uintptr_t>(chunks[j]);
+    bool contiguous = true;
+    for (std::size_t c = 1; c < C * nblocks && contiguous; ++c)
+      contiguous = reinterpret_cast<std::uintptr_t>(chunks[c * lanes + j]) == first + 32 * c;
+    if (contiguous) {
+      F(h + 8 * j, chunks[j], nblocks, t_first, last_is_final);
+      continue;
+    }
+    alignas(64) std::uint8_t buf[kBatch * kBlock];
+    for (std::size_t k = 0; k < nblocks; k += kBatch) {
+      const std::size_t n = std::min(kBatch, nblocks - k);
+      for (std::size_t c = 0; c < C * n; ++c) std::memcpy(buf + 32 * c, chunks[(C * k + c) * lanes + j], 32);
+      F(h + 8 * j, buf, n, t_first + k * kBlock, last_is_final && k + n == nblocks);
+    }
+  }
 }
 
 bool always() { return true; }
@@ -104,25 +131,57 @@ std::vector<engine> make_sha256() {
   return v;
 }
 
-template <engine_algo A, class Fn>
-std::vector<engine> make_blake2(Fn portable, [[maybe_unused]] Fn avx2, [[maybe_unused]] Fn avx512) {
+[[maybe_unused]] constexpr std::string_view kRowAvx512 =
+    "AVX-512VL row-vectorised G, vpror rotations, vpermd/vpermt2q message schedule";
+[[maybe_unused]] constexpr std::string_view kRowAvx2 = "AVX2 row-vectorised G, shuffle and shift rotations";
+
+// Multi-buffer engines first (wider first), then the single-stream ones (the latency path).
+template <engine_algo A>
+std::vector<engine> make_blake2() {
+  using W = std::conditional_t<A == engine_algo::blake2s, std::uint32_t, std::uint64_t>;
+  using H = std::conditional_t<A == engine_algo::blake2s, blake2s, blake2b>;
+  using fn = void (*)(W*, const std::uint8_t* const*, std::size_t, std::uint64_t, bool, std::size_t);
+  constexpr std::size_t C = blake2_block_chunks(A);
+  constexpr bool kS = A == engine_algo::blake2s;
   std::vector<engine> v;
-  auto add = [&](std::string_view name, std::string_view desc, std::string_view req, bool (*avail)(), Fn fn) {
-    engine e{name, desc, A, 1, req, avail};
-    if constexpr (A == engine_algo::blake2s)
-      e.blake2s = fn;
+  auto add = [&](std::string_view name, std::string_view desc, std::size_t lanes, std::string_view req,
+                 bool (*avail)(), fn f) {
+    engine e{name, desc, A, lanes, req, avail};
+    if constexpr (kS)
+      e.blake2s = f;
     else
-      e.blake2b = fn;
+      e.blake2b = f;
     v.push_back(e);
   };
 #if defined(POREPLAB_HAVE_AVX512)
-  add("avx512", "AVX-512VL row-vectorised G, vpror rotations, vpermd/vpermt2q message schedule", kAvx512Features,
-      has_avx512, avx512);
+  if constexpr (kS)
+    add("avx512-x16", "AVX-512 multi-buffer, 16 messages in zmm dwords, vprord", 16, kAvx512Features, has_avx512,
+        kernels::blake2s_chains_avx512_x16);
+  else
+    add("avx512-x8", "AVX-512 multi-buffer, 8 messages in zmm qwords, vprorq", 8, kAvx512Features, has_avx512,
+        kernels::blake2b_chains_avx512_x8);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
-  add("avx2", "AVX2 row-vectorised G, shuffle and shift rotations", kAvx2Features, has_avx2, avx2);
+  if constexpr (kS)
+    add("avx2-x8", "AVX2 multi-buffer, 8 messages in ymm dwords, shuffle and shift rotations", 8, kAvx2Features,
+        has_avx2, kernels::blake2s_chains_avx2_x8);
+  else
+    add("avx2-x4", "AVX2 multi-buffer, 4 messages in ymm qwords, shuffle and shift rotations", 4, kAvx2Features,
+        has_avx2, kernels::blake2b_chains_avx2_x4);
 #endif
-  add("portable", "portable C++ (common/ blake2 compress)", "", always, portable);
+#if defined(POREPLAB_HAVE_AVX512)
+  if constexpr (kS)
+    add("avx512", kRowAvx512, 1, kAvx512Features, has_avx512, blake2_one_lane<W, C, kernels::blake2s_blocks_avx512>);
+  else
+    add("avx512", kRowAvx512, 1, kAvx512Features, has_avx512, blake2_one_lane<W, C, kernels::blake2b_blocks_avx512>);
+#endif
+#if defined(POREPLAB_HAVE_AVX2)
+  if constexpr (kS)
+    add("avx2", kRowAvx2, 1, kAvx2Features, has_avx2, blake2_one_lane<W, C, kernels::blake2s_blocks_avx2>);
+  else
+    add("avx2", kRowAvx2, 1, kAvx2Features, has_avx2, blake2_one_lane<W, C, kernels::blake2b_blocks_avx2>);
+#endif
+  add("portable", "portable C++ (common/ blake2 compress)", 1, "", always, blake2_one_lane<W, C, blake2_blocks_portable<H>>);
   return v;
 }
 
@@ -224,25 +283,9 @@ const std::vector<engine_algo>& engine_algos() {
 }
 
 const std::vector<engine>& compiled_engines(engine_algo algo) {
-#if defined(POREPLAB_HAVE_AVX2)
-  constexpr blake2s_blocks_fn s_avx2 = kernels::blake2s_blocks_avx2;
-  constexpr blake2b_blocks_fn b_avx2 = kernels::blake2b_blocks_avx2;
-#else
-  constexpr blake2s_blocks_fn s_avx2 = nullptr;
-  constexpr blake2b_blocks_fn b_avx2 = nullptr;
-#endif
-#if defined(POREPLAB_HAVE_AVX512)
-  constexpr blake2s_blocks_fn s_avx512 = kernels::blake2s_blocks_avx512;
-  constexpr blake2b_blocks_fn b_avx512 = kernels::blake2b_blocks_avx512;
-#else
-  constexpr blake2s_blocks_fn s_avx512 = nullptr;
-  constexpr blake2b_blocks_fn b_avx512 = nullptr;
-#endif
   static const std::vector<engine> sha = make_sha256();
-  static const std::vector<engine> b2s =
-      make_blake2<engine_algo::blake2s, blake2s_blocks_fn>(blake2_blocks_portable<blake2s>, s_avx2, s_avx512);
-  static const std::vector<engine> b2b =
-      make_blake2<engine_algo::blake2b, blake2b_blocks_fn>(blake2_blocks_portable<blake2b>, b_avx2, b_avx512);
+  static const std::vector<engine> b2s = make_blake2<engine_algo::blake2s>();
+  static const std::vector<engine> b2b = make_blake2<engine_algo::blake2b>();
   switch (algo) {
     case engine_algo::sha256: return sha;
     case engine_algo::blake2s: return b2s;
@@ -328,30 +371,39 @@ namespace {
 template <class H, class Fn>
 std::vector<std::uint8_t> blake2_digest_with(Fn fn, std::size_t outlen, const void* data, std::size_t len,
                                              const void* key, std::size_t keylen) {
-  constexpr std::size_t B = H::kBlockBytes;
+  constexpr std::size_t B = H::kBlockBytes, C = B / 32, kBatch = 64;
   if (outlen == 0 || outlen > H::kMaxDigestBytes || keylen > H::kMaxKeyBytes)
     throw std::invalid_argument("blake2 digest: output length must be 1.." + std::to_string(H::kMaxDigestBytes) +
                                 " and key length 0.." + std::to_string(H::kMaxKeyBytes) + " bytes");
   typename H::word h[8];
   H::init_state(h, outlen, keylen);
+  // n contiguous blocks in lane 0, their chunks pointed at in batches.
+  const auto compress = [&](const std::uint8_t* src, std::size_t n, std::uint64_t t_first, bool final) {
+    const std::uint8_t* rows[kBatch * C];
+    for (std::size_t k = 0; k < n; k += kBatch) {
+      const std::size_t m = std::min(kBatch, n - k);
+      for (std::size_t c = 0; c < C * m; ++c) rows[c] = src + B * k + 32 * c;
+      fn(h, rows, m, t_first + k * B, final && k + m == n, 1);
+    }
+  };
   const auto* p = static_cast<const std::uint8_t*>(data);
   std::uint64_t t = 0;
-  std::uint8_t block[B];
+  alignas(64) std::uint8_t block[B];
   if (keylen != 0) {  // RFC 7693 3.3: the zero-padded key is the first block
     std::memset(block, 0, B);
     std::memcpy(block, key, keylen);
     t = B;
-    fn(h, block, 1, t, len == 0);
+    compress(block, 1, t, len == 0);
   }
   if (len != 0 || keylen == 0) {
     // Every block but the last goes in place; the last (possibly short) gets the flag.
     const std::size_t whole = len == 0 ? 0 : (len - 1) / B;
-    if (whole != 0) fn(h, p, whole, t + B, false);
+    if (whole != 0) compress(p, whole, t + B, false);
     t += whole * B;
     const std::size_t rem = len - whole * B;
     std::memset(block, 0, B);
     if (rem != 0) std::memcpy(block, p + whole * B, rem);
-    fn(h, block, 1, t + rem, true);
+    compress(block, 1, t + rem, true);
   }
   std::uint8_t full[H::kMaxDigestBytes];
   for (int i = 0; i < 8; ++i) {

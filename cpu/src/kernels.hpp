@@ -109,4 +109,14 @@ void blake2b_blocks_avx2(std::uint64_t* h, const std::uint8_t* blocks, std::size
 void blake2b_blocks_avx512(std::uint64_t* h, const std::uint8_t* blocks, std::size_t nblocks, std::uint64_t t_first,
                            bool last_is_final);
 
+// Multi-buffer BLAKE2 (blake2_lanes.hpp), blake2s_chains_fn / blake2b_chains_fn.
+void blake2s_chains_avx2_x8(std::uint32_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+void blake2b_chains_avx2_x4(std::uint64_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                            std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+void blake2s_chains_avx512_x16(std::uint32_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                               std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+void blake2b_chains_avx512_x8(std::uint64_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                              std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+
 }  // namespace poreplab::cpu::kernels

@@ -1,12 +1,10 @@
 #pragma once
 // Private to poreplab_cpu: where a layer loop's sectors and parents lie (lane_layer), and
-// the two ways a node's key-derivation message reaches an engine, behind one interface
-// that the layer loop (layer_loop.hpp) drives:
-//   sha256_lane_messages  a group of sectors in the lanes of a SHA-256 engine: the engine
-//                         gets pointers to the 32-byte chunks where they lie (in place),
-//                         or to per-lane copies (assembly gather)
-//   blake2_message        one sector, the message gathered into an aligned buffer (the
-//                         BLAKE2 engines take contiguous blocks); also the BLAKE2 floor's
+// how a node's key-derivation message reaches an engine, behind the interface that the
+// layer loop (layer_loop.hpp) drives:
+//   label_message  a group of sectors in the lanes of an engine (SHA-256 or BLAKE2): the
+//                  engine gets pointers to the 32-byte chunks where they lie (in place),
+//                  or to per-lane copies (assembly gather)
 //   fetch_short(v) / fetch(v, row, at)  set up node v's message (its row: the table's)
 //   hash(e, short_message)              compress it, every lane
 //   digest(lane, out)                   out[0..32) = mask(H(message)) of that lane
@@ -17,8 +15,8 @@
 //   zigzag regular node: replica_id(32) || 5 base || 8 expander    =  448 bytes
 //          a direction's first node: replica_id(32)                 =   32 bytes
 // Padding: SHA-256 appends constant chunks (sha256_padding.hpp); BLAKE2 zero-pads the
-// last block (the tail past the message stays zero) and compresses it with the counter
-// t = message length and the final flag.
+// last block (zero chunks) and compresses it with the counter t = message length and the
+// final flag (blake2_message_blocks).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -154,25 +152,61 @@ constexpr bool sdr_first_occurrence_chunks(const sdr::label_block_repeats& r, st
 static_assert(sdr_first_occurrence_chunks(sdr::kLayer1BlockRepeats, sdr::kBaseDegree) &&
               sdr_first_occurrence_chunks(sdr::kLaterLayerBlockRepeats, sdr::kParents));
 
-// A group of sectors in a SHA-256 engine's lanes: chunk row r of lane j is
-// rows[r * lanes + j]. The lead chunks (replica_id, sdr's header) and the padding are
-// pointed at once; the parents' rows are rewritten per node (in place; for an engine that
+// The chunks after a message of Bytes bytes up to its last block: SHA-256's padding
+// (sha256_padding.hpp), BLAKE2's zeros.
+template <sdr::label_hash H, std::uint64_t Bytes>
+struct message_tail {
+  static constexpr std::size_t kBlock = H == sdr::label_hash::blake2b_256 ? 128 : 64;
+  static constexpr std::size_t kBlocks = (Bytes + kBlock - 1) / kBlock;
+  static constexpr std::size_t kChunks = (kBlocks * kBlock - Bytes) / 32;
+  static const std::uint8_t* chunk(std::size_t) { return kernels::kZeroChunk; }
+};
+template <std::uint64_t Bytes>
+struct message_tail<sdr::label_hash::sha256, Bytes> : sha256_tail<Bytes> {
+  static const std::uint8_t* chunk(std::size_t t) { return kSha256Tail<Bytes>.chunk(t); }
+};
+
+// A BLAKE2 message of Len bytes (and its zero chunks) in `lanes` lanes, from rows of
+// chunk pointers (engines.hpp), into initialised or running states: the whole blocks,
+// then a short last block with t = Len; the last block is final.
+template <sdr::label_hash H, std::uint64_t Len, class Word>
+[[gnu::always_inline]] inline void blake2_message_blocks(const engine& e, Word* state, const std::uint8_t* const* rows,
+                                                         std::uint32_t lanes) {
+  constexpr std::size_t B = message_tail<H, Len>::kBlock, C = B / 32, whole = Len / B;
+  const auto fn = [&](const std::uint8_t* const* r, std::size_t n, std::uint64_t t, bool final) {
+    if constexpr (H == sdr::label_hash::blake2s)
+      e.blake2s(state, r, n, t, final, lanes);
+    else
+      e.blake2b(state, r, n, t, final, lanes);
+  };
+  if constexpr (Len % B == 0) {
+    fn(rows, whole, B, true);
+  } else {
+    if constexpr (whole != 0) fn(rows, whole, B, false);
+    fn(rows + whole * C * lanes, 1, Len, true);
+  }
+}
+
+// A group of sectors in an engine's lanes: chunk row r of lane j is rows[r * lanes + j].
+// The lead chunks (replica_id, sdr's header) and the tail (padding) are pointed at once; the parents' rows are rewritten per node (in place; for an engine that
 // keeps SDR's repeated schedules, only the rows it reads) or point at per-lane buffers the
 // parents are copied into (gather).
-template <sdr::porep_variant V>
-class sha256_lane_messages {
+template <sdr::porep_variant V, sdr::label_hash H>
+class label_message {
+  static constexpr bool kSha = H == sdr::label_hash::sha256;
   using layout = message_layout<V>;
-  using tail = sha256_tail<layout::kBytes>;
-  using short_tail = sha256_tail<layout::kShortBytes>;
+  using tail = message_tail<H, layout::kBytes>;
+  using short_tail = message_tail<H, layout::kShortBytes>;
+  using word = std::conditional_t<H == sdr::label_hash::blake2b_256, std::uint64_t, std::uint32_t>;
   static constexpr std::size_t kRows = layout::kLeadChunks + layout::kParentChunks + tail::kChunks;
   static constexpr std::size_t kShortRows = layout::kLeadChunks + short_tail::kChunks;
 
  public:
-  sha256_lane_messages(const engine& e, const lane_layer<V>& at, const labeler_options& opt)
+  label_message(const engine& e, const lane_layer<V>& at, const labeler_options& opt)
       : lanes_(at.lanes),
         gather_(opt.assembly == message_assembly::gather),
-        pad_precompute_(layout::kSdr && opt.pad_precompute),
-        repeats_(layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
+        pad_precompute_(kSha && layout::kSdr && opt.pad_precompute),
+        repeats_(kSha && layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
         first_occurrences_only_(repeats_ != nullptr && e.sha256_repeat != nullptr),
         rows_(kRows * lanes_),
         short_rows_(kShortRows * lanes_),
@@ -184,16 +218,16 @@ class sha256_lane_messages {
       const std::uint8_t* lead[2] = {at.replica_ids + 32ull * j, header_hi_};
       for (std::size_t r = 0; r < layout::kLeadChunks; ++r) rows_[r * lanes_ + j] = short_rows_[r * lanes_ + j] = lead[r];
       for (std::size_t t = 0; t < tail::kChunks; ++t)
-        rows_[(kRows - tail::kChunks + t) * lanes_ + j] = kSha256Tail<layout::kBytes>.chunk(t);
+        rows_[(kRows - tail::kChunks + t) * lanes_ + j] = tail::chunk(t);
       for (std::size_t t = 0; t < short_tail::kChunks; ++t)
-        short_rows_[(layout::kLeadChunks + t) * lanes_ + j] = kSha256Tail<layout::kShortBytes>.chunk(t);
+        short_rows_[(layout::kLeadChunks + t) * lanes_ + j] = short_tail::chunk(t);
       for (std::size_t k = 0; k < layout::kParentChunks; ++k)
         rows_[(layout::kLeadChunks + k) * lanes_ + j] =
             gather_ ? copies_ + 32 * (j * layout::kParentChunks + k) : kernels::kZeroChunk;
     }
   }
-  sha256_lane_messages(const sha256_lane_messages&) = delete;
-  sha256_lane_messages& operator=(const sha256_lane_messages&) = delete;
+  label_message(const label_message&) = delete;
+  label_message& operator=(const label_message&) = delete;
 
   std::uint32_t lanes() const { return lanes_; }
   [[gnu::always_inline]] void fetch_short(std::uint64_t v) { set_node(v); }
@@ -229,19 +263,38 @@ class sha256_lane_messages {
   }
 
   [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
-    std::uint32_t* state = state_.data();
-    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
-    if (!short_message) {
-      sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
-    } else if (pad_precompute_) {  // sdr node 0: the header block, then the padding block's W+K
-      e.sha256(state, short_rows_.data(), 1, lanes_);
-      e.sha256_pad64(state, lanes_);
+    word* state = state_.data();
+    if constexpr (kSha) {
+      for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
+      if (!short_message) {
+        sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
+      } else if (pad_precompute_) {  // sdr node 0: the header block, then the padding block's W+K
+        e.sha256(state, short_rows_.data(), 1, lanes_);
+        e.sha256_pad64(state, lanes_);
+      } else {
+        e.sha256(state, short_rows_.data(), short_tail::kBlocks, lanes_);
+      }
     } else {
-      e.sha256(state, short_rows_.data(), short_tail::kBlocks, lanes_);
+      for (std::uint32_t j = 0; j < lanes_; ++j) {
+        if constexpr (H == sdr::label_hash::blake2s)
+          blake2s::init_state(state + 8 * j, 32, 0);
+        else
+          blake2b::init_state(state + 8 * j, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
+      }
+      if (short_message)
+        blake2_message_blocks<H, layout::kShortBytes>(e, state, short_rows_.data(), lanes_);
+      else
+        blake2_message_blocks<H, layout::kBytes>(e, state, rows_.data(), lanes_);
     }
   }
   [[gnu::always_inline]] void digest(std::uint32_t lane, std::uint8_t* out) const {
-    sha256::store_digest(state_.data() + 8 * lane, out);
+    const word* h = state_.data() + 8 * lane;
+    if constexpr (kSha)
+      sha256::store_digest(h, out);
+    else if constexpr (H == sdr::label_hash::blake2s)
+      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
+    else
+      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);
     out[31] &= 0x3f;
   }
 
@@ -255,7 +308,7 @@ class sha256_lane_messages {
   }
 
   static const std::uint8_t* repeats_of(std::uint32_t layer) {
-    static_assert(!layout::kSdr || tail::kBlocks == sdr::kLabelCompressions);
+    static_assert(!kSha || !layout::kSdr || tail::kBlocks == sdr::kLabelCompressions);
     return layer == 1 ? sdr::kLayer1BlockRepeats.first_of : sdr::kLaterLayerBlockRepeats.first_of;
   }
 
@@ -274,96 +327,7 @@ class sha256_lane_messages {
   std::vector<const std::uint8_t*> rows_, short_rows_;
   std::vector<std::uint8_t> gathered_;
   std::uint8_t* copies_;  // gather: lane j's parent chunks at copies_ + 32 * kParentChunks * j, 64-byte aligned
-  std::vector<std::uint32_t> state_;
+  std::vector<word> state_;
 };
-
-// One sector's message in an aligned buffer, hashed by a BLAKE2 engine.
-template <sdr::porep_variant V, sdr::label_hash H>
-struct blake2_message {
-  static_assert(H != sdr::label_hash::sha256);
-  using layout = message_layout<V>;
-  static constexpr std::size_t kBlock = H == sdr::label_hash::blake2b_256 ? 128 : 64;
-  static constexpr std::uint64_t kBytes = layout::kBytes;  // 1248 | 448
-  static constexpr std::uint64_t kShortBytes = layout::kShortBytes;
-  static constexpr std::size_t padded(std::uint64_t bytes) {
-    return static_cast<std::size_t>((bytes + kBlock - 1) / kBlock * kBlock);
-  }
-
-  alignas(64) std::uint8_t msg[padded(kBytes)] = {};
-  alignas(64) std::uint8_t short_msg[padded(kShortBytes)] = {};
-
-  blake2_message() = default;
-  blake2_message(const engine&, const lane_layer<V>& at, const labeler_options&) {
-    std::memcpy(msg, at.replica_ids, 32);
-    if constexpr (layout::kSdr)
-      store_be32(msg + 32, at.layer);  // the rest of the header: the node field, set per node
-    else
-      std::memcpy(short_msg, at.replica_ids, 32);
-  }
-  blake2_message(const blake2_message&) = delete;
-  blake2_message& operator=(const blake2_message&) = delete;
-
-  static constexpr std::uint32_t lanes() { return 1; }  // a constant: the loop's lane loops vanish
-
-  // sdr node 0: the header alone; zigzag: replica_id alone, already in place.
-  [[gnu::always_inline]] void fetch_short(std::uint64_t v) {
-    if constexpr (layout::kSdr) {
-      store_be64(msg + 36, v);
-      std::memcpy(short_msg, msg, 64);
-    }
-  }
-  [[gnu::always_inline]] void fetch(std::uint64_t v, const std::uint32_t* row, const lane_layer<V>& at) {
-    if constexpr (layout::kSdr) store_be64(msg + 36, v);
-    std::uint8_t* dst = msg + 32 * layout::kLeadChunks;
-    at.for_each_parent_chunk(row, [&](std::uint32_t k, const std::uint8_t* p) { std::memcpy(dst + 32 * k, p, 32); });
-  }
-
-  [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
-    if (short_message)
-      compress<kShortBytes>(e, short_msg);
-    else
-      compress<kBytes>(e, msg);
-  }
-  [[gnu::always_inline]] void digest(std::uint32_t, std::uint8_t* out) const {
-    if constexpr (H == sdr::label_hash::blake2s)
-      for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h_[i]);
-    else
-      for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h_[i]);
-    out[31] &= 0x3f;
-  }
-
- private:
-  using word = std::conditional_t<H == sdr::label_hash::blake2s, std::uint32_t, std::uint64_t>;
-  word h_[8] = {};
-
-  template <std::uint64_t Len>
-  void compress(const engine& e, const std::uint8_t* buf) {
-    if constexpr (H == sdr::label_hash::blake2s) {
-      blake2s::init_state(h_, 32, 0);
-      blake2_blocks<64, Len>(e.blake2s, h_, buf);
-    } else {
-      blake2b::init_state(h_, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
-      blake2_blocks<128, Len>(e.blake2b, h_, buf);
-    }
-  }
-
-  // Whole blocks with counters B, 2B, ...; a short last block (zero-padded in the
-  // buffer) as its own call with t = the message length. The last block is final.
-  template <std::size_t B, std::uint64_t Len, class Word, class Fn>
-  static void blake2_blocks(Fn fn, Word* h, const std::uint8_t* buf) {
-    constexpr std::size_t whole = Len / B;
-    if constexpr (Len % B == 0) {
-      fn(h, buf, whole, B, true);
-    } else {
-      if constexpr (whole != 0) fn(h, buf, whole, B, false);
-      fn(h, buf + whole * B, 1, Len, true);
-    }
-  }
-};
-
-// The message of a scheme: SHA-256 in engine lanes, BLAKE2 one sector at a time.
-template <sdr::porep_variant V, sdr::label_hash H>
-using label_message =
-    std::conditional_t<H == sdr::label_hash::sha256, sha256_lane_messages<V>, blake2_message<V, H>>;
 
 }  // namespace poreplab::cpu::detail

@@ -151,10 +151,8 @@ void check_engine_name(const std::string& name) {
   throw std::invalid_argument("unknown engine '" + name + "' (valid: " + valid + ")");
 }
 
-// SHA-256 engines run groups of lanes (sectors); BLAKE2 engines one sector a call.
-std::uint32_t lane_width(const engine& e) {
-  return e.algo == engine_algo::sha256 ? static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)) : 1;
-}
+// Engines run groups of lanes (sectors), as many as they are wide.
+std::uint32_t lane_width(const engine& e) { return static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes)); }
 
 int threads_used(const labeler_options& opt, std::uint32_t groups) {
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
@@ -201,9 +199,6 @@ class cpu_backend final : public sdr::backend {
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
     const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine, opt_.threads);
-    if (opt_.assembly == message_assembly::in_place && e.algo != engine_algo::sha256)
-      throw std::invalid_argument("assembly in-place needs a SHA-256 job: the " + std::string(engine_algo_name(e.algo)) +
-                                  " engines take contiguous blocks, so their messages are always gathered");
     if (opt_.pad_precompute && (e.algo != engine_algo::sha256 || e.sha256_pad64 == nullptr))
       throw std::invalid_argument("pad_precompute: engine '" + std::string(e.name) +
                                   "' has no precomputed-padding path (SHA-256 engines with one: " + [] {
@@ -350,8 +345,7 @@ prefetch_level parse_prefetch_level(std::string_view s) {
 }
 
 const engine& pick_label_engine(std::size_t sectors, int threads) {
-  const int t = threads > 0 ? threads : omp_get_max_threads();
-  return fastest_engine(engine_algo::sha256, std::max<std::size_t>(1, sectors), static_cast<std::size_t>(std::max(t, 1)));
+  return pick_label_engine(sdr::kFilecoinScheme, sectors, "auto", threads);
 }
 
 parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job) {
@@ -383,7 +377,8 @@ engine_algo label_engine_algo(sdr::label_hash h) {
 const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name, int threads) {
   const engine_algo algo = label_engine_algo(s.hash);
   if (!name.empty() && name != "auto") return find_engine(algo, name);
-  return algo == engine_algo::sha256 ? pick_label_engine(sectors, threads) : best_engine(algo);
+  const int t = threads > 0 ? threads : omp_get_max_threads();
+  return fastest_engine(algo, std::max<std::size_t>(1, sectors), static_cast<std::size_t>(std::max(t, 1)));
 }
 
 }  // namespace poreplab::cpu

@@ -12,13 +12,7 @@
 #include <cstring>
 
 #if defined(POREPLAB_HAVE_IFMA)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics fill unused operands from self-initialised
-// _mm*_undefined_*() values and then warn about them (GCC bug 105593, fixed in 13).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "avx512_intrinsics.hpp"
 
 namespace poreplab::cpu::kernels {
 

@@ -10,6 +10,8 @@
 
 #include <utility>
 
+#include "simd_transpose.hpp"
+
 namespace poreplab::cpu::kernels {
 
 namespace {
@@ -34,36 +36,6 @@ PL_INLINE __m256i rot2shr(__m256i v) {
   const __m256i r = x(x(_mm256_srli_epi32(v, A), _mm256_srli_epi32(v, B)), _mm256_srli_epi32(v, C));
   const __m256i l = x(_mm256_slli_epi32(v, 32 - A), _mm256_slli_epi32(v, 32 - B));
   return x(r, l);
-}
-
-// 8 words of each of 8 lanes into w[i] = word i of every lane (8x8 transpose).
-template <bool kByteSwap>
-PL_INLINE void load_transpose(const std::uint8_t* const (&p)[kLanes], __m256i* w) {
-  __m256i r[8];
-  for (int j = 0; j < 8; ++j) {
-    r[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[j]));
-    if constexpr (kByteSwap) {
-      const __m256i mask = _mm256_broadcastsi128_si256(
-          _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3));
-      r[j] = _mm256_shuffle_epi8(r[j], mask);
-    }
-  }
-  __m256i u[2][4];
-  for (int h = 0; h < 2; ++h) {
-    const __m256i* q = r + 4 * h;
-    const __m256i t0 = _mm256_unpacklo_epi32(q[0], q[1]);
-    const __m256i t1 = _mm256_unpackhi_epi32(q[0], q[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(q[2], q[3]);
-    const __m256i t3 = _mm256_unpackhi_epi32(q[2], q[3]);
-    u[h][0] = _mm256_unpacklo_epi64(t0, t2);  // word 0 | word 4 of lanes 4h..4h+3
-    u[h][1] = _mm256_unpackhi_epi64(t0, t2);
-    u[h][2] = _mm256_unpacklo_epi64(t1, t3);
-    u[h][3] = _mm256_unpackhi_epi64(t1, t3);
-  }
-  for (int i = 0; i < 4; ++i) {
-    w[i] = _mm256_permute2x128_si256(u[0][i], u[1][i], 0x20);
-    w[4 + i] = _mm256_permute2x128_si256(u[0][i], u[1][i], 0x31);
-  }
 }
 
 // Round T, working variables addressed by rotation. Maj(a,b,c) = b ^ ((a^b) & (b^c)),
@@ -104,14 +76,14 @@ void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::siz
   for (std::size_t j = 0; j < kLanes; ++j)
     p[j] = j < n ? reinterpret_cast<const std::uint8_t*>(state + (first + j) * 8) : kZeroChunk;
   __m256i s[8];
-  load_transpose<false>(p, s);
+  simd::transpose32<false>(p, s);
   for (std::size_t k = 0; k < nblocks; ++k) {
     const std::uint8_t* const* row = chunks + 2 * k * stride + first;
     __m256i w[16];
     for (std::size_t j = 0; j < kLanes; ++j) p[j] = j < n ? row[j] : kZeroChunk;
-    load_transpose<true>(p, w);
+    simd::transpose32<true>(p, w);
     for (std::size_t j = 0; j < kLanes; ++j) p[j] = j < n ? row[stride + j] : kZeroChunk;
-    load_transpose<true>(p, w + 8);
+    simd::transpose32<true>(p, w + 8);
     __m256i v[8];
     for (int i = 0; i < 8; ++i) v[i] = s[i];
     rounds(v, w, std::make_index_sequence<64>{});

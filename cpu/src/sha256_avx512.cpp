@@ -13,18 +13,13 @@
 #include "kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
-#include <immintrin.h>
-// GCC 12's AVX-512 intrinsics fill unused operands from self-initialised
-// _mm*_undefined_*() values and then warn about them (GCC bug 105593, fixed in 13).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "avx512_intrinsics.hpp"
 
 #include <cstring>
 #include <utility>
 
 #include "poreplab/hash/sha256.hpp"
+#include "simd_transpose.hpp"
 
 namespace poreplab::cpu::kernels {
 
@@ -55,68 +50,6 @@ template <class V> PL_INLINE V big_sigma0(V a) { return tern<kXor3>(ror<2>(a), r
 template <class V> PL_INLINE V big_sigma1(V e) { return tern<kXor3>(ror<6>(e), ror<11>(e), ror<25>(e)); }
 template <class V> PL_INLINE V small_sigma0(V w) { return tern<kXor3>(ror<7>(w), ror<18>(w), shr<3>(w)); }
 template <class V> PL_INLINE V small_sigma1(V w) { return tern<kXor3>(ror<17>(w), ror<19>(w), shr<10>(w)); }
-
-PL_INLINE __m128i bswap_mask() { return _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3); }
-
-// 8 words of each of 8 lanes (p[j] -> 32 bytes) into w[i] = word i of every lane.
-template <bool kByteSwap>
-PL_INLINE void load_transpose(const std::uint8_t* const* p, __m256i* w) {
-  __m256i r[8];
-  for (int j = 0; j < 8; ++j) {
-    r[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[j]));
-    if constexpr (kByteSwap) r[j] = _mm256_shuffle_epi8(r[j], _mm256_broadcastsi128_si256(bswap_mask()));
-  }
-  __m256i u[2][4];
-  for (int h = 0; h < 2; ++h) {
-    const __m256i* q = r + 4 * h;
-    const __m256i t0 = _mm256_unpacklo_epi32(q[0], q[1]);
-    const __m256i t1 = _mm256_unpackhi_epi32(q[0], q[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(q[2], q[3]);
-    const __m256i t3 = _mm256_unpackhi_epi32(q[2], q[3]);
-    u[h][0] = _mm256_unpacklo_epi64(t0, t2);  // word 0 | word 4 of lanes 4h..4h+3
-    u[h][1] = _mm256_unpackhi_epi64(t0, t2);
-    u[h][2] = _mm256_unpacklo_epi64(t1, t3);
-    u[h][3] = _mm256_unpackhi_epi64(t1, t3);
-  }
-  for (int i = 0; i < 4; ++i) {
-    w[i] = _mm256_permute2x128_si256(u[0][i], u[1][i], 0x20);
-    w[4 + i] = _mm256_permute2x128_si256(u[0][i], u[1][i], 0x31);
-  }
-}
-
-// The same for 16 lanes in zmm registers: lanes j and j+8 share a register; two 4x4
-// transposes inside 128-bit blocks and one two-source qword permute finish the job.
-template <bool kByteSwap>
-PL_INLINE void load_transpose(const std::uint8_t* const* p, __m512i* w) {
-  __m512i r[8];
-  for (int j = 0; j < 8; ++j) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[j]));
-    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[j + 8]));
-    r[j] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-    if constexpr (kByteSwap) r[j] = _mm512_shuffle_epi8(r[j], _mm512_broadcast_i32x4(bswap_mask()));
-  }
-  // Block b of r[j]: lane j words 0-3, lane j words 4-7, lane j+8 words 0-3, 4-7.
-  __m512i s[2][4];
-  for (int h = 0; h < 2; ++h) {
-    const __m512i* q = r + 4 * h;
-    const __m512i t0 = _mm512_unpacklo_epi32(q[0], q[1]);
-    const __m512i t1 = _mm512_unpackhi_epi32(q[0], q[1]);
-    const __m512i t2 = _mm512_unpacklo_epi32(q[2], q[3]);
-    const __m512i t3 = _mm512_unpackhi_epi32(q[2], q[3]);
-    s[h][0] = _mm512_unpacklo_epi64(t0, t2);
-    s[h][1] = _mm512_unpackhi_epi64(t0, t2);
-    s[h][2] = _mm512_unpacklo_epi64(t1, t3);
-    s[h][3] = _mm512_unpackhi_epi64(t1, t3);
-  }
-  // s[h][i] blocks: word i of lanes 4h..4h+3, word 4+i of them, word i of lanes
-  // 8+4h.., word 4+i of them. Interleave the h = 0 and h = 1 halves by block.
-  const __m512i idx_lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-  const __m512i idx_hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  for (int i = 0; i < 4; ++i) {
-    w[i] = _mm512_permutex2var_epi64(s[0][i], idx_lo, s[1][i]);
-    w[4 + i] = _mm512_permutex2var_epi64(s[0][i], idx_hi, s[1][i]);
-  }
-}
 
 // Where a round's W+K comes from: the message schedule, the schedule with W+K also kept
 // for the block's repeats, or the kept W+K of an earlier block with the same bytes.
@@ -176,7 +109,7 @@ void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::siz
   for (std::size_t j = 0; j < L; ++j)
     p[j] = j < n ? reinterpret_cast<const std::uint8_t*>(state + (first + j) * 8) : kZeroChunk;
   V s[8];
-  load_transpose<false>(p, s);
+  simd::transpose32<false>(p, s);
   std::int8_t slot[kTrackedBlocks];
   if constexpr (Repeats) kept_schedule_slots(first_of, nblocks, slot);
   alignas(64) V wk[Repeats ? kKeptBlocks : 1][64];
@@ -190,9 +123,9 @@ void run_group(std::uint32_t* state, const std::uint8_t* const* chunks, std::siz
     } else {
       const std::uint8_t* const* row = chunks + 2 * k * stride + first;
       for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[j] : kZeroChunk;
-      load_transpose<true>(p, w);
+      simd::transpose32<true>(p, w);
       for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? row[stride + j] : kZeroChunk;
-      load_transpose<true>(p, w + 8);
+      simd::transpose32<true>(p, w + 8);
       if (use.kept >= 0)
         rounds<wk_source::schedule_and_keep>(v, w, wk[use.kept], std::make_index_sequence<64>{});
       else
@@ -216,7 +149,7 @@ void pad64_group(std::uint32_t* state, std::size_t first, std::size_t n) {
   for (std::size_t j = 0; j < L; ++j)
     p[j] = j < n ? reinterpret_cast<const std::uint8_t*>(state + (first + j) * 8) : kZeroChunk;
   V s[8];
-  load_transpose<false>(p, s);
+  simd::transpose32<false>(p, s);
   alignas(64) V wk[64];
   for (int t = 0; t < 64; ++t) wk[t] = splat<V>(kPad.wk[t]);
   V v[8];
@@ -249,9 +182,9 @@ void pairs(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pa
     const std::uint8_t* p[L];
     for (std::size_t j = 0; j < L; ++j) p[j] = j < n ? in + 64 * (first + j) : kZeroChunk;
     V w[16];
-    load_transpose<true>(p, w);
+    simd::transpose32<true>(p, w);
     for (std::size_t j = 0; j < L; ++j) p[j] += 32;  // kZeroChunk is 64 bytes
-    load_transpose<true>(p, w + 8);
+    simd::transpose32<true>(p, w + 8);
     V s[8], v[8];
     for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
     rounds<wk_source::schedule>(v, w, wk, std::make_index_sequence<64>{});

@@ -64,12 +64,13 @@ struct harness {
 
   explicit harness(const engine& eng) : e(&eng) {
     const std::size_t lanes = e->lanes;
-    data.resize(2 * kBlocksPerCall * lanes * 32 + 128 * kBlocksPerCall);
+    const std::size_t block_chunks = e->algo == engine_algo::sha256 ? 2 : blake2_block_chunks(e->algo);
+    data.resize(block_chunks * kBlocksPerCall * lanes * 32);
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 131 + 7);
-    for (std::size_t k = 0; k < 2 * kBlocksPerCall; ++k)
+    for (std::size_t k = 0; k < block_chunks * kBlocksPerCall; ++k)
       for (std::size_t j = 0; j < lanes; ++j) chunks.push_back(data.data() + (k * lanes + j) * 32);
     state32.assign(8 * lanes, 0x6a09e667u);
-    state64.assign(8, 0x6a09e667f3bcc908ULL);
+    state64.assign(8 * lanes, 0x6a09e667f3bcc908ULL);
   }
 
   void call() {
@@ -78,8 +79,12 @@ struct harness {
         sha256_chains_repeating(*e, state32.data(), chunks.data(), sdr::kLaterLayerBlockRepeats.first_of, kBlocksPerCall,
                                 e->lanes);
         break;
-      case engine_algo::blake2s: e->blake2s(state32.data(), data.data(), kBlocksPerCall, 64, false); break;
-      case engine_algo::blake2b: e->blake2b(state64.data(), data.data(), kBlocksPerCall, 128, false); break;
+      case engine_algo::blake2s:
+        e->blake2s(state32.data(), chunks.data(), kBlocksPerCall, 64, false, e->lanes);
+        break;
+      case engine_algo::blake2b:
+        e->blake2b(state64.data(), chunks.data(), kBlocksPerCall, 128, false, e->lanes);
+        break;
     }
   }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "label_message.hpp"
@@ -20,19 +21,17 @@ double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t
 
 namespace {
 
-// One BLAKE2 floor chain: `chains` node hashes of the scheme's regular message, made
-// exactly as the labeler makes them (the same engine calls on an L1-resident buffer);
-// each digest goes into the next message, so the nodes are dependent as in a layer.
+// One BLAKE2 floor chain over a group of `lanes` sectors: `chains` node hashes of the
+// scheme's regular message, made with the labeler's engine calls (blake2_message_blocks)
+// from L1-resident chunks; each runs on the state the last one left, so the nodes are
+// dependent as in a layer.
 template <sdr::porep_variant V, sdr::label_hash H>
-void blake2_floor_chain(const engine& e, std::uint64_t chains) {
-  detail::blake2_message<V, H> m;
-  for (std::size_t i = 0; i < sizeof m.msg; ++i) m.msg[i] = static_cast<std::uint8_t>(i * 7);
-  std::memset(m.msg + m.kBytes, 0, sizeof m.msg - m.kBytes);
-  for (std::uint64_t i = 0; i < chains; ++i) {
-    m.hash(e, false);
-    m.digest(0, m.msg + 32);
-  }
-  volatile std::uint8_t sink = m.msg[32];
+void blake2_floor_chain(const engine& e, const std::uint8_t* const* chunks, std::uint32_t lanes, std::uint64_t chains) {
+  using word = std::conditional_t<H == sdr::label_hash::blake2s, std::uint32_t, std::uint64_t>;
+  std::vector<word> state(8 * lanes, 1);
+  for (std::uint64_t i = 0; i < chains; ++i)
+    detail::blake2_message_blocks<H, detail::message_layout<V>::kBytes>(e, state.data(), chunks, lanes);
+  volatile word sink = state[0];
   (void)sink;
 }
 
@@ -47,7 +46,8 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
   const std::size_t nblocks = sdr::compressions_per_node(scheme);
   const bool reuse = repeats.reuse && scheme == sdr::kFilecoinScheme;
   const double layer1_share = std::clamp(repeats.layer1_share, 0.0, 1.0);
-  const std::size_t width = e.algo == engine_algo::sha256 ? std::max<std::size_t>(1, e.lanes) : 1;
+  const std::size_t width = std::max<std::size_t>(1, e.lanes);
+  const std::size_t block_chunks = e.algo == engine_algo::sha256 ? 2 : blake2_block_chunks(e.algo);
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
   // Each thread runs its groups' chains; small jobs are repeated until the measurement
@@ -60,15 +60,15 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
     {
       alignas(64) std::uint8_t data[64 * 40] = {};
       for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
-      std::vector<const std::uint8_t*> chunks(2 * nblocks * width);
+      std::vector<const std::uint8_t*> chunks(block_chunks * nblocks * width);
       std::vector<std::uint32_t> state(8 * width, 1);
 #pragma omp for schedule(static)
       for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
         const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
         const std::uint64_t chains = nodes_times_layers * reps;
+        for (std::size_t k = 0; k < block_chunks * nblocks; ++k)
+          for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
         if (e.algo == engine_algo::sha256) {
-          for (std::size_t k = 0; k < 2 * nblocks; ++k)
-            for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
           const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
           for (std::uint64_t i = 0; i < chains; ++i) {
             const auto& r = i < layer1 ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats;
@@ -77,7 +77,8 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         } else {
           sdr::with_scheme(scheme, [&](auto v, auto h) {
             if constexpr (decltype(h)::value != sdr::label_hash::sha256)
-              blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chains);
+              blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chunks.data(),
+                                                                         static_cast<std::uint32_t>(lanes), chains);
           });
         }
       }

@@ -305,12 +305,12 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
 // --- BLAKE2 ----------------------------------------------------------------------------
 
 template <class H>
-void blake2_call(const engine& e, typename H::word* h, const std::uint8_t* blocks, std::size_t n, std::uint64_t t,
-                 bool last) {
+void blake2_call(const engine& e, typename H::word* h, const std::uint8_t* const* chunks, std::size_t n,
+                 std::uint64_t t, bool last, std::size_t lanes) {
   if constexpr (sizeof(typename H::word) == 4)
-    e.blake2s(h, blocks, n, t, last);
+    e.blake2s(h, chunks, n, t, last, lanes);
   else
-    e.blake2b(h, blocks, n, t, last);
+    e.blake2b(h, chunks, n, t, last, lanes);
 }
 
 template <class H>
@@ -323,67 +323,87 @@ void store_words(const typename H::word* h, std::uint8_t* out) {
   }
 }
 
-// Full-length digests (32 bytes for BLAKE2s, 64 for BLAKE2b), like the OpenSSL rows.
+// Full-length digests (32 bytes for BLAKE2s, 64 for BLAKE2b), like the OpenSSL rows: one
+// message per lane, its chunks read in place.
 template <class H>
-workload blake2_throughput(const engine* e, engine_algo algo, std::size_t bytes) {
+workload blake2_throughput(const engine* e, engine_algo algo, std::size_t lanes, std::size_t bytes) {
   using W = typename H::word;
-  constexpr std::size_t B = H::kBlockBytes, kOut = H::kMaxDigestBytes;
+  constexpr std::size_t B = H::kBlockBytes, C = B / 32, kOut = H::kMaxDigestBytes;
   struct data {
-    std::vector<std::uint8_t> msg;
-    W h[8];
-    std::uint8_t out[kOut];
+    std::size_t lanes, bytes;
+    std::vector<std::uint8_t> msgs;
+    std::vector<const std::uint8_t*> chunks;
+    std::vector<W> h;
+    std::vector<std::uint8_t> out;
     std::unique_ptr<evp_digest> evp;
   };
   auto d = std::make_shared<data>();
-  d->msg = random_bytes(bytes, 5);
+  d->lanes = lanes;
+  d->bytes = bytes;
+  d->msgs = random_bytes(lanes * bytes, 5);
+  d->chunks.resize(bytes / 32 * lanes);
+  for (std::size_t c = 0; c < bytes / 32; ++c)
+    for (std::size_t j = 0; j < lanes; ++j) d->chunks[c * lanes + j] = d->msgs.data() + j * bytes + 32 * c;
+  d->h.resize(8 * lanes);
+  d->out.resize(kOut * lanes);
   workload w;
+  w.lanes = lanes;
   w.block_bytes = B;
-  w.blocks_per_pass = bytes / B;
+  w.blocks_per_pass = bytes / B * lanes;
   if (e != nullptr) {
     w.pass = [d, e] {
-      H::init_state(d->h, kOut, 0);
-      blake2_call<H>(*e, d->h, d->msg.data(), d->msg.size() / B, B, true);
-      store_words<H>(d->h, d->out);
+      for (std::size_t j = 0; j < d->lanes; ++j) H::init_state(d->h.data() + 8 * j, kOut, 0);
+      blake2_call<H>(*e, d->h.data(), d->chunks.data(), d->chunks.size() / (C * d->lanes), B, true, d->lanes);
+      for (std::size_t j = 0; j < d->lanes; ++j) store_words<H>(d->h.data() + 8 * j, d->out.data() + kOut * j);
     };
   } else {
     d->evp = std::make_unique<evp_digest>(evp_name(algo));
-    w.pass = [d] { d->evp->digest(d->msg.data(), d->msg.size(), d->out); };
+    w.pass = [d] { d->evp->digest(d->msgs.data(), d->bytes, d->out.data()); };
   }
   w.verify = [d, w_pass = w.pass] {
     w_pass();
-    std::uint8_t want[kOut];
-    H::digest(want, kOut, d->msg.data(), d->msg.size());
-    return std::memcmp(want, d->out, kOut) == 0;
+    for (std::size_t j = 0; j < d->lanes; ++j) {
+      std::uint8_t want[kOut];
+      H::digest(want, kOut, d->msgs.data() + j * d->bytes, d->bytes);
+      if (std::memcmp(want, d->out.data() + kOut * j, kOut) != 0) return false;
+    }
+    return true;
   };
   return w;
 }
 
-// One-block messages, each beginning with the digest of the one before.
+// One-block messages, each beginning with the digest of the one before; one chain per lane.
 template <class H>
-workload blake2_chain(const engine* e, engine_algo algo, std::size_t bytes) {
+workload blake2_chain(const engine* e, engine_algo algo, std::size_t lanes, std::size_t bytes) {
   using W = typename H::word;
-  constexpr std::size_t B = H::kBlockBytes, kOut = H::kMaxDigestBytes;
+  constexpr std::size_t B = H::kBlockBytes, C = B / 32, kOut = H::kMaxDigestBytes;
   struct data {
-    std::size_t steps;
-    std::vector<std::uint8_t> block0;
-    alignas(64) std::uint8_t block[B];
-    W h0[8], h[8];
+    std::size_t steps, lanes;
+    std::vector<std::uint8_t> blocks0, blocks;  // lane j's block at B * j
+    std::vector<const std::uint8_t*> chunks;
+    std::vector<W> h0, h;
     std::unique_ptr<evp_digest> evp;
   };
   auto d = std::make_shared<data>();
   d->steps = bytes / B;
-  d->block0 = random_bytes(B, 6);
-  std::memcpy(d->block, d->block0.data(), B);
-  H::init_state(d->h0, kOut, 0);
+  d->lanes = lanes;
+  d->blocks0 = random_bytes(B * lanes, 6);
+  d->blocks = d->blocks0;
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t j = 0; j < lanes; ++j) d->chunks.push_back(d->blocks.data() + B * j + 32 * c);
+  d->h0.resize(8 * lanes);
+  for (std::size_t j = 0; j < lanes; ++j) H::init_state(d->h0.data() + 8 * j, kOut, 0);
+  d->h.resize(8 * lanes);
   workload w;
+  w.lanes = lanes;
   w.block_bytes = B;
-  w.blocks_per_pass = d->steps;
+  w.blocks_per_pass = d->steps * lanes;
   if (e != nullptr) {
     w.pass = [d, e] {
       for (std::size_t s = 0; s < d->steps; ++s) {
-        std::memcpy(d->h, d->h0, sizeof d->h);
-        blake2_call<H>(*e, d->h, d->block, 1, B, true);
-        store_words<H>(d->h, d->block);
+        d->h = d->h0;
+        blake2_call<H>(*e, d->h.data(), d->chunks.data(), 1, B, true, d->lanes);
+        for (std::size_t j = 0; j < d->lanes; ++j) store_words<H>(d->h.data() + 8 * j, d->blocks.data() + B * j);
       }
     };
   } else {
@@ -391,23 +411,26 @@ workload blake2_chain(const engine* e, engine_algo algo, std::size_t bytes) {
     w.pass = [d] {
       std::uint8_t out[H::kMaxDigestBytes];  // not kOut: clang 14 would ask to capture it
       for (std::size_t s = 0; s < d->steps; ++s) {
-        d->evp->digest(d->block, B, out);
-        std::memcpy(d->block, out, kOut);
+        d->evp->digest(d->blocks.data(), B, out);
+        std::memcpy(d->blocks.data(), out, kOut);
       }
     };
   }
   w.verify = [d, w_pass = w.pass] {
-    std::memcpy(d->block, d->block0.data(), B);
+    d->blocks = d->blocks0;
     w_pass();
-    std::uint8_t got[B];
-    std::memcpy(got, d->block, B);
-    std::memcpy(d->block, d->block0.data(), B);
-    for (std::size_t s = 0; s < d->steps; ++s) {
-      std::uint8_t out[kOut];
-      H::digest(out, kOut, d->block, B);
-      std::memcpy(d->block, out, kOut);
+    const std::vector<std::uint8_t> got = d->blocks;
+    for (std::size_t j = 0; j < d->lanes; ++j) {
+      std::uint8_t block[B];
+      std::memcpy(block, d->blocks0.data() + B * j, B);
+      for (std::size_t s = 0; s < d->steps; ++s) {
+        std::uint8_t out[kOut];
+        H::digest(out, kOut, block, B);
+        std::memcpy(block, out, kOut);
+      }
+      if (std::memcmp(got.data() + B * j, block, B) != 0) return false;
     }
-    return std::memcmp(got, d->block, B) == 0;
+    return true;
   };
   return w;
 }
@@ -418,11 +441,11 @@ workload make_workload(engine_algo algo, bench_mode mode, const engine* e, std::
     case engine_algo::sha256:
       return mode == bench_mode::throughput ? sha256_throughput(e, lanes, bytes) : sha256_chain(e, lanes, bytes);
     case engine_algo::blake2s:
-      return mode == bench_mode::throughput ? blake2_throughput<blake2s>(e, algo, bytes)
-                                            : blake2_chain<blake2s>(e, algo, bytes);
+      return mode == bench_mode::throughput ? blake2_throughput<blake2s>(e, algo, lanes, bytes)
+                                            : blake2_chain<blake2s>(e, algo, lanes, bytes);
     case engine_algo::blake2b:
-      return mode == bench_mode::throughput ? blake2_throughput<blake2b>(e, algo, bytes)
-                                            : blake2_chain<blake2b>(e, algo, bytes);
+      return mode == bench_mode::throughput ? blake2_throughput<blake2b>(e, algo, lanes, bytes)
+                                            : blake2_chain<blake2b>(e, algo, lanes, bytes);
   }
   throw std::invalid_argument("unknown hash algorithm");
 }

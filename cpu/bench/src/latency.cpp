@@ -326,6 +326,19 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
       if (engine == "portable") {
         g = 4 * L("add") + 4 * L("xor") + 4 * L("ror");
         gtext = "G = 4 add + 4 xor + 4 ror; " + lat(t, "add") + " " + lat(t, "xor") + " " + lat(t, "ror");
+      } else if (c.lanes > 1 && engine.starts_with("avx512")) {
+        // Multi-buffer (blake2_lanes.hpp): a message per lane, every rotation one vpror.
+        g = 4 * L("vpaddd zmm") + 4 * L("vpxor ymm") + 4 * L("vprord zmm");
+        gtext = "G = 4 vpadd + 4 vpxor + 4 vpror, per lane of " + std::to_string(c.lanes) + "; " +
+                lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vprord zmm");
+      } else if (c.lanes > 1 && engine.starts_with("avx2")) {
+        // Multi-buffer: byte-multiple rotations one vpshufb (or vpshufd for 32), the rest
+        // two shifts + or.
+        const int shuffles = b2s ? 2 : 3, shifted = 4 - shuffles;
+        g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + shuffles * L("vpshufb ymm") + shifted * L("rotate ymm");
+        gtext = "G = 4 vpadd + 4 vpxor + " + std::to_string(shuffles) + " byte-shuffle + " + std::to_string(shifted) +
+                " shift-rotate, per lane of " + std::to_string(c.lanes) + "; " + lat(t, "vpaddd ymm") + " " +
+                lat(t, "vpxor ymm") + " " + lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
       } else if (engine == "avx2" && b2s) {
         // Rotations by 16 and 8 are one vpshufb (xmm rows); by 12 and 7, two shifts + or.
         g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + 2 * L("vpshufb xmm") + 2 * L("rotate ymm");

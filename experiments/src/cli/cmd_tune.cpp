@@ -24,15 +24,13 @@ struct tune_options {
   double tolerance = 0.05;
 };
 
-// Lane counts a caller may ask SHA-256 for: one stream, and the sector counts of multi-sector labeling.
-constexpr std::size_t kShaRequests[] = {1, 2, 4, 8, 16, 32};
+// Lane counts a caller may ask an algo for: one stream, and the sector counts of multi-sector
+// labeling (every algo labels sectors in lanes).
+constexpr std::size_t kLaneRequests[] = {1, 2, 4, 8, 16, 32};
 
 std::size_t block_bytes(cpu::engine_algo a) { return a == cpu::engine_algo::blake2b ? 128 : 64; }
 
-std::vector<std::size_t> requests_of(cpu::engine_algo a) {
-  if (a == cpu::engine_algo::sha256) return {std::begin(kShaRequests), std::end(kShaRequests)};
-  return {1};
-}
+std::vector<std::size_t> requests_of(cpu::engine_algo) { return {std::begin(kLaneRequests), std::end(kLaneRequests)}; }
 
 // ceil(lanes / width) x width x ns: what one block of every requested chain costs.
 // The labeler's threads (OpenMP's default): auto spreads a request's lane groups over them.

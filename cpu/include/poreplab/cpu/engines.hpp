@@ -51,15 +51,21 @@ using sha256_pad64_fn = void (*)(std::uint32_t* state, std::size_t lanes);
 // its message schedule (the A/B). Optional per engine.
 using sha256_pairs_fn = void (*)(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pad_precompute);
 
-// BLAKE2 compression of `nblocks` contiguous blocks (64 bytes for BLAKE2s, 128 for
-// BLAKE2b) into h (8 words). Block k is compressed with the counter t_first + k * block
-// bytes (RFC 7693's t: message bytes absorbed up to and including that block); when
-// last_is_final the last block gets the final flag. A short final block is zero-padded
-// by the caller and passed as its own call with t_first = the message length.
-using blake2s_blocks_fn = void (*)(std::uint32_t* h, const std::uint8_t* blocks, std::size_t nblocks,
-                                   std::uint64_t t_first, bool last_is_final);
-using blake2b_blocks_fn = void (*)(std::uint64_t* h, const std::uint8_t* blocks, std::size_t nblocks,
-                                   std::uint64_t t_first, bool last_is_final);
+// BLAKE2 compression of `lanes` independent messages of one length, shaped like
+// sha256_chains_fn: block k of lane j is the 32-byte chunks chunks[(C k + c) * lanes + j],
+// c < C, read in place (C = 2 for BLAKE2s' 64-byte blocks, 4 for BLAKE2b's 128-byte ones).
+// h: lanes * 8 words, lane-major (h[lane * 8 + i]), updated in place. Block k is
+// compressed with the counter t_first + k * block bytes (RFC 7693's t: message bytes
+// absorbed up to and including that block); when last_is_final the last block gets the
+// final flag. A short final block is zero-padded by the caller (zero chunks) and passed
+// as its own call with t_first = the message length. Engines accept any lanes >= 1, as
+// sha256_chains_fn does.
+using blake2s_chains_fn = void (*)(std::uint32_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                                   std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+using blake2b_chains_fn = void (*)(std::uint64_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
+                                   std::uint64_t t_first, bool last_is_final, std::size_t lanes);
+// The chunks of a BLAKE2 block.
+constexpr std::size_t blake2_block_chunks(engine_algo a) { return a == engine_algo::blake2b ? 4 : 2; }
 
 struct engine {
   std::string_view name;         // unique within its algo, e.g. "avx512-x16"
@@ -70,8 +76,8 @@ struct engine {
   bool (*available)();           // this CPU and OS can run it
   // Exactly one is set, the one matching algo.
   sha256_chains_fn sha256 = nullptr;
-  blake2s_blocks_fn blake2s = nullptr;
-  blake2b_blocks_fn blake2b = nullptr;
+  blake2s_chains_fn blake2s = nullptr;
+  blake2b_chains_fn blake2b = nullptr;
   sha256_pad64_fn sha256_pad64 = nullptr;  // SHA-256 engines that have one
   sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
   sha256_pairs_fn sha256_pairs = nullptr;    // SHA-256 engines with a whole-message tree_d kernel

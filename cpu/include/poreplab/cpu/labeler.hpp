@@ -1,9 +1,8 @@
 #pragma once
 // The OpenMP CPU backend: labeling of S sectors (sharing one graph) for every scheme
 // (sdr | zigzag) x (sha256 | blake2s | blake2b-256), on an engine of the scheme's hash.
-// SHA-256: sectors in groups of the engine's lane width, chunks read in place
-// (gathered only with assembly gather). BLAKE2 (single-stream engines): one sector at a
-// time per thread, each node's message gathered into an aligned buffer. Each thread
+// Sectors run in groups of the engine's lane width (SHA-256 and BLAKE2 alike), the
+// message's 32-byte chunks read in place (gathered only with assembly gather). Each thread
 // drives whole groups (sectors) through the node loop of a layer, prefetching parents
 // ahead. ZigZag layers are
 // encoded in place (node + key mod r), after sdr::zigzag_begin_layer.
@@ -19,9 +18,8 @@
 namespace poreplab::cpu {
 
 // Ablation switches (the 2019 report's optimisation steps, each bit-exact):
-// message assembly: SHA-256 chunks read where they lie (in_place) or first copied into a
-// per-lane buffer (gather; BLAKE2 engines take contiguous blocks, so always gather);
-// auto = in_place for SHA-256.
+// message assembly: the chunks read where they lie (in_place) or first copied into a
+// per-lane buffer (gather); auto = in_place.
 enum class message_assembly { automatic, in_place, gather };
 // ZigZag's key + node: normal-form add, or the Montgomery round trip of the 2019 r2 code
 // (SDR labeling adds nothing in the field, so it is unaffected).
@@ -55,7 +53,7 @@ const char* parent_producer_name(parent_producer p);
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->
   // engine_algo::sha256, blake2s -> blake2s, blake2b-256 -> blake2b); "auto" = the best
-  // available (for SHA-256: for the sector count, pick_label_engine).
+  // available for the sector count (pick_label_engine).
   std::string engine = "auto";
   int threads = 0;              // 0 = OpenMP default
   bool pin_threads = true;      // pin thread i to the i-th CPU of the affinity mask
@@ -83,8 +81,8 @@ parent_producer planned_producer(const labeler_options& opt, const sdr::label_jo
 // "shani" for a blake2s job) makes label() throw std::invalid_argument naming the algo.
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt);
 
-// The engine `auto` picks for S sectors labeled by `threads` threads (0: this process's
-// OpenMP threads): fastest_engine(sha256, S, threads) (tune.hpp): measured on this CPU,
+// The SHA-256 engine `auto` picks for S sectors labeled by `threads` threads (0: this
+// process's OpenMP threads): fastest_engine(sha256, S, threads) (tune.hpp): measured on this CPU,
 // one stream -> the fastest 1-lane engine, several -> the lowest time per block step for S
 // chains with their groups spread over the threads; without measurements the widest
 // engine S fills.
@@ -94,9 +92,8 @@ const engine& pick_label_engine(std::size_t sectors, int threads = 0);
 engine_algo label_engine_algo(sdr::label_hash h);
 
 // The engine the cpu backend uses for a scheme: `name` of the scheme's hash algo, or for
-// "auto" pick_label_engine (SHA-256, on `threads` threads as above) / the best engine of
-// the algo (BLAKE2, one stream). Throws std::invalid_argument naming the algo for an
-// unknown name, engine_unavailable.
+// "auto" fastest_engine(algo, S, threads) of the scheme's hash, as above. Throws
+// std::invalid_argument naming the algo for an unknown name, engine_unavailable.
 const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name = "auto",
                                 int threads = 0);
 
