@@ -480,6 +480,53 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
   CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "portable", opt), std::invalid_argument);
 }
 
+TEST_CASE("bench_hash runs threads side by side and pairs them with one thread", "[engines]") {
+  cpu::hash_bench_options opt;
+  opt.bytes_per_lane = 2048;
+  opt.min_time_s = 0;
+  opt.repetitions = 3;
+  opt.threads = 2;
+  opt.placement = cpu::thread_placement::spread;
+  const auto rows = cpu::bench_hash(engine_algo::sha256, "portable", opt);
+  REQUIRE(rows.size() == 4);  // portable and OpenSSL, two modes
+  for (const auto& r : rows) {
+    INFO(r.engine << " " << r.mode);
+    CHECK(r.verified);  // every copy's output
+    CHECK(r.threads == 2);
+    CHECK(r.placement == "spread");
+    CHECK(r.cpus.size() == (cpu::affinity_cpus().empty() ? 0u : 2u));
+    // A pass is both copies' blocks: 2 KiB messages, or one 20-block SDR label a lane.
+    CHECK(r.blocks_per_pass == (r.mode == "throughput" ? 2 * 2048u / 64 : 2 * 20u));
+    if (r.engine == "openssl") {
+      CHECK(!r.vs_one_thread);
+      continue;
+    }
+    REQUIRE(r.vs_one_thread);
+    CHECK(r.vs_one_thread_pairs.size() == 3);
+    CHECK(*r.vs_one_thread > 0);
+    CHECK(r.vs_one_thread_lo <= *r.vs_one_thread);
+    CHECK(*r.vs_one_thread <= r.vs_one_thread_hi);
+    CHECK(!r.bound_ns_per_block);  // one core's bound does not apply to two threads
+    const auto j = cpu::to_json(r);
+    CHECK(j["threads"] == 2);
+    CHECK(j["vs_one_thread_pairs"].size() == 3);
+  }
+  // One thread: no pairing, nothing pinned.
+  opt.threads = 1;
+  for (const auto& r : cpu::bench_hash(engine_algo::blake2s, "portable", opt)) {
+    CHECK(!r.vs_one_thread);
+    CHECK(r.cpus.empty());
+    CHECK(cpu::to_json(r)["vs_one_thread"].is_null());
+  }
+  opt.threads = 0;
+  CHECK_THROWS_WITH(cpu::bench_hash(engine_algo::blake2s, "portable", opt), Catch::Contains("threads"));
+  opt.threads = 2;
+  opt.placement = cpu::thread_placement::siblings;
+  const auto& topo = cpu::topology();
+  if (!cpu::placement_unavailable(opt.placement, topo, cpu::affinity_cpus()).empty())
+    CHECK_THROWS_AS(cpu::bench_hash(engine_algo::blake2s, "portable", opt), unavailable_error);
+}
+
 TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
   const auto msg = pattern(64);
   std::uint8_t want[32];

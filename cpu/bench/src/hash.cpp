@@ -1,7 +1,10 @@
 // bench_hash(): builds each workload once, checks its output against the portable code,
 // then times whole passes over it (see bench.hpp for the two patterns).
 #include <linux/perf_event.h>
+#include <omp.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -450,6 +453,59 @@ workload make_workload(engine_algo algo, bench_mode mode, const engine* e, std::
   throw std::invalid_argument("unknown hash algorithm");
 }
 
+// `threads` copies of a workload run side by side, copy t pinned to cpus[t] (none: not
+// pinned); one pass is one pass of every copy, its blocks all of theirs.
+workload side_by_side(std::vector<workload> copies, std::vector<int> cpus) {
+  auto all = std::make_shared<std::vector<workload>>(std::move(copies));
+  workload w;
+  w.lanes = all->front().lanes;
+  w.block_bytes = all->front().block_bytes;
+  for (const workload& c : *all) w.blocks_per_pass += c.blocks_per_pass;
+  w.pass = [all, cpus] {
+    const auto n = static_cast<std::int64_t>(all->size());
+#pragma omp parallel for num_threads(static_cast<int>(n)) schedule(static, 1)
+    for (std::int64_t t = 0; t < n; ++t) {
+      if (!cpus.empty()) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[static_cast<std::size_t>(t)], &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      }
+      (*all)[static_cast<std::size_t>(t)].pass();
+    }
+  };
+  w.verify = [all] {
+    return std::all_of(all->begin(), all->end(), [](const workload& c) { return c.verify(); });
+  };
+  return w;
+}
+
+// The calling thread's affinity mask, put back when the benchmark ends (it runs one of
+// the pinned copies).
+class affinity_guard {
+ public:
+  affinity_guard() { saved_ = sched_getaffinity(0, sizeof mask_, &mask_) == 0; }
+  ~affinity_guard() {
+    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
+  }
+  affinity_guard(const affinity_guard&) = delete;
+  affinity_guard& operator=(const affinity_guard&) = delete;
+
+ private:
+  cpu_set_t mask_{};
+  bool saved_ = false;
+};
+
+void set_pairs(std::vector<double> pairs, std::vector<double>& out, std::optional<double>& mid, double& lo,
+               double& hi) {
+  if (pairs.empty()) return;
+  const interval ci = bootstrap_median_interval(pairs);
+  mid = median(pairs);
+  lo = ci.lo;
+  hi = ci.hi;
+  out = std::move(pairs);
+}
+
 }  // namespace
 
 std::string_view bench_mode_name(bench_mode m) { return m == bench_mode::throughput ? "throughput" : "chain"; }
@@ -476,6 +532,22 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
   if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");
   // Whole blocks only, so that every engine and OpenSSL hash the same bytes.
   const std::size_t bytes = opt.bytes_per_lane / block * block;
+  if (opt.threads < 1 || opt.threads > 1024) throw std::invalid_argument("bench: threads must be 1 .. 1024");
+  const std::vector<int> allowed = affinity_cpus();
+  if (const std::string why = placement_unavailable(opt.placement, topology(), allowed); !why.empty())
+    throw unavailable_error(why);
+  std::vector<int> cpus;  // thread t on cpus[t]
+  if (opt.threads > 1)
+    if (const std::vector<int> order = placement_cpus(opt.placement, topology(), allowed); !order.empty())
+      for (int t = 0; t < opt.threads; ++t) cpus.push_back(order[static_cast<std::size_t>(t) % order.size()]);
+  const affinity_guard restore;
+  // One subject's workload: alone, or copies side by side.
+  const auto make = [&](bench_mode mode, const engine* e) {
+    if (opt.threads == 1) return make_workload(algo, mode, e, bytes);
+    std::vector<workload> copies;
+    for (int t = 0; t < opt.threads; ++t) copies.push_back(make_workload(algo, mode, e, bytes));
+    return side_by_side(std::move(copies), cpus);
+  };
 
   std::vector<const engine*> subjects;  // nullptr: OpenSSL
   if (engine_name == "all") {
@@ -500,20 +572,30 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
   for (bench_mode mode : opt.modes) {
     std::optional<workload> ossl;
     std::optional<sampler> ossl_samples;
-    if (with_openssl) ossl = make_workload(algo, mode, nullptr, bytes);
+    if (with_openssl) ossl = make(mode, nullptr);
     for (const engine* e : subjects) {
       if (e == nullptr) continue;
-      const workload w = make_workload(algo, mode, e, bytes);
+      const workload w = make(mode, e);
       warm_up(w);
       const bool ok = w.verify();
       sampler s(w, opt);
       if (ossl && !ossl_samples) ossl_samples.emplace(*ossl, opt);
-      std::vector<double> pairs;
+      std::optional<workload> alone;  // threads > 1: the one-thread run it is paired with
+      std::optional<sampler> alone_samples;
+      if (opt.threads > 1) {
+        alone = make_workload(algo, mode, e, bytes);
+        alone_samples.emplace(*alone, opt);
+      }
+      std::vector<double> pairs, thread_pairs;
       for (int r = 0; r < opt.repetitions; ++r) {
         s.sample(cc);
         if (ossl_samples) {
           ossl_samples->sample(cc);
           pairs.push_back(ossl_samples->ns.back() / s.ns.back());
+        }
+        if (alone_samples) {
+          alone_samples->sample(cc);
+          thread_pairs.push_back(alone_samples->ns.back() / s.ns.back());
         }
       }
       hash_bench_row row = s.row(cc);
@@ -522,17 +604,14 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
       row.mode = bench_mode_name(mode);
       row.verified = ok;
       row.core_hz = measure_core_hz();
-      if (const auto bound = port_bound_cycles_per_block(algo, e->name); bound && row.core_hz > 0) {
+      // The port bound is one core's: a row of several threads has none.
+      if (const auto bound = port_bound_cycles_per_block(algo, e->name); bound && row.core_hz > 0 && opt.threads == 1) {
         row.bound_ns_per_block = *bound / row.core_hz * 1e9;
         row.vs_bound = *row.bound_ns_per_block / row.ns_per_block;
       }
-      if (!pairs.empty()) {
-        const interval ci = bootstrap_median_interval(pairs);
-        row.vs_openssl = median(pairs);
-        row.vs_openssl_lo = ci.lo;
-        row.vs_openssl_hi = ci.hi;
-        row.vs_openssl_pairs = std::move(pairs);
-      }
+      set_pairs(std::move(pairs), row.vs_openssl_pairs, row.vs_openssl, row.vs_openssl_lo, row.vs_openssl_hi);
+      set_pairs(std::move(thread_pairs), row.vs_one_thread_pairs, row.vs_one_thread, row.vs_one_thread_lo,
+                row.vs_one_thread_hi);
       rows.push_back(std::move(row));
     }
     if (ossl) {
@@ -548,6 +627,11 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
       row.verified = ossl->verify();
       rows.push_back(std::move(row));
     }
+  }
+  for (auto& row : rows) {
+    row.threads = opt.threads;
+    row.placement = thread_placement_name(opt.placement);
+    row.cpus = cpus;
   }
   return rows;
 }
@@ -581,6 +665,14 @@ nlohmann::json to_json(const hash_bench_row& r) {
   j["core_hz"] = r.core_hz > 0 ? nlohmann::json(r.core_hz) : nlohmann::json();
   j["bound_ns_per_block"] = r.bound_ns_per_block ? nlohmann::json(*r.bound_ns_per_block) : nlohmann::json();
   j["vs_bound"] = r.vs_bound ? nlohmann::json(*r.vs_bound) : nlohmann::json();
+  j["threads"] = r.threads;
+  j["placement"] = r.placement;
+  j["cpus"] = r.cpus;
+  j["vs_one_thread"] = r.vs_one_thread ? nlohmann::json(*r.vs_one_thread) : nlohmann::json();
+  if (r.vs_one_thread) {
+    j["vs_one_thread_ci95"] = {r.vs_one_thread_lo, r.vs_one_thread_hi};
+    j["vs_one_thread_pairs"] = r.vs_one_thread_pairs;
+  }
   return j;
 }
 

@@ -40,6 +40,8 @@ struct hash_cli_options {
   int repetitions = 7;
   bool no_openssl = false;
   bool json = false;
+  int threads = 1;
+  std::string placement = "compact";
 };
 
 std::string fmt(const char* f, double v) {
@@ -61,9 +63,9 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
                         : r.algo == "sha256" ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
                                              : ": dependent one-block messages")
                 << "\n";
-      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s\n", "engine", "lanes", "ns/block",
+      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s%s\n", "engine", "lanes", "ns/block",
                   "ns/lane-blk", "GB/s", "c/B tsc", "c/B core", "vs ossl", "95% interval", "cpu%", "verified", "bound",
-                  "vs bound");
+                  "vs bound", r.threads > 1 ? "  vs 1 thread [95%]" : "");
       last = group;
     }
     std::string ci = "-";
@@ -71,13 +73,16 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
       ci = fmt("%.2f", r.vs_openssl_lo);
       ci += fmt("-%.2f", r.vs_openssl_hi);
     }
-    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %13s %5.0f %9s %8s %8s\n", r.engine.c_str(), r.lanes,
+    std::string threads;
+    if (r.vs_one_thread)
+      threads = fmt("  %.2fx", *r.vs_one_thread) + fmt(" [%.2f", r.vs_one_thread_lo) + fmt("-%.2f]", r.vs_one_thread_hi);
+    std::printf("  %-11s %5zu %9.2f %11.2f %8.3f %8.3f %9s %8s %13s %5.0f %9s %8s %8s%s\n", r.engine.c_str(), r.lanes,
                 r.ns_per_block, r.lane_ns_per_block, r.gbps, r.cycles_per_byte_tsc,
                 r.cycles_per_byte_core ? fmt("%.3f", *r.cycles_per_byte_core).c_str() : "-",
                 r.vs_openssl ? fmt("%.2fx", *r.vs_openssl).c_str() : "-", ci.c_str(),
                 100.0 * r.cpu_ns_per_block / r.ns_per_block, r.verified ? "ok" : "MISMATCH",
                 r.bound_ns_per_block ? fmt("%.2f", *r.bound_ns_per_block).c_str() : "-",
-                r.vs_bound ? fmt("%.2f", *r.vs_bound).c_str() : "-");
+                r.vs_bound ? fmt("%.2f", *r.vs_bound).c_str() : "-", threads.c_str());
   }
 }
 
@@ -107,6 +112,8 @@ void run_hash(const hash_cli_options& o) {
   opt.repetitions = o.repetitions;
   opt.openssl = !o.no_openssl;
   if (o.mode != "all") opt.modes = {cpu::parse_bench_mode(o.mode)};
+  opt.threads = o.threads;
+  opt.placement = cpu::parse_thread_placement(o.placement);
 
   std::vector<cpu::hash_bench_row> rows;
   for (cpu::engine_algo a : algos) {
@@ -123,6 +130,13 @@ void run_hash(const hash_cli_options& o) {
                 f.model.c_str(), cpu::tsc_hz() / 1e9,
                 cpu::core_cycle_counter_available() ? "perf_event_open" : "not available", o.repetitions,
                 o.min_time_s);
+    if (o.threads > 1 && !rows.empty()) {
+      std::string where;
+      for (int c : rows.front().cpus) where += (where.empty() ? "" : " ") + std::to_string(c);
+      std::printf("%d threads side by side, each on its own copy of the data, placement %s (CPUs: %s); figures are "
+                  "per block of all threads\n\n",
+                  o.threads, rows.front().placement.c_str(), where.empty() ? "not pinned" : where.c_str());
+    }
     print_table(rows, o.bytes);
   }
   if (!all_verified) {
@@ -212,6 +226,15 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_flag("--no-openssl", o->no_openssl, "leave out the OpenSSL reference rows");
+  cmd->add_option("--threads", o->threads,
+                  "threads hashing side by side, each on its own copy of the data; with 2 or more, each row also "
+                  "gives its rate over one thread of the same engine (what the other threads add) (cpu)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--placement", o->placement,
+                  "where the threads are pinned: compact, spread (one per core first), siblings (both SMT threads "
+                  "of a core first), cores, none (cpu)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "one JSON object per row instead of the table");
   cmd->callback([o] {
     if (o->backend == "cuda")

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/topology.hpp"
 
 namespace poreplab::cpu {
 
@@ -31,6 +32,12 @@ struct hash_bench_options {
   int repetitions = 7;                     // samples per row
   std::vector<bench_mode> modes = {bench_mode::throughput, bench_mode::chain};
   bool openssl = true;                     // add the OpenSSL EVP reference row per mode
+  // Threads hashing side by side, each on its own copy of the workload, pinned by
+  // `placement` over this process's CPUs (topology.hpp). With more than one, every row's
+  // figures are per block of all threads together, and each engine sample is paired with
+  // a one-thread sample of the same engine (vs_one_thread): what the other threads add.
+  int threads = 1;
+  thread_placement placement = thread_placement::compact;
 };
 
 struct hash_bench_row {
@@ -62,9 +69,21 @@ struct hash_bench_row {
   double vs_openssl_lo = 0, vs_openssl_hi = 0;
   // The engine's port bound (latency.hpp port_bound_of, SHA-256 engines only) in ns per
   // block at the core clock measured right after the samples, and bound / ns_per_block
-  // (1 = at the bound). Empty for OpenSSL, BLAKE2 and where the clock could not be read.
+  // (1 = at the bound). Empty for OpenSSL, BLAKE2, rows of several threads and where the
+  // clock could not be read.
   std::optional<double> bound_ns_per_block, vs_bound;
   double core_hz = 0;  // add-chain core clock after the samples (0: not measured)
+  // hash_bench_options::threads and placement, and the CPUs the threads were pinned to
+  // (thread t on cpus[t]; empty: not pinned).
+  int threads = 1;
+  std::string placement = "compact";
+  std::vector<int> cpus;
+  // With threads > 1: the rate over one thread's of the same engine, from interleaved
+  // pairs (one-thread ns / all-threads ns per block); ~threads on separate cores, less
+  // where threads share a core's ports (SMT siblings). Median, bootstrap 95% interval, pairs.
+  std::vector<double> vs_one_thread_pairs;
+  std::optional<double> vs_one_thread;
+  double vs_one_thread_lo = 0, vs_one_thread_hi = 0;
 };
 
 // Rows for `engine` ("all": every available engine, best first; "openssl": the reference
@@ -72,7 +91,8 @@ struct hash_bench_row {
 // opt.openssl, the OpenSSL row, for each of opt.modes in turn. With OpenSSL, every engine
 // sample is paired with an OpenSSL sample taken right after it (vs_openssl); the OpenSSL
 // row holds all of those samples.
-// Throws std::invalid_argument for bad options.
+// Throws std::invalid_argument for bad options, unavailable_error for a placement this
+// machine cannot give (siblings without SMT).
 std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine = "all",
                                        const hash_bench_options& opt = {});
 
