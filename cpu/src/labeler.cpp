@@ -34,19 +34,12 @@ std::uint64_t producer_min_layer_bytes() {
 // The CPUs of this process's affinity mask, in order.
 std::vector<int> allowed_cpus() { return affinity_cpus(); }
 
-void set_affinity(int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-}
-
 // The producer pairs' pinning (label_with_producers: odd OpenMP threads are producers).
 // A placed labeling (topology.hpp) records it; placement none pins nothing.
 void pin_to_cpu(int cpu) {
   const int t = omp_get_thread_num();
   const int placed = detail::placed_cpu(t);
-  if (placed != -1) set_affinity(cpu);
+  if (placed != -1) pin_this_thread(cpu);
   if (placed != detail::kNotPlaced) detail::note_thread(t, t % 2 == 1 ? "producer" : "label", placed != -1);
 }
 
@@ -54,29 +47,13 @@ void pin_to_cpu(int cpu) {
 // labeling, else on the index-th CPU of the affinity mask.
 void pin_current_thread(int index) {
   if (const int placed = detail::placed_cpu(index); placed != detail::kNotPlaced) {
-    if (placed >= 0) set_affinity(placed);
+    if (placed >= 0) pin_this_thread(placed);
     detail::note_thread(index, "label", placed >= 0);
     return;
   }
   const std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() > 1) set_affinity(cpus[static_cast<std::size_t>(index) % cpus.size()]);
+  if (cpus.size() > 1) pin_this_thread(cpus[static_cast<std::size_t>(index) % cpus.size()]);
 }
-
-// Pinning runs on the calling thread too (it is OpenMP's thread 0): its own affinity comes
-// back when the labeling ends, or the next job would see one allowed CPU.
-class affinity_restorer {
- public:
-  affinity_restorer() { saved_ = sched_getaffinity(0, sizeof mask_, &mask_) == 0; }
-  ~affinity_restorer() {
-    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
-  }
-  affinity_restorer(const affinity_restorer&) = delete;
-  affinity_restorer& operator=(const affinity_restorer&) = delete;
-
- private:
-  cpu_set_t mask_{};
-  bool saved_ = false;
-};
 
 // The SMT siblings of `cpu` (itself included), from hwloc or /sys (topology.hpp); empty if unknown.
 std::vector<int> smt_siblings(int cpu) { return topology().siblings_of(cpu); }
@@ -212,7 +189,9 @@ class cpu_backend final : public sdr::backend {
     int used = threads_used(opt_, groups);
     const std::vector<std::pair<int, int>> pairs = producer_plan(opt_, job, e, used).pairs;
     if (!pairs.empty()) used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(used), pairs.size()));
-    const affinity_restorer restore_affinity;
+    // Pinning runs on the calling thread too (it is OpenMP's thread 0): its own affinity
+    // comes back when the labeling ends, or the next job would see one allowed CPU.
+    const affinity_guard restore_affinity;
     sdr::with_scheme(job.scheme, [&](auto v, auto h) {
       run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used, pairs);
     });

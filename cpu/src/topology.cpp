@@ -58,13 +58,6 @@ std::vector<int> bitmap_pus(hwloc_const_bitmap_t set) {
   return out;
 }
 
-void set_affinity(int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-}
-
 // The placed labeling in progress (placed_backend::label), one at a time.
 struct placed_run {
   std::vector<int> cpus;  // thread i's CPU at [i % size]; empty: no pinning
@@ -205,6 +198,19 @@ std::vector<int> affinity_cpus() {
   return cpus;
 }
 
+void pin_this_thread(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+affinity_guard::affinity_guard() { saved_ = pthread_getaffinity_np(pthread_self(), sizeof mask_, &mask_) == 0; }
+
+affinity_guard::~affinity_guard() {
+  if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
+}
+
 std::vector<std::string> thread_placement_names() { return {"compact", "spread", "siblings", "cores", "none"}; }
 
 thread_placement parse_thread_placement(std::string_view s) {
@@ -293,7 +299,7 @@ void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
   CPU_ZERO(&saved);
   const bool pin0 = placement_ != thread_placement::compact && !run.cpus.empty() &&
                     sched_getaffinity(0, sizeof saved, &saved) == 0;
-  if (pin0) set_affinity(run.cpus[0]);
+  if (pin0) pin_this_thread(run.cpus[0]);
   const int cpu_before = sched_getcpu();
   struct uninstall {
     bool pinned;

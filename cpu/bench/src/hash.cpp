@@ -3,8 +3,6 @@
 #include <linux/perf_event.h>
 #include <omp.h>
 #include <openssl/evp.h>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -465,12 +463,7 @@ workload side_by_side(std::vector<workload> copies, std::vector<int> cpus) {
     const auto n = static_cast<std::int64_t>(all->size());
 #pragma omp parallel for num_threads(static_cast<int>(n)) schedule(static, 1)
     for (std::int64_t t = 0; t < n; ++t) {
-      if (!cpus.empty()) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[static_cast<std::size_t>(t)], &one);
-        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-      }
+      if (!cpus.empty()) pin_this_thread(cpus[static_cast<std::size_t>(t)]);
       (*all)[static_cast<std::size_t>(t)].pass();
     }
   };
@@ -479,22 +472,6 @@ workload side_by_side(std::vector<workload> copies, std::vector<int> cpus) {
   };
   return w;
 }
-
-// The calling thread's affinity mask, put back when the benchmark ends (it runs one of
-// the pinned copies).
-class affinity_guard {
- public:
-  affinity_guard() { saved_ = sched_getaffinity(0, sizeof mask_, &mask_) == 0; }
-  ~affinity_guard() {
-    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
-  }
-  affinity_guard(const affinity_guard&) = delete;
-  affinity_guard& operator=(const affinity_guard&) = delete;
-
- private:
-  cpu_set_t mask_{};
-  bool saved_ = false;
-};
 
 void set_pairs(std::vector<double> pairs, std::vector<double>& out, std::optional<double>& mid, double& lo,
                double& hi) {
@@ -540,7 +517,7 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
   if (opt.threads > 1)
     if (const std::vector<int> order = placement_cpus(opt.placement, topology(), allowed); !order.empty())
       for (int t = 0; t < opt.threads; ++t) cpus.push_back(order[static_cast<std::size_t>(t) % order.size()]);
-  const affinity_guard restore;
+  const affinity_guard restore;  // the calling thread runs one of the pinned copies
   // One subject's workload: alone, or copies side by side.
   const auto make = [&](bench_mode mode, const engine* e) {
     if (opt.threads == 1) return make_workload(algo, mode, e, bytes);

@@ -3,6 +3,8 @@
 // belongs to, and which PUs share an L2 / L3: read with hwloc, or from /sys when hwloc
 // cannot load the topology. Over it, where the labeling threads go (thread_placement),
 // and the record of where each one ran (thread_cpu).
+#include <sched.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,6 +40,22 @@ const machine_topology& topology();
 
 // The CPUs of this process's affinity mask (the calling thread's), ascending.
 std::vector<int> affinity_cpus();
+
+// The calling thread onto one CPU (a failure leaves it where it was).
+void pin_this_thread(int cpu);
+
+// The calling thread's affinity mask, put back when this goes out of scope.
+class affinity_guard {
+ public:
+  affinity_guard();
+  ~affinity_guard();
+  affinity_guard(const affinity_guard&) = delete;
+  affinity_guard& operator=(const affinity_guard&) = delete;
+
+ private:
+  cpu_set_t mask_{};
+  bool saved_ = false;
+};
 
 // Where the labeling threads are pinned. compact: thread i on the i-th CPU of the affinity
 // mask (what pin_threads always did); spread: one thread per core before any core gets a

@@ -3,8 +3,6 @@
 // CPU of the affinity mask hashes: SHA-256 chains on the widest engine in a loop, one
 // thread pinned to each CPU. The labeling thread is pinned to the mask's first CPU for
 // both runs, so that the two differ only by the load beside it.
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -26,29 +24,13 @@ using nlohmann::json;
 
 namespace {
 
-void pin_self(int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-}
-
 // The calling thread on one CPU while it lives; its mask as it was afterwards.
 class pinned_here {
  public:
-  explicit pinned_here(int cpu) {
-    saved_ = pthread_getaffinity_np(pthread_self(), sizeof mask_, &mask_) == 0;
-    pin_self(cpu);
-  }
-  ~pinned_here() {
-    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
-  }
-  pinned_here(const pinned_here&) = delete;
-  pinned_here& operator=(const pinned_here&) = delete;
+  explicit pinned_here(int cpu) { cpu::pin_this_thread(cpu); }
 
  private:
-  cpu_set_t mask_{};
-  bool saved_ = false;
+  cpu::affinity_guard restore_;  // constructed first: the mask before the pin
 };
 
 // One hashing thread per CPU given, until destroyed; blocks() counts the compressions.
@@ -57,7 +39,7 @@ class hash_load {
   hash_load(const std::vector<int>& cpus, const cpu::engine& e) {
     for (const int cpu : cpus)
       threads_.emplace_back([this, cpu, &e] {
-        pin_self(cpu);
+        cpu::pin_this_thread(cpu);
         constexpr std::size_t kBlocks = 64;
         const std::size_t lanes = std::max<std::size_t>(1, e.lanes);
         std::vector<std::uint8_t> chunk(32, 0x5a);
