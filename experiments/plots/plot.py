@@ -272,6 +272,11 @@ def used_engine(p):
     return ctx.get("engine") or axes.get("engine") or ""
 
 
+def is_filecoin_scheme(p):
+    axes = p["axes"]
+    return (axes.get("variant") or "sdr") == "sdr" and (axes.get("hash") or "sha256") == "sha256"
+
+
 def device_class(p, by_threads, results):
     """(style key, legend text) of a label point's device. by_threads: tell CPU thread
     counts apart (throughput); otherwise a CPU point is 'the CPU' (one sector)."""
@@ -418,6 +423,9 @@ class Figures:
         self.index = []
 
     def save(self, fig, name, title, caption):
+        if name.startswith("label_") and self.what_if_left_out():
+            caption += (" Filecoin's scheme (sdr + SHA-256) only: the %d what-if points (another variant or hash) "
+                        "are in report.md, not drawn." % self.what_if_left_out())
         for ext in ("png", "svg"):
             fig.savefig(os.path.join(self.dir, "%s.%s" % (name, ext)), dpi=130, bbox_inches="tight")
         plt.close(fig)
@@ -425,7 +433,15 @@ class Figures:
                            "title": title, "caption": caption})
 
     def label_points(self):
-        return ok_points(self.results, "label")
+        """The label points of Filecoin's scheme where there are any: the label figures
+        pick the fastest point per size or count, which must not be another scheme's."""
+        pts = ok_points(self.results, "label")
+        filecoin = [p for p in pts if is_filecoin_scheme(p)]
+        return filecoin or pts
+
+    def what_if_left_out(self):
+        pts = ok_points(self.results, "label")
+        return len(pts) - len(self.label_points())
 
     def gpu_measured(self):
         return any(p["axes"].get("backend") == "cuda" for p in self.label_points())
