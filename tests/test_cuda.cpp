@@ -716,13 +716,31 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
   bounded.launch_nodes = 16;
   const auto tb = cuda::time_label(job, store, bounded);
   CHECK(tb.label_launches == 8);
-  // The 1024-thread limit of the label kernels is checked before anything is allocated.
+  // Blocks of 1024 threads: a job of 4 sectors launches one warp, which every kernel runs.
   cuda::backend_options wide;
   wide.threads_per_block = 1024;
   CHECK_NOTHROW(cuda::time_label(job, store, wide));
-  sdr::label_job wide_job = job;
-  wide_job.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
-  CHECK_THROWS_AS(cuda::time_label(wide_job, store, wide), std::invalid_argument);
+  {
+    // 1024 BLAKE2b-256 sectors fill a 1024-thread block, more than a kernel of over 64
+    // registers a thread can launch: refused before anything is allocated, naming the
+    // limit, or (a kernel that fits) labeled right.
+    sdr::label_job wide_job{64, parents.data(), 2, 1024, nullptr};
+    const bytes wide_ids = make_ids(1024);
+    wide_job.replica_ids = wide_ids.data();
+    wide_job.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
+    sdr::memory_layer_store wide_store(64 * 1024 * 32, 2);
+    try {
+      const auto tw = cuda::time_label(wide_job, wide_store, wide);
+      CHECK(tw.thread_slots > 0);
+      CHECK(first_difference(label_all(*sdr::make_reference_backend(), wide_job), [&] {
+              bytes b(wide_store.layer(1), wide_store.layer(1) + wide_store.layer_bytes());
+              b.insert(b.end(), wide_store.layer(2), wide_store.layer(2) + wide_store.layer_bytes());
+              return b;
+            }()) == -1);
+    } catch (const std::invalid_argument& e) {
+      CHECK_THAT(e.what(), Catch::Contains("threads per block, not 1024") && Catch::Contains("registers a thread"));
+    }
+  }
   CHECK(t.layer_kernel_s.size() == 2);
   CHECK(t.end_to_end_s >= t.kernel_s);
   CHECK(first_difference(label_all(*sdr::make_reference_backend(), job), [&] {

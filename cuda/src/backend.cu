@@ -218,8 +218,9 @@ kernel_setup prepare_kernels(const sdr::label_job& job, const backend_options& o
     using label_k = sdr::label_layer_kernel<decltype(v)::value, decltype(h)::value, decltype(kv)::value>;
     const cudaFuncAttributes a = load_kernel<label_k>();
     load_kernel<sdr::relayout_kernel>();
-    // A block-per-sector kernel has its own block size; threads_per_block shapes the others.
-    const std::uint32_t block_threads = sdr::label_grid<label_k>(1, opt.threads_per_block).threads;
+    // The block the job's launches use: a block-per-sector kernel's own size, else
+    // threads_per_block cut to the job's sectors rounded up to a warp.
+    const std::uint32_t block_threads = sdr::label_grid<label_k>(job.sectors, opt.threads_per_block).threads;
     if (block_threads > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
       throw std::invalid_argument("cuda backend: the " + std::string(sdr::scheme_name(job.scheme)) +
                                   " label kernel (" + std::to_string(a.numRegs) + " registers a thread) launches at most " +
