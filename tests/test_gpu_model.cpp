@@ -325,6 +325,10 @@ TEST_CASE("gpu model: kernel names from demangled template arguments", "[gpu-mod
   CHECK(kernel_label("void poreplab::cuda::run_functor<poreplab::sdr::label_layer_kernel<(poreplab::sdr::porep_variant)0, "
                      "(poreplab::sdr::label_hash)0, (poreplab::sdr::kernel_variant)1>>(T1, unsigned long)") ==
         "label_layer_kernel<sdr, sha256, vec16>");
+  CHECK(kernel_variant_of_label("label_layer_kernel<sdr, sha256, vec16>") == poreplab::sdr::kernel_variant::vec16);
+  CHECK(kernel_variant_of_label("label_layer_kernel<sdr, sha256, split>") == poreplab::sdr::kernel_variant::split);
+  CHECK(kernel_variant_of_label("label_layer_kernel<sdr, sha256>") == poreplab::sdr::kernel_variant::standard);
+  CHECK(kernel_variant_of_label("label_layer_kernel<zigzag, blake2s>") == poreplab::sdr::kernel_variant::standard);
 }
 
 TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
@@ -517,6 +521,29 @@ TEST_CASE("gpu model: poreplab model gpu", "[gpu-model][cli]") {
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("MODELED"));
   CHECK_THAT(r.out, Catch::Contains("sha256_chain_kernel"));
+  {
+    // A measured record is shown beside the kernel design that ran (the record's
+    // kernel_used), not beside every label kernel of its hash.
+    const json point = {{"type", "point"}, {"run", 0}, {"experiment", "gpu-key"}, {"kind", "label"},
+                        {"axes", {{"backend", "cuda"}, {"hash", "sha256"}, {"kernel", "auto"}, {"sectors", 1},
+                                  {"layout", "sector-minor"}}},
+                        {"status", "ok"}, {"metric", "ns_per_node_layer"}, {"stats", {{"median", 18000.0}}},
+                        {"context", {{"device", "NVIDIA H100 80GB HBM3"}, {"kernel_used", "split"},
+                                     {"kernel_ns_per_node_layer", 17500.0}}}};
+    const json header = {{"type", "header"}, {"run", 0}, {"environment", json::object()}};
+    poreplab::test::write_text(dir / "records.jsonl", header.dump() + "\n" + point.dump() + "\n");
+    r = run_poreplab("model gpu --arch sm_90 " + dir.path.string());
+    CHECK(r.status == 0);
+    const std::string split_row = "label_layer_kernel<sdr, sha256, split>";
+    const auto at = r.out.find(split_row);
+    const auto measured = r.out.find("measured (");
+    REQUIRE(at != std::string::npos);
+    REQUIRE(measured != std::string::npos);
+    CHECK(measured > at);
+    CHECK(r.out.find("measured (", measured + 1) == std::string::npos);  // beside no other kernel
+    CHECK(r.out.find(" label_layer_kernel<sdr, sha256, staged>") > measured);
+    CHECK_THAT(r.out, Catch::Contains("17500.0 in the label kernels") && Catch::Contains("measured / modeled"));
+  }
   r = run_poreplab("model gpu --json");
   CHECK(r.status == 0);
   std::istringstream lines(r.out);

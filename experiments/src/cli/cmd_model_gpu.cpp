@@ -38,8 +38,9 @@ std::string algo_of(const std::string& label) {
   return {};
 }
 
-// Measured points comparable with a modeled kernel: same kind, same algorithm, and the
-// same architecture when the device name tells it.
+// Measured points comparable with a modeled kernel: same kind, same algorithm, the same
+// architecture when the device name tells it, and for a label kernel the same design
+// (the kernel that ran) over sector-minor layers (the layout the model traces).
 std::vector<const gpu_model::measured_point*> matches(const gpu_model::model_row& r,
                                                       const std::vector<gpu_model::measured_point>& measured) {
   std::vector<const gpu_model::measured_point*> out;
@@ -50,6 +51,7 @@ std::vector<const gpu_model::measured_point*> matches(const gpu_model::model_row
     std::string algo = m.algo;
     if (algo.rfind("blake2b", 0) == 0) algo = "blake2b";
     if (algo != algo_of(r.analysis.label)) continue;
+    if (label && (m.sector_major || !m.kernel || *m.kernel != r.analysis.kernel)) continue;
     if (label && r.analysis.label.find("zigzag") != std::string::npos) {
       const std::string v = m.axes.contains("variant") && m.axes["variant"].is_string() ? m.axes["variant"].get<std::string>() : "sdr";
       if (v != "zigzag") continue;
@@ -130,12 +132,18 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
     }
     for (const auto* m : matches(r, measured)) {
       if (m->kind == "label") {
-        std::printf("      measured (%s, %s, %s sectors): %.1f ns/node/layer; modeled at that many sectors: %.1f\n",
-                    m->dir.c_str(), m->device.c_str(), rate_text(m->parallel).c_str(), m->value,
-                    gpu_model::predicted_ns_per_iteration(p, m->parallel));
+        const double modeled = gpu_model::predicted_ns_per_iteration(p, m->parallel);
+        std::printf("      measured (%s, %s, %s sectors): %.1f ns/node/layer end to end", m->dir.c_str(),
+                    m->device.c_str(), rate_text(m->parallel).c_str(), m->value);
+        if (m->kernel_value > 0) std::printf(", %.1f in the label kernels", m->kernel_value);
+        std::printf("; modeled at that many sectors: %.1f (measured / modeled %.2f)\n", modeled,
+                    (m->kernel_value > 0 ? m->kernel_value : m->value) / modeled);
       } else {
-        std::printf("      measured (%s, %s, %s): %.3g %s\n", m->dir.c_str(), m->device.c_str(), m->experiment.c_str(),
-                    m->value, m->metric.c_str());
+        // A chain is one thread's latency; a throughput point is the whole device's rate.
+        const double modeled = m->parallel == 1 ? p.single_thread_ns : 1e9 / p.rate;
+        std::printf("      measured (%s, %s, %s, %s): %.4g %s; modeled %.4g (measured / modeled %.2f)\n", m->dir.c_str(),
+                    m->device.c_str(), m->experiment.c_str(), m->parallel == 1 ? "one chain" : "device-wide", m->value,
+                    m->metric.c_str(), modeled, m->value / modeled);
       }
     }
   }
@@ -189,7 +197,9 @@ void add_model_command(CLI::App& app) {
           std::cout << nlohmann::json{{"measured", true},   {"dir", m.dir},       {"experiment", m.experiment},
                                       {"kind", m.kind},     {"device", m.device}, {"arch", m.arch},
                                       {"algo", m.algo},     {"metric", m.metric}, {"value", m.value},
-                                      {"parallel", m.parallel}, {"axes", m.axes}}
+                                      {"parallel", m.parallel}, {"axes", m.axes},
+                                      {"kernel", m.kernel ? nlohmann::json(sdr::kernel_variant_name(*m.kernel)) : nlohmann::json()},
+                                      {"kernel_value", m.kernel_value}}
                            .dump()
                     << "\n";
         return;

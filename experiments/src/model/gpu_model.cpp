@@ -9,6 +9,7 @@
 
 #include "model/gpu_model_sass.hpp"
 #include "poreplab/json_input.hpp"
+#include "poreplab/sdr/label_layer_args.hpp"
 #include "poreplab/sdr/label_pipelined.hpp"
 #include "records/records.hpp"
 #include "util/text.hpp"
@@ -108,6 +109,7 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
   k.name = f.name;
   k.label = kernel_label(f.name);
   k.unit = k.label.rfind("label_layer_kernel", 0) == 0 ? "node" : "compression";
+  k.kernel = kernel_variant_of_label(k.label);
   k.load_level = load_level.empty() ? a.global_load_level : load_level;
   if (k.load_level != "l1" && k.load_level != "l2" && k.load_level != "dram")
     throw model_error("load level '" + k.load_level + "' is not l1, l2 or dram");
@@ -412,6 +414,16 @@ std::vector<measured_point> read_measured(const std::string& dir) {
     if (kind == "label") {
       m.algo = text_of(axes, "hash").empty() ? "sha256" : text_of(axes, "hash");
       m.parallel = axes.contains("sectors") && axes["sectors"].is_number() ? axes["sectors"].get<double>() : 1;
+      const std::string used = text_of(ctx, "kernel_used").empty() ? text_of(axes, "kernel") : text_of(ctx, "kernel_used");
+      if (!used.empty() && used != sdr::kernel_variant_name(sdr::kernel_variant::automatic)) {
+        try {
+          m.kernel = sdr::parse_kernel_variant(used);
+        } catch (const std::invalid_argument&) {
+          // A kernel this build does not know: compared with none.
+        }
+      }
+      if (const auto k = ctx.find("kernel_ns_per_node_layer"); k != ctx.end() && k->is_number()) m.kernel_value = k->get<double>();
+      m.sector_major = text_of(axes, "layout") == sdr::sector_layout_name(sdr::sector_layout::sector_major);
     } else {
       m.algo = text_of(axes, "algo");
       m.parallel = text_of(axes, "mode") == "chain" ? 1 : ctx.value("lanes", 0.0);

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poreplab/sdr/scheme.hpp"
+
 namespace poreplab::gpu_model {
 
 // A malformed latency table or SASS text, or a request the model cannot answer.
@@ -66,6 +68,8 @@ std::string demangle(const std::string& mangled);  // the input when it is not a
 // "label_layer_kernel<sdr, sha256>", "sha256_chain_kernel"; empty when `name` is none of
 // the kernels the model analyses.
 std::string kernel_label(const std::string& demangled);
+// The design of a label kernel named by kernel_label (standard when the label names none).
+sdr::kernel_variant kernel_variant_of_label(const std::string& label);
 
 // ---- loops and one iteration ----
 
@@ -180,6 +184,7 @@ struct role_analysis {
 struct kernel_analysis {
   std::string arch, label, mangled, name;
   std::string unit;  // "node" (label kernels) or "compression" (chain kernels)
+  sdr::kernel_variant kernel = sdr::kernel_variant::standard;  // label kernels: the design
   bool has_loop = false;
   std::uint32_t loop_head = 0, loop_latch = 0;  // addresses
   std::size_t instructions = 0;                 // issued per iteration
@@ -261,7 +266,12 @@ struct measured_point {
   std::string arch;    // sm_80 / sm_90 from the device name, or "" when unknown
   std::string metric;  // "ns_per_node_layer", "ns_per_block"...
   double value = 0;    // median
+  double kernel_value = 0;  // label points: the label kernels alone (CUDA events); 0 when not recorded
   double parallel = 0;  // sectors / chains
+  // Label points: the kernel that ran (the record's kernel_used, else its kernel axis;
+  // none when neither names one), and whether the layers were sector-major.
+  std::optional<sdr::kernel_variant> kernel;
+  bool sector_major = false;
   nlohmann::json axes;
 };
 std::vector<measured_point> read_measured(const std::string& dir);

@@ -432,4 +432,12 @@ std::string kernel_label(const std::string& name) {
   return out + ">";
 }
 
+sdr::kernel_variant kernel_variant_of_label(const std::string& label) {
+  const auto& names = sdr::kernel_variant_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (label.size() > names[i].size() + 3 && label.ends_with(", " + names[i] + ">"))
+      return static_cast<sdr::kernel_variant>(i);
+  return sdr::kernel_variant::standard;
+}
+
 }  // namespace poreplab::gpu_model
