@@ -183,6 +183,43 @@ TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
   CHECK_THROWS_WITH(verdict::compute({s.path}, {{"TPU", 1.0}}), Catch::Contains("--cost TPU: no device"));
 }
 
+TEST_CASE("verdict: a size measured with one sector takes its throughput from a larger batch elsewhere", "[verdict]") {
+  test::temp_dir s("verdict");
+  const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});
+  constexpr std::uint64_t k1MiB = 1ull << 20, k32MiB = 32ull << 20;
+  test::write_text(s / "records.jsonl",
+             lines({header("Test CPU", 16, gpus),
+                    label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                    label("cpu", "Test CPU", k8MiB, 16, 0, 200),          // CPU: 8e7 labels/s
+                    label("cuda", "Test GPU", k8MiB, 1, 0, 20000),        // one sector: 5e4 labels/s
+                    label("cuda", "Test GPU", k32MiB, 1, 0, 20000),       // the nearest size, one sector
+                    label("cuda", "Test GPU", k1MiB, 256, 0, 40000),      // 6.4e6
+                    label("cuda", "Test GPU", k1MiB, 4096, 0, 60000)}));  // 6.8e7: the largest batch
+  const auto r = verdict::compute({s.path});
+  const auto& g = row(r, k8MiB, "gpu");
+  // The one-sector record stays the PC1 figure of one sector...
+  CHECK(g.pc1_seconds.from.status == "measured");
+  CHECK(*g.pc1_seconds.value == Approx(20000e-9 * 262144 * 2));
+  // ...but the throughput is the 4096-sector batch of 1MiB, which fits at 8MiB, not the
+  // nearer 32MiB size's single sector; the cell names what was measured at 8MiB.
+  REQUIRE(g.sectors_per_hour.value);
+  CHECK(g.sectors_per_hour.from.status == "extrapolated");
+  CHECK(*g.sectors_per_hour.value == Approx(4096e9 / 60000 * 3600 / (262144.0 * 2)));
+  CHECK(*g.batch_sectors.value == Approx(4096));
+  CHECK_THAT(g.sectors_per_hour.from.detail, Catch::Contains("4096 sectors of 1MiB") && Catch::Contains("at 8MiB only"));
+  // The CPU's own 16-sector batch at 8MiB is larger than any other size's: measured.
+  CHECK(row(r, k8MiB, "cpu").sectors_per_hour.from.status == "measured");
+  // A batch measured here that labels faster than a larger one elsewhere stays measured.
+  test::temp_dir t("verdict");
+  test::write_text(t / "records.jsonl",
+             lines({header("Test CPU", 16, gpus),
+                    label("cuda", "Test GPU", k8MiB, 1024, 0, 10000),     // 1.0e8
+                    label("cuda", "Test GPU", k1MiB, 4096, 0, 60000)}));  // 6.8e7
+  const auto& h = row(verdict::compute({t.path}), k8MiB, "gpu");
+  CHECK(h.sectors_per_hour.from.status == "measured");
+  CHECK(*h.batch_sectors.value == Approx(1024));
+}
+
 TEST_CASE("verdict: refusals", "[verdict]") {
   test::temp_dir s("verdict");
   test::write_text(s / "records.jsonl", lines({header("Test CPU", 2)}));

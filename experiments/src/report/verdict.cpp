@@ -284,14 +284,17 @@ std::optional<device_group> modeled_gpu(std::string& why_not, const std::string&
 }
 
 // The observation at `size`, else the one of the nearest size (below first).
+// How far a record's sector size is from `size`, in octaves; a smaller measured size is
+// preferred at equal distance.
+double size_distance(const observation* o, std::uint64_t size) {
+  const double d = std::log2(static_cast<double>(o->sector_size)) - std::log2(static_cast<double>(size));
+  return d <= 0 ? -d : d + 0.5;
+}
+
 const observation* nearest(const std::vector<const observation*>& c, std::uint64_t size) {
   const observation* best = nullptr;
-  auto distance = [&](const observation* o) {
-    const double d = std::log2(static_cast<double>(o->sector_size)) - std::log2(static_cast<double>(size));
-    return d <= 0 ? -d : d + 0.5;  // prefer a smaller measured size at equal distance
-  };
   for (const auto* o : c)
-    if (best == nullptr || distance(o) < distance(best)) best = o;
+    if (best == nullptr || size_distance(o, size) < size_distance(best, size)) best = o;
   return best;
 }
 
@@ -331,6 +334,8 @@ struct rate_figure {
   double batch = 0;     // sectors labeled together at that throughput
 };
 
+rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std::uint64_t size, const figure& cap);
+
 rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& cap) {
   rate_figure r;
   if (g.kind == "gpu-model") {
@@ -359,49 +364,73 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   } else {
     r.ns_per_node.from = {"none", "no one-sector record"};
   }
-  // Best throughput at this size; else the best of the nearest measured size, limited to
-  // the sectors that fit at this size.
+  // Best throughput at this size, and the best of the nearest other measured size limited
+  // to the sectors that fit at this size. A batch measured here that is smaller than the
+  // one measured there shows the batch, not the device: where the larger batch labels
+  // faster, it is the figure (extrapolated, naming what was measured here).
   const observation* best = nullptr;
   for (const auto* o : all)
     if (o->sector_size == size && (best == nullptr || o->labels_per_s > best->labels_per_s)) best = o;
-  if (best != nullptr) {
-    r.labels_per_s = {best->labels_per_s, {"measured", format_number(best->labels_per_s) + " labels/s with " +
-                                                           std::to_string(best->sectors) + " sectors" + best->how() +
-                                                           " (record " + best->where + ")"}};
-    r.batch = best->sectors;
+  std::vector<const observation*> larger_batches;
+  for (const auto* o : all)
+    if (o->sector_size != size && (best == nullptr || o->sectors > best->sectors)) larger_batches.push_back(o);
+  const rate_figure elsewhere = throughput_elsewhere(larger_batches, size, cap);
+  if (best == nullptr) {
+    r.labels_per_s = elsewhere.labels_per_s;
+    r.batch = elsewhere.batch;
     return r;
   }
-  if (const observation* o = nearest(all, size)) {
-    std::vector<const observation*> same;
-    for (const auto* x : all)
-      if (x->sector_size == o->sector_size && (!cap.value || x->sectors <= *cap.value)) same.push_back(x);
-    const observation* b = nullptr;
-    for (const auto* x : same)
-      if (b == nullptr || x->labels_per_s > b->labels_per_s) b = x;
-    if (b == nullptr && cap.value && *cap.value >= 1) {
-      // Every measured count exceeds what fits: scale the smallest down, one node per
-      // sector per node time.
-      b = o;
-      for (const auto* x : all)
-        if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
-      const double v = b->labels_per_s * *cap.value / b->sectors;
-      r.batch = *cap.value;
-      r.labels_per_s = {v, {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
-                                                " sectors of " + size_text(b->sector_size) + b->how() + " scaled to the " +
-                                                format_number(*cap.value) + " that fit (record " + b->where + ")"}};
-      return r;
-    }
-    if (b == nullptr) {
-      r.labels_per_s.from = {"none", "no sector of this size fits"};
-      return r;
-    }
+  const std::string here = format_number(best->labels_per_s) + " labels/s with " + std::to_string(best->sectors) +
+                           " sectors" + best->how() + " (record " + best->where + ")";
+  if (elsewhere.labels_per_s.value && *elsewhere.labels_per_s.value > best->labels_per_s) {
+    r.labels_per_s = elsewhere.labels_per_s;
+    r.labels_per_s.from.detail += "; at " + size_text(size) + " only " + here + " was measured";
+    r.batch = elsewhere.batch;
+    return r;
+  }
+  r.labels_per_s = {best->labels_per_s, {"measured", here}};
+  r.batch = best->sectors;
+  return r;
+}
+
+// The throughput at `size` from records of other sizes (`all`): the largest batch that
+// fits at `size`, from the nearest size that measured it (at that size and batch, the
+// fastest configuration); where every batch exceeds what fits, the nearest size's
+// smallest batch scaled down, one node per sector per node time.
+rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std::uint64_t size, const figure& cap) {
+  rate_figure r;
+  const observation* b = nullptr;
+  for (const auto* x : all) {
+    if (cap.value && x->sectors > *cap.value) continue;
+    const bool better = b == nullptr || x->sectors > b->sectors ||
+                        (x->sectors == b->sectors && (size_distance(x, size) < size_distance(b, size) ||
+                                                      (x->sector_size == b->sector_size && x->labels_per_s > b->labels_per_s)));
+    if (better) b = x;
+  }
+  if (b != nullptr) {
     r.labels_per_s = {b->labels_per_s, {"extrapolated", format_number(b->labels_per_s) + " labels/s measured with " +
                                                             std::to_string(b->sectors) + " sectors of " +
                                                             size_text(b->sector_size) + b->how() + " (record " + b->where + ")"}};
     r.batch = b->sectors;
-  } else {
-    r.labels_per_s.from = {"none", "no throughput record"};
+    return r;
   }
+  const observation* o = nearest(all, size);
+  if (o == nullptr) {
+    r.labels_per_s.from = {"none", "no throughput record"};
+    return r;
+  }
+  if (!cap.value || *cap.value < 1) {
+    r.labels_per_s.from = {"none", "no sector of this size fits"};
+    return r;
+  }
+  b = o;
+  for (const auto* x : all)
+    if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
+  r.batch = *cap.value;
+  r.labels_per_s = {b->labels_per_s * *cap.value / b->sectors,
+                    {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
+                                         " sectors of " + size_text(b->sector_size) + b->how() + " scaled to the " +
+                                         format_number(*cap.value) + " that fit (record " + b->where + ")"}};
   return r;
 }
 
