@@ -6,7 +6,9 @@
 #      2KiB and 8MiB, PC2 ran verified on cuda-emu and cpu, and the pack holds at most 8 files;
 #   2. every step with a budget too short for them: it stops within the budget, skips
 #      what the first call finished, and still packs;
-#   3. every step again: it resumes with what is left and finishes all of it.
+#   3. every step again: it resumes with what is left and finishes all of it;
+#   4. with device tests that fail: reported (exit 1), and the study goes on once the
+#      vectors verify.
 # Usage: gpu_study_emulated.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
@@ -83,4 +85,15 @@ for step in check key pc2 throughput hash rest; do
   [ -f "$root/gpu-study-work/$step/done" ] || fail "step $step is not done after call 3"
 done
 grep -q "key: done in an earlier call" "$root/call3.log" || fail "call 3 ran key again"
+
+# 4. A device test that fails while the vectors verify: reported, and the study goes on.
+cp -a "$root/gpu-bundle" "$root/failing-tests"
+printf '#!/bin/sh\necho "a failing device test"\nexit 1\n' >"$root/failing-tests/poreplab_tests"
+rc=0
+(cd "$root/empty" && env -i /bin/bash "$root/failing-tests/gpu-study" --emulate --budget 300 \
+  --work "$root/work4" --out "$root/out4" check hash) >"$root/call4.log" 2>&1 || rc=$?
+((rc == 1)) || { tail -n 30 "$root/call4.log" >&2; fail "a failed device test gave exit $rc, not 1"; }
+grep -q "check: device tests FAILED" "$root/work4/timeline.txt" || fail "the timeline does not report the failed device test"
+grep -q "hash: done" "$root/work4/timeline.txt" || fail "the study stopped after a failed device test whose vectors verified"
+grep -q "a failing device test" "$root/out4/check.txt" || fail "check.txt lacks the device tests' output"
 echo "1 passed, 0 failed"
