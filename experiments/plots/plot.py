@@ -527,7 +527,7 @@ class Figures:
             caption += " * marks a noisy point (spread over 5%)."
         if limit_drawn:
             caption += " Red marks: the critical-path limit of the engine."
-        others = sorted({p["axes"].get("size") for p in ok_points(self.results, "hash")} - {size})
+        others = sorted({p["axes"].get("size") for p in ok_points(self.results, "hash")} - {size, None})
         if others:
             caption += " Also measured (report tables): %s messages." % ", ".join(size_text(s) for s in others)
         skipped = [p for p in self.results.get("points", []) if p.get("kind") == "hash" and p.get("status") == "skipped"]
