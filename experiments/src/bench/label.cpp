@@ -36,15 +36,6 @@ namespace poreplab {
 
 namespace {
 
-std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
-  std::vector<std::uint8_t> ids(32ull * sectors);
-  for (std::uint32_t s = 0; s < sectors; ++s) {
-    const std::string seed = "poreplab bench sector " + std::to_string(s);
-    sha256::digest(ids.data() + 32ull * s, seed.data(), seed.size());
-    ids[32ull * s + 31] &= 0x3f;
-  }
-  return ids;
-}
 
 std::uint64_t status_kib(const char* key) {
   std::ifstream in("/proc/self/status");
@@ -78,6 +69,31 @@ double cpu_share_of(F&& f) {
 constexpr std::uint64_t kFloorPairChain = 8192;
 
 }  // namespace
+
+std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
+  std::vector<std::uint8_t> ids(32ull * sectors);
+  for (std::uint32_t s = 0; s < sectors; ++s) {
+    const std::string seed = "poreplab bench sector " + std::to_string(s);
+    sha256::digest(ids.data() + 32ull * s, seed.data(), seed.size());
+    ids[32ull * s + 31] &= 0x3f;
+  }
+  return ids;
+}
+
+graph::graph_params bench_graph(std::uint64_t sector_size, const sdr::registered_proof* proof, std::string& source) {
+  sdr::bytes32 id = sdr::benchmark_porep_id(sector_size);
+  graph::api_version api = graph::api_version::v1_1_0;
+  if (proof != nullptr) {
+    id = sdr::porep_id_of(*proof);
+    api = proof->api;
+    source = "registered " + std::string(proof->name);
+  } else {
+    source = "custom (the 32GiB V1_1 porep_id on a " + format_size(sector_size) + " graph)";
+    for (const auto& p : sdr::registered_proofs())
+      if (p.sector_size == sector_size && p.api == graph::api_version::v1_1_0) source = "registered " + std::string(p.name);
+  }
+  return graph::make_graph_params(id.data(), api, sector_size / 32);
+}
 
 label_bench_result bench_label(const label_bench_options& in) {
   label_bench_options opt = in;
@@ -155,19 +171,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
   r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
 
-  sdr::bytes32 id = sdr::benchmark_porep_id(opt.sector_size);
-  graph::api_version api = graph::api_version::v1_1_0;
-  if (proof != nullptr) {
-    id = sdr::porep_id_of(*proof);
-    api = proof->api;
-    r.porep_id_source = "registered " + std::string(proof->name);
-  } else {
-    r.porep_id_source = "custom (the 32GiB V1_1 porep_id on a " + format_size(opt.sector_size) + " graph)";
-    for (const auto& p : sdr::registered_proofs())
-      if (p.sector_size == opt.sector_size && p.api == graph::api_version::v1_1_0)
-        r.porep_id_source = "registered " + std::string(p.name);
-  }
-  const auto g = graph::make_graph_params(id.data(), api, r.nodes);
+  const auto g = bench_graph(opt.sector_size, proof, r.porep_id_source);
   const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/porep_id.hpp"
 
 namespace poreplab {
 
@@ -159,6 +161,13 @@ struct clock_track {
   std::vector<std::size_t> flagged;  // sample indices
 };
 clock_track track_clock(const std::vector<double>& readings, std::size_t samples, bool pairs);
+
+// The replica ids of benchmark sectors 0..sectors-1 (valid field elements).
+std::vector<std::uint8_t> replica_ids(std::uint32_t sectors);
+// The graph a benchmark labels: the registered proof's, or the 32GiB V1_1 porep_id on a
+// graph of sector_size (a registered proof of that size named as the source); `source`
+// says which.
+graph::graph_params bench_graph(std::uint64_t sector_size, const sdr::registered_proof* proof, std::string& source);
 
 // Throws std::invalid_argument for bad options, unavailable_error when the backend
 // cannot run here (e.g. no GPU), with the reason in the message.

@@ -21,7 +21,7 @@ kind_spec latency_under_load_kind();  // kinds/latency_under_load.cpp
 
 const std::vector<kind_spec>& kinds() {
   static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), pc2_kind(), limits_kind(),
-                                                gpu_model_kind(), profile_kind(), latency_under_load_kind()};
+                                                gpu_model_kind(), profile_kind(), latency_under_load_kind(), disk_label_kind()};
   return table;
 }
 

@@ -110,6 +110,7 @@ kind_spec seal_kind();    // kinds/seal.cpp
 kind_spec tree_d_kind();  // kinds/tree_d.cpp
 kind_spec pc2_kind();     // kinds/pc2.cpp
 kind_spec gpu_model_kind();  // kinds/gpu_model.cpp: modeled, not measured
+kind_spec disk_label_kind();  // kinds/disk_label.cpp
 
 axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
 axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);

@@ -1,0 +1,164 @@
+// Labeling with the layers on disk (disk_labeler.hpp) against the reference: whole layers
+// with parents read back from the disk (a small node cache, so older base parents come
+// from the disk too), node windows against the in-RAM window store, sampled verification
+// that fails on labels of other replica ids, and the refusals.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "poreplab/cpu/disk_labeler.hpp"
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/graph/parent_table.hpp"
+#include "poreplab/hash/sha256.hpp"
+#include "poreplab/memory_check.hpp"
+#include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/window_store.hpp"
+#include "poreplab/storage/disk_probe.hpp"
+#include "support.hpp"
+
+using namespace poreplab;
+
+namespace {
+
+struct graph_job {
+  std::vector<std::uint32_t> table;
+  std::vector<std::uint8_t> ids;
+};
+
+graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
+  const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
+  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
+  graph_job d;
+  d.table.resize(nodes * 14);
+  graph::fill_parent_rows(g, 0, nodes, d.table.data());
+  d.ids.resize(32ull * sectors);
+  for (std::uint32_t s = 0; s < sectors; ++s) {
+    const std::uint8_t seed[3] = {static_cast<std::uint8_t>(s), 3, 5};
+    sha256::digest(d.ids.data() + 32 * s, seed, sizeof seed);
+    d.ids[32 * s + 31] &= 0x3f;
+  }
+  return d;
+}
+
+cpu::disk_label_options small_options(const std::filesystem::path& dir) {
+  cpu::disk_label_options o;
+  o.layer_dir = dir;
+  o.cache_nodes = 0;  // raised to what is in flight: older base parents come from the disk
+  o.lookahead = 4;
+  o.queue_depth = 8;
+  o.write_chunk_bytes = 4096;
+  o.direct = storage::direct_io_supported(dir);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("layers on disk: whole layers equal the reference's", "[disk-labeler]") {
+  const test::temp_dir dir("disklabel");
+  const std::uint64_t nodes = 1024;
+  for (const std::uint32_t sectors : {1u, 3u, 17u}) {
+    const auto d = make_graph(nodes, sectors);
+    const sdr::label_job job{nodes, d.table.data(), 3, sectors, d.ids.data()};
+    sdr::memory_layer_store want(nodes * 32 * sectors, 3);
+    sdr::make_reference_backend()->label(job, want);
+    std::vector<storage::io_engine> engines{storage::io_engine::pread_pool};
+    if (storage::io_uring_available()) engines.push_back(storage::io_engine::io_uring);
+    for (const auto io : engines) {
+      for (const std::uint32_t threads : {1u, 2u}) {
+        if (sectors != 3 && (threads == 2 || io != engines.back())) continue;  // every setting once, at 3 sectors
+        auto o = small_options(dir.path);
+        o.io = io;
+        o.hashing_threads = threads;
+        o.engine = threads == 2 ? "portable" : "auto";
+        INFO("sectors " << sectors << ", " << storage::io_engine_name(io) << ", threads " << threads);
+        cpu::disk_labeling run(job, o);
+        const auto st = run.run();
+        CHECK(st.node_steps == 3 * nodes);
+        CHECK(st.labels == 3 * nodes * sectors);
+        CHECK(st.base_read > 0);  // the cache holds far fewer rows than the layer
+        CHECK(st.expander_read > 0);
+        CHECK(st.reads > 0);
+        CHECK(st.bytes_read >= st.reads * 4096);
+        CHECK(st.base_cached > 0);
+        CHECK(st.io == io);
+        const auto got = run.read_last_layer_rows(0, nodes);
+        REQUIRE(std::equal(got.begin(), got.end(), want.layer(3)));
+        CHECK(run.verify_samples(64, 1).ok());
+      }
+    }
+  }
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 0);
+}
+
+TEST_CASE("layers on disk: a window labels as the in-RAM window store does", "[disk-labeler]") {
+  const test::temp_dir dir("disklabel");
+  const std::uint64_t nodes = 1u << 14, first = 9000, count = 700;
+  for (const std::uint32_t sectors : {2u, 5u}) {
+    const auto d = make_graph(nodes, sectors);
+    for (const std::uint32_t layers : {1u, 2u}) {
+      sdr::label_job job{nodes, d.table.data() + 14 * first, layers, sectors, d.ids.data()};
+      job.first_node = first;
+      job.window_nodes = count;
+      auto o = small_options(dir.path);
+      o.fill_seed = 77;
+      sdr::window_layer_store ram(job, sdr::window_backing::ram, dir.path, o.fill_seed);
+      cpu::make_cpu_backend({})->label(job, ram);
+      INFO("sectors " << sectors << ", layers " << layers);
+      cpu::disk_labeling run(job, o);
+      run.run();
+      const auto st = run.run();  // a second sample over the same pre-filled pages
+      CHECK(st.bytes_filled > 0);
+      CHECK(st.node_steps == count);
+      const auto got = run.read_last_layer_rows(first, count);
+      const std::uint64_t row = 32ull * sectors;
+      REQUIRE(std::equal(got.begin(), got.end(), ram.layer(layers) + first * row));
+      CHECK(run.verify_samples(256, 5).ok());
+      // Labels of other replica ids do not verify.
+      std::vector<std::uint8_t> ids = d.ids;
+      std::memcpy(const_cast<std::uint8_t*>(d.ids.data()), std::vector<std::uint8_t>(d.ids.size(), 0).data(), d.ids.size());
+      const auto bad = run.verify_samples(16, 5);
+      CHECK(bad.checked == 16);
+      CHECK(bad.mismatched == 16);
+      CHECK(!bad.first_mismatch.empty());
+      std::memcpy(const_cast<std::uint8_t*>(d.ids.data()), ids.data(), ids.size());
+    }
+  }
+}
+
+TEST_CASE("layers on disk: refusals name what is wrong", "[disk-labeler][reliability]") {
+  const test::temp_dir dir("disklabel");
+  const auto d = make_graph(64, 1);
+  const sdr::label_job job{64, d.table.data(), 2, 1, d.ids.data()};
+  auto o = small_options(dir.path);
+  o.layer_dir = dir.path / "missing";
+  CHECK_THROWS_WITH(cpu::disk_labeling(job, o), Catch::Contains("missing: not a directory"));
+  o = small_options(dir.path);
+  o.lookahead = 3;
+  CHECK_THROWS_WITH(cpu::disk_labeling(job, o), Catch::Contains("lookahead 3: a power of two"));
+  o = small_options(dir.path);
+  o.queue_depth = 0;
+  CHECK_THROWS_WITH(cpu::disk_labeling(job, o), Catch::Contains("queue depth 0"));
+  o = small_options(dir.path);
+  o.cache_nodes = std::uint64_t{1} << 50;  // 32 PiB of rows: refused before anything is allocated
+  CHECK_THROWS_AS(cpu::disk_labeling(job, o), insufficient_memory);
+  sdr::label_job blake = job;
+  blake.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  CHECK_THROWS_WITH(cpu::disk_labeling(blake, small_options(dir.path)), Catch::Contains("sdr/sha256 only"));
+  sdr::label_job resumed = job;
+  resumed.first_layer = 2;
+  CHECK_THROWS_WITH(cpu::disk_labeling(resumed, small_options(dir.path)), Catch::Contains("from layer 1"));
+  o = small_options(dir.path);
+  cpu::disk_labeling twice(job, o);
+  CHECK_THROWS_AS(twice.verify_samples(4, 1), std::logic_error);  // nothing labeled yet
+  const auto first = twice.run();
+  const auto rows = twice.read_last_layer_rows(0, 64);
+  const auto second = twice.run();  // from layer 1 again: the same labels, this run's counts
+  CHECK(second.node_steps == first.node_steps);
+  CHECK(second.reads == first.reads);
+  CHECK(twice.read_last_layer_rows(0, 64) == rows);
+}
