@@ -84,9 +84,8 @@ std::string generate_command(const seal_plan& p, const parent_cache_facts& pc, b
 enum class fs_kind { local, memory, network };
 fs_kind kind_of(const std::string& type) {
   static const std::set<std::string> memory = {"tmpfs", "ramfs"};
-  static const std::set<std::string> network = {"nfs",   "nfs4", "cifs",    "smb3",      "smbfs",
-                                                "9p",    "ceph", "lustre",  "glusterfs", "fuse.sshfs",
-                                                "virtiofs"};
+  static const std::set<std::string> network = {"nfs",  "nfs4",   "cifs",      "smb3",
+                                                "smbfs", "ceph", "lustre", "glusterfs", "fuse.sshfs"};
   if (memory.count(type) != 0) return fs_kind::memory;
   if (network.count(type) != 0) return fs_kind::network;
   return fs_kind::local;

@@ -113,13 +113,15 @@ std::uint64_t largest_cache(const cpu::features& f) {
 
 // The labeling floor of the planned sectors on one engine: ns per node of all sectors.
 double floor_ns_per_node(const std::string& name, const seal_plan& plan, int threads) {
-  constexpr std::uint64_t kChain = 2048;  // the floor repeats it to a measurable length
+  // Nodes per sector: the floor repeats short chains to a measurable length, and many
+  // sectors get shorter ones so that one pass over them stays short.
+  const std::uint64_t chain = std::clamp<std::uint64_t>(8192 / plan.sectors, 16, 2048);
   cpu::floor_repeats repeats;
   repeats.reuse = true;
   repeats.layer1_share = 1.0 / plan.layers;
   const cpu::engine& e = cpu::find_engine(cpu::engine_algo::sha256, name);
-  return cpu::measure_floor_seconds(e, sdr::kFilecoinScheme, plan.sectors, kChain, threads, repeats) * 1e9 /
-         static_cast<double>(kChain);
+  return cpu::measure_floor_seconds(e, sdr::kFilecoinScheme, plan.sectors, chain, threads, repeats) * 1e9 /
+         static_cast<double>(chain);
 }
 
 void measure_engines(cpu_facts& c, const seal_plan& plan) {
