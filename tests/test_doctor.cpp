@@ -340,6 +340,9 @@ TEST_CASE("doctor CPU checks: ok, warn and their costs", "[doctor]") {
     x = check_cores(f, p);
     CHECK(x.status == level::warn);
     CHECK_THAT(x.cost, Catch::Contains("other work"));
+    // The floors were timed on that busy machine: the SHA finding says so.
+    CHECK_THAT(check_sha(f, p).found, Catch::Contains("timed at a load average of 7.5 on 8 CPUs"));
+    CHECK_THAT(check_sha(healthy(), p).found, !Catch::Contains("load average"));
     f = healthy();
     f.cpu.label_threads = 2;
     f.cpu.auto_engine = "shani";

@@ -91,6 +91,14 @@ fs_kind kind_of(const std::string& type) {
   return fs_kind::local;
 }
 
+// Floors timed while other work held the CPUs are slower than this CPU can be.
+std::string busy_note(const cpu_facts& c) {
+  if (c.engines.empty() || c.load_average < static_cast<double>(std::max<std::size_t>(1, c.allowed.size())) / 2)
+    return {};
+  return " (timed at a load average of " + format_number(c.load_average, 3) + " on " + std::to_string(c.allowed.size()) +
+         " CPUs: an idle machine is faster)";
+}
+
 std::string mb_per_s(double bps) { return format_number(bps / 1e6, 3) + " MB/s"; }
 
 }  // namespace
@@ -135,12 +143,14 @@ finding check_sha(const system_facts& f, const seal_plan& p) {
     } else if (c.engines.empty()) {
       x.found += "; engine speeds not measured";
     }
+    x.found += busy_note(c);
     return x;
   }
   x.status = level::warn;
   x.found = "no SHA extensions: SHA-256 runs on vector or portable engines";
   if (other != nullptr && other->floor_ns_per_node > 0)
-    x.cost = what + floor_text(*other) + ", the fastest engine here; SHA-NI engines cannot be timed on this CPU";
+    x.cost = what + floor_text(*other) + ", the fastest engine here; SHA-NI engines cannot be timed on this CPU" +
+             busy_note(c);
   else
     x.cost = "labeling hashes without SHA-NI (engine speeds not measured)";
   x.fix = "seal on a CPU with SHA extensions (`poreplab info` lists sha_ni): AMD Zen or later, Intel Ice Lake or later";

@@ -120,8 +120,11 @@ double floor_ns_per_node(const std::string& name, const seal_plan& plan, int thr
   repeats.reuse = true;
   repeats.layer1_share = 1.0 / plan.layers;
   const cpu::engine& e = cpu::find_engine(cpu::engine_algo::sha256, name);
-  return cpu::measure_floor_seconds(e, sdr::kFilecoinScheme, plan.sectors, chain, threads, repeats) * 1e9 /
-         static_cast<double>(chain);
+  // The fastest of a few: other work only ever slows a sample down.
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i)
+    best = std::min(best, cpu::measure_floor_seconds(e, sdr::kFilecoinScheme, plan.sectors, chain, threads, repeats));
+  return best * 1e9 / static_cast<double>(chain);
 }
 
 void measure_engines(cpu_facts& c, const seal_plan& plan) {
