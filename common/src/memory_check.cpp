@@ -41,10 +41,13 @@ std::uint64_t read_limit_file(const std::string& file) {
 
 }  // namespace
 
-std::uint64_t cgroup_memory_limit_bytes() {
+std::uint64_t cgroup_memory_limit_bytes() { return cgroup_memory_limit_bytes(std::string()); }
+
+std::uint64_t cgroup_memory_limit_bytes(const std::string& root) {
+  const std::string base = root == "/" ? std::string() : root;
   // Lines of /proc/self/cgroup are "id:controllers:path"; v1's memory controller names
   // "memory", v2's single hierarchy has id 0 and no controllers.
-  std::ifstream in("/proc/self/cgroup");
+  std::ifstream in(base + "/proc/self/cgroup");
   std::string line;
   std::uint64_t limit = 0;
   while (std::getline(in, line)) {
@@ -55,9 +58,9 @@ std::uint64_t cgroup_memory_limit_bytes() {
     const std::string path = line.substr(b + 1);
     std::uint64_t v = 0;
     if (controllers == "memory" || controllers.find("memory,") == 0 || controllers.find(",memory") != std::string::npos)
-      v = read_limit_file("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+      v = read_limit_file(base + "/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
     else if (line.rfind("0::", 0) == 0)
-      v = read_limit_file("/sys/fs/cgroup" + path + "/memory.max");
+      v = read_limit_file(base + "/sys/fs/cgroup" + path + "/memory.max");
     // v1 writes "no limit" as a page-rounded 2^63 - 1.
     if (v != 0 && v < (std::uint64_t{1} << 62) && (limit == 0 || v < limit)) limit = v;
   }

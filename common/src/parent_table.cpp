@@ -9,6 +9,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -462,6 +463,11 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
   const std::string side = sidecar_text(d, file);
   write_atomically(parent_cache_sidecar_path(file), side.data(), side.size());
   return file;
+}
+
+std::filesystem::path default_parent_cache_dir() {
+  const char* env = std::getenv("FIL_PROOFS_PARENT_CACHE");
+  return env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::path(kDefaultParentCacheDir);
 }
 
 }  // namespace poreplab::graph

@@ -515,6 +515,18 @@ std::string encode_streamed(const fs::path& key_file, const fs::path& data_file,
 
 }  // namespace
 
+std::uint64_t resident_previous_need(std::uint64_t size, const seal_options& opt) {
+  // A quarter of a layer for that page cache, measured enough at 2GiB.
+  const std::uint64_t chunk_nodes = chunk_nodes_of(opt, std::max<std::uint64_t>(size / 32, 1));
+  return checked_add(size, std::max(chunk_nodes * 32 * 4, size / 4), "seal memory");
+}
+
+std::uint64_t seal_disk_need(std::uint64_t size, std::uint32_t layers) {
+  return checked_add(
+      checked_add(tree_d_bytes(size / 32), checked_mul(size, std::uint64_t{layers} + 1, "seal bytes"), "seal bytes"),
+      64 << 10, "seal bytes");
+}
+
 namespace {
 seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
                        const fs::path& parent_cache_dir, const seal_options& opt);
@@ -566,11 +578,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   const bool bounded = budget != 0 && in_memory_need > budget;
   res.mode = bounded ? seal_mode::bounded : seal_mode::in_memory;
   const std::uint64_t chunk_nodes = chunk_nodes_of(opt, nodes);
-  // The previous layer in memory when it fits beside the chunk buffers and room for the
-  // page cache that the layer being written (its base parents are read back at random)
-  // and the parent table go through: a quarter of a layer, measured enough at 2GiB.
-  res.resident_previous =
-      bounded && budget >= checked_add(size, std::max(chunk_nodes * 32 * 4, size / 4), "seal memory");
+  res.resident_previous = bounded && budget >= resident_previous_need(size, opt);
   const fs::path cache_dir = bounded && parent_cache_dir.empty() ? fs::path(graph::kDefaultParentCacheDir) : parent_cache_dir;
 
   if (bounded && opt.memory_limit == 0) {
@@ -618,9 +626,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
   // Everything this seal writes, checked before the first byte: tree_d, the layers, the
   // replica (and a few KiB of seal.json), less what an unfinished seal already holds.
-  std::uint64_t disk = checked_add(
-      checked_add(tree_d_bytes(nodes), checked_mul(size, std::uint64_t{in.layers} + 1, "seal bytes"), "seal bytes"),
-      64 << 10, "seal bytes");
+  std::uint64_t disk = seal_disk_need(size, in.layers);
   if (previous) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(out_dir, ec))

@@ -23,14 +23,6 @@ namespace poreplab::cpu {
 
 namespace {
 
-// auto runs producers for layers larger than the last-level cache, and at least 64 MiB
-// (docs/cpu-backend.md, "Real sector sizes"): below that the parents mostly hit the caches
-// and a producer gains nothing for its CPU.
-std::uint64_t producer_min_layer_bytes() {
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return std::max<std::uint64_t>(64ull << 20, l3 > 0 ? static_cast<std::uint64_t>(l3) : 0);
-}
-
 // The CPUs of this process's affinity mask, in order.
 std::vector<int> allowed_cpus() { return affinity_cpus(); }
 
@@ -55,43 +47,9 @@ void pin_current_thread(int index) {
   if (cpus.size() > 1) pin_this_thread(cpus[static_cast<std::size_t>(index) % cpus.size()]);
 }
 
-// The SMT siblings of `cpu` (itself included), from hwloc or /sys (topology.hpp); empty if unknown.
-std::vector<int> smt_siblings(int cpu) { return topology().siblings_of(cpu); }
-
-// (labeling CPU, producer CPU) pairs for a producer placement (core or sibling) over the
-// allowed CPUs: sibling pairs each core's first allowed CPU with an allowed sibling; core
-// pairs each free CPU with the next free one of another core. Empty for sibling without
-// SMT siblings.
+// (labeling CPU, producer CPU) pairs over this process's CPUs (topology.hpp).
 std::vector<std::pair<int, int>> producer_pairs(parent_producer where) {
-  const std::vector<int> cpus = allowed_cpus();
-  std::vector<std::pair<int, int>> pairs;
-  if (where == parent_producer::sibling) {
-    std::vector<bool> taken(CPU_SETSIZE, false);
-    for (int c : cpus) {
-      if (taken[static_cast<std::size_t>(c)]) continue;
-      for (int s : smt_siblings(c))
-        if (s != c && s >= 0 && s < CPU_SETSIZE && !taken[static_cast<std::size_t>(s)] &&
-            std::find(cpus.begin(), cpus.end(), s) != cpus.end()) {
-          taken[static_cast<std::size_t>(c)] = taken[static_cast<std::size_t>(s)] = true;
-          pairs.emplace_back(c, s);
-          break;
-        }
-    }
-  } else {
-    // The producer on a CPU of another core: never on a sibling of its labeling thread's.
-    std::vector<bool> taken(cpus.size(), false);
-    for (std::size_t i = 0; i < cpus.size(); ++i) {
-      if (taken[i]) continue;
-      const std::vector<int> sib = smt_siblings(cpus[i]);
-      for (std::size_t j = i + 1; j < cpus.size(); ++j)
-        if (!taken[j] && std::find(sib.begin(), sib.end(), cpus[j]) == sib.end()) {
-          taken[i] = taken[j] = true;
-          pairs.emplace_back(cpus[i], cpus[j]);
-          break;
-        }
-    }
-  }
-  return pairs;
+  return producer_cpu_pairs(where, topology(), allowed_cpus());
 }
 
 // Advisory: a range the kernel cannot advise (a file mapping, THP compiled out) keeps
@@ -156,7 +114,7 @@ producer_placement producer_plan(const labeler_options& opt, const sdr::label_jo
     if (p.pairs.empty()) p.pairs.emplace_back(-1, -1);
     return p;
   }
-  if (!fits || 32ull * job.nodes * job.sectors <= producer_min_layer_bytes()) return {};
+  if (!fits || 32ull * job.nodes * job.sectors <= producer_min_layer_bytes(last_level_cache_bytes())) return {};
   // Another core only: it is what was measured (docs/cpu-backend.md); a sibling shares the
   // core's ports with the hash chain, and is used when asked for.
   producer_placement p{parent_producer::core, producer_pairs(parent_producer::core)};

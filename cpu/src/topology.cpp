@@ -269,6 +269,49 @@ std::string placement_unavailable(thread_placement p, const machine_topology& t,
          std::to_string(t.threads_per_core()) + " per core on this machine); valid here: compact, spread, cores, none";
 }
 
+std::vector<std::pair<int, int>> producer_cpu_pairs(parent_producer where, const machine_topology& t,
+                                                    const std::vector<int>& allowed) {
+  std::vector<std::pair<int, int>> pairs;
+  if (where == parent_producer::sibling) {
+    std::vector<bool> taken(CPU_SETSIZE, false);
+    for (int c : allowed) {
+      if (c < 0 || c >= CPU_SETSIZE || taken[static_cast<std::size_t>(c)]) continue;
+      for (int s : t.siblings_of(c))
+        if (s != c && s >= 0 && s < CPU_SETSIZE && !taken[static_cast<std::size_t>(s)] &&
+            std::find(allowed.begin(), allowed.end(), s) != allowed.end()) {
+          taken[static_cast<std::size_t>(c)] = taken[static_cast<std::size_t>(s)] = true;
+          pairs.emplace_back(c, s);
+          break;
+        }
+    }
+  } else if (where == parent_producer::core) {
+    // The producer on a CPU of another core: never on a sibling of its labeling thread's.
+    std::vector<bool> taken(allowed.size(), false);
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      if (taken[i]) continue;
+      const std::vector<int> sib = t.siblings_of(allowed[i]);
+      for (std::size_t j = i + 1; j < allowed.size(); ++j)
+        if (!taken[j] && std::find(sib.begin(), sib.end(), allowed[j]) == sib.end()) {
+          taken[i] = taken[j] = true;
+          pairs.emplace_back(allowed[i], allowed[j]);
+          break;
+        }
+    }
+  }
+  return pairs;
+}
+
+std::uint64_t last_level_cache_bytes() {
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<std::uint64_t>(l3) : 0;
+}
+
+std::uint64_t producer_min_layer_bytes(std::uint64_t llc_bytes) {
+  // Below this the parents mostly hit the caches and a producer gains nothing for its CPU
+  // (docs/cpu-backend.md, "Real sector sizes").
+  return std::max<std::uint64_t>(64ull << 20, llc_bytes);
+}
+
 namespace detail {
 
 int placed_cpu(int index) {

@@ -1,6 +1,5 @@
 #include <cuda_runtime.h>
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -70,49 +69,12 @@ device_report query_devices(int open_device) {
   return r;
 }
 
-build_archs parse_archs(const std::string& list) {
-  build_archs b;
-  std::string token;
-  std::istringstream in(list);
-  while (std::getline(in, token, list.find(';') != std::string::npos ? ';' : ',')) {
-    if (token.empty()) continue;
-    const auto dash = token.find('-');
-    const std::string num = token.substr(0, dash), suffix = dash == std::string::npos ? "" : token.substr(dash + 1);
-    if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos || num.size() > 4) {
-      b.known = false;
-      continue;
-    }
-    const int a = std::stoi(num);
-    if (suffix != "virtual") b.sass.push_back(a);
-    if (suffix != "real") b.ptx.push_back(a);
-  }
-  if (b.sass.empty() && b.ptx.empty()) b.known = false;
-  return b;
-}
-
 build_archs compiled_archs() {
 #ifdef POREPLAB_CUDA_ARCHS
   return parse_archs(POREPLAB_CUDA_ARCHS);
 #else
   return parse_archs("");
 #endif
-}
-
-std::string unsupported_reason(int major, int minor, const build_archs& b) {
-  if (!b.known) return {};
-  const int cc = major * 10 + minor;
-  for (const int a : b.sass)
-    if (a / 10 == major && a % 10 <= minor) return {};
-  for (const int a : b.ptx)
-    if (a <= cc) return {};
-  std::string have;
-  for (const int a : b.sass) have += (have.empty() ? "" : ", ") + std::string("sm_") + std::to_string(a);
-  for (const int a : b.ptx) have += (have.empty() ? "" : ", ") + std::string("compute_") + std::to_string(a) + " (PTX)";
-  std::string why = "compute capability " + std::to_string(major) + "." + std::to_string(minor) +
-                    " cannot run this build's kernels (built for " + have + ")";
-  if (cc < 80) why += "; poreplab needs sm_80 or newer";
-  else why += "; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc);
-  return why;
 }
 
 bool cuda_required() { return cuda_required_by_environment(); }

@@ -17,6 +17,8 @@ std::uint64_t available_memory_bytes();
 // 0 when there is none or it cannot be read. MemAvailable does not see it: inside a
 // 3 GiB cgroup on a 24 GiB machine it still says about 24 GiB.
 std::uint64_t cgroup_memory_limit_bytes();
+// The same with /proc and /sys read below `root` ("" or "/": the machine's own).
+std::uint64_t cgroup_memory_limit_bytes(const std::string& root);
 
 // What a new allocation may take: available_memory_bytes(), capped by the cgroup's
 // limit; 0 when unknown.

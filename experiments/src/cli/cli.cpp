@@ -85,6 +85,7 @@ int run_cli(int argc, char** argv) {
   app.set_version_flag("--version", std::string("poreplab ") + POREPLAB_VERSION);
   app.require_subcommand(1);
   add_info_command(app);
+  add_doctor_command(app);
   add_hash_command(app);
   add_selftest_command(app);
   add_bench_command(app);

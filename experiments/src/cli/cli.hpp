@@ -13,6 +13,7 @@ struct usage_error : std::runtime_error {
 };
 
 void add_info_command(CLI::App& app);
+void add_doctor_command(CLI::App& app);   // cmd_doctor.cpp: doctor
 void add_hash_command(CLI::App& app);
 void add_selftest_command(CLI::App& app);
 void add_bench_command(CLI::App& app);    // cmd_bench.cpp: bench hash | label | latency

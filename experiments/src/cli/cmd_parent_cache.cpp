@@ -25,8 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kDefaultDir[] = "/var/tmp/filecoin-parents";
-
 struct graph_options {
   std::string proof, porep_id, api_version, sector_size, dir;
   bool force = false, regenerate = false;
@@ -41,14 +39,10 @@ void add_graph_options(CLI::App* cmd, graph_options& o, bool with_dir = true) {
   cmd->add_option("--sector-size", o.sector_size, "with --porep-id: e.g. 2KiB, 512MiB, 32GiB, or bytes");
   if (with_dir)
     cmd->add_option("--dir", o.dir, std::string("cache directory (default $FIL_PROOFS_PARENT_CACHE, else ") +
-                                         kDefaultDir + ")");
+                                         graph::kDefaultParentCacheDir + ")");
 }
 
-fs::path cache_dir(const graph_options& o) {
-  if (!o.dir.empty()) return o.dir;
-  const char* env = std::getenv("FIL_PROOFS_PARENT_CACHE");
-  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(kDefaultDir);
-}
+fs::path cache_dir(const graph_options& o) { return o.dir.empty() ? graph::default_parent_cache_dir() : fs::path(o.dir); }
 
 // The graph named by the options, or nullopt when none is named.
 std::optional<graph::graph_params> graph_of(const graph_options& o) {
@@ -290,7 +284,7 @@ void add_parent_cache_command(CLI::App& app) {
 
   auto* list = pc->add_subcommand("list", "List the cache files: size, nodes, sidecar, registered proof");
   list->add_option("--dir", o->dir, std::string("cache directory (default $FIL_PROOFS_PARENT_CACHE, else ") +
-                                        kDefaultDir + ")");
+                                        graph::kDefaultParentCacheDir + ")");
   list->callback([o] { run_list(*o); });
 
   auto* bench = pc->add_subcommand("bench", "Time table generation by each method in one process (writes nothing)");

@@ -55,7 +55,7 @@ nlohmann::json cuda_json() {
   return j;
 #else
   return {{"compiled", false}, {"available", false},
-          {"reason", "built without CUDA (POREPLAB_CUDA=OFF or no nvcc)"}, {"devices", nlohmann::json::array()}};
+          {"reason", kNoCudaBuild}, {"devices", nlohmann::json::array()}};
 #endif
 }
 

@@ -9,6 +9,9 @@
 
 namespace poreplab {
 
+// Why a build has no GPU devices to offer when the CUDA backend was not compiled.
+inline constexpr const char* kNoCudaBuild = "built without CUDA (POREPLAB_CUDA=OFF or no nvcc)";
+
 nlohmann::json cpu_json();
 nlohmann::json cuda_json();   // {"compiled": bool, "available": bool, "reason"?, "devices": [...]}
 nlohmann::json build_json();  // version, compiler, flags, git revision, backends

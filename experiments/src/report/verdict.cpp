@@ -79,18 +79,6 @@ struct device_group {
   std::string name;  // the CPU model or GPU name alone, for sentences
 };
 
-std::string format_seconds(double s) {
-  std::ostringstream o;
-  o.precision(3);
-  if (s < 1e-3) o << s * 1e6 << " us";
-  else if (s < 1) o << s * 1e3 << " ms";
-  else if (s < 120) o << s << " s";
-  else if (s < 7200) o << s / 60 << " min";
-  else if (s < 3 * 86400) o << s / 3600 << " h";
-  else o << s / 86400 << " days";
-  return o.str();
-}
-
 std::string format_number(double v) { return poreplab::format_number(v, 3); }
 
 double env_number(const json& header, std::initializer_list<const char*> path) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 
 namespace poreplab {
 
@@ -92,6 +93,18 @@ std::string format_number(double v, int digits) {
     return s;
   }
   return buf;
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o.precision(3);
+  if (s < 1e-3) o << s * 1e6 << " us";
+  else if (s < 1) o << s * 1e3 << " ms";
+  else if (s < 120) o << s << " s";
+  else if (s < 7200) o << s / 60 << " min";
+  else if (s < 3 * 86400) o << s / 3600 << " h";
+  else o << s / 86400 << " days";
+  return o.str();
 }
 
 }  // namespace poreplab

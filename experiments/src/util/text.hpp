@@ -28,4 +28,8 @@ std::string format_size(std::uint64_t bytes);  // 2048 -> "2KiB", 3000 -> "3000B
 // Short numeric text with `digits` significant digits ("712.3", "1.89e+09").
 std::string format_number(double v, int digits = 4);
 
+// A duration in the unit that reads best, 3 significant digits: "850 us", "12.5 s",
+// "35.2 min", "2.95 h", "4.1 days".
+std::string format_seconds(double s);
+
 }  // namespace poreplab

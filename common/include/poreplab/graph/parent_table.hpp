@@ -137,6 +137,9 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
 
 // rust-fil-proofs' default cache directory, when FIL_PROOFS_PARENT_CACHE is not set.
 inline constexpr const char* kDefaultParentCacheDir = "/var/tmp/filecoin-parents";
+// Where rust-fil-proofs keeps parent tables: $FIL_PROOFS_PARENT_CACHE when set and not
+// empty, else kDefaultParentCacheDir.
+std::filesystem::path default_parent_cache_dir();
 
 // Loads a checked cache file, or generates and writes it when absent (slice by slice,
 // generate_parent_cache_file). A file without a

@@ -69,6 +69,15 @@ struct seal_options {
   double progress_interval_s = 10;                       // between two lines within a layer
 };
 
+// The memory a bounded seal of a sector of `size` bytes needs to keep its previous layer
+// in memory: the layer, and room beside it for the chunk buffers and for the page cache
+// that the layer being written (its base parents are read back at random) and the parent
+// table go through.
+std::uint64_t resident_previous_need(std::uint64_t size, const seal_options& opt = {});
+// The disk a seal of a sector of `size` bytes with `layers` layers writes: tree_d, the
+// layer files, the replica and a few KiB of seal.json (checked before its first byte).
+std::uint64_t seal_disk_need(std::uint64_t size, std::uint32_t layers);
+
 // Seals `data_file` into `out_dir`: the layer files, tree_d, replica.dat and seal.json.
 // Every file is written under a temporary name and renamed only once all succeeded
 // (seal.json last), so an interrupted or failed seal leaves nothing that looks complete.

@@ -5,10 +5,12 @@
 // and the record of where each one ran (thread_cpu).
 #include <sched.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "poreplab/cpu/labeler.hpp"
@@ -74,6 +76,18 @@ std::vector<int> placement_cpus(thread_placement p, const machine_topology& t, c
 // Why `p` cannot mean what it says over these CPUs (siblings with no core that has two
 // allowed PUs), or empty.
 std::string placement_unavailable(thread_placement p, const machine_topology& t, const std::vector<int>& allowed);
+
+// (labeling CPU, producer CPU) pairs for a producer placement over the `allowed` CPUs (in
+// mask order) of topology `t`: sibling pairs each core's first allowed CPU with an allowed
+// SMT sibling; core pairs each free CPU with the next free one of another core. Empty for
+// sibling without SMT siblings, and for off or automatic.
+std::vector<std::pair<int, int>> producer_cpu_pairs(parent_producer where, const machine_topology& t,
+                                                    const std::vector<int>& allowed);
+// The layer size (bytes, all sectors) above which producer auto gives a producer, with a
+// last-level cache of `llc_bytes` (0: unknown): larger than the cache and at least 64 MiB.
+std::uint64_t producer_min_layer_bytes(std::uint64_t llc_bytes);
+// The last-level cache as the labeler weighs it (the C library's L3 size); 0: unknown.
+std::uint64_t last_level_cache_bytes();
 
 // Where one thread of a labeling ran (its last layer).
 struct thread_cpu {

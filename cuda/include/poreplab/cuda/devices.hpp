@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "poreplab/cuda/archs.hpp"
+
 namespace poreplab::cuda {
 
 struct device_info {
@@ -31,17 +33,9 @@ struct device_report {
 // memory it reports. Leaves no CUDA error pending for later calls to report.
 device_report query_devices(int open_device = -1);
 
-// Compute capabilities this build carries code for (x10: 80 = sm_80): SASS and PTX.
-struct build_archs {
-  std::vector<int> sass, ptx;
-  bool known = true;  // false when the build's list could not be read ("native", "all")
-};
+// The architectures this build's kernels were compiled for (parse_archs and
+// unsupported_reason are in archs.hpp).
 build_archs compiled_archs();
-// Parses CMake's CUDA_ARCHITECTURES list ("80;90", "80-real;90-virtual", "80,90").
-build_archs parse_archs(const std::string& list);
-// Why a device of compute capability major.minor cannot run code built for `b`, or ""
-// when it can (a SASS arch of the same major and no newer minor, or older PTX to JIT).
-std::string unsupported_reason(int major, int minor, const build_archs& b);
 
 // POREPLAB_REQUIRE_CUDA=1 in the environment: a missing or unusable device is an error
 // (tests fail, runner points fail) instead of a skip.
