@@ -612,10 +612,13 @@ finding check_disk_speed(const system_facts& f, const seal_plan& p) {
     return x;
   }
   x.values = {{"write_bytes_per_s", d.write_bytes_per_s}, {"read_bytes_per_s", d.read_bytes_per_s},
-              {"random_reads_per_s", d.random_reads_per_s}, {"file_bytes", d.file_bytes}, {"seconds", d.seconds},
+              {"random_reads_per_s", d.random_reads_per_s}, {"random_reads_per_s_at_depth", d.random_reads_per_s_at_depth},
+              {"queue_depth", d.queue_depth}, {"file_bytes", d.file_bytes}, {"seconds", d.seconds},
               {"o_direct", d.o_direct}};
   x.found = mb_per_s(d.write_bytes_per_s) + " sequential write, " + mb_per_s(d.read_bytes_per_s) + " read, " +
-            format_number(d.random_reads_per_s, 3) + " random 4 KiB reads/s one at a time (" + bytes(d.file_bytes) +
+            format_number(d.random_reads_per_s, 3) + " random 4 KiB reads/s one at a time, " +
+            format_number(d.random_reads_per_s_at_depth, 3) + " with " + std::to_string(d.queue_depth) +
+            " in flight (labeling with layers on disk reads that way: `poreplab bench disk-label`) (" + bytes(d.file_bytes) +
             " file, " + (d.o_direct ? "O_DIRECT" : "through the page cache") + ", " + format_number(d.seconds, 2) + " s)";
   const engine_facts* e = auto_engine(f.cpu);
   if (e == nullptr || d.write_bytes_per_s <= 0) return x;

@@ -11,6 +11,12 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <vector>
+
+#include "poreplab/file_io.hpp"
+#include "poreplab/huge_buffer.hpp"
+#include "poreplab/storage/read_queue.hpp"
+#include "poreplab/storage/scratch_file.hpp"
 
 namespace poreplab::doctor {
 
@@ -22,53 +28,54 @@ using steady = std::chrono::steady_clock;
 constexpr std::size_t kBlock = std::size_t{1} << 20;
 constexpr std::size_t kPage = 4096;
 constexpr std::uint64_t kMinFile = std::uint64_t{16} << 20;
+constexpr std::uint32_t kQueueDepth = 32;
 
 double since(steady::time_point t0) { return std::chrono::duration<double>(steady::now() - t0).count(); }
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-class fd_guard {
- public:
-  explicit fd_guard(int fd) : fd_(fd) {}
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// A file in `dir` that has no name: O_TMPFILE, else a named file unlinked at once. Between
-// creating and unlinking that one, every signal that can be held is held, so an interrupt
-// cannot leave it behind (SIGKILL cannot be held: its window is two system calls).
-int open_unnamed(const fs::path& dir, std::string& why) {
-#ifdef O_TMPFILE
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  // Filesystems without O_TMPFILE answer EOPNOTSUPP (EISDIR or EINVAL on older kernels).
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-    why = dir.string() + ": " + errno_text(errno);
-    return -1;
-  }
-#endif
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  std::string path = (dir / ".poreplab-doctor-XXXXXX").string();
-  const int named = ::mkostemp(path.data(), O_CLOEXEC);
-  const int err = errno;
-  if (named >= 0) ::unlink(path.c_str());
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (named < 0) why = dir.string() + ": " + errno_text(err);
-  return named;
-}
 
 // Gives the file's blocks back now rather than at close.
 void release_blocks(int fd) {
   if (::ftruncate(fd, 0) != 0) return;
+}
+
+// Random 4 KiB reads over the first `pages` pages, `depth` in flight (storage's read
+// queue: io_uring where it works), for `seconds`; reads per second, 0 with `error` set.
+double random_reads(int fd, std::uint64_t pages, std::uint32_t depth, double seconds, std::mt19937_64& rng,
+                    std::string& error) {
+  try {
+    auto q = storage::make_read_queue(storage::io_engine::automatic, depth);
+    huge_buffer bufs(depth * kPage);
+    std::vector<storage::read_done> done(depth);
+    std::uint64_t reads = 0;
+    std::uint32_t outstanding = 0;
+    const auto t = steady::now();
+    auto issue = [&](std::uint64_t slot) {
+      q->submit(fd, bufs.data() + slot * kPage, kPage, (rng() % pages) * kPage, slot);
+      ++outstanding;
+    };
+    for (std::uint32_t s = 0; s < depth; ++s) issue(s);
+    q->flush();
+    while (outstanding > 0) {
+      const std::size_t n = q->reap(done, true);
+      const bool more = since(t) < seconds;
+      for (std::size_t i = 0; i < n; ++i) {
+        --outstanding;
+        if (done[i].result != static_cast<std::int64_t>(kPage)) {
+          error = "random read: " + (done[i].result < 0 ? errno_text(static_cast<int>(-done[i].result)) : std::string("short read"));
+          return 0;
+        }
+        ++reads;
+        if (more) issue(done[i].tag);
+      }
+      q->flush();
+    }
+    return static_cast<double>(reads) / since(t);
+  } catch (const std::exception& e) {
+    error = std::string("random read: ") + e.what();
+    return 0;
+  }
 }
 
 struct free_deleter {
@@ -85,8 +92,13 @@ disk_result measure_disk(const fs::path& dir, double seconds, std::uint64_t free
     r.error = "less than " + std::to_string(4 * kMinFile >> 20) + " MiB free";
     return r;
   }
-  const fd_guard fd(open_unnamed(dir, r.error));
-  if (fd.get() < 0) return r;
+  unique_fd fd;
+  try {
+    fd = storage::open_scratch_file(dir, false);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    return r;
+  }
   const int flags = ::fcntl(fd.get(), F_GETFL);
   r.o_direct = flags >= 0 && ::fcntl(fd.get(), F_SETFL, flags | O_DIRECT) == 0;
   if (!r.o_direct) r.o_direct_error = errno_text(errno);
@@ -146,18 +158,11 @@ disk_result measure_disk(const fs::path& dir, double seconds, std::uint64_t free
 
   if (r.error.empty()) {
     if (!r.o_direct) (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
-    const std::uint64_t pages = written / kPage;
-    std::uint64_t reads = 0;
-    t = steady::now();
-    while (reads == 0 || since(t) < random_s) {
-      const std::uint64_t page = rng() % pages;
-      if (::pread(fd.get(), buf.get(), kPage, static_cast<off_t>(page * kPage)) != static_cast<ssize_t>(kPage)) {
-        r.error = "random read: " + errno_text(errno);
-        break;
-      }
-      ++reads;
+    r.random_reads_per_s = random_reads(fd.get(), written / kPage, 1, random_s / 2, rng, r.error);
+    if (r.error.empty()) {
+      r.queue_depth = kQueueDepth;
+      r.random_reads_per_s_at_depth = random_reads(fd.get(), written / kPage, kQueueDepth, random_s / 2, rng, r.error);
     }
-    if (r.error.empty()) r.random_reads_per_s = static_cast<double>(reads) / since(t);
   }
   release_blocks(fd.get());
   r.ran = r.error.empty();

@@ -1,7 +1,7 @@
 #pragma once
-// The disk test: a few seconds of sequential writes and reads and random 4 KiB reads in a
-// file inside one directory. The file has no name there (O_TMPFILE, else created and
-// unlinked at once with signals held), so nothing is left behind however the process ends.
+// The disk test: a few seconds of sequential writes and reads and random 4 KiB reads (one
+// at a time, then many in flight) in a file inside one directory. The file has no name
+// there (storage::open_scratch_file), so nothing is left behind however the process ends.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -17,6 +17,8 @@ struct disk_result {
   double write_bytes_per_s = 0;  // sequential 1 MiB writes, the final fdatasync included
   double read_bytes_per_s = 0;   // sequential 1 MiB reads
   double random_reads_per_s = 0; // 4 KiB reads at random aligned offsets, one at a time
+  double random_reads_per_s_at_depth = 0;  // the same with queue_depth in flight (the labeler's case)
+  std::uint32_t queue_depth = 0;
   double seconds = 0;
 };
 
