@@ -4,6 +4,8 @@
 #include <array>
 #include <bit>
 #include <catch2/catch.hpp>
+
+#include "poreplab/cpu/features.hpp"
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -624,4 +626,19 @@ TEST_CASE("seal's tree_d: the cpu backend's multi-lane rows and the all-zero sho
   CHECK(r == root);
   CHECK(got == want);
   CHECK_THROWS_WITH(sdr::zero_subtree_root(64), Catch::Contains("2^64"));
+}
+
+TEST_CASE("CPUID family and model name the microarchitecture", "[engines]") {
+  CHECK(cpu::microarchitecture("AuthenticAMD", 25, 1) == "Zen 3");     // EPYC Milan
+  CHECK(cpu::microarchitecture("AuthenticAMD", 25, 0x11) == "Zen 4");  // EPYC Genoa
+  CHECK(cpu::microarchitecture("AuthenticAMD", 26, 2) == "Zen 5");     // EPYC Turin
+  CHECK(cpu::microarchitecture("AuthenticAMD", 23, 0x31) == "Zen 2");  // EPYC Rome
+  CHECK(cpu::microarchitecture("GenuineIntel", 6, 207) == "Emerald Rapids");
+  CHECK(cpu::microarchitecture("GenuineIntel", 6, 143) == "Sapphire Rapids");
+  CHECK(cpu::microarchitecture("GenuineIntel", 6, 173) == "Granite Rapids");
+  CHECK(cpu::microarchitecture("GenuineIntel", 25, 1).empty());  // another vendor's numbers
+  CHECK(cpu::microarchitecture("AuthenticAMD", 6, 207).empty());
+  const auto& f = cpu::detect();
+  CHECK(f.family > 0);
+  CHECK(f.microarchitecture == cpu::microarchitecture(f.vendor, f.family, f.model_number));
 }

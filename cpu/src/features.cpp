@@ -65,6 +65,12 @@ features detect_now() {
   std::memcpy(vendor + 8, &r0.c, 4);
   f.vendor = vendor;
   const regs r1 = cpuid(1);
+  // Display family and model: the extended fields count where the base family says so.
+  const int base_family = static_cast<int>((r1.a >> 8) & 0xf), base_model = static_cast<int>((r1.a >> 4) & 0xf);
+  f.family = base_family == 0xf ? base_family + static_cast<int>((r1.a >> 20) & 0xff) : base_family;
+  f.model_number = base_family == 0x6 || base_family == 0xf ? base_model + (static_cast<int>((r1.a >> 16) & 0xf) << 4) : base_model;
+  f.stepping = static_cast<int>(r1.a & 0xf);
+  f.microarchitecture = microarchitecture(f.vendor, f.family, f.model_number);
   f.sse41 = (r1.c >> 19) & 1;
   f.ssse3 = (r1.c >> 9) & 1;
   const bool osxsave = (r1.c >> 27) & 1, avx = (r1.c >> 28) & 1;
@@ -103,6 +109,30 @@ features detect_now() {
 }
 
 }  // namespace
+
+std::string microarchitecture(const std::string& vendor, int family, int model) {
+  struct range {
+    const char* vendor;
+    int family, first, last;
+    const char* name;
+  };
+  static constexpr range kTable[] = {
+      {"AuthenticAMD", 0x17, 0x00, 0x2f, "Zen"},       {"AuthenticAMD", 0x17, 0x50, 0x5f, "Zen"},
+      {"AuthenticAMD", 0x17, 0x30, 0x4f, "Zen 2"},     {"AuthenticAMD", 0x17, 0x60, 0x7f, "Zen 2"},
+      {"AuthenticAMD", 0x17, 0x90, 0x91, "Zen 2"},     {"AuthenticAMD", 0x17, 0xa0, 0xaf, "Zen 2"},
+      {"AuthenticAMD", 0x19, 0x00, 0x0f, "Zen 3"},     {"AuthenticAMD", 0x19, 0x20, 0x5f, "Zen 3"},
+      {"AuthenticAMD", 0x19, 0x10, 0x1f, "Zen 4"},     {"AuthenticAMD", 0x19, 0x60, 0xaf, "Zen 4"},
+      {"AuthenticAMD", 0x1a, 0x00, 0x2f, "Zen 5"},     {"AuthenticAMD", 0x1a, 0x40, 0x4f, "Zen 5"},
+      {"AuthenticAMD", 0x1a, 0x60, 0x7f, "Zen 5"},
+      {"GenuineIntel", 0x6, 0x55, 0x55, "Skylake-SP / Cascade Lake-SP"},
+      {"GenuineIntel", 0x6, 0x6a, 0x6a, "Ice Lake-SP"},  {"GenuineIntel", 0x6, 0x6c, 0x6c, "Ice Lake-D"},
+      {"GenuineIntel", 0x6, 0x8f, 0x8f, "Sapphire Rapids"}, {"GenuineIntel", 0x6, 0xcf, 0xcf, "Emerald Rapids"},
+      {"GenuineIntel", 0x6, 0xad, 0xad, "Granite Rapids"}, {"GenuineIntel", 0x6, 0xae, 0xae, "Granite Rapids-D"},
+  };
+  for (const range& r : kTable)
+    if (vendor == r.vendor && family == r.family && model >= r.first && model <= r.last) return r.name;
+  return {};
+}
 
 std::vector<std::string> features::names() const {
   std::vector<std::string> n;

@@ -41,7 +41,10 @@ void print_text(const nlohmann::json& env) {
   std::cout << "poreplab " << env["build"]["version"].get<std::string>() << " ("
             << env["build"]["git_revision"].get<std::string>() << ", " << env["build"]["compiler"].get<std::string>()
             << ")\n";
-  std::cout << "cpu:       " << cpu["model"].get<std::string>() << " (" << cpu["vendor"].get<std::string>() << ")\n";
+  const std::string uarch = cpu.value("microarchitecture", "");
+  std::cout << "cpu:       " << cpu["model"].get<std::string>() << " (" << cpu["vendor"].get<std::string>() << ", family "
+            << cpu.value("family", 0) << " model " << cpu.value("model_number", 0) << " stepping " << cpu.value("stepping", 0)
+            << (uarch.empty() ? "" : ": " + uarch) << ")\n";
   std::cout << "cores:     " << cpu["logical_cores"].get<int>() << " logical\n";
   if (env.contains("topology")) {
     const auto& t = env["topology"];

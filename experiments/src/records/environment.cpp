@@ -23,6 +23,10 @@ nlohmann::json cpu_json() {
                       {"line_bytes", c.line_bytes}, {"shared_by_threads", c.shared_by_threads}});
   return {{"vendor", f.vendor},
           {"model", f.model},
+          {"family", f.family},
+          {"model_number", f.model_number},
+          {"stepping", f.stepping},
+          {"microarchitecture", f.microarchitecture},
           {"logical_cores", f.logical_cores},
           {"features", f.names()},
           {"sha_ni", f.can_shani()},

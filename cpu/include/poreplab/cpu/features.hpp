@@ -17,6 +17,10 @@ struct cache_level {
 struct features {
   std::string vendor;
   std::string model;
+  // CPUID leaf 1's display family, model and stepping (the extended fields folded in as
+  // the vendors define them), and the microarchitecture they name (microarchitecture()).
+  int family = 0, model_number = 0, stepping = 0;
+  std::string microarchitecture;  // "Zen 3", "Emerald Rapids"...; "" when the table does not know it
   int logical_cores = 0;
   bool sse41 = false, ssse3 = false;
   bool sha_ni = false;
@@ -36,6 +40,11 @@ struct features {
 };
 
 const features& detect();
+
+// The microarchitecture a vendor's display family and model name, from a small table
+// (the Linux kernel's arch/x86/kernel/cpu/amd.c Zen generations and
+// arch/x86/include/asm/intel-family.h); "" when it holds none.
+std::string microarchitecture(const std::string& vendor, int family, int model);
 
 // TSC ticks per second, measured once against the steady clock (about 20 ms).
 double tsc_hz();
