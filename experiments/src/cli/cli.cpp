@@ -93,6 +93,7 @@ int run_cli(int argc, char** argv) {
   add_bench_profile_command(app);
   add_bench_pc2_command(app);
   add_bench_disk_command(app);
+  add_bench_reads_command(app);
   add_vector_command(app);
   add_seal_commands(app);
   add_run_commands(app);
