@@ -102,6 +102,7 @@ int run_cli(int argc, char** argv) {
   add_model_command(app);
   add_parent_cache_command(app);
   add_tune_command(app);
+  add_plan_command(app);
   check_numbers_as_typed(app);
   try {
     app.parse(argc, argv);
