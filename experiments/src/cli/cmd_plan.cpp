@@ -49,11 +49,9 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--sector-size", o->size, "32GiB (default), 64GiB, ... (the size's V1_1 proof)");
   cmd->add_option("--proof", o->proof, "a registered proof instead");
   cmd->add_option("--machine", o->machines,
-                  "machine files to size (e.g. experiments/machines/*.json); without one, the machine of the results")
-      ->allow_extra_args(false);
+                  "machine files to size (e.g. experiments/machines/*.json); without one, the machine of the results");
   cmd->add_option("--results", o->results,
-                  "result directories the rates come from (repeatable; default results/default when it exists)")
-      ->allow_extra_args(false);
+                  "result directories the rates come from (default results/default when it exists)");
   cmd->add_flag("--json", o->json, "JSON instead of Markdown");
   cmd->add_option("-o,--out", o->out, "write to FILE instead of standard output");
   cmd->callback([o] {

@@ -140,7 +140,8 @@ trial cpu_trial(const cpu_machine& m, const hash_rate& h, const sizing& s, const
   p.bounds.push_back(hash_bound(m, h, batch, p, t.why_not));
   const double layer_disk = double(s.layers) * double(s.sector_size) * batch;
   if (!m.disks.empty()) p.disk_bytes = {layer_disk, {"modeled", std::to_string(s.layers) + " layers x sector x batch"}};
-  if (t.why_not.empty() && !m.disks.empty()) t.why_not = shortfall("layer disk", layer_disk, m.disk_bytes());
+  if (t.why_not.empty() && !m.disks.empty())
+    t.why_not = shortfall("layer disk (" + gib(layer_disk / batch) + " a sector)", layer_disk, m.disk_bytes());
   if (on_disk) {
     p.cache_nodes = kNodeCacheNodes;
     const double cache = double(p.cache_nodes) * kRow * batch;
@@ -180,11 +181,15 @@ plan best_of(const std::vector<trial>& trials) {
       at = i;
     }
   if (best == nullptr) {
-    plan p = trials.front().p;
+    // What the machine would do with room: the batch its cores allow that labels most.
+    const trial* room = &trials.front();
+    for (const auto& t : trials)
+      if (t.why_not.rfind("cores:", 0) != 0 && t.unconstrained > room->unconstrained * (1 + 1e-9)) room = &t;
+    plan p = room->p;
     p.binding = "capacity";
-    p.batch_limit = trials.front().why_not;
-    p.labels_per_s.from.detail = "no batch fits: " + p.batch_limit + "; with room for it the batch of " +
-                                 std::to_string(p.batch) + " would label " + rate(trials.front().unconstrained) + " (" +
+    p.batch_limit = std::to_string(p.batch) + " sectors: " + room->why_not;
+    p.labels_per_s.from.detail = "no batch fits: " + p.batch_limit + "; with room for it a batch of " +
+                                 std::to_string(p.batch) + " would label " + rate(room->unconstrained) + " (" +
                                  bounds_text(p.bounds) + ")";
     p.sectors_per_hour.from = p.batch_seconds.from = p.labels_per_s.from;
     return p;
@@ -264,7 +269,8 @@ trial gpu_trial(const cpu_machine& host, const gpu_part& g, const sizing& s, con
   const double layer_disk = g.count * double(s.layers) * double(s.sector_size) * batch;
   if (!host.disks.empty()) {
     p.disk_bytes = {layer_disk, {"modeled", std::to_string(s.layers) + " layers x sector x batch x GPUs"}};
-    if (t.why_not.empty()) t.why_not = shortfall("layer disk", layer_disk, host.disk_bytes());
+    if (t.why_not.empty())
+      t.why_not = shortfall("layer disk (" + gib(layer_disk / (g.count * batch)) + " a sector)", layer_disk, host.disk_bytes());
   }
   p.bounds.push_back({"GPU rate", std::min(batch * 1e9 / g.node_ns, g.peak_labels_per_s),
                       std::to_string(batch) + " sectors at " + format_number(g.node_ns, 4) + " ns per node each, at most " +

@@ -43,9 +43,14 @@ std::string results_cpu(const amax::inputs& in) {
 void cpu_items(machine_plan& mp, const storage_model::cpu_machine& m, const storage_model::hash_rate& h) {
   const auto& p = mp.pc1;
   auto add = [&](std::string item, std::string text, figure f) { mp.items.push_back({std::move(item), std::move(text), std::move(f)}); };
-  add("PC1 design", p.design + ", " + std::to_string(p.batch) + " sectors per batch" +
-                        (p.batch_limit.empty() ? "" : " (first larger batch that does not fit: " + p.batch_limit + ")"),
-      modeled(p.batch, "of the batch sealer's sizes (1-32, 64, 128) the one that labels most and fits"));
+  if (p.feasible)
+    add("PC1 design", p.design + ", batches of " + std::to_string(p.batch) + " sectors" +
+                          (p.batch_limit.empty() ? "" : " (first larger batch that does not fit: " + p.batch_limit + ")"),
+        modeled(p.batch, "of the batch sealer's sizes (1-32, 64, 128) the one that labels most and fits"));
+  else
+    add("PC1 design", p.design + ": no batch fits (" + p.batch_limit + "); the rows below are a batch of " +
+                          std::to_string(p.batch) + " given room for it",
+        modeled(0, "of the batch sealer's sizes (1-32, 64, 128), the one its cores allow that would label most"));
   add("hashing rate per core", format_number(h.labels_per_s, 3) + " labels/s with " + std::to_string(h.sectors) + " sectors",
       {h.labels_per_s, h.from});
   add("hashing cores", std::to_string(p.hashing_cores) + " of " + std::to_string(m.cores),
@@ -62,7 +67,9 @@ void cpu_items(machine_plan& mp, const storage_model::cpu_machine& m, const stor
   if (p.disk_bytes.value) add("layer disk", tib(*p.disk_bytes.value) + " of " + tib(m.disk_bytes()), p.disk_bytes);
   if (p.reads_per_node.value) add("random reads per node", format_number(*p.reads_per_node.value, 3), p.reads_per_node);
   if (p.iops_needed.value)
-    add("IOPS", format_number(*p.iops_needed.value, 3) + " needed of " + format_number(m.iops(), 3), p.iops_needed);
+    add("IOPS", format_number(*p.iops_needed.value, 3) + " needed of " + format_number(m.iops(), 3) +
+                    (p.feasible ? "" : " (with room for the batch)"),
+        p.iops_needed);
   add("PC1 labels/s", format_number(p.labels_per_s.value.value_or(0), 3), p.labels_per_s);
   add("PC1 per batch", p.feasible ? hours(*p.batch_seconds.value) : "—",
       {p.batch_seconds.value, {"modeled", "sectors x labels per sector / PC1 labels/s"}});
