@@ -181,3 +181,40 @@ TEST_CASE("bench reads: a table and JSON, bad flags refused", "[plan][cli]") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("runner: the reads and disk kinds record counted reads and a probed disk", "[plan][runner]") {
+  test::temp_dir s("reads-run");
+  test::write_text(s / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [
+      {"name": "r", "kind": "reads", "axes": {"sector_size": ["8MiB"], "sectors": [1, 64], "cache_nodes": [0, 1024],
+                                              "runs": [4], "run_nodes": [512]}, "samples": 1},
+      {"name": "d", "kind": "disk", "axes": {"disk_dir": ["tmp"], "seconds": [1], "file_size": ["1MiB"],
+                                             "queue_depth": [4]}, "warmup": 0, "samples": 1}]})");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "c.json").string()) + " -o " +
+                                        test::shell_quote((s / "out").string()) + " --no-plots",
+                                    s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  int reads = 0;
+  for (const auto& p : res["points"]) {
+    INFO(p.dump());
+    if (p["kind"] == "reads") {
+      ++reads;
+      REQUIRE(p["status"] == "ok");
+      CHECK(p["verified"] == true);
+      CHECK(p["samples"].size() == 4);  // one a run
+      const double mean = p["rates"]["mean_pages_per_node"];
+      CHECK(p["rates"]["reads_per_label"].get<double>() == Approx(mean / p["axes"]["sectors"].get<double>()));
+      CHECK(mean > 0);
+      CHECK(mean < 14);
+    } else if (p["status"] == "ok") {  // a temporary directory without O_DIRECT is skipped
+      CHECK(p["verified"] == true);
+      CHECK(p["rates"]["reads_per_s"].get<double>() > 0);
+      CHECK(p["context"]["free_bytes"].get<double>() > 0);
+    } else {
+      CHECK(p["status"] == "skipped");
+      CHECK_FALSE(p["reason"].get<std::string>().empty());
+    }
+  }
+  CHECK(reads == 4);
+}
