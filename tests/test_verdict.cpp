@@ -97,11 +97,16 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   CHECK(big.pc1_seconds.from.status == "extrapolated");
   CHECK(big.pc1_seconds.from.detail.find("measured at 8MiB") != std::string::npos);
   CHECK(*big.pc1_seconds.value == Approx(1000e-9 * 16777216.0 * 2));
-  // 32GiB: two layers (64 GiB) plus the table do not fit 64 GiB of RAM.
+  // 32GiB: two layers (64 GiB) plus the table do not fit 64 GiB of RAM, and no disk was
+  // measured: the storage model's cell is zero, saying why, and names the bound.
   CHECK(*row(r, k32GiB, "cpu").sectors_at_once.value == 0);
   const auto& none = row(r, k32GiB, "cpu").sectors_per_hour;
-  CHECK_FALSE(none.value);
-  CHECK(none.from.detail.find("no sector of this size fits") != std::string::npos);
+  REQUIRE(none.value);
+  CHECK(*none.value == 0);
+  CHECK(none.from.status == "modeled");
+  CHECK(none.from.detail.find("no batch fits") != std::string::npos);
+  CHECK(row(r, k32GiB, "cpu").bound.find("no batch fits (layers in RAM): ") == 0);
+  CHECK(row(r, k32GiB, "cpu").bound.find("RAM: needs") != std::string::npos);
 
   // No GPU record: the GPU row is the SASS model where this build has the SASS.
   bool modeled = false;
@@ -388,7 +393,8 @@ TEST_CASE("verdict: target machines sized from a run, with price and energy", "[
   REQUIRE(cpu.sectors_per_hour.value);
   const double work = (32.0 * (1ull << 30) / 32) * 11;
   CHECK(*cpu.sectors_per_hour.value == Approx(15 * 1e6 * 3600 / work));
-  CHECK(cpu.sectors_per_hour.from.status == "extrapolated");
+  CHECK(cpu.sectors_per_hour.from.status == "modeled");
+  CHECK(cpu.bound.find("hash-bound, 15 sectors, layers in RAM") == 0);
   CHECK(cpu.pc1_seconds.from.status == "extrapolated");
   CHECK(*cpu.pc1_seconds.value == Approx(1000e-9 * work));
   CHECK(*cpu.joules_per_sector == Approx(1000 * 3600 / *cpu.sectors_per_hour.value));
@@ -401,7 +407,8 @@ TEST_CASE("verdict: target machines sized from a run, with price and energy", "[
   const std::string md = verdict::to_markdown(r);
   CHECK(md.find("## Target machines") != std::string::npos);
   CHECK(md.find("| 32GiB | Big | CPU, 64 cores |") != std::string::npos);
-  CHECK(verdict::to_json(r)["sizes"][3]["machines"][0]["sectors_per_hour"]["source"] == "extrapolated");
+  CHECK(verdict::to_json(r)["sizes"][3]["machines"][0]["sectors_per_hour"]["source"] == "modeled");
+  CHECK(verdict::to_json(r)["sizes"][2]["machines"][0]["sectors_per_hour"]["source"] == "extrapolated");
 }
 
 TEST_CASE("verdict: the shipped machines give numbers at 32GiB and 64GiB", "[verdict]") {
@@ -424,6 +431,43 @@ TEST_CASE("verdict: the shipped machines give numbers at 32GiB and 64GiB", "[ver
       if (m.kind == "cpu") CHECK(m.sectors_per_hour.value);
     }
   }
+}
+
+TEST_CASE("verdict: the whole CPU at 32GiB and 64GiB from the storage model, with its disk", "[verdict][storage_model]") {
+  test::temp_dir s("verdict-storage");
+  json w = label("cpu", "Test CPU", k32GiB, 4, 1, 4e9 / 1.2e6);
+  w["axes"]["window_nodes"] = 65536;
+  w["context"]["producer"] = "off";
+  w["context"]["core_hz"] = 3e9;
+  auto disk = [](double free_bytes) {
+    return json{{"type", "point"}, {"run", 0}, {"experiment", "disk"}, {"kind", "disk"},
+                {"axes", {{"disk_dir", "cwd"}}}, {"status", "ok"}, {"stats", {{"median", 50000}, {"n", 2}}},
+                {"context", {{"free_bytes", free_bytes}, {"disk_model", "Test Disk"}, {"queue_depth", 32}}}};
+  };
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 2), label("cpu", "Test CPU", k8MiB, 1, 1, 1000), w,
+                                               disk(80e9)}));
+  auto r = verdict::compute({s.path});
+  for (const std::uint64_t size : {k32GiB, 2 * k32GiB}) {
+    const auto& cpu = row(r, size, "cpu");
+    INFO(cpu.sectors_per_hour.from.detail);
+    REQUIRE(cpu.sectors_per_hour.value);  // never "— (none)"
+    CHECK(*cpu.sectors_per_hour.value == 0);
+    CHECK(cpu.bound.find("no batch fits (layers on disk): 4 sectors: layer disk (") == 0);
+    CHECK(cpu.bound.find(size == k32GiB ? "(352 GiB a sector)" : "(704 GiB a sector)") != std::string::npos);
+    CHECK(cpu.sectors_per_hour.from.detail.find("Test Disk") != std::string::npos);
+  }
+  // Room for the layers: one core hashes 4 sectors, the disk's 50000 reads/s bind.
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 2), label("cpu", "Test CPU", k8MiB, 1, 1, 1000), w,
+                                               disk(100e12)}));
+  r = verdict::compute({s.path});
+  const auto& cpu = row(r, k32GiB, "cpu");
+  REQUIRE(cpu.sectors_per_hour.value);
+  CHECK(*cpu.sectors_per_hour.value > 0);
+  CHECK(cpu.bound.find("IOPS-bound, 4 sectors, layers on disk") == 0);
+  CHECK(*cpu.batch_sectors.value == 4);
+  const std::string md = verdict::to_markdown(r);
+  CHECK(md.find("IOPS-bound, 4 sectors") != std::string::npos);
+  CHECK(verdict::to_json(r)["sizes"][3]["devices"][1]["bound"].get<std::string>().find("IOPS-bound") == 0);
 }
 
 TEST_CASE("verdict: machine files are checked like configs", "[verdict][reliability]") {

@@ -95,6 +95,7 @@ int run_cli(int argc, char** argv) {
   add_bench_pc2_command(app);
   add_bench_disk_command(app);
   add_bench_disk_label_command(app);
+  add_bench_reads_command(app);
   add_vector_command(app);
   add_seal_commands(app);
   add_run_commands(app);
@@ -103,6 +104,7 @@ int run_cli(int argc, char** argv) {
   add_model_command(app);
   add_parent_cache_command(app);
   add_tune_command(app);
+  add_plan_command(app);
   check_numbers_as_typed(app);
   try {
     app.parse(argc, argv);

@@ -21,8 +21,10 @@ void add_bench_label_command(CLI::App& app);  // cmd_bench_label.cpp: bench labe
 void add_bench_latency_command(CLI::App& app);
 void add_bench_profile_command(CLI::App& app);
 void add_bench_pc2_command(CLI::App& app);
-void add_bench_disk_command(CLI::App& app);  // cmd_bench_disk.cpp: bench disk
-void add_bench_disk_label_command(CLI::App& app);  // cmd_bench_disk.cpp: bench disk-label  // cmd_bench_pc2.cpp: bench pc2  // cmd_bench_profile.cpp: bench profile
+void add_bench_disk_command(CLI::App& app);        // cmd_bench_disk.cpp: bench disk
+void add_bench_disk_label_command(CLI::App& app);  // cmd_bench_disk.cpp: bench disk-label
+void add_bench_reads_command(CLI::App& app);       // cmd_bench_reads.cpp: bench reads
+void add_plan_command(CLI::App& app);              // cmd_plan.cpp: plan
 void add_vector_command(CLI::App& app);   // cmd_vector.cpp: vector verify
 void add_seal_commands(CLI::App& app);    // cmd_seal.cpp: seal, unseal
 void add_run_commands(CLI::App& app);     // cmd_run.cpp: run, merge

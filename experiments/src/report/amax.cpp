@@ -42,8 +42,6 @@ std::optional<std::string> canonical_hash(std::string_view name) {
 
 std::size_t block_bytes_of(const std::string& hash) { return hash == "blake2b" ? 128 : 64; }
 
-std::string provenance::text() const { return detail.empty() ? status : status + " (" + detail + ")"; }
-
 std::string architecture_spec::text() const {
   if (type.empty()) return "-";
   char f[32] = "";

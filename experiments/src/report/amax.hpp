@@ -32,6 +32,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/figure.hpp"
+
 namespace poreplab::amax {
 
 inline constexpr std::string_view kCustomSchema = "poreplab-custom-hardware/1";
@@ -45,12 +47,8 @@ std::optional<std::string> canonical_hash(std::string_view name);
 // Bytes per compression block: 64 (sha256, blake2s), 128 (blake2b).
 std::size_t block_bytes_of(const std::string& hash);
 
-// Where a figure comes from.
-struct provenance {
-  std::string status;  // "measured", "quoted", "assumed"
-  std::string detail;  // "record DIR/records.jsonl:12", a URL or citation, a reason
-  std::string text() const;  // "measured (record DIR/records.jsonl:12)"
-};
+// Where a figure comes from: "measured", "quoted" or "assumed" here (util/figure.hpp).
+using provenance = poreplab::provenance;
 
 // A design's datapath in the terms of the GMU FPGA benchmarking methodology document
 // (Gaj, "FPGA Benchmarking for High-Speed and Medium-Speed Implementations"): `iterative`

@@ -6,10 +6,21 @@
 //
 // Schema "poreplab-machine/1":
 //   {"schema": "poreplab-machine/1", "name": "...", "description": "...",
-//    "cpu": {"cores": 64, "threads": 128, "model": "..."}, "ram": "1TiB",
-//    "gpus": [{"arch": "sm_90", "name": "H100 SXM 80GB", "count": 8, "memory": "80GiB"}],
+//    "cpu": {"cores": 64, "threads": 128, "model": "...", "all_core_ghz": 3.8,
+//            "clock_source": "...", "ccx_cores": 8, "microarchitecture": "zen4"},
+//    "ram": "1TiB",
+//    "disks": [{"count": 12, "model": "...", "random_read_iops": 850000, "capacity": "3.84TB",
+//               "source": "..."}],
+//    "gpus": [{"arch": "sm_90", "name": "H100 SXM 80GB", "count": 8, "memory": "80GiB",
+//              "link": "pcie5x16"}],
+//    "pc1_hashing": {"sectors_per_core": 4, "cycles_per_node": 4200, "one_sector_cycles_per_node": 2560,
+//                    "source": "..."},
+//    "pc1_record": {"sector_size": "32GiB", "sectors": 64, "seconds": 12600, "source": "..."},
 //    "price_usd": 250000, "power_watts": 6500, "source": "where the figures come from"}
-// "cpu" and "ram" are required, the rest optional; sizes are "80GiB" or byte counts.
+// "cpu" and "ram" are required, the rest optional; sizes are "80GiB", decimal "3.84TB" or
+// byte counts. disks: the drives that would hold the layers (the storage model's IOPS and
+// capacity); pc1_hashing: a published per-core hashing rate (quoted; the model uses it
+// instead of this run's); pc1_record: a published PC1 result on this machine, to compare.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -26,6 +37,30 @@ struct machine_gpu {
   std::string name;
   std::uint32_t count = 1;
   double memory_bytes = 0;  // each
+  std::string link;         // storage_model::links(); "" not given
+};
+
+struct machine_disk {
+  std::uint32_t count = 1;
+  std::string model;
+  double random_read_iops = 0;  // each, 4 KiB
+  double capacity_bytes = 0;    // each
+  std::string source;
+};
+
+// A core advances `sectors_per_core` sectors by one node in `cycles_per_node` cycles.
+struct machine_hashing {
+  std::uint32_t sectors_per_core = 1;
+  double cycles_per_node = 0;
+  double one_sector_cycles_per_node = 0;  // 0: not given
+  std::string source;
+};
+
+struct machine_record {
+  std::uint64_t sector_size = 0;
+  std::uint32_t sectors = 0;
+  double seconds = 0;
+  std::string source;
 };
 
 struct machine {
@@ -33,8 +68,14 @@ struct machine {
   std::string name, description, source;
   std::string cpu_model;  // may be empty
   std::uint32_t cores = 0, threads = 0;
+  double all_core_hz = 0;  // 0: not given
+  std::string clock_source, microarchitecture;
+  std::uint32_t ccx_cores = 0;  // 0: not given
   double ram_bytes = 0;
+  std::vector<machine_disk> disks;
   std::vector<machine_gpu> gpus;
+  std::optional<machine_hashing> hashing;
+  std::optional<machine_record> pc1_record;
   std::optional<double> price_usd, power_watts;
 };
 

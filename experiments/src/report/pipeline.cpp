@@ -79,6 +79,8 @@ const device_row* find_row(const size_row& row, std::initializer_list<const char
 figure pc1_hours(const device_row& d) {
   if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
     return {1.0 / *d.sectors_per_hour.value, d.sectors_per_hour.from};
+  // A real size whose bound says no sector fits is not sealed one at a time either.
+  if (d.sectors_per_hour.value && !d.bound.empty()) return {std::nullopt, src("none", "no sector fits: " + d.bound)};
   if (d.pc1_seconds.value && *d.pc1_seconds.value > 0) {
     source s = d.pc1_seconds.from;
     s.detail += "; one sector at a time (no batch rate at this size)";
@@ -127,7 +129,47 @@ figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string
   return f;
 }
 
+// "sm_90" from the first CUDA device of the header of a cuda pc2 record, "" when none.
+std::string measured_pc2_arch(const amax::inputs& in) {
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
+    if (p.value("axes", json::object()).value("backend", "") != "cuda") continue;
+    const json env = r.header.value("environment", json::object());
+    const json devices = env.value("cuda", json::object()).value("devices", json::array());
+    if (!devices.is_array() || devices.empty() || !devices[0].is_object()) continue;
+    const std::string cc = devices[0].value("compute_capability", "");
+    const auto dot = cc.find('.');
+    if (dot != std::string::npos) return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
+  }
+  return {};
+}
+
 }  // namespace
+
+figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std::string& arch, std::string* device) {
+  if (!arch.empty() && arch == measured_pc2_arch(in)) {
+    figure one = pc2_seconds(row, in, "cuda", device);
+    if (one.value) {
+      one.from = src("extrapolated", one.from.detail + " (a measured GPU of the same architecture, " + arch + ")");
+      return one;
+    }
+  }
+  return modeled_gpu_pc2(row, arch, device);
+}
+
+figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint32_t threads) {
+  double measured_threads = 0;
+  const figure here = pc2_seconds(row, in, "cpu", nullptr, &measured_threads);
+  figure f;
+  if (!here.value || measured_threads <= 0 || threads == 0) {
+    f.from = here.value ? src("none", "the cpu pc2 record has no thread count") : here.from;
+    return f;
+  }
+  return {*here.value * measured_threads / threads,
+          src("extrapolated", here.from.detail + " on " + format_number(measured_threads) + " threads, scaled to " +
+                                  std::to_string(threads) + "; assumes its threads as fast as this run's")};
+}
 
 void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch) {
   const machine_row* cpu = nullptr;

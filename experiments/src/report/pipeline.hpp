@@ -14,4 +14,12 @@ void fill_pipeline(size_row& row, const amax::inputs& in);
 // architecture, else the PC2 model), or on its CPU, taking turns with PC1, when it has none.
 void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch);
 
+// One sector's PC2 on one GPU of `arch`: the run's cuda pc2 records where they measured that
+// architecture (extrapolated to another machine's GPU), else the PC2 model; `device` gets
+// the GPU's name.
+figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std::string& arch, std::string* device);
+// One sector's PC2 on `threads` threads of a CPU: the run's cpu pc2 record per thread times
+// the threads (extrapolated).
+figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint32_t threads);
+
 }  // namespace poreplab::verdict

@@ -18,6 +18,7 @@
 #include "poreplab/sdr/scheme.hpp"
 #include "records/records.hpp"
 #include "report/pipeline.hpp"
+#include "report/storage.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
@@ -585,6 +586,86 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   return c;
 }
 
+// The sizes where a sector's layers outgrow RAM and the storage model sizes throughput.
+bool is_real_size(std::uint64_t size) { return size >= (32ull << 30); }
+
+storage_model::sizing sizing_of(std::uint64_t size, double work) {
+  return {size, static_cast<std::uint32_t>(std::lround(work / (static_cast<double>(size) / 32)))};
+}
+
+// A plan's throughput into a row's cells; `at_once` gets its batch when it holds more.
+void apply_plan(const storage_model::plan& p, figure& per_hour, figure& batch, figure& pc1_at_rate, figure& at_once,
+                std::string& bound) {
+  per_hour = p.sectors_per_hour;
+  per_hour.from.detail = p.text() + ": " + per_hour.from.detail;
+  bound = p.summary();
+  if (!p.feasible) {
+    batch.from = pc1_at_rate.from = per_hour.from;
+    batch.value = pc1_at_rate.value = std::nullopt;
+    return;
+  }
+  batch = {double(p.batch), per_hour.from};
+  pc1_at_rate = {p.batch_seconds.value, per_hour.from};
+  if (!at_once.value || *at_once.value < p.batch) at_once = {double(p.batch), {"modeled", p.design + ": " + p.summary()}};
+}
+
+// The whole CPU at a real size: the storage model on the machine its records ran on (its
+// disk measured by a `disk` record), where that beats the figure with the layers in RAM.
+void model_device_rows(size_row& row, const amax::inputs& in, std::vector<rate_figure>& rates) {
+  const storage_model::sizing s{row.sector_size, row.layers};
+  for (std::size_t i = 0; i < row.devices.size(); ++i) {
+    device_row& d = row.devices[i];
+    if ((d.kind == "gpu" || d.kind == "gpu-model" || d.kind == "gpu-emulated") && d.sectors_at_once.value)
+      d.bound = "device memory: two layers per sector, " + format_number(*d.sectors_at_once.value) + " fit";
+    if (d.kind != "cpu") continue;
+    const cpu_evidence e = cpu_evidence_of(in, d.name, row.sector_size);
+    if (!e.hash) continue;
+    const auto p = storage_model::plan_cpu(e.machine, *e.hash, s, storage_model::counted_reads(s));
+    if (d.sectors_per_hour.value && *d.sectors_per_hour.value > p.sectors_per_hour.value.value_or(0)) continue;
+    apply_plan(p, d.sectors_per_hour, d.batch_sectors, d.pc1_seconds_at_rate, d.sectors_at_once, d.bound);
+    if (p.feasible) rates[i] = {rates[i].ns_per_node, p.labels_per_s, double(p.batch)};  // the crossover's CPU
+  }
+}
+
+// A target machine's CPU at a real size: the model with its cores, clock, RAM and disks.
+void model_machine_cpu(machine_row& row, const machine& m, const amax::inputs& in, const std::string& device,
+                       std::uint64_t size, double work) {
+  const auto h = machine_hash_rate(m, cpu_evidence_of(in, device, size).hash);
+  if (!h) return;
+  const auto s = sizing_of(size, work);
+  const auto p = storage_model::plan_cpu(model_machine(m), *h, s, storage_model::counted_reads(s));
+  apply_plan(p, row.sectors_per_hour, row.batch_sectors, row.pc1_seconds_at_rate, row.sectors_at_once, row.bound);
+}
+
+// A target machine's GPUs at a real size: layers in its host RAM or on its NVMe, read
+// across each GPU's link, at the rate this run measured (or the model gives) for the GPU.
+storage_model::gpu_part gpu_part_of(const machine_gpu& mg, const device_group& g, double node_ns) {
+  storage_model::gpu_part part{mg.name, mg.count, mg.memory_bytes, mg.link, node_ns, g.model_rate, {}};
+  part.rate_from = {"modeled", g.model_detail};
+  for (const auto& o : g.throughput)
+    if (g.kind == "gpu" && o.labels_per_s > part.peak_labels_per_s) {
+      part.peak_labels_per_s = o.labels_per_s;
+      part.rate_from = {"extrapolated", format_number(o.labels_per_s) + " labels/s measured with " +
+                                            std::to_string(o.sectors) + " sectors of " + size_text(o.sector_size) +
+                                            " (record " + o.where + ")"};
+    }
+  return part;
+}
+
+void model_machine_gpu(machine_row& row, const machine& m, const machine_gpu& mg, const device_group& g,
+                       double node_ns, std::uint64_t size, double work) {
+  const storage_model::gpu_part part = gpu_part_of(mg, g, node_ns);
+  if (part.peak_labels_per_s <= 0) return;
+  const auto s = sizing_of(size, work);
+  const auto p = storage_model::plan_gpu(model_machine(m), part, s, storage_model::counted_reads(s));
+  figure at_once = row.sectors_at_once;
+  apply_plan(p, row.sectors_per_hour, row.batch_sectors, row.pc1_seconds_at_rate, at_once, row.bound);
+  if (!p.feasible) return;
+  row.batch_sectors.value = double(p.batch) * mg.count;  // the plan's batch is per GPU
+  row.sectors_at_once = {*row.batch_sectors.value, {"modeled", p.design + ": " + p.summary() + ", x " +
+                                                                    std::to_string(mg.count) + " GPUs"}};
+}
+
 // A target machine's CPU: this run's one-core rates times its cores, its RAM for capacity.
 machine_row size_machine_cpu(const machine& m, const device_group& core_group, std::uint64_t size, double work) {
   machine_row row;
@@ -673,6 +754,7 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
     row.sectors_per_hour.from = rf.labels_per_s.value ? source{"none", "no sector of this size fits"} : rf.labels_per_s.from;
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.sectors_per_hour.from;
   }
+  if (rf.ns_per_node.value && is_real_size(size)) model_machine_gpu(row, m, mg, *g, *rf.ns_per_node.value, size, work);
   return row;
 }
 
@@ -686,7 +768,33 @@ void price_machine_row(machine_row& row, const machine& m, double usd_per_kwh) {
   }
 }
 
+// The GPU group of a machine's GPU kind: this run's GPU of that architecture, else the
+// latency model's; with its one-sector rate and capacity at `size`.
+std::optional<std::pair<device_group, rate_figure>> gpu_group_for(const std::vector<device_group>& groups,
+                                                                 const machine_gpu& mg, std::uint64_t size) {
+  std::optional<device_group> g;
+  for (const auto& x : groups)
+    if (x.kind == "gpu" && x.arch == mg.arch) g = x;
+  std::string why;
+  if (!g) g = modeled_gpu(why, mg.arch);
+  if (!g) return std::nullopt;
+  g->memory = mg.memory_bytes;
+  g->memory_source = "memory of each " + mg.name;
+  const figure cap = capacity(*g, size);
+  return std::make_pair(*g, rates_of(*g, size, cap));
+}
+
 }  // namespace
+
+std::optional<storage_model::gpu_part> machine_gpu_part(const amax::inputs& in, const machine_gpu& mg,
+                                                        std::uint64_t size) {
+  const auto obs = read_observations(in);
+  const auto found = gpu_group_for(group_devices(obs), mg, size);
+  if (!found || !found->second.ns_per_node.value) return std::nullopt;
+  auto part = gpu_part_of(mg, found->first, *found->second.ns_per_node.value);
+  if (part.peak_labels_per_s <= 0) return std::nullopt;
+  return part;
+}
 
 report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
                double usd_per_kwh) {
@@ -765,13 +873,18 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
           d.usd_per_sector_hour = usd / *d.sectors_per_hour.value;
       row.devices.push_back(d);
     }
+    if (is_real_size(row.sector_size)) model_device_rows(row, in, rates);
     fill_crossover(row, rates, groups, caps);
     row.one_sector = contest_of(row, &device_row::pc1_seconds, false);
     row.throughput = contest_of(row, &device_row::sectors_per_hour, true);
     fill_pipeline(row, in);
     for (const auto& m : machines) {
       for (std::size_t i = 0; i < groups.size(); ++i)
-        if (groups[i].kind == "cpu-core") row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
+        if (groups[i].kind == "cpu-core") {
+          row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
+          if (is_real_size(proof.sector_size))
+            model_machine_cpu(row.machines.back(), m, in, groups[i].name, proof.sector_size, work);
+        }
       for (const auto& mg : m.gpus) row.machines.push_back(size_machine_gpu(m, mg, groups, proof.sector_size, work));
       for (auto& mr : row.machines)
         if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
@@ -785,8 +898,9 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
   r.notes.push_back("PC1 of one sector is sequential within each layer: its hash chain runs on one core; a second "
                     "core can only gather its parents ahead (a producer thread: the whole CPU's one-sector figure when "
                     "the records have one); more cores (or GPU threads) help only with more sectors.");
-  r.notes.push_back("Sectors at once (CPU): two layers per sector in RAM plus one shared parent table; layers kept on "
-                    "disk through the page cache (as rust-fil-proofs does) are not counted.");
+  r.notes.push_back("Sectors at once (CPU): two layers per sector in RAM plus one shared parent table; at 32GiB and "
+                    "64GiB also the storage model's batch with the layers on disk (11 layers per sector on disk, the "
+                    "parents read through a node cache of the layer's recent nodes), whichever labels more.");
   return r;
 }
 
@@ -849,15 +963,17 @@ void machines_markdown(const report& r, std::ostringstream& md) {
   auto opt = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string("—"); };
   md << "\n## Target machines\n\nEach machine (`--machine`) sized from this run: its CPU from this run's one-core "
         "rates times its cores (extrapolated), its GPUs from a measured GPU of the same architecture (extrapolated) "
-        "or the GPU latency model (MODELED); capacity from its RAM or GPU memory. USD per sector/hour from its "
-        "price, energy from its power draw (the whole machine while that part labels).\n\n"
+        "or the GPU latency model (MODELED); capacity from its RAM or GPU memory. At 32GiB and 64GiB the storage "
+        "model sizes each part from the machine file's cores, all-core clock, RAM, disks and GPU links (MODELED; "
+        "the bound column names what binds). USD per sector/hour from its price, energy from its power draw (the "
+        "whole machine while that part labels).\n\n"
      << "| sector | machine | part | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate "
-        "| USD per sector/hour | J per sector | energy USD per sector |\n|---|---|---|---|---|---|---|---|---|---|\n";
+        "| bound | USD per sector/hour | J per sector | energy USD per sector |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : r.sizes)
     for (const auto& m : s.machines)
       md << "| " << size_text(s.sector_size) << " | " << m.machine << " | " << m.part << " | "
          << rate_cells(m.pc1_seconds, m.sectors_at_once, m.sectors_per_hour, m.pc1_seconds_at_rate, m.batch_sectors)
-         << " | " << opt(m.usd_per_sector_hour) << " | " << opt(m.joules_per_sector) << " | "
+         << " | " << (m.bound.empty() ? "—" : m.bound) << " | " << opt(m.usd_per_sector_hour) << " | " << opt(m.joules_per_sector) << " | "
          << opt(m.energy_usd_per_sector) << " |\n";
 }
 
@@ -883,15 +999,21 @@ std::string to_markdown(const report& r) {
     return std::any_of(s.devices.begin(), s.devices.end(), [](const device_row& d) { return d.usd_per_sector_hour.has_value(); });
   });
   md << "| sector | layers | device | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate |"
-     << (cost ? " USD per sector/hour |" : "") << "\n|---|---|---|---|---|---|---|" << (cost ? "---|" : "") << "\n";
+     << " bound |" << (cost ? " USD per sector/hour |" : "") << "\n|---|---|---|---|---|---|---|---|" << (cost ? "---|" : "")
+     << "\n";
   for (const auto& s : r.sizes)
     for (const auto& d : s.devices) {
       md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | "
          << rate_cells(d.pc1_seconds, d.sectors_at_once, d.sectors_per_hour, d.pc1_seconds_at_rate, d.batch_sectors)
-         << " |";
+         << " | " << (d.bound.empty() ? "—" : d.bound) << " |";
       if (cost) md << " " << (d.usd_per_sector_hour ? format_number(*d.usd_per_sector_hour) : "—") << " |";
       md << "\n";
     }
+  md << "\nAt 32GiB and 64GiB a sector's two layers outgrow most RAM: the whole CPU's sectors per hour there is the "
+        "storage model's (docs/scaling.md, \"The storage model\"): the smallest of its measured one-core rate at the "
+        "32GiB node window times the hashing cores, its disk's measured random reads over the reads per label counted "
+        "on the graph, and what its RAM and disk hold (11 layers per sector on disk); the bound column names the one "
+        "that binds.\n";
   md << "\n## In plain words\n\n" << plain_words(r);
   machines_markdown(r, md);
   md << "\n## The sealing pipeline: PC1, then PC2\n\nPC2 (tree_c, tree_r_last, comm_r: Poseidon over BLS12-381) "
@@ -954,7 +1076,8 @@ json machines_json(const std::vector<machine_row>& rows) {
                    {"pc1_seconds_at_rate", figure_json(m.pc1_seconds_at_rate)},
                    {"usd_per_sector_hour", opt_json(m.usd_per_sector_hour)},
                    {"joules_per_sector", opt_json(m.joules_per_sector)},
-                   {"energy_usd_per_sector", opt_json(m.energy_usd_per_sector)}});
+                   {"energy_usd_per_sector", opt_json(m.energy_usd_per_sector)},
+                   {"bound", m.bound}});
   return out;
 }
 
@@ -994,7 +1117,8 @@ json to_json(const report& r) {
                       {"sectors_per_hour", figure_json(d.sectors_per_hour)},
                       {"batch_sectors", figure_json(d.batch_sectors)},
                       {"pc1_seconds_at_rate", figure_json(d.pc1_seconds_at_rate)},
-                      {"usd_per_sector_hour", d.usd_per_sector_hour ? json(*d.usd_per_sector_hour) : json(nullptr)}});
+                      {"usd_per_sector_hour", d.usd_per_sector_hour ? json(*d.usd_per_sector_hour) : json(nullptr)},
+                      {"bound", d.bound}});
     sizes.push_back({{"proof", s.proof},
                      {"sector_size", s.sector_size},
                      {"layers", s.layers},

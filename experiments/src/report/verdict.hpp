@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/amax.hpp"
+#include "model/storage_model.hpp"
 #include "report/machines.hpp"
 
 namespace poreplab::verdict {
@@ -33,10 +34,7 @@ inline constexpr std::string_view kVerdictSchema = "poreplab-verdict/1";
 // status: measured | extrapolated | modeled | none; text() = "measured (…)".
 using source = amax::provenance;
 
-struct figure {
-  std::optional<double> value;
-  source from;
-};
+using figure = poreplab::figure;
 
 struct device_row {
   std::string device;  // "CPU 1 core: <model>", "CPU 16 cores: <model>", "GPU: <name>"
@@ -48,6 +46,9 @@ struct device_row {
   figure batch_sectors;      // sectors labeled together at that throughput
   figure pc1_seconds_at_rate;  // PC1 of each sector of that batch (all progress together)
   std::optional<double> usd_per_sector_hour;
+  // What bounds sectors per hour at the real sizes (32GiB, 64GiB): the storage model's
+  // binding bound for a CPU, the device memory for a GPU; "" elsewhere.
+  std::string bound;
 };
 
 // One question of the verdict at one size (which device labels one sector sooner, which
@@ -71,6 +72,7 @@ struct machine_row {
   std::string part;     // "CPU, 64 cores" | "8x H100 SXM 80GB (sm_90)"
   std::string kind;     // cpu | gpu
   figure pc1_seconds, sectors_at_once, sectors_per_hour, batch_sectors, pc1_seconds_at_rate;
+  std::string bound;  // 32GiB, 64GiB: the storage model's binding bound
   // From the machine's price and power draw (the whole machine while this part labels).
   std::optional<double> usd_per_sector_hour, joules_per_sector, energy_usd_per_sector;
 };
@@ -124,6 +126,12 @@ std::string to_markdown(const report& r);
 // kind of figure, and how wrong the figures would have to be for that to change.
 std::string plain_words(const report& r);
 nlohmann::json to_json(const report& r);
+
+// A target machine's GPU kind as the storage model reads it: this run's GPU of that
+// architecture (its one-sector node time at the nearest size, its best many-sector rate,
+// extrapolated), else the latency model's (MODELED); nullopt when neither exists.
+std::optional<storage_model::gpu_part> machine_gpu_part(const amax::inputs& in, const machine_gpu& mg,
+                                                        std::uint64_t size);
 
 // Thrown by compute() when the directories hold no record it can judge.
 struct no_usable_record : std::runtime_error {

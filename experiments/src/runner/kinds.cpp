@@ -18,10 +18,13 @@ using nlohmann::json;
 kind_spec limits_kind();  // kinds/limits.cpp
 kind_spec profile_kind();  // kinds/profile.cpp
 kind_spec latency_under_load_kind();  // kinds/latency_under_load.cpp
+kind_spec reads_kind();  // kinds/reads.cpp
+kind_spec disk_kind();   // kinds/disk.cpp
 
 const std::vector<kind_spec>& kinds() {
   static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), pc2_kind(), limits_kind(),
-                                                gpu_model_kind(), profile_kind(), latency_under_load_kind(), disk_label_kind()};
+                                                gpu_model_kind(), profile_kind(), latency_under_load_kind(), disk_label_kind(),
+                                                reads_kind(), disk_kind()};
   return table;
 }
 

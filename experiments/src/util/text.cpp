@@ -63,6 +63,31 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return n << shift;
 }
 
+std::optional<std::uint64_t> parse_count(std::string_view text) {
+  static constexpr std::string_view kUnits[] = {"Ki", "Mi", "Gi", "Ti"};
+  int shift = 0;
+  for (std::size_t u = 0; u < std::size(kUnits); ++u)
+    if (text.ends_with(kUnits[u])) {
+      text.remove_suffix(2);
+      shift = 10 * static_cast<int>(u + 1);
+      break;
+    }
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  const auto n = parse_size(text);
+  if (!n || *n > (std::numeric_limits<std::uint64_t>::max() >> shift)) return std::nullopt;
+  return *n << shift;
+}
+
+std::string format_count(std::uint64_t n) {
+  static constexpr const char* kUnits[] = {"", "Ki", "Mi", "Gi", "Ti"};
+  int u = 0;
+  while (u < 4 && n != 0 && n % 1024 == 0) {
+    n /= 1024;
+    ++u;
+  }
+  return std::to_string(n) + kUnits[u];
+}
+
 std::string format_size(std::uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

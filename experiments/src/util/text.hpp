@@ -25,6 +25,11 @@ std::string lower(std::string s);
 std::optional<std::uint64_t> parse_size(std::string_view text);
 std::string format_size(std::uint64_t bytes);  // 2048 -> "2KiB", 3000 -> "3000B"
 
+// A count with an optional binary multiplier: "64Ki", "1Mi", "2Gi" or a plain integer;
+// nullopt when not of that form or above 2^64 - 1.
+std::optional<std::uint64_t> parse_count(std::string_view text);
+std::string format_count(std::uint64_t n);  // 1048576 -> "1Mi", 1000 -> "1000"
+
 // Short numeric text with `digits` significant digits ("712.3", "1.89e+09").
 std::string format_number(double v, int digits = 4);
 

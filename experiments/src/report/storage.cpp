@@ -1,0 +1,162 @@
+#include "report/storage.hpp"
+
+#include <cmath>
+
+#include "util/text.hpp"
+
+namespace poreplab::verdict {
+
+using nlohmann::json;
+
+namespace {
+
+struct rate_record {
+  const amax::input_record* rec = nullptr;
+  double labels = 0, hz = 0;
+  std::uint32_t sectors = 1;
+  std::uint64_t size = 0, window = 0;
+};
+
+double number_at(const json& j, std::initializer_list<const char*> path) {
+  const json* at = &j;
+  for (const char* k : path) {
+    if (!at->is_object() || !at->contains(k)) return 0;
+    at = &(*at)[k];
+  }
+  return at->is_number() ? at->get<double>() : 0;
+}
+
+std::string text_at(const json& j, const char* object, const char* key) {
+  return j.contains(object) && j[object].is_object() ? j[object].value(key, std::string()) : std::string();
+}
+
+// One core, no second CPU gathering parents, Filecoin's scheme, this CPU.
+bool one_core_rate(const amax::input_record& r, const std::string& device, rate_record& out) {
+  const json& p = r.point;
+  if (p.value("kind", "") != "label" || p.value("status", "") != "ok") return false;
+  const json axes = p.value("axes", json::object()), ctx = p.value("context", json::object());
+  if (axes.value("backend", "") != "cpu" || ctx.value("scheme", "sdr/sha256") != "sdr/sha256") return false;
+  if (ctx.value("device", "") != device || ctx.value("producer", std::string("off")) != "off") return false;
+  const double cores = number_at(r.header, {"environment", "cpu", "logical_cores"});
+  const double threads = axes.contains("threads") && axes["threads"].is_number() ? axes["threads"].get<double>() : 0;
+  const bool one_sector = axes.value("sectors", 1u) == 1;  // one sector is one stream, whatever the threads
+  if (!(threads == 1 || cores == 1 || one_sector)) return false;
+  out = {&r, number_at(p, {"rates", "labels_per_s"}), ctx.value("core_hz", 0.0),
+         static_cast<std::uint32_t>(axes.value("sectors", 1u)), axes.value("sector_size", std::uint64_t{0}),
+         axes.value("window_nodes", std::uint64_t{0})};
+  return out.labels > 0 && out.size > 0;
+}
+
+// Windows before whole sectors, then the nearest size (the smaller on a tie), then labels/s.
+bool better(const rate_record& a, const rate_record& b, std::uint64_t size) {
+  const auto dist = [&](const rate_record& r) {
+    const double d = std::log2(double(r.size)) - std::log2(double(size));
+    return d <= 0 ? -d : d + 0.5;
+  };
+  if ((a.window > 0) != (b.window > 0)) return a.window > 0;
+  if (dist(a) != dist(b)) return dist(a) < dist(b);
+  return a.labels > b.labels;
+}
+
+storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) {
+  const bool here = r.window > 0 && r.size == size;
+  const std::string how = format_number(r.labels, 4) + " labels/s with " + std::to_string(r.sectors) + " sectors on one core, " +
+                          (r.window > 0 ? "a " + std::to_string(r.window) + "-node window of " : "a whole ") +
+                          format_size(r.size) + " sector" + (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
+                          " (record " + r.rec->where + ")";
+  return {r.labels, r.sectors, r.hz, {here ? "measured" : "extrapolated", here ? how : how + ", used at " + format_size(size)},
+          0, {}};
+}
+
+std::optional<storage_model::disk_array> disk_of(const amax::inputs& in, const std::string& device) {
+  std::optional<storage_model::disk_array> out;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (p.value("kind", "") != "disk" || p.value("status", "") != "ok") continue;
+    if (text_at(r.header.value("environment", json::object()), "cpu", "model") != device) continue;
+    const json ctx = p.value("context", json::object());
+    storage_model::disk_array d;
+    d.count = 1;
+    d.iops_each = number_at(p, {"stats", "median"});
+    d.capacity_each = ctx.value("free_bytes", 0.0);
+    d.model = ctx.value("disk_model", std::string());
+    if (d.model.empty()) d.model = ctx.value("disk_device", std::string("unknown disk"));
+    d.from = {"measured", format_number(d.iops_each, 3) + " random 4 KiB reads/s at depth " +
+                              std::to_string(ctx.value("queue_depth", 0)) + " (" + ctx.value("engine", std::string()) +
+                              ", O_DIRECT) and " + format_size(static_cast<std::uint64_t>(d.capacity_each)) +
+                              " free in " + ctx.value("dir", std::string()) + " on " + d.model + " (record " + r.where + ")"};
+    if (d.iops_each > 0) out = d;
+  }
+  return out;
+}
+
+}  // namespace
+
+cpu_evidence cpu_evidence_of(const amax::inputs& in, const std::string& device, std::uint64_t size) {
+  cpu_evidence e;
+  std::optional<rate_record> best, single;
+  for (const auto& r : in.records) {
+    rate_record x;
+    if (!one_core_rate(r, device, x)) continue;
+    if (!best || better(x, *best, size)) best = x;
+    if (x.sectors == 1 && (!single || better(x, *single, size))) single = x;
+  }
+  if (!best) return e;
+  e.hash = to_hash_rate(*best, size);
+  if (single) {
+    const auto one = to_hash_rate(*single, size);
+    e.hash->single_labels_per_s = one.labels_per_s;
+    e.hash->single_from = one.from;
+  }
+  const json env = best->rec->header.value("environment", json::object());
+  auto& m = e.machine;
+  m.name = device;
+  m.threads = static_cast<std::uint32_t>(number_at(env, {"cpu", "logical_cores"}));
+  m.cores = static_cast<std::uint32_t>(number_at(env, {"topology", "cores"}));
+  if (m.cores == 0) m.cores = m.threads;
+  m.clock_hz = best->hz;
+  m.clock_from = {"measured", "the core clock beside record " + best->rec->where};
+  m.ram_bytes = number_at(env, {"memory", "total_bytes"});
+  m.ram_from = {"measured", "the RAM of the machine of record " + best->rec->where};
+  if (auto d = disk_of(in, device)) m.disks.push_back(*d);
+  return e;
+}
+
+storage_model::cpu_machine model_machine(const machine& m) {
+  storage_model::cpu_machine c;
+  c.name = m.name;
+  c.cores = m.cores;
+  c.threads = m.threads;
+  c.clock_hz = m.all_core_hz;
+  c.clock_from = {"quoted", m.clock_source.empty() ? m.file : m.clock_source};
+  if (m.ccx_cores > 0) c.ccx_cores = m.ccx_cores;
+  c.ram_bytes = m.ram_bytes;
+  c.ram_from = {"quoted", m.file};
+  for (const auto& d : m.disks)
+    c.disks.push_back({d.count, d.random_read_iops, d.capacity_bytes, d.model, {"quoted", d.source}});
+  return c;
+}
+
+std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
+                                                          const std::optional<storage_model::hash_rate>& measured) {
+  if (m.hashing && m.all_core_hz > 0) {
+    const auto& h = *m.hashing;
+    storage_model::hash_rate r{h.sectors_per_core * m.all_core_hz / h.cycles_per_node, h.sectors_per_core, m.all_core_hz,
+                               {"quoted", std::to_string(h.sectors_per_core) + " sectors per core in " +
+                                              format_number(h.cycles_per_node, 4) + " cycles per node (" + h.source + ")"},
+                               0, {}};
+    if (h.one_sector_cycles_per_node > 0) {
+      r.single_labels_per_s = m.all_core_hz / h.one_sector_cycles_per_node;
+      r.single_from = {"quoted", "one sector in " + format_number(h.one_sector_cycles_per_node, 4) + " cycles per node (" +
+                                     h.source + ")"};
+    }
+    return r;
+  }
+  if (!measured) return std::nullopt;
+  storage_model::hash_rate r = *measured;
+  r.from = {"extrapolated", measured->from.text() + "; assumes " + m.name + "'s cores take as many cycles per label" +
+                                (m.microarchitecture.empty() ? "" : " (" + m.microarchitecture + ")")};
+  return r;
+}
+
+}  // namespace poreplab::verdict

@@ -1,0 +1,36 @@
+#pragma once
+// The storage model (model/storage_model.hpp) fed from a run's records and from target
+// machine files: the machine the records ran on (its cores, RAM and measured core clock, its
+// disk from a `disk` record), the best one-core labeling rate at the 32GiB node window, and a
+// target machine's own figures (quoted) with this run's cycles per label carried to its
+// clock (extrapolated) unless it quotes its own hashing rate.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/storage_model.hpp"
+#include "report/amax.hpp"
+#include "report/machines.hpp"
+
+namespace poreplab::verdict {
+
+struct cpu_evidence {
+  std::optional<storage_model::hash_rate> hash;  // one core, the most labels/s
+  storage_model::cpu_machine machine;            // where those records ran
+};
+
+// From the ok label records of CPU `device` (the records' CPU model) on one core without a
+// producer: a node window at `size` first, else the window of the nearest size, else the
+// whole sector of the nearest size (extrapolated, named); the machine from that record's
+// environment and the latest ok `disk` record of the same CPU.
+cpu_evidence cpu_evidence_of(const amax::inputs& in, const std::string& device, std::uint64_t size);
+
+// A machine file as the model reads it (its figures quoted from the file).
+storage_model::cpu_machine model_machine(const machine& m);
+
+// The machine's own quoted hashing rate (pc1_hashing at its all-core clock), else this
+// run's rate carried to it (extrapolated: the model scales it by the clocks).
+std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
+                                                          const std::optional<storage_model::hash_rate>& measured);
+
+}  // namespace poreplab::verdict
