@@ -36,7 +36,7 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
     return out;
   };
   CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "pin_threads", "prefetch_distance", "prefetch_level",
-                                               "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse",
+                                               "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse", "header_ahead",
                                                "producer", "ring_depth", "placement"});
   CHECK(read_by("cuda").count("device") == 1);
   CHECK(read_by("cuda-emu").count("device") == 0);

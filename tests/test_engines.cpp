@@ -558,6 +558,35 @@ TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
   CHECK(with_pad >= 1);  // portable at least
 }
 
+TEST_CASE("a chain with a one-block chain interleaved computes both as the portable engine", "[engines]") {
+  const auto msg = pattern(64 * 24);
+  const engine& portable = find_engine(engine_algo::sha256, "portable");
+  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+    if (e->sha256_chain_ahead == nullptr) continue;
+    for (std::size_t lanes : {std::size_t{1}, std::size_t{3}})
+      for (std::size_t nblocks : {std::size_t{1}, std::size_t{2}, std::size_t{19}}) {
+        INFO(e->name << ", lanes " << lanes << ", blocks " << nblocks);
+        // Lane j's blocks start j chunks further in; its ahead block is the last 64 bytes.
+        std::vector<const std::uint8_t*> chunks(2 * nblocks * lanes), ahead_chunks(2 * lanes);
+        std::vector<std::uint32_t> state(8 * lanes), ahead(8 * lanes), want_state, want_ahead(8 * lanes);
+        for (std::size_t j = 0; j < lanes; ++j) {
+          for (std::size_t r = 0; r < 2 * nblocks; ++r) chunks[r * lanes + j] = msg.data() + 32 * (r + j);
+          ahead_chunks[j] = msg.data() + msg.size() - 64;
+          ahead_chunks[lanes + j] = msg.data() + msg.size() - 32;
+          for (int i = 0; i < 8; ++i) state[8 * j + i] = static_cast<std::uint32_t>(0x9e3779b9u * (j + 1) + i);
+          sha256::init_state(ahead.data() + 8 * j);
+        }
+        want_state = state;
+        want_ahead = ahead;
+        portable.sha256(want_state.data(), chunks.data(), nblocks, lanes);
+        portable.sha256(want_ahead.data(), ahead_chunks.data(), 1, lanes);
+        e->sha256_chain_ahead(state.data(), chunks.data(), nblocks, ahead.data(), ahead_chunks.data(), lanes);
+        CHECK(state == want_state);
+        CHECK(ahead == want_ahead);
+      }
+  }
+}
+
 TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matches the library", "[engines][tree_d]") {
   for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{64}, std::uint64_t{1} << 13}) {
     auto data = pattern(nodes * 32);

@@ -292,7 +292,8 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
       for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
         const bool sha = e->algo == cpu::engine_algo::sha256;
         const auto L = static_cast<std::uint32_t>(e->lanes);
-        for (std::uint32_t sectors : {1u, L + 1}) {
+        for (std::uint32_t sectors : {1u, L, L + 1}) {
+          if (sectors == L && L == 1) continue;
           auto d = make_scheme_job(scheme, nodes, layers, sectors);
           const std::uint64_t bytes = nodes * 32 * sectors;
           sdr::memory_layer_store want(bytes, layers);
@@ -320,6 +321,14 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             o.assembly = a;
             settings.push_back(o);
           }
+          // The header on the chain (the 20-block path), with and without schedule reuse.
+          for (bool reuse : {true, false}) {
+            cpu::labeler_options o;
+            o.header_ahead = false;
+            o.schedule_reuse = reuse;
+            o.assembly = sha ? message_assembly::in_place : message_assembly::gather;
+            settings.push_back(o);
+          }
           if (sha && e->sha256_pad64 != nullptr)
             for (auto a : {message_assembly::in_place, message_assembly::gather}) {
               cpu::labeler_options o;
@@ -331,7 +340,7 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors << ", assembly "
                                           << int(o.assembly) << ", encoding " << int(o.encoding) << ", pages "
                                           << int(o.pages) << ", pad " << o.pad_precompute << ", reuse "
-                                          << o.schedule_reuse << ", prefetch " << o.prefetch_distance << " to L"
+                                          << o.schedule_reuse << ", header ahead " << o.header_ahead << ", prefetch " << o.prefetch_distance << " to L"
                                           << (o.prefetch_to == cpu::prefetch_level::l1 ? 1 : 2));
             o.engine = std::string(e->name);
             o.threads = 2;
@@ -363,13 +372,14 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
         for (int threads : {1, 2}) {
           const bool reuse = (threads == 2) == (depth == 4);
           INFO("engine " << e->name << ", sectors " << sectors << ", ring " << depth << ", threads " << threads
-                         << ", schedule reuse " << reuse);
+                         << ", schedule reuse " << reuse << ", header ahead " << (threads == 1));
           cpu::labeler_options o;
           o.engine = std::string(e->name);
           o.producer = cpu::parent_producer::core;
           o.ring_depth = depth;
           o.threads = threads;
           o.schedule_reuse = reuse;
+          o.header_ahead = threads == 1;
           o.prefetch_distance = depth == 4 ? 0 : 4;
           REQUIRE(cpu::planned_producer(o, job) == cpu::parent_producer::core);
           sdr::memory_layer_store got(bytes, layers);

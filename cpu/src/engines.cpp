@@ -113,9 +113,11 @@ std::vector<engine> make_sha256() {
                          kernels::sha256_pairs_avx512_x8));
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
-  v.push_back(with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,
-                        has_shani, kernels::sha256_chains_shani},
-                       kernels::sha256_pad64_shani));
+  engine shani = with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,
+                           has_shani, kernels::sha256_chains_shani},
+                          kernels::sha256_pad64_shani);
+  shani.sha256_chain_ahead = kernels::sha256_chain_ahead_shani;
+  v.push_back(shani);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
   v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains, shift/xor rotations", a, 8, kAvx2Features, has_avx2,

@@ -93,6 +93,9 @@ void sha256_repeat_avx512_x16(std::uint32_t* state, const std::uint8_t* const* c
 void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
                              std::size_t nblocks, std::size_t lanes);
 
+void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                              std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks, std::size_t lanes);
+
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes);

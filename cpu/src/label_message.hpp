@@ -152,6 +152,18 @@ constexpr bool sdr_first_occurrence_chunks(const sdr::label_block_repeats& r, st
 static_assert(sdr_first_occurrence_chunks(sdr::kLayer1BlockRepeats, sdr::kBaseDegree) &&
               sdr_first_occurrence_chunks(sdr::kLaterLayerBlockRepeats, sdr::kParents));
 
+// Whether the slot rule keeps the first occurrence of every repeat among n blocks.
+constexpr bool keeps_every_repeat(const std::uint8_t* first_of, std::uint32_t n) {
+  std::int8_t slot[kernels::kTrackedBlocks] = {};
+  kernels::kept_schedule_slots(first_of, n, slot);
+  for (std::uint32_t b = 0; b < n; ++b)
+    if (first_of[b] != b && kernels::kept_slots_of(slot, first_of, b).reused < 0) return false;
+  return true;
+}
+// The chain after the header block keeps them too: its unread rows stay unread.
+static_assert(keeps_every_repeat(sdr::kLayer1ChainedRepeats.first_of, sdr::kChainedCompressions) &&
+              keeps_every_repeat(sdr::kLaterLayerChainedRepeats.first_of, sdr::kChainedCompressions));
+
 // The chunks after a message of Bytes bytes up to its last block: SHA-256's padding
 // (sha256_padding.hpp), BLAKE2's zeros.
 template <sdr::label_hash H, std::uint64_t Bytes>
@@ -207,12 +219,15 @@ class label_message {
         gather_(opt.assembly == message_assembly::gather),
         pad_precompute_(kSha && layout::kSdr && opt.pad_precompute),
         repeats_(kSha && layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
+        header_ahead_(kSha && layout::kSdr && opt.header_ahead),
+        chained_repeats_(repeats_ == nullptr ? nullptr : chained_repeats_of(at.layer)),
         first_occurrences_only_(repeats_ != nullptr && e.sha256_repeat != nullptr),
         rows_(kRows * lanes_),
         short_rows_(kShortRows * lanes_),
         gathered_(gather_ ? 32 * layout::kParentChunks * lanes_ + 63 : 0),
         copies_(gathered_.data() + (-reinterpret_cast<std::uintptr_t>(gathered_.data()) & 63)),
-        state_(8 * lanes_) {
+        state_(8 * lanes_),
+        ahead_(header_ahead_ ? 8 * lanes_ : 0) {
     store_be32(header_hi_, at.layer);
     for (std::uint32_t j = 0; j < lanes_; ++j) {
       const std::uint8_t* lead[2] = {at.replica_ids + 32ull * j, header_hi_};
@@ -265,6 +280,8 @@ class label_message {
   [[gnu::always_inline]] void hash(const engine& e, bool short_message) {
     word* state = state_.data();
     if constexpr (kSha) {
+      if constexpr (layout::kSdr)
+        if (header_ahead_ && !short_message) return hash_after_header(e);
       for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(state + 8 * j);
       if (!short_message) {
         sha256_chains_repeating(e, state, rows_.data(), repeats_, tail::kBlocks, lanes_);
@@ -307,19 +324,57 @@ class label_message {
     };
   }
 
+  // sdr, SHA-256: node v's chain from its header state (made ahead, or now where node v is
+  // the first regular node this message hashes), after node v + 1's header state is made.
+  // The header compression comes first in program order, so an out-of-order core runs it
+  // in the slots a latency-bound chain leaves idle.
+  [[gnu::always_inline]] void hash_after_header(const engine& e) {
+    static_assert(kSha && layout::kSdr && tail::kBlocks == sdr::kChainedCompressions + 1);
+    const std::uint32_t lanes = lanes_;
+    std::uint32_t* state = state_.data();
+    std::uint32_t* ahead = ahead_.data();
+    const std::uint64_t v = node_;
+    if (ahead_node_ != v) header_state(e, ahead);
+    std::memcpy(state, ahead, 32ull * lanes);
+    set_node(v + 1);
+    ahead_node_ = v + 1;
+    const std::uint8_t* const* chain = rows_.data() + layout::kLeadChunks * lanes;
+    if (e.sha256_chain_ahead != nullptr && e.sha256_repeat == nullptr) {
+      // One instruction stream: the header's rounds interleaved with the chain's first block.
+      for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(ahead + 8 * j);
+      return e.sha256_chain_ahead(state, chain, sdr::kChainedCompressions, ahead, rows_.data(), lanes);
+    }
+    header_state(e, ahead);
+    sha256_chains_repeating(e, state, chain, chained_repeats_, sdr::kChainedCompressions, lanes);
+  }
+  // The states after the header block (replica_id || header_hi_) of every lane.
+  [[gnu::always_inline]] void header_state(const engine& e, std::uint32_t* out) const {
+    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(out + 8 * j);
+    e.sha256(out, rows_.data(), 1, lanes_);
+  }
+
   static const std::uint8_t* repeats_of(std::uint32_t layer) {
     static_assert(!kSha || !layout::kSdr || tail::kBlocks == sdr::kLabelCompressions);
     return layer == 1 ? sdr::kLayer1BlockRepeats.first_of : sdr::kLaterLayerBlockRepeats.first_of;
   }
 
+  static const std::uint8_t* chained_repeats_of(std::uint32_t layer) {
+    return layer == 1 ? sdr::kLayer1ChainedRepeats.first_of : sdr::kLaterLayerChainedRepeats.first_of;
+  }
+
   // sdr: the header's node field (u32_BE(layer) || u64_BE(node) || zeros).
   void set_node(std::uint64_t v) {
-    if constexpr (layout::kSdr) store_be64(header_hi_ + 4, v);
+    if constexpr (layout::kSdr) {
+      store_be64(header_hi_ + 4, v);
+      node_ = v;
+    }
   }
 
   std::uint32_t lanes_;
   bool gather_, pad_precompute_;
   const std::uint8_t* repeats_;  // sdr: the layer's block repeats, unless schedule reuse is off
+  bool header_ahead_;
+  const std::uint8_t* chained_repeats_;  // repeats_ for the chain after the header block
   // The engine keeps schedules for repeats_: only first-occurrence blocks' rows are read, so
   // only those are rewritten per node (the rest keep kZeroChunk).
   bool first_occurrences_only_;
@@ -328,6 +383,10 @@ class label_message {
   std::vector<std::uint8_t> gathered_;
   std::uint8_t* copies_;  // gather: lane j's parent chunks at copies_ + 32 * kParentChunks * j, 64-byte aligned
   std::vector<word> state_;
+  // header_ahead_: the header states of node ahead_node_ (none made yet: ~0).
+  std::vector<std::uint32_t> ahead_;
+  std::uint64_t ahead_node_ = ~0ull;
+  std::uint64_t node_ = 0;  // sdr: the node whose header header_hi_ holds
 };
 
 }  // namespace poreplab::cpu::detail

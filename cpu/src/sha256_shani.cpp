@@ -186,6 +186,28 @@ void sha256_chains_shani(std::uint32_t* state, const std::uint8_t* const* chunks
   for (std::size_t j = 0; j < lanes; ++j) run_group<1>(state, chunks, nblocks, lanes, j);
 }
 
+// The first block of each lane's chain runs as two interleaved chains with the one-block
+// `ahead` chain, the rest alone: the ahead block costs the slots one chain leaves idle.
+void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                              std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks, std::size_t lanes) {
+  for (std::size_t j = 0; j < lanes; ++j) {
+    __m128i abef[2], cdgh[2];
+    load_state(state + j * 8, abef[0], cdgh[0]);
+    load_state(ahead + j * 8, abef[1], cdgh[1]);
+    const std::uint8_t* lo[2] = {chunks[j], ahead_chunks[j]};
+    const std::uint8_t* hi[2] = {chunks[lanes + j], ahead_chunks[lanes + j]};
+    compress<2>(abef, cdgh, lo, hi);
+    store_state(ahead + j * 8, abef[1], cdgh[1]);
+    for (std::size_t k = 1; k < nblocks; ++k) {
+      const std::uint8_t* const* row = chunks + 2 * k * lanes + j;
+      const std::uint8_t* rlo[1] = {row[0]};
+      const std::uint8_t* rhi[1] = {row[lanes]};
+      compress<1>(abef, cdgh, rlo, rhi);
+    }
+    store_state(state + j * 8, abef[0], cdgh[0]);
+  }
+}
+
 namespace {
 
 // Groups of N, then the remainder as one narrower group.

@@ -43,7 +43,8 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
     throw std::invalid_argument("labeling floor: engine '" + std::string(e.name) + "' is a " +
                                 std::string(engine_algo_name(e.algo)) + " engine, the scheme " +
                                 sdr::scheme_name(scheme) + " hashes with " + sdr::label_hash_name(scheme.hash));
-  const std::size_t nblocks = sdr::compressions_per_node(scheme);
+  const bool after_header = repeats.after_header && scheme == sdr::kFilecoinScheme;
+  const std::size_t nblocks = after_header ? sdr::kChainedCompressions : sdr::compressions_per_node(scheme);
   const bool reuse = repeats.reuse && scheme == sdr::kFilecoinScheme;
   const double layer1_share = std::clamp(repeats.layer1_share, 0.0, 1.0);
   const std::size_t width = std::max<std::size_t>(1, e.lanes);
@@ -71,8 +72,11 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         if (e.algo == engine_algo::sha256) {
           const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
           for (std::uint64_t i = 0; i < chains; ++i) {
-            const auto& r = i < layer1 ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats;
-            sha256_chains_repeating(e, state.data(), chunks.data(), reuse ? r.first_of : nullptr, nblocks, lanes);
+            const bool first = i < layer1;
+            const std::uint8_t* r = !reuse         ? nullptr
+                                    : after_header ? (first ? sdr::kLayer1ChainedRepeats : sdr::kLaterLayerChainedRepeats).first_of
+                                                   : (first ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of;
+            sha256_chains_repeating(e, state.data(), chunks.data(), r, nblocks, lanes);
           }
         } else {
           sdr::with_scheme(scheme, [&](auto v, auto h) {

@@ -69,6 +69,9 @@ const std::vector<backend_knob>& backend_knobs() {
                  "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
       count_knob("schedule_reuse", 1, 0, 1, {"cpu"},
                  "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
+      count_knob("header_ahead", 1, 0, 1, {"cpu"},
+                 "1 = SDR SHA-256: node v + 1's header block (no parent in it) compressed before node v's chain, "
+                 "leaving 19 chained compressions a node; 0 = all 20 on the chain"),
       text_knob("producer", "auto", [] { return std::vector<std::string>{"off", "auto", "core", "sibling"}; }, {"cpu"},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
                 "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
@@ -235,6 +238,7 @@ cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
   l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
   l.pad_precompute = o.count("pad_precompute") != 0;
   l.schedule_reuse = o.count("schedule_reuse") != 0;
+  l.header_ahead = o.count("header_ahead") != 0;
   l.producer = cpu::parse_parent_producer(o.text("producer"));
   l.ring_depth = o.count("ring_depth");
   return l;

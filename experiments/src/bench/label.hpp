@@ -65,6 +65,10 @@ struct label_pair {
   double floor_ns = 0;  // floor ns per node per layer
   double label_ns = 0;  // labeling ns per node per layer
   double ratio = 0;     // floor_ns / label_ns: this pair's efficiency
+  // SDR with the header ahead (knob header_ahead): the 19-block chain's floor beside the
+  // 20-block one, and its ratio. 0 where the label waits on all 20.
+  double chain_floor_ns = 0;
+  double chain_ratio = 0;
 };
 
 struct label_bench_result {
@@ -89,7 +93,11 @@ struct label_bench_result {
   // Median of the pairs' floors: chained compressions on the same engine and lane grouping
   // with cache-resident inputs, timed beside each labeling sample.
   double floor_ns_per_node_layer = 0;
-  double efficiency = 0;           // median of the pairs' floor / actual
+  double efficiency = 0;           // median of the pairs' floor / actual (above 1: the frontier)
+  // With the header ahead: the medians of the 19-block floors and of their ratios, the
+  // efficiency against the chain the label actually waits on (0 without it).
+  double chain_floor_ns_per_node_layer = 0;
+  double chain_efficiency = 0;
   std::vector<label_pair> pairs;   // one per sample where there is a floor (cpu, reference)
   double efficiency_lo = 0, efficiency_hi = 0;  // bootstrap 95% interval of the median ratio
   double efficiency_spread = 0;    // (max - min) / median of the pairs' ratios

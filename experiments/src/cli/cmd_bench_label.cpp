@@ -138,6 +138,10 @@ void add_bench_label_command(CLI::App& app) {
                   << std::setprecision(3) << "  efficiency         " << r.efficiency << " [" << r.efficiency_lo << ", "
                   << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
                   << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
+      if (r.chain_efficiency > 0)
+        std::cout << std::setprecision(1) << "  19-block floor     " << r.chain_floor_ns_per_node_layer
+                  << " ns/node/layer (the header compressed ahead)\n"
+                  << std::setprecision(3) << "  efficiency vs 19   " << r.chain_efficiency << " (median of the pairs)\n";
       if (r.layer_groups.size() > 1) {
         std::cout << std::setprecision(1) << "  per layer          ";
         for (std::size_t g = 0; g < r.layer_groups.size(); ++g)

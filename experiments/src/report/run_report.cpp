@@ -62,6 +62,8 @@ std::string header_with_unit(const std::string& name) {
       {"cycles_per_block", "cycles/block"},
       {"cycles_per_byte_core", "cycles/B"},
       {"floor_ns_per_node_layer", "ns/node/layer"},
+      {"chain_floor_ns_per_node_layer", "ns/node/layer, 19 blocks"},
+      {"chain_efficiency", "19-block floor/actual"},
       {"critical_path_cycles_per_byte", "cycles/B"},
       {"measured_cycles_per_byte", "core cycles/B, 1 chain"},
       {"limit_cycles_per_byte", "core cycles/B, 1 chain"},

@@ -62,6 +62,24 @@ static_assert(kLayer1BlockRepeats.first_of[4] == 1 && kLayer1BlockRepeats.first_
 static_assert(kLaterLayerBlockRepeats.first_of[8] == 1 && kLaterLayerBlockRepeats.first_of[18] == 4 &&
               kLaterLayerBlockRepeats.first_of[7] == 7 && kLaterLayerBlockRepeats.first_of[19] == 19);
 
+// The header block (replica_id, layer, node) depends on no parent: its compression can run
+// ahead of the node, leaving a chain of the 19 blocks after it. after_header(r) is r for that
+// chain (its block b is the message's block b + 1); the header repeats no block, so every
+// index moves down by one.
+inline constexpr std::uint32_t kChainedCompressions = kLabelCompressions - 1;
+struct chained_block_repeats {
+  std::uint8_t first_of[kChainedCompressions];
+};
+constexpr chained_block_repeats after_header(const label_block_repeats& r) {
+  chained_block_repeats c{};
+  for (std::uint32_t b = 0; b < kChainedCompressions; ++b) c.first_of[b] = static_cast<std::uint8_t>(r.first_of[b + 1] - 1);
+  return c;
+}
+inline constexpr chained_block_repeats kLayer1ChainedRepeats = after_header(kLayer1BlockRepeats);
+inline constexpr chained_block_repeats kLaterLayerChainedRepeats = after_header(kLaterLayerBlockRepeats);
+static_assert(kLayer1ChainedRepeats.first_of[3] == 0 && kLaterLayerChainedRepeats.first_of[7] == 0 &&
+              kLaterLayerChainedRepeats.first_of[18] == 18);
+
 // A layer of one sector as seen by the labeler: node i's label is at base + i * stride.
 // stride is 32 for a sector stored alone and 32 * S for S sectors stored node-major.
 struct layer_ref {

@@ -45,6 +45,16 @@ using sha256_repeat_fn = void (*)(std::uint32_t* state, const std::uint8_t* cons
 // (docs/spec/merkle-padding.md). Optional per engine.
 using sha256_pad64_fn = void (*)(std::uint32_t* state, std::size_t lanes);
 
+// A chain with a second one-block chain interleaved into its first block: for each lane
+// j, ahead[lane j] (set by the caller, e.g. to the IV) absorbs the one block
+// ahead_chunks[j] || ahead_chunks[lanes + j] while state[lane j] absorbs its nblocks >= 1
+// blocks as sha256_chains_fn does. The labeler's 19-block chain with the next node's
+// header block filling the first block's idle sha256rnds2 slots. Optional per engine
+// (one-chain engines, whose chain leaves those slots idle).
+using sha256_chain_ahead_fn = void (*)(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
+                                       std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks,
+                                       std::size_t lanes);
+
 // tree_d's parents whole: out[i] = SHA-256(in[64 i, 64 i + 64)) with its top two bits
 // cleared (out[32 i + 31] &= 0x3f), i < count, from the IV to the stored digest in one
 // kernel; the padding block from its precomputed W+K or, without pad_precompute, from
@@ -81,6 +91,7 @@ struct engine {
   sha256_pad64_fn sha256_pad64 = nullptr;  // SHA-256 engines that have one
   sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
   sha256_pairs_fn sha256_pairs = nullptr;    // SHA-256 engines with a whole-message tree_d kernel
+  sha256_chain_ahead_fn sha256_chain_ahead = nullptr;  // one-chain SHA-256 engines
 };
 
 // e.sha256_repeat where the engine has one and first_of is given, else e.sha256.

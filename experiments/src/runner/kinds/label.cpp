@@ -97,6 +97,10 @@ measurement run_plan(const json& axes, const sampling& plan) {
     for (const char* key : {"first_timed_layer", "layer_ns_per_node", "layer_groups_ns_per_node"}) m.context[key] = row[key];
   }
   if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
+  if (r.chain_efficiency > 0) {
+    m.context["chain_floor_ns_per_node_layer"] = r.chain_floor_ns_per_node_layer;
+    m.context["chain_efficiency"] = r.chain_efficiency;
+  }
   if (!r.placement.empty()) {
     m.context["placement"] = r.placement;
     m.context["thread_map"] = r.thread_map;
@@ -144,6 +148,11 @@ json rates(const json& axes, const json& ctx, double median) {
     // The median of the pairs' ratios (each floor timed beside its sample); older records
     // without pairs: the floor over the median.
     r["efficiency"] = ctx.value("efficiency", floor / median);
+  }
+  // Against the 19-block chain a node waits on with its header ahead.
+  if (const double chain = ctx.value("chain_floor_ns_per_node_layer", 0.0); chain > 0 && median > 0) {
+    r["chain_floor_ns_per_node_layer"] = chain;
+    r["chain_efficiency"] = ctx.value("chain_efficiency", chain / median);
   }
   if (const double c = ctx.value("cycles_per_byte_core", 0.0); c > 0 && own > 0 && median > 0)
     r["cycles_per_byte_core"] = c * median / own;
