@@ -38,6 +38,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/machine_key.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
+#include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
@@ -1116,4 +1117,86 @@ TEST_CASE("config: strings, names, arrays and nesting are bounded, each error na
                     Catch::StartsWith("c.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 16"));
   // The shipped configs are far inside the limits.
   CHECK_NOTHROW(runner::parse_config(config_with([](json&) {}), "c.json"));
+}
+
+// ---- never write through what is already there ----
+
+namespace {
+
+void plant_link(const fs::path& at, const fs::path& target) {
+  std::error_code ec;
+  fs::remove(at, ec);
+  fs::create_symlink(target, at);
+}
+
+// The 2KiB seal's PC2 tree file names.
+std::vector<std::string> tree_file_names() {
+  std::vector<std::string> names;
+  for (const auto& f : sdr::pc2_tree_files(2048)) names.push_back(f.name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("staging files: a link planted at a .tmp name is removed, never written through", "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "victim", std::string("precious"));
+  seal_2kib(dir);
+  const fs::path out = dir / "sealed";
+  const std::string replica = slurp(out / "replica.dat");
+  SECTION("seal --force: every file of the seal and its state file") {
+    for (const std::string name : {"replica.dat", "seal.json", "seal-state.json", "sc-02-data-layer-1.dat",
+                                   "sc-02-data-layer-2.dat", "sc-02-data-tree-d.dat"})
+      plant_link(out / (name + ".tmp"), dir / "victim");
+    const result r = sh(dir, cli(seal_args(dir / "data.bin", out) + " --force"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(slurp(dir / "victim") == "precious");
+    for (const auto& name : names_in(out)) {
+      CHECK_FALSE(fs::is_symlink(out / name));
+      CHECK(name.find(".tmp") == std::string::npos);
+    }
+    CHECK(slurp(out / "replica.dat") == replica);
+  }
+  SECTION("pc2: its tree files and seal.json") {
+    for (const auto& name : tree_file_names()) plant_link(out / (name + ".tmp"), dir / "victim");
+    plant_link(out / "seal.json.tmp", dir / "victim");
+    const result r = sh(dir, cli("pc2 --sealed " + quote(out)));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(slurp(dir / "victim") == "precious");
+    for (const auto& name : tree_file_names()) CHECK(fs::is_regular_file(fs::symlink_status(out / name)));
+    CHECK(read_json(out / "seal.json").contains("pc2"));
+  }
+  SECTION("run: a results directory's lock file") {
+    spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+        "warmup": 0, "samples": 1, "axes": {"algo": ["sha256"], "engine": ["portable"], "size": ["1KiB"]}}]})");
+    fs::create_directories(dir / "r");
+    plant_link(dir / "r" / ".lock", dir / "victim");
+    check_error(sh(dir, cli("run --no-plots " + quote(dir / "c.json") + " -o " + quote(dir / "r"))),
+                {(dir / "r" / ".lock").string(), "symbolic link"});
+    CHECK(slurp(dir / "victim") == "precious");
+  }
+}
+
+TEST_CASE("a directory where an output file goes is refused before any work, the previous seal kept",
+          "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const fs::path out = dir / "sealed";
+  const std::string manifest = slurp(out / "seal.json");
+  SECTION("seal --force over a replica.dat that is a directory") {
+    fs::remove(out / "replica.dat");
+    fs::create_directories(out / "replica.dat" / "x");
+    check_error(sh(dir, cli(seal_args(dir / "data.bin", out) + " --force")),
+                {(out / "replica.dat").string() + ": is a directory"});
+    CHECK(slurp(out / "seal.json") == manifest);
+  }
+  SECTION("pc2 with a tree file that is a directory") {
+    const std::string tree = tree_file_names().front();
+    fs::create_directories(out / tree);
+    check_error(sh(dir, cli("pc2 --sealed " + quote(out))), {(out / tree).string() + ": is a directory"});
+    CHECK(slurp(out / "seal.json") == manifest);
+    for (const auto& name : names_in(out)) CHECK(name.find(".tmp") == std::string::npos);
+  }
 }

@@ -65,10 +65,15 @@ class staged_outputs {
     return tmp(name);
   }
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
+  // Before any work: a directory where a file goes would fail the commit half-way.
+  void require_replaceable(const std::string& name) const {
+    require_not_directory(dir_ / name, "PC2's " + name);
+    require_not_directory(tmp(name), "PC2's staging file");
+  }
   // Tree files first, seal.json (added last) last: the directory never records a PC2
   // whose files are not all in place.
   void commit() {
-    for (const auto& n : names_) fs::rename(tmp(n), dir_ / n);
+    for (const auto& n : names_) rename_into_place(tmp(n), dir_ / n);
     committed_ = true;
   }
 
@@ -85,7 +90,7 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   const auto t0 = clock_type::now();
   const fs::path manifest_path = dir / kSealManifest;
   if (!fs::exists(manifest_path)) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const std::string manifest_text = read_text_input(manifest_path, 16 << 20);
+  const std::string manifest_text = read_small_file(manifest_path, {.max_bytes = 16 << 20, .follow_links = false});
   const seal_manifest sm = parse_seal_manifest(manifest_text, manifest_path);
   nlohmann::json manifest = parse_json(manifest_text, manifest_path.string() + ": malformed");
   if (manifest.contains("pc2") && opt.existing == existing_output::refuse)
@@ -140,11 +145,13 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                  dir.string());
 
   staged_outputs staged(dir);
+  for (const auto& f : res.files) staged.require_replaceable(f.name);
+  staged.require_replaceable(kSealManifest);
   std::vector<unique_fd> out;
   std::vector<fs::path> out_paths;
   for (const auto& f : res.files) {
     out_paths.push_back(staged.add(f.name));
-    out.push_back(create_reserved_file(out_paths.back(), f.bytes));
+    out.push_back(create_staging_file(out_paths.back(), f.bytes));
   }
 
   pc2_job job;
@@ -193,7 +200,7 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                      {"hasher", h.name()},
                      {"files", files}};
   const std::string text = manifest.dump(2) + "\n";
-  write_reserved_file(staged.add(kSealManifest), text.data(), text.size());
+  write_staging_file(staged.add(kSealManifest), text.data(), text.size());
   throw_if_interrupted();
   staged.commit();
   res.manifest = std::move(manifest);

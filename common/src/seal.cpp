@@ -59,8 +59,17 @@ void check_file_size(const fs::path& p, std::uint64_t bytes, const std::string& 
                              std::to_string(bytes) + " bytes of " + expected);
 }
 
-// Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
-void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_reserved_file(p, data, n); }
+// Created new (never through what was at the name), space reserved first: a full disk is
+// "no space left on <dir>: need X, have Y".
+void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_staging_file(p, data, n); }
+
+// A file an earlier run left (and this one may keep): a regular file of `bytes`, not a
+// symbolic link, whose SHA-256 is `sha256`.
+bool kept_file_matches(const fs::path& p, std::uint64_t bytes, const std::string& sha256) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  return !ec && fs::is_regular_file(st) && fs::file_size(p, ec) == bytes && !ec && file_sha256_hex(p) == sha256;
+}
 
 // A file a seal writes (or a temporary one of a seal): layer files, tree_d, replica,
 // seal.json. Nothing else in an output directory is ever replaced or removed.
@@ -132,10 +141,18 @@ class staged_files {
     if (std::find(files_.begin(), files_.end(), name) == files_.end()) files_.push_back(name);
     return tmp(name);
   }
+  // Before any work: a directory where a file of the seal goes would fail the commit
+  // half-way, after a replaced seal's seal.json is gone.
+  void require_replaceable(const std::vector<std::string>& names) const {
+    for (const auto& n : names) {
+      require_not_directory(dir_ / n, "the seal's " + n);
+      require_not_directory(tmp(n), "the seal's staging file");
+    }
+  }
   void commit() {
     if (replace_) fs::remove(dir_ / kSealManifest);
     for (const auto& f : files_)
-      if (f != kSealManifest) fs::rename(tmp(f), dir_ / f);
+      if (f != kSealManifest) rename_into_place(tmp(f), dir_ / f);
     if (replace_) {
       std::vector<fs::path> stale;
       for (const auto& e : fs::directory_iterator(dir_)) {
@@ -147,7 +164,7 @@ class staged_files {
       for (const auto& p : stale) fs::remove(p);
     }
     for (const auto& f : files_)
-      if (f == kSealManifest) fs::rename(tmp(f), dir_ / f);
+      if (f == kSealManifest) rename_into_place(tmp(f), dir_ / f);
     committed_ = true;
     std::error_code ec;
     fs::remove(dir_ / kSealState, ec);
@@ -274,7 +291,7 @@ std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, 
 }
 
 seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
-  return parse_seal_state(read_text_input(file, 1 << 20), file, max_layers);
+  return parse_seal_state(read_small_file(file, {.max_bytes = 1 << 20, .follow_links = false}), file, max_layers);
 }
 
 // What a state file's MAC covers: every field but the MAC, as one canonical JSON text.
@@ -286,27 +303,14 @@ nlohmann::json state_fields(const seal_state& st) {
           {"layers", st.layers}};
 }
 
-std::string state_mac(const seal_state& st, const machine_key& key) {
-  const std::string text = state_fields(st).dump();
-  std::uint8_t mac[32];
-  sha256::hmac(mac, key.bytes.data(), key.bytes.size(), text.data(), text.size());
-  return to_hex(mac, 32);
-}
+std::string state_mac(const seal_state& st, const machine_key& key) { return json_mac(state_fields(st), key); }
 
-// Temporary file, fsync, rename: a state file is either the old one or the new one. With
-// a machine key, the file carries the MAC of its fields under it.
+// Staged, fsynced, renamed: a state file is either the old one or the new one. With a
+// machine key, the file carries the MAC of its fields under it.
 void write_seal_state(const fs::path& dir, const seal_state& st, const std::optional<machine_key>& key) {
   nlohmann::json j = state_fields(st);
   if (key) j["mac"] = state_mac(st, *key);
-  const std::string text = j.dump(2) + "\n";
-  const fs::path tmp = dir / (std::string(kSealState) + ".tmp");
-  write_file(tmp, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-  {
-    unique_fd fd(::open(tmp.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw std::runtime_error(tmp.string() + ": cannot reopen: " + std::strerror(errno));
-    sync_file(fd.get(), tmp);
-  }
-  fs::rename(tmp, dir / kSealState);
+  write_file_atomic(dir / kSealState, j.dump(2) + "\n", dir / (std::string(kSealState) + ".tmp"));
 }
 
 // The first input that differs, named for the error.
@@ -472,7 +476,7 @@ std::string check_data_streamed(const fs::path& file, std::uint64_t nodes, std::
 bytes32 write_tree_d_streamed(const fs::path& data_file, std::uint64_t nodes, std::uint64_t chunk_nodes,
                               const fs::path& tree_file, const tree_d_row_hasher& rows) {
   unique_fd data = open_regular_for_reading(data_file);
-  unique_fd tree = create_reserved_file(tree_file, tree_d_bytes(nodes));
+  unique_fd tree = create_staging_file(tree_file, tree_d_bytes(nodes));
   return build_tree_d_streamed(
       nodes, chunk_nodes,
       [&](std::uint64_t first, std::uint64_t count, std::uint8_t* out) {
@@ -492,7 +496,7 @@ std::string encode_streamed(const fs::path& key_file, const fs::path& data_file,
                             std::uint64_t nodes, std::uint64_t chunk_nodes) {
   unique_fd key = open_regular_for_reading(key_file);
   unique_fd data = open_regular_for_reading(data_file);
-  unique_fd out = create_reserved_file(replica_file, nodes * 32);
+  unique_fd out = create_staging_file(replica_file, nodes * 32);
   std::vector<std::uint8_t> k(chunk_nodes * 32), d(chunk_nodes * 32), r(chunk_nodes * 32);
   sha256::ctx c;
   sha256::init(c);
@@ -616,6 +620,11 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     }
   }
   staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
+  {
+    std::vector<std::string> outputs = resumable_files(in.layers);
+    for (const char* f : {kReplicaFile, kSealManifest, kSealState}) outputs.emplace_back(f);
+    staged.require_replaceable(outputs);
+  }
   // Everything this seal writes, checked before the first byte: tree_d, the layers, the
   // replica (and a few KiB of seal.json), less what an unfinished seal already holds.
   std::uint64_t disk = checked_add(
@@ -657,9 +666,8 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   const fs::path tree_tmp = staged.add(kTreeDFile);
   // tree_d: kept when its file still has the recorded digest and root.
   if (previous && fs::exists(tree_tmp)) {
-    std::error_code ec;
-    if (fs::file_size(tree_tmp, ec) == tree_d_bytes(nodes) && file_sha256_hex(tree_tmp) == previous->tree_d_sha256) {
-      unique_fd fd = open_regular_for_reading(tree_tmp);
+    if (kept_file_matches(tree_tmp, tree_d_bytes(nodes), previous->tree_d_sha256)) {
+      unique_fd fd = open_regular_for_reading(tree_tmp, false);
       bytes32 root;
       pread_exact(fd.get(), root.data(), 32, tree_d_bytes(nodes) - 32, tree_tmp);
       if (root == previous->comm_d) {
@@ -695,9 +703,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     std::uint64_t sampled = 0;
     for (std::uint32_t l = 1; l <= previous->layers.size(); ++l) {
       const fs::path& f = layer_files[l - 1];
-      std::error_code ec;
-      bool good = fs::is_regular_file(f, ec) && fs::file_size(f, ec) == size &&
-                  file_sha256_hex(f) == previous->layers[l - 1];
+      bool good = kept_file_matches(f, size, previous->layers[l - 1]);
       std::string why = "does not match " + std::string(kSealState);
       if (good) {
         // The digest can have been rewritten with the file: labels are recomputed too.
@@ -889,7 +895,8 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const fs::path manifest_path = sealed_dir / kSealManifest;
   if (!fs::exists(manifest_path))
     throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const seal_manifest sm = parse_seal_manifest(read_text_input(manifest_path, 16 << 20), manifest_path);
+  const seal_manifest sm = parse_seal_manifest(
+      read_small_file(manifest_path, {.max_bytes = 16 << 20, .follow_links = false}), manifest_path);
   unseal_result res;
   const bytes32& comm_d = sm.comm_d;
   const bytes32& id = sm.replica_id;
@@ -900,7 +907,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const bool relabel = recompute || !fs::exists(last_layer);
   const fs::path replica_file = sealed_dir / kReplicaFile;
   check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
-  const fs::path tmp = out_file.string() + ".tmp";
+  const fs::path tmp = staging_path(out_file);
   struct scratch {
     const fs::path& p;
     bool keep = false;
@@ -917,7 +924,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
     unique_fd rf = open_regular_for_reading(replica_file);
     unique_fd kf = open_regular_for_reading(last_layer);
-    unique_fd out = create_reserved_file(tmp, sector_bytes);
+    unique_fd out = create_staging_file(tmp, sector_bytes);
     std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
     comm_d_builder root;
     sha256::ctx replica_digest, layer_digest;
@@ -975,7 +982,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   if (res.comm_d != comm_d)
     throw std::runtime_error("unsealed data does not match comm_d (expected " + to_hex(comm_d) + ", got " +
                              to_hex(res.comm_d) + "): the replica or layer file is corrupt");
-  fs::rename(tmp, out_file);
+  rename_into_place(tmp, out_file);
   guard.keep = true;
   return res;
 }

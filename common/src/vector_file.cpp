@@ -151,7 +151,7 @@ void check_expected_outputs(const sdr_vector& v) {
 
 sdr_vector load_sdr_vector(const std::filesystem::path& path) {
   // A directory or device is an error here, not a C++ library message half-way through.
-  return parse_sdr_vector(read_text_input(path, 256 << 20), path);
+  return parse_sdr_vector(read_small_file(path, {.max_bytes = 256 << 20, .streams = true}), path);
 }
 
 sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& path) {

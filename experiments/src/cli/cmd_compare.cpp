@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "records/records.hpp"
+#include "poreplab/file_io.hpp"
 #include "report/compare.hpp"
 #include "runner/runner.hpp"
 #include "util/text.hpp"
@@ -58,8 +59,8 @@ void add_compare_command(CLI::App& app) {
       std::error_code ec;
       std::filesystem::create_directories(out, ec);
       if (ec) throw usage_error("cannot create the output directory " + out.string() + ": " + ec.message());
-      runner::write_file_atomic(out / "compare.json", js);
-      runner::write_file_atomic(out / "compare.md", md);
+      write_file_atomic(out / "compare.json", js);
+      write_file_atomic(out / "compare.md", md);
       runner::run_plot_script({"--compare", out.string()}, out);
       std::cout << (o->json ? js : md);
       std::cerr << "compare: " << (out / "compare.md").string() << "\n";

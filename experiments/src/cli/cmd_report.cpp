@@ -9,6 +9,7 @@
 
 #include "report/amax.hpp"
 #include "report/report2019.hpp"
+#include "poreplab/file_io.hpp"
 #include "report/run_report.hpp"
 #include "report/verdict.hpp"
 #include "cli/cli.hpp"
@@ -39,7 +40,7 @@ struct report_cli_options {
     if (out.empty())
       std::cout << text;
     else
-      runner::write_file_atomic(out, text);
+      write_file_atomic(out, text);
   }
 };
 

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
 #include "poreplab/stats.hpp"
 #include "util/text.hpp"
 
@@ -38,13 +39,6 @@ void write_all(int fd, std::string_view data, const fs::path& p) {
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
-}
-
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return;  // best effort: the rename itself is atomic
-  ::fsync(fd);
-  ::close(fd);
 }
 
 std::string csv_field(const std::string& s) {
@@ -86,32 +80,10 @@ json stats_json(const sample_stats& s) {
           {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
 }
 
-void write_file_atomic(const fs::path& path, std::string_view content) {
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail_errno("cannot create", tmp);
-  try {
-    write_all(fd, content, tmp);
-    if (::fsync(fd) != 0) fail_errno("cannot fsync", tmp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    errno = err;
-    fail_errno("cannot rename a temporary file onto", path);
-  }
-  fsync_dir(path.parent_path());
-}
-
 dir_lock::dir_lock(const fs::path& dir) {
   const fs::path file = dir / ".lock";
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail_errno("cannot create the lock file", file);
+  // Truncated below: never through a link planted at its name, never a FIFO that blocks.
+  fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     char buf[32] = {};
@@ -195,8 +167,8 @@ records_log read_records(const fs::path& file, bool repair) {
 }
 
 records_writer::records_writer(const fs::path& file) : path_(file) {
-  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail_errno("cannot open for appending", file);
+  // Appended to: never through a link planted at its name, never a FIFO.
+  fd_ = open_own_file(file, O_WRONLY | O_CREAT | O_APPEND).release();
 }
 
 records_writer::~records_writer() {

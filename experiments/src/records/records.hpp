@@ -28,10 +28,6 @@ struct sample_stats {
 sample_stats compute_stats(std::vector<double> samples);
 nlohmann::json stats_json(const sample_stats& s);
 
-// Writes `content` to a temporary file beside `path`, fsyncs it and renames it over
-// `path`, so that readers see either the old or the new file, never a part.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
-
 // records.jsonl: one JSON object per line, "type" "header" (a run: config, environment,
 // argv, shard) or "point" (one measured or skipped point).
 struct records_log {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "records/records.hpp"
 #include "util/json_check.hpp"
@@ -55,14 +56,6 @@ std::string architecture_spec::text() const {
 }
 
 namespace {
-
-std::string read_text(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + what + " " + file.string() + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // ---------------------------------------------------------------- the data file
 
@@ -329,7 +322,7 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
 }
 
 custom_data load_custom_hardware(const fs::path& file) {
-  return parse_custom_hardware(read_text(file, "custom-hardware file"), file.string());
+  return parse_custom_hardware(read_small_file(file, {.max_bytes = 64 << 20}), file.string());
 }
 
 fs::path default_custom_hardware_file() { return require_share_dir() / "data" / "custom-hardware.json"; }
@@ -346,7 +339,7 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
     const fs::path f = d / "records.jsonl";
     if (!fs::exists(f, ec))
       throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
-    const std::string text = read_text(f, "records file");
+    const std::string text = read_small_file(f, {.max_bytes = std::uint64_t{1} << 30});
     in.dirs.push_back(d.string());
     std::vector<json> headers;
     std::map<std::string, std::size_t> latest;  // point key -> index into in.records
@@ -875,8 +868,8 @@ bool write_config_reports(const std::vector<std::string>& reports, const fs::pat
     }
     try {
       const report r = compute(load_result_dirs({dir}), load_custom_hardware(default_custom_hardware_file()));
-      runner::write_file_atomic(dir / "amax.md", to_markdown(r));
-      runner::write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
+      write_file_atomic(dir / "amax.md", to_markdown(r));
+      write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
       std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";
     } catch (const std::exception& e) {
       std::cerr << "poreplab: warning: amax report not written: " << e.what() << "\n";
