@@ -1200,3 +1200,98 @@ TEST_CASE("a directory where an output file goes is refused before any work, the
     for (const auto& name : names_in(out)) CHECK(name.find(".tmp") == std::string::npos);
   }
 }
+
+namespace {
+
+// `poreplab ARGS` with the machine key kept in dir/state (or where `state` says).
+std::string cli_keyed(const temp_dir& dir, const std::string& args, const std::string& state = "") {
+  return "POREPLAB_STATE_DIR=" + quote(state.empty() ? (dir / "state").string() : state) + " " + cli(args);
+}
+
+// Flips bit 0 of node `node`'s first byte (the low byte of a field element: still canonical).
+void flip_node(const fs::path& file, std::uint64_t node) {
+  std::string bytes = slurp(file);
+  bytes[32 * node] ^= 1;
+  spit(file, bytes);
+}
+
+// seal.json with the digest of `name` set to that file's SHA-256 now.
+void rewrite_digest(const fs::path& sealed, const std::string& name) {
+  json m = read_json(sealed / "seal.json");
+  m["files"][name]["sha256"] = sha256_of_file(sealed / name);
+  spit(sealed / "seal.json", m.dump(2));
+}
+
+void copy_dir(const fs::path& from, const fs::path& to) { fs::copy(from, to, fs::copy_options::recursive); }
+
+}  // namespace
+
+TEST_CASE("pc2 and unseal: seal.json vouches for the layers only under its MAC, else they are re-labeled in part",
+          "[reliability][seal][pc2]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  REQUIRE(sh(dir, cli_keyed(dir, seal_args(dir / "data.bin", dir / "sealed"))).status == 0);
+  REQUIRE(read_json(dir / "sealed" / "seal.json").contains("mac"));
+  copy_dir(dir / "sealed", dir / "clean");
+  const result good = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "clean")));
+  INFO(good.err);
+  REQUIRE(good.status == 0);
+  CHECK(good.out.find("seal.json: its MAC verifies under this machine's key") != std::string::npos);
+  const std::string comm_r = read_json(dir / "clean" / "seal.json")["pc2"]["comm_r"];
+  // PC2 of a seal it vouched for is signed again: unseal trusts it.
+  CHECK(read_json(dir / "clean" / "seal.json").contains("mac"));
+  const result u = sh(dir, cli_keyed(dir, "unseal --sealed " + quote(dir / "clean") + " --out " + quote(dir / "u.bin")));
+  CHECK(u.status == 0);
+  CHECK(u.out.find("MAC verifies") != std::string::npos);
+  SECTION("a flipped layer byte with its digest rewritten: caught with a key and without one") {
+    flip_node(dir / "sealed" / "sc-02-data-layer-1.dat", 5);
+    rewrite_digest(dir / "sealed", "sc-02-data-layer-1.dat");
+    for (const std::string& state : {std::string(), std::string("/dev/null/poreplab")}) {
+      check_error(sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"), state)),
+                  {(dir / "sealed" / "sc-02-data-layer-1.dat").string() + ": ", "labels re-labeled from their parents differ"});
+      CHECK_FALSE(read_json(dir / "sealed" / "seal.json").contains("pc2"));
+    }
+    flip_node(dir / "sealed" / "sc-02-data-layer-2.dat", 9);
+    rewrite_digest(dir / "sealed", "sc-02-data-layer-2.dat");
+    check_error(sh(dir, cli_keyed(dir, "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "d.bin"))),
+                {"sc-02-data-layer-2.dat: ", "re-labeled from their parents differ", "MAC does not verify"});
+    CHECK_FALSE(fs::exists(dir / "d.bin"));
+  }
+  SECTION("a flipped replica byte with its digest rewritten") {
+    flip_node(dir / "sealed" / "replica.dat", 3);
+    rewrite_digest(dir / "sealed", "replica.dat");
+    check_error(sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"))),
+                {(dir / "sealed" / "replica.dat").string() + ": does not decode with the last layer to the data of comm_d"});
+  }
+  SECTION("no key here: the layers pass their sampled re-labeling and comm_r is right, unsigned") {
+    const result r = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"), "/dev/null/poreplab"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("no machine key (cannot create /dev/null/poreplab") != std::string::npos);
+    CHECK(r.out.find("64 labels of each layer read re-labeled from their parents") != std::string::npos);
+    CHECK(read_json(dir / "sealed" / "seal.json")["pc2"]["comm_r"] == comm_r);
+    CHECK_FALSE(read_json(dir / "sealed" / "seal.json").contains("mac"));
+  }
+}
+
+TEST_CASE("seal.json: sector size, replica id and file sizes are cross-checked", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const std::string original = slurp(dir / "sealed" / "seal.json");
+  const auto refused = [&](const std::function<void(json&)>& edit, const std::string& shown) {
+    json m = json::parse(original);
+    edit(m);
+    spit(dir / "sealed" / "seal.json", m.dump(2));
+    for (const std::string& cmd : {"pc2 --sealed " + quote(dir / "sealed"),
+                                  "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "d.bin")})
+      check_error(sh(dir, cli(cmd)), {(dir / "sealed" / "seal.json").string() + ": " + shown});
+  };
+  refused([](json& m) { m["inputs"]["sector_size"] = 4096; },
+          "/inputs/sector_size: 4096 bytes, but /inputs/nodes 64 x 32 is 2048");
+  refused([](json& m) { m["inputs"]["sector_id"] = 8; }, "/replica_id: ");
+  refused([](json& m) { m["files"]["replica.dat"]["bytes"] = 4096; }, "/files/replica.dat/bytes: 4096 bytes");
+  refused([](json& m) { m["files"]["sc-02-data-layer-3.dat"] = m["files"]["replica.dat"]; },
+          "/files/sc-02-data-layer-3.dat: not a file of a seal of 2 layers");
+  refused([](json& m) { m["format"] = "poreplab-seal/9"; }, "/format: expected");
+  CHECK_FALSE(fs::exists(dir / "d.bin"));
+}

@@ -89,10 +89,8 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                            const pc2_seal_options& opt) {
   const auto t0 = clock_type::now();
   const fs::path manifest_path = dir / kSealManifest;
-  if (!fs::exists(manifest_path)) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const std::string manifest_text = read_small_file(manifest_path, {.max_bytes = 16 << 20, .follow_links = false});
-  const seal_manifest sm = parse_seal_manifest(manifest_text, manifest_path);
-  nlohmann::json manifest = parse_json(manifest_text, manifest_path.string() + ": malformed");
+  const seal_manifest sm = read_seal_manifest(manifest_path);
+  nlohmann::json manifest = sm.document;
   if (manifest.contains("pc2") && opt.existing == existing_output::refuse)
     throw std::runtime_error(manifest_path.string() + ": /pc2: this seal already has its PC2 (comm_r " +
                              (manifest["pc2"].is_object() && manifest["pc2"].contains("comm_r")
@@ -147,6 +145,12 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   staged_outputs staged(dir);
   for (const auto& f : res.files) staged.require_replaceable(f.name);
   staged.require_replaceable(kSealManifest);
+  // Without a MAC that verifies here, seal.json's digests prove nothing about the files:
+  // the layers are re-labeled in part, the replica decoded back to comm_d.
+  res.trust = check_seal_layers(sm, dir, 1);
+  if (!res.trust.mac_verified && decoded_comm_d(sm, dir) != sm.comm_d)
+    throw std::runtime_error(replica.path.string() + ": does not decode with the last layer to the data of comm_d " +
+                             to_hex(sm.comm_d) + " (" + res.trust.why + ", so its digests alone are not trusted)");
   std::vector<unique_fd> out;
   std::vector<fs::path> out_paths;
   for (const auto& f : res.files) {
@@ -199,6 +203,8 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                      {"backend", backend_name},
                      {"hasher", h.name()},
                      {"files", files}};
+  // Signed again only when the seal it extends was vouched for by its MAC.
+  sign_seal_manifest(manifest, res.trust.mac_verified);
   const std::string text = manifest.dump(2) + "\n";
   write_staging_file(staged.add(kSealManifest), text.data(), text.size());
   throw_if_interrupted();

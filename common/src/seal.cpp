@@ -804,6 +804,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
                   {"parents_sha256", parents_sha256},
                   {"backend", be.name()},
                   {"files", files}};
+  sign_seal_manifest(res.manifest, true);
   const std::string text = res.manifest.dump(2) + "\n";
   write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
   throw_if_interrupted();
@@ -833,12 +834,10 @@ seal_state parse_seal_state(std::string_view text, const fs::path& file, std::ui
   return st;
 }
 
-seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
-  const nlohmann::json m = parse_json(text, file.string() + ": malformed");
-  const manifest_fields f(file, m);
-  seal_manifest sm;
-  sm.comm_d = f.hex32("/comm_d");
-  sm.replica_id = f.hex32("/replica_id");
+namespace {
+
+// /inputs: nodes, sector size, layers and api version, each checked and against the others.
+void parse_manifest_inputs(const manifest_fields& f, seal_manifest& sm) {
   sm.porep_id = f.hex32("/inputs/porep_id");
   // Bounded: 2^32 - 1 layers (or -1) would label for ever.
   sm.layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
@@ -849,21 +848,150 @@ seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   } catch (const size_overflow& e) {
     f.fail("/inputs/nodes", e.what());
   }
+  if (const std::uint64_t size = f.integer("/inputs/sector_size", 0, ~std::uint64_t{0}); size != sm.sector_bytes)
+    f.fail("/inputs/sector_size", std::to_string(size) + " bytes, but /inputs/nodes " + std::to_string(sm.nodes) +
+                                      " x 32 is " + std::to_string(sm.sector_bytes));
   try {
     sm.api = parse_api_version(f.text("/inputs/api_version"));
   } catch (const std::invalid_argument& e) {
     f.fail("/inputs/api_version", e.what());
   }
-  if (m.is_object() && m.contains("files")) {
-    const auto digest = [&](const std::string& name) {
-      const std::string ptr = "/files/" + name + "/sha256";
-      return hex_digest_field(f, f.at(ptr), ptr);
-    };
-    sm.replica_sha256 = digest(kReplicaFile);
-    for (std::uint32_t l = 1; l <= sm.layers; ++l) sm.layer_sha256.push_back(digest(layer_file_name(l)));
-    sm.last_layer_sha256 = sm.layer_sha256.back();
+}
+
+// /replica_id must be the one the inputs and comm_d give: the layers are labeled with it.
+void check_replica_id(const manifest_fields& f, const seal_manifest& sm) {
+  const bytes32 want = replica_id(f.hex32("/inputs/prover_id"), f.integer("/inputs/sector_id", 0, ~std::uint64_t{0}),
+                                  f.hex32("/inputs/ticket"), sm.comm_d, sm.porep_id);
+  if (want != sm.replica_id)
+    f.fail("/replica_id", to_hex(sm.replica_id) + " is not " + to_hex(want) +
+                              ", the one /inputs and /comm_d give (prover id, sector id, ticket, comm_d, porep id)");
+}
+
+// /files: only this seal's files, each of its size, with a digest.
+void parse_manifest_files(const manifest_fields& f, seal_manifest& sm) {
+  std::vector<std::pair<std::string, std::uint64_t>> expected{{kReplicaFile, sm.sector_bytes},
+                                                               {kTreeDFile, tree_d_bytes(sm.nodes)}};
+  for (std::uint32_t l = 1; l <= sm.layers; ++l) expected.emplace_back(layer_file_name(l), sm.sector_bytes);
+  const auto& files = f.at("/files");
+  if (!files.is_object()) f.fail("/files", "expected an object");
+  for (const auto& item : files.items()) {
+    const std::string& name = item.key();
+    if (std::none_of(expected.begin(), expected.end(), [&](const auto& e) { return e.first == name; }))
+      f.fail("/files/" + name, "not a file of a seal of " + std::to_string(sm.layers) + " layers");
   }
+  for (const auto& [name, bytes] : expected) {
+    const std::string ptr = "/files/" + name;
+    if (f.integer(ptr + "/bytes", 0, ~std::uint64_t{0}) != bytes)
+      f.fail(ptr + "/bytes", f.at(ptr + "/bytes").dump() + " bytes, but this seal's " + name + " holds " +
+                                 std::to_string(bytes));
+    const std::string digest = hex_digest_field(f, f.at(ptr + "/sha256"), ptr + "/sha256");
+    if (name == kReplicaFile) sm.replica_sha256 = digest;
+  }
+  for (std::uint32_t l = 1; l <= sm.layers; ++l)
+    sm.layer_sha256.push_back(files.at(layer_file_name(l)).at("sha256").get<std::string>());
+  sm.last_layer_sha256 = sm.layer_sha256.back();
+}
+
+}  // namespace
+
+seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
+  seal_manifest sm;
+  sm.document = parse_json(text, file.string() + ": malformed");
+  const manifest_fields f(file, sm.document);
+  if (const std::string format = f.text("/format"); format != "poreplab-seal/1")
+    f.fail("/format", "expected \"poreplab-seal/1\", got \"" + format + "\"");
+  sm.comm_d = f.hex32("/comm_d");
+  sm.replica_id = f.hex32("/replica_id");
+  parse_manifest_inputs(f, sm);
+  hex_digest_field(f, f.at("/inputs/data_sha256"), "/inputs/data_sha256");
+  check_replica_id(f, sm);
+  if (sm.document.contains("files")) parse_manifest_files(f, sm);
+  if (sm.document.contains("mac")) sm.mac = hex_digest_field(f, sm.document.at("mac"), "/mac");
   return sm;
+}
+
+seal_manifest read_seal_manifest(const fs::path& file) {
+  if (std::error_code ec; !fs::exists(fs::symlink_status(file, ec)))
+    throw std::runtime_error(file.string() + ": missing (not a sealed directory?)");
+  return parse_seal_manifest(read_small_file(file, {.max_bytes = 16 << 20, .follow_links = false}), file);
+}
+
+namespace {
+
+std::string manifest_mac(nlohmann::json manifest, const machine_key& key) {
+  manifest.erase("mac");
+  return json_mac(manifest, key);
+}
+
+// Whether seal.json's MAC verifies here; else why not.
+manifest_trust verify_manifest_mac(const seal_manifest& sm) {
+  manifest_trust t;
+  std::string why;
+  const std::optional<machine_key> key = load_machine_key(why);
+  if (!key)
+    t.why = "no machine key (" + why + ")";
+  else if (sm.mac.empty())
+    t.why = "it carries no MAC under this machine's key (" + key->file.string() + ")";
+  else if (sm.mac != manifest_mac(sm.document, *key))
+    t.why = "its MAC does not verify under this machine's key (" + key->file.string() + "; sealed elsewhere, or edited)";
+  t.mac_verified = t.why.empty();
+  return t;
+}
+
+}  // namespace
+
+void sign_seal_manifest(nlohmann::json& manifest, bool sign) {
+  manifest.erase("mac");
+  std::string why;
+  if (const std::optional<machine_key> key = sign ? load_machine_key(why) : std::nullopt; key)
+    manifest["mac"] = manifest_mac(manifest, *key);
+}
+
+std::string manifest_trust::text() const {
+  if (mac_verified) return "its MAC verifies under this machine's key";
+  return why + ": " + std::to_string(sampled) + " labels of each layer read re-labeled from their parents";
+}
+
+manifest_trust check_seal_layers(const seal_manifest& sm, const fs::path& dir, std::uint32_t first_layer) {
+  manifest_trust t = verify_manifest_mac(sm);
+  if (t.mac_verified) return t;
+  const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, sm.nodes);
+  for (std::uint32_t l = std::max<std::uint32_t>(first_layer, 1); l <= sm.layers; ++l) {
+    const fs::path file = dir / layer_file_name(l);
+    const sampled_result r = check_layer_file_samples(g, sm.replica_id.data(), l, file,
+                                                      l > 1 ? dir / layer_file_name(l - 1) : fs::path{},
+                                                      kDefaultVerifySamples);
+    if (!r.ok())
+      throw std::runtime_error(file.string() + ": " + std::to_string(r.mismatched) + " of " +
+                               std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " +
+                               r.first_mismatch + "): not the layer " + kSealManifest + " describes (" + t.why +
+                               ", so its digests alone are not trusted)");
+    t.sampled = r.checked;
+  }
+  return t;
+}
+
+bytes32 decoded_comm_d(const seal_manifest& sm, const fs::path& dir) {
+  const fs::path replica_file = dir / kReplicaFile, key_file = dir / layer_file_name(sm.layers);
+  const std::uint64_t chunk = std::min<std::uint64_t>(sm.nodes, std::uint64_t{1} << 18);
+  require_memory(checked_mul(chunk, 3 * 32, "comm_d check memory"), dir.string());
+  const unique_fd rf = open_regular_for_reading(replica_file), kf = open_regular_for_reading(key_file);
+  std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
+  comm_d_builder root;
+  for (std::uint64_t first = 0; first < sm.nodes; first += chunk) {
+    const std::uint64_t off = first * 32, n = chunk * 32;
+    pread_exact(rf.get(), r.data(), n, off, replica_file);
+    pread_exact(kf.get(), k.data(), n, off, key_file);
+    for (const auto& [bytes, file] : {std::pair{&r, &replica_file}, std::pair{&k, &key_file}})
+      if (const auto bad = first_noncanonical(bytes->data(), chunk); bad >= 0)
+        throw std::runtime_error(file->string() + ": node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
+                                 " is not a canonical field element (>= r)");
+    decode(k.data(), r.data(), d.data(), chunk);
+    root.add(d.data(), chunk);
+    ::posix_fadvise(rf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    ::posix_fadvise(kf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+  }
+  return root.root();
 }
 
 namespace {
@@ -893,10 +1021,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
   }
   const fs::path manifest_path = sealed_dir / kSealManifest;
-  if (!fs::exists(manifest_path))
-    throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const seal_manifest sm = parse_seal_manifest(
-      read_small_file(manifest_path, {.max_bytes = 16 << 20, .follow_links = false}), manifest_path);
+  const seal_manifest sm = read_seal_manifest(manifest_path);
   unseal_result res;
   const bytes32& comm_d = sm.comm_d;
   const bytes32& id = sm.replica_id;
@@ -919,6 +1044,8 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   if (!relabel) {
     // Replica and last layer in chunks: memory is three chunks, whatever the sector.
     check_file_size(last_layer, sector_bytes, "the replica");
+    // Without a MAC that verifies here, the layer's digest in seal.json proves nothing.
+    res.trust = check_seal_layers(sm, sealed_dir, layers);
     constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
     const std::uint64_t chunk = std::min(nodes, kChunkNodes);
     require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
