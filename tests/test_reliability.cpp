@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "records/records.hpp"
 #include "runner/config.hpp"
 #include "runner/kinds.hpp"
 #include "runner/runner.hpp"
@@ -1294,4 +1295,104 @@ TEST_CASE("seal.json: sector size, replica id and file sizes are cross-checked",
           "/files/sc-02-data-layer-3.dat: not a file of a seal of 2 layers");
   refused([](json& m) { m["format"] = "poreplab-seal/9"; }, "/format: expected");
   CHECK_FALSE(fs::exists(dir / "d.bin"));
+}
+
+namespace {
+
+// One line per record: a header and an ok hash point with these samples, then `extra`.
+std::string records_with(const std::string& samples, const std::string& extra = "") {
+  json point = {{"type", "point"}, {"run", 0},        {"experiment", "h"},          {"kind", "hash"},
+                {"axes", {{"algo", "sha256"}}},       {"status", "ok"},             {"metric", "ns_per_block"},
+                {"stats", {{"n", 3}, {"min", 855}, {"median", 857}, {"max", 860}}}};
+  point["samples"] = json::parse(samples);
+  return json{{"type", "header"}, {"schema", "poreplab-records/1"}, {"run", 0}}.dump() + "\n" + point.dump() + "\n" +
+         extra;
+}
+
+}  // namespace
+
+TEST_CASE("a FIFO where a key, a state file, a cache or records belong is refused at once, never blocks",
+          "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  fs::create_directories(dir / "state");
+  REQUIRE(::mkfifo((dir / "state" / "seal-key").c_str(), 0600) == 0);
+  // The machine key: the seal goes on without it, and pc2 says why it checks the layers.
+  const result s = sh(dir, cli_keyed(dir, seal_args(dir / "data.bin", dir / "sealed")), 30);
+  INFO(s.err);
+  REQUIRE(s.status == 0);
+  const result p = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed")), 30);
+  CHECK(p.status == 0);
+  CHECK(p.out.find("no machine key (" + (dir / "state" / "seal-key").string() + ": is a FIFO, not a regular file)") !=
+        std::string::npos);
+  // An unfinished seal's state file.
+  fs::create_directories(dir / "unfinished");
+  REQUIRE(::mkfifo((dir / "unfinished" / "seal-state.json").c_str(), 0600) == 0);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "unfinished")), 30),
+              {(dir / "unfinished" / "seal-state.json").string() + ": is a FIFO, not a regular file"});
+  // The engine calibration cache: refused with a warning, measured again and rewritten.
+  const std::string tune_env = "POREPLAB_TUNE_DIR=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, tune_env + cli("tune --rounds 1 --sample-ms 1")).status == 0);
+  const fs::path cache = fs::directory_iterator(dir / "cache")->path();
+  fs::remove(cache);
+  REQUIRE(::mkfifo(cache.c_str(), 0600) == 0);
+  const result t = sh(dir, tune_env + cli("tune"), 30);
+  CHECK(t.status == 0);
+  CHECK(t.err.find(cache.string() + ": is a FIFO, not a regular file") != std::string::npos);
+  CHECK(fs::is_regular_file(fs::symlink_status(cache)));
+  // A parent cache file, and one that is a directory.
+  REQUIRE(sh(dir, cli(seal_args(dir / "data.bin", dir / "s2") + " --parent-cache " + quote(dir / "pc"))).status == 0);
+  fs::path table;
+  for (const auto& e : fs::directory_iterator(dir / "pc"))
+    if (e.path().extension() == ".cache") table = e.path();
+  fs::remove(table);
+  REQUIRE(::mkfifo(table.c_str(), 0600) == 0);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "s3") + " --parent-cache " + quote(dir / "pc")), 30),
+              {table.string() + ": is a FIFO, not a regular file"});
+  fs::remove(table);
+  fs::create_directories(table);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "s4") + " --parent-cache " + quote(dir / "pc"))),
+              {table.string() + ": is a directory, not a regular file"});
+  // Records a report reads.
+  fs::create_directories(dir / "r");
+  REQUIRE(::mkfifo((dir / "r" / "records.jsonl").c_str(), 0600) == 0);
+  check_error(sh(dir, cli("compare " + quote(dir / "r") + " " + quote(dir / "r")), 30),
+              {(dir / "r" / "records.jsonl").string() + ": is a FIFO, not a regular file"});
+}
+
+TEST_CASE("records: impossible timings are errors naming file:line and field, duplicates are reported, the size is bounded",
+          "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "base");
+  fs::create_directories(dir / "other");
+  spit(dir / "base" / "records.jsonl", records_with("[857, 860, 855]"));
+  const std::string compare = "compare " + quote(dir / "base") + " " + quote(dir / "other") + " --fail-on-regression 5";
+  const fs::path other = dir / "other" / "records.jsonl";
+  for (const auto& [samples, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"[0, 0, 0]", "/samples/0: 0 is not a timing"}, {"[857, -5, 855]", "/samples/1: -5 is not a timing"}}) {
+    spit(other, records_with(samples));
+    check_error(sh(dir, cli(compare)), {other.string() + ":2: " + shown + " (positive and finite)"});
+  }
+  // Without samples, the median is the timing.
+  spit(other, json{{"type", "point"}, {"experiment", "h"}, {"axes", {{"algo", "sha256"}}}, {"status", "ok"},
+                   {"stats", {{"n", 1}, {"median", 0}}}}.dump() + "\n");
+  check_error(sh(dir, cli(compare)), {other.string() + ":1: /stats/median: 0 is not a timing"});
+  // A number where a name belongs is named, not met by a report as a library exception.
+  spit(other, json{{"type", "point"}, {"experiment", "h"}, {"axes", {{"algo", "sha256"}}}, {"status", 5}}.dump() + "\n");
+  check_error(sh(dir, cli(compare)), {other.string() + ":1: /status: expected a string, got 5"});
+  // A point recorded ok twice: compared, and reported.
+  const std::string point = records_with("[857, 860, 855]").substr(records_with("[857, 860, 855]").find('\n') + 1);
+  spit(other, records_with("[857, 860, 855]", point));
+  const result dup = sh(dir, cli(compare + " -o " + quote(dir / "cmp")));
+  INFO(dup.err);
+  CHECK(dup.status == 0);
+  CHECK(dup.err.find("poreplab: warning: " + other.string() + ":3: h {\"algo\":\"sha256\"} was recorded ok at line 2 "
+                     "already (the later record is used)") != std::string::npos);
+  CHECK(slurp(dir / "cmp" / "compare.md").find("## Duplicate points") != std::string::npos);
+  // Bounded: records that would not fit in memory, and a file past the limit, are refused
+  // before they are read.
+  check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=1000 " + cli(compare)),
+              {(dir / "base" / "records.jsonl").string() + ": does not fit in memory"});
+  fs::resize_file(other, runner::kMaxRecordsBytes + 1);
+  check_error(sh(dir, cli(compare)), {other.string() + ": 1073741825 bytes, more than the 1.0 GiB a records file may hold"});
 }

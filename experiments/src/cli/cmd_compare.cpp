@@ -51,6 +51,8 @@ void add_compare_command(CLI::App& app) {
         if (std::filesystem::exists(out / name))
           throw usage_error((out / name).string() + " exists (give --force to replace it, or another --out)");
     const compare::result r = compare::compare(dirs, pct);
+    for (const auto& s : r.sides)
+      for (const auto& d : s.duplicates) std::cerr << "poreplab: warning: " << d << "\n";
     const std::string md = compare::to_markdown(r);
     const std::string js = compare::to_json(r).dump(2) + "\n";
     if (out.empty()) {
