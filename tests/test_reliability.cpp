@@ -1396,3 +1396,52 @@ TEST_CASE("records: impossible timings are errors naming file:line and field, du
   fs::resize_file(other, runner::kMaxRecordsBytes + 1);
   check_error(sh(dir, cli(compare)), {other.string() + ": 1073741825 bytes, more than the 1.0 GiB a records file may hold"});
 }
+
+TEST_CASE("report -o FILE: a report already written is not replaced without --force", "[reliability][report]") {
+  temp_dir dir;
+  fs::create_directories(dir / "r");
+  const json header = {{"type", "header"},
+                       {"run", 0},
+                       {"environment", {{"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}}}}};
+  const json label = {{"type", "point"},
+                      {"run", 0},
+                      {"experiment", "e"},
+                      {"kind", "label"},
+                      {"status", "ok"},
+                      {"axes",
+                       {{"backend", "cpu"}, {"variant", "sdr"}, {"hash", "sha256"}, {"sector_size", 2048},
+                        {"sectors", 1}, {"layers", 2}, {"threads", 1}}},
+                      {"stats", {{"median", 800}, {"n", 1}}},
+                      {"rates", {{"labels_per_s", 1.25e6}}},
+                      {"context", {{"scheme", "sdr/sha256"}, {"device", "Test CPU"}}}};
+  spit(dir / "r" / "records.jsonl", header.dump() + "\n" + label.dump() + "\n");
+  spit(dir / "verdict.md", std::string("mine"));
+  const std::string verdict = "report verdict " + quote(dir / "r") + " -o " + quote(dir / "verdict.md");
+  check_error(sh(dir, cli(verdict)), {(dir / "verdict.md").string() + ": already exists; pass --force to replace it"});
+  CHECK(slurp(dir / "verdict.md") == "mine");
+  const result forced = sh(dir, cli(verdict + " --force"));
+  INFO(forced.err);
+  CHECK(forced.status == 0);
+  CHECK(slurp(dir / "verdict.md").rfind("#", 0) == 0);
+  // --machine takes one file per flag: a result directory after it is a result directory.
+  spit(dir / "m.json", R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": 8}, "ram": "64GiB"})");
+  copy_dir(dir / "r", dir / "r2");
+  const result both = sh(dir, cli("report verdict " + quote(dir / "r") + " --machine " + quote(dir / "m.json") + " " +
+                                  quote(dir / "r2")));
+  INFO(both.err);
+  CHECK(both.status == 0);
+  check_error(sh(dir, cli("report verdict --machine " + quote(dir / "r2"))),
+              {(dir / "r2").string() + " is a directory: result directories go before --machine"});
+}
+
+TEST_CASE("errors in the tool's own words: a tune directory that is a file, --sectors past 2^32", "[reliability][cli]") {
+  temp_dir dir;
+  spit(dir / "file", std::string("x"));
+  const result t = sh(dir, "POREPLAB_TUNE_DIR=" + quote(dir / "file") + " " + cli("tune --rounds 1 --sample-ms 1"));
+  CHECK(t.status == 0);
+  CHECK(t.err.find("poreplab: warning: engine calibration not cached: " + (dir / "file").string() +
+                   ": exists and is not a directory\n") != std::string::npos);
+  CHECK(t.err.find("filesystem error") == std::string::npos);
+  check_error(sh(dir, cli("bench label --sector-size 2KiB --sectors 4294967296")),
+              {"--sectors: '4294967296' is out of range"});
+}
