@@ -1445,3 +1445,25 @@ TEST_CASE("errors in the tool's own words: a tune directory that is a file, --se
   check_error(sh(dir, cli("bench label --sector-size 2KiB --sectors 4294967296")),
               {"--sectors: '4294967296' is out of range"});
 }
+
+TEST_CASE("vector verify: null or absent PC2 fields are not in the vector, for any layer count", "[reliability][vectors]") {
+  temp_dir dir;
+  const json original = read_json(vector_2kib());
+  const auto verify = [&](const std::function<void(json&)>& edit) {
+    json v = original;
+    edit(v);
+    spit(dir / "v.json", v.dump());
+    return sh(dir, cli("vector verify " + quote(dir / "v.json")));
+  };
+  const result null_c = verify([](json& v) { v["comm_c"] = nullptr; });
+  INFO(null_c.out << null_c.err);
+  CHECK(null_c.status == 0);
+  CHECK(null_c.out.find("comm_c: not in the vector (null or absent)") != std::string::npos);
+  CHECK(null_c.out.find("comm_r (") != std::string::npos);  // the others still checked
+  const result none = verify([](json& v) {
+    for (const char* f : sdr::kPc2Fields) v.erase(f);
+  });
+  CHECK(none.status == 0);
+  CHECK(none.out.find(" passed, 0 failed, 3 not in the vectors\n") != std::string::npos);
+  check_error(verify([](json& v) { v["comm_c"] = 5; }), {"v.json: comm_c: expected 64 lowercase hex digits"});
+}

@@ -145,6 +145,9 @@ void check_expected_outputs(const sdr_vector& v) {
     fail(v, "replica_hex", "expected " + std::to_string(layer_hex) + " hex digits");
   if (j.contains("data_sha256") && !is_hex_of(j.at("data_sha256"), 64))
     fail(v, "data_sha256", "expected 64 lowercase hex digits");
+  for (const char* f : kPc2Fields)
+    if (j.contains(f) && !j.at(f).is_null() && !is_hex_of(j.at(f), 64))
+      fail(v, f, "expected 64 lowercase hex digits, or null when the vector has no PC2, got " + j.at(f).dump());
 }
 
 }  // namespace
