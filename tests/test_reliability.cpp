@@ -1467,3 +1467,63 @@ TEST_CASE("vector verify: null or absent PC2 fields are not in the vector, for a
   CHECK(none.out.find(" passed, 0 failed, 3 not in the vectors\n") != std::string::npos);
   check_error(verify([](json& v) { v["comm_c"] = 5; }), {"v.json: comm_c: expected 64 lowercase hex digits"});
 }
+
+TEST_CASE("gpu-study deletes only what it made: archive names, an existing directory, a damaged archive, set-ID bits",
+          "[reliability][gpu-study]") {
+  temp_dir dir;
+  // As on the device (tests/gpu_study_emulated.sh): no environment.
+  const std::string study = "env -i /bin/bash " + quote(fs::path(POREPLAB_SOURCE_DIR) / "scripts" / "gpu-study");
+  // A bundle whose gpu-study prints how it was called, and a set-user-ID file.
+  fs::create_directories(dir / "src");
+  spit(dir / "src" / "gpu-study", std::string("#!/bin/sh\necho \"inner $*\"\n"));
+  spit(dir / "src" / "tool", std::string("x"));
+  fs::permissions(dir / "src" / "gpu-study", fs::perms::owner_all);
+  fs::permissions(dir / "src" / "tool", fs::perms::owner_all | fs::perms::set_uid);
+  const auto pack = [&](const std::string& name) {
+    REQUIRE(sh(dir, "cd " + quote(dir.path) + " && python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], \"w:xz\"); "
+                    "t.add(\"src\", arcname=\".\"); t.close()' " + quote(name)).status == 0);
+  };
+  pack("bundle.tar.xz");
+  const std::string call = " --budget 480 --out " + quote(dir / "o");
+  const result first = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bundle.tar.xz" + call);
+  INFO(first.err);
+  CHECK(first.status == 0);
+  CHECK(first.out == "inner --budget 480 --out " + (dir / "o").string() + "\n");
+  CHECK(first.err.find("unpacking") != std::string::npos);
+  CHECK(fs::exists(dir / "bundle" / ".unpacked-from"));
+  CHECK((fs::status(dir / "bundle" / "tool").permissions() & fs::perms::set_uid) == fs::perms::none);
+  // The same archive again: its unpack, stamped, is reused.
+  const result again = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bundle.tar.xz" + call);
+  CHECK(again.status == 0);
+  CHECK(again.err.find("unpacking") == std::string::npos);
+  // A directory it did not unpack is never replaced; names that are not NAME.tar.* are refused.
+  fs::create_directories(dir / "results");
+  spit(dir / "results" / "keep", std::string("mine"));
+  fs::copy_file(dir / "bundle.tar.xz", dir / "results.tar.xz");
+  fs::copy_file(dir / "bundle.tar.xz", dir / "bundle.xz");
+  fs::create_directories(dir / "sub");
+  fs::copy_file(dir / "bundle.tar.xz", dir / "sub" / ".tar.xz");
+  for (const std::string archive : {"results.tar.xz", "bundle.xz", "sub/.tar.xz"}) {
+    const result r = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive " + archive + call);
+    INFO(archive << ": " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind("gpu-study: error: --archive " , 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(slurp(dir / "results" / "keep") == "mine");
+  CHECK(fs::exists(dir / "bundle.xz"));
+  CHECK(fs::exists(dir / "sub" / ".tar.xz"));
+  // A damaged archive leaves nothing behind.
+  spit(dir / "bad.tar.xz", slurp(dir / "bundle.tar.xz").substr(0, 100));
+  const auto before = names_in(dir.path);
+  CHECK(sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bad.tar.xz" + call).status == 1);
+  CHECK(names_in(dir.path) == before);
+  // --budget: decimal digits only, one line.
+  for (const std::string budget : {"08", "0100", "1e3", "24"}) {
+    const result r = sh(dir, study + " --budget " + budget + " --out " + quote(dir / "o"));
+    INFO(budget << ": " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err == "gpu-study: error: --budget '" + budget +
+                       "': expected whole seconds in decimal digits (no leading zero), at least 25\n");
+  }
+}
