@@ -951,7 +951,7 @@ TEST_CASE("machine key: created once, private, and refused when others may write
     setenv("POREPLAB_STATE_DIR", saved.c_str(), 1);
 }
 
-TEST_CASE("unseal: the files read are checked against seal.json's digests; a damaged seal.json is refused",
+TEST_CASE("unseal: the files read are checked against seal.json's digests, a damaged seal.json is refused",
           "[reliability][seal]") {
   temp_dir dir;
   seal_2kib(dir);
