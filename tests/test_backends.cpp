@@ -102,7 +102,7 @@ TEST_CASE("the default timing hook times label() on the host clock", "[backends]
   CHECK(t.device.empty());
 }
 
-TEST_CASE("knob axes: every knob is an axis; the new ones stay out of records unless named", "[backends]") {
+TEST_CASE("knob axes: every knob is an axis, the new ones stay out of records unless named", "[backends]") {
   using namespace poreplab::runner;
   const kind_spec* label = find_kind("label");
   REQUIRE(label != nullptr);

@@ -175,7 +175,7 @@ TEST_CASE("compare: poreplab compare writes its files and fails on a planted reg
   // Results already written are not replaced without --force.
   r = test::run_poreplab("compare " + base + " " + test::shell_quote((s / "same").string()) + " -o " + test::shell_quote(out.string()), s);
   CHECK(r.status == 1);
-  CHECK(r.err.find("compare.md exists") != std::string::npos);
+  CHECK(r.err.find("compare.md: already exists; pass --force") != std::string::npos);
 }
 
 TEST_CASE("compare: bad input is one error line naming the file, and nothing is written", "[compare]") {

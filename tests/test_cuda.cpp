@@ -342,7 +342,7 @@ TEST_CASE("cuda-emu: block-per-sector kernels with the predecessor in any base s
   }
 }
 
-TEST_CASE("label kernels: auto picks the latency design for few sectors; block kernels keep their block size",
+TEST_CASE("label kernels: auto picks the latency design for few sectors, block kernels keep their block size",
           "[cuda][emu]") {
   using sdr::kernel_variant;
   const sdr::label_scheme filecoin{};

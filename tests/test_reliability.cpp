@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "records/records.hpp"
 #include "runner/config.hpp"
 #include "runner/kinds.hpp"
 #include "runner/runner.hpp"
@@ -38,6 +39,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/machine_key.hpp"
 #include "poreplab/sdr/mmap_layer_store.hpp"
+#include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
 #include "poreplab/sdr/vector_file.hpp"
@@ -949,7 +951,7 @@ TEST_CASE("machine key: created once, private, and refused when others may write
     setenv("POREPLAB_STATE_DIR", saved.c_str(), 1);
 }
 
-TEST_CASE("unseal: the files read are checked against seal.json's digests; a damaged seal.json is refused",
+TEST_CASE("unseal: the files read are checked against seal.json's digests, a damaged seal.json is refused",
           "[reliability][seal]") {
   temp_dir dir;
   seal_2kib(dir);
@@ -1116,4 +1118,412 @@ TEST_CASE("config: strings, names, arrays and nesting are bounded, each error na
                     Catch::StartsWith("c.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 16"));
   // The shipped configs are far inside the limits.
   CHECK_NOTHROW(runner::parse_config(config_with([](json&) {}), "c.json"));
+}
+
+// ---- never write through what is already there ----
+
+namespace {
+
+void plant_link(const fs::path& at, const fs::path& target) {
+  std::error_code ec;
+  fs::remove(at, ec);
+  fs::create_symlink(target, at);
+}
+
+// The 2KiB seal's PC2 tree file names.
+std::vector<std::string> tree_file_names() {
+  std::vector<std::string> names;
+  for (const auto& f : sdr::pc2_tree_files(2048)) names.push_back(f.name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("staging files: a link planted at a .tmp name is removed, never written through", "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "victim", std::string("precious"));
+  seal_2kib(dir);
+  const fs::path out = dir / "sealed";
+  const std::string replica = slurp(out / "replica.dat");
+  SECTION("seal --force: every file of the seal and its state file") {
+    for (const std::string name : {"replica.dat", "seal.json", "seal-state.json", "sc-02-data-layer-1.dat",
+                                   "sc-02-data-layer-2.dat", "sc-02-data-tree-d.dat"})
+      plant_link(out / (name + ".tmp"), dir / "victim");
+    const result r = sh(dir, cli(seal_args(dir / "data.bin", out) + " --force"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(slurp(dir / "victim") == "precious");
+    for (const auto& name : names_in(out)) {
+      CHECK_FALSE(fs::is_symlink(out / name));
+      CHECK(name.find(".tmp") == std::string::npos);
+    }
+    CHECK(slurp(out / "replica.dat") == replica);
+  }
+  SECTION("pc2: its tree files and seal.json") {
+    for (const auto& name : tree_file_names()) plant_link(out / (name + ".tmp"), dir / "victim");
+    plant_link(out / "seal.json.tmp", dir / "victim");
+    const result r = sh(dir, cli("pc2 --sealed " + quote(out)));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(slurp(dir / "victim") == "precious");
+    for (const auto& name : tree_file_names()) CHECK(fs::is_regular_file(fs::symlink_status(out / name)));
+    CHECK(read_json(out / "seal.json").contains("pc2"));
+  }
+  SECTION("run: a results directory's lock file") {
+    spit(dir / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+        "warmup": 0, "samples": 1, "axes": {"algo": ["sha256"], "engine": ["portable"], "size": ["1KiB"]}}]})");
+    fs::create_directories(dir / "r");
+    plant_link(dir / "r" / ".lock", dir / "victim");
+    check_error(sh(dir, cli("run --no-plots " + quote(dir / "c.json") + " -o " + quote(dir / "r"))),
+                {(dir / "r" / ".lock").string(), "symbolic link"});
+    CHECK(slurp(dir / "victim") == "precious");
+  }
+}
+
+TEST_CASE("a directory where an output file goes is refused before any work, the previous seal kept",
+          "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const fs::path out = dir / "sealed";
+  const std::string manifest = slurp(out / "seal.json");
+  SECTION("seal --force over a replica.dat that is a directory") {
+    fs::remove(out / "replica.dat");
+    fs::create_directories(out / "replica.dat" / "x");
+    check_error(sh(dir, cli(seal_args(dir / "data.bin", out) + " --force")),
+                {(out / "replica.dat").string() + ": is a directory"});
+    CHECK(slurp(out / "seal.json") == manifest);
+  }
+  SECTION("pc2 with a tree file that is a directory") {
+    const std::string tree = tree_file_names().front();
+    fs::create_directories(out / tree);
+    check_error(sh(dir, cli("pc2 --sealed " + quote(out))), {(out / tree).string() + ": is a directory"});
+    CHECK(slurp(out / "seal.json") == manifest);
+    for (const auto& name : names_in(out)) CHECK(name.find(".tmp") == std::string::npos);
+  }
+}
+
+namespace {
+
+// `poreplab ARGS` with the machine key kept in dir/state (or where `state` says).
+std::string cli_keyed(const temp_dir& dir, const std::string& args, const std::string& state = "") {
+  return "POREPLAB_STATE_DIR=" + quote(state.empty() ? (dir / "state").string() : state) + " " + cli(args);
+}
+
+// Flips bit 0 of node `node`'s first byte (the low byte of a field element: still canonical).
+void flip_node(const fs::path& file, std::uint64_t node) {
+  std::string bytes = slurp(file);
+  bytes[32 * node] ^= 1;
+  spit(file, bytes);
+}
+
+// seal.json with the digest of `name` set to that file's SHA-256 now.
+void rewrite_digest(const fs::path& sealed, const std::string& name) {
+  json m = read_json(sealed / "seal.json");
+  m["files"][name]["sha256"] = sha256_of_file(sealed / name);
+  spit(sealed / "seal.json", m.dump(2));
+}
+
+void copy_dir(const fs::path& from, const fs::path& to) { fs::copy(from, to, fs::copy_options::recursive); }
+
+}  // namespace
+
+TEST_CASE("pc2 and unseal: seal.json vouches for the layers only under its MAC, else they are re-labeled in part",
+          "[reliability][seal][pc2]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  REQUIRE(sh(dir, cli_keyed(dir, seal_args(dir / "data.bin", dir / "sealed"))).status == 0);
+  REQUIRE(read_json(dir / "sealed" / "seal.json").contains("mac"));
+  copy_dir(dir / "sealed", dir / "clean");
+  const result good = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "clean")));
+  INFO(good.err);
+  REQUIRE(good.status == 0);
+  CHECK(good.out.find("seal.json: its MAC verifies under this machine's key") != std::string::npos);
+  const std::string comm_r = read_json(dir / "clean" / "seal.json")["pc2"]["comm_r"];
+  // PC2 of a seal it vouched for is signed again: unseal trusts it.
+  CHECK(read_json(dir / "clean" / "seal.json").contains("mac"));
+  const result u = sh(dir, cli_keyed(dir, "unseal --sealed " + quote(dir / "clean") + " --out " + quote(dir / "u.bin")));
+  CHECK(u.status == 0);
+  CHECK(u.out.find("MAC verifies") != std::string::npos);
+  SECTION("a flipped layer byte with its digest rewritten: caught with a key and without one") {
+    flip_node(dir / "sealed" / "sc-02-data-layer-1.dat", 5);
+    rewrite_digest(dir / "sealed", "sc-02-data-layer-1.dat");
+    for (const std::string& state : {std::string(), std::string("/dev/null/poreplab")}) {
+      check_error(sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"), state)),
+                  {(dir / "sealed" / "sc-02-data-layer-1.dat").string() + ": ", "labels re-labeled from their parents differ"});
+      CHECK_FALSE(read_json(dir / "sealed" / "seal.json").contains("pc2"));
+    }
+    flip_node(dir / "sealed" / "sc-02-data-layer-2.dat", 9);
+    rewrite_digest(dir / "sealed", "sc-02-data-layer-2.dat");
+    check_error(sh(dir, cli_keyed(dir, "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "d.bin"))),
+                {"sc-02-data-layer-2.dat: ", "re-labeled from their parents differ", "MAC does not verify"});
+    CHECK_FALSE(fs::exists(dir / "d.bin"));
+  }
+  SECTION("a flipped replica byte with its digest rewritten") {
+    flip_node(dir / "sealed" / "replica.dat", 3);
+    rewrite_digest(dir / "sealed", "replica.dat");
+    check_error(sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"))),
+                {(dir / "sealed" / "replica.dat").string() + ": does not decode with the last layer to the data of comm_d"});
+  }
+  SECTION("no key here: the layers pass their sampled re-labeling and comm_r is right, unsigned") {
+    const result r = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed"), "/dev/null/poreplab"));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("no machine key (cannot create /dev/null/poreplab") != std::string::npos);
+    CHECK(r.out.find("64 labels of each layer read re-labeled from their parents") != std::string::npos);
+    CHECK(read_json(dir / "sealed" / "seal.json")["pc2"]["comm_r"] == comm_r);
+    CHECK_FALSE(read_json(dir / "sealed" / "seal.json").contains("mac"));
+  }
+}
+
+TEST_CASE("seal.json: sector size, replica id and file sizes are cross-checked", "[reliability][seal]") {
+  temp_dir dir;
+  seal_2kib(dir);
+  const std::string original = slurp(dir / "sealed" / "seal.json");
+  const auto refused = [&](const std::function<void(json&)>& edit, const std::string& shown) {
+    json m = json::parse(original);
+    edit(m);
+    spit(dir / "sealed" / "seal.json", m.dump(2));
+    for (const std::string& cmd : {"pc2 --sealed " + quote(dir / "sealed"),
+                                  "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "d.bin")})
+      check_error(sh(dir, cli(cmd)), {(dir / "sealed" / "seal.json").string() + ": " + shown});
+  };
+  refused([](json& m) { m["inputs"]["sector_size"] = 4096; },
+          "/inputs/sector_size: 4096 bytes, but /inputs/nodes 64 x 32 is 2048");
+  refused([](json& m) { m["inputs"]["sector_id"] = 8; }, "/replica_id: ");
+  refused([](json& m) { m["files"]["replica.dat"]["bytes"] = 4096; }, "/files/replica.dat/bytes: 4096 bytes");
+  refused([](json& m) { m["files"]["sc-02-data-layer-3.dat"] = m["files"]["replica.dat"]; },
+          "/files/sc-02-data-layer-3.dat: not a file of a seal of 2 layers");
+  refused([](json& m) { m["format"] = "poreplab-seal/9"; }, "/format: expected");
+  CHECK_FALSE(fs::exists(dir / "d.bin"));
+}
+
+namespace {
+
+// One line per record: a header and an ok hash point with these samples, then `extra`.
+std::string records_with(const std::string& samples, const std::string& extra = "") {
+  json point = {{"type", "point"}, {"run", 0},        {"experiment", "h"},          {"kind", "hash"},
+                {"axes", {{"algo", "sha256"}}},       {"status", "ok"},             {"metric", "ns_per_block"},
+                {"stats", {{"n", 3}, {"min", 855}, {"median", 857}, {"max", 860}}}};
+  point["samples"] = json::parse(samples);
+  return json{{"type", "header"}, {"schema", "poreplab-records/1"}, {"run", 0}}.dump() + "\n" + point.dump() + "\n" +
+         extra;
+}
+
+}  // namespace
+
+TEST_CASE("a FIFO where a key, a state file, a cache or records belong is refused at once, never blocks",
+          "[reliability][seal]") {
+  temp_dir dir;
+  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  fs::create_directories(dir / "state");
+  REQUIRE(::mkfifo((dir / "state" / "seal-key").c_str(), 0600) == 0);
+  // The machine key: the seal goes on without it, and pc2 says why it checks the layers.
+  const result s = sh(dir, cli_keyed(dir, seal_args(dir / "data.bin", dir / "sealed")), 30);
+  INFO(s.err);
+  REQUIRE(s.status == 0);
+  const result p = sh(dir, cli_keyed(dir, "pc2 --sealed " + quote(dir / "sealed")), 30);
+  CHECK(p.status == 0);
+  CHECK(p.out.find("no machine key (" + (dir / "state" / "seal-key").string() + ": is a FIFO, not a regular file)") !=
+        std::string::npos);
+  // An unfinished seal's state file.
+  fs::create_directories(dir / "unfinished");
+  REQUIRE(::mkfifo((dir / "unfinished" / "seal-state.json").c_str(), 0600) == 0);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "unfinished")), 30),
+              {(dir / "unfinished" / "seal-state.json").string() + ": is a FIFO, not a regular file"});
+  // The engine calibration cache: refused with a warning, measured again and rewritten.
+  const std::string tune_env = "POREPLAB_TUNE_DIR=" + quote(dir / "cache") + " ";
+  REQUIRE(sh(dir, tune_env + cli("tune --rounds 1 --sample-ms 1")).status == 0);
+  const fs::path cache = fs::directory_iterator(dir / "cache")->path();
+  fs::remove(cache);
+  REQUIRE(::mkfifo(cache.c_str(), 0600) == 0);
+  const result t = sh(dir, tune_env + cli("tune"), 30);
+  CHECK(t.status == 0);
+  CHECK(t.err.find(cache.string() + ": is a FIFO, not a regular file") != std::string::npos);
+  CHECK(fs::is_regular_file(fs::symlink_status(cache)));
+  // A parent cache file, and one that is a directory.
+  REQUIRE(sh(dir, cli(seal_args(dir / "data.bin", dir / "s2") + " --parent-cache " + quote(dir / "pc"))).status == 0);
+  fs::path table;
+  for (const auto& e : fs::directory_iterator(dir / "pc"))
+    if (e.path().extension() == ".cache") table = e.path();
+  fs::remove(table);
+  REQUIRE(::mkfifo(table.c_str(), 0600) == 0);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "s3") + " --parent-cache " + quote(dir / "pc")), 30),
+              {table.string() + ": is a FIFO, not a regular file"});
+  fs::remove(table);
+  fs::create_directories(table);
+  check_error(sh(dir, cli(seal_args(dir / "data.bin", dir / "s4") + " --parent-cache " + quote(dir / "pc"))),
+              {table.string() + ": is a directory, not a regular file"});
+  // Records a report reads.
+  fs::create_directories(dir / "r");
+  REQUIRE(::mkfifo((dir / "r" / "records.jsonl").c_str(), 0600) == 0);
+  check_error(sh(dir, cli("compare " + quote(dir / "r") + " " + quote(dir / "r")), 30),
+              {(dir / "r" / "records.jsonl").string() + ": is a FIFO, not a regular file"});
+}
+
+TEST_CASE("records: impossible timings are errors naming file:line and field, duplicates are reported, the size is bounded",
+          "[reliability][runner]") {
+  temp_dir dir;
+  fs::create_directories(dir / "base");
+  fs::create_directories(dir / "other");
+  spit(dir / "base" / "records.jsonl", records_with("[857, 860, 855]"));
+  const std::string compare = "compare " + quote(dir / "base") + " " + quote(dir / "other") + " --fail-on-regression 5";
+  const fs::path other = dir / "other" / "records.jsonl";
+  for (const auto& [samples, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"[0, 0, 0]", "/samples/0: 0 is not a timing"}, {"[857, -5, 855]", "/samples/1: -5 is not a timing"}}) {
+    spit(other, records_with(samples));
+    check_error(sh(dir, cli(compare)), {other.string() + ":2: " + shown + " (positive and finite)"});
+  }
+  // Without samples, the median is the timing.
+  spit(other, json{{"type", "point"}, {"experiment", "h"}, {"axes", {{"algo", "sha256"}}}, {"status", "ok"},
+                   {"stats", {{"n", 1}, {"median", 0}}}}.dump() + "\n");
+  check_error(sh(dir, cli(compare)), {other.string() + ":1: /stats/median: 0 is not a timing"});
+  // A number where a name belongs is named, not met by a report as a library exception.
+  spit(other, json{{"type", "point"}, {"experiment", "h"}, {"axes", {{"algo", "sha256"}}}, {"status", 5}}.dump() + "\n");
+  check_error(sh(dir, cli(compare)), {other.string() + ":1: /status: expected a string, got 5"});
+  // A point recorded ok twice: compared, and reported.
+  const std::string point = records_with("[857, 860, 855]").substr(records_with("[857, 860, 855]").find('\n') + 1);
+  spit(other, records_with("[857, 860, 855]", point));
+  const result dup = sh(dir, cli(compare + " -o " + quote(dir / "cmp")));
+  INFO(dup.err);
+  CHECK(dup.status == 0);
+  CHECK(dup.err.find("poreplab: warning: " + other.string() + ":3: h {\"algo\":\"sha256\"} was recorded ok at line 2 "
+                     "already (the later record is used)") != std::string::npos);
+  CHECK(slurp(dir / "cmp" / "compare.md").find("## Duplicate points") != std::string::npos);
+  // Bounded: records that would not fit in memory, and a file past the limit, are refused
+  // before they are read.
+  check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=1000 " + cli(compare)),
+              {(dir / "base" / "records.jsonl").string() + ": does not fit in memory"});
+  fs::resize_file(other, runner::kMaxRecordsBytes + 1);
+  check_error(sh(dir, cli(compare)), {other.string() + ": 1073741825 bytes, more than the 1.0 GiB a records file may hold"});
+}
+
+TEST_CASE("report -o FILE: a report already written is not replaced without --force", "[reliability][report]") {
+  temp_dir dir;
+  fs::create_directories(dir / "r");
+  const json header = {{"type", "header"},
+                       {"run", 0},
+                       {"environment", {{"cpu", {{"model", "Test CPU"}, {"logical_cores", 2}}}}}};
+  const json label = {{"type", "point"},
+                      {"run", 0},
+                      {"experiment", "e"},
+                      {"kind", "label"},
+                      {"status", "ok"},
+                      {"axes",
+                       {{"backend", "cpu"}, {"variant", "sdr"}, {"hash", "sha256"}, {"sector_size", 2048},
+                        {"sectors", 1}, {"layers", 2}, {"threads", 1}}},
+                      {"stats", {{"median", 800}, {"n", 1}}},
+                      {"rates", {{"labels_per_s", 1.25e6}}},
+                      {"context", {{"scheme", "sdr/sha256"}, {"device", "Test CPU"}}}};
+  spit(dir / "r" / "records.jsonl", header.dump() + "\n" + label.dump() + "\n");
+  spit(dir / "verdict.md", std::string("mine"));
+  const std::string verdict = "report verdict " + quote(dir / "r") + " -o " + quote(dir / "verdict.md");
+  check_error(sh(dir, cli(verdict)), {(dir / "verdict.md").string() + ": already exists; pass --force to replace it"});
+  CHECK(slurp(dir / "verdict.md") == "mine");
+  const result forced = sh(dir, cli(verdict + " --force"));
+  INFO(forced.err);
+  CHECK(forced.status == 0);
+  CHECK(slurp(dir / "verdict.md").rfind("#", 0) == 0);
+  // --machine takes one file per flag: a result directory after it is a result directory.
+  spit(dir / "m.json", R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": 8}, "ram": "64GiB"})");
+  copy_dir(dir / "r", dir / "r2");
+  const result both = sh(dir, cli("report verdict " + quote(dir / "r") + " --machine " + quote(dir / "m.json") + " " +
+                                  quote(dir / "r2")));
+  INFO(both.err);
+  CHECK(both.status == 0);
+  check_error(sh(dir, cli("report verdict --machine " + quote(dir / "r2"))),
+              {(dir / "r2").string() + " is a directory: result directories go before --machine"});
+}
+
+TEST_CASE("errors in the tool's own words: a tune directory that is a file, --sectors past 2^32", "[reliability][cli]") {
+  temp_dir dir;
+  spit(dir / "file", std::string("x"));
+  const result t = sh(dir, "POREPLAB_TUNE_DIR=" + quote(dir / "file") + " " + cli("tune --rounds 1 --sample-ms 1"));
+  CHECK(t.status == 0);
+  CHECK(t.err.find("poreplab: warning: engine calibration not cached: " + (dir / "file").string() +
+                   ": exists and is not a directory\n") != std::string::npos);
+  CHECK(t.err.find("filesystem error") == std::string::npos);
+  check_error(sh(dir, cli("bench label --sector-size 2KiB --sectors 4294967296")),
+              {"--sectors: '4294967296' is out of range"});
+}
+
+TEST_CASE("vector verify: null or absent PC2 fields are not in the vector, for any layer count", "[reliability][vectors]") {
+  temp_dir dir;
+  const json original = read_json(vector_2kib());
+  const auto verify = [&](const std::function<void(json&)>& edit) {
+    json v = original;
+    edit(v);
+    spit(dir / "v.json", v.dump());
+    return sh(dir, cli("vector verify " + quote(dir / "v.json")));
+  };
+  const result null_c = verify([](json& v) { v["comm_c"] = nullptr; });
+  INFO(null_c.out << null_c.err);
+  CHECK(null_c.status == 0);
+  CHECK(null_c.out.find("comm_c: not in the vector (null or absent)") != std::string::npos);
+  CHECK(null_c.out.find("comm_r (") != std::string::npos);  // the others still checked
+  const result none = verify([](json& v) {
+    for (const char* f : sdr::kPc2Fields) v.erase(f);
+  });
+  CHECK(none.status == 0);
+  CHECK(none.out.find(" passed, 0 failed, 3 not in the vectors\n") != std::string::npos);
+  check_error(verify([](json& v) { v["comm_c"] = 5; }), {"v.json: comm_c: expected 64 lowercase hex digits"});
+}
+
+TEST_CASE("gpu-study deletes only what it made: archive names, an existing directory, a damaged archive, set-ID bits",
+          "[reliability][gpu-study]") {
+  temp_dir dir;
+  // As on the device (tests/gpu_study_emulated.sh): no environment.
+  const std::string study = "env -i /bin/bash " + quote(fs::path(POREPLAB_SOURCE_DIR) / "scripts" / "gpu-study");
+  // A bundle whose gpu-study prints how it was called, and a set-user-ID file.
+  fs::create_directories(dir / "src");
+  spit(dir / "src" / "gpu-study", std::string("#!/bin/sh\necho \"inner $*\"\n"));
+  spit(dir / "src" / "tool", std::string("x"));
+  fs::permissions(dir / "src" / "gpu-study", fs::perms::owner_all);
+  fs::permissions(dir / "src" / "tool", fs::perms::owner_all | fs::perms::set_uid);
+  const auto pack = [&](const std::string& name) {
+    REQUIRE(sh(dir, "cd " + quote(dir.path) + " && python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], \"w:xz\"); "
+                    "t.add(\"src\", arcname=\".\"); t.close()' " + quote(name)).status == 0);
+  };
+  pack("bundle.tar.xz");
+  const std::string call = " --budget 480 --out " + quote(dir / "o");
+  const result first = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bundle.tar.xz" + call);
+  INFO(first.err);
+  CHECK(first.status == 0);
+  CHECK(first.out == "inner --budget 480 --out " + (dir / "o").string() + "\n");
+  CHECK(first.err.find("unpacking") != std::string::npos);
+  CHECK(fs::exists(dir / "bundle" / ".unpacked-from"));
+  CHECK((fs::status(dir / "bundle" / "tool").permissions() & fs::perms::set_uid) == fs::perms::none);
+  // The same archive again: its unpack, stamped, is reused.
+  const result again = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bundle.tar.xz" + call);
+  CHECK(again.status == 0);
+  CHECK(again.err.find("unpacking") == std::string::npos);
+  // A directory it did not unpack is never replaced; names that are not NAME.tar.* are refused.
+  fs::create_directories(dir / "results");
+  spit(dir / "results" / "keep", std::string("mine"));
+  fs::copy_file(dir / "bundle.tar.xz", dir / "results.tar.xz");
+  fs::copy_file(dir / "bundle.tar.xz", dir / "bundle.xz");
+  fs::create_directories(dir / "sub");
+  fs::copy_file(dir / "bundle.tar.xz", dir / "sub" / ".tar.xz");
+  for (const std::string archive : {"results.tar.xz", "bundle.xz", "sub/.tar.xz"}) {
+    const result r = sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive " + archive + call);
+    INFO(archive << ": " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind("gpu-study: error: --archive " , 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(slurp(dir / "results" / "keep") == "mine");
+  CHECK(fs::exists(dir / "bundle.xz"));
+  CHECK(fs::exists(dir / "sub" / ".tar.xz"));
+  // A damaged archive leaves nothing behind.
+  spit(dir / "bad.tar.xz", slurp(dir / "bundle.tar.xz").substr(0, 100));
+  const auto before = names_in(dir.path);
+  CHECK(sh(dir, "cd " + quote(dir.path) + " && " + study + " --archive bad.tar.xz" + call).status == 1);
+  CHECK(names_in(dir.path) == before);
+  // --budget: decimal digits only, one line.
+  for (const std::string budget : {"08", "0100", "1e3", "24"}) {
+    const result r = sh(dir, study + " --budget " + budget + " --out " + quote(dir / "o"));
+    INFO(budget << ": " << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err == "gpu-study: error: --budget '" + budget +
+                       "': expected whole seconds in decimal digits (no leading zero), at least 25\n");
+  }
 }

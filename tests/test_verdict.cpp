@@ -126,7 +126,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   CHECK(j["sizes"][1]["devices"][0]["pc1_seconds"]["source"] == "measured");
 }
 
-TEST_CASE("verdict: 32GiB rows from 32GiB window records; a producer's stream is not one core", "[verdict]") {
+TEST_CASE("verdict: 32GiB rows from 32GiB window records, a producer's stream is not one core", "[verdict]") {
   test::temp_dir s("verdict-window");
   auto window = [](json rec, const std::string& producer) {
     rec["axes"]["window_nodes"] = 65536;
@@ -272,7 +272,7 @@ TEST_CASE("verdict: a CPU without SHA-NI, from the engines that do not use the S
   for (const auto& d : size_row(plain, k8MiB).devices) CHECK(d.kind.find("no-sha-ni") == std::string::npos);
 }
 
-TEST_CASE("verdict: the whole CPU never reads below one core; it says what would measure it", "[verdict]") {
+TEST_CASE("verdict: the whole CPU never reads below one core, it says what would measure it", "[verdict]") {
   test::temp_dir s("verdict");
   test::write_text(s / "records.jsonl",
                    lines({header("Test CPU", 16),
@@ -549,7 +549,7 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   CHECK_THAT(md, Catch::Contains("## The sealing pipeline: PC1, then PC2") && Catch::Contains("CPU cores whose PC1"));
 }
 
-TEST_CASE("verdict: a GPU's measured PC2 wins over the model; whole machines' pipelines", "[verdict][pc2]") {
+TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pipelines", "[verdict][pc2]") {
   test::temp_dir s("verdict-pc2");
   auto pc2 = [](const char* backend, std::uint64_t size, std::uint32_t layers, double ns, std::uint64_t window,
                 double threads, const char* hasher) {

@@ -33,52 +33,66 @@ const char* kind_of(mode_t m) {
   return "not a plain file";
 }
 
-// Opened without blocking (a FIFO without a writer would block open() itself), then
-// checked to be a regular file and put back into blocking mode.
-int open_regular(const fs::path& p, std::uint64_t& size) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) fail(p, "cannot open: " + errno_text(errno));
+// Opened without blocking (a FIFO without a writer would block open() itself), fstat'ed
+// and put back into blocking mode. A refused symbolic link (O_NOFOLLOW) is named as such.
+unique_fd open_nonblocking(const fs::path& p, int flags, struct stat& st) {
+  unique_fd fd(::open(p.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644));
+  if (fd.get() < 0 && errno == ELOOP && (flags & O_NOFOLLOW) != 0)
+    fail(p, "is a symbolic link, where poreplab keeps a file of its own (not followed: remove it)");
+  if (fd.get() < 0) fail(p, "cannot open: " + errno_text(errno));
+  if (::fstat(fd.get(), &st) != 0) fail(p, "cannot stat: " + errno_text(errno));
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+unique_fd open_regular(const fs::path& p, std::uint64_t& size, bool follow_links = true) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int e = errno;
-    ::close(fd);
-    fail(p, "cannot stat: " + errno_text(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail(p, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  unique_fd fd = open_nonblocking(p, O_RDONLY | (follow_links ? 0 : O_NOFOLLOW), st);
+  if (!S_ISREG(st.st_mode)) fail(p, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
   size = static_cast<std::uint64_t>(st.st_size);
   return fd;
+}
+
+// Reads to the end, refused past max_bytes (a file that grew, a stream that never ends).
+std::string read_bounded(int fd, const fs::path& p, std::uint64_t max_bytes) {
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(p, "read failed: " + errno_text(errno));
+    if (n == 0) return text;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes)
+      fail(p, "more than the " + byte_size_text(max_bytes) + " accepted here");
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+void fsync_dir(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the rename itself is atomic
+  ::fsync(fd);
+  ::close(fd);
 }
 
 template <class Buffer>
 Buffer read_all(const fs::path& p) {
   std::uint64_t size = 0;
-  const int fd = open_regular(p, size);
+  const unique_fd fd = open_regular(p, size);
+  require_memory(size, p.string());
   Buffer buf;
-  try {
-    require_memory(size, p.string());
-    buf.resize(static_cast<std::size_t>(size));
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  buf.resize(static_cast<std::size_t>(size));
   std::uint64_t got = 0;
   while (got < size) {
-    const ssize_t n = ::read(fd, reinterpret_cast<char*>(buf.data()) + got, std::min<std::uint64_t>(size - got, 1u << 30));
+    const ssize_t n =
+        ::read(fd.get(), reinterpret_cast<char*>(buf.data()) + got, std::min<std::uint64_t>(size - got, 1u << 30));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n < 0 ? errno : 0;
-      ::close(fd);
-      fail(p, e != 0 ? "read failed: " + errno_text(e)
-                     : "read failed: the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
-                           " bytes while being read");
-    }
+    if (n < 0) fail(p, "read failed: " + errno_text(errno));
+    if (n == 0)
+      fail(p, "read failed: the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
+                  " bytes while being read");
     got += static_cast<std::uint64_t>(n);
   }
-  ::close(fd);
   return buf;
 }
 
@@ -94,7 +108,7 @@ std::uint64_t fd_available(int fd) {
 
 std::uint64_t regular_file_size(const fs::path& path) {
   std::uint64_t size = 0;
-  ::close(open_regular(path, size));
+  open_regular(path, size);
   return size;
 }
 
@@ -102,40 +116,17 @@ std::vector<std::uint8_t> read_regular_file(const fs::path& path) { return read_
 
 std::string read_text_file(const fs::path& path) { return read_all<std::string>(path); }
 
-std::string read_text_input(const fs::path& path, std::uint64_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
+std::string read_small_file(const fs::path& path, const small_file_rules& rules, struct stat* info) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
-    const int e = errno;
-    const mode_t m = st.st_mode;
-    ::close(fd);
-    if (m == 0) fail(path, "cannot stat: " + errno_text(e));
-    fail(path, std::string("is ") + kind_of(m) + ", not a file");
-  }
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    ::close(fd);
-    fail(path, std::to_string(st.st_size) + " bytes: larger than the " + byte_size_text(max_bytes) + " accepted here");
-  }
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      fail(path, "read failed: " + errno_text(e));
-    }
-    if (n == 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
-      ::close(fd);
-      fail(path, "more than the " + byte_size_text(max_bytes) + " accepted here");
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return text;
+  const unique_fd fd = open_nonblocking(path, O_RDONLY | (rules.follow_links ? 0 : O_NOFOLLOW), st);
+  const bool stream = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !(rules.streams && stream))
+    fail(path, std::string("is ") + kind_of(st.st_mode) + (rules.streams ? ", not a file" : ", not a regular file"));
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > rules.max_bytes)
+    fail(path, std::to_string(st.st_size) + " bytes: larger than the " + byte_size_text(rules.max_bytes) +
+                   " accepted here");
+  if (info != nullptr) *info = st;
+  return read_bounded(fd.get(), path, rules.max_bytes);
 }
 
 std::uint64_t available_disk_bytes(const fs::path& path) {
@@ -165,37 +156,92 @@ void reserve_file_space(int fd, std::uint64_t bytes, const fs::path& path) {
   fail(path, "cannot reserve " + space_text(bytes) + ": " + errno_text(e));
 }
 
-void write_reserved_file(const fs::path& path, const void* data, std::uint64_t n) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, "cannot create: " + errno_text(errno));
-  auto give_up = [&] {
-    ::close(fd);
-    ::unlink(path.c_str());
-  };
+unique_fd create_staging_file(const fs::path& path, std::uint64_t bytes, mode_t mode) {
+  // A directory cannot be unlinked (EISDIR, or EPERM on Linux): named below by the create.
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT && errno != EISDIR && errno != EPERM)
+    fail(path, "cannot remove what is there: " + errno_text(errno));
+  unique_fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (fd.get() < 0) {
+    const int e = errno;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      fail(path, "is a directory, where poreplab writes a file of its own; remove it");
+    fail(path, "cannot create: " + errno_text(e));
+  }
   try {
-    reserve_file_space(fd, n, path);
+    reserve_file_space(fd.get(), bytes, path);
   } catch (...) {
-    give_up();
+    ::unlink(path.c_str());
     throw;
   }
-  const auto* p = static_cast<const std::uint8_t*>(data);
-  std::uint64_t left = n;
-  while (left != 0) {
-    const ssize_t w = ::write(fd, p, std::min<std::uint64_t>(left, 1u << 30));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int e = w < 0 ? errno : EIO;
-      give_up();
-      fail(path, "write failed: " + errno_text(e));
-    }
-    p += w;
-    left -= static_cast<std::uint64_t>(w);
-  }
-  if (::close(fd) != 0) {
-    const int e = errno;
+  return fd;
+}
+
+void write_staging_file(const fs::path& path, const void* data, std::uint64_t n) {
+  unique_fd fd = create_staging_file(path, n);
+  try {
+    pwrite_exact(fd.get(), data, n, 0, path);
+    sync_file(fd.get(), path);
+    if (::close(fd.release()) != 0) fail(path, "write failed: " + errno_text(errno));
+  } catch (...) {
     ::unlink(path.c_str());
-    fail(path, "write failed: " + errno_text(e));
+    throw;
   }
+}
+
+fs::path staging_path(const fs::path& path) { return path.string() + ".tmp." + std::to_string(::getpid()); }
+
+void write_file_atomic(const fs::path& path, std::string_view content, const fs::path& staging) {
+  const fs::path tmp = staging.empty() ? staging_path(path) : staging;
+  require_not_directory(path, "this file");
+  write_staging_file(tmp, content.data(), content.size());
+  try {
+    rename_into_place(tmp, path);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  fsync_dir(path.parent_path());
+}
+
+unique_fd open_own_file(const fs::path& path, int flags) {
+  struct stat st {};
+  unique_fd fd = open_nonblocking(path, flags | O_NOFOLLOW, st);
+  if (!S_ISREG(st.st_mode)) fail(path, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
+  return fd;
+}
+
+void rename_into_place(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) == 0) return;
+  const int e = errno;
+  struct stat st {};
+  if ((e == EISDIR || e == ENOTEMPTY || e == EEXIST) && ::lstat(to.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    fail(to, "is a directory, where poreplab writes a file: remove it or write elsewhere");
+  fail(to, "cannot rename " + from.filename().string() + " into place: " + errno_text(e));
+}
+
+void require_not_directory(const fs::path& path, const std::string& what) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    fail(path, "is a directory, where " + what + " goes: remove it or write elsewhere");
+}
+
+void refuse_existing_output(const fs::path& path, bool force) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not an output file");
+  if (!force) fail(path, "already exists; pass --force to replace it");
+}
+
+void make_directories(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (fs::is_directory(dir)) return;
+  if (fs::exists(fs::symlink_status(dir, ec))) fail(dir, "exists and is not a directory");
+  for (fs::path up = dir.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path())
+    if (fs::exists(fs::symlink_status(up, ec)) && !fs::is_directory(up, ec))
+      fail(dir, "cannot create: " + up.string() + " is not a directory");
+  fail(dir, "cannot create the directory: " + (ec ? ec.message() : std::string("unknown reason")));
 }
 
 unique_fd& unique_fd::operator=(unique_fd&& o) noexcept {
@@ -210,16 +256,9 @@ unique_fd::~unique_fd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-unique_fd open_regular_for_reading(const fs::path& path) {
+unique_fd open_regular_for_reading(const fs::path& path, bool follow_links) {
   std::uint64_t size = 0;
-  return unique_fd(open_regular(path, size));
-}
-
-unique_fd create_reserved_file(const fs::path& path, std::uint64_t bytes) {
-  unique_fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) fail(path, "cannot create: " + errno_text(errno));
-  reserve_file_space(fd.get(), bytes, path);
-  return fd;
+  return open_regular(path, size, follow_links);
 }
 
 void pread_exact(int fd, void* buf, std::uint64_t n, std::uint64_t offset, const fs::path& path) {

@@ -5,10 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+
+#include "poreplab/file_io.hpp"
+#include "poreplab/hash/hmac_sha256.hpp"
+#include "poreplab/hex.hpp"
 
 namespace poreplab {
 
@@ -31,39 +37,29 @@ std::string errno_text(const std::string& what, const std::filesystem::path& p) 
   return what + " " + p.string() + ": " + std::strerror(errno);
 }
 
-// Reads the key file; empty `why` and true on success.
+// Reads the key file; empty `why` and true on success. A FIFO there cannot block the read,
+// a link is not followed.
 bool read_key(const std::filesystem::path& file, machine_key& key, std::string& why) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    why = errno_text("cannot open", file);
+  struct stat st {};
+  std::string bytes;
+  try {
+    bytes = read_small_file(file, {.max_bytes = 4096, .follow_links = false}, &st);
+  } catch (const std::runtime_error& e) {
+    why = e.what();
     return false;
   }
-  struct stat st {};
-  bool ok = ::fstat(fd, &st) == 0;
-  if (!ok) why = errno_text("cannot stat", file);
-  else if (!S_ISREG(st.st_mode)) why = file.string() + " is not a regular file";
-  else if (st.st_uid != ::geteuid()) why = file.string() + " belongs to another user";
+  if (st.st_uid != ::geteuid()) why = file.string() + " belongs to another user";
   else if ((st.st_mode & 022) != 0) why = file.string() + " may be written by others (mode " + mode_text(st.st_mode) + ")";
-  else if (st.st_size != 32) why = file.string() + " holds " + std::to_string(st.st_size) + " bytes, not 32";
-  ok = ok && why.empty();
-  if (ok && ::pread(fd, key.bytes.data(), 32, 0) != 32) {
-    why = errno_text("cannot read", file);
-    ok = false;
-  }
-  ::close(fd);
+  else if (bytes.size() != 32) why = file.string() + " holds " + std::to_string(bytes.size()) + " bytes, not 32";
+  if (!why.empty()) return false;
+  std::copy(bytes.begin(), bytes.end(), key.bytes.begin());
   key.file = file;
-  return ok;
+  return true;
 }
 
-// Writes 32 random bytes into a private temporary file and links it into place: a reader
+// Writes 32 random bytes into a private staging file and links it into place: a reader
 // never sees a partial key, and of two processes creating it, one key wins.
 bool create_key(const std::filesystem::path& dir, const std::filesystem::path& file, std::string& why) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    why = "cannot create " + dir.string() + ": " + ec.message();
-    return false;
-  }
   std::uint8_t bytes[32];
   for (std::size_t got = 0; got < sizeof bytes;) {
     const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
@@ -74,16 +70,24 @@ bool create_key(const std::filesystem::path& dir, const std::filesystem::path& f
     }
     got += static_cast<std::size_t>(n);
   }
-  std::string tmp = (dir / "seal-key-XXXXXX").string();
-  const int fd = ::mkstemp(tmp.data());  // mode 0600
-  if (fd < 0) {
-    why = errno_text("cannot create a file in", dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create " + dir.string() + ": " + ec.message();
     return false;
   }
-  const bool written = ::write(fd, bytes, sizeof bytes) == static_cast<ssize_t>(sizeof bytes) && ::fsync(fd) == 0;
-  ::close(fd);
-  const bool linked = written && (::link(tmp.c_str(), file.c_str()) == 0 || errno == EEXIST);
-  if (!linked) why = errno_text(written ? "cannot link" : "cannot write", file);
+  const std::filesystem::path tmp = staging_path(file);
+  try {
+    unique_fd fd = create_staging_file(tmp, 0, 0600);
+    pwrite_exact(fd.get(), bytes, sizeof bytes, 0, tmp);
+    sync_file(fd.get(), tmp);
+  } catch (const std::runtime_error& e) {
+    ::unlink(tmp.c_str());
+    why = e.what();
+    return false;
+  }
+  const bool linked = ::link(tmp.c_str(), file.c_str()) == 0 || errno == EEXIST;
+  if (!linked) why = errno_text("cannot link", file);
   ::unlink(tmp.c_str());
   return linked;
 }
@@ -111,6 +115,13 @@ std::optional<machine_key> load_machine_key(std::string& why) {
     return std::nullopt;
   if (!read_key(file, key, why)) return std::nullopt;
   return key;
+}
+
+std::string json_mac(const nlohmann::json& fields, const machine_key& key) {
+  const std::string text = fields.dump();
+  std::uint8_t mac[32];
+  sha256::hmac(mac, key.bytes.data(), key.bytes.size(), text.data(), text.size());
+  return to_hex(mac, 32);
 }
 
 }  // namespace poreplab

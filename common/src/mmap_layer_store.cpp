@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -58,28 +59,17 @@ std::uint8_t* mmap_layer_store::layer(std::uint32_t l) {
   const auto p = path(l);
   const bool existing = l < opt_.first_new_layer;
   if (existing && opt_.resident_previous) return load_resident(l);
-  const int fd = ::open(p.c_str(), existing ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(p.string() + (existing ? ": cannot open layer file: " : ": cannot create layer file: ") +
-                             std::strerror(errno));
-  // Allocated, not only sized: a sparse file on a full disk would fail the first write to
-  // an unbacked page through the mapping with SIGBUS, half-way through a layer.
-  try {
-    if (existing) {
-      if (regular_file_size(p) != bytes_) throw std::runtime_error(p.string() + ": not " + std::to_string(bytes_) + " bytes");
-    } else {
-      reserve_file_space(fd, bytes_, p);
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  void* addr = ::mmap(nullptr, bytes_, existing ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  if (addr == MAP_FAILED) {
-    ::close(fd);
-    throw std::runtime_error(p.string() + ": cannot map layer file: " + std::strerror(err));
-  }
+  // A new layer is created new, never through what was at its name, and allocated, not
+  // only sized: a sparse file on a full disk would fail the first write to an unbacked
+  // page through the mapping with SIGBUS, half-way through a layer. A kept one is a
+  // regular file of its size, not a link.
+  unique_fd owner = existing ? open_regular_for_reading(p, false) : create_staging_file(p, bytes_);
+  struct stat st {};
+  if (existing && (::fstat(owner.get(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) != bytes_))
+    throw std::runtime_error(p.string() + ": not " + std::to_string(bytes_) + " bytes");
+  void* addr = ::mmap(nullptr, bytes_, existing ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, owner.get(), 0);
+  if (addr == MAP_FAILED) throw std::runtime_error(p.string() + ": cannot map layer file: " + std::strerror(errno));
+  const int fd = owner.release();
   // Parents are read at random: a fault reads its page, not the device's read-ahead
   // around it (8 MiB here), which in a memory cgroup evicts what the next reads need.
   ::madvise(addr, bytes_, MADV_RANDOM);

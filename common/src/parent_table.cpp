@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <string_view>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -44,38 +44,9 @@ std::string errno_text(int e) { return std::system_category().message(e); }
 
 std::uint64_t table_bytes(std::uint64_t nodes) { return checked_mul(nodes, kRowBytes, "parent table bytes"); }
 
-// Writes `bytes` to a fresh temporary file in the target's directory, fsyncs it and
-// renames it over `target`.
+// Staged, fsynced and renamed over `target` (file_io.hpp's one way of writing a file).
 void write_atomically(const std::filesystem::path& target, const void* bytes, std::size_t len) {
-  static std::atomic<unsigned> counter{0};
-  std::filesystem::path tmp = target;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "cannot create: " + errno_text(errno));
-  const auto* p = static_cast<const std::uint8_t*>(bytes);
-  std::size_t left = len;
-  while (left != 0) {
-    const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t{1} << 30));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n < 0 ? errno : EIO;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(tmp, "write failed: " + errno_text(e));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    fail(tmp, "cannot flush: " + errno_text(e));
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    fail(target, "cannot rename " + tmp.filename().string() + " into place: " + errno_text(e));
-  }
+  write_file_atomic(target, std::string_view(static_cast<const char*>(bytes), len));
 }
 
 std::string sidecar_text(const digest32& d, const std::filesystem::path& cache_file) {
@@ -83,12 +54,11 @@ std::string sidecar_text(const digest32& d, const std::filesystem::path& cache_f
 }
 
 digest32 read_sidecar(const std::filesystem::path& sidecar) {
-  std::ifstream in(sidecar);
-  if (!in)
+  if (std::error_code ec; !std::filesystem::exists(std::filesystem::symlink_status(sidecar, ec)))
     fail(sidecar, "cannot open the digest sidecar (files written by rust-fil-proofs have none; verify such a file "
                   "by regeneration)");
-  std::string hex;
-  in >> hex;
+  const std::string text = read_small_file(sidecar, {.max_bytes = 4096});
+  const std::string hex = text.substr(0, text.find_first_of(" \t\n"));
   digest32 d{};
   try {
     const auto bytes = from_hex(hex, 32, "digest");
@@ -257,24 +227,16 @@ parent_table parent_table::generate(const graph_params& g, parent_table_method m
 }
 
 parent_table parent_table::map_file(const std::filesystem::path& file, std::uint64_t nodes) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(file, "cannot open: " + errno_text(errno));
+  // A directory or a FIFO at the name is named as such, before its size is judged.
+  const unique_fd fd = open_regular_for_reading(file);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int e = errno;
-    ::close(fd);
-    fail(file, "cannot stat: " + errno_text(e));
-  }
+  if (::fstat(fd.get(), &st) != 0) fail(file, "cannot stat: " + errno_text(errno));
   const std::uint64_t expected = table_bytes(nodes);
-  if (static_cast<std::uint64_t>(st.st_size) != expected) {
-    ::close(fd);
+  if (static_cast<std::uint64_t>(st.st_size) != expected)
     fail(file, "size is " + std::to_string(st.st_size) + " bytes, expected " + std::to_string(expected) + " (" +
                    std::to_string(nodes) + " nodes x 56); the file is truncated or not this graph's");
-  }
-  void* m = ::mmap(nullptr, static_cast<std::size_t>(expected), PROT_READ, MAP_PRIVATE, fd, 0);
-  const int e = errno;
-  ::close(fd);
-  if (m == MAP_FAILED) fail(file, "cannot map: " + errno_text(e));
+  void* m = ::mmap(nullptr, static_cast<std::size_t>(expected), PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (m == MAP_FAILED) fail(file, "cannot map: " + errno_text(errno));
   parent_table t;
   t.map_ = m;
   t.map_len_ = static_cast<std::size_t>(expected);
@@ -329,9 +291,7 @@ std::filesystem::path write_parent_cache(const std::filesystem::path& dir, const
   if (table.size() != g.nodes * kParentsPerNode)
     throw std::invalid_argument("write_parent_cache: table holds " + std::to_string(table.size()) +
                                 " words, the graph needs " + std::to_string(g.nodes * kParentsPerNode));
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail(dir, "cannot create the directory: " + ec.message());
+  make_directories(dir);
   const auto file = parent_cache_path(dir, g);
   const digest32 d = parent_table_digest(table);
   write_atomically(file, table.data(), table.size_bytes());
@@ -414,13 +374,10 @@ parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const
 
 std::filesystem::path generate_parent_cache_file(const std::filesystem::path& dir, const graph_params& g,
                                                  std::uint64_t slice_nodes) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail(dir, "cannot create the directory: " + ec.message());
+  make_directories(dir);
   const auto file = parent_cache_path(dir, g);
-  static std::atomic<unsigned> counter{0};
-  std::filesystem::path tmp = file;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  require_not_directory(file, "the parent cache file");
+  const std::filesystem::path tmp = staging_path(file);
   // Removes the temporary file on every way out but the rename.
   struct scratch {
     const std::filesystem::path& p;
@@ -430,9 +387,7 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
     }
   } guard{tmp};
   const std::uint64_t bytes = table_bytes(g.nodes);
-  unique_fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) fail(tmp, "cannot create: " + errno_text(errno));
-  reserve_file_space(fd.get(), bytes, tmp);
+  unique_fd fd = create_staging_file(tmp, bytes);
   const feistel_table t = make_feistel_table(g);
   // Rows in slices, each written back and dropped from the page cache before the next:
   // memory stays one slice whatever the graph.
@@ -458,7 +413,7 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
   sha256::final(c, d.data());
   sync_file(fd.get(), tmp);
   fd = unique_fd();
-  if (::rename(tmp.c_str(), file.c_str()) != 0) fail(file, "cannot rename " + tmp.filename().string() + " into place: " + errno_text(errno));
+  rename_into_place(tmp, file);
   guard.keep = true;
   const std::string side = sidecar_text(d, file);
   write_atomically(parent_cache_sidecar_path(file), side.data(), side.size());

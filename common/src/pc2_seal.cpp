@@ -65,10 +65,15 @@ class staged_outputs {
     return tmp(name);
   }
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
+  // Before any work: a directory where a file goes would fail the commit half-way.
+  void require_replaceable(const std::string& name) const {
+    require_not_directory(dir_ / name, "PC2's " + name);
+    require_not_directory(tmp(name), "PC2's staging file");
+  }
   // Tree files first, seal.json (added last) last: the directory never records a PC2
   // whose files are not all in place.
   void commit() {
-    for (const auto& n : names_) fs::rename(tmp(n), dir_ / n);
+    for (const auto& n : names_) rename_into_place(tmp(n), dir_ / n);
     committed_ = true;
   }
 
@@ -84,10 +89,8 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                            const pc2_seal_options& opt) {
   const auto t0 = clock_type::now();
   const fs::path manifest_path = dir / kSealManifest;
-  if (!fs::exists(manifest_path)) throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const std::string manifest_text = read_text_input(manifest_path, 16 << 20);
-  const seal_manifest sm = parse_seal_manifest(manifest_text, manifest_path);
-  nlohmann::json manifest = parse_json(manifest_text, manifest_path.string() + ": malformed");
+  const seal_manifest sm = read_seal_manifest(manifest_path);
+  nlohmann::json manifest = sm.document;
   if (manifest.contains("pc2") && opt.existing == existing_output::refuse)
     throw std::runtime_error(manifest_path.string() + ": /pc2: this seal already has its PC2 (comm_r " +
                              (manifest["pc2"].is_object() && manifest["pc2"].contains("comm_r")
@@ -140,11 +143,19 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                  dir.string());
 
   staged_outputs staged(dir);
+  for (const auto& f : res.files) staged.require_replaceable(f.name);
+  staged.require_replaceable(kSealManifest);
+  // Without a MAC that verifies here, seal.json's digests prove nothing about the files:
+  // the layers are re-labeled in part, the replica decoded back to comm_d.
+  res.trust = check_seal_layers(sm, dir, 1);
+  if (!res.trust.mac_verified && decoded_comm_d(sm, dir) != sm.comm_d)
+    throw std::runtime_error(replica.path.string() + ": does not decode with the last layer to the data of comm_d " +
+                             to_hex(sm.comm_d) + " (" + res.trust.why + ", so its digests alone are not trusted)");
   std::vector<unique_fd> out;
   std::vector<fs::path> out_paths;
   for (const auto& f : res.files) {
     out_paths.push_back(staged.add(f.name));
-    out.push_back(create_reserved_file(out_paths.back(), f.bytes));
+    out.push_back(create_staging_file(out_paths.back(), f.bytes));
   }
 
   pc2_job job;
@@ -192,8 +203,10 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                      {"backend", backend_name},
                      {"hasher", h.name()},
                      {"files", files}};
+  // Signed again only when the seal it extends was vouched for by its MAC.
+  sign_seal_manifest(manifest, res.trust.mac_verified);
   const std::string text = manifest.dump(2) + "\n";
-  write_reserved_file(staged.add(kSealManifest), text.data(), text.size());
+  write_staging_file(staged.add(kSealManifest), text.data(), text.size());
   throw_if_interrupted();
   staged.commit();
   res.manifest = std::move(manifest);

@@ -59,8 +59,17 @@ void check_file_size(const fs::path& p, std::uint64_t bytes, const std::string& 
                              std::to_string(bytes) + " bytes of " + expected);
 }
 
-// Space reserved first: a full disk is "no space left on <dir>: need X, have Y".
-void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_reserved_file(p, data, n); }
+// Created new (never through what was at the name), space reserved first: a full disk is
+// "no space left on <dir>: need X, have Y".
+void write_file(const fs::path& p, const std::uint8_t* data, std::uint64_t n) { write_staging_file(p, data, n); }
+
+// A file an earlier run left (and this one may keep): a regular file of `bytes`, not a
+// symbolic link, whose SHA-256 is `sha256`.
+bool kept_file_matches(const fs::path& p, std::uint64_t bytes, const std::string& sha256) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  return !ec && fs::is_regular_file(st) && fs::file_size(p, ec) == bytes && !ec && file_sha256_hex(p) == sha256;
+}
 
 // A file a seal writes (or a temporary one of a seal): layer files, tree_d, replica,
 // seal.json. Nothing else in an output directory is ever replaced or removed.
@@ -132,10 +141,18 @@ class staged_files {
     if (std::find(files_.begin(), files_.end(), name) == files_.end()) files_.push_back(name);
     return tmp(name);
   }
+  // Before any work: a directory where a file of the seal goes would fail the commit
+  // half-way, after a replaced seal's seal.json is gone.
+  void require_replaceable(const std::vector<std::string>& names) const {
+    for (const auto& n : names) {
+      require_not_directory(dir_ / n, "the seal's " + n);
+      require_not_directory(tmp(n), "the seal's staging file");
+    }
+  }
   void commit() {
     if (replace_) fs::remove(dir_ / kSealManifest);
     for (const auto& f : files_)
-      if (f != kSealManifest) fs::rename(tmp(f), dir_ / f);
+      if (f != kSealManifest) rename_into_place(tmp(f), dir_ / f);
     if (replace_) {
       std::vector<fs::path> stale;
       for (const auto& e : fs::directory_iterator(dir_)) {
@@ -147,7 +164,7 @@ class staged_files {
       for (const auto& p : stale) fs::remove(p);
     }
     for (const auto& f : files_)
-      if (f == kSealManifest) fs::rename(tmp(f), dir_ / f);
+      if (f == kSealManifest) rename_into_place(tmp(f), dir_ / f);
     committed_ = true;
     std::error_code ec;
     fs::remove(dir_ / kSealState, ec);
@@ -274,7 +291,7 @@ std::string hex_digest_field(const manifest_fields& f, const nlohmann::json& v, 
 }
 
 seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
-  return parse_seal_state(read_text_input(file, 1 << 20), file, max_layers);
+  return parse_seal_state(read_small_file(file, {.max_bytes = 1 << 20, .follow_links = false}), file, max_layers);
 }
 
 // What a state file's MAC covers: every field but the MAC, as one canonical JSON text.
@@ -286,27 +303,14 @@ nlohmann::json state_fields(const seal_state& st) {
           {"layers", st.layers}};
 }
 
-std::string state_mac(const seal_state& st, const machine_key& key) {
-  const std::string text = state_fields(st).dump();
-  std::uint8_t mac[32];
-  sha256::hmac(mac, key.bytes.data(), key.bytes.size(), text.data(), text.size());
-  return to_hex(mac, 32);
-}
+std::string state_mac(const seal_state& st, const machine_key& key) { return json_mac(state_fields(st), key); }
 
-// Temporary file, fsync, rename: a state file is either the old one or the new one. With
-// a machine key, the file carries the MAC of its fields under it.
+// Staged, fsynced, renamed: a state file is either the old one or the new one. With a
+// machine key, the file carries the MAC of its fields under it.
 void write_seal_state(const fs::path& dir, const seal_state& st, const std::optional<machine_key>& key) {
   nlohmann::json j = state_fields(st);
   if (key) j["mac"] = state_mac(st, *key);
-  const std::string text = j.dump(2) + "\n";
-  const fs::path tmp = dir / (std::string(kSealState) + ".tmp");
-  write_file(tmp, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-  {
-    unique_fd fd(::open(tmp.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw std::runtime_error(tmp.string() + ": cannot reopen: " + std::strerror(errno));
-    sync_file(fd.get(), tmp);
-  }
-  fs::rename(tmp, dir / kSealState);
+  write_file_atomic(dir / kSealState, j.dump(2) + "\n", dir / (std::string(kSealState) + ".tmp"));
 }
 
 // The first input that differs, named for the error.
@@ -472,7 +476,7 @@ std::string check_data_streamed(const fs::path& file, std::uint64_t nodes, std::
 bytes32 write_tree_d_streamed(const fs::path& data_file, std::uint64_t nodes, std::uint64_t chunk_nodes,
                               const fs::path& tree_file, const tree_d_row_hasher& rows) {
   unique_fd data = open_regular_for_reading(data_file);
-  unique_fd tree = create_reserved_file(tree_file, tree_d_bytes(nodes));
+  unique_fd tree = create_staging_file(tree_file, tree_d_bytes(nodes));
   return build_tree_d_streamed(
       nodes, chunk_nodes,
       [&](std::uint64_t first, std::uint64_t count, std::uint8_t* out) {
@@ -492,7 +496,7 @@ std::string encode_streamed(const fs::path& key_file, const fs::path& data_file,
                             std::uint64_t nodes, std::uint64_t chunk_nodes) {
   unique_fd key = open_regular_for_reading(key_file);
   unique_fd data = open_regular_for_reading(data_file);
-  unique_fd out = create_reserved_file(replica_file, nodes * 32);
+  unique_fd out = create_staging_file(replica_file, nodes * 32);
   std::vector<std::uint8_t> k(chunk_nodes * 32), d(chunk_nodes * 32), r(chunk_nodes * 32);
   sha256::ctx c;
   sha256::init(c);
@@ -624,6 +628,11 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     }
   }
   staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
+  {
+    std::vector<std::string> outputs = resumable_files(in.layers);
+    for (const char* f : {kReplicaFile, kSealManifest, kSealState}) outputs.emplace_back(f);
+    staged.require_replaceable(outputs);
+  }
   // Everything this seal writes, checked before the first byte: tree_d, the layers, the
   // replica (and a few KiB of seal.json), less what an unfinished seal already holds.
   std::uint64_t disk = seal_disk_need(size, in.layers);
@@ -663,9 +672,8 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   const fs::path tree_tmp = staged.add(kTreeDFile);
   // tree_d: kept when its file still has the recorded digest and root.
   if (previous && fs::exists(tree_tmp)) {
-    std::error_code ec;
-    if (fs::file_size(tree_tmp, ec) == tree_d_bytes(nodes) && file_sha256_hex(tree_tmp) == previous->tree_d_sha256) {
-      unique_fd fd = open_regular_for_reading(tree_tmp);
+    if (kept_file_matches(tree_tmp, tree_d_bytes(nodes), previous->tree_d_sha256)) {
+      unique_fd fd = open_regular_for_reading(tree_tmp, false);
       bytes32 root;
       pread_exact(fd.get(), root.data(), 32, tree_d_bytes(nodes) - 32, tree_tmp);
       if (root == previous->comm_d) {
@@ -701,9 +709,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     std::uint64_t sampled = 0;
     for (std::uint32_t l = 1; l <= previous->layers.size(); ++l) {
       const fs::path& f = layer_files[l - 1];
-      std::error_code ec;
-      bool good = fs::is_regular_file(f, ec) && fs::file_size(f, ec) == size &&
-                  file_sha256_hex(f) == previous->layers[l - 1];
+      bool good = kept_file_matches(f, size, previous->layers[l - 1]);
       std::string why = "does not match " + std::string(kSealState);
       if (good) {
         // The digest can have been rewritten with the file: labels are recomputed too.
@@ -804,6 +810,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
                   {"parents_sha256", parents_sha256},
                   {"backend", be.name()},
                   {"files", files}};
+  sign_seal_manifest(res.manifest, true);
   const std::string text = res.manifest.dump(2) + "\n";
   write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
   throw_if_interrupted();
@@ -833,12 +840,10 @@ seal_state parse_seal_state(std::string_view text, const fs::path& file, std::ui
   return st;
 }
 
-seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
-  const nlohmann::json m = parse_json(text, file.string() + ": malformed");
-  const manifest_fields f(file, m);
-  seal_manifest sm;
-  sm.comm_d = f.hex32("/comm_d");
-  sm.replica_id = f.hex32("/replica_id");
+namespace {
+
+// /inputs: nodes, sector size, layers and api version, each checked and against the others.
+void parse_manifest_inputs(const manifest_fields& f, seal_manifest& sm) {
   sm.porep_id = f.hex32("/inputs/porep_id");
   // Bounded: 2^32 - 1 layers (or -1) would label for ever.
   sm.layers = static_cast<std::uint32_t>(f.integer("/inputs/layers", 1, kMaxLayers));
@@ -849,21 +854,150 @@ seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
   } catch (const size_overflow& e) {
     f.fail("/inputs/nodes", e.what());
   }
+  if (const std::uint64_t size = f.integer("/inputs/sector_size", 0, ~std::uint64_t{0}); size != sm.sector_bytes)
+    f.fail("/inputs/sector_size", std::to_string(size) + " bytes, but /inputs/nodes " + std::to_string(sm.nodes) +
+                                      " x 32 is " + std::to_string(sm.sector_bytes));
   try {
     sm.api = parse_api_version(f.text("/inputs/api_version"));
   } catch (const std::invalid_argument& e) {
     f.fail("/inputs/api_version", e.what());
   }
-  if (m.is_object() && m.contains("files")) {
-    const auto digest = [&](const std::string& name) {
-      const std::string ptr = "/files/" + name + "/sha256";
-      return hex_digest_field(f, f.at(ptr), ptr);
-    };
-    sm.replica_sha256 = digest(kReplicaFile);
-    for (std::uint32_t l = 1; l <= sm.layers; ++l) sm.layer_sha256.push_back(digest(layer_file_name(l)));
-    sm.last_layer_sha256 = sm.layer_sha256.back();
+}
+
+// /replica_id must be the one the inputs and comm_d give: the layers are labeled with it.
+void check_replica_id(const manifest_fields& f, const seal_manifest& sm) {
+  const bytes32 want = replica_id(f.hex32("/inputs/prover_id"), f.integer("/inputs/sector_id", 0, ~std::uint64_t{0}),
+                                  f.hex32("/inputs/ticket"), sm.comm_d, sm.porep_id);
+  if (want != sm.replica_id)
+    f.fail("/replica_id", to_hex(sm.replica_id) + " is not " + to_hex(want) +
+                              ", the one /inputs and /comm_d give (prover id, sector id, ticket, comm_d, porep id)");
+}
+
+// /files: only this seal's files, each of its size, with a digest.
+void parse_manifest_files(const manifest_fields& f, seal_manifest& sm) {
+  std::vector<std::pair<std::string, std::uint64_t>> expected{{kReplicaFile, sm.sector_bytes},
+                                                               {kTreeDFile, tree_d_bytes(sm.nodes)}};
+  for (std::uint32_t l = 1; l <= sm.layers; ++l) expected.emplace_back(layer_file_name(l), sm.sector_bytes);
+  const auto& files = f.at("/files");
+  if (!files.is_object()) f.fail("/files", "expected an object");
+  for (const auto& item : files.items()) {
+    const std::string& name = item.key();
+    if (std::none_of(expected.begin(), expected.end(), [&](const auto& e) { return e.first == name; }))
+      f.fail("/files/" + name, "not a file of a seal of " + std::to_string(sm.layers) + " layers");
   }
+  for (const auto& [name, bytes] : expected) {
+    const std::string ptr = "/files/" + name;
+    if (f.integer(ptr + "/bytes", 0, ~std::uint64_t{0}) != bytes)
+      f.fail(ptr + "/bytes", f.at(ptr + "/bytes").dump() + " bytes, but this seal's " + name + " holds " +
+                                 std::to_string(bytes));
+    const std::string digest = hex_digest_field(f, f.at(ptr + "/sha256"), ptr + "/sha256");
+    if (name == kReplicaFile) sm.replica_sha256 = digest;
+  }
+  for (std::uint32_t l = 1; l <= sm.layers; ++l)
+    sm.layer_sha256.push_back(files.at(layer_file_name(l)).at("sha256").get<std::string>());
+  sm.last_layer_sha256 = sm.layer_sha256.back();
+}
+
+}  // namespace
+
+seal_manifest parse_seal_manifest(std::string_view text, const fs::path& file) {
+  seal_manifest sm;
+  sm.document = parse_json(text, file.string() + ": malformed");
+  const manifest_fields f(file, sm.document);
+  if (const std::string format = f.text("/format"); format != "poreplab-seal/1")
+    f.fail("/format", "expected \"poreplab-seal/1\", got \"" + format + "\"");
+  sm.comm_d = f.hex32("/comm_d");
+  sm.replica_id = f.hex32("/replica_id");
+  parse_manifest_inputs(f, sm);
+  hex_digest_field(f, f.at("/inputs/data_sha256"), "/inputs/data_sha256");
+  check_replica_id(f, sm);
+  if (sm.document.contains("files")) parse_manifest_files(f, sm);
+  if (sm.document.contains("mac")) sm.mac = hex_digest_field(f, sm.document.at("mac"), "/mac");
   return sm;
+}
+
+seal_manifest read_seal_manifest(const fs::path& file) {
+  if (std::error_code ec; !fs::exists(fs::symlink_status(file, ec)))
+    throw std::runtime_error(file.string() + ": missing (not a sealed directory?)");
+  return parse_seal_manifest(read_small_file(file, {.max_bytes = 16 << 20, .follow_links = false}), file);
+}
+
+namespace {
+
+std::string manifest_mac(nlohmann::json manifest, const machine_key& key) {
+  manifest.erase("mac");
+  return json_mac(manifest, key);
+}
+
+// Whether seal.json's MAC verifies here; else why not.
+manifest_trust verify_manifest_mac(const seal_manifest& sm) {
+  manifest_trust t;
+  std::string why;
+  const std::optional<machine_key> key = load_machine_key(why);
+  if (!key)
+    t.why = "no machine key (" + why + ")";
+  else if (sm.mac.empty())
+    t.why = "it carries no MAC under this machine's key (" + key->file.string() + ")";
+  else if (sm.mac != manifest_mac(sm.document, *key))
+    t.why = "its MAC does not verify under this machine's key (" + key->file.string() + "; sealed elsewhere, or edited)";
+  t.mac_verified = t.why.empty();
+  return t;
+}
+
+}  // namespace
+
+void sign_seal_manifest(nlohmann::json& manifest, bool sign) {
+  manifest.erase("mac");
+  std::string why;
+  if (const std::optional<machine_key> key = sign ? load_machine_key(why) : std::nullopt; key)
+    manifest["mac"] = manifest_mac(manifest, *key);
+}
+
+std::string manifest_trust::text() const {
+  if (mac_verified) return "its MAC verifies under this machine's key";
+  return why + ": " + std::to_string(sampled) + " labels of each layer read re-labeled from their parents";
+}
+
+manifest_trust check_seal_layers(const seal_manifest& sm, const fs::path& dir, std::uint32_t first_layer) {
+  manifest_trust t = verify_manifest_mac(sm);
+  if (t.mac_verified) return t;
+  const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, sm.nodes);
+  for (std::uint32_t l = std::max<std::uint32_t>(first_layer, 1); l <= sm.layers; ++l) {
+    const fs::path file = dir / layer_file_name(l);
+    const sampled_result r = check_layer_file_samples(g, sm.replica_id.data(), l, file,
+                                                      l > 1 ? dir / layer_file_name(l - 1) : fs::path{},
+                                                      kDefaultVerifySamples);
+    if (!r.ok())
+      throw std::runtime_error(file.string() + ": " + std::to_string(r.mismatched) + " of " +
+                               std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " +
+                               r.first_mismatch + "): not the layer " + kSealManifest + " describes (" + t.why +
+                               ", so its digests alone are not trusted)");
+    t.sampled = r.checked;
+  }
+  return t;
+}
+
+bytes32 decoded_comm_d(const seal_manifest& sm, const fs::path& dir) {
+  const fs::path replica_file = dir / kReplicaFile, key_file = dir / layer_file_name(sm.layers);
+  const std::uint64_t chunk = std::min<std::uint64_t>(sm.nodes, std::uint64_t{1} << 18);
+  require_memory(checked_mul(chunk, 3 * 32, "comm_d check memory"), dir.string());
+  const unique_fd rf = open_regular_for_reading(replica_file), kf = open_regular_for_reading(key_file);
+  std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
+  comm_d_builder root;
+  for (std::uint64_t first = 0; first < sm.nodes; first += chunk) {
+    const std::uint64_t off = first * 32, n = chunk * 32;
+    pread_exact(rf.get(), r.data(), n, off, replica_file);
+    pread_exact(kf.get(), k.data(), n, off, key_file);
+    for (const auto& [bytes, file] : {std::pair{&r, &replica_file}, std::pair{&k, &key_file}})
+      if (const auto bad = first_noncanonical(bytes->data(), chunk); bad >= 0)
+        throw std::runtime_error(file->string() + ": node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
+                                 " is not a canonical field element (>= r)");
+    decode(k.data(), r.data(), d.data(), chunk);
+    root.add(d.data(), chunk);
+    ::posix_fadvise(rf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    ::posix_fadvise(kf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+  }
+  return root.root();
 }
 
 namespace {
@@ -893,9 +1027,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
   }
   const fs::path manifest_path = sealed_dir / kSealManifest;
-  if (!fs::exists(manifest_path))
-    throw std::runtime_error(manifest_path.string() + ": missing (not a sealed directory?)");
-  const seal_manifest sm = parse_seal_manifest(read_text_input(manifest_path, 16 << 20), manifest_path);
+  const seal_manifest sm = read_seal_manifest(manifest_path);
   unseal_result res;
   const bytes32& comm_d = sm.comm_d;
   const bytes32& id = sm.replica_id;
@@ -906,7 +1038,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const bool relabel = recompute || !fs::exists(last_layer);
   const fs::path replica_file = sealed_dir / kReplicaFile;
   check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
-  const fs::path tmp = out_file.string() + ".tmp";
+  const fs::path tmp = staging_path(out_file);
   struct scratch {
     const fs::path& p;
     bool keep = false;
@@ -918,12 +1050,14 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   if (!relabel) {
     // Replica and last layer in chunks: memory is three chunks, whatever the sector.
     check_file_size(last_layer, sector_bytes, "the replica");
+    // Without a MAC that verifies here, the layer's digest in seal.json proves nothing.
+    res.trust = check_seal_layers(sm, sealed_dir, layers);
     constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
     const std::uint64_t chunk = std::min(nodes, kChunkNodes);
     require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
     unique_fd rf = open_regular_for_reading(replica_file);
     unique_fd kf = open_regular_for_reading(last_layer);
-    unique_fd out = create_reserved_file(tmp, sector_bytes);
+    unique_fd out = create_staging_file(tmp, sector_bytes);
     std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
     comm_d_builder root;
     sha256::ctx replica_digest, layer_digest;
@@ -981,7 +1115,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   if (res.comm_d != comm_d)
     throw std::runtime_error("unsealed data does not match comm_d (expected " + to_hex(comm_d) + ", got " +
                              to_hex(res.comm_d) + "): the replica or layer file is corrupt");
-  fs::rename(tmp, out_file);
+  rename_into_place(tmp, out_file);
   guard.keep = true;
   return res;
 }

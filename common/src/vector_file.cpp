@@ -145,13 +145,16 @@ void check_expected_outputs(const sdr_vector& v) {
     fail(v, "replica_hex", "expected " + std::to_string(layer_hex) + " hex digits");
   if (j.contains("data_sha256") && !is_hex_of(j.at("data_sha256"), 64))
     fail(v, "data_sha256", "expected 64 lowercase hex digits");
+  for (const char* f : kPc2Fields)
+    if (j.contains(f) && !j.at(f).is_null() && !is_hex_of(j.at(f), 64))
+      fail(v, f, "expected 64 lowercase hex digits, or null when the vector has no PC2, got " + j.at(f).dump());
 }
 
 }  // namespace
 
 sdr_vector load_sdr_vector(const std::filesystem::path& path) {
   // A directory or device is an error here, not a C++ library message half-way through.
-  return parse_sdr_vector(read_text_input(path, 256 << 20), path);
+  return parse_sdr_vector(read_small_file(path, {.max_bytes = 256 << 20, .streams = true}), path);
 }
 
 sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& path) {

@@ -125,17 +125,8 @@ engine_tuning static_tuning() {
 
 // Writes the cache atomically: a reader sees the old file or the new one, never half.
 void write_cache(const engine_tuning& t, const std::filesystem::path& file) {
-  std::filesystem::create_directories(file.parent_path());
-  const auto tmp = file.string() + ".tmp." + std::to_string(::getpid());
-  const std::string text = tuning_json(t);
-  try {
-    write_reserved_file(tmp, text.data(), text.size());
-    std::filesystem::rename(tmp, file);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
+  make_directories(file.parent_path());
+  write_file_atomic(file, tuning_json(t));
 }
 
 engine_tuning calibrate_and_cache(int rounds, double sample_seconds) {
@@ -218,7 +209,7 @@ engine_tuning load_or_calibrate() {
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
     try {
-      engine_tuning t = parse_tuning(read_text_input(file, kMaxCacheBytes), file);
+      engine_tuning t = parse_tuning(read_small_file(file, {.max_bytes = kMaxCacheBytes, .follow_links = false}), file);
       // A cache from another CPU or build (copied home directories, an upgrade) is stale.
       if (t.cpu_model == detect().model && t.build == tune_build_id()) {
         if (const std::string problem = tuning_rates_problem(t); !problem.empty())

@@ -11,6 +11,7 @@ poreplab's report.md. A figure whose data is absent from the results is not draw
 import json
 import math
 import os
+import stat
 import sys
 from collections import OrderedDict
 
@@ -38,12 +39,22 @@ EMU_LABEL = "cuda-emu (emulation on the CPU, not a GPU)"
 
 # ---------------------------------------------------------------- loading
 
+def read_file(path, max_bytes=1 << 30):
+    """A file read as poreplab reads one (common/file_io.hpp): opened without blocking (a
+    FIFO cannot hang the plot), a regular file only, at most max_bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            raise ValueError("%s: not a regular file of at most %d bytes" % (path, max_bytes))
+        return f.read().decode("utf-8", errors="replace")
+
+
 def load_results(d):
     """The result set: results.json, or the latest point records of records.jsonl."""
     path = os.path.join(d, "results.json")
     if os.path.exists(path):
-        with open(path) as f:
-            results = json.load(f)
+        results = json.loads(read_file(path))
         # `run --repeat`: one figure point per point, its last repeat.
         last = OrderedDict()
         for p in results.get("points", []):
@@ -53,16 +64,15 @@ def load_results(d):
     runs, latest = [], OrderedDict()
     if not os.path.exists(os.path.join(d, "records.jsonl")):
         return {"runs": [], "points": []}  # nothing run yet: no figures
-    with open(os.path.join(d, "records.jsonl")) as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # an incomplete last line
-            if rec.get("type") == "header":
-                runs.append(rec)
-            elif rec.get("type") == "point":
-                latest[rec["experiment"] + " " + json.dumps(rec["axes"], sort_keys=True)] = rec
+    for line in read_file(os.path.join(d, "records.jsonl")).splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # an incomplete last line
+        if rec.get("type") == "header":
+            runs.append(rec)
+        elif rec.get("type") == "point":
+            latest[rec["experiment"] + " " + json.dumps(rec["axes"], sort_keys=True)] = rec
     return {"runs": runs, "points": list(latest.values())}
 
 
@@ -366,9 +376,8 @@ def load_verdict(d):
     if not os.path.exists(path):
         return None
     try:
-        with open(path) as f:
-            return json.load(f)
-    except ValueError:
+        return json.loads(read_file(path))
+    except (ValueError, OSError):
         return None
 
 
@@ -414,6 +423,34 @@ def model_label(m):
 
 # ---------------------------------------------------------------- figures
 
+def write_file(path, write):
+    """The one way a file is written here, as poreplab's own (common/file_io.hpp): staged
+    under a name of this process, created new (a link planted there is removed, never
+    written through), fsynced and renamed over `path` once whole."""
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    try:
+        os.unlink(tmp)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):  # a directory: the create names it
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_figure(fig, path, ext, **kwargs):
+    write_file(path, lambda f: fig.savefig(f, format=ext, **kwargs))
+
+
 class Figures:
     def __init__(self, d, results):
         self.dir = os.path.join(d, "plots")
@@ -427,7 +464,7 @@ class Figures:
             caption += (" Filecoin's scheme (sdr + SHA-256) only: the %d what-if points (another variant or hash) "
                         "are in report.md, not drawn." % self.what_if_left_out())
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(self.dir, "%s.%s" % (name, ext)), dpi=130, bbox_inches="tight")
+            save_figure(fig, os.path.join(self.dir, "%s.%s" % (name, ext)), ext, dpi=130, bbox_inches="tight")
         plt.close(fig)
         self.index.append({"name": name, "png": "plots/%s.png" % name, "svg": "plots/%s.svg" % name,
                            "title": title, "caption": caption})
@@ -918,8 +955,8 @@ class Figures:
                        markersize=8, label="CPU: fastest node window × nodes × layers (a producer's too)")[0]
 
     def write_index(self):
-        with open(os.path.join(self.dir, "index.json"), "w") as f:
-            json.dump(self.index, f, indent=2)
+        text = json.dumps(self.index, indent=2).encode()
+        write_file(os.path.join(self.dir, "index.json"), lambda f: f.write(text))
 
 
 VERDICT_COLORS = {"faster": "#2ca02c", "slower": "#d62728", "within noise": "#7f7f7f"}
@@ -928,8 +965,7 @@ VERDICT_COLORS = {"faster": "#2ca02c", "slower": "#d62728", "within noise": "#7f
 def compare_figure(d):
     """DIR/plots/compare.{png,svg} from DIR/compare.json (poreplab compare): per compared
     side, each point's ratio to the baseline with its 95% bootstrap interval, log scale."""
-    with open(os.path.join(d, "compare.json")) as f:
-        data = json.load(f)
+    data = json.loads(read_file(os.path.join(d, "compare.json")))
     comps = [c for c in data.get("comparisons", []) if c.get("points")]
     if not comps:
         print("plot: no compared points in %s" % d, file=sys.stderr)
@@ -967,7 +1003,7 @@ def compare_figure(d):
     out = os.path.join(d, "plots")
     os.makedirs(out, exist_ok=True)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, "compare." + ext), dpi=110)
+        save_figure(fig, os.path.join(out, "compare." + ext), ext, dpi=110)
     plt.close(fig)
     print("plot: %s" % os.path.join(out, "compare.png"), file=sys.stderr)
     return 0

@@ -1,14 +1,19 @@
 #pragma once
 // Files the user names can be anything: a FIFO or a device blocks or never ends, a
 // directory fails half-way through a read with a C++ library message, a huge file asks
-// for more memory than there is. Input files are opened without blocking, must be
-// regular files, and their size is checked against memory before anything is allocated.
-// Output files reserve their space before they are written (or mapped), so a full disk
-// is one clear error instead of SIGBUS half-way through.
+// for more memory than there is, a symbolic link planted at a name the tool writes sends
+// the write elsewhere. Input files are opened without blocking, must be regular files,
+// and their size is checked before anything is allocated. Output files are created new
+// (never opened through what is already at their name), reserve their space before they
+// are written (or mapped), so a full disk is one clear error instead of SIGBUS, and
+// become visible by a rename once complete.
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace poreplab {
@@ -21,11 +26,24 @@ std::uint64_t regular_file_size(const std::filesystem::path& path);
 std::vector<std::uint8_t> read_regular_file(const std::filesystem::path& path);
 std::string read_text_file(const std::filesystem::path& path);
 
-// A text input the user names (a config, a vector file): a regular file, or a stream
-// such as a pipe from `<(...)`, read to its end but refused past max_bytes (/dev/zero
-// never ends). A directory or a device other than a character stream is refused.
-// Throws std::runtime_error "<path>: <reason>".
-std::string read_text_input(const std::filesystem::path& path, std::uint64_t max_bytes);
+// How read_small_file takes a file.
+struct small_file_rules {
+  std::uint64_t max_bytes = 0;
+  // false for a file the tool writes itself (a state file, a key, a cache): a symbolic
+  // link there was planted, and is refused (O_NOFOLLOW).
+  bool follow_links = true;
+  // A stream the user names, such as a pipe from `<(...)`, is read to its end (refused
+  // past max_bytes: /dev/zero never ends). Otherwise only a regular file is read.
+  bool streams = false;
+};
+
+// The one way a small file is read whole (keys, caches, configs, records, vectors,
+// manifests): opened with O_NONBLOCK (a FIFO without a writer cannot block the open), then
+// fstat'ed and refused unless a regular file (or, where allowed, a stream) of at most
+// max_bytes. Throws std::runtime_error "<path>: is a FIFO, not a regular file", "<path>:
+// N bytes: larger than the X accepted here", ... `info` receives the fstat when given.
+std::string read_small_file(const std::filesystem::path& path, const small_file_rules& rules,
+                            struct stat* info = nullptr);
 
 // A write refused for lack of disk space (or over the file size limit).
 struct no_space : std::runtime_error {
@@ -45,9 +63,6 @@ void require_disk_space(const std::filesystem::path& dir, std::uint64_t need);
 // std::runtime_error with the system's reason.
 void reserve_file_space(int fd, std::uint64_t bytes, const std::filesystem::path& path);
 
-// Creates (or truncates) `path`, reserves `n` bytes, writes them and closes it; on
-// failure removes what it created and throws naming the path.
-void write_reserved_file(const std::filesystem::path& path, const void* data, std::uint64_t n);
 
 // An open file descriptor, closed when it goes out of scope.
 class unique_fd {
@@ -70,10 +85,50 @@ class unique_fd {
   int fd_ = -1;
 };
 
-// Opens `path` read-only (a regular file: see regular_file_size) or creates/truncates it
-// for writing with `bytes` reserved. Throw std::runtime_error naming the path.
-unique_fd open_regular_for_reading(const std::filesystem::path& path);
-unique_fd create_reserved_file(const std::filesystem::path& path, std::uint64_t bytes);
+// Opens `path` read-only, without blocking, and checks that it is a regular file (see
+// regular_file_size); with follow_links false a symbolic link is refused. Throws
+// std::runtime_error naming the path.
+unique_fd open_regular_for_reading(const std::filesystem::path& path, bool follow_links = true);
+
+// The one way a file is created for writing, always under a staging name that is renamed
+// into place once the file is complete. Whatever is at `path` and is not a directory is
+// removed first (a leftover of an interrupted run, or a symbolic link planted there:
+// unlinked, never followed), then the file is created with O_CREAT | O_EXCL | O_NOFOLLOW,
+// so nothing that was there is ever written through (a name that reappears in between is
+// an error). `bytes` are reserved. Throws std::runtime_error naming the path.
+unique_fd create_staging_file(const std::filesystem::path& path, std::uint64_t bytes, mode_t mode = 0644);
+
+// create_staging_file, then `n` bytes written and fsynced; on failure the file is removed.
+void write_staging_file(const std::filesystem::path& path, const void* data, std::uint64_t n);
+
+// The staging name write_file_atomic uses for `path`: "<path>.tmp.<pid>".
+std::filesystem::path staging_path(const std::filesystem::path& path);
+
+// Replaces `path` whole: `content` staged (write_staging_file) at `staging` (default
+// staging_path), renamed over `path`, the directory fsynced. A reader sees the old file or
+// the new one, never a part; a failure leaves the old one.
+void write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                       const std::filesystem::path& staging = {});
+
+// A file poreplab keeps and updates in place (a results directory's records.jsonl, opened
+// to append, and its .lock): opened with `flags` (O_WRONLY | O_APPEND | O_CREAT, ...) and
+// O_NOFOLLOW | O_NONBLOCK, so a link planted there or a FIFO is refused, not written
+// through or waited on; it must be a regular file. Throws naming the path.
+unique_fd open_own_file(const std::filesystem::path& path, int flags);
+
+// rename(from, to); a `to` that is a directory is named as such.
+void rename_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Throws "<path>: is a directory, where <what> goes" when a file the tool is about to
+// write would have to replace a directory: checked before the work, not at the rename.
+void require_not_directory(const std::filesystem::path& path, const std::string& what);
+
+// An output file the user names (-o FILE): an existing one is refused unless `force`
+// ("<path>: already exists; pass --force to replace it"), a directory always.
+void refuse_existing_output(const std::filesystem::path& path, bool force);
+
+// create_directories, with a file in the way named: "<path>: exists and is not a directory".
+void make_directories(const std::filesystem::path& dir);
 
 // Exactly n bytes at offset, or std::runtime_error naming the path (a short read is "the
 // file shrank").

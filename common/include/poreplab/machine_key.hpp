@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -24,5 +25,9 @@ std::filesystem::path state_dir();
 // whole before it appears). nullopt, with `why`, when it can be neither read nor created,
 // or the file is not a 32-byte regular file of this user that no one else may write.
 std::optional<machine_key> load_machine_key(std::string& why);
+
+// The HMAC-SHA256 under the key of a JSON value's compact text, as 64 lowercase hex
+// digits: the "mac" a seal's state file and seal.json carry over their other fields.
+std::string json_mac(const nlohmann::json& fields, const machine_key& key);
 
 }  // namespace poreplab

@@ -130,12 +130,17 @@ struct kernel_group {
   bool runnable;
 };
 
+template <class T>
+std::vector<T> as_vector(std::span<const T> table) {
+  return {table.begin(), table.end()};
+}
+
 std::vector<kernel_group> all_kernels() {
   const features& f = detect();
   return {{detail::scalar_latency_kernels(), {}, true},
-          {detail::shani_latency_kernels(), detail::shani_mix_kernels(), f.can_shani()},
-          {detail::avx2_latency_kernels(), detail::avx2_mix_kernels(), f.can_avx2()},
-          {detail::avx512_latency_kernels(), detail::avx512_mix_kernels(), f.can_avx512()}};
+          {as_vector(detail::shani_latency_kernels), as_vector(detail::shani_mix_kernels), f.can_shani()},
+          {as_vector(detail::avx2_latency_kernels), as_vector(detail::avx2_mix_kernels), f.can_avx2()},
+          {as_vector(detail::avx512_latency_kernels), as_vector(detail::avx512_mix_kernels), f.can_avx512()}};
 }
 
 double ticks_per_step(std::uint64_t (*run)(std::uint64_t), std::uint64_t loops, double steps_per_loop) {

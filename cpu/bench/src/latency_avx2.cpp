@@ -83,22 +83,24 @@ std::uint64_t andn(std::uint64_t n) {
 #define PL_LAT_FN(f) nullptr
 #endif
 
-std::vector<latency_kernel> avx2_latency_kernels() {
-  return {
-      {"andn", "avx2", "BMI1 (present with AVX2/BMI2)", 32, PL_LAT_FN(andn)},
-      {"vpaddd ymm", "avx2", "", 32, PL_LAT_FN(vpaddd), PL_LAT_FN(vpaddd_ind), 12},
-      {"vpxor ymm", "avx2", "", 32, PL_LAT_FN(vpxor), PL_LAT_FN(vpxor_ind), 12},
-      {"vpshufb ymm", "avx2", "", 32, PL_LAT_FN(vpshufb), PL_LAT_FN(vpshufb_ind), 12},
-      {"vpshufb xmm", "avx2", "VEX 128-bit form (row-vectorised BLAKE2s)", 32, PL_LAT_FN(vpshufb_x)},
-      {"vpshufd ymm", "avx2", "", 32, PL_LAT_FN(vpshufd), PL_LAT_FN(vpshufd_ind), 12},
-      {"vpsrld ymm", "avx2", "", 32, PL_LAT_FN(vpsrld), PL_LAT_FN(vpsrld_ind), 12},
-      {"rotate ymm", "avx2", "one 32-bit rotate: vpsrld || vpslld, then vpor", 16, PL_LAT_FN(rotate)},
-  };
-}
+namespace {
+constexpr latency_kernel kLatency[] = {
+    {"andn", "avx2", "BMI1 (present with AVX2/BMI2)", 32, PL_LAT_FN(andn)},
+    {"vpaddd ymm", "avx2", "", 32, PL_LAT_FN(vpaddd), PL_LAT_FN(vpaddd_ind), 12},
+    {"vpxor ymm", "avx2", "", 32, PL_LAT_FN(vpxor), PL_LAT_FN(vpxor_ind), 12},
+    {"vpshufb ymm", "avx2", "", 32, PL_LAT_FN(vpshufb), PL_LAT_FN(vpshufb_ind), 12},
+    {"vpshufb xmm", "avx2", "VEX 128-bit form (row-vectorised BLAKE2s)", 32, PL_LAT_FN(vpshufb_x)},
+    {"vpshufd ymm", "avx2", "", 32, PL_LAT_FN(vpshufd), PL_LAT_FN(vpshufd_ind), 12},
+    {"vpsrld ymm", "avx2", "", 32, PL_LAT_FN(vpsrld), PL_LAT_FN(vpsrld_ind), 12},
+    {"rotate ymm", "avx2", "one 32-bit rotate: vpsrld || vpslld, then vpor", 16, PL_LAT_FN(rotate)},
+};
 
-std::vector<mix_kernel> avx2_mix_kernels() {
-  return {{"avx2-x8", "avx2", "672 vpsrld + 576 vpslld + 1280 vpxor + 128 vpand + 592 vpaddd", 8, 1.0 / 16,
-           PL_LAT_FN(mix_x8)}};
-}
+constexpr mix_kernel kMixes[] = {
+    {"avx2-x8", "avx2", "672 vpsrld + 576 vpslld + 1280 vpxor + 128 vpand + 592 vpaddd", 8, 1.0 / 16, PL_LAT_FN(mix_x8)},
+};
+}  // namespace
+
+constinit const std::span<const latency_kernel> avx2_latency_kernels = kLatency;
+constinit const std::span<const mix_kernel> avx2_mix_kernels = kMixes;
 
 }  // namespace poreplab::cpu::detail

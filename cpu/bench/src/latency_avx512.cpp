@@ -74,21 +74,22 @@ PL_IND(mix_x8, PL_SHA256_AVX512_MIX(PL_YROR, PL_YSHR, PL_YTERN, PL_YADD))
 #define PL_LAT_FN(f) nullptr
 #endif
 
-std::vector<latency_kernel> avx512_latency_kernels() {
-  return {
-      {"vprord zmm", "avx512", "", 32, PL_LAT_FN(vprord), PL_LAT_FN(vprord_ind), 12},
-      {"vpternlogd zmm", "avx512", "", 32, PL_LAT_FN(vpternlogd), PL_LAT_FN(vpternlogd_ind), 12},
-      {"vpaddd zmm", "avx512", "", 32, PL_LAT_FN(vpaddd), PL_LAT_FN(vpaddd_ind), 12},
-      {"vprorq zmm", "avx512", "", 32, PL_LAT_FN(vprorq), PL_LAT_FN(vprorq_ind), 12},
-  };
-}
+namespace {
+constexpr latency_kernel kLatency[] = {
+    {"vprord zmm", "avx512", "", 32, PL_LAT_FN(vprord), PL_LAT_FN(vprord_ind), 12},
+    {"vpternlogd zmm", "avx512", "", 32, PL_LAT_FN(vpternlogd), PL_LAT_FN(vpternlogd_ind), 12},
+    {"vpaddd zmm", "avx512", "", 32, PL_LAT_FN(vpaddd), PL_LAT_FN(vpaddd_ind), 12},
+    {"vprorq zmm", "avx512", "", 32, PL_LAT_FN(vprorq), PL_LAT_FN(vprorq_ind), 12},
+};
 
-std::vector<mix_kernel> avx512_mix_kernels() {
-  constexpr const char* kMix = "576 vprord + 96 vpsrld + 352 vpternlogd + 592 vpaddd";
-  return {
-      {"avx512-x16", "avx512", kMix, 16, 1.0 / 16, PL_LAT_FN(mix_x16)},
-      {"avx512-x8", "avx512", kMix, 8, 1.0 / 16, PL_LAT_FN(mix_x8)},
-  };
-}
+constexpr const char* kMixText = "576 vprord + 96 vpsrld + 352 vpternlogd + 592 vpaddd";
+constexpr mix_kernel kMixes[] = {
+    {"avx512-x16", "avx512", kMixText, 16, 1.0 / 16, PL_LAT_FN(mix_x16)},
+    {"avx512-x8", "avx512", kMixText, 8, 1.0 / 16, PL_LAT_FN(mix_x8)},
+};
+}  // namespace
+
+constinit const std::span<const latency_kernel> avx512_latency_kernels = kLatency;
+constinit const std::span<const mix_kernel> avx512_mix_kernels = kMixes;
 
 }  // namespace poreplab::cpu::detail

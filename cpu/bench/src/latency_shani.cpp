@@ -84,22 +84,24 @@ PL_IND(mix_shani, PL_RNDS2(1) PL_MSG1(9) PL_RNDS2(2) PL_PADDD(9) PL_MSG2(12) PL_
 #define PL_LAT_FN(f) nullptr
 #endif
 
-std::vector<latency_kernel> shani_latency_kernels() {
-  return {
-      {"sha256rnds2", "sha-ni", "2 rounds; alternating state halves as in a block", 32, PL_LAT_FN(rnds2),
-       PL_LAT_FN(rnds2_ind), 12},
-      {"sha256msg1", "sha-ni", "", 32, PL_LAT_FN(msg1), PL_LAT_FN(msg1_ind), 12},
-      {"sha256msg2", "sha-ni", "", 32, PL_LAT_FN(msg2), PL_LAT_FN(msg2_ind), 12},
-  };
-}
+namespace {
+constexpr latency_kernel kLatency[] = {
+    {"sha256rnds2", "sha-ni", "2 rounds; alternating state halves as in a block", 32, PL_LAT_FN(rnds2),
+     PL_LAT_FN(rnds2_ind), 12},
+    {"sha256msg1", "sha-ni", "", 32, PL_LAT_FN(msg1), PL_LAT_FN(msg1_ind), 12},
+    {"sha256msg2", "sha-ni", "", 32, PL_LAT_FN(msg2), PL_LAT_FN(msg2_ind), 12},
+};
 
-std::vector<mix_kernel> shani_mix_kernels() {
-  // One mix for every width: the instructions per block per chain do not change with
-  // the number of chains interleaved.
-  constexpr const char* kMix = "32 sha256rnds2 + 12 sha256msg1 + 12 sha256msg2 + 12 palignr + 28 paddd + 16 pshufd + 4 pshufb";
-  return {
-      {"shani", "sha-ni", kMix, 1, 0.25, PL_LAT_FN(mix_shani)},
-  };
-}
+// One mix for every width: the instructions per block per chain do not change with the
+// number of chains interleaved.
+constexpr const char* kMixText =
+    "32 sha256rnds2 + 12 sha256msg1 + 12 sha256msg2 + 12 palignr + 28 paddd + 16 pshufd + 4 pshufb";
+constexpr mix_kernel kMixes[] = {
+    {"shani", "sha-ni", kMixText, 1, 0.25, PL_LAT_FN(mix_shani)},
+};
+}  // namespace
+
+constinit const std::span<const latency_kernel> shani_latency_kernels = kLatency;
+constinit const std::span<const mix_kernel> shani_mix_kernels = kMixes;
 
 }  // namespace poreplab::cpu::detail

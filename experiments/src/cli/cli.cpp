@@ -25,14 +25,20 @@ std::string one_line(std::string s) {
 }
 
 // CLI11's "Could not convert: --layers = -1" as "--layers: cannot use '-1' (not a value of
-// this option)"; its other messages name the option already.
+// this option)"; its other messages name the option already. Digits that passed
+// whole_number_as_typed and still do not convert are past a narrower option's range.
 std::string usage_text(const CLI::ParseError& e) {
   std::string what = one_line(e.what());
   const std::string prefix = "Could not convert: ";
   if (what.rfind(prefix, 0) == 0) {
     const std::string rest = what.substr(prefix.size());
-    if (const auto eq = rest.find(" = "); eq != std::string::npos)
-      return rest.substr(0, eq) + ": cannot use '" + rest.substr(eq + 3) + "' (not a value of this option)";
+    if (const auto eq = rest.find(" = "); eq != std::string::npos) {
+      const std::string value = rest.substr(eq + 3);
+      const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+      return rest.substr(0, eq) + ": " +
+             (digits ? "'" + value + "' is out of range (too large for this option)"
+                     : "cannot use '" + value + "' (not a value of this option)");
+    }
   }
   return what;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "records/records.hpp"
+#include "poreplab/file_io.hpp"
 #include "report/compare.hpp"
 #include "runner/runner.hpp"
 #include "util/text.hpp"
@@ -45,21 +46,19 @@ void add_compare_command(CLI::App& app) {
     if (o->fail_pct != -1) pct = o->fail_pct;
     std::vector<std::filesystem::path> dirs(o->dirs.begin(), o->dirs.end());
     const std::filesystem::path out = o->out;
-    if (!out.empty() && !o->force)
-      for (const char* name : {"compare.md", "compare.json"})
-        if (std::filesystem::exists(out / name))
-          throw usage_error((out / name).string() + " exists (give --force to replace it, or another --out)");
+    if (!out.empty())
+      for (const char* name : {"compare.md", "compare.json"}) refuse_existing_output(out / name, o->force);
     const compare::result r = compare::compare(dirs, pct);
+    for (const auto& s : r.sides)
+      for (const auto& d : s.duplicates) std::cerr << "poreplab: warning: " << d << "\n";
     const std::string md = compare::to_markdown(r);
     const std::string js = compare::to_json(r).dump(2) + "\n";
     if (out.empty()) {
       std::cout << (o->json ? js : md);
     } else {
-      std::error_code ec;
-      std::filesystem::create_directories(out, ec);
-      if (ec) throw usage_error("cannot create the output directory " + out.string() + ": " + ec.message());
-      runner::write_file_atomic(out / "compare.json", js);
-      runner::write_file_atomic(out / "compare.md", md);
+      make_directories(out);
+      write_file_atomic(out / "compare.json", js);
+      write_file_atomic(out / "compare.md", md);
       runner::run_plot_script({"--compare", out.string()}, out);
       std::cout << (o->json ? js : md);
       std::cerr << "compare: " << (out / "compare.md").string() << "\n";

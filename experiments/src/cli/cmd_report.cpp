@@ -9,6 +9,7 @@
 
 #include "report/amax.hpp"
 #include "report/report2019.hpp"
+#include "poreplab/file_io.hpp"
 #include "report/run_report.hpp"
 #include "report/verdict.hpp"
 #include "cli/cli.hpp"
@@ -24,6 +25,7 @@ struct report_cli_options {
   std::vector<std::string> costs;
   bool json = false;
   std::string out;
+  bool force = false;
   std::vector<std::string> dirs;
 
   std::map<std::string, double> cost_map() const {
@@ -35,11 +37,15 @@ struct report_cli_options {
     return m;
   }
   std::vector<std::filesystem::path> paths() const { return {dirs.begin(), dirs.end()}; }
+  // Before the work: a report already written is not replaced without --force.
+  void check_out() const {
+    if (!out.empty()) refuse_existing_output(out, force);
+  }
   void emit(const std::string& text) const {
     if (out.empty())
       std::cout << text;
     else
-      runner::write_file_atomic(out, text);
+      write_file_atomic(out, text);
   }
 };
 
@@ -49,6 +55,7 @@ CLI::Option* add_common_options(CLI::App* cmd, report_cli_options& o, const char
   cmd->add_option("--cost", o.costs, cost_help)->allow_extra_args(false);
   cmd->add_flag("--json", o.json, "JSON instead of Markdown");
   cmd->add_option("-o,--out", o.out, "write to FILE instead of standard output");
+  cmd->add_flag("--force", o.force, "replace the -o FILE that exists");
   return cmd->add_option("results", o.dirs, "result directories (of poreplab run or merge)")->required();
 }
 
@@ -73,6 +80,7 @@ void add_report_command(CLI::App& app) {
                 "default), with the single streams measured in the result directories beside them (Markdown only)");
   add_common_options(cmd, *o, "cost of an off-the-shelf device: DEVICE=USD, DEVICE its name or a part of it (repeatable)");
   cmd->callback([o] {
+    o->check_out();
     if (o->report_2019) {
       if (o->json || !o->custom.empty() || !o->costs.empty())
         throw std::invalid_argument("--report-2019 takes no --json, --custom or --cost");
@@ -96,12 +104,19 @@ void add_report_command(CLI::App& app) {
       ->description(std::string("result directories (of poreplab run or merge; default ") + kDefaultResults + ")");
   auto machine_files = std::make_shared<std::vector<std::string>>();
   auto kwh = std::make_shared<double>(0);
+  // One file per flag, so that a result directory after it stays positional.
   vcmd->add_option("--machine", *machine_files,
-                   "target machines to size from these results (JSON files, e.g. experiments/machines/*.json); "
-                   "result directories go before it or after --");
+                   "a target machine to size from these results (a JSON file, e.g. experiments/machines/*.json; "
+                   "repeatable: one file per --machine)")
+      ->allow_extra_args(false);
   vcmd->add_option("--kwh-price", *kwh, "USD per kWh: prices the energy per sector of machines with power_watts");
   vcmd->callback([v, machine_files, kwh] {
     if (!(*kwh >= 0 && *kwh < 1e6)) throw usage_error("--kwh-price: expected USD per kWh from 0 to 1e6");
+    v->check_out();
+    for (const auto& f : *machine_files)
+      if (std::filesystem::is_directory(f))
+        throw usage_error(f + " is a directory: result directories go before --machine (or after its file: one "
+                              "file per --machine)");
     if (v->dirs.empty()) {
       if (!std::filesystem::is_directory(kDefaultResults))
         throw usage_error(std::string("give a result directory (") + kDefaultResults +

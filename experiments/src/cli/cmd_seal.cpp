@@ -68,6 +68,9 @@ void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progre
             << h->name() << ")"
             << (r.inputs_checked ? "; the layers and replica read match seal.json's digests"
                                  : "; seal.json records no file digests")
+            << "\n"
+            << "seal.json: " << r.trust.text()
+            << (r.trust.mac_verified ? "" : ", and the replica decoded to comm_d; its new seal.json carries no MAC")
             << "\n";
 }
 
@@ -193,6 +196,7 @@ void add_seal_commands(CLI::App& app) {
                                     : "; seal.json records no file digests: the files read were checked "
                                       "against comm_d only")
               << "\n";
+    if (!r.recomputed) std::cout << "seal.json: " << r.trust.text() << "\n";
   });
 }
 

@@ -1,13 +1,11 @@
 #include "model/gpu_model.hpp"
 #include "model/sass_detail.hpp"
 
-#include <cerrno>
 #include <set>
-#include <cstring>
 #include <cmath>
-#include <fstream>
 
 #include "gpu_latency_json.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "util/json_check.hpp"
 
@@ -147,13 +145,11 @@ latency_table parse_latency_table(const json& j, const std::string& file) {
 
 latency_table load_latency_table(const std::string& path) {
   if (path.empty()) return parse_latency_table(json::parse(kDefaultLatencyJson), kDefaultLatencyName);
-  std::ifstream in(path);
-  if (!in) throw model_error("cannot open latency table " + path + ": " + std::strerror(errno));
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw model_error(path + ": not valid JSON: " + json_reason(e));
+    j = parse_json(read_small_file(path, {.max_bytes = 64 << 20}), path + ": not valid JSON");
+  } catch (const std::runtime_error& e) {
+    throw model_error(e.what());
   }
   return parse_latency_table(j, path);
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,12 +10,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/checked.hpp"
+#include "poreplab/file_io.hpp"
+#include "poreplab/json_input.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/stats.hpp"
 #include "util/text.hpp"
 
@@ -38,13 +42,6 @@ void write_all(int fd, std::string_view data, const fs::path& p) {
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
-}
-
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return;  // best effort: the rename itself is atomic
-  ::fsync(fd);
-  ::close(fd);
 }
 
 std::string csv_field(const std::string& s) {
@@ -86,32 +83,10 @@ json stats_json(const sample_stats& s) {
           {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
 }
 
-void write_file_atomic(const fs::path& path, std::string_view content) {
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail_errno("cannot create", tmp);
-  try {
-    write_all(fd, content, tmp);
-    if (::fsync(fd) != 0) fail_errno("cannot fsync", tmp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    errno = err;
-    fail_errno("cannot rename a temporary file onto", path);
-  }
-  fsync_dir(path.parent_path());
-}
-
 dir_lock::dir_lock(const fs::path& dir) {
   const fs::path file = dir / ".lock";
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail_errno("cannot create the lock file", file);
+  // Truncated below: never through a link planted at its name, never a FIFO that blocks.
+  fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     char buf[32] = {};
@@ -139,64 +114,179 @@ dir_lock::~dir_lock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
-records_log read_records(const fs::path& file, bool repair) {
-  records_log log;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail_errno("cannot open", file);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  in.close();
+namespace {
 
-  std::size_t pos = 0, line_no = 0, good_end = 0;
-  while (pos < text.size()) {
-    ++line_no;
-    const std::size_t nl = text.find('\n', pos);
-    const bool complete = nl != std::string::npos;
-    const std::string line = text.substr(pos, (complete ? nl : text.size()) - pos);
-    const std::size_t next = complete ? nl + 1 : text.size();
+[[noreturn]] void fail_at(const std::string& where, const std::string& ptr, const std::string& what) {
+  throw std::runtime_error(where + ": " + ptr + ": " + what);
+}
+
+// A timing: positive and finite (a zero or negative one would make any ratio meaningless).
+void check_timing(const json& v, const std::string& where, const std::string& ptr) {
+  if (!v.is_number()) fail_at(where, ptr, "expected a number, got " + v.dump());
+  const double x = v.get<double>();
+  if (!(x > 0) || !std::isfinite(x)) fail_at(where, ptr, v.dump() + " is not a timing (positive and finite)");
+}
+
+// The fields readers take as text, objects or flags have those types: a number where a
+// name belongs is an error naming it here, not a library exception in a report later.
+void check_types(const json& rec, const std::string& where, std::initializer_list<const char*> texts,
+                 std::initializer_list<const char*> objects, std::initializer_list<const char*> flags) {
+  const auto need = [&](const char* key, bool ok, const char* what) {
+    if (rec.contains(key) && !ok)
+      fail_at(where, std::string("/") + key, std::string("expected ") + what + ", got " + rec[key].dump());
+  };
+  for (const char* k : texts) need(k, rec.contains(k) && rec[k].is_string(), "a string");
+  for (const char* k : objects) need(k, rec.contains(k) && rec[k].is_object(), "an object");
+  for (const char* k : flags) need(k, rec.contains(k) && rec[k].is_boolean(), "true or false");
+}
+
+std::string text_of(const json& rec, const char* key) {
+  return rec.contains(key) && rec[key].is_string() ? rec[key].get<std::string>() : std::string();
+}
+
+// A point's identity, field types and timings.
+void check_point(const json& rec, const std::string& where) {
+  if (!rec.contains("experiment")) fail_at(where, "/experiment", "missing");
+  if (!rec.contains("axes")) fail_at(where, "/axes", "missing");
+  check_types(rec, where, {"experiment", "kind", "status", "metric", "description", "reason", "digest"},
+              {"axes", "stats", "rates", "context"}, {"noisy", "verified"});
+  if (rec.contains("repeat") && !rec["repeat"].is_number_unsigned())
+    fail_at(where, "/repeat", "expected a whole number, got " + rec["repeat"].dump());
+  if (rec.contains("stats") && rec["stats"].contains("n") && !rec["stats"]["n"].is_number_unsigned())
+    fail_at(where, "/stats/n", "expected a whole number, got " + rec["stats"]["n"].dump());
+  if (rec.contains("samples")) {
+    const json& samples = rec["samples"];
+    if (!samples.is_array()) fail_at(where, "/samples", "expected a list of numbers");
+    for (std::size_t i = 0; i < samples.size(); ++i) check_timing(samples[i], where, "/samples/" + std::to_string(i));
+  }
+  if (text_of(rec, "status") != "ok") return;
+  if (const auto st = rec.find("stats"); st != rec.end() && st->value("n", 0) > 0)
+    for (const char* k : {"min", "median", "max"})
+      if (st->contains(k)) check_timing((*st)[k], where, std::string("/stats/") + k);
+  const std::string metric = text_of(rec, "metric");
+  if (const auto r = rec.find("rates"); r != rec.end() && !metric.empty() && r->contains(metric))
+    check_timing((*r)[metric], where, "/rates/" + metric);
+}
+
+// Lines in, records out: a bad line is an error only once another line follows it (the
+// last one may be cut short by a crash).
+class records_parser {
+ public:
+  explicit records_parser(fs::path file) : file_(std::move(file)) {}
+
+  void line(std::string_view text, std::uint64_t offset) {
+    ++line_no_;
+    throw_if_bad_line_pending();
+    if (text.empty()) return;
     json j;
-    bool ok = true;
     try {
-      j = json::parse(line);
-    } catch (const json::exception&) {
-      ok = false;
+      j = json::parse(text);
+    } catch (const json::exception& e) {
+      bad_reason_ = ": " + json_reason(e);
     }
-    const bool last = next >= text.size();
-    if (!complete || !ok || !j.is_object()) {
-      // Only the last line can be cut short by a crash; anything else is damage.
-      if (last) {
-        log.truncated_bytes = text.size() - pos;
-        break;
-      }
-      if (line.empty()) {
-        pos = next;
-        good_end = pos;
-        continue;
-      }
-      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) +
-                               ": not a JSON record (the file is damaged; move it away or fix the line)");
+    if (!j.is_object()) {
+      bad_line_ = line_no_;
+      bad_offset_ = offset;
+      return;
     }
-    const std::string type = j.value("type", "");
-    if (type == "header")
-      log.headers.push_back(std::move(j));
-    else if (type == "point")
-      log.points.push_back(std::move(j));
-    else
-      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": unknown record type \"" + type +
-                               "\"");
-    pos = next;
-    good_end = pos;
+    add(std::move(j));
   }
-  if (repair && log.truncated_bytes > 0) {
-    if (::truncate(file.c_str(), static_cast<off_t>(good_end)) != 0) fail_errno("cannot truncate", file);
+  // After the last complete line, which `tail` bytes of an unfinished one follow: what is
+  // cut off is that unfinished line, or a bad last line.
+  records_log finish(std::uint64_t size, std::uint64_t tail) {
+    if (tail != 0) throw_if_bad_line_pending();
+    log_.truncated_bytes = static_cast<std::size_t>(bad_line_ != 0 ? size - bad_offset_ : tail);
+    return std::move(log_);
   }
+
+ private:
+  std::string where(std::size_t line) const { return file_.string() + ":" + std::to_string(line); }
+  void throw_if_bad_line_pending() const {
+    if (bad_line_ != 0)
+      throw std::runtime_error(where(bad_line_) + ": not a JSON record" + bad_reason_ +
+                               " (the file is damaged; move it away or fix the line)");
+  }
+  void add(json j) {
+    const std::string type = text_of(j, "type");
+    if (type == "header") {
+      check_types(j, where(line_no_), {"source", "config_digest"}, {"environment"}, {});
+      // Another schema means records this poreplab would misread.
+      if (const auto it = j.find("schema"); it != j.end() && *it != kRecordsSchema)
+        throw std::runtime_error(where(line_no_) + ": records schema " + it->dump() + ", this poreplab reads \"" +
+                                 std::string(kRecordsSchema) + "\" (written by another version)");
+      log_.headers.push_back(std::move(j));
+      log_.header_lines.push_back(line_no_);
+      return;
+    }
+    if (type != "point")
+      throw std::runtime_error(where(line_no_) + ": unknown record type " + j.value("type", json()).dump());
+    check_point(j, where(line_no_));
+    if (text_of(j, "status") == "ok") note_duplicate(record_key(j));
+    log_.points.push_back(std::move(j));
+    log_.point_lines.push_back(line_no_);
+  }
+  void note_duplicate(const std::string& key) {
+    const auto [it, fresh] = ok_lines_.try_emplace(key, line_no_);
+    if (fresh) return;
+    log_.duplicates.push_back(where(line_no_) + ": " + key + " was recorded ok at line " + std::to_string(it->second) +
+                              " already (the later record is used)");
+    it->second = line_no_;
+  }
+
+  fs::path file_;
+  records_log log_;
+  std::size_t line_no_ = 0, bad_line_ = 0;  // bad_line_ 0: none
+  std::uint64_t bad_offset_ = 0;
+  std::string bad_reason_;
+  std::map<std::string, std::size_t> ok_lines_;
+};
+
+// Feeds `parser` the lines of `text` starting at file offset `base`; returns the bytes of
+// an unfinished last line left over.
+std::size_t feed_lines(records_parser& parser, std::string_view text, std::uint64_t base) {
+  std::size_t pos = 0;
+  for (std::size_t nl; (nl = text.find('\n', pos)) != std::string_view::npos; pos = nl + 1)
+    parser.line(text.substr(pos, nl - pos), base + pos);
+  return text.size() - pos;
+}
+
+}  // namespace
+
+records_log parse_records(std::string_view text, const fs::path& file) {
+  records_parser parser(file);
+  const std::size_t tail = feed_lines(parser, text, 0);
+  return parser.finish(text.size(), tail);
+}
+
+records_log read_records(const fs::path& file, bool repair) {
+  // A file resumed into is appended to: not through a link planted at its name.
+  const unique_fd fd = open_regular_for_reading(file, !repair);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno("cannot stat", file);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > kMaxRecordsBytes)
+    throw std::runtime_error(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                             byte_size_text(kMaxRecordsBytes) + " a records file may hold here");
+  require_memory(checked_mul(size, kRecordsMemoryPerByte, "records memory"), file.string());
+  records_parser parser(file);
+  std::string buf;  // the unfinished line so far, then the next chunk
+  std::vector<char> chunk(1 << 20);
+  for (std::uint64_t at = 0; at < size;) {
+    const std::uint64_t n = std::min<std::uint64_t>(chunk.size(), size - at);
+    pread_exact(fd.get(), chunk.data(), n, at, file);
+    buf.append(chunk.data(), static_cast<std::size_t>(n));
+    at += n;
+    buf.erase(0, buf.size() - feed_lines(parser, buf, at - buf.size()));
+  }
+  records_log log = parser.finish(size, buf.size());
+  if (repair && log.truncated_bytes > 0 && ::truncate(file.c_str(), static_cast<off_t>(size - log.truncated_bytes)) != 0)
+    fail_errno("cannot truncate", file);
   return log;
 }
 
 records_writer::records_writer(const fs::path& file) : path_(file) {
-  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail_errno("cannot open for appending", file);
+  // Appended to: never through a link planted at its name, never a FIFO.
+  fd_ = open_own_file(file, O_WRONLY | O_CREAT | O_APPEND).release();
 }
 
 records_writer::~records_writer() {

@@ -3,6 +3,7 @@
 // data printers that turn a set of records into results.json (the source of truth) and
 // results.csv. Markdown is report/run_report.hpp's.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -28,21 +29,37 @@ struct sample_stats {
 sample_stats compute_stats(std::vector<double> samples);
 nlohmann::json stats_json(const sample_stats& s);
 
-// Writes `content` to a temporary file beside `path`, fsyncs it and renames it over
-// `path`, so that readers see either the old or the new file, never a part.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
-
 // records.jsonl: one JSON object per line, "type" "header" (a run: config, environment,
 // argv, shard) or "point" (one measured or skipped point).
 struct records_log {
   std::vector<nlohmann::json> headers;
   std::vector<nlohmann::json> points;
+  std::vector<std::size_t> header_lines, point_lines;  // each record's line number, from 1
   std::size_t truncated_bytes = 0;  // an incomplete last line that was cut off
+  // "FILE:LINE: KEY was recorded ok at line N already (the later record is used)": a
+  // point measured twice, which no run or resume writes.
+  std::vector<std::string> duplicates;
 };
 
-// Reads a records file. With repair, an incomplete last line (a crash mid-write) is cut
-// off the file; otherwise it is ignored. A malformed line elsewhere is an error.
+// What one records file may hold: a file past this is refused, not loaded (a run of the
+// 100000 points a config may expand to takes about 300 MB).
+inline constexpr std::uint64_t kMaxRecordsBytes = std::uint64_t{1} << 30;
+// Memory the parsed records take per byte of the file, checked before reading
+// (docs/reliability.md gives the measurement).
+inline constexpr std::uint64_t kRecordsMemoryPerByte = 16;
+
+// Records are data to validate, read line by line (the file is never held whole). Every
+// line is a JSON object of type header or point; a point names its experiment (a string)
+// and axes (an object); its timings (every sample, and for an ok point the median, min and
+// max and the rate of its metric) are positive and finite; a file larger than
+// kMaxRecordsBytes, or whose records would not fit in memory, is refused before it is
+// read. Errors name the file, the line and the field: "r/records.jsonl:3: /samples/0: 0
+// is not a timing (positive and finite)".
+// An incomplete or damaged last line (a crash mid-write) is ignored, or cut off the file
+// with repair; one before it is an error. A header of another records schema is an error.
 records_log read_records(const std::filesystem::path& file, bool repair);
+// The same from text in memory (the fuzz target's entry).
+records_log parse_records(std::string_view text, const std::filesystem::path& file);
 
 // Appends whole lines and fsyncs after each, so a finished point survives a crash.
 class records_writer {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "records/records.hpp"
 #include "util/json_check.hpp"
@@ -53,14 +54,6 @@ std::string architecture_spec::text() const {
 }
 
 namespace {
-
-std::string read_text(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + what + " " + file.string() + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // ---------------------------------------------------------------- the data file
 
@@ -327,12 +320,27 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
 }
 
 custom_data load_custom_hardware(const fs::path& file) {
-  return parse_custom_hardware(read_text(file, "custom-hardware file"), file.string());
+  return parse_custom_hardware(read_small_file(file, {.max_bytes = 64 << 20}), file.string());
 }
 
 fs::path default_custom_hardware_file() { return require_share_dir() / "data" / "custom-hardware.json"; }
 
 // ---------------------------------------------------------------- records
+
+namespace {
+
+// The header of the run that measured the point at `line` (runs are numbered in file
+// order; a merge renumbers both), else the latest header before it; {} when none.
+json header_of(const runner::records_log& log, const json& point, std::size_t line) {
+  const json run = point.value("run", json());
+  std::size_t before = 0;  // headers before the point
+  while (before < log.headers.size() && log.header_lines[before] < line) ++before;
+  for (std::size_t h = before; h-- > 0;)
+    if (run.is_null() || log.headers[h].value("run", json()) == run) return log.headers[h];
+  return before > 0 ? log.headers[before - 1] : json::object();
+}
+
+}  // namespace
 
 inputs load_result_dirs(const std::vector<fs::path>& dirs) {
   if (dirs.empty()) throw std::invalid_argument("give at least one result directory");
@@ -344,51 +352,16 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
     const fs::path f = d / "records.jsonl";
     if (!fs::exists(f, ec))
       throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
-    const std::string text = read_text(f, "records file");
+    runner::records_log log = runner::read_records(f, false);
     in.dirs.push_back(d.string());
-    std::vector<json> headers;
+    in.duplicates.insert(in.duplicates.end(), log.duplicates.begin(), log.duplicates.end());
     std::map<std::string, std::size_t> latest;  // point key -> index into in.records
-    std::size_t line_no = 0, pos = 0;
-    while (pos < text.size()) {
-      const std::size_t nl = text.find('\n', pos);
-      const bool complete = nl != std::string::npos;
-      const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
-      pos = complete ? nl + 1 : text.size();
-      ++line_no;
-      if (line.empty()) continue;
-      json rec;
-      try {
-        rec = json::parse(line);
-      } catch (const json::exception&) {
-        if (!complete) break;  // an incomplete last line: a crash mid-write
-        throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
-      }
-      if (!rec.is_object()) throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": not a JSON record");
-      const std::string type = rec.value("type", "");
-      if (type == "header") {
-        // Another schema means records this poreplab would misread.
-        if (const auto it = rec.find("schema"); it != rec.end() && *it != runner::kRecordsSchema)
-          throw std::runtime_error(f.string() + ":" + std::to_string(line_no) + ": records schema " + it->dump() +
-                                   ", this poreplab reads \"" + std::string(runner::kRecordsSchema) +
-                                   "\" (written by another version)");
-        headers.push_back(std::move(rec));
-        continue;
-      }
-      if (type != "point") continue;
+    for (std::size_t i = 0; i < log.points.size(); ++i) {
       input_record r;
-      r.where = f.string() + ":" + std::to_string(line_no);
-      // The header of the run that measured the point (runs are numbered in file order;
-      // a merge renumbers both), else the latest header before it.
-      const json run = rec.value("run", json());
-      for (auto it = headers.rbegin(); it != headers.rend(); ++it)
-        if (run.is_null() || it->value("run", json()) == run) {
-          r.header = *it;
-          break;
-        }
-      if (r.header.is_null() && !headers.empty()) r.header = headers.back();
-      if (r.header.is_null()) r.header = json::object();
-      const std::string key = rec.value("experiment", "") + " " + rec.value("axes", json::object()).dump();
-      r.point = std::move(rec);
+      r.where = f.string() + ":" + std::to_string(log.point_lines[i]);
+      r.header = header_of(log, log.points[i], log.point_lines[i]);
+      const std::string key = log.points[i]["experiment"].get<std::string>() + " " + log.points[i]["axes"].dump();
+      r.point = std::move(log.points[i]);
       if (const auto it = latest.find(key); it != latest.end()) {
         in.records[it->second] = std::move(r);
       } else {
@@ -873,8 +846,8 @@ bool write_config_reports(const std::vector<std::string>& reports, const fs::pat
     }
     try {
       const report r = compute(load_result_dirs({dir}), load_custom_hardware(default_custom_hardware_file()));
-      runner::write_file_atomic(dir / "amax.md", to_markdown(r));
-      runner::write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
+      write_file_atomic(dir / "amax.md", to_markdown(r));
+      write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
       std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";
     } catch (const std::exception& e) {
       std::cerr << "poreplab: warning: amax report not written: " << e.what() << "\n";

@@ -136,11 +136,12 @@ struct input_record {
 struct inputs {
   std::vector<std::string> dirs;
   std::vector<input_record> records;  // the latest record of each point, every status
+  std::vector<std::string> duplicates;  // points recorded ok twice (records_log::duplicates)
 };
 
-// Reads DIR/records.jsonl of each directory. Throws std::runtime_error for a missing
-// directory, a directory without records.jsonl, or a malformed line (an incomplete last
-// line is ignored, as after a crash).
+// Reads DIR/records.jsonl of each directory (runner::read_records: every record validated).
+// Throws std::runtime_error for a missing directory, a directory without records.jsonl, or
+// a malformed line or field (an incomplete last line is ignored, as after a crash).
 inputs load_result_dirs(const std::vector<std::filesystem::path>& dirs);
 
 struct row {

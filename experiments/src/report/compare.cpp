@@ -76,6 +76,7 @@ side_data load_side(const fs::path& dir) {
   std::set<std::string> seen_headers;
   for (const auto& [set_name, set_dir] : result_dirs_of(dir)) {
     const amax::inputs in = amax::load_result_dirs({set_dir});
+    s.meta.duplicates.insert(s.meta.duplicates.end(), in.duplicates.begin(), in.duplicates.end());
     for (const auto& r : in.records) {
       json rec = r.point;
       // A machine's data sets: points match within the data set of the same name.
@@ -395,6 +396,15 @@ std::string md_cell(std::string s) {
   return s;
 }
 
+// Points a side's records hold ok twice: measured twice, which no run or resume does (a
+// concatenated or hand-edited file); the later record is the one compared.
+void duplicates_section(const result& r, std::ostringstream& o) {
+  if (std::all_of(r.sides.begin(), r.sides.end(), [](const side& s) { return s.duplicates.empty(); })) return;
+  o << "\n## Duplicate points\n\nRecorded ok more than once; the later record is compared:\n\n";
+  for (const auto& s : r.sides)
+    for (const auto& d : s.duplicates) o << "- " << md_cell(d) << "\n";
+}
+
 }  // namespace
 
 std::string to_markdown(const result& r) {
@@ -419,6 +429,7 @@ std::string to_markdown(const result& r) {
     for (const auto& v : f.values) o << " " << md_cell(v.empty() ? "—" : v) << " |";
     o << (f.differs ? " **yes** |" : " |") << "\n";
   }
+  duplicates_section(r, o);
   for (const auto& c : r.comparisons) {
     const std::string& other = r.sides[c.other].label;
     o << "\n## " << other << " against " << base << "\n\n";
@@ -472,7 +483,10 @@ json to_json(const result& r) {
   j["schema"] = kCompareSchema;
   j["sides"] = json::array();
   for (std::size_t i = 0; i < r.sides.size(); ++i)
-    j["sides"].push_back({{"label", r.sides[i].label}, {"path", r.sides[i].path}, {"baseline", i == 0}});
+    j["sides"].push_back({{"label", r.sides[i].label},
+                          {"path", r.sides[i].path},
+                          {"baseline", i == 0},
+                          {"duplicates", r.sides[i].duplicates}});
   j["setup"] = json::array();
   for (const auto& f : r.setup) j["setup"].push_back({{"field", f.name}, {"values", f.values}, {"differs", f.differs}});
   j["fail_on_regression_pct"] = r.fail_on_regression_pct ? json(*r.fail_on_regression_pct) : json();

@@ -56,6 +56,7 @@ struct comparison {
 struct side {
   std::string label;  // the directory's name, made unique
   std::string path;
+  std::vector<std::string> duplicates;  // points its records hold ok twice (FILE:LINE: ...)
 };
 
 struct result {

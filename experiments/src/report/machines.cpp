@@ -172,7 +172,7 @@ machine load_machine(const std::filesystem::path& file) {
   const std::string source = file.string();
   json j;
   try {
-    j = parse_json(read_text_input(file, kMaxMachineFileBytes), source);
+    j = parse_json(read_small_file(file, {.max_bytes = kMaxMachineFileBytes}), source);
   } catch (const std::exception& e) {
     throw machine_error(e.what());
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/file_io.hpp"
 #include "records/records.hpp"
 #include "util/text.hpp"
 
@@ -410,11 +411,7 @@ json parse_data(const std::string& text, const std::string& source) {
 }
 
 json load_data(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_data(s.str(), file.string());
+  return parse_data(read_small_file(file, {.max_bytes = 64 << 20}), file.string());
 }
 
 std::string amax_markdown(const json& data, const amax::inputs& in) {
@@ -442,7 +439,7 @@ std::string markdown(const json& data, const amax::inputs& in) {
 bool write_report_file(const fs::path& dir) {
   try {
     const json data = load_data(default_data_file());
-    runner::write_file_atomic(dir / "report-2019.md", markdown(data, amax::load_result_dirs({dir})));
+    write_file_atomic(dir / "report-2019.md", markdown(data, amax::load_result_dirs({dir})));
     std::cerr << "report: " << (dir / "report-2019.md").string() << "\n";
     return true;
   } catch (const std::exception& e) {

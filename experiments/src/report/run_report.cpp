@@ -1,13 +1,14 @@
 #include "report/run_report.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <optional>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
 #include "records/records.hpp"
@@ -153,12 +154,22 @@ void environment_lines(const json& results, std::ostringstream& md) {
        << (results.contains("source") ? " (" + results["source"].get<std::string>() + ")" : std::string()) << "\n";
 }
 
+// A file another step wrote into the directory, or nothing when it is absent or not a
+// regular file of at most 16 MiB: what is included is optional.
+std::optional<std::string> optional_text(const fs::path& file) {
+  try {
+    return read_small_file(file, {.max_bytes = 16 << 20});
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
+}
+
 // The figures plot.py listed in DIR/plots/index.json (an empty array when there are none).
 json figure_index(const fs::path& dir) {
-  std::ifstream in(dir / "plots" / "index.json");
-  if (!in) return json::array();
+  const auto text = optional_text(dir / "plots" / "index.json");
+  if (!text) return json::array();
   try {
-    json figs = json::parse(in);
+    json figs = json::parse(*text);
     if (figs.is_array()) return figs;
   } catch (const json::exception&) {
     // plot.py writes it whole; anything else is not ours to trust
@@ -503,8 +514,9 @@ void repeat_section(const json& results, std::ostringstream& md) {
 
 // A report another command wrote into the directory, its headings one level down.
 void included_report(const fs::path& file, std::ostringstream& md) {
-  std::ifstream in(file);
-  if (!in) return;
+  const auto text = optional_text(file);
+  if (!text) return;
+  std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) md << (line.rfind('#', 0) == 0 ? "#" : "") << line << "\n";
   md << "\n";
@@ -513,8 +525,9 @@ void included_report(const fs::path& file, std::ostringstream& md) {
 // The answer first: the verdict (verdict.md, written for every run whose records it can
 // judge) with its figure.
 void cpu_vs_gpu_section(const fs::path& dir, std::ostringstream& md) {
-  std::ifstream in(dir / "verdict.md");
-  if (!in) return;
+  const auto text = optional_text(dir / "verdict.md");
+  if (!text) return;
+  std::istringstream in(*text);
   // The figure after the table and its plain words, before the details.
   std::ostringstream fig;
   for (const auto& f : figure_index(dir))
@@ -647,16 +660,14 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
 }
 
 void write_run_report(const fs::path& dir, const json& results) {
-  runner::write_file_atomic(dir / "report.md", run_report_markdown(results, dir));
+  write_file_atomic(dir / "report.md", run_report_markdown(results, dir));
 }
 
 void write_run_report(const fs::path& dir) {
   const fs::path file = dir / "results.json";
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(dir.string() + " holds no results.json");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const json results = parse_json(text.str(), file.string());
+  if (std::error_code ec; !fs::exists(fs::symlink_status(file, ec)))
+    throw std::runtime_error(dir.string() + " holds no results.json");
+  const json results = parse_json(read_small_file(file, {.max_bytes = runner::kMaxRecordsBytes}), file.string());
   bool ok = results.is_object() && results.value("schema", "") == runner::kResultsSchema && results.contains("points") &&
             results["points"].is_array();
   for (std::size_t i = 0; ok && i < results["points"].size(); ++i) {

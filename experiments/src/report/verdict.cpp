@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "poreplab/file_io.hpp"
 #include "report/amax.hpp"
 #include "model/gpu_model.hpp"
 #include "poreplab/cpu/engines.hpp"
@@ -1145,8 +1146,8 @@ bool write_report_files(const fs::path& dir, bool when_usable) {
       if (when_usable) return true;
       throw;
     }
-    runner::write_file_atomic(dir / "verdict.md", to_markdown(r));
-    runner::write_file_atomic(dir / "verdict.json", to_json(r).dump(2) + "\n");
+    write_file_atomic(dir / "verdict.md", to_markdown(r));
+    write_file_atomic(dir / "verdict.json", to_json(r).dump(2) + "\n");
     std::cerr << "report: " << (dir / "verdict.md").string() << ", " << (dir / "verdict.json").string() << "\n";
     return true;
   } catch (const std::exception& e) {

@@ -325,7 +325,7 @@ config load_config_file(const std::string& path) {
   if (std::error_code ec; !std::filesystem::exists(path, ec))
     throw std::runtime_error("cannot open config file " + path + ": " + std::strerror(ENOENT));
   // A regular file or a pipe (run <(...)); a directory or device is an error naming it.
-  return parse_config(read_text_input(path, 64 << 20), path);
+  return parse_config(read_small_file(path, {.max_bytes = 64 << 20, .streams = true}), path);
 }
 
 config embedded_default_config() { return parse_config(kDefaultConfigJson, "(embedded default.json)"); }

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "poreplab/file_io.hpp"
 #include "report/amax.hpp"
 #include "report/run_report.hpp"
 #include "backends/backends.hpp"

@@ -26,11 +26,14 @@ struct pc2_seal_result {
   std::vector<pc2_file> files;
   double seconds = 0;            // the whole call, digests and renames included
   bool inputs_checked = false;   // the layers and replica read matched seal.json's digests
+  manifest_trust trust;          // seal.json's MAC, or the sampled labels and comm_d checked
   nlohmann::json manifest;       // seal.json as written
 };
 
-// Reads the layer files and replica.dat chunk by chunk (each checked against the digest
-// seal.json records while it is read), writes the tree files under temporary names, and
+// Checks seal.json's MAC; without one that verifies here, re-labels a sample of every
+// layer from its parents and decodes the replica back to comm_d (check_seal_layers,
+// decoded_comm_d) before any work. Reads the layer files and replica.dat chunk by chunk
+// (each checked against the digest seal.json records while it is read), writes the tree files under temporary names, and
 // renames them into place, then seal.json with /pc2 (atomically): an error or a signal
 // (interrupt.hpp, checked between chunks) leaves the directory as it was. Errors name the
 // file: a seal of a layer count other than 2 or 11 or a sector size without a

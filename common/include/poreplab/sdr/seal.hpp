@@ -114,8 +114,10 @@ struct seal_state {
 // its digest, and its labels against their parents, before it is used.
 seal_state parse_seal_state(std::string_view text, const std::filesystem::path& file, std::uint32_t max_layers);
 
-// What unseal() reads from seal.json, checked: 32-byte hex fields, layers 1..64, nodes a
-// power of two whose * 32 fits, a known api version.
+// What unseal() and pc2 read from seal.json, checked and cross-checked: the format,
+// 32-byte hex fields, layers 1..64, nodes a power of two whose * 32 fits and equals
+// /inputs/sector_size, a known api version, /replica_id the one its inputs and comm_d
+// give, /files naming only this seal's files with their sizes, a MAC of 64 hex digits.
 struct seal_manifest {
   bytes32 comm_d{};
   bytes32 replica_id{};
@@ -128,15 +130,45 @@ struct seal_manifest {
   // sha256, 64 lowercase hex digits); both empty when it records no /files.
   std::string replica_sha256, last_layer_sha256;
   std::vector<std::string> layer_sha256;  // every layer's, 1 first; empty without /files
+  std::string mac;                         // /mac: HMAC-SHA256 of the rest; "" if none
+  nlohmann::json document;                 // the whole of seal.json
 };
 
 // Parses seal.json's text; throws std::runtime_error "<file>: <JSON pointer>: <problem>".
 seal_manifest parse_seal_manifest(std::string_view text, const std::filesystem::path& file);
+// Reads (at most 16 MiB, a regular file, not through a link) and parses seal.json.
+seal_manifest read_seal_manifest(const std::filesystem::path& file);
+
+// Sets seal.json's /mac, the MAC of every other field under this machine's key
+// (machine_key.hpp), when `sign` and a key can be had; else removes it.
+void sign_seal_manifest(nlohmann::json& manifest, bool sign);
+
+// How far a sealed directory's seal.json is trusted before its layers are used. Its digests
+// alone can be rewritten with the files they describe: they vouch for the layers only
+// under a MAC that verifies with this machine's key. Otherwise `why` says what is missing,
+// and the layers were re-labeled in part from their parents (`sampled` labels each).
+struct manifest_trust {
+  bool mac_verified = false;
+  std::string why;
+  std::uint64_t sampled = 0;
+  std::string text() const;  // one line for the user
+};
+
+// Checks seal.json's MAC; without one that verifies here, re-labels kDefaultVerifySamples
+// labels of each layer from first_layer to the last (sampled_check.hpp). Throws
+// std::runtime_error naming the layer file and the first node that differs.
+manifest_trust check_seal_layers(const seal_manifest& sm, const std::filesystem::path& sealed_dir,
+                                 std::uint32_t first_layer);
+
+// comm_d of the data replica.dat and the last layer file decode to, in chunks: what a
+// replica whose digest in seal.json may have been rewritten is checked by.
+bytes32 decoded_comm_d(const seal_manifest& sm, const std::filesystem::path& sealed_dir);
 
 struct unseal_result {
   bytes32 comm_d{};
   bool recomputed = false;       // labels recomputed rather than read from the layer file
   bool digests_checked = false;  // the files read matched seal.json's digests (false: it has none)
+  manifest_trust trust;          // the last layer's, when it was read rather than recomputed
 };
 
 // Recovers the data of a sealed directory into out_file (written atomically), reading

@@ -46,6 +46,10 @@ seal_inputs seal_inputs_of(const sdr_vector& v);
 // The staged (fr32-padded) sector bytes: "pattern37" or "zero"; throws for others.
 std::vector<std::uint8_t> generate_data(const std::string& generator, std::uint64_t bytes);
 
+// PC2's expected values a vector may give (64 lowercase hex digits each); null or absent
+// means not in the vector (PC1 is verified, PC2 not against it).
+inline constexpr const char* kPc2Fields[] = {"comm_c", "comm_r_last", "comm_r"};
+
 struct check_result {
   std::string name;
   bool ok = false;

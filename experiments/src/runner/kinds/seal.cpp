@@ -6,10 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
+#include <string_view>
 
 #include "backends/backends.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
@@ -67,9 +68,7 @@ sdr::seal_inputs inputs_for(std::uint64_t sector_size, std::uint32_t layers) {
 
 void write_data_file(const fs::path& p, std::uint64_t size) {
   const std::vector<std::uint8_t> data = field_element_data(size, 0x2545f4914f6cdd1dull);
-  std::ofstream out(p, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (!out) throw std::runtime_error("cannot write the seal input " + p.string());
+  write_file_atomic(p, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }
 
 std::string unavailable(const json& axes) {
@@ -125,9 +124,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   } else {
     const fs::path back = scratch.path() / "unsealed.bin";
     sdr::unseal(scratch.path() / "sealed", back, *be, false);
-    std::ifstream a(data, std::ios::binary), b(back, std::ios::binary);
-    const std::string da((std::istreambuf_iterator<char>(a)), {}), db((std::istreambuf_iterator<char>(b)), {});
-    m.verified = da == db;
+    m.verified = read_regular_file(data) == read_regular_file(back);
     m.verified_against = "unsealing the replica gives back the data";
   }
   const backend_entry& entry = find_backend(backend);

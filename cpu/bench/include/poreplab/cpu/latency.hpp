@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -175,13 +176,12 @@ struct mix_kernel {
   double groups_per_loop;
   std::uint64_t (*run)(std::uint64_t loops);
 };
-std::vector<mix_kernel> shani_mix_kernels();
-std::vector<mix_kernel> avx2_mix_kernels();
-std::vector<mix_kernel> avx512_mix_kernels();
 std::vector<latency_kernel> scalar_latency_kernels();  // latency.cpp: x86-64 + sse2
-std::vector<latency_kernel> shani_latency_kernels();
-std::vector<latency_kernel> avx2_latency_kernels();
-std::vector<latency_kernel> avx512_latency_kernels();
+// Each ISA's kernels and mixes as constant tables (defined in latency_<isa>.cpp): listing
+// them runs no code of a file built with the ISA's flags, which may use the ISA's
+// instructions (a list built there ran AVX-512 code on a CPU without it: SIGILL).
+extern const std::span<const latency_kernel> shani_latency_kernels, avx2_latency_kernels, avx512_latency_kernels;
+extern const std::span<const mix_kernel> shani_mix_kernels, avx2_mix_kernels, avx512_mix_kernels;
 }  // namespace detail
 
 }  // namespace poreplab::cpu
