@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/cli.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "records/records.hpp"
 #include "report/plan.hpp"
@@ -20,6 +21,7 @@ struct plan_cli_options {
   std::vector<std::string> machines;
   std::vector<std::string> results;
   bool json = false;
+  bool force = false;
   std::string out;
 };
 
@@ -54,7 +56,10 @@ void add_plan_command(CLI::App& app) {
                   "result directories the rates come from (default results/default when it exists)");
   cmd->add_flag("--json", o->json, "JSON instead of Markdown");
   cmd->add_option("-o,--out", o->out, "write to FILE instead of standard output");
+  cmd->add_flag("--force", o->force, "replace the -o FILE that exists");
   cmd->callback([o] {
+    // Before the work: a plan already written is not replaced without --force.
+    if (!o->out.empty()) refuse_existing_output(o->out, o->force);
     const std::string proof = proof_of(*o);
     std::vector<std::filesystem::path> dirs(o->results.begin(), o->results.end());
     if (dirs.empty() && std::filesystem::is_directory(kDefaultResults)) dirs.push_back(kDefaultResults);
@@ -66,7 +71,7 @@ void add_plan_command(CLI::App& app) {
     const verdict::plan_report r = verdict::make_plan(proof, dirs, machines);
     const std::string text = o->json ? verdict::plan_json(r).dump(2) + "\n" : verdict::plan_markdown(r);
     if (o->out.empty()) std::cout << text;
-    else runner::write_file_atomic(o->out, text);
+    else write_file_atomic(o->out, text);
   });
 }
 
