@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "poreplab/cpu/floor.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/profile.hpp"
+#include "poreplab/cpu/topology.hpp"
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/parents.hpp"
@@ -391,9 +393,9 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
 }
 
 TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[labeler][producer]") {
-  CHECK(cpu::parse_parent_producer("auto") == cpu::parent_producer::automatic);
-  CHECK(std::string(cpu::parent_producer_name(cpu::parent_producer::sibling)) == "sibling");
-  CHECK_THROWS_WITH(cpu::parse_parent_producer("smt"), Catch::Contains("off, auto, core, sibling"));
+  CHECK(cpu::kParentProducers.parse("auto") == cpu::parent_producer::automatic);
+  CHECK(cpu::kParentProducers.name(cpu::parent_producer::sibling) == "sibling");
+  CHECK_THROWS_WITH(cpu::kParentProducers.parse("smt"), Catch::Contains("off, auto, core, sibling"));
   const std::uint64_t nodes = 256;
   const auto parents = table_for(nodes);
   const auto ids = ids_for(1);
@@ -445,16 +447,38 @@ TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[lab
 }
 
 TEST_CASE("ablation switches refuse what they cannot do", "[labeler][ablation]") {
-  CHECK(cpu::parse_message_assembly("in-place") == cpu::message_assembly::in_place);
-  CHECK(cpu::parse_field_encoding("montgomery") == cpu::field_encoding::montgomery);
-  CHECK(cpu::parse_huge_pages("default") == cpu::huge_pages::system);
-  CHECK_THROWS_WITH(cpu::parse_message_assembly("copy"), Catch::Contains("in-place, gather"));
-  CHECK_THROWS_WITH(cpu::parse_field_encoding("x"), Catch::Contains("normal, montgomery"));
-  CHECK_THROWS_WITH(cpu::parse_huge_pages("yes"), Catch::Contains("default, on, off"));
+  CHECK(cpu::kMessageAssemblies.parse("in-place") == cpu::message_assembly::in_place);
+  CHECK(cpu::kFieldEncodings.parse("montgomery") == cpu::field_encoding::montgomery);
+  CHECK(cpu::kHugePages.parse("default") == cpu::huge_pages::system);
+  CHECK_THROWS_WITH(cpu::kMessageAssemblies.parse("copy"), Catch::Contains("in-place, gather"));
+  CHECK_THROWS_WITH(cpu::kFieldEncodings.parse("x"), Catch::Contains("normal, montgomery"));
+  CHECK_THROWS_WITH(cpu::kHugePages.parse("yes"), Catch::Contains("default, on, off"));
   const sdr::label_scheme b2s{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
   auto d = make_scheme_job(b2s, 64, 1, 1);
   sdr::rolling_layer_store store(64 * 32);
   cpu::labeler_options o;
   o.pad_precompute = true;
   CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(d.job, store), Catch::Contains("precomputed-padding"));
+}
+
+TEST_CASE("name tables: every value named once, each name parses back to its value", "[labeler][names]") {
+  auto check = [](const auto& table) {
+    INFO(table.what);
+    std::set<std::string> seen;
+    for (const auto& e : table.entries) {
+      CHECK(seen.insert(std::string(e.name)).second);
+      CHECK(table.parse(e.name) == e.value);
+      CHECK(table.name(e.value) == e.name);
+      CHECK(table.has(e.name));
+    }
+    CHECK_FALSE(table.has("no such name"));
+    CHECK_THROWS_WITH(table.parse("no such name"),
+                      "unknown " + std::string(table.what) + " 'no such name' (valid: " + table.valid() + ")");
+  };
+  check(cpu::kMessageAssemblies);
+  check(cpu::kFieldEncodings);
+  check(cpu::kHugePages);
+  check(cpu::kPrefetchLevels);
+  check(cpu::kParentProducers);
+  check(cpu::kThreadPlacements);
 }

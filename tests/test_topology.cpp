@@ -94,7 +94,7 @@ TEST_CASE("placement knob: typed, one-line errors, pin_threads 0 is none", "[top
     CHECK_THAT(what, Catch::Contains("diagonal") && Catch::Contains("spread") && Catch::Contains("siblings"));
   }
   CHECK_THROWS_AS(k.set("placement", 1), std::invalid_argument);
-  CHECK_THROWS_WITH(cpu::parse_thread_placement("x"), Catch::Contains("valid: compact, spread, siblings, cores, none"));
+  CHECK_THROWS_WITH(cpu::kThreadPlacements.parse("x"), Catch::Contains("valid: compact, spread, siblings, cores, none"));
   CHECK(cpu_thread_placement(k) == thread_placement::compact);
   k.set("placement", "spread");
   CHECK(cpu_thread_placement(k) == thread_placement::spread);

@@ -107,7 +107,7 @@ producer_placement producer_plan(const labeler_options& opt, const sdr::label_jo
                     opt.assembly != message_assembly::gather;
   if (opt.producer != parent_producer::automatic) {
     if (!fits)
-      throw std::invalid_argument(std::string("producer ") + parent_producer_name(opt.producer) +
+      throw std::invalid_argument("producer " + std::string(kParentProducers.name(opt.producer)) +
                                   ": parents are gathered ahead for SDR SHA-256 jobs with in-place assembly only "
                                   "(use producer off or auto)");
     producer_placement p{opt.producer, producer_pairs(opt.producer)};
@@ -237,49 +237,6 @@ class cpu_backend final : public sdr::backend {
 };
 
 }  // namespace
-
-message_assembly parse_message_assembly(std::string_view s) {
-  if (s == "auto") return message_assembly::automatic;
-  if (s == "in-place") return message_assembly::in_place;
-  if (s == "gather") return message_assembly::gather;
-  throw std::invalid_argument("unknown message assembly '" + std::string(s) + "' (valid: auto, in-place, gather)");
-}
-
-field_encoding parse_field_encoding(std::string_view s) {
-  if (s == "normal") return field_encoding::normal;
-  if (s == "montgomery") return field_encoding::montgomery;
-  throw std::invalid_argument("unknown field encoding '" + std::string(s) + "' (valid: normal, montgomery)");
-}
-
-huge_pages parse_huge_pages(std::string_view s) {
-  if (s == "default") return huge_pages::system;
-  if (s == "on") return huge_pages::on;
-  if (s == "off") return huge_pages::off;
-  throw std::invalid_argument("unknown huge_pages setting '" + std::string(s) + "' (valid: default, on, off)");
-}
-
-parent_producer parse_parent_producer(std::string_view s) {
-  if (s == "off") return parent_producer::off;
-  if (s == "auto") return parent_producer::automatic;
-  if (s == "core") return parent_producer::core;
-  if (s == "sibling") return parent_producer::sibling;
-  throw std::invalid_argument("unknown producer placement '" + std::string(s) + "' (valid: off, auto, core, sibling)");
-}
-
-const char* parent_producer_name(parent_producer p) {
-  switch (p) {
-    case parent_producer::off: return "off";
-    case parent_producer::core: return "core";
-    case parent_producer::sibling: return "sibling";
-    default: return "auto";
-  }
-}
-
-prefetch_level parse_prefetch_level(std::string_view s) {
-  if (s == "l1") return prefetch_level::l1;
-  if (s == "l2") return prefetch_level::l2;
-  throw std::invalid_argument("unknown prefetch level '" + std::string(s) + "' (valid: l1, l2)");
-}
 
 const engine& pick_label_engine(std::size_t sectors, int threads) {
   return pick_label_engine(sdr::kFilecoinScheme, sectors, "auto", threads);

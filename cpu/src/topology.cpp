@@ -211,26 +211,6 @@ affinity_guard::~affinity_guard() {
   if (saved_) pthread_setaffinity_np(pthread_self(), sizeof mask_, &mask_);
 }
 
-std::vector<std::string> thread_placement_names() { return {"compact", "spread", "siblings", "cores", "none"}; }
-
-thread_placement parse_thread_placement(std::string_view s) {
-  const auto names = thread_placement_names();
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (s == names[i]) return static_cast<thread_placement>(i);
-  throw std::invalid_argument("unknown thread placement '" + std::string(s) +
-                              "' (valid: compact, spread, siblings, cores, none)");
-}
-
-const char* thread_placement_name(thread_placement p) {
-  switch (p) {
-    case thread_placement::spread: return "spread";
-    case thread_placement::siblings: return "siblings";
-    case thread_placement::cores: return "cores";
-    case thread_placement::none: return "none";
-    default: return "compact";
-  }
-}
-
 std::vector<int> placement_cpus(thread_placement p, const machine_topology& t, const std::vector<int>& allowed) {
   if (p == thread_placement::none) return {};
   if (p == thread_placement::compact) return allowed;

@@ -607,7 +607,7 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
   }
   for (auto& row : rows) {
     row.threads = opt.threads;
-    row.placement = thread_placement_name(opt.placement);
+    row.placement = kThreadPlacements.name(opt.placement);
     row.cpus = cpus;
   }
   return rows;

@@ -50,20 +50,20 @@ const std::vector<backend_knob>& backend_knobs() {
                 "engine of the point's hash; auto = the best for the sector count"),
       count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
       count_knob("pin_threads", 1, 0, 1, {"cpu"}, "0 = pin no thread (placement none); 1 = pin as placement says"),
-      text_knob("placement", "compact", [] { return cpu::thread_placement_names(); }, {"cpu"},
+      text_knob("placement", "compact", [] { return cpu::kThreadPlacements.names(); }, {"cpu"},
                 "where labeling threads are pinned: compact (thread i on the i-th CPU of the affinity mask), spread "
                 "(one per core before any SMT sibling), siblings (both SMT threads of a core before the next core), "
                 "cores (one per core, siblings idle, threads capped at the cores), none (the OS decides)"),
       count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
-      text_knob("prefetch_level", "l2", [] { return std::vector<std::string>{"l1", "l2"}; }, {"cpu"},
+      text_knob("prefetch_level", "l2", [] { return cpu::kPrefetchLevels.names(); }, {"cpu"},
                 "cache level the parents are prefetched into: l1 (prefetcht0) or l2 (prefetcht1, keeps L1 for the "
                 "engine)"),
-      text_knob("assembly", "auto", [] { return std::vector<std::string>{"auto", "in-place", "gather"}; }, {"cpu"},
+      text_knob("assembly", "auto", [] { return cpu::kMessageAssemblies.names(); }, {"cpu"},
                 "message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
                 "auto = in-place"),
-      text_knob("encoding", "normal", [] { return std::vector<std::string>{"normal", "montgomery"}; }, {"cpu"},
+      text_knob("encoding", "normal", [] { return cpu::kFieldEncodings.names(); }, {"cpu"},
                 "ZigZag key + node: normal-form add, or the 2019 r2 Montgomery round trip (SDR: no effect)"),
-      text_knob("huge_pages", "default", [] { return std::vector<std::string>{"default", "on", "off"}; }, {"cpu"},
+      text_knob("huge_pages", "default", [] { return cpu::kHugePages.names(); }, {"cpu"},
                 "madvise the layers and the parent table MADV_HUGEPAGE (on) / MADV_NOHUGEPAGE (off)"),
       count_knob("pad_precompute", 0, 0, 1, {"cpu"},
                  "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
@@ -72,7 +72,7 @@ const std::vector<backend_knob>& backend_knobs() {
       count_knob("header_ahead", 1, 0, 1, {"cpu"},
                  "1 = SDR SHA-256: node v + 1's header block (no parent in it) compressed before node v's chain, "
                  "leaving 19 chained compressions a node; 0 = all 20 on the chain"),
-      text_knob("producer", "auto", [] { return std::vector<std::string>{"off", "auto", "core", "sibling"}; }, {"cpu"},
+      text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {"cpu"},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
                 "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
                 "CPU is free for it and a layer exceeds the last-level cache (and 64 MiB)"),
@@ -223,7 +223,7 @@ std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_
 }
 
 cpu::thread_placement cpu_thread_placement(const backend_settings& o) {
-  return o.count("pin_threads") == 0 ? cpu::thread_placement::none : cpu::parse_thread_placement(o.text("placement"));
+  return o.count("pin_threads") == 0 ? cpu::thread_placement::none : cpu::kThreadPlacements.parse(o.text("placement"));
 }
 
 cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
@@ -232,14 +232,14 @@ cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
   l.threads = static_cast<int>(o.count("threads"));
   l.pin_threads = o.count("pin_threads") != 0;
   l.prefetch_distance = o.count("prefetch_distance");
-  l.prefetch_to = cpu::parse_prefetch_level(o.text("prefetch_level"));
-  l.assembly = cpu::parse_message_assembly(o.text("assembly"));
-  l.encoding = cpu::parse_field_encoding(o.text("encoding"));
-  l.pages = cpu::parse_huge_pages(o.text("huge_pages"));
+  l.prefetch_to = cpu::kPrefetchLevels.parse(o.text("prefetch_level"));
+  l.assembly = cpu::kMessageAssemblies.parse(o.text("assembly"));
+  l.encoding = cpu::kFieldEncodings.parse(o.text("encoding"));
+  l.pages = cpu::kHugePages.parse(o.text("huge_pages"));
   l.pad_precompute = o.count("pad_precompute") != 0;
   l.schedule_reuse = o.count("schedule_reuse") != 0;
   l.header_ahead = o.count("header_ahead") != 0;
-  l.producer = cpu::parse_parent_producer(o.text("producer"));
+  l.producer = cpu::kParentProducers.parse(o.text("producer"));
   l.ring_depth = o.count("ring_depth");
   return l;
 }

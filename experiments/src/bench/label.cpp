@@ -212,7 +212,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   }
   sdr::validate(job);
   if (opt.backend == "cpu" && scheme.variant == sdr::porep_variant::sdr)
-    r.producer = cpu::parent_producer_name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
+    r.producer = cpu::kParentProducers.name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
   // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
@@ -271,7 +271,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   };
 
   const auto* placed = dynamic_cast<const cpu::placed_backend*>(be.get());
-  if (placed != nullptr) r.placement = cpu::thread_placement_name(placed->placement());
+  if (placed != nullptr) r.placement = cpu::kThreadPlacements.name(placed->placement());
   const auto t_start = std::chrono::steady_clock::now();
   for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, store);
   if (engine != nullptr && opt.warmup > 0) floor_ns();

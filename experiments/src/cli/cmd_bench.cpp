@@ -113,7 +113,7 @@ void run_hash(const hash_cli_options& o) {
   opt.openssl = !o.no_openssl;
   if (o.mode != "all") opt.modes = {cpu::parse_bench_mode(o.mode)};
   opt.threads = o.threads;
-  opt.placement = cpu::parse_thread_placement(o.placement);
+  opt.placement = cpu::kThreadPlacements.parse(o.placement);
 
   std::vector<cpu::hash_bench_row> rows;
   for (cpu::engine_algo a : algos) {

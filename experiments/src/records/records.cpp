@@ -465,4 +465,11 @@ void write_result_files(const fs::path& dir, const json& results) {
   write_file_atomic(dir / "results.csv", results_csv(results));
 }
 
+cpu::parent_producer record_producer(const nlohmann::json& context) {
+  const auto it = context.find("producer");
+  if (it == context.end() || !it->is_string()) return cpu::parent_producer::off;
+  const std::string& name = it->get_ref<const std::string&>();
+  return cpu::kParentProducers.has(name) ? cpu::kParentProducers.parse(name) : cpu::parent_producer::off;
+}
+
 }  // namespace poreplab::runner

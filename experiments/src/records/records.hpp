@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poreplab/cpu/labeler.hpp"
+
 namespace poreplab::runner {
 
 inline constexpr std::string_view kRecordsSchema = "poreplab-records/1";
@@ -60,6 +62,10 @@ inline constexpr std::uint64_t kRecordsMemoryPerByte = 16;
 records_log read_records(const std::filesystem::path& file, bool repair);
 // The same from text in memory (the fuzz target's entry).
 records_log parse_records(std::string_view text, const std::filesystem::path& file);
+
+// Where a label record's producer thread ran (context "producer", parsed once here); a
+// record without one, or with a name no placement has, ran without.
+cpu::parent_producer record_producer(const nlohmann::json& context);
 
 // Appends whole lines and fsyncs after each, so a finished point survives a crash.
 class records_writer {

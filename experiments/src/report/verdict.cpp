@@ -14,6 +14,7 @@
 #include "report/amax.hpp"
 #include "model/gpu_model.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cuda/memory_plan.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
@@ -50,16 +51,16 @@ struct observation {
   double device_memory = 0;  // cuda: the GPU's memory (0: unknown)
   std::string arch;          // cuda: "sm_90" from the recorded compute capability ("" unknown)
   std::uint64_t window_nodes = 0;  // > 0: timed on a node window of a full-size sector
-  std::string producer = "off";    // cpu: where a producer thread gathered the parents (core, sibling)
+  cpu::parent_producer producer = cpu::parent_producer::off;  // cpu: where a producer gathered the parents
   std::string where;
 
   // One sector's hash chain with its parents gathered on another CPU: not one core's rate.
-  bool uses_second_cpu() const { return producer != "off" && !producer.empty(); }
+  bool uses_second_cpu() const { return producer == cpu::parent_producer::core || producer == cpu::parent_producer::sibling; }
   // " on a 65536-node window", or nothing for a whole sector.
   std::string how() const {
     std::string t = window_nodes > 0 ? " on a " + std::to_string(window_nodes) + "-node window" : "";
-    if (producer == "core") t += ", parents gathered on a second core";
-    if (producer == "sibling") t += ", parents gathered on the SMT sibling";
+    if (producer == cpu::parent_producer::core) t += ", parents gathered on a second core";
+    if (producer == cpu::parent_producer::sibling) t += ", parents gathered on the SMT sibling";
     return t;
   }
 };
@@ -150,7 +151,7 @@ std::vector<observation> read_observations(const amax::inputs& in) {
       o.arch = gpu_arch_of(r.header, o.device);
     }
     o.window_nodes = axes.value("window_nodes", std::uint64_t{0});
-    o.producer = ctx.value("producer", std::string("off"));
+    o.producer = runner::record_producer(ctx);
     o.where = r.where;
     out.push_back(o);
   }

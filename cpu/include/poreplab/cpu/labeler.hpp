@@ -6,6 +6,7 @@
 // drives whole groups (sectors) through the node loop of a layer, prefetching parents
 // ahead. ZigZag layers are
 // encoded in place (node + key mod r), after sdr::zigzag_begin_layer.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cpu {
@@ -42,13 +44,25 @@ enum class prefetch_level { l1, l2 };
 // auto (core, when every labeling thread gets a free CPU for its producer and a layer is
 // larger than the last-level cache and 64 MiB; else off).
 enum class parent_producer { off, automatic, core, sibling };
-// Names as the knobs spell them; parse_* throw std::invalid_argument listing the valid ones.
-message_assembly parse_message_assembly(std::string_view s);  // auto, in-place, gather
-field_encoding parse_field_encoding(std::string_view s);      // normal, montgomery
-huge_pages parse_huge_pages(std::string_view s);              // default, on, off
-prefetch_level parse_prefetch_level(std::string_view s);      // l1, l2
-parent_producer parse_parent_producer(std::string_view s);    // off, auto, core, sibling
-const char* parent_producer_name(parent_producer p);
+// Their names, as the knobs and records spell them (parse throws std::invalid_argument
+// listing the valid ones).
+inline constexpr name_table kMessageAssemblies{
+    "message assembly", std::array{named<message_assembly>{message_assembly::automatic, "auto"},
+                                   named<message_assembly>{message_assembly::in_place, "in-place"},
+                                   named<message_assembly>{message_assembly::gather, "gather"}}};
+inline constexpr name_table kFieldEncodings{"field encoding",
+                                            std::array{named<field_encoding>{field_encoding::normal, "normal"},
+                                                       named<field_encoding>{field_encoding::montgomery, "montgomery"}}};
+inline constexpr name_table kHugePages{"huge_pages setting", std::array{named<huge_pages>{huge_pages::system, "default"},
+                                                                        named<huge_pages>{huge_pages::on, "on"},
+                                                                        named<huge_pages>{huge_pages::off, "off"}}};
+inline constexpr name_table kPrefetchLevels{
+    "prefetch level", std::array{named<prefetch_level>{prefetch_level::l1, "l1"}, named<prefetch_level>{prefetch_level::l2, "l2"}}};
+inline constexpr name_table kParentProducers{
+    "producer placement", std::array{named<parent_producer>{parent_producer::off, "off"},
+                                     named<parent_producer>{parent_producer::automatic, "auto"},
+                                     named<parent_producer>{parent_producer::core, "core"},
+                                     named<parent_producer>{parent_producer::sibling, "sibling"}}};
 
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->

@@ -5,6 +5,7 @@
 // and the record of where each one ran (thread_cpu).
 #include <sched.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
 
@@ -65,9 +67,12 @@ class affinity_guard {
 // allowed PU of a core before the next core; cores: one thread per core, the SMT siblings
 // left idle (the thread count is capped at the cores); none: no pinning, the OS decides.
 enum class thread_placement { compact, spread, siblings, cores, none };
-thread_placement parse_thread_placement(std::string_view s);  // std::invalid_argument listing the valid ones
-const char* thread_placement_name(thread_placement p);
-std::vector<std::string> thread_placement_names();
+inline constexpr name_table kThreadPlacements{
+    "thread placement", std::array{named<thread_placement>{thread_placement::compact, "compact"},
+                                   named<thread_placement>{thread_placement::spread, "spread"},
+                                   named<thread_placement>{thread_placement::siblings, "siblings"},
+                                   named<thread_placement>{thread_placement::cores, "cores"},
+                                   named<thread_placement>{thread_placement::none, "none"}}};
 
 // The CPU of labeling thread i at [i % size] for a placement over the `allowed` CPUs (in
 // mask order) of topology `t`; cores are taken in the order their first PU appears in
