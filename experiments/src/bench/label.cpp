@@ -68,6 +68,13 @@ double cpu_share_of(F&& f) {
 // Node-layers of the floor chain timed beside each labeling sample.
 constexpr std::uint64_t kFloorPairChain = 8192;
 
+// Whether the backend reads the knob: a trait of its registry entry, not of its name.
+bool reads_knob(std::string_view backend, std::string_view knob) {
+  for (const backend_knob* k : knobs_of(backend))
+    if (k->name == knob) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
@@ -211,7 +218,7 @@ label_bench_result bench_label(const label_bench_options& in) {
     r.window_first_node = first_node;
   }
   sdr::validate(job);
-  if (opt.backend == "cpu" && scheme.variant == sdr::porep_variant::sdr)
+  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr)
     r.producer = cpu::kParentProducers.name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
@@ -257,11 +264,11 @@ label_bench_result bench_label(const label_bench_options& in) {
   // The floor repeats blocks as the labeler does: the window's layer, or layer 1's share.
   cpu::floor_repeats repeats;
   if (engine != nullptr) {
-    repeats.reuse = opt.backend == "cpu" && opt.knobs.count("schedule_reuse") != 0;
+    repeats.reuse = reads_knob(opt.backend, "schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
     repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
   }
   // The header ahead leaves 19 chained compressions a node: that floor is timed too.
-  const bool header_ahead = engine != nullptr && opt.backend == "cpu" && scheme == sdr::kFilecoinScheme &&
+  const bool header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") && scheme == sdr::kFilecoinScheme &&
                             opt.knobs.count("header_ahead") != 0;
   auto floor_ns = [&](bool after_header = false) {
     cpu::floor_repeats how = repeats;
