@@ -102,9 +102,12 @@ graph::graph_params bench_graph(std::uint64_t sector_size, const sdr::registered
   return graph::make_graph_params(id.data(), api, sector_size / 32);
 }
 
-label_bench_result bench_label(const label_bench_options& in) {
+namespace {
+
+// The options with the proof's size filled in; std::invalid_argument for one out of range.
+label_bench_options checked_options(const label_bench_options& in, const sdr::registered_proof*& proof) {
   label_bench_options opt = in;
-  const sdr::registered_proof* proof = nullptr;
+  proof = nullptr;
   if (!opt.proof.empty()) {
     proof = &sdr::find_registered_proof(opt.proof);
     opt.sector_size = proof->sector_size;
@@ -129,9 +132,8 @@ label_bench_result bench_label(const label_bench_options& in) {
     throw std::invalid_argument("verify samples: " + std::to_string(opt.verify_samples) + " is not from 1 to " +
                                 std::to_string(kMaxVerifySamples));
   const bool zz = opt.variant == "zigzag";
-  const bool window = opt.window_nodes > 0;
   const std::uint64_t nodes = opt.sector_size / 32;
-  if (window) {
+  if (opt.window_nodes > 0) {
     if (zz)
       throw std::invalid_argument(
           "--window applies to sdr only: zigzag encodes each layer in place in an order that reads the whole layer");
@@ -146,286 +148,272 @@ label_bench_result bench_label(const label_bench_options& in) {
   }
   if (zz && opt.verify == "sampled")
     throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
-  bool sampled = false;
-  {  // Refused before anything is allocated. Whole sectors: two layer buffers for the
-     // backend and two for a full reference check (zigzag: the data too) and the parent
-     // table; sampled verification needs no second pair. Windows: their parent rows here,
-     // the layers by the window store, which says what does not fit.
-    const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
-    const std::uint64_t table = checked_mul(nodes, zz ? 112 : 56, "bench label memory");
-    if (window) {
-      require_memory(checked_mul(opt.window_nodes, 56, "window parent rows"), "bench label window parent rows");
-    } else {
-      const std::uint64_t full = checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"), table, "bench label memory");
-      sampled = !zz && (opt.verify == "sampled" || (opt.verify == "auto" && !memory_shortfall_text(full).empty()));
-      require_memory(sampled ? checked_add(checked_mul(layer, 2, "bench label memory"), table, "bench label memory") : full,
-                     "bench label");
-    }
+  return opt;
+}
+
+// Refused before anything is allocated. Whole sectors: two layer buffers for the backend
+// and two for a full reference check (zigzag: the data too) and the parent table; sampled
+// verification needs no second pair. Windows: their parent rows here, the layers by the
+// window store, which says what does not fit. Returns whether the run verifies by samples.
+bool check_memory(const label_bench_options& opt) {
+  const bool zz = opt.variant == "zigzag";
+  const std::uint64_t nodes = opt.sector_size / 32;
+  const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
+  const std::uint64_t table = checked_mul(nodes, zz ? 112 : 56, "bench label memory");
+  if (opt.window_nodes > 0) {
+    require_memory(checked_mul(opt.window_nodes, 56, "window parent rows"), "bench label window parent rows");
+    return false;
   }
-  label_bench_result r;
-  r.options = opt;
-  r.nodes = nodes;
-  reset_peak_rss();
-  r.device = cpu::detect().model;
+  const std::uint64_t full = checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"), table, "bench label memory");
+  const bool sampled = !zz && (opt.verify == "sampled" || (opt.verify == "auto" && !memory_shortfall_text(full).empty()));
+  require_memory(sampled ? checked_add(checked_mul(layer, 2, "bench label memory"), table, "bench label memory") : full,
+                 "bench label");
+  return sampled;
+}
 
-  const backend_entry& entry = find_backend(opt.backend);
-  auto be = entry.make(opt.knobs);  // throws if it cannot run here
-
-  const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
-  r.scheme = sdr::scheme_name(scheme);
-  r.scheme_status = sdr::scheme_status(scheme);
-  r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
-  const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
-  r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
-
-  const auto g = bench_graph(opt.sector_size, proof, r.porep_id_source);
-  const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
+// The job of one run and the parent rows, data and ids it points into (not movable: the
+// job points into the members).
+struct bench_job {
   graph::parent_table sdr_table;
   huge_buffer zigzag_table;
   std::vector<std::uint32_t> window_rows;
   std::vector<std::uint8_t> data;
-  const std::uint32_t* parents = nullptr;
-  std::uint64_t first_node = 0;
-  if (window) {
-    if (opt.window_offset >= 0) {
-      first_node = static_cast<std::uint64_t>(opt.window_offset);
+  std::vector<std::uint8_t> ids;
+  sdr::label_job job{};
+
+  bench_job(const label_bench_options& opt, const sdr::registered_proof* proof, sdr::label_scheme scheme,
+            label_bench_result& r) {
+    const auto g = bench_graph(opt.sector_size, proof, r.porep_id_source);
+    const std::uint64_t layer_bytes = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
+    const std::uint32_t* parents = nullptr;
+    std::uint64_t first_node = 0;
+    if (opt.window_nodes > 0) {
+      if (opt.window_offset >= 0) {
+        first_node = static_cast<std::uint64_t>(opt.window_offset);
+      } else {
+        std::random_device rd;
+        const std::uint64_t draw = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+        first_node = draw % (r.nodes - opt.window_nodes + 1);
+      }
+      // The window's rows only: the Feistel table (3 x 2^half_bits compressions) then
+      // lookups, never the whole table (56 GiB at 64GiB).
+      window_rows.resize(opt.window_nodes * graph::kParentsPerNode);
+      graph::fill_parent_rows(g, graph::make_feistel_table(g), first_node, opt.window_nodes, window_rows.data());
+      parents = window_rows.data();
+    } else if (scheme.variant == sdr::porep_variant::zigzag) {
+      zigzag_table = graph::zigzag_table(g);
+      parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
+      data = sdr::generated_field_data(layer_bytes, 0x9e3779b97f4a7c15ull);
     } else {
-      std::random_device rd;
-      const std::uint64_t draw = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-      first_node = draw % (r.nodes - opt.window_nodes + 1);
+      const auto t0 = std::chrono::steady_clock::now();
+      sdr_table = graph::parent_table::generate(g);
+      r.parent_table_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      parents = sdr_table.data();
     }
-    // The window's rows only: the Feistel table (3 x 2^half_bits compressions) then
-    // lookups, never the whole table (56 GiB at 64GiB).
-    window_rows.resize(opt.window_nodes * graph::kParentsPerNode);
-    graph::fill_parent_rows(g, graph::make_feistel_table(g), first_node, opt.window_nodes, window_rows.data());
-    parents = window_rows.data();
-  } else if (scheme.variant == sdr::porep_variant::zigzag) {
-    zigzag_table = graph::zigzag_table(g);
-    parents = reinterpret_cast<const std::uint32_t*>(zigzag_table.data());
-    data = sdr::generated_field_data(layer_bytes, 0x9e3779b97f4a7c15ull);
-  } else {
-    const auto t0 = std::chrono::steady_clock::now();
-    sdr_table = graph::parent_table::generate(g);
-    r.parent_table_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    parents = sdr_table.data();
-  }
-  const auto ids = replica_ids(opt.sectors);
-  sdr::label_job job{r.nodes, parents, opt.layers, opt.sectors, ids.data(), scheme,
-                     data.empty() ? nullptr : data.data()};
-  if (window) {
-    job.first_node = first_node;
-    job.window_nodes = opt.window_nodes;
-    r.window_first_node = first_node;
-  }
-  sdr::validate(job);
-  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr)
-    r.producer = cpu::kParentProducers.name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
-
-  // Peak RSS growth from here covers the two layer buffers and whatever the backend
-  // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
-  const std::uint64_t base_kib = status_kib("VmRSS:");
-  reset_peak_rss();
-  std::unique_ptr<sdr::layer_store> store_owner;
-  sdr::window_layer_store* wstore = nullptr;
-  if (window) {
-    // Default: tmpfs (/dev/shm) when it has room: the same 4 KiB page-cache pages as a disk
-    // file without their random writeback, which on a slow disk takes minutes.
-    std::filesystem::path dir = opt.window_dir;
-    if (dir.empty()) {
-      dir = std::filesystem::temp_directory_path();
-      std::error_code ec;
-      const auto shm = std::filesystem::space("/dev/shm", ec);
-      if (!ec && shm.available > sdr::window_file_bytes(job) + (1ull << 30)) dir = "/dev/shm";
+    ids = replica_ids(opt.sectors);
+    job = {r.nodes, parents, opt.layers, opt.sectors, ids.data(), scheme, data.empty() ? nullptr : data.data()};
+    if (opt.window_nodes > 0) {
+      job.first_node = first_node;
+      job.window_nodes = opt.window_nodes;
+      r.window_first_node = first_node;
     }
-    r.window_dir = dir.string();
-    auto w = std::make_unique<sdr::window_layer_store>(job, sdr::parse_window_backing(opt.window_backing), dir,
-                                                       0x5eed0f11e1d5ull);
-    wstore = w.get();
-    r.window_backing = sdr::window_backing_name(w->backing());
-    r.window_pages_filled = w->pages_filled();
-    r.window_bytes_filled = w->bytes_filled();
-    store_owner = std::move(w);
-  } else {
-    store_owner = std::make_unique<sdr::rolling_layer_store>(layer_bytes);
+    sdr::validate(job);
   }
-  sdr::layer_store& store = *store_owner;
-  // Bytes digested after each sample: the last layer, or the window's part of it.
-  const std::uint64_t node_bytes = 32ull * opt.sectors;
-  const std::uint64_t out_offset = window ? first_node * node_bytes : 0;
-  const std::uint64_t out_bytes = window ? opt.window_nodes * node_bytes : layer_bytes;
-  auto output_digest = [&] { return sha256_hex(store.layer(opt.layers) + out_offset, out_bytes); };
-  const double work = window ? static_cast<double>(opt.window_nodes) : static_cast<double>(r.nodes) * opt.layers;
-  sdr::sampled_result sampled_total;
-  const std::uint64_t knob_threads = opt.knobs.count("threads");
-  const int threads = knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads();
-  // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
-  // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
-  const std::uint64_t floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(work), kFloorPairChain);
-  // The floor repeats blocks as the labeler does: the window's layer, or layer 1's share.
-  cpu::floor_repeats repeats;
-  if (engine != nullptr) {
-    repeats.reuse = reads_knob(opt.backend, "schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
-    repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
+  bench_job(const bench_job&) = delete;
+  bench_job& operator=(const bench_job&) = delete;
+};
+
+// The layers' store: a node window's full-size store, or two rolling layers.
+std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, const sdr::label_job& job,
+                                             label_bench_result& r, sdr::window_layer_store*& window) {
+  window = nullptr;
+  if (opt.window_nodes == 0)
+    return std::make_unique<sdr::rolling_layer_store>(checked_mul(opt.sector_size, opt.sectors, "sector size * sectors"));
+  // Default: tmpfs (/dev/shm) when it has room: the same 4 KiB page-cache pages as a disk
+  // file without their random writeback, which on a slow disk takes minutes.
+  std::filesystem::path dir = opt.window_dir;
+  if (dir.empty()) {
+    dir = std::filesystem::temp_directory_path();
+    std::error_code ec;
+    const auto shm = std::filesystem::space("/dev/shm", ec);
+    if (!ec && shm.available > sdr::window_file_bytes(job) + (1ull << 30)) dir = "/dev/shm";
   }
-  // The header ahead leaves 19 chained compressions a node: that floor is timed too.
-  const bool header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") && scheme == sdr::kFilecoinScheme &&
-                            opt.knobs.count("header_ahead") != 0;
-  auto floor_ns = [&](bool after_header = false) {
-    cpu::floor_repeats how = repeats;
-    how.after_header = after_header;
-    return cpu::measure_floor_seconds(*engine, scheme, opt.sectors, floor_chain, threads, how) * 1e9 /
-           static_cast<double>(floor_chain);
-  };
+  r.window_dir = dir.string();
+  auto w = std::make_unique<sdr::window_layer_store>(job, sdr::parse_window_backing(opt.window_backing), dir,
+                                                     0x5eed0f11e1d5ull);
+  window = w.get();
+  r.window_backing = sdr::window_backing_name(w->backing());
+  r.window_pages_filled = w->pages_filled();
+  r.window_bytes_filled = w->bytes_filled();
+  return w;
+}
 
-  const auto* placed = dynamic_cast<const cpu::placed_backend*>(be.get());
-  if (placed != nullptr) r.placement = cpu::kThreadPlacements.name(placed->placement());
-  const auto t_start = std::chrono::steady_clock::now();
-  for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, store);
-  if (engine != nullptr && opt.warmup > 0) floor_ns();
-
-  const double max_seconds = opt.max_seconds > 0 ? opt.max_seconds : opt.target_ci > 0 ? kDefaultTargetSeconds : 0;
-  const std::uint32_t least = opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples;
+// What the samples leave behind for verification and the derived figures.
+struct sample_log {
   std::vector<double> readings;  // core clock: before the floor, between, after the label
   std::vector<std::string> digests;
-  std::vector<double> ratios;
-  double best_kernel_s = -1;
-  std::size_t checked_at = 0;
+  std::vector<double> ratios;    // floor / label of each pair
   std::vector<std::vector<double>> per_layer_ns;  // [layer - first labeled layer][sample]
-  for (std::uint32_t i = 0;; ++i) {
-    const auto t_pair = std::chrono::steady_clock::now();
-    if (readings.empty()) readings.push_back(cpu::measure_core_hz());
-    double f = 0, chain_f = 0, floor_share = 1;
-    if (engine != nullptr) {
-      floor_share = cpu_share_of([&] {
-        f = floor_ns();
-        if (header_ahead) chain_f = floor_ns(true);
-      });
-      readings.push_back(cpu::measure_core_hz());
-    }
-    sdr::label_run_times t;
-    double share = 1;
-    std::vector<std::pair<std::uint32_t, double>> layer_s;
-    if (sampled) {
-      // The capture (K/L nodes x 14 parent reads at each layer's end) is inside the timed
-      // run: microseconds against a sector's seconds.
-      sdr::sampling_layer_store check(store, job, opt.verify_samples, 0x51de5eedull + i);
-      sdr::layer_clock_store clocked(check);
-      clocked.start();
-      share = cpu_share_of([&] { t = be->timed_label(job, clocked); });
-      layer_s = clocked.layer_seconds();
-      const sdr::sampled_result v = check.verify();
-      sampled_total.checked += v.checked;
-      sampled_total.mismatched += v.mismatched;
-      if (sampled_total.first_mismatch.empty() && !v.first_mismatch.empty())
-        sampled_total.first_mismatch = "sample " + std::to_string(i) + ": " + v.first_mismatch;
-    } else {
-      sdr::layer_clock_store clocked(store);
-      clocked.start();
-      share = cpu_share_of([&] { t = be->timed_label(job, clocked); });
-      layer_s = clocked.layer_seconds();
-    }
-    for (const auto& [l, sec] : layer_s) {
-      const std::uint32_t k = l - job.start_layer();
-      if (k >= per_layer_ns.size()) per_layer_ns.resize(k + 1);
-      per_layer_ns[k].push_back(sec * 1e9 / static_cast<double>(window ? opt.window_nodes : r.nodes));
-    }
-    readings.push_back(cpu::measure_core_hz());
-    if (placed != nullptr) r.thread_map = thread_map_json(placed->last_threads());
-    r.cpu_share.push_back(share);
-    if (std::min(share, floor_share) < kMinCpuShare) r.preempted.push_back(i);
-    const double ns = t.end_to_end_s * 1e9 / work;
-    r.samples_ns_per_node_layer.push_back(ns);
-    if (engine != nullptr) {
-      r.pairs.push_back({f, ns, f / ns, chain_f, chain_f / ns});
-      ratios.push_back(f / ns);
-    }
-    if (!sampled) digests.push_back(output_digest());
-    if (!t.kernel.empty()) r.fastest_run.kernel = t.kernel;  // every sample runs the same kernel
-    if (!t.device.empty()) {
-      r.device = t.device;
-      r.device_sm_count = t.device_multiprocessors;
-      r.device_clock_mhz = t.device_clock_mhz;
-    }
-    if (t.kernel_s >= 0) {
-      // Device backends: samples are end to end; the label kernels alone are kept beside
-      // them, with the fastest sample's breakdown.
-      r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / work);
-      if (best_kernel_s < 0 || t.kernel_s < best_kernel_s) {
-        best_kernel_s = t.kernel_s;
-        r.fastest_run = t;
-      }
-    }
+  double best_kernel_s = -1;
+  sdr::sampled_result sampled;
+};
 
-    // The stopping rule, after this sample.
-    const std::size_t n = i + 1;
-    const std::vector<double>& watched = engine != nullptr ? ratios : r.samples_ns_per_node_layer;
+// One run's fixed parts, as the sample loop reads them.
+struct bench_run {
+  const label_bench_options& opt;
+  const sdr::label_job& job;
+  sdr::backend& be;
+  sdr::layer_store& store;
+  const cpu::engine* engine;       // the floor's engine, or none (GPU backends)
+  const cpu::placed_backend* placed;
+  bool sampled, header_ahead;
+  double work;                     // node-layers of one sample
+  cpu::floor_repeats repeats;
+  std::uint64_t floor_chain;
+  int threads;
+
+  std::string output_digest() const {
+    const std::uint64_t node_bytes = 32ull * opt.sectors;
+    const bool window = opt.window_nodes > 0;
+    return sha256_hex(store.layer(opt.layers) + (window ? job.first_node * node_bytes : 0),
+                      window ? opt.window_nodes * node_bytes : opt.sector_size * opt.sectors);
+  }
+  double floor_ns(bool after_header = false) const {
+    cpu::floor_repeats how = repeats;
+    how.after_header = after_header;
+    return cpu::measure_floor_seconds(*engine, job.scheme, opt.sectors, floor_chain, threads, how) * 1e9 /
+           static_cast<double>(floor_chain);
+  }
+};
+
+// Sample i: the floor pair (where there is an engine), then one timed labeling.
+void take_sample(const bench_run& run, std::uint32_t i, label_bench_result& r, sample_log& log) {
+  if (log.readings.empty()) log.readings.push_back(cpu::measure_core_hz());
+  double f = 0, chain_f = 0, floor_share = 1;
+  if (run.engine != nullptr) {
+    floor_share = cpu_share_of([&] {
+      f = run.floor_ns();
+      if (run.header_ahead) chain_f = run.floor_ns(true);
+    });
+    log.readings.push_back(cpu::measure_core_hz());
+  }
+  sdr::label_run_times t;
+  double share = 1;
+  std::vector<std::pair<std::uint32_t, double>> layer_s;
+  if (run.sampled) {
+    // The capture (K/L nodes x 14 parent reads at each layer's end) is inside the timed
+    // run: microseconds against a sector's seconds.
+    sdr::sampling_layer_store check(run.store, run.job, run.opt.verify_samples, 0x51de5eedull + i);
+    sdr::layer_clock_store clocked(check);
+    clocked.start();
+    share = cpu_share_of([&] { t = run.be.timed_label(run.job, clocked); });
+    layer_s = clocked.layer_seconds();
+    const sdr::sampled_result v = check.verify();
+    log.sampled.checked += v.checked;
+    log.sampled.mismatched += v.mismatched;
+    if (log.sampled.first_mismatch.empty() && !v.first_mismatch.empty())
+      log.sampled.first_mismatch = "sample " + std::to_string(i) + ": " + v.first_mismatch;
+  } else {
+    sdr::layer_clock_store clocked(run.store);
+    clocked.start();
+    share = cpu_share_of([&] { t = run.be.timed_label(run.job, clocked); });
+    layer_s = clocked.layer_seconds();
+  }
+  const double layer_nodes = static_cast<double>(run.opt.window_nodes > 0 ? run.opt.window_nodes : r.nodes);
+  for (const auto& [l, sec] : layer_s) {
+    const std::uint32_t k = l - run.job.start_layer();
+    if (k >= log.per_layer_ns.size()) log.per_layer_ns.resize(k + 1);
+    log.per_layer_ns[k].push_back(sec * 1e9 / layer_nodes);
+  }
+  log.readings.push_back(cpu::measure_core_hz());
+  if (run.placed != nullptr) r.thread_map = thread_map_json(run.placed->last_threads());
+  r.cpu_share.push_back(share);
+  if (std::min(share, floor_share) < kMinCpuShare) r.preempted.push_back(i);
+  const double ns = t.end_to_end_s * 1e9 / run.work;
+  r.samples_ns_per_node_layer.push_back(ns);
+  if (run.engine != nullptr) {
+    r.pairs.push_back({f, ns, f / ns, chain_f, chain_f / ns});
+    log.ratios.push_back(f / ns);
+  }
+  if (!run.sampled) log.digests.push_back(run.output_digest());
+  if (!t.kernel.empty()) r.fastest_run.kernel = t.kernel;  // every sample runs the same kernel
+  if (!t.device.empty()) {
+    r.device = t.device;
+    r.device_sm_count = t.device_multiprocessors;
+    r.device_clock_mhz = t.device_clock_mhz;
+  }
+  if (t.kernel_s >= 0) {
+    // Device backends: samples are end to end; the label kernels alone are kept beside
+    // them, with the fastest sample's breakdown.
+    r.kernel_samples_ns_per_node_layer.push_back(t.kernel_s * 1e9 / run.work);
+    if (log.best_kernel_s < 0 || t.kernel_s < log.best_kernel_s) {
+      log.best_kernel_s = t.kernel_s;
+      r.fastest_run = t;
+    }
+  }
+}
+
+// The stopping rule after n samples: the reason to stop, or "" to go on. The interval is
+// looked at again after every tenth more samples: bootstrapping after each of thousands
+// of short samples would cost more than the samples.
+struct stopping_rule {
+  const label_bench_options& opt;
+  std::uint32_t least;  // samples before the interval is looked at
+  double max_seconds;   // 0: no time budget
+  std::chrono::steady_clock::time_point start;
+  std::size_t checked_at = 0;
+
+  std::string after(std::size_t n, const std::vector<double>& watched, std::chrono::steady_clock::time_point pair_start) {
     if (opt.target_ci > 0 && n >= least && (checked_at == 0 || n >= checked_at + std::max<std::size_t>(1, checked_at / 10))) {
-      // The interval is looked at again after every tenth more samples: bootstrapping
-      // after each of thousands of short samples would cost more than the samples.
       checked_at = n;
       const interval ci = bootstrap_median_interval(watched);
       const double m = median(watched);
-      if (m > 0 && ci.half_width() <= opt.target_ci * m) {
-        r.stopped_by = "ci_target";
-        break;
-      }
+      if (m > 0 && ci.half_width() <= opt.target_ci * m) return "ci_target";
     } else if (opt.target_ci <= 0 && n >= opt.samples) {
-      r.stopped_by = "samples";
-      break;
+      return "samples";
     }
-    if (n >= kMaxSamples) {
-      r.stopped_by = "samples";
-      break;
-    }
+    if (n >= kMaxSamples) return "samples";
     if (max_seconds > 0) {
       const auto now = std::chrono::steady_clock::now();
-      const double elapsed = std::chrono::duration<double>(now - t_start).count();
-      const double last = std::chrono::duration<double>(now - t_pair).count();
-      if (elapsed + last > max_seconds) {
-        r.stopped_by = "time_budget";
-        break;
-      }
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      const double last = std::chrono::duration<double>(now - pair_start).count();
+      if (elapsed + last > max_seconds) return "time_budget";
     }
+    return {};
   }
-  if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
-  r.first_timed_layer = job.start_layer();
-  for (const auto& v : per_layer_ns) r.layer_ns_per_node.push_back(v.empty() ? 0.0 : median(v));
-  r.layer_groups = sdr::group_layers(job.scheme.variant, r.first_timed_layer, r.layer_ns_per_node);
-  const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
-  r.max_rss_bytes = status_kib("VmHWM:") * 1024;
+};
 
-  if (wstore != nullptr) r.window_resident_bytes = wstore->resident_bytes();
-
-  if (sampled) {
+// Every sample checked: against the portable reference (the whole last layer, or the
+// window labeled again by the reference from the same store), or by its sampled nodes.
+void verify_samples(const bench_run& run, const sample_log& log, label_bench_result& r) {
+  if (run.sampled) {
     // Every sample's K nodes recomputed by the reference from the parents it read.
-    r.verified_by = "sampled(" + std::to_string(opt.verify_samples) + ")";
-    r.verified = sampled_total.ok();
-    r.verify_failure = sampled_total.first_mismatch;
-    r.digest = output_digest();
-  } else {
-    // Every sample is checked against the portable reference: the whole last layer, or
-    // the window labeled again by the reference from the same store.
-    std::string want;
-    if (window) {
-      sdr::make_reference_backend()->label(job, store);
-      want = output_digest();
-      r.verified_by = "window";
-    } else {
-      sdr::rolling_layer_store ref(layer_bytes);
-      sdr::make_reference_backend()->label(job, ref);
-      want = sha256_hex(ref.layer(opt.layers), layer_bytes);
-      r.verified_by = "full";
-    }
-    r.digest = digests.back();
-    r.verified = std::all_of(digests.begin(), digests.end(), [&](const std::string& d) { return d == want; });
+    r.verified_by = "sampled(" + std::to_string(run.opt.verify_samples) + ")";
+    r.verified = log.sampled.ok();
+    r.verify_failure = log.sampled.first_mismatch;
+    r.digest = run.output_digest();
+    return;
   }
+  std::string want;
+  if (run.opt.window_nodes > 0) {
+    sdr::make_reference_backend()->label(run.job, run.store);
+    want = run.output_digest();
+    r.verified_by = "window";
+  } else {
+    const std::uint64_t layer_bytes = run.opt.sector_size * run.opt.sectors;
+    sdr::rolling_layer_store ref(layer_bytes);
+    sdr::make_reference_backend()->label(run.job, ref);
+    want = sha256_hex(ref.layer(run.opt.layers), layer_bytes);
+    r.verified_by = "full";
+  }
+  r.digest = log.digests.back();
+  r.verified = std::all_of(log.digests.begin(), log.digests.end(), [&](const std::string& d) { return d == want; });
+}
 
-  // A window's process growth is its filled pages, not a sector's need: see window_*.
-  r.rss_bytes_per_node = window ? 0
-                                : static_cast<double>(peak_kib - base_kib) * 1024 /
-                                      (static_cast<double>(r.nodes) * opt.sectors);
+// The medians, intervals, floors, efficiencies and clocks of the samples.
+void derive_figures(const sample_log& log, bool has_engine, bool header_ahead, label_bench_result& r) {
   r.ns_per_node_layer = median(r.samples_ns_per_node_layer);
-  r.labels_per_s = static_cast<double>(opt.sectors) * 1e9 / r.ns_per_node_layer;
+  r.labels_per_s = static_cast<double>(r.options.sectors) * 1e9 / r.ns_per_node_layer;
   if (r.parent_table_s > 0 && r.ns_per_node_layer > 0)
     r.parent_table_vs_layer = r.parent_table_s / (r.ns_per_node_layer * 1e-9 * static_cast<double>(r.nodes));
   // Per sector stream, as the 2019 Supranational PoRep report counts (rdtsc per hashed byte): every sector
@@ -439,7 +427,7 @@ label_bench_result bench_label(const label_bench_options& in) {
     std::vector<double> floors;
     for (const auto& p : r.pairs) floors.push_back(p.floor_ns);
     r.floor_ns_per_node_layer = median(floors);
-    r.efficiency = median(ratios);
+    r.efficiency = median(log.ratios);
     if (header_ahead) {
       std::vector<double> chain_floors, chain_ratios;
       for (const auto& p : r.pairs) {
@@ -449,29 +437,109 @@ label_bench_result bench_label(const label_bench_options& in) {
       r.chain_floor_ns_per_node_layer = median(chain_floors);
       r.chain_efficiency = median(chain_ratios);
     }
-    const interval ci = bootstrap_median_interval(ratios);
+    const interval ci = bootstrap_median_interval(log.ratios);
     r.efficiency_lo = ci.lo;
     r.efficiency_hi = ci.hi;
-    r.efficiency_spread = relative_spread(ratios);
+    r.efficiency_spread = relative_spread(log.ratios);
   }
   // The host's clock says nothing about a device's samples.
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
     // A device sample's host thread waits on the device: its CPU share says nothing.
     r.cpu_share.clear();
     r.preempted.clear();
-  } else {
-    const std::size_t n = r.samples_ns_per_node_layer.size();
-    const clock_track c = track_clock(readings, n, engine != nullptr);
-    if (c.median_hz > 0) {
-      r.core_hz = c.median_hz;
-      r.clock_hz = c.sample_hz;
-      r.clock_flagged = c.flagged;
-      std::vector<double> cpb;
-      for (std::size_t i = 0; i < n; ++i)
-        cpb.push_back(r.samples_ns_per_node_layer[i] * 1e-9 * c.sample_hz[i] / static_cast<double>(r.hashed_bytes_per_node));
-      r.cycles_per_byte_core = median(cpb);
-    }
+    return;
   }
+  const std::size_t n = r.samples_ns_per_node_layer.size();
+  const clock_track c = track_clock(log.readings, n, has_engine);
+  if (c.median_hz > 0) {
+    r.core_hz = c.median_hz;
+    r.clock_hz = c.sample_hz;
+    r.clock_flagged = c.flagged;
+    std::vector<double> cpb;
+    for (std::size_t i = 0; i < n; ++i)
+      cpb.push_back(r.samples_ns_per_node_layer[i] * 1e-9 * c.sample_hz[i] / static_cast<double>(r.hashed_bytes_per_node));
+    r.cycles_per_byte_core = median(cpb);
+  }
+}
+
+}  // namespace
+
+label_bench_result bench_label(const label_bench_options& in) {
+  const sdr::registered_proof* proof = nullptr;
+  const label_bench_options opt = checked_options(in, proof);
+  const bool sampled = check_memory(opt);
+  const bool window = opt.window_nodes > 0;
+  label_bench_result r;
+  r.options = opt;
+  r.nodes = opt.sector_size / 32;
+  reset_peak_rss();
+  r.device = cpu::detect().model;
+
+  const backend_entry& entry = find_backend(opt.backend);
+  auto be = entry.make(opt.knobs);  // throws if it cannot run here
+
+  const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
+  r.scheme = sdr::scheme_name(scheme);
+  r.scheme_status = sdr::scheme_status(scheme);
+  r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
+  const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
+  r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
+
+  const bench_job bj(opt, proof, scheme, r);
+  const sdr::label_job& job = bj.job;
+  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr)
+    r.producer = cpu::kParentProducers.name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
+
+  // Peak RSS growth from here covers the two layer buffers and whatever the backend
+  // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
+  const std::uint64_t base_kib = status_kib("VmRSS:");
+  reset_peak_rss();
+  sdr::window_layer_store* wstore = nullptr;
+  const std::unique_ptr<sdr::layer_store> store = make_store(opt, job, r, wstore);
+
+  const std::uint64_t knob_threads = opt.knobs.count("threads");
+  bench_run run{opt, job, *be, *store, engine, dynamic_cast<const cpu::placed_backend*>(be.get()), sampled, false,
+                window ? static_cast<double>(opt.window_nodes) : static_cast<double>(r.nodes) * opt.layers, {}, 0,
+                knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads()};
+  // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
+  // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
+  run.floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(run.work), kFloorPairChain);
+  // The floor repeats blocks as the labeler does: the window's layer, or layer 1's share.
+  if (engine != nullptr) {
+    run.repeats.reuse = reads_knob(opt.backend, "schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
+    run.repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
+  }
+  // The header ahead leaves 19 chained compressions a node: that floor is timed too.
+  run.header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") && scheme == sdr::kFilecoinScheme &&
+                     opt.knobs.count("header_ahead") != 0;
+
+  if (run.placed != nullptr) r.placement = cpu::kThreadPlacements.name(run.placed->placement());
+  stopping_rule stop{opt, opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples,
+                     opt.max_seconds > 0 ? opt.max_seconds : opt.target_ci > 0 ? kDefaultTargetSeconds : 0,
+                     std::chrono::steady_clock::now()};
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, *store);
+  if (engine != nullptr && opt.warmup > 0) run.floor_ns();
+
+  sample_log log;
+  for (std::uint32_t i = 0; r.stopped_by.empty(); ++i) {
+    const auto pair_start = std::chrono::steady_clock::now();
+    take_sample(run, i, r, log);
+    r.stopped_by = stop.after(i + 1, engine != nullptr ? log.ratios : r.samples_ns_per_node_layer, pair_start);
+  }
+  if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
+  r.first_timed_layer = job.start_layer();
+  for (const auto& v : log.per_layer_ns) r.layer_ns_per_node.push_back(v.empty() ? 0.0 : median(v));
+  r.layer_groups = sdr::group_layers(job.scheme.variant, r.first_timed_layer, r.layer_ns_per_node);
+  const std::uint64_t peak_kib = std::max(status_kib("VmHWM:"), base_kib);
+  r.max_rss_bytes = status_kib("VmHWM:") * 1024;
+  if (wstore != nullptr) r.window_resident_bytes = wstore->resident_bytes();
+
+  verify_samples(run, log, r);
+  // A window's process growth is its filled pages, not a sector's need: see window_*.
+  r.rss_bytes_per_node = window ? 0
+                                : static_cast<double>(peak_kib - base_kib) * 1024 /
+                                      (static_cast<double>(r.nodes) * opt.sectors);
+  derive_figures(log, engine != nullptr, run.header_ahead, r);
   return r;
 }
 
