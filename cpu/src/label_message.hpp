@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "poreplab/cpu/engines.hpp"
-#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/labeler_options.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/bytes.hpp"

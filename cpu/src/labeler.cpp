@@ -1,6 +1,7 @@
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
+#include "poreplab/cpu/placed_backend.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/cpu/tune.hpp"

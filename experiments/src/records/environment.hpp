@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poreplab/cpu/placed_backend.hpp"
 #include "poreplab/cpu/topology.hpp"
 
 namespace poreplab {

@@ -15,12 +15,6 @@ namespace poreplab::runner {
 
 using nlohmann::json;
 
-kind_spec limits_kind();  // kinds/limits.cpp
-kind_spec profile_kind();  // kinds/profile.cpp
-kind_spec latency_under_load_kind();  // kinds/latency_under_load.cpp
-kind_spec reads_kind();  // kinds/reads.cpp
-kind_spec disk_kind();   // kinds/disk.cpp
-
 const std::vector<kind_spec>& kinds() {
   static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), pc2_kind(), limits_kind(),
                                                 gpu_model_kind(), profile_kind(), latency_under_load_kind(), disk_label_kind(),
@@ -171,7 +165,7 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   std::vector<axis_spec> axes;
   // Every backend name, available here or not (CUDA), so that one config serves every
   // machine; the ones missing here are recorded as skipped.
-  axes.push_back(text_axis("backend", "cpu", [] { return backend_names(); }, "labeling backend"));
+  axes.push_back(text_axis("backend", backend_of(device_class::host_cpu), [] { return backend_names(); }, "labeling backend"));
   if (with_scheme) {
     axes.push_back(variant_axis());
     axes.push_back(label_hash_axis());

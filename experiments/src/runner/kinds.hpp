@@ -104,13 +104,19 @@ using poreplab::available_memory_bytes;
 
 // ---- building blocks of the kind definitions (kinds/*.cpp) ----
 
-kind_spec hash_kind();    // kinds/hash.cpp
-kind_spec label_kind();   // kinds/label.cpp
-kind_spec seal_kind();    // kinds/seal.cpp
-kind_spec tree_d_kind();  // kinds/tree_d.cpp
-kind_spec pc2_kind();     // kinds/pc2.cpp
-kind_spec gpu_model_kind();  // kinds/gpu_model.cpp: modeled, not measured
-kind_spec disk_label_kind();  // kinds/disk_label.cpp
+// Every kind, each defined in kinds/<name>.cpp and listed once in kinds() (kinds.cpp).
+kind_spec hash_kind();
+kind_spec label_kind();
+kind_spec seal_kind();
+kind_spec tree_d_kind();
+kind_spec pc2_kind();
+kind_spec limits_kind();
+kind_spec gpu_model_kind();  // modeled, not measured
+kind_spec profile_kind();
+kind_spec latency_under_load_kind();
+kind_spec disk_label_kind();
+kind_spec reads_kind();
+kind_spec disk_kind();
 
 axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
 axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);

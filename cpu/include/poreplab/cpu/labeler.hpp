@@ -14,81 +14,10 @@
 #include <string_view>
 
 #include "poreplab/cpu/engines.hpp"
-#include "poreplab/name_table.hpp"
+#include "poreplab/cpu/labeler_options.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cpu {
-
-// Ablation switches (the 2019 report's optimisation steps, each bit-exact):
-// message assembly: the chunks read where they lie (in_place) or first copied into a
-// per-lane buffer (gather); auto = in_place.
-enum class message_assembly { automatic, in_place, gather };
-// ZigZag's key + node: normal-form add, or the Montgomery round trip of the 2019 r2 code
-// (SDR labeling adds nothing in the field, so it is unaffected).
-enum class field_encoding { normal, montgomery };
-// Layer buffers and the parent table: madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE) or the
-// system's default (transparent huge pages as configured).
-enum class huge_pages { system, on, off };
-// Where the parents of the node `prefetch_distance` ahead are prefetched: into L1
-// (prefetcht0) or into L2 only (prefetcht1), so that lines waiting for their node neither
-// evict the engine's working set or each other from L1 (with a node record of 1 KiB or a
-// larger power of two, a lane group's lines fall in 8 or fewer L1 sets) nor hold L1 miss
-// buffers for a DRAM latency (docs/cpu-backend.md, "Prefetch into L2").
-enum class prefetch_level { l1, l2 };
-// SDR + SHA-256 (in place): a producer thread beside each labeling thread copies the
-// parents of the nodes ahead into a ring the labeling thread hashes from (parent_ring.hpp),
-// so that their DRAM latency and page walks stall the producer, not the hash chain. Where
-// it runs: off; core (each labeling thread on a free CPU of the affinity mask, its producer
-// on the next free CPU that is not its SMT sibling); sibling (the SMT sibling of the
-// labeling thread's CPU);
-// auto (core, when every labeling thread gets a free CPU for its producer and a layer is
-// larger than the last-level cache and 64 MiB; else off).
-enum class parent_producer { off, automatic, core, sibling };
-// Their names, as the knobs and records spell them (parse throws std::invalid_argument
-// listing the valid ones).
-inline constexpr name_table kMessageAssemblies{
-    "message assembly", std::array{named<message_assembly>{message_assembly::automatic, "auto"},
-                                   named<message_assembly>{message_assembly::in_place, "in-place"},
-                                   named<message_assembly>{message_assembly::gather, "gather"}}};
-inline constexpr name_table kFieldEncodings{"field encoding",
-                                            std::array{named<field_encoding>{field_encoding::normal, "normal"},
-                                                       named<field_encoding>{field_encoding::montgomery, "montgomery"}}};
-inline constexpr name_table kHugePages{"huge_pages setting", std::array{named<huge_pages>{huge_pages::system, "default"},
-                                                                        named<huge_pages>{huge_pages::on, "on"},
-                                                                        named<huge_pages>{huge_pages::off, "off"}}};
-inline constexpr name_table kPrefetchLevels{
-    "prefetch level", std::array{named<prefetch_level>{prefetch_level::l1, "l1"}, named<prefetch_level>{prefetch_level::l2, "l2"}}};
-inline constexpr name_table kParentProducers{
-    "producer placement", std::array{named<parent_producer>{parent_producer::off, "off"},
-                                     named<parent_producer>{parent_producer::automatic, "auto"},
-                                     named<parent_producer>{parent_producer::core, "core"},
-                                     named<parent_producer>{parent_producer::sibling, "sibling"}}};
-
-struct labeler_options {
-  // Engine name, looked up per job among the engines of the job's hash (sha256 ->
-  // engine_algo::sha256, blake2s -> blake2s, blake2b-256 -> blake2b); "auto" = the best
-  // available for the sector count (pick_label_engine).
-  std::string engine = "auto";
-  int threads = 0;              // 0 = OpenMP default
-  bool pin_threads = true;      // pin thread i to the i-th CPU of the affinity mask
-  std::size_t prefetch_distance = 4;  // nodes ahead whose parents are prefetched
-  prefetch_level prefetch_to = prefetch_level::l2;
-  message_assembly assembly = message_assembly::automatic;
-  field_encoding encoding = field_encoding::normal;
-  huge_pages pages = huge_pages::system;
-  // Node 0 of an SDR layer (a 64-byte message): finish with the padding block's
-  // precomputed W+K (sha256_pad64) instead of compressing the padding block.
-  bool pad_precompute = false;
-  // SDR's repeated message blocks (sdr::label_block_repeats) run on the W+K kept from
-  // their first occurrence, on engines that keep schedules (engine::sha256_repeat).
-  bool schedule_reuse = true;
-  // SDR with SHA-256: node v + 1's header block (it depends on no parent) is compressed
-  // before node v's chain, which then starts from v's header state: the chain a node waits
-  // on is 19 compressions, and the header's fills the chain's idle issue slots.
-  bool header_ahead = true;
-  parent_producer producer = parent_producer::automatic;
-  std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
-};
 
 // Where label() runs the producers of `job` under `opt`: off, core or sibling (auto resolved).
 // Throws what label() throws for an engine or producer it cannot use.

@@ -1,8 +1,8 @@
 #pragma once
 // The machine's processing units (PUs: hardware threads), the core and package each
 // belongs to, and which PUs share an L2 / L3: read with hwloc, or from /sys when hwloc
-// cannot load the topology. Over it, where the labeling threads go (thread_placement),
-// and the record of where each one ran (thread_cpu).
+// cannot load the topology. Over it, where the labeling threads go (thread_placement);
+// the backend that places them is placed_backend.hpp.
 #include <sched.h>
 
 #include <array>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/labeler_options.hpp"
 #include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
@@ -93,49 +93,5 @@ std::vector<std::pair<int, int>> producer_cpu_pairs(parent_producer where, const
 std::uint64_t producer_min_layer_bytes(std::uint64_t llc_bytes);
 // The last-level cache as the labeler weighs it (the C library's L3 size); 0: unknown.
 std::uint64_t last_level_cache_bytes();
-
-// Where one thread of a labeling ran (its last layer).
-struct thread_cpu {
-  int thread = 0;         // OpenMP thread number
-  int cpu = -1;           // sched_getcpu() just after placement
-  int core = -1;          // that CPU's core in topology()
-  std::string role = "label";  // label | producer (a parent producer, labeler.hpp)
-  bool pinned = false;
-  bool moved = false;     // unpinned, and on another CPU at an earlier layer
-};
-
-// The cpu backend with its labeling threads placed by `p` (pin_threads is then ignored:
-// none is no pinning) and the map of where each thread ran kept after every labeling.
-// Producers (labeler_options::producer) keep their own CPU pairs, recorded as such.
-class placed_backend final : public sdr::backend {
- public:
-  placed_backend(const labeler_options& opt, thread_placement p);
-  std::string name() const override { return inner_->name(); }
-  void label(const sdr::label_job& job, sdr::layer_store& store) override;
-  std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override;
-  sdr::tree_d_row_hasher tree_d_rows() override { return inner_->tree_d_rows(); }
-  thread_placement placement() const { return placement_; }
-  // The last labeling's threads, by role then thread number.
-  std::vector<thread_cpu> last_threads() const;
-
- private:
-  std::unique_ptr<sdr::backend> inner_;
-  thread_placement placement_;
-  mutable std::mutex mu_;
-  std::vector<thread_cpu> last_;
-};
-
-// Throws what make_cpu_backend throws, and unavailable_error for siblings without SMT
-// siblings to use (as producer sibling does).
-std::unique_ptr<placed_backend> make_placed_cpu_backend(const labeler_options& opt, thread_placement p);
-
-namespace detail {
-// The labeler's pinning hooks (labeler.cpp), run by each OpenMP thread. With a placed
-// labeling in progress: the CPU to pin thread `index` to (-1: none) and the record of it;
-// kNotPlaced otherwise (the labeler pins as it always did).
-inline constexpr int kNotPlaced = -2;
-int placed_cpu(int index);
-void note_thread(int index, const char* role, bool pinned);
-}  // namespace detail
 
 }  // namespace poreplab::cpu

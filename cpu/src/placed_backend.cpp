@@ -1,0 +1,118 @@
+#include "poreplab/cpu/placed_backend.hpp"
+
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/unavailable.hpp"
+
+namespace poreplab::cpu {
+
+namespace {
+
+// The placed labeling in progress (placed_backend::label), one at a time.
+struct placed_run {
+  std::vector<int> cpus;  // thread i's CPU at [i % size]; empty: no pinning
+  std::mutex mu;
+  std::vector<thread_cpu> seen;
+};
+std::mutex g_one_run;
+std::atomic<placed_run*> g_run{nullptr};
+
+void record(placed_run& run, int index, const char* role, bool pinned, int cpu) {
+  const std::lock_guard<std::mutex> lock(run.mu);
+  for (auto& t : run.seen)
+    if (t.thread == index && t.role == role) {
+      t.moved = t.moved || (!pinned && t.cpu != cpu);
+      t.cpu = cpu;
+      t.core = topology().core_of(cpu);
+      t.pinned = pinned;
+      return;
+    }
+  run.seen.push_back({index, cpu, topology().core_of(cpu), role, pinned, false});
+}
+
+}  // namespace
+
+namespace detail {
+
+int placed_cpu(int index) {
+  placed_run* run = g_run.load(std::memory_order_acquire);
+  if (run == nullptr) return kNotPlaced;
+  if (run->cpus.empty()) return -1;
+  return run->cpus[static_cast<std::size_t>(index) % run->cpus.size()];
+}
+
+void note_thread(int index, const char* role, bool pinned) {
+  if (placed_run* run = g_run.load(std::memory_order_acquire)) record(*run, index, role, pinned, sched_getcpu());
+}
+
+}  // namespace detail
+
+placed_backend::placed_backend(const labeler_options& opt, thread_placement p)
+    : inner_(make_cpu_backend(opt)), placement_(p) {}
+
+std::unique_ptr<sdr::pc2_hasher> placed_backend::make_pc2_hasher() { return inner_->make_pc2_hasher(); }
+
+void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
+  const std::lock_guard<std::mutex> one(g_one_run);
+  placed_run run;
+  run.cpus = placement_cpus(placement_, topology(), affinity_cpus());
+  // With one labeling thread the labeler pins nothing: the calling thread (OpenMP's thread
+  // 0) is placed here, except for compact, where it never was.
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool pin0 = placement_ != thread_placement::compact && !run.cpus.empty() &&
+                    sched_getaffinity(0, sizeof saved, &saved) == 0;
+  if (pin0) pin_this_thread(run.cpus[0]);
+  const int cpu_before = sched_getcpu();
+  struct uninstall {
+    bool pinned;
+    cpu_set_t* mask;
+    ~uninstall() {
+      g_run.store(nullptr, std::memory_order_release);
+      if (pinned) pthread_setaffinity_np(pthread_self(), sizeof *mask, mask);
+    }
+  };
+  {
+    g_run.store(&run, std::memory_order_release);
+    const uninstall u{pin0, &saved};
+    inner_->label(job, store);
+    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0 && t.role == "label"; })) {
+      // Pinned here, or by the caller (a mask of one CPU).
+      const bool pinned = pin0 || affinity_cpus().size() == 1;
+      const int cpu = sched_getcpu();
+      record(run, 0, "label", pinned, cpu_before);
+      record(run, 0, "label", pinned, cpu);
+    }
+  }
+  std::sort(run.seen.begin(), run.seen.end(), [](const thread_cpu& a, const thread_cpu& b) {
+    return std::pair{a.role != "label", a.thread} < std::pair{b.role != "label", b.thread};
+  });
+  const std::lock_guard<std::mutex> lock(mu_);
+  last_ = std::move(run.seen);
+}
+
+std::vector<thread_cpu> placed_backend::last_threads() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return last_;
+}
+
+std::unique_ptr<placed_backend> make_placed_cpu_backend(const labeler_options& opt, thread_placement p) {
+  const std::vector<int> allowed = affinity_cpus();
+  if (const std::string why = placement_unavailable(p, topology(), allowed); !why.empty()) throw unavailable_error(why);
+  labeler_options o = opt;
+  o.pin_threads = true;  // the hooks run; the placement decides whether they pin
+  if (p == thread_placement::cores) {
+    const int cores = static_cast<int>(placement_cpus(p, topology(), allowed).size());
+    if (cores > 0) o.threads = std::min(o.threads > 0 ? o.threads : omp_get_max_threads(), cores);
+  }
+  return std::make_unique<placed_backend>(o, p);
+}
+
+}  // namespace poreplab::cpu
