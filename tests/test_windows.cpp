@@ -164,7 +164,7 @@ TEST_CASE("window store: ram and mmap-file hold the same elements where the wind
   sdr::make_reference_backend()->label(job, file);
   REQUIRE(std::equal(got.begin(), got.end(), file.layer(2) + off));
   CHECK_THROWS_AS(file.layer(3), std::logic_error);
-  CHECK_THROWS_WITH(sdr::parse_window_backing("disk"), Catch::Contains("auto, ram or mmap-file"));
+  CHECK_THROWS_WITH(sdr::parse_window_backing("disk"), Catch::Contains("unknown window backing 'disk' (valid: auto, ram, mmap-file)"));
 }
 
 namespace {

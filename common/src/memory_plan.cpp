@@ -28,15 +28,6 @@ std::string plural(std::uint64_t n, const char* one) {
 
 }  // namespace
 
-const char* parent_placement_name(parent_placement p) {
-  switch (p) {
-    case parent_placement::resident: return "resident";
-    case parent_placement::streamed: return "streamed";
-    case parent_placement::refused: break;
-  }
-  return "refused";
-}
-
 std::string format_bytes(std::uint64_t bytes) {
   static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -62,20 +62,5 @@ bytes32 make_porep_id(std::uint64_t proof_id, std::uint64_t nonce) {
   return id;
 }
 
-api_version parse_api_version(std::string_view text) {
-  if (text == "1.0.0") return api_version::v1_0_0;
-  if (text == "1.1.0") return api_version::v1_1_0;
-  if (text == "1.2.0") return api_version::v1_2_0;
-  throw std::invalid_argument("unknown api_version '" + std::string(text) + "'; valid: 1.0.0 1.1.0 1.2.0");
-}
-
-std::string_view api_version_name(api_version v) {
-  switch (v) {
-    case api_version::v1_0_0: return "1.0.0";
-    case api_version::v1_1_0: return "1.1.0";
-    case api_version::v1_2_0: return "1.2.0";
-  }
-  throw std::invalid_argument("unknown api_version value " + std::to_string(static_cast<std::uint32_t>(v)));
-}
 
 }  // namespace poreplab::sdr

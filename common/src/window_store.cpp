@@ -79,21 +79,6 @@ std::uint64_t free_disk_bytes(const std::filesystem::path& dir) {
 
 }  // namespace
 
-window_backing parse_window_backing(const std::string& s) {
-  if (s == "auto") return window_backing::automatic;
-  if (s == "ram") return window_backing::ram;
-  if (s == "mmap-file") return window_backing::mmap_file;
-  throw std::invalid_argument("window backing '" + s + "' is not auto, ram or mmap-file");
-}
-
-const char* window_backing_name(window_backing b) {
-  switch (b) {
-    case window_backing::ram: return "ram";
-    case window_backing::mmap_file: return "mmap-file";
-    default: return "auto";
-  }
-}
-
 void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
                           std::uint64_t end) {
   const std::uint64_t key = mix(seed ^ (static_cast<std::uint64_t>(layer) << 48));

@@ -264,23 +264,16 @@ std::string forced_name(engine_algo algo) {
 
 }  // namespace
 
-std::string_view engine_algo_name(engine_algo a) {
-  switch (a) {
-    case engine_algo::sha256: return "sha256";
-    case engine_algo::blake2s: return "blake2s";
-    case engine_algo::blake2b: return "blake2b";
-  }
-  return "?";
-}
+std::string_view engine_algo_name(engine_algo a) { return kEngineAlgos.name(a); }
 
-engine_algo parse_engine_algo(std::string_view name) {
-  for (engine_algo a : engine_algos())
-    if (engine_algo_name(a) == name) return a;
-  throw std::invalid_argument("unknown hash algorithm '" + std::string(name) + "' (valid: sha256, blake2s, blake2b)");
-}
+engine_algo parse_engine_algo(std::string_view name) { return kEngineAlgos.parse(name); }
 
 const std::vector<engine_algo>& engine_algos() {
-  static const std::vector<engine_algo> v = {engine_algo::sha256, engine_algo::blake2s, engine_algo::blake2b};
+  static const std::vector<engine_algo> v = [] {
+    std::vector<engine_algo> out;
+    for (const auto& e : kEngineAlgos.entries) out.push_back(e.value);
+    return out;
+  }();
   return v;
 }
 

@@ -485,14 +485,6 @@ void set_pairs(std::vector<double> pairs, std::vector<double>& out, std::optiona
 
 }  // namespace
 
-std::string_view bench_mode_name(bench_mode m) { return m == bench_mode::throughput ? "throughput" : "chain"; }
-
-bench_mode parse_bench_mode(std::string_view name) {
-  if (name == "throughput") return bench_mode::throughput;
-  if (name == "chain") return bench_mode::chain;
-  throw std::invalid_argument("unknown bench mode '" + std::string(name) + "' (valid: throughput, chain)");
-}
-
 bool core_cycle_counter_available() {
   const core_cycles cc;
   return cc.ok();

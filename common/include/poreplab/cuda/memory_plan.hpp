@@ -10,11 +10,15 @@
 #include <cstdint>
 #include <string>
 
+#include "poreplab/name_table.hpp"
+
 namespace poreplab::cuda {
 
 enum class parent_placement { resident, streamed, refused };
-
-const char* parent_placement_name(parent_placement p);
+inline constexpr name_table kParentPlacements{
+    "parent placement", std::array{named{parent_placement::resident, "resident"}, named{parent_placement::streamed, "streamed"},
+                                   named{parent_placement::refused, "refused"}}};
+inline const char* parent_placement_name(parent_placement p) { return kParentPlacements.name(p).data(); }
 
 struct memory_request {
   std::uint64_t sector_bytes = 0;  // power of two >= 64

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "poreplab/hd.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/label.hpp"
 
 namespace poreplab::sdr {
@@ -17,16 +18,11 @@ namespace poreplab::sdr {
 //   sector_major: each sector's layer contiguous; every thread reads its own region.
 enum class sector_layout : std::uint8_t { sector_minor, sector_major };
 
-inline const char* sector_layout_name(sector_layout l) {
-  return l == sector_layout::sector_minor ? "sector-minor" : "sector-major";
-}
-
-inline sector_layout parse_sector_layout(std::string_view name) {
-  if (name == "sector-minor") return sector_layout::sector_minor;
-  if (name == "sector-major") return sector_layout::sector_major;
-  throw std::invalid_argument("unknown sector layout '" + std::string(name) +
-                              "' (valid: sector-minor, sector-major)");
-}
+inline constexpr name_table kSectorLayouts{
+    "sector layout", std::array{named{sector_layout::sector_minor, "sector-minor"},
+                                named{sector_layout::sector_major, "sector-major"}}};
+inline const char* sector_layout_name(sector_layout l) { return kSectorLayouts.name(l).data(); }
+inline sector_layout parse_sector_layout(std::string_view name) { return kSectorLayouts.parse(name); }
 
 // Where sector s's labels of a layer buffer lie.
 POREPLAB_HD layer_ref sector_view(std::uint8_t* layer, sector_layout layout, std::uint64_t nodes,

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "poreplab/name_table.hpp"
+
 namespace poreplab::sdr {
 
 enum class porep_variant : std::uint8_t {
@@ -27,39 +29,27 @@ struct label_scheme {
 
 inline constexpr label_scheme kFilecoinScheme{};
 
-inline const char* variant_name(porep_variant v) { return v == porep_variant::sdr ? "sdr" : "zigzag"; }
+inline constexpr name_table kPorepVariants{
+    "PoRep variant", std::array{named{porep_variant::sdr, "sdr"}, named{porep_variant::zigzag, "zigzag"}}};
+inline constexpr name_table kLabelHashes{
+    "label hash", std::array{named{label_hash::sha256, "sha256"}, named{label_hash::blake2s, "blake2s"},
+                             named{label_hash::blake2b_256, "blake2b-256"}}};
 
-inline const char* label_hash_name(label_hash h) {
-  switch (h) {
-    case label_hash::sha256: return "sha256";
-    case label_hash::blake2s: return "blake2s";
-    case label_hash::blake2b_256: return "blake2b-256";
-  }
-  return "?";
-}
+inline const char* variant_name(porep_variant v) { return kPorepVariants.name(v).data(); }
+inline const char* label_hash_name(label_hash h) { return kLabelHashes.name(h).data(); }
 
 inline const std::vector<std::string>& variant_names() {
-  static const std::vector<std::string> v{"sdr", "zigzag"};
+  static const std::vector<std::string> v = kPorepVariants.names();
   return v;
 }
 
 inline const std::vector<std::string>& label_hash_names() {
-  static const std::vector<std::string> v{"sha256", "blake2s", "blake2b-256"};
+  static const std::vector<std::string> v = kLabelHashes.names();
   return v;
 }
 
-inline porep_variant parse_variant(std::string_view s) {
-  if (s == "sdr") return porep_variant::sdr;
-  if (s == "zigzag") return porep_variant::zigzag;
-  throw std::invalid_argument("unknown PoRep variant '" + std::string(s) + "' (valid: sdr, zigzag)");
-}
-
-inline label_hash parse_label_hash(std::string_view s) {
-  if (s == "sha256") return label_hash::sha256;
-  if (s == "blake2s") return label_hash::blake2s;
-  if (s == "blake2b-256") return label_hash::blake2b_256;
-  throw std::invalid_argument("unknown label hash '" + std::string(s) + "' (valid: sha256, blake2s, blake2b-256)");
-}
+inline porep_variant parse_variant(std::string_view s) { return kPorepVariants.parse(s); }
+inline label_hash parse_label_hash(std::string_view s) { return kLabelHashes.parse(s); }
 
 // How the GPU label kernel of Filecoin's scheme (sdr/sha256) reads and walks its parents;
 // every variant computes the same labels. Other schemes have the standard kernel only.
@@ -73,37 +63,31 @@ enum class kernel_variant : std::uint8_t {
   automatic, // not a kernel: split for few sectors, standard for many (resolve_kernel)
 };
 
+// What a user may ask for: a kernel or "auto".
+inline constexpr name_table kKernelChoices{
+    "kernel variant",
+    std::array{named{kernel_variant::automatic, "auto"}, named{kernel_variant::standard, "standard"},
+               named{kernel_variant::vec16, "vec16"}, named{kernel_variant::rolled, "rolled"},
+               named{kernel_variant::staged, "staged"}, named{kernel_variant::split, "split"}}};
+
 // The kernels, in enum order (automatic is a choice, not a kernel).
 inline const std::vector<std::string>& kernel_variant_names() {
-  static const std::vector<std::string> v{"standard", "vec16", "rolled", "staged", "split"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const auto& e : kKernelChoices.entries)
+      if (e.value != kernel_variant::automatic) out.emplace_back(e.name);
+    return out;
+  }();
   return v;
 }
 
-// What a user may ask for: a kernel or "auto".
 inline const std::vector<std::string>& kernel_choice_names() {
-  static const std::vector<std::string> v{"auto", "standard", "vec16", "rolled", "staged", "split"};
+  static const std::vector<std::string> v = kKernelChoices.names();
   return v;
 }
 
-inline const char* kernel_variant_name(kernel_variant k) {
-  switch (k) {
-    case kernel_variant::standard: return "standard";
-    case kernel_variant::vec16: return "vec16";
-    case kernel_variant::rolled: return "rolled";
-    case kernel_variant::staged: return "staged";
-    case kernel_variant::split: return "split";
-    case kernel_variant::automatic: return "auto";
-  }
-  return "?";
-}
-
-inline kernel_variant parse_kernel_variant(std::string_view s) {
-  for (const kernel_variant k : {kernel_variant::automatic, kernel_variant::standard, kernel_variant::vec16,
-                                 kernel_variant::rolled, kernel_variant::staged, kernel_variant::split})
-    if (s == kernel_variant_name(k)) return k;
-  throw std::invalid_argument("unknown kernel variant '" + std::string(s) +
-                              "' (valid: auto, standard, vec16, rolled, staged, split)");
-}
+inline const char* kernel_variant_name(kernel_variant k) { return kKernelChoices.name(k).data(); }
+inline kernel_variant parse_kernel_variant(std::string_view s) { return kKernelChoices.parse(s); }
 
 // The sector count up to which `auto` picks the latency design where the device's
 // multiprocessor count is unknown (cuda-emu): an H100 SXM's 132.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "poreplab/huge_buffer.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::sdr {
@@ -17,8 +18,11 @@ enum class window_backing {
   ram,        // anonymous memory, every byte filled
   mmap_file,  // a sparse file per layer, only the pages the window reads filled
 };
-window_backing parse_window_backing(const std::string& s);  // auto | ram | mmap-file
-const char* window_backing_name(window_backing b);          // "ram" | "mmap-file" ("auto" never results)
+inline constexpr name_table kWindowBackings{
+    "window backing", std::array{named{window_backing::automatic, "auto"}, named{window_backing::ram, "ram"},
+                                 named{window_backing::mmap_file, "mmap-file"}}};
+inline window_backing parse_window_backing(std::string_view s) { return kWindowBackings.parse(s); }
+inline const char* window_backing_name(window_backing b) { return kWindowBackings.name(b).data(); }
 
 // Deterministic valid field elements (top two bits clear) for bytes [begin, end) of layer
 // l (multiples of 32), written to dst: the element at byte offset o is a function of

@@ -10,16 +10,25 @@
 #include <string_view>
 #include <vector>
 
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/unavailable.hpp"
 
 namespace poreplab::cpu {
 
 enum class engine_algo { sha256, blake2s, blake2b };
+inline constexpr name_table kEngineAlgos{
+    "hash algorithm", std::array{named{engine_algo::sha256, "sha256"}, named{engine_algo::blake2s, "blake2s"},
+                                 named{engine_algo::blake2b, "blake2b"}}};
 
 std::string_view engine_algo_name(engine_algo a);  // "sha256", "blake2s", "blake2b"
 // Throws std::invalid_argument listing the valid names.
 engine_algo parse_engine_algo(std::string_view name);
 const std::vector<engine_algo>& engine_algos();
+// The portable library's hash with an engine family's full digest (its known answers).
+constexpr hash_algo digest_algo(engine_algo a) {
+  return a == engine_algo::sha256 ? hash_algo::sha256 : a == engine_algo::blake2s ? hash_algo::blake2s_256 : hash_algo::blake2b_512;
+}
 
 // SHA-256 over `lanes` independent chains of `nblocks` compressions each, shaped for SDR
 // labeling, where each 64-byte block is two 32-byte chunks that live anywhere.

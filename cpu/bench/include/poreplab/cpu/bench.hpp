@@ -19,12 +19,15 @@
 
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/topology.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
 
 enum class bench_mode { throughput, chain };
-std::string_view bench_mode_name(bench_mode m);  // "throughput", "chain"
-bench_mode parse_bench_mode(std::string_view name);  // throws std::invalid_argument
+inline constexpr name_table kBenchModes{
+    "bench mode", std::array{named{bench_mode::throughput, "throughput"}, named{bench_mode::chain, "chain"}}};
+inline std::string_view bench_mode_name(bench_mode m) { return kBenchModes.name(m); }
+inline bench_mode parse_bench_mode(std::string_view name) { return kBenchModes.parse(name); }
 
 struct hash_bench_options {
   std::size_t bytes_per_lane = 16 * 1024;  // message bytes per lane in one measured pass
