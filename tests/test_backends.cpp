@@ -2,7 +2,10 @@
 // the runner (optional ones stay out of records unless named), and the timing hook.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -41,6 +44,51 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
   CHECK(read_by("cuda").count("device") == 1);
   CHECK(read_by("cuda-emu").count("device") == 0);
   CHECK(read_by("cuda-emu").count("launch_nodes") == 1);
+}
+
+TEST_CASE("backends by device class: one per class, each name classified, unknown names not", "[backends]") {
+  for (const auto c : {device_class::oracle, device_class::host_cpu, device_class::gpu_emulated, device_class::gpu}) {
+    CHECK(device_class_of(backend_of(c)) == c);
+    CHECK(kDeviceClasses.parse(kDeviceClasses.name(c)) == c);
+  }
+  for (const auto& b : backends()) CHECK(backend_is(b.name, b.device));
+  CHECK_FALSE(device_class_of("tpu").has_value());  // a record of another build: read, not classified
+  CHECK_FALSE(backend_is("", device_class::host_cpu));
+  CHECK(backends_of({device_class::host_cpu, device_class::gpu}) == std::vector<std::string>{"cpu", "cuda"});
+}
+
+// Product code tells backends apart by their class: a comparison with a backend's name
+// outside experiments/src/backends/ is a second spelling of that name. Tests and docs may
+// name backends.
+TEST_CASE("backend names are compared nowhere outside the backends table", "[backends]") {
+  namespace fs = std::filesystem;
+  const fs::path root = POREPLAB_SOURCE_DIR;
+  std::string names;
+  for (const auto& n : backend_names()) names += (names.empty() ? "" : "|") + n;  // no regex metacharacters in them
+  REQUIRE(std::regex_match(names, std::regex("[a-z0-9|-]+")));
+  const std::regex compared("(==|!=)\\s*\"(" + names + ")\"|\"(" + names + ")\"\\s*(==|!=)|\\bin \\([^)]*\"(" + names + ")\"");
+  std::vector<std::string> found;
+  std::size_t files = 0;
+  for (const char* dir : {"common", "cpu", "cuda", "experiments/src", "experiments/plots"}) {
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      const fs::path& p = e.path();
+      const std::string ext = p.extension().string();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && ext != ".py")) continue;
+      if (p.parent_path() == root / "experiments/src/backends") continue;
+      ++files;
+      std::ifstream in(p);
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n)
+        if (std::regex_search(line, compared)) found.push_back(fs::relative(p, root).string() + ":" + std::to_string(n) + ": " + line);
+    }
+  }
+  CHECK(files > 100);
+  INFO([&] {
+    std::string t;
+    for (const auto& f : found) t += f + "\n";
+    return t;
+  }());
+  CHECK(found.empty());
 }
 
 TEST_CASE("backend settings are typed and checked against their knob", "[backends]") {

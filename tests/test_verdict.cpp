@@ -48,12 +48,13 @@ std::string lines(std::initializer_list<json> records) {
   return out;
 }
 
-const verdict::device_row& row(const verdict::report& r, std::uint64_t size, const std::string& kind) {
+const verdict::device_row& row(const verdict::report& r, std::uint64_t size, std::string_view kind_name) {
+  const verdict::device_kind kind = verdict::kDeviceKinds.parse(kind_name);
   for (const auto& s : r.sizes)
     if (s.sector_size == size)
       for (const auto& d : s.devices)
         if (d.kind == kind) return d;
-  FAIL("no " << kind << " row at " << size);
+  FAIL("no " << kind_name << " row at " << size);
   throw;
 }
 
@@ -110,7 +111,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
 
   // No GPU record: the GPU row is the SASS model where this build has the SASS.
   bool modeled = false;
-  for (const auto& d : size_row(r, k8MiB).devices) modeled = modeled || d.kind == "gpu-model";
+  for (const auto& d : size_row(r, k8MiB).devices) modeled = modeled || d.kind == verdict::device_kind::gpu_model;
   if (modeled) {
     const auto& g = row(r, k8MiB, "gpu-model");
     CHECK(g.pc1_seconds.from.status == "modeled");
@@ -183,7 +184,7 @@ TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
   // 512MiB: the 8MiB curve, extrapolated.
   CHECK(size_row(r, k512MiB).crossover_sectors.from.status == "extrapolated");
   // No modeled row once a GPU was measured.
-  for (const auto& d : x.devices) CHECK(d.kind != "gpu-model");
+  for (const auto& d : x.devices) CHECK(d.kind != verdict::device_kind::gpu_model);
   // A cost naming no device is refused.
   CHECK_THROWS_WITH(verdict::compute({s.path}, {{"TPU", 1.0}}), Catch::Contains("--cost TPU: no device"));
 }
@@ -269,7 +270,7 @@ TEST_CASE("verdict: a CPU without SHA-NI, from the engines that do not use the S
   test::temp_dir t("verdict");
   test::write_text(t / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 800)}));
   const auto plain = verdict::compute({t.path});
-  for (const auto& d : size_row(plain, k8MiB).devices) CHECK(d.kind.find("no-sha-ni") == std::string::npos);
+  for (const auto& d : size_row(plain, k8MiB).devices) CHECK((d.kind != verdict::device_kind::cpu_no_sha_ni && d.kind != verdict::device_kind::cpu_no_sha_ni_core));
 }
 
 TEST_CASE("verdict: the whole CPU never reads below one core, it says what would measure it", "[verdict]") {
@@ -301,8 +302,8 @@ TEST_CASE("verdict: the whole CPU never reads below one core, it says what would
   for (const auto& sz : ok.sizes) {
     double core_rate = 0, whole_rate = 0;
     for (const auto& d : sz.devices) {
-      if (d.kind == "cpu-core" && d.sectors_per_hour.value) core_rate = *d.sectors_per_hour.value;
-      if (d.kind == "cpu" && d.sectors_per_hour.value) whole_rate = *d.sectors_per_hour.value;
+      if (d.kind == verdict::device_kind::cpu_core && d.sectors_per_hour.value) core_rate = *d.sectors_per_hour.value;
+      if (d.kind == verdict::device_kind::cpu && d.sectors_per_hour.value) whole_rate = *d.sectors_per_hour.value;
     }
     INFO(sz.sector_size);
     if (whole_rate > 0) CHECK(whole_rate >= core_rate);
@@ -322,12 +323,12 @@ TEST_CASE("verdict: winners, break-even factors and the PC1 time of a sector at 
   const auto r = verdict::compute({s.path});
   const auto& x = size_row(r, k8MiB);
   REQUIRE_FALSE(x.one_sector.why_not);
-  CHECK(x.one_sector.winner_kind == "cpu-core");
-  CHECK(x.one_sector.loser_kind == "gpu");
+  CHECK(x.one_sector.winner_kind == verdict::device_kind::cpu_core);
+  CHECK(x.one_sector.loser_kind == verdict::device_kind::gpu);
   CHECK(x.one_sector.factor == Approx(30.0));
   CHECK(x.one_sector.winner_source == "measured");
   REQUIRE_FALSE(x.throughput.why_not);
-  CHECK(x.throughput.winner_kind == "gpu");
+  CHECK(x.throughput.winner_kind == verdict::device_kind::gpu);
   CHECK(x.throughput.factor == Approx(1.6));
   // Latency at throughput: 4096 sectors together at 1.28e8 labels/s, each waits for all.
   const auto& g = row(r, k8MiB, "gpu");
@@ -357,12 +358,12 @@ TEST_CASE("verdict: the emulation never stands in for a GPU in the crossover or 
   const auto r = verdict::compute({s.path});
   const auto& x = size_row(r, k2KiB);
   bool modeled = false;
-  for (const auto& d : x.devices) modeled = modeled || d.kind == "gpu-model";
+  for (const auto& d : x.devices) modeled = modeled || d.kind == verdict::device_kind::gpu_model;
   CHECK(x.crossover_text.find("emu") == std::string::npos);
   if (modeled) {
     // The modeled GPU's curve against the whole CPU, not the emulation's records.
     CHECK(x.crossover_sectors.from.status == "modeled");
-    CHECK(x.one_sector.loser_kind.rfind("gpu-model", 0) == 0);
+    CHECK(x.one_sector.loser_kind == verdict::device_kind::gpu_model);
     CHECK(x.one_sector.factor > 1);
     CHECK(verdict::plain_words(r).find("MODELED") != std::string::npos);
   } else {
@@ -423,12 +424,12 @@ TEST_CASE("verdict: the shipped machines give numbers at 32GiB and 64GiB", "[ver
   for (const std::uint64_t size : {k32GiB, 2 * k32GiB}) {
     for (const auto& m : size_row(r, size).machines) {
       INFO(m.machine << " " << m.part << " at " << size);
-      if (m.kind == "gpu" && !m.pc1_seconds.value) continue;  // a build without the kernels' SASS
+      if (m.kind == verdict::device_kind::gpu && !m.pc1_seconds.value) continue;  // a build without the kernels' SASS
       CHECK(m.pc1_seconds.value);
       // A GPU holds no 64GiB sector (two layers are 128 GiB): the cell says so.
       if (m.sectors_per_hour.value) CHECK(*m.sectors_per_hour.value > 0);
       else CHECK(m.sectors_per_hour.from.detail.find("no sector of this size fits") != std::string::npos);
-      if (m.kind == "cpu") CHECK(m.sectors_per_hour.value);
+      if (m.kind == verdict::device_kind::cpu) CHECK(m.sectors_per_hour.value);
     }
   }
 }
@@ -598,7 +599,7 @@ TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pi
   CHECK(mixed.pc2_seconds.from.status == "modeled");
   double pc1_rate = 0;
   for (const auto& m : mid.machines)
-    if (m.machine == "Mixed" && m.kind == "cpu") pc1_rate = *m.sectors_per_hour.value;
+    if (m.machine == "Mixed" && m.kind == verdict::device_kind::cpu) pc1_rate = *m.sectors_per_hour.value;
   const double pc2_rate = 2 * 3600 / *mixed.pc2_seconds.value;
   CHECK(*mixed.sectors_per_hour.value == Approx(std::min(pc1_rate, pc2_rate)));
   CHECK(mixed.bottleneck == (pc1_rate <= pc2_rate ? "PC1" : "PC2"));

@@ -29,7 +29,7 @@ STYLE = {
     "cpu-core": ("#17becf", "s"),     # CPU, one core / one thread
     "cpu-threads": ("#8c564b", "h"),  # CPU, another thread count
     "cpu-no-sha-ni": ("#ff7f0e", "v"),
-    "reference": ("#7f7f7f", "X"),
+    "oracle": ("#7f7f7f", "X"),     # the reference backend (scalar, for checking)
     "emu": ("#9467bd", "D"),          # cuda-emu: the kernels on the host CPU
     "gpu": ("#2ca02c", "^"),          # a GPU, measured
     "gpu-model": ("#d62728", "P"),    # a GPU, MODELED
@@ -50,6 +50,32 @@ def read_file(path, max_bytes=1 << 30):
         return f.read().decode("utf-8", errors="replace")
 
 
+# A backend's device class (poreplab's backends table; the run header's
+# build.device_classes). These are the classes of result sets written before the header
+# named them; a newer header replaces them.
+DEVICE_CLASSES = {"reference": "oracle", "cpu": "host-cpu", "cuda-emu": "gpu-emulated", "cuda": "gpu"}
+
+
+def learn_device_classes(results):
+    DEVICE_CLASSES.update(environment(results).get("build", {}).get("device_classes") or {})
+    return results
+
+
+def device_class_of(p):
+    """The device class of a point's backend: host-cpu where the point names none."""
+    backend = p["axes"].get("backend")
+    return DEVICE_CLASSES.get(backend, "") if backend else "host-cpu"
+
+
+def on_host_cpu(p):
+    return device_class_of(p) == "host-cpu"
+
+
+def on_gpu_kernels(p):
+    """A GPU's kernels, on the GPU or emulated on the host."""
+    return device_class_of(p) in ("gpu", "gpu-emulated")
+
+
 def load_results(d):
     """The result set: results.json, or the latest point records of records.jsonl."""
     path = os.path.join(d, "results.json")
@@ -60,7 +86,7 @@ def load_results(d):
         for p in results.get("points", []):
             last[p["experiment"] + " " + json.dumps(p["axes"], sort_keys=True)] = p
         results["points"] = list(last.values())
-        return results
+        return learn_device_classes(results)
     runs, latest = [], OrderedDict()
     if not os.path.exists(os.path.join(d, "records.jsonl")):
         return {"runs": [], "points": []}  # nothing run yet: no figures
@@ -73,7 +99,7 @@ def load_results(d):
             runs.append(rec)
         elif rec.get("type") == "point":
             latest[rec["experiment"] + " " + json.dumps(rec["axes"], sort_keys=True)] = rec
-    return {"runs": runs, "points": list(latest.values())}
+    return learn_device_classes({"runs": runs, "points": list(latest.values())})
 
 
 def ok_points(results, kind):
@@ -136,20 +162,20 @@ def series_name(points, vary):
     backend = axes.get("backend") or p["kind"]
     name = backend
     engine = axes.get("engine")
-    if backend == "cpu" and engine:
+    if on_host_cpu(p) and engine:
         used = used_engines(points)
         if engine == "auto":
             name += " auto" + (" (%s)" % used[0] if len(used) == 1 else "")
         else:
             name += " " + engine
-    if backend in ("cuda", "cuda-emu"):
+    if on_gpu_kernels(p):
         kernel = axes.get("kernel") or "auto"
         used = sorted({q.get("context", {}).get("kernel_used") for q in points if q.get("context", {}).get("kernel_used")})
         if kernel == "auto":
             name += " kernel auto" + (" (%s)" % used[0] if len(used) == 1 else "")
         else:
             name += " kernel " + kernel
-    if backend == "cuda":
+    if device_class_of(p) == "gpu":
         dev = p.get("context", {}).get("device")
         if dev:
             name += " on " + dev
@@ -277,7 +303,7 @@ def is_window(p):
 def used_engine(p):
     """The engine (cpu) or kernel (cuda, cuda-emu) a point ran, auto resolved."""
     ctx, axes = p.get("context") or {}, p["axes"]
-    if axes.get("backend") in ("cuda", "cuda-emu"):
+    if on_gpu_kernels(p):
         return ctx.get("kernel_used") or axes.get("kernel") or ""
     return ctx.get("engine") or axes.get("engine") or ""
 
@@ -291,14 +317,14 @@ def device_class(p, by_threads, results):
     """(style key, legend text) of a label point's device. by_threads: tell CPU thread
     counts apart (throughput); otherwise a CPU point is 'the CPU' (one sector)."""
     axes = p["axes"]
-    backend = axes.get("backend") or "cpu"
-    if backend == "cuda":
+    cls = device_class_of(p)
+    if cls == "gpu":
         dev = (p.get("context") or {}).get("device") or "GPU"
         return "gpu", "GPU: %s (measured)" % dev
-    if backend == "cuda-emu":
+    if cls == "gpu-emulated":
         return "emu", EMU_LABEL
-    if backend == "reference":
-        return "reference", "reference implementation (scalar, for checking)"
+    if cls == "oracle":
+        return "oracle", "reference implementation (scalar, for checking)"
     if not by_threads:
         return "cpu", "CPU, fastest engine"
     t = axes.get("threads") or 0
@@ -333,7 +359,7 @@ def plot_best(ax, cls, rows, rate_like, hollow=False, fold=True):
     one = fold and len(set(engines)) == 1 and engines[0]
     if one and key in ("emu", "gpu"):
         label += ", kernel " + engines[0]
-    elif one and key != "reference":
+    elif one and key != "oracle":
         label = label.replace("fastest engine", engine_text(engines[0]))
     xs, ys = [r[0] for r in rows], [r[1] for r in rows]
     err = [[], []]
@@ -343,7 +369,7 @@ def plot_best(ax, cls, rows, rate_like, hollow=False, fold=True):
         err[1].append(y * hi)
     ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, markersize=6, capsize=2, linewidth=1.5,
                 markerfacecolor="white" if hollow else color, label=label)
-    if not one and key != "reference":
+    if not one and key != "oracle":
         # Name the engine where it changes along the line.
         for i, (x, y, p) in enumerate(rows):
             if i and used_engine(p) == used_engine(rows[i - 1][2]):
@@ -481,7 +507,7 @@ class Figures:
         return len(pts) - len(self.label_points())
 
     def gpu_measured(self):
-        return any(p["axes"].get("backend") == "cuda" for p in self.label_points())
+        return any(device_class_of(p) == "gpu" for p in self.label_points())
 
     # -- hash engines: one bar per engine, small multiples per algorithm (rows) and mode
     #    (columns); OpenSSL hatched and as a dashed reference line.
@@ -577,7 +603,7 @@ class Figures:
     def label_latency(self):
         pts = [p for p in self.label_points() if sectors_of(p) == 1 and rate(p, "ns_per_node_layer")]
         whole = [p for p in pts if not is_window(p)]
-        windows = [p for p in pts if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"]
+        windows = [p for p in pts if is_window(p) and on_host_cpu(p)]
         if not whole and not windows:
             return
         ns = lambda p: rate(p, "ns_per_node_layer")  # noqa: E731
@@ -587,7 +613,7 @@ class Figures:
         for cls, rows in series.items():
             plot_best(ax, cls, rows, False)
         # Without SHA-NI: the fastest engine that does not use it, where one ran.
-        no_sha = [p for p in whole if (p["axes"].get("backend") or "cpu") == "cpu"
+        no_sha = [p for p in whole if on_host_cpu(p)
                   and not used_engine(p).startswith("shani")]
         cpu_rows = series.get(("cpu", "CPU, fastest engine"), [])
         if no_sha and any(used_engine(r[2]).startswith("shani") for r in cpu_rows):
@@ -683,7 +709,7 @@ class Figures:
             caption += (" Dashed: %s, MODELED from its SASS (verdict.json): one sector's modeled rate times the "
                         "sectors, up to the device-wide modeled rate (the model of the nearest sector size in "
                         "verdict.json); not a measurement." % m["name"])
-        if any(p["axes"].get("backend") == "cuda-emu" for p in pts):
+        if any(device_class_of(p) == "gpu-emulated" for p in pts):
             caption += " cuda-emu runs the CUDA kernels on the host CPU: an emulation, not a GPU."
         self.save(fig, "label_throughput", "Labels per second vs sectors labeled together", caption)
 
@@ -704,7 +730,7 @@ class Figures:
     # -- efficiency against the hash-only floor: the fastest engine per size.
     def label_efficiency(self):
         pts = [p for p in self.label_points() if rate(p, "efficiency") is not None
-               and (p["axes"].get("backend") or "cpu") == "cpu" and sectors_of(p) == 1]
+               and on_host_cpu(p) and sectors_of(p) == 1]
         whole = [p for p in pts if not is_window(p)]
         windows = [p for p in pts if is_window(p)]
         if not pts:
@@ -940,7 +966,7 @@ class Figures:
         """Node windows of full-size sectors measured in this directory, as PC1 of the whole
         sector (time per node x nodes x the verdict's layers): extrapolations, hollow pentagons."""
         layers = {s["sector_size"]: s.get("layers") for s in (self.verdict_data or {}).get("sizes", [])}
-        pts = [p for p in self.label_points() if is_window(p) and (p["axes"].get("backend") or "cpu") == "cpu"
+        pts = [p for p in self.label_points() if is_window(p) and on_host_cpu(p)
                and layers.get(p["axes"]["sector_size"]) and rate(p, "ns_per_node_layer")]
         best = {}
         for p in pts:

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/placed_backend.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/emulated_backend.hpp"
@@ -40,44 +41,46 @@ backend_knob count_knob(std::string name, std::uint64_t fallback, std::uint64_t 
   return {std::move(name), knob_type::count, fallback, min, max, {}, std::move(backends), std::move(help)};
 }
 
-const std::vector<std::string> kGpu = {"cuda", "cuda-emu"};
+// Each backend's name, spelled here only: its table entry and the knobs it reads use it.
+const std::string kReference = "reference", kCpu = "cpu", kCudaEmu = "cuda-emu", kCuda = "cuda";
+const std::vector<std::string> kGpu = {kCuda, kCudaEmu};
 
 }  // namespace
 
 const std::vector<backend_knob>& backend_knobs() {
   static const std::vector<backend_knob> knobs = {
-      text_knob("engine", "auto", engine_choices, {"cpu"},
+      text_knob("engine", "auto", engine_choices, {kCpu},
                 "engine of the point's hash; auto = the best for the sector count"),
-      count_knob("threads", 0, 0, 4096, {"reference", "cpu", "cuda-emu"}, "host threads (OpenMP); 0 = all"),
-      count_knob("pin_threads", 1, 0, 1, {"cpu"}, "0 = pin no thread (placement none); 1 = pin as placement says"),
-      text_knob("placement", "compact", [] { return cpu::kThreadPlacements.names(); }, {"cpu"},
+      count_knob("threads", 0, 0, 4096, {kReference, kCpu, kCudaEmu}, "host threads (OpenMP); 0 = all"),
+      count_knob("pin_threads", 1, 0, 1, {kCpu}, "0 = pin no thread (placement none); 1 = pin as placement says"),
+      text_knob("placement", "compact", [] { return cpu::kThreadPlacements.names(); }, {kCpu},
                 "where labeling threads are pinned: compact (thread i on the i-th CPU of the affinity mask), spread "
                 "(one per core before any SMT sibling), siblings (both SMT threads of a core before the next core), "
                 "cores (one per core, siblings idle, threads capped at the cores), none (the OS decides)"),
-      count_knob("prefetch_distance", 4, 0, 1024, {"cpu"}, "nodes ahead whose parents are prefetched; 0 = none"),
-      text_knob("prefetch_level", "l2", [] { return cpu::kPrefetchLevels.names(); }, {"cpu"},
+      count_knob("prefetch_distance", 4, 0, 1024, {kCpu}, "nodes ahead whose parents are prefetched; 0 = none"),
+      text_knob("prefetch_level", "l2", [] { return cpu::kPrefetchLevels.names(); }, {kCpu},
                 "cache level the parents are prefetched into: l1 (prefetcht0) or l2 (prefetcht1, keeps L1 for the "
                 "engine)"),
-      text_knob("assembly", "auto", [] { return cpu::kMessageAssemblies.names(); }, {"cpu"},
+      text_knob("assembly", "auto", [] { return cpu::kMessageAssemblies.names(); }, {kCpu},
                 "message assembly: chunks read in place, or copied into a per-lane buffer first (gather); "
                 "auto = in-place"),
-      text_knob("encoding", "normal", [] { return cpu::kFieldEncodings.names(); }, {"cpu"},
+      text_knob("encoding", "normal", [] { return cpu::kFieldEncodings.names(); }, {kCpu},
                 "ZigZag key + node: normal-form add, or the 2019 r2 Montgomery round trip (SDR: no effect)"),
-      text_knob("huge_pages", "default", [] { return cpu::kHugePages.names(); }, {"cpu"},
+      text_knob("huge_pages", "default", [] { return cpu::kHugePages.names(); }, {kCpu},
                 "madvise the layers and the parent table MADV_HUGEPAGE (on) / MADV_NOHUGEPAGE (off)"),
-      count_knob("pad_precompute", 0, 0, 1, {"cpu"},
+      count_knob("pad_precompute", 0, 0, 1, {kCpu},
                  "1 = node 0's padding block with precomputed W+K (engines with sha256_pad64)"),
-      count_knob("schedule_reuse", 1, 0, 1, {"cpu"},
+      count_knob("schedule_reuse", 1, 0, 1, {kCpu},
                  "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
-      count_knob("header_ahead", 1, 0, 1, {"cpu"},
+      count_knob("header_ahead", 1, 0, 1, {kCpu},
                  "1 = SDR SHA-256: node v + 1's header block (no parent in it) compressed before node v's chain, "
                  "leaving 19 chained compressions a node; 0 = all 20 on the chain"),
-      text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {"cpu"},
+      text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {kCpu},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
                 "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
                 "CPU is free for it and a layer exceeds the last-level cache (and 64 MiB)"),
-      count_knob("ring_depth", 256, 4, 4096, {"cpu"}, "nodes a producer may run ahead (a power of two)"),
-      text_knob("layout", "sector-minor", [] { return std::vector<std::string>{"sector-minor", "sector-major"}; }, kGpu,
+      count_knob("ring_depth", 256, 4, 4096, {kCpu}, "nodes a producer may run ahead (a power of two)"),
+      text_knob("layout", "sector-minor", [] { return sdr::kSectorLayouts.names(); }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
       text_knob("kernel", "auto", [] { return sdr::kernel_choice_names(); }, kGpu,
@@ -88,7 +91,7 @@ const std::vector<backend_knob>& backend_knobs() {
                  "stream the parent table in chunks of this many nodes; 0 = the memory planner decides"),
       count_knob("launch_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,
                  "most nodes per label launch; 0 = sized by the device's occupancy (cuda) or unbounded (cuda-emu)"),
-      count_knob("device", 0, 0, 63, {"cuda"}, "CUDA device index"),
+      count_knob("device", 0, 0, 63, {kCuda}, "CUDA device index"),
   };
   return knobs;
 }
@@ -167,26 +170,28 @@ cuda::backend_options cuda_options(const backend_settings& o) {
 
 std::vector<backend_entry> make_entries() {
   std::vector<backend_entry> v;
-  v.push_back({"reference", "portable code of common/ only, one OpenMP thread per sector (the oracle)",
+  v.push_back({kReference, "portable code of common/ only, one OpenMP thread per sector (the oracle)", device_class::oracle,
                [](const backend_settings& o) { return sdr::make_reference_backend(static_cast<int>(o.count("threads"))); },
                [](sdr::label_scheme s, std::size_t, const backend_settings&) {
                  return &cpu::find_engine(cpu::label_engine_algo(s.hash), "portable");
-               }});
-  v.push_back({"cpu", "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine",
+               },
+               true});
+  v.push_back({kCpu, "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine", device_class::host_cpu,
                [](const backend_settings& o) -> std::unique_ptr<sdr::backend> {
                  return cpu::make_placed_cpu_backend(cpu_labeler_options(o), cpu_thread_placement(o));
                },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
                  return &cpu::pick_label_engine(s, sectors, o.text("engine"), static_cast<int>(o.count("threads")));
-               }});
-  v.push_back({"cuda-emu", "the CUDA backend's kernels and launch sequence run on the host",
+               },
+               true});
+  v.push_back({kCudaEmu, "the CUDA backend's kernels and launch sequence run on the host", device_class::gpu_emulated,
                [](const backend_settings& o) {
                  auto e = gpu_options<sdr::emulation_options>(o);
                  e.threads = static_cast<int>(o.count("threads"));
                  return sdr::make_emulated_backend(e);
                },
-               nullptr});
-  v.push_back({"cuda", "one GPU thread per sector on a CUDA device",
+               nullptr, true});
+  v.push_back({kCuda, "one GPU thread per sector on a CUDA device", device_class::gpu,
                [](const backend_settings& o) -> std::unique_ptr<sdr::backend> {
 #ifdef POREPLAB_WITH_CUDA
                  return cuda::make_cuda_backend(cuda_options(o));
@@ -195,7 +200,13 @@ std::vector<backend_entry> make_entries() {
                  throw unavailable_error("cuda backend unavailable: built without CUDA (POREPLAB_CUDA=OFF or no nvcc)");
 #endif
                },
-               nullptr});
+               nullptr,
+#ifdef POREPLAB_WITH_CUDA
+               true
+#else
+               false
+#endif
+  });
   return v;
 }
 
@@ -216,6 +227,27 @@ const backend_entry& find_backend(std::string_view name) {
   for (const auto& b : backends())
     if (b.name == name) return b;
   throw std::invalid_argument("unknown backend '" + std::string(name) + "' (valid: " + join(backend_names()) + ")");
+}
+
+std::optional<device_class> device_class_of(std::string_view backend) {
+  for (const auto& b : backends())
+    if (b.name == backend) return b.device;
+  return std::nullopt;
+}
+
+bool backend_is(std::string_view backend, device_class c) { return device_class_of(backend) == c; }
+
+const std::string& backend_of(device_class c) {
+  for (const auto& b : backends())
+    if (b.device == c) return b.name;
+  throw std::logic_error("no backend of class " + std::string(kDeviceClasses.name(c)));
+}
+
+std::vector<std::string> backends_of(std::initializer_list<device_class> classes) {
+  std::vector<std::string> out;
+  for (const auto& b : backends())
+    if (std::find(classes.begin(), classes.end(), b.device) != classes.end()) out.push_back(b.name);
+  return out;
 }
 
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt) {

@@ -13,8 +13,10 @@
 
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/placed_backend.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "backends/device_class.hpp"
 #include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab {
@@ -55,6 +57,7 @@ class backend_settings {
 struct backend_entry {
   std::string name;
   std::string description;
+  device_class device;
   // Throws unavailable_error (poreplab/unavailable.hpp) with the reason when the backend
   // cannot run here (built without CUDA, no device), std::invalid_argument for options it
   // refuses.
@@ -62,6 +65,7 @@ struct backend_entry {
   // The CPU engine whose dependent chains are this backend's hash-only floor for the
   // scheme, or nullptr (GPU backends: their floor is not a CPU engine's).
   std::function<const cpu::engine*(sdr::label_scheme, std::size_t sectors, const backend_settings&)> floor_engine;
+  bool compiled;  // false: named by every build, runnable by none of this one (cuda without CUDA)
 };
 // Every backend this build knows, available here or not (cuda in a build without CUDA).
 const std::vector<backend_entry>& backends();

@@ -14,7 +14,7 @@
 namespace poreplab {
 
 struct label_bench_options {
-  std::string backend = "cpu";     // a name of backends()
+  std::string backend = backend_of(device_class::host_cpu);  // a name of backends()
   std::string variant = "sdr";     // sdr | zigzag
   std::string hash = "sha256";     // sha256 | blake2s | blake2b-256
   backend_settings knobs;           // engine, threads, layout, threads_per_block, kernel...

@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "backends/device_class.hpp"
 #include "model/pc2_model.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
 #include "poreplab/field/fr32.hpp"
@@ -210,19 +211,20 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   r.fr_mul_per_s = r.multiplies_per_node / (r.median_ns_per_node * 1e-9);
   r.threads = opt.knobs.is_set("threads") && opt.knobs.count("threads") > 0 ? static_cast<int>(opt.knobs.count("threads"))
                                                                            : omp_get_max_threads();
-  if (opt.backend == "cuda") {
+  const auto on = device_class_of(opt.backend);
+  if (on == device_class::gpu) {
     r.threads = 0;
     r.mul_engine = "the device";
     if (!device_mul_bound(r.bound_mul_per_s, r.bound_basis)) r.bound_basis = "no model of this device";
   } else {
-    // The cpu backend's engine; cuda-emu's device arithmetic on the host; else (reference)
-    // the portable multiply.
-    if (opt.backend == "cuda-emu") {
+    // The host CPU backend's engine; the emulated GPU's device arithmetic on the host; else
+    // (the oracle) the portable multiply.
+    if (on == device_class::gpu_emulated) {
       r.mul_engine = "fr32 (the device code's 32-bit words, on the host)";
       r.fr_mul_ns_bound = fr32_mul_ns();
     } else {
       const cpu::poseidon_engine& e =
-          opt.backend == "cpu" ? cpu::default_poseidon_engine() : cpu::poseidon_engine_named("portable");
+          on == device_class::host_cpu ? cpu::default_poseidon_engine() : cpu::poseidon_engine_named("portable");
       r.mul_engine = std::string(e.name);
       r.fr_mul_ns_bound = engine_mul_ns(e);
     }

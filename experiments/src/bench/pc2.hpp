@@ -13,7 +13,7 @@
 namespace poreplab {
 
 struct pc2_bench_options {
-  std::string backend = "cpu";
+  std::string backend = backend_of(device_class::host_cpu);
   backend_settings knobs;               // threads, ...
   std::uint64_t sector_size = 8 << 20;  // a size with a rust-fil-proofs tree shape
   std::uint32_t layers = 2;             // 2 or 11

@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "backends/device_class.hpp"
 #include "cli/bench_cli.hpp"
 #include "cli/cli.hpp"
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/unavailable.hpp"
+#include "util/text.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/bench.hpp"
 #endif
@@ -30,11 +32,13 @@ CLI::App* bench_group(CLI::App& app) {
 
 namespace {
 
+constexpr const char* kAll = "all";
+
 struct hash_cli_options {
-  std::string backend = "cpu";
-  std::string algo = "all";
-  std::string engine = "all";
-  std::string mode = "all";
+  std::string backend = backend_of(device_class::host_cpu);
+  std::string algo = kAll;
+  std::string engine = kAll;
+  std::string mode = kAll;
   std::size_t bytes = 16 * 1024;
   double min_time_s = 0.02;
   int repetitions = 7;
@@ -43,6 +47,23 @@ struct hash_cli_options {
   int threads = 1;
   std::string placement = "compact";
 };
+
+std::vector<std::string> with_all(std::vector<std::string> names) {
+  names.emplace_back(kAll);
+  return names;
+}
+
+// --algo and --mode: one name of the table, or every entry for "all".
+std::vector<cpu::engine_algo> algos_named(const std::string& text) {
+  return text == kAll ? cpu::engine_algos() : std::vector<cpu::engine_algo>{cpu::parse_engine_algo(text)};
+}
+
+std::vector<cpu::bench_mode> modes_named(const std::string& text) {
+  if (text != kAll) return {cpu::parse_bench_mode(text)};
+  std::vector<cpu::bench_mode> out;
+  for (const auto& e : cpu::kBenchModes.entries) out.push_back(e.value);
+  return out;
+}
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -88,9 +109,9 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
 
 void run_hash(const hash_cli_options& o) {
   std::vector<cpu::engine_algo> algos;
-  if (o.algo != "all") {
-    algos.push_back(cpu::parse_engine_algo(o.algo));
-  } else if (o.engine == "all" || o.engine == "openssl") {
+  if (o.algo != kAll) {
+    algos = algos_named(o.algo);
+  } else if (o.engine == kAll || o.engine == "openssl") {
     algos = cpu::engine_algos();
   } else {
     // A named engine with every algorithm: the algorithms that have an engine of that name.
@@ -111,7 +132,7 @@ void run_hash(const hash_cli_options& o) {
   opt.min_time_s = o.min_time_s;
   opt.repetitions = o.repetitions;
   opt.openssl = !o.no_openssl;
-  if (o.mode != "all") opt.modes = {cpu::parse_bench_mode(o.mode)};
+  opt.modes = modes_named(o.mode);
   opt.threads = o.threads;
   opt.placement = cpu::kThreadPlacements.parse(o.placement);
 
@@ -151,14 +172,10 @@ void run_hash(const hash_cli_options& o) {
 void run_hash_cuda(const hash_cli_options& o) {
 #ifdef POREPLAB_WITH_CUDA
   std::vector<hash_algo> algos;
-  if (o.algo == "all" || o.algo == "sha256") algos.push_back(hash_algo::sha256);
-  if (o.algo == "all" || o.algo == "blake2s") algos.push_back(hash_algo::blake2s_256);
-  if (o.algo == "all" || o.algo == "blake2b") algos.push_back(hash_algo::blake2b_512);
-  if (algos.empty()) throw usage_error("--algo: '" + o.algo + "' is not sha256, blake2s, blake2b or all");
+  for (const auto a : algos_named(o.algo)) algos.push_back(cpu::digest_algo(a));
   std::vector<cuda::hash_bench_mode> modes;
-  if (o.mode == "all" || o.mode == "chain") modes.push_back(cuda::hash_bench_mode::latency);
-  if (o.mode == "all" || o.mode == "throughput") modes.push_back(cuda::hash_bench_mode::throughput);
-  if (modes.empty()) throw usage_error("--mode: '" + o.mode + "' is not throughput, chain or all");
+  for (const auto m : modes_named(o.mode))
+    modes.push_back(m == cpu::bench_mode::chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput);
   bool all_verified = true;
   for (const auto a : algos) {
     for (const auto m : modes) {
@@ -171,9 +188,9 @@ void run_hash_cuda(const hash_cli_options& o) {
       const double cpb = r.cycles_per_compression / r.block_bytes;
       if (o.json) {
         nlohmann::json j = {{"kind", "hash"},
-                            {"backend", "cuda"},
+                            {"backend", backend_of(device_class::gpu)},
                             {"algo", r.compression},
-                            {"engine", "cuda"},
+                            {"engine", backend_of(device_class::gpu)},
                             {"mode", m == cuda::hash_bench_mode::latency ? "chain" : "throughput"},
                             {"lanes", r.blocks * r.threads},
                             {"ns_per_block", r.ns_per_compression},
@@ -206,15 +223,17 @@ void add_bench_command(CLI::App& app) {
   CLI::App* bench = bench_group(app);
   auto o = std::make_shared<hash_cli_options>();
   auto* cmd = bench->add_subcommand("hash", "Hash engine speed (ns per block, GB/s, cycles per byte) vs OpenSSL EVP");
-  cmd->add_option("--backend", o->backend, "cpu (every engine) | cuda (the GPU's chain latency and throughput)")
+  cmd->add_option("--backend", o->backend,
+                  join(backends_of({device_class::host_cpu, device_class::gpu}), " | ") +
+                      ": the host CPU's (every engine) or the GPU's (its chain latency and throughput)")
       ->capture_default_str();
-  cmd->add_option("--algo", o->algo, "sha256 | blake2s | blake2b | all")
-      ->check(CLI::IsMember({"sha256", "blake2s", "blake2b", "all"}))
+  cmd->add_option("--algo", o->algo, join(with_all(cpu::kEngineAlgos.names()), " | "))
+      ->check(CLI::IsMember(with_all(cpu::kEngineAlgos.names())))
       ->capture_default_str();
   cmd->add_option("--engine", o->engine, "an engine name, all (every one this CPU runs) or openssl")
       ->capture_default_str();
-  cmd->add_option("--mode", o->mode, "throughput | chain | all")
-      ->check(CLI::IsMember({"throughput", "chain", "all"}))
+  cmd->add_option("--mode", o->mode, join(with_all(cpu::kBenchModes.names()), " | "))
+      ->check(CLI::IsMember(with_all(cpu::kBenchModes.names())))
       ->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "message bytes per lane in one measured pass")
       ->check(CLI::Range(std::size_t{128}, std::size_t{1} << 30))
@@ -237,12 +256,13 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "one JSON object per row instead of the table");
   cmd->callback([o] {
-    if (o->backend == "cuda")
+    const auto on = device_class_of(o->backend);
+    if (on == device_class::gpu)
       run_hash_cuda(*o);
-    else if (o->backend == "cpu")
+    else if (on == device_class::host_cpu)
       run_hash(*o);
     else
-      throw usage_error("--backend: '" + o->backend + "' is not cpu or cuda");
+      throw usage_error("--backend: '" + o->backend + "' is not " + join(backends_of({device_class::host_cpu, device_class::gpu}), " or "));
   });
 }
 

@@ -2,6 +2,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "backends/device_class.hpp"
 #include "cli/backend_flags.hpp"
 #include "cli/bench_cli.hpp"
 #include "bench/label.hpp"
@@ -146,7 +147,7 @@ void add_bench_label_command(CLI::App& app) {
         std::cout << std::setprecision(1) << "  per layer          ";
         for (std::size_t g = 0; g < r.layer_groups.size(); ++g)
           std::cout << (g ? ", " : "") << r.layer_groups[g].first << " " << r.layer_groups[g].second;
-        std::cout << " ns/node (" << (r.options.backend == "cuda" ? "as each layer reached the host" : "host clock")
+        std::cout << " ns/node (" << (backend_is(r.options.backend, device_class::gpu) ? "as each layer reached the host" : "host clock")
                   << ", median of samples, mean over the group's layers)\n";
       }
       std::cout << "  stopped by         " << stop_text(r) << "\n"

@@ -17,7 +17,7 @@ namespace poreplab::cli {
 namespace {
 
 struct seal_options {
-  std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = "cpu";
+  std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = backend_of(device_class::host_cpu);
   std::string parent_cache, memory_limit, through = "pc1";
   double progress_interval = 10;
   std::uint32_t layers = 0;
@@ -26,13 +26,13 @@ struct seal_options {
 };
 
 struct pc2_options {
-  std::string sealed, backend = "cpu";
+  std::string sealed, backend = backend_of(device_class::host_cpu);
   double progress_interval = 10;
   bool force = false;
 };
 
 struct unseal_options {
-  std::string sealed, out, backend = "cpu", parent_cache;
+  std::string sealed, out, backend = backend_of(device_class::host_cpu), parent_cache;
   bool recompute = false;
   bool force = false;
 };

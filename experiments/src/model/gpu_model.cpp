@@ -1,4 +1,5 @@
 #include "model/gpu_model.hpp"
+#include "backends/device_class.hpp"
 #include "model/sass_detail.hpp"
 
 #include <algorithm>
@@ -398,7 +399,7 @@ std::vector<measured_point> read_measured(const std::string& dir) {
     if (ctx.value("modeled", false)) continue;
     const json axes = r.value("axes", json::object());
     const std::string kind = r.value("kind", "");
-    const bool cuda = text_of(axes, "backend") == "cuda" || text_of(axes, "engine") == "cuda";
+    const bool cuda = backend_is(text_of(axes, "backend"), device_class::gpu) || backend_is(text_of(axes, "engine"), device_class::gpu);
     if (!cuda || (kind != "label" && kind != "hash")) continue;
     const json st = r.value("stats", json::object());
     if (!st.contains("median") || !st["median"].is_number()) continue;

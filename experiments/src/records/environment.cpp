@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "backends/backends.hpp"
 #include "git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)
 #include "poreplab/cpu/features.hpp"
 #ifdef POREPLAB_WITH_CUDA
@@ -64,15 +65,19 @@ nlohmann::json cuda_json() {
 }
 
 nlohmann::json build_json() {
-  nlohmann::json backends = {"reference", "cpu", "cuda-emu"};
-#ifdef POREPLAB_WITH_CUDA
-  backends.push_back("cuda");
-#endif
+  // The backends compiled in, and every backend's device class: readers (plot.py among
+  // them) classify a point by its class, not by its backend's name.
+  nlohmann::json backends = nlohmann::json::array(), classes = nlohmann::json::object();
+  for (const auto& b : poreplab::backends()) {
+    if (b.compiled) backends.push_back(b.name);
+    classes[b.name] = kDeviceClasses.name(b.device);
+  }
   return {{"version", POREPLAB_VERSION},
           {"git_revision", POREPLAB_GIT_REVISION},
           {"compiler", POREPLAB_CXX_COMPILER},
           {"flags", POREPLAB_BUILD_FLAGS},
-          {"backends", backends}};
+          {"backends", backends},
+          {"device_classes", classes}};
 }
 
 // MemTotal and MemAvailable of /proc/meminfo, in bytes (0 when unreadable).

@@ -1,4 +1,5 @@
 // Amax tables from experiment records and the custom-hardware data file (amax.hpp).
+#include "backends/device_class.hpp"
 #include "report/amax.hpp"
 #include "report/report2019.hpp"
 #include "report/verdict.hpp"
@@ -407,7 +408,8 @@ std::string cpu_model(const json& header) {
 
 bool is_gpu_record(const json& p) {
   const json axes = p.value("axes", json::object());
-  return text_at(axes, "backend") == "cuda" || text_at(p.value("context", json::object()), "backend") == "cuda";
+  return backend_is(text_at(axes, "backend"), device_class::gpu) ||
+         backend_is(text_at(p.value("context", json::object()), "backend"), device_class::gpu);
 }
 
 // One chain's bytes per ns (= GB/s) of a `hash` record in mode chain.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/device_class.hpp"
 #include "model/gpu_model.hpp"
 #include "model/pc2_model.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
@@ -23,11 +24,11 @@ source worst(const source& a, const source& b) {
   return s;
 }
 
-// One sector's PC2 on `backend` (cpu: all its threads; cuda: the device) from the pc2
+// One sector's PC2 on a backend of class `on` (host CPU: all its threads; GPU: the device) from the pc2
 // records of this layer count: at this size (measured; a window's per-node rate is
 // "measured on a window"), else the nearest size (extrapolated per node: PC2's work per
 // node does not depend on the size). `hasher` receives the record's hasher name.
-figure pc2_seconds(const size_row& row, const amax::inputs& in, const std::string& backend, std::string* hasher,
+figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on, std::string* hasher,
                    double* threads = nullptr) {
   const json* best = nullptr;
   std::uint64_t best_size = 0;
@@ -37,7 +38,7 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, const std::strin
     const json& p = r.point;
     if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
     const json& axes = p.value("axes", json::object());
-    if (axes.value("backend", "") != backend || axes.value("layers", 0u) != row.layers) continue;
+    if (!backend_is(axes.value("backend", ""), on) || axes.value("layers", 0u) != row.layers) continue;
     if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<std::uint64_t>() != 0) continue;
     const std::uint64_t size = axes.value("sector_size", std::uint64_t{0});
     if (size == 0 || !p.contains("stats")) continue;
@@ -51,11 +52,11 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, const std::strin
   }
   figure f;
   if (best == nullptr) {
-    f.from = src("none", "no pc2 record on the " + backend + " backend with " + std::to_string(row.layers) + " layers");
+    f.from = src("none", "no pc2 record on the " + backend_of(on) + " backend with " + std::to_string(row.layers) + " layers");
     return f;
   }
   const json ctx = (*best).value("context", json::object());
-  if (hasher != nullptr) *hasher = ctx.value("hasher", backend);
+  if (hasher != nullptr) *hasher = ctx.value("hasher", backend_of(on));
   if (threads != nullptr) *threads = ctx.value("threads", 0.0);
   const double ns = (*best)["stats"].value("median", 0.0);
   const std::uint64_t window = (*best)["axes"].value("window", std::uint64_t{0});
@@ -68,8 +69,8 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, const std::strin
   return f;
 }
 
-const device_row* find_row(const size_row& row, std::initializer_list<const char*> kinds) {
-  for (const char* k : kinds)
+const device_row* find_row(const size_row& row, std::initializer_list<device_kind> kinds) {
+  for (const device_kind k : kinds)
     for (const auto& d : row.devices)
       if (d.kind == k) return &d;
   return nullptr;
@@ -134,7 +135,7 @@ std::string measured_pc2_arch(const amax::inputs& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
-    if (p.value("axes", json::object()).value("backend", "") != "cuda") continue;
+    if (!backend_is(p.value("axes", json::object()).value("backend", ""), device_class::gpu)) continue;
     const json env = r.header.value("environment", json::object());
     const json devices = env.value("cuda", json::object()).value("devices", json::array());
     if (!devices.is_array() || devices.empty() || !devices[0].is_object()) continue;
@@ -149,7 +150,7 @@ std::string measured_pc2_arch(const amax::inputs& in) {
 
 figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std::string& arch, std::string* device) {
   if (!arch.empty() && arch == measured_pc2_arch(in)) {
-    figure one = pc2_seconds(row, in, "cuda", device);
+    figure one = pc2_seconds(row, in, device_class::gpu, device);
     if (one.value) {
       one.from = src("extrapolated", one.from.detail + " (a measured GPU of the same architecture, " + arch + ")");
       return one;
@@ -160,7 +161,7 @@ figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std
 
 figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint32_t threads) {
   double measured_threads = 0;
-  const figure here = pc2_seconds(row, in, "cpu", nullptr, &measured_threads);
+  const figure here = pc2_seconds(row, in, device_class::host_cpu, nullptr, &measured_threads);
   figure f;
   if (!here.value || measured_threads <= 0 || threads == 0) {
     f.from = here.value ? src("none", "the cpu pc2 record has no thread count") : here.from;
@@ -174,7 +175,7 @@ figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint
 void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch) {
   const machine_row* cpu = nullptr;
   for (const auto& r : row.machines)
-    if (r.machine == m.name && r.kind == "cpu") cpu = &r;
+    if (r.machine == m.name && r.kind == device_kind::cpu) cpu = &r;
   if (cpu == nullptr) return;
   pipeline_row p;
   p.pc1_device = cpu->part;
@@ -184,7 +185,7 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
     // PC2 on the same cores: this run's CPU PC2 per thread, times the machine's threads.
     double threads = 0;
     std::string hasher;
-    const figure here = pc2_seconds(row, in, "cpu", &hasher, &threads);
+    const figure here = pc2_seconds(row, in, device_class::host_cpu, &hasher, &threads);
     p.mix = m.name + ": PC1 and PC2 on its CPU";
     p.pc2_device = cpu->part;
     if (here.value && threads > 0) {
@@ -211,7 +212,7 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
   std::string parts;
   for (const auto& mg : m.gpus) {
     std::string name;
-    figure one = mg.arch == measured_gpu_arch ? pc2_seconds(row, in, "cuda", &name) : figure{};
+    figure one = mg.arch == measured_gpu_arch ? pc2_seconds(row, in, device_class::gpu, &name) : figure{};
     if (one.value) one.from = src("extrapolated", one.from.detail + " (this run's GPU, " + mg.arch + ")");
     else one = modeled_gpu_pc2(row, mg.arch, nullptr);
     parts += (parts.empty() ? "" : " + ") + std::to_string(mg.count) + "x " + mg.name;
@@ -236,12 +237,12 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
 }
 
 void fill_pipeline(size_row& row, const amax::inputs& in) {
-  const device_row* cpu = find_row(row, {"cpu"});
-  const device_row* core = find_row(row, {"cpu-core"});
-  const device_row* gpu = find_row(row, {"gpu", "gpu-model"});
-  const figure cpu_pc2 = pc2_seconds(row, in, "cpu", nullptr);
+  const device_row* cpu = find_row(row, {device_kind::cpu});
+  const device_row* core = find_row(row, {device_kind::cpu_core});
+  const device_row* gpu = find_row(row, {device_kind::gpu, device_kind::gpu_model});
+  const figure cpu_pc2 = pc2_seconds(row, in, device_class::host_cpu, nullptr);
   std::string gpu_name;
-  figure gpu_pc2 = pc2_seconds(row, in, "cuda", &gpu_name);
+  figure gpu_pc2 = pc2_seconds(row, in, device_class::gpu, &gpu_name);
   // A GPU's PC2 measured (a pc2 record on cuda) wins over the model.
   if (!gpu_pc2.value) gpu_pc2 = modeled_gpu_pc2(row, "sm_90", &gpu_name);
   if (cpu != nullptr) row.pipeline.push_back(combine("CPU only", *cpu, cpu_pc2, cpu->device, true));

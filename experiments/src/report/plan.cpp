@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "backends/device_class.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "report/amax.hpp"
 #include "report/pipeline.hpp"
@@ -32,7 +33,7 @@ std::string results_cpu(const amax::inputs& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (p.value("kind", "") != "label" || p.value("status", "") != "ok") continue;
-    if (p.value("axes", json::object()).value("backend", "") != "cpu") continue;
+    if (!backend_is(p.value("axes", json::object()).value("backend", ""), device_class::host_cpu)) continue;
     const std::string device = p.value("context", json::object()).value("device", "");
     if (p["axes"].value("window_nodes", std::uint64_t{0}) > 0) return device;
     if (any.empty()) any = device;

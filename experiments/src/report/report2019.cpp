@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "backends/device_class.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/file_io.hpp"
 #include "records/records.hpp"
@@ -89,11 +90,12 @@ std::vector<stream> streams(const amax::inputs& in) {
     if (lane_ns <= 0 || block <= 0) continue;
     // A single stream is a one-lane engine; a lane of a multi-buffer engine runs slower
     // than its own single chain would, so it is no off-the-shelf latency figure.
-    if (axes.value("backend", "cpu") != "cuda" && ctx.value("lanes", 1.0) != 1.0) continue;
+    const bool gpu = backend_is(axes.value("backend", ""), device_class::gpu);
+    if (!gpu && ctx.value("lanes", 1.0) != 1.0) continue;
     stream s;
     s.hash = *hash;
     s.engine = ctx.value("engine", axes.value("engine", "?"));
-    s.gpu = axes.value("backend", "cpu") == "cuda";
+    s.gpu = gpu;
     s.device = s.gpu ? ctx.value("device", "GPU") : cpu_of(r);
     s.gb_per_s = block / lane_ns;
     s.cycles_per_byte = rate(p, "cycles_per_byte");

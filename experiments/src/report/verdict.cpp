@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "backends/device_class.hpp"
 #include "poreplab/file_io.hpp"
 #include "report/amax.hpp"
 #include "model/gpu_model.hpp"
@@ -37,7 +38,8 @@ constexpr double kParentRowBytes = 56;
 
 // One ok sdr/sha256 label record.
 struct observation {
-  std::string backend;  // cpu | cuda | cuda-emu
+  std::string backend;
+  device_class on = device_class::host_cpu;  // host_cpu, gpu or gpu_emulated
   std::string device;   // CPU model or GPU name
   std::string engine;   // cpu: the SHA-256 engine that ran
   std::uint64_t sector_size = 0;
@@ -67,9 +69,7 @@ struct observation {
 
 // A column of the table: one device measured (or modeled) in some way.
 struct device_group {
-  // cpu-core | cpu (every engine) | cpu-no-sha-ni-core | cpu-no-sha-ni (engines without SHA
-  // extensions: what an AVX-only CPU of the same kind would get) | gpu | gpu-emulated | gpu-model
-  std::string kind;
+  device_kind kind;
   std::string label;
   std::vector<observation> single;      // sectors == 1 (the one-sector rate)
   std::vector<observation> throughput;  // every sector count (the best labels/s)
@@ -130,7 +130,9 @@ std::vector<observation> read_observations(const amax::inputs& in) {
     if (ctx.value("scheme", "sdr/sha256") != "sdr/sha256") continue;
     observation o;
     o.backend = axes.value("backend", "");
-    if (o.backend != "cpu" && o.backend != "cuda" && o.backend != "cuda-emu") continue;
+    const auto on = device_class_of(o.backend);
+    if (!on || *on == device_class::oracle) continue;
+    o.on = *on;
     o.device = ctx.value("device", "");
     o.engine = ctx.value("engine", "");
     o.sector_size = axes.value("sector_size", std::uint64_t{0});
@@ -146,7 +148,7 @@ std::vector<observation> read_observations(const amax::inputs& in) {
     o.all_cores = threads == 0 || (o.cores > 0 && threads >= static_cast<std::uint64_t>(o.cores));
     o.one_core = threads == 1 || o.cores == 1;
     o.host_memory = env_number(env, {"memory", "total_bytes"});
-    if (o.backend == "cuda") {
+    if (o.on == device_class::gpu) {
       o.device_memory = gpu_memory_of(r.header, o.device);
       o.arch = gpu_arch_of(r.header, o.device);
     }
@@ -161,19 +163,19 @@ std::vector<observation> read_observations(const amax::inputs& in) {
 std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   std::vector<device_group> groups;
   // An index, not a reference: a later group may reallocate the vector.
-  auto group = [&](const std::string& kind, const std::string& label) -> std::size_t {
+  auto group = [&](device_kind kind, const std::string& label) -> std::size_t {
     for (std::size_t i = 0; i < groups.size(); ++i)
       if (groups[i].kind == kind && groups[i].label == label) return i;
     groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}, {}, {}});
     return groups.size() - 1;
   };
-  const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.backend == "cuda"; });
+  const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.on == device_class::gpu; });
   for (const auto& o : obs) {
-    if (o.backend == "cpu") {
+    if (o.on == device_class::host_cpu) {
       // A one-core and a whole-CPU group of this kind, each fed its records.
-      const auto add_cpu = [&](const std::string& kind, const std::string& what) {
+      const auto add_cpu = [&](device_kind kind, const std::string& what) {
         const std::string cores = o.cores > 0 ? std::to_string(o.cores) + " cores" : "all cores";
-        const std::size_t core_i = group(kind + "-core", "CPU, 1 core" + what + o.device);
+        const std::size_t core_i = group(one_core_of(kind), "CPU, 1 core" + what + o.device);
         const std::size_t all_i = group(kind, "CPU, " + cores + what + o.device);
         for (const std::size_t i : {core_i, all_i}) {
           device_group& g = groups[i];
@@ -190,18 +192,18 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
           if (i == core_i ? o.one_core : (o.all_cores && o.sectors > 1)) g.throughput.push_back(o);
         }
       };
-      add_cpu("cpu", ": ");
+      add_cpu(device_kind::cpu, ": ");
       if (!o.engine.empty() && !cpu::sha256_engine_uses_sha_ni(o.engine))
-        add_cpu("cpu-no-sha-ni", ", without SHA-NI (engines that do not use the SHA extensions): ");
-    } else if (o.backend == "cuda" || !have_gpu) {
-      const bool emu = o.backend == "cuda-emu";
-      auto& g = groups[group(emu ? "gpu-emulated" : "gpu",
-                             emu ? "cuda-emu (the CUDA kernels emulated on the host CPU " + o.device + "; not a GPU)"
+        add_cpu(device_kind::cpu_no_sha_ni, ", without SHA-NI (engines that do not use the SHA extensions): ");
+    } else if (o.on == device_class::gpu || !have_gpu) {
+      const bool emu = o.on == device_class::gpu_emulated;
+      auto& g = groups[group(emu ? device_kind::gpu_emulated : device_kind::gpu,
+                             emu ? o.backend + " (the GPU kernels emulated on the host CPU " + o.device + "; not a GPU)"
                                  : "GPU: " + o.device)];
       if (o.sectors == 1) g.single.push_back(o);
       g.throughput.push_back(o);
       if (g.arch.empty()) g.arch = o.arch;
-      g.name = emu ? "cuda-emu on " + o.device : o.device;
+      g.name = emu ? o.backend + " on " + o.device : o.device;
       const double mem = emu ? o.host_memory : o.device_memory;
       if (mem > g.memory) {
         g.memory = mem;
@@ -209,13 +211,8 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
       }
     }
   }
-  // Cores first, then the whole CPUs, then GPUs.
-  auto rank = [](const std::string& k) {
-    return k == "cpu-core" ? 0 : k == "cpu" ? 1 : k == "cpu-no-sha-ni-core" ? 2 : k == "cpu-no-sha-ni" ? 3 : k == "gpu" ? 4
-           : k == "gpu-emulated" ? 5 : 6;
-  };
-  std::stable_sort(groups.begin(), groups.end(),
-                   [&](const device_group& a, const device_group& b) { return rank(a.kind) < rank(b.kind); });
+  // In the order device_kind declares: cores, whole CPUs, then GPUs.
+  std::stable_sort(groups.begin(), groups.end(), [](const device_group& a, const device_group& b) { return a.kind < b.kind; });
   return groups;
 }
 
@@ -251,7 +248,7 @@ std::optional<device_group> modeled_gpu(std::string& why_not, const std::string&
       return std::nullopt;
     }
     device_group g;
-    g.kind = "gpu-model";
+    g.kind = device_kind::gpu_model;
     g.arch = arch;
     g.name = a.device;
     g.label = "GPU MODEL: " + a.device + " (" + arch + ", SASS latency model, not measured)";
@@ -299,10 +296,10 @@ figure capacity(const device_group& g, std::uint64_t size) {
     return f;
   }
   const double nodes = static_cast<double>(size) / 32;
-  if (g.kind.rfind("cpu", 0) == 0 || g.kind == "gpu-emulated") {
+  if (is_cpu(g.kind) || g.kind == device_kind::gpu_emulated) {
     const double n = std::floor((g.memory - nodes * kParentRowBytes) / (2.0 * static_cast<double>(size)));
     f.value = std::max(0.0, n);
-    f.from = {"modeled", std::string(g.kind.ends_with("-core") ? "RAM shared with the other cores: " : "") +
+    f.from = {"modeled", std::string(is_one_core(g.kind) ? "RAM shared with the other cores: " : "") +
                              "two layers per sector + one parent table (" + size_text(static_cast<std::uint64_t>(nodes * kParentRowBytes)) +
                              ") in " + format_number(g.memory / double(1ull << 30)) + " GiB (" + g.memory_source + ")"};
     return f;
@@ -329,7 +326,7 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
 
 rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& cap) {
   rate_figure r;
-  if (g.kind == "gpu-model") {
+  if (g.kind == device_kind::gpu_model) {
     r.ns_per_node = {g.model_node_ns, {"modeled", g.model_detail}};
     if (cap.value && *cap.value > 0) {
       // The fewest sectors that reach the device's modeled rate, if that many fit.
@@ -441,11 +438,11 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
   // The whole CPU with the best throughput, and the GPU column (measured before modeled).
   int cpu = -1, gpu = -1;
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto& k = groups[i].kind;
-    if (k == "cpu" && rates[i].labels_per_s.value &&
+    const device_kind k = groups[i].kind;
+    if (k == device_kind::cpu && rates[i].labels_per_s.value &&
         (cpu < 0 || *rates[i].labels_per_s.value > *rates[cpu].labels_per_s.value))
       cpu = static_cast<int>(i);
-    if ((k == "gpu" || k == "gpu-model") && gpu < 0) gpu = static_cast<int>(i);
+    if (is_judged_gpu(k) && gpu < 0) gpu = static_cast<int>(i);
   }
   if (cpu < 0 || gpu < 0) {
     row.crossover_sectors.from = {"none", cpu < 0 ? "no whole-CPU throughput" : "no GPU measured or modeled"};
@@ -456,7 +453,7 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
   const auto& g = groups[gpu];
   // Measured GPU points: the smallest sector count that passes the CPU, at this size or,
   // failing that, at the nearest measured size (extrapolated).
-  if (g.kind != "gpu-model") {
+  if (g.kind != device_kind::gpu_model) {
     // A curve: the sizes measured at more than one sector count (else any size).
     std::map<std::uint64_t, std::set<std::uint32_t>> counts;
     for (const auto& o : g.throughput) counts[o.sector_size].insert(o.sectors);
@@ -524,10 +521,10 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
 void whole_cpu_at_least_one_core(const std::vector<device_group>& groups, std::vector<rate_figure>& rates,
                                  std::uint64_t size) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    const std::string& k = groups[i].kind;
-    if (k != "cpu" && k != "cpu-no-sha-ni") continue;
+    const device_kind k = groups[i].kind;
+    if (!is_cpu(k) || is_one_core(k)) continue;
     for (std::size_t j = 0; j < groups.size(); ++j) {
-      if (groups[j].kind != k + "-core" || !rates[j].labels_per_s.value) continue;
+      if (groups[j].kind != one_core_of(k) || !rates[j].labels_per_s.value) continue;
       const double core = *rates[j].labels_per_s.value;
       auto& whole = rates[i].labels_per_s;
       if (whole.value && *whole.value >= core) continue;
@@ -559,10 +556,10 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   for (const auto& d : row.devices) {
     const figure& f = d.*field;
     // One sector: one core's chain, or the whole CPU's (its parents gathered on a second CPU).
-    const bool cpu_kind = higher_wins ? d.kind == "cpu" : d.kind == "cpu-core" || d.kind == "cpu";
+    const bool cpu_kind = higher_wins ? d.kind == device_kind::cpu : d.kind == device_kind::cpu_core || d.kind == device_kind::cpu;
     if (cpu_kind && f.value && (cpu == nullptr || (higher_wins ? *f.value > *(cpu->*field).value : *f.value < *(cpu->*field).value)))
       cpu = &d;
-    if ((d.kind == "gpu" || d.kind == "gpu-model") && gpu == nullptr) gpu = &d;
+    if (is_judged_gpu(d.kind) && gpu == nullptr) gpu = &d;
   }
   if (gpu == nullptr || !(gpu->*field).value || *(gpu->*field).value <= 0) {
     c.why_not = gpu == nullptr ? "no GPU measured or modeled" : "no GPU figure: " + (gpu->*field).from.detail;
@@ -617,9 +614,9 @@ void model_device_rows(size_row& row, const amax::inputs& in, std::vector<rate_f
   const storage_model::sizing s{row.sector_size, row.layers};
   for (std::size_t i = 0; i < row.devices.size(); ++i) {
     device_row& d = row.devices[i];
-    if ((d.kind == "gpu" || d.kind == "gpu-model" || d.kind == "gpu-emulated") && d.sectors_at_once.value)
+    if (!is_cpu(d.kind) && d.sectors_at_once.value)
       d.bound = "device memory: two layers per sector, " + format_number(*d.sectors_at_once.value) + " fit";
-    if (d.kind != "cpu") continue;
+    if (d.kind != device_kind::cpu) continue;
     const cpu_evidence e = cpu_evidence_of(in, d.name, row.sector_size);
     if (!e.hash) continue;
     const auto p = storage_model::plan_cpu(e.machine, *e.hash, s, storage_model::counted_reads(s));
@@ -645,7 +642,7 @@ storage_model::gpu_part gpu_part_of(const machine_gpu& mg, const device_group& g
   storage_model::gpu_part part{mg.name, mg.count, mg.memory_bytes, mg.link, node_ns, g.model_rate, {}};
   part.rate_from = {"modeled", g.model_detail};
   for (const auto& o : g.throughput)
-    if (g.kind == "gpu" && o.labels_per_s > part.peak_labels_per_s) {
+    if (g.kind == device_kind::gpu && o.labels_per_s > part.peak_labels_per_s) {
       part.peak_labels_per_s = o.labels_per_s;
       part.rate_from = {"extrapolated", format_number(o.labels_per_s) + " labels/s measured with " +
                                             std::to_string(o.sectors) + " sectors of " + size_text(o.sector_size) +
@@ -672,10 +669,10 @@ void model_machine_gpu(machine_row& row, const machine& m, const machine_gpu& mg
 machine_row size_machine_cpu(const machine& m, const device_group& core_group, std::uint64_t size, double work) {
   machine_row row;
   row.machine = m.name;
-  row.kind = "cpu";
+  row.kind = device_kind::cpu;
   row.part = "CPU, " + std::to_string(m.cores) + " cores" + (m.cpu_model.empty() ? "" : " (" + m.cpu_model + ")");
   device_group ram = core_group;
-  ram.kind = "cpu";
+  ram.kind = device_kind::cpu;
   ram.memory = m.ram_bytes;
   ram.memory_source = "RAM of " + m.name + " (" + m.file + ")";
   row.sectors_at_once = capacity(ram, size);
@@ -720,11 +717,11 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
                              std::uint64_t size, double work) {
   machine_row row;
   row.machine = m.name;
-  row.kind = "gpu";
+  row.kind = device_kind::gpu;
   row.part = std::to_string(mg.count) + "x " + mg.name + " (" + mg.arch + ")";
   std::optional<device_group> g;
   for (const auto& x : groups)
-    if (x.kind == "gpu" && x.arch == mg.arch) g = x;
+    if (x.kind == device_kind::gpu && x.arch == mg.arch) g = x;
   std::string why;
   if (!g) g = modeled_gpu(why, mg.arch);
   if (!g) {
@@ -732,8 +729,8 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.pc1_seconds.from;
     return row;
   }
-  const bool measured = g->kind == "gpu";
-  g->kind = measured ? "gpu" : "gpu-model";
+  const bool measured = g->kind == device_kind::gpu;
+  g->kind = measured ? device_kind::gpu : device_kind::gpu_model;
   g->memory = mg.memory_bytes;
   g->memory_source = "memory of each " + mg.name + " (" + m.file + ")";
   const figure cap = capacity(*g, size);
@@ -776,7 +773,7 @@ std::optional<std::pair<device_group, rate_figure>> gpu_group_for(const std::vec
                                                                  const machine_gpu& mg, std::uint64_t size) {
   std::optional<device_group> g;
   for (const auto& x : groups)
-    if (x.kind == "gpu" && x.arch == mg.arch) g = x;
+    if (x.kind == device_kind::gpu && x.arch == mg.arch) g = x;
   std::string why;
   if (!g) g = modeled_gpu(why, mg.arch);
   if (!g) return std::nullopt;
@@ -808,7 +805,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     throw no_usable_record("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
                            "cuda or cuda-emu");
   std::vector<device_group> groups = group_devices(obs);
-  const bool measured_gpu = std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == "gpu"; });
+  const bool measured_gpu = std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == device_kind::gpu; });
   if (!measured_gpu) {
     std::string why;
     if (auto m = modeled_gpu(why)) groups.push_back(*m);
@@ -882,7 +879,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     fill_pipeline(row, in);
     for (const auto& m : machines) {
       for (std::size_t i = 0; i < groups.size(); ++i)
-        if (groups[i].kind == "cpu-core") {
+        if (groups[i].kind == device_kind::cpu_core) {
           row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
           if (is_real_size(proof.sector_size))
             model_machine_cpu(row.machines.back(), m, in, groups[i].name, proof.sector_size, work);
@@ -892,7 +889,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
         if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
       std::string gpu_arch;
       for (const auto& g : groups)
-        if (g.kind == "gpu" && gpu_arch.empty()) gpu_arch = g.arch;
+        if (g.kind == device_kind::gpu && gpu_arch.empty()) gpu_arch = g.arch;
       fill_machine_pipeline(row, m, in, gpu_arch);
     }
     r.sizes.push_back(row);
@@ -919,9 +916,9 @@ std::string cell(const figure& f, const std::function<std::string(double)>& fmt)
 namespace {
 
 // "one core of <CPU> (measured)" from a row's name, kind and source.
-std::string who(const std::string& name, const std::string& kind, const std::string& status) {
-  const std::string what = kind == "cpu-core" ? "one core of " + name
-                           : kind == "cpu"    ? "all cores of " + name
+std::string who(const std::string& name, device_kind kind, const std::string& status) {
+  const std::string what = kind == device_kind::cpu_core ? "one core of " + name
+                           : kind == device_kind::cpu    ? "all cores of " + name
                                                  : name;
   return what + " (" + tag(status) + ")";
 }
@@ -932,7 +929,7 @@ std::string contest_words(const contest& c, bool throughput) {
   std::ostringstream o;
   o << who(c.winner, c.winner_kind, c.winner_source) << (throughput ? " labels " : " takes ") << value(c.winner_value)
     << ", " << who(c.loser, c.loser_kind, c.loser_source) << " " << value(c.loser_value) << ": the "
-    << (c.winner_kind.rfind("gpu", 0) == 0 ? "GPU" : "CPU") << " wins by " << format_number(c.factor) << "x. ";
+    << (is_cpu(c.winner_kind) ? "CPU" : "GPU") << " wins by " << format_number(c.factor) << "x. ";
   const bool modeled = c.winner_source == "modeled" || c.loser_source == "modeled";
   o << "Break-even: the figures would have to be " << format_number(c.factor) << "x off for that to change";
   if (modeled) {
@@ -1070,7 +1067,7 @@ json machines_json(const std::vector<machine_row>& rows) {
   for (const auto& m : rows)
     out.push_back({{"machine", m.machine},
                    {"part", m.part},
-                   {"kind", m.kind},
+                   {"kind", kDeviceKinds.name(m.kind)},
                    {"pc1_seconds", figure_json(m.pc1_seconds)},
                    {"sectors_at_once", figure_json(m.sectors_at_once)},
                    {"sectors_per_hour", figure_json(m.sectors_per_hour)},
@@ -1085,9 +1082,9 @@ json machines_json(const std::vector<machine_row>& rows) {
 
 json contest_json(const contest& c) {
   if (c.why_not) return {{"judged", false}, {"why_not", *c.why_not}};
-  return {{"judged", true},          {"winner", c.winner},           {"winner_kind", c.winner_kind},
+  return {{"judged", true},          {"winner", c.winner},           {"winner_kind", kDeviceKinds.name(c.winner_kind)},
           {"winner_source", c.winner_source}, {"winner_value", c.winner_value}, {"loser", c.loser},
-          {"loser_kind", c.loser_kind}, {"loser_source", c.loser_source}, {"loser_value", c.loser_value},
+          {"loser_kind", kDeviceKinds.name(c.loser_kind)}, {"loser_source", c.loser_source}, {"loser_value", c.loser_value},
           {"factor", c.factor}};
 }
 
@@ -1113,7 +1110,7 @@ json to_json(const report& r) {
     json devs = json::array();
     for (const auto& d : s.devices)
       devs.push_back({{"device", d.device},
-                      {"kind", d.kind},
+                      {"kind", kDeviceKinds.name(d.kind)},
                       {"pc1_seconds", figure_json(d.pc1_seconds)},
                       {"sectors_at_once", figure_json(d.sectors_at_once)},
                       {"sectors_per_hour", figure_json(d.sectors_per_hour)},

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poreplab/name_table.hpp"
 #include "report/amax.hpp"
 #include "model/storage_model.hpp"
 #include "report/machines.hpp"
@@ -36,9 +37,35 @@ using source = amax::provenance;
 
 using figure = poreplab::figure;
 
+// A column of the verdict: a device measured, emulated or modeled in one way. Declared in
+// the table's order: cores, whole CPUs, then GPUs.
+enum class device_kind {
+  cpu_core,            // one core of a CPU
+  cpu,                 // the whole CPU
+  cpu_no_sha_ni_core,  // one core on engines without the SHA extensions (an AVX-only CPU)
+  cpu_no_sha_ni,
+  gpu,                 // a GPU measured
+  gpu_emulated,        // the GPU kernels run on the host CPU: not a GPU
+  gpu_model,           // the SASS latency model: never measured
+};
+inline constexpr name_table kDeviceKinds{
+    "device kind",
+    std::array{named{device_kind::cpu_core, "cpu-core"}, named{device_kind::cpu, "cpu"},
+               named{device_kind::cpu_no_sha_ni_core, "cpu-no-sha-ni-core"},
+               named{device_kind::cpu_no_sha_ni, "cpu-no-sha-ni"}, named{device_kind::gpu, "gpu"},
+               named{device_kind::gpu_emulated, "gpu-emulated"}, named{device_kind::gpu_model, "gpu-model"}}};
+constexpr bool is_cpu(device_kind k) { return k <= device_kind::cpu_no_sha_ni; }
+constexpr bool is_one_core(device_kind k) { return k == device_kind::cpu_core || k == device_kind::cpu_no_sha_ni_core; }
+// A GPU the verdict may judge: measured or modeled, never the emulation.
+constexpr bool is_judged_gpu(device_kind k) { return k == device_kind::gpu || k == device_kind::gpu_model; }
+// The one-core column of a whole CPU's kind.
+constexpr device_kind one_core_of(device_kind k) {
+  return k == device_kind::cpu ? device_kind::cpu_core : k == device_kind::cpu_no_sha_ni ? device_kind::cpu_no_sha_ni_core : k;
+}
+
 struct device_row {
   std::string device;  // "CPU 1 core: <model>", "CPU 16 cores: <model>", "GPU: <name>"
-  std::string kind;    // cpu-core | cpu | cpu-no-sha-ni-core | cpu-no-sha-ni | gpu | gpu-emulated | gpu-model
+  device_kind kind = device_kind::cpu;
   std::string name;    // the CPU model or GPU name alone
   figure pc1_seconds;        // one sector, all layers
   figure sectors_at_once;    // memory bound
@@ -57,7 +84,7 @@ struct device_row {
 struct contest {
   std::optional<std::string> why_not;  // set when a side has no figure
   std::string winner, loser;           // device names (the CPU model, the GPU)
-  std::string winner_kind, loser_kind;
+  device_kind winner_kind = device_kind::cpu, loser_kind = device_kind::cpu;
   std::string winner_source, loser_source;  // measured | extrapolated | modeled
   double winner_value = 0, loser_value = 0;  // seconds (one sector) or sectors/hour
   // How far ahead the winner is: the loser's figure would have to be this many times better
@@ -70,7 +97,7 @@ struct contest {
 struct machine_row {
   std::string machine;  // the machine's name
   std::string part;     // "CPU, 64 cores" | "8x H100 SXM 80GB (sm_90)"
-  std::string kind;     // cpu | gpu
+  device_kind kind = device_kind::cpu;  // cpu or gpu
   figure pc1_seconds, sectors_at_once, sectors_per_hour, batch_sectors, pc1_seconds_at_rate;
   std::string bound;  // 32GiB, 64GiB: the storage model's binding bound
   // From the machine's price and power draw (the whole machine while this part labels).

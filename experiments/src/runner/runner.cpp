@@ -196,7 +196,7 @@ std::vector<point> shard_points(const std::vector<point>& all, std::size_t index
 
 std::vector<std::string> required_backends(const std::vector<std::string>& requested) {
   std::vector<std::string> out = requested;
-  if (cuda_required_by_environment()) out.push_back("cuda");
+  if (cuda_required_by_environment()) out.push_back(backend_of(device_class::gpu));
   const auto& known = backend_names();
   for (const auto& b : out)
     if (std::find(known.begin(), known.end(), b) == known.end()) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "poreplab/cpu/bench.hpp"
+#include "backends/device_class.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/latency.hpp"
 #include "poreplab/hash/algo.hpp"
@@ -34,9 +35,7 @@ constexpr const char* kNoShaniMask = ":~0x20000000";
 known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
   std::vector<std::uint8_t> msg(1000);
   for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
-  const hash_algo portable = a == cpu::engine_algo::sha256    ? hash_algo::sha256
-                             : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
-                                                              : hash_algo::blake2b_512;
+  const hash_algo portable = cpu::digest_algo(a);
   const auto want = hash_bytes(portable, msg.data(), msg.size());
   std::vector<std::uint8_t> got;
   if (name == kOpenssl || name == kOpensslNoShani) {
@@ -77,7 +76,7 @@ std::string engine_unavailable_reason(const json& axes) {
 
 namespace {
 
-bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"] == "cuda"; }
+bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"].is_string() && backend_is(axes["backend"].get<std::string>(), device_class::gpu); }
 
 std::string unavailable(const json& axes) {
   if (on_gpu(axes)) {
@@ -97,8 +96,7 @@ std::string unavailable(const json& axes) {
 measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const cpu::engine_algo a = algo_of(axes);
   cuda::hash_bench_options o;
-  o.algo = a == cpu::engine_algo::sha256 ? hash_algo::sha256 : a == cpu::engine_algo::blake2s ? hash_algo::blake2s_256
-                                                                                              : hash_algo::blake2b_512;
+  o.algo = cpu::digest_algo(a);
   const bool chain = axes["mode"] == "chain";
   o.mode = chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput;
   o.warmup = warmup;
@@ -112,8 +110,8 @@ measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t sample
   m.verified_against = "the host's portable compression of the first, middle and last chains";
   m.digest = r.compression;
   const double ns = r.ns_per_compression;
-  m.context = {{"engine", "cuda"},
-               {"backend", "cuda"},
+  m.context = {{"engine", backend_of(device_class::gpu)},
+               {"backend", backend_of(device_class::gpu)},
                {"device", r.device.name},
                {"clock_mhz", r.device.clock_khz / 1000.0},
                {"multiprocessors", r.device.multiprocessors},
@@ -254,11 +252,11 @@ kind_spec hash_kind() {
     return v;
   };
   auto mode = text_axis(
-      "mode", "throughput", [] { return std::vector<std::string>{"throughput", "chain"}; },
+      "mode", "throughput", [] { return cpu::kBenchModes.names(); },
       "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
   auto backend = text_axis(
-      "backend", "cpu", [] { return std::vector<std::string>{"cpu", "cuda"}; },
-      "cpu: the engines; cuda: the GPU's hash-chain kernels (chain = one thread's dependent chain)");
+      "backend", backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu, device_class::gpu}); },
+      "the host CPU's backend: the engines; the GPU's: its hash-chain kernels (chain = one thread's dependent chain)");
   engine.applies = [](const json& a) { return !on_gpu(a); };
   auto size = size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");
   size.applies = [](const json& a) { return !on_gpu(a); };

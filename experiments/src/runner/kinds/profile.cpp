@@ -5,6 +5,7 @@
 // portable reference.
 #include <algorithm>
 
+#include "backends/device_class.hpp"
 #include "bench/profile.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
@@ -21,11 +22,12 @@ namespace {
 
 std::vector<axis_spec> profile_axes() {
   std::vector<axis_spec> axes;
-  // Only "cpu": the profiled loop and the production backend beside it run on the CPU. The
-  // axis is there so that a config can name the backend as the label kind's points do.
+  // Only the host CPU's backend: the profiled loop and the production backend beside it run
+  // on the CPU. The axis is there so that a config can name the backend as the label kind's
+  // points do.
   axes.push_back(text_axis(
-      "backend", "cpu", [] { return std::vector<std::string>{"cpu"}; },
-      "where the profile runs: cpu (the profiled loop and the cpu backend beside it)"));
+      "backend", backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu}); },
+      "where the profile runs: the host CPU's backend (the profiled loop and that backend beside it)"));
   axes.push_back(variant_axis());
   axes.push_back(label_hash_axis());
   axes.push_back(label_engine_axis(
