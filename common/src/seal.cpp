@@ -557,102 +557,122 @@ seal_result seal(const seal_inputs& in, const fs::path& data_file, const fs::pat
 
 namespace {
 
-seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
-                       const fs::path& parent_cache_dir, const seal_options& opt) {
+// What a seal of this data file needs and how it runs: in memory, or bounded (streamed
+// tree_d and replica, layers through the page cache, the parent table mapped from a file).
+struct seal_plan {
+  std::uint64_t size = 0, nodes = 0;
+  std::uint64_t in_memory_need = 0;  // the data, tree_d (2x), the replica and the parent table
+  std::uint64_t budget = 0;
+  bool bounded = false;
+  std::uint64_t chunk_nodes = 0;
+  bool resident_previous = false;
+  fs::path cache_dir;
+};
+
+seal_plan plan_seal(const seal_inputs& in, const fs::path& data_file, const fs::path& parent_cache_dir,
+                    const seal_options& opt) {
   if (in.layers == 0 || in.layers > kMaxLayers)
     throw std::invalid_argument("layers: " + std::to_string(in.layers) + " is not from 1 to " +
                                 std::to_string(kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
+  seal_plan p;
   // The size first: a FIFO or device is refused before it can block, a wrong size
   // before anything is read.
-  const std::uint64_t size = regular_file_size(data_file);
-  if (in.expected_sector_size && size != *in.expected_sector_size)
-    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) + " bytes, but " +
+  p.size = regular_file_size(data_file);
+  if (in.expected_sector_size && p.size != *in.expected_sector_size)
+    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(p.size) + " bytes, but " +
                                 in.proof_name + " seals sectors of " + std::to_string(*in.expected_sector_size) +
                                 " bytes");
-  if (size < 64 || size % 32 != 0 || ((size / 32) & (size / 32 - 1)) != 0)
-    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(size) +
+  if (p.size < 64 || p.size % 32 != 0 || ((p.size / 32) & (p.size / 32 - 1)) != 0)
+    throw std::invalid_argument(data_file.string() + ": size " + std::to_string(p.size) +
                                 " bytes is not nodes * 32 with a power-of-two node count >= 2");
-  const std::uint64_t nodes = size / 32;
+  p.nodes = p.size / 32;
   // In memory: the data, tree_d (2x), the replica and the parent table together (the
   // layers are mapped files). Bounded when that does not fit the budget.
-  const std::uint64_t in_memory_need =
-      checked_add(checked_mul(size, 4, "seal memory"), checked_mul(nodes, 56, "seal memory"), "seal memory");
-  const std::uint64_t budget = opt.memory_limit != 0 ? opt.memory_limit : memory_budget_bytes();
-  seal_result res;
-  const bool bounded = budget != 0 && in_memory_need > budget;
-  res.mode = bounded ? seal_mode::bounded : seal_mode::in_memory;
-  const std::uint64_t chunk_nodes = chunk_nodes_of(opt, nodes);
-  res.resident_previous = bounded && budget >= resident_previous_need(size, opt);
-  const fs::path cache_dir = bounded && parent_cache_dir.empty() ? fs::path(graph::kDefaultParentCacheDir) : parent_cache_dir;
-
-  if (bounded && opt.memory_limit == 0) {
+  p.in_memory_need =
+      checked_add(checked_mul(p.size, 4, "seal memory"), checked_mul(p.nodes, 56, "seal memory"), "seal memory");
+  p.budget = opt.memory_limit != 0 ? opt.memory_limit : memory_budget_bytes();
+  p.bounded = p.budget != 0 && p.in_memory_need > p.budget;
+  p.chunk_nodes = chunk_nodes_of(opt, p.nodes);
+  p.resident_previous = p.bounded && p.budget >= resident_previous_need(p.size, opt);
+  p.cache_dir = p.bounded && parent_cache_dir.empty() ? fs::path(graph::kDefaultParentCacheDir) : parent_cache_dir;
+  if (p.bounded && opt.memory_limit == 0) {
     // Even bounded, a few chunks and a slice of the parent table are buffers.
-    const std::uint64_t floor = checked_add(checked_mul(chunk_nodes * 32, 4, "seal memory"),
-                                            std::min<std::uint64_t>(nodes, 1 << 20) * 56, "seal memory");
-    if (floor > budget)
+    const std::uint64_t floor = checked_add(checked_mul(p.chunk_nodes * 32, 4, "seal memory"),
+                                            std::min<std::uint64_t>(p.nodes, 1 << 20) * 56, "seal memory");
+    if (floor > p.budget)
       throw insufficient_memory(data_file.string() + ": does not fit in memory: needs " + byte_size_text(floor) + " (" +
-                                std::to_string(floor) + " bytes) even streamed, " + byte_size_text(budget) +
+                                std::to_string(floor) + " bytes) even streamed, " + byte_size_text(p.budget) +
                                 " available (MemAvailable or the cgroup's limit)");
   }
-  std::vector<std::uint8_t> data;  // in memory only
-  std::string data_sha256;
-  if (!bounded) {
-    require_memory(in_memory_need, data_file.string());
-    data = read_file_of_size(data_file, size, "the data file when it was opened");
-    if (const auto bad = first_noncanonical(data.data(), nodes); bad >= 0)
-      throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
-                                  " is not a valid field element (the data must be fr32-padded)");
-    data_sha256 = sha256_hex(data.data(), size);
-  } else {
-    data_sha256 = check_data_streamed(data_file, nodes, chunk_nodes);
-  }
-  const nlohmann::json identity = identity_of(in, nodes, size, data_sha256);
+  return p;
+}
 
-  // An unfinished seal of the same inputs is continued; of other inputs, refused.
-  const fs::path state_file = out_dir / kSealState;
+// The data's SHA-256, every node checked to be a field element; in memory, `data` holds it.
+std::string read_data(const seal_plan& p, const fs::path& data_file, std::vector<std::uint8_t>& data) {
+  if (p.bounded) return check_data_streamed(data_file, p.nodes, p.chunk_nodes);
+  require_memory(p.in_memory_need, data_file.string());
+  data = read_file_of_size(data_file, p.size, "the data file when it was opened");
+  if (const auto bad = first_noncanonical(data.data(), p.nodes); bad >= 0)
+    throw std::invalid_argument(data_file.string() + ": node " + std::to_string(bad) +
+                                " is not a valid field element (the data must be fr32-padded)");
+  return sha256_hex(data.data(), p.size);
+}
+
+// An unfinished seal of the same inputs is continued; of other inputs, refused (or, with
+// replace, discarded).
+std::optional<seal_state> unfinished_seal(const fs::path& out_dir, const seal_options& opt, std::uint32_t layers,
+                                          const nlohmann::json& identity) {
   std::optional<seal_state> previous;
-  if (check_output_dir(out_dir, opt.existing) == dir_holds::unfinished_seal) {
-    try {
-      previous = read_seal_state(state_file, in.layers);
-    } catch (const std::runtime_error&) {
-      if (opt.existing != existing_output::replace) throw;
-    }
-    if (previous) {
-      if (const auto diff = first_difference(previous->identity, identity); !diff.empty()) {
-        if (opt.existing != existing_output::replace)
-          throw std::runtime_error(out_dir.string() + ": holds an unfinished seal of other inputs (" + diff +
-                                   "); rerun that seal to finish it, seal into another directory, or pass --force "
-                                   "to discard it");
-        previous.reset();
-      }
-    }
+  if (check_output_dir(out_dir, opt.existing) != dir_holds::unfinished_seal) return previous;
+  try {
+    previous = read_seal_state(out_dir / kSealState, layers);
+  } catch (const std::runtime_error&) {
+    if (opt.existing != existing_output::replace) throw;
   }
-  staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
-  {
-    std::vector<std::string> outputs = resumable_files(in.layers);
-    for (const char* f : {kReplicaFile, kSealManifest, kSealState}) outputs.emplace_back(f);
-    staged.require_replaceable(outputs);
-  }
-  // Everything this seal writes, checked before the first byte: tree_d, the layers, the
-  // replica (and a few KiB of seal.json), less what an unfinished seal already holds.
-  std::uint64_t disk = seal_disk_need(size, in.layers);
   if (previous) {
+    if (const auto diff = first_difference(previous->identity, identity); !diff.empty()) {
+      if (opt.existing != existing_output::replace)
+        throw std::runtime_error(out_dir.string() + ": holds an unfinished seal of other inputs (" + diff +
+                                 "); rerun that seal to finish it, seal into another directory, or pass --force "
+                                 "to discard it");
+      previous.reset();
+    }
+  }
+  return previous;
+}
+
+// Everything this seal writes, checked before the first byte: no directory where a file
+// goes; room for tree_d, the layers, the replica (and a few KiB of seal.json), less what an
+// unfinished seal already holds.
+void check_outputs(const staged_files& staged, const fs::path& out_dir, const seal_plan& p, std::uint32_t layers,
+                   bool resuming) {
+  std::vector<std::string> outputs = resumable_files(layers);
+  for (const char* f : {kReplicaFile, kSealManifest, kSealState}) outputs.emplace_back(f);
+  staged.require_replaceable(outputs);
+  std::uint64_t disk = seal_disk_need(p.size, layers);
+  if (resuming) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(out_dir, ec))
       if (e.path().extension() == ".tmp" && is_seal_file(e.path().filename().string()))
         disk -= std::min(disk, static_cast<std::uint64_t>(e.file_size(ec)));
   }
   require_disk_space(out_dir, disk);
+}
 
+// Progress lines: through the labeling's monitor while it runs, else straight out.
+struct seal_notes {
+  std::ostream* progress = nullptr;
   seal_monitor* monitor = nullptr;
-  auto note = [&](const std::string& text) {
+  void operator()(const std::string& text) const {
     if (monitor != nullptr) return monitor->line(text);
-    if (opt.progress != nullptr) *opt.progress << "seal: " << text << std::endl;
-  };
-  // A state file vouches for the layers it records only with a MAC under this machine's
-  // key: digests alone can be rewritten together with the files they describe.
-  std::string key_why;
-  const std::optional<machine_key> key = load_machine_key(key_why);
+    if (progress != nullptr) *progress << "seal: " << text << std::endl;
+  }
+};
+
+// A state file vouches for the layers it records only with a MAC under this machine's
+// key: digests alone can be rewritten together with the files they describe.
+void trust_previous(std::optional<seal_state>& previous, const std::optional<machine_key>& key,
+                    const std::string& key_why, const seal_notes& note) {
   if (previous && key && (previous->mac.empty() || previous->mac != state_mac(*previous, *key))) {
     note("resuming: " + std::string(kSealState) +
          (previous->mac.empty() ? " carries no MAC" : "'s MAC does not verify") + " under this machine's key (" +
@@ -662,20 +682,17 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
     note("resuming: no machine key (" + key_why + "): the recorded files are checked by their digests and sampled " +
          "labels only");
   }
-  if (bounded)
-    note("bounded memory: 4x the sector does not fit the budget of " + byte_size_text(budget) +
-         (res.resident_previous ? "; previous layer in memory" : "; previous layer left to the page cache") +
-         ", chunks of " + byte_size_text(chunk_nodes * 32) + ", parent table mapped from " + cache_dir.string());
+}
 
-  seal_state state;
-  state.identity = identity;
-  const fs::path tree_tmp = staged.add(kTreeDFile);
-  // tree_d: kept when its file still has the recorded digest and root.
+// tree_d: kept when its file still has the recorded digest and root, else built.
+void make_tree_d(const seal_plan& p, const fs::path& data_file, const std::vector<std::uint8_t>& data,
+                 const fs::path& tree_tmp, const std::optional<seal_state>& previous, backend& be, seal_state& state,
+                 seal_result& res, const seal_notes& note) {
   if (previous && fs::exists(tree_tmp)) {
-    if (kept_file_matches(tree_tmp, tree_d_bytes(nodes), previous->tree_d_sha256)) {
+    if (kept_file_matches(tree_tmp, tree_d_bytes(p.nodes), previous->tree_d_sha256)) {
       unique_fd fd = open_regular_for_reading(tree_tmp, false);
       bytes32 root;
-      pread_exact(fd.get(), root.data(), 32, tree_d_bytes(nodes) - 32, tree_tmp);
+      pread_exact(fd.get(), root.data(), 32, tree_d_bytes(p.nodes) - 32, tree_tmp);
       if (root == previous->comm_d) {
         res.tree_d_reused = true;
         state.tree_d_sha256 = previous->tree_d_sha256;
@@ -687,117 +704,154 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   }
   if (!res.tree_d_reused) {
     throw_if_interrupted();
-    if (!bounded) {
-      std::vector<std::uint8_t> tree(tree_d_bytes(nodes));
-      res.comm_d = build_tree_d(data.data(), nodes, tree.data(), be.tree_d_rows());
+    if (!p.bounded) {
+      std::vector<std::uint8_t> tree(tree_d_bytes(p.nodes));
+      res.comm_d = build_tree_d(data.data(), p.nodes, tree.data(), be.tree_d_rows());
       write_file(tree_tmp, tree.data(), tree.size());
       state.tree_d_sha256 = sha256_hex(tree.data(), tree.size());
     } else {
-      res.comm_d = write_tree_d_streamed(data_file, nodes, chunk_nodes, tree_tmp, be.tree_d_rows());
+      res.comm_d = write_tree_d_streamed(data_file, p.nodes, p.chunk_nodes, tree_tmp, be.tree_d_rows());
       state.tree_d_sha256 = file_sha256_hex(tree_tmp);
     }
   }
   state.comm_d = res.comm_d;
+}
+
+// Finished layers of the unfinished seal, each checked against its digest and by sampled
+// labels recomputed from their parents; labeling goes on after the last good one.
+void reuse_layers(const seal_plan& p, const graph::graph_params& g, const std::vector<fs::path>& layer_files,
+                  const seal_state& previous, staged_files& staged, seal_state& state, seal_result& res,
+                  const seal_notes& note) {
+  std::uint64_t sampled = 0;
+  for (std::uint32_t l = 1; l <= previous.layers.size(); ++l) {
+    const fs::path& f = layer_files[l - 1];
+    bool good = kept_file_matches(f, p.size, previous.layers[l - 1]);
+    std::string why = "does not match " + std::string(kSealState);
+    if (good) {
+      // The digest can have been rewritten with the file: labels are recomputed too.
+      const sampled_result r = check_layer_file_samples(g, res.replica_id.data(), l, f,
+                                                        l > 1 ? layer_files[l - 2] : fs::path{}, kDefaultVerifySamples);
+      good = r.ok();
+      sampled = r.checked;
+      if (!good)
+        why = "matches its digest in " + std::string(kSealState) + ", but " + std::to_string(r.mismatched) + " of " +
+              std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " + r.first_mismatch +
+              ")";
+    }
+    if (!good) {
+      note("resuming: layer " + std::to_string(l) + "'s file " + why + "; labeling again from layer " + std::to_string(l));
+      break;
+    }
+    state.layers.push_back(previous.layers[l - 1]);
+  }
+  res.layers_reused = static_cast<std::uint32_t>(state.layers.size());
+  staged.set_checked(resumable_files(state.layers.size()));
+  if (res.layers_reused > 0)
+    note("resuming after layer " + std::to_string(res.layers_reused) + " (tree_d and layers 1.." +
+         std::to_string(res.layers_reused) + " match their digests, and " + std::to_string(sampled) +
+         (sampled == p.nodes ? " labels (all)" : " sampled labels") + " of each re-labeled from their parents)");
+}
+
+// The layers after the reused ones, labeled straight into their (temporary) files mapped
+// into memory, each recorded in seal-state.json as it finishes. Returns the parent
+// table's SHA-256.
+std::string label_layers(const seal_inputs& in, const seal_plan& p, const graph::graph_params& g,
+                         const fs::path& out_dir, const std::vector<fs::path>& layer_files,
+                         const std::optional<machine_key>& key, const seal_options& opt, backend& be,
+                         staged_files& staged, seal_state& state, const seal_result& res, seal_notes& note) {
+  const auto table = p.bounded ? graph::load_or_create_parent_cache(p.cache_dir, g) : parents_for(g, p.cache_dir);
+  // A loaded or created cache file has a checked sidecar: no second pass over the table.
+  std::string parents_sha256 = p.cache_dir.empty()
+                                   ? to_hex(graph::parent_table_digest(table.words()))
+                                   : to_hex(graph::read_parent_cache_sidecar(graph::parent_cache_path(p.cache_dir, g)));
+  const std::uint32_t first = res.layers_reused + 1;
+  if (first > in.layers) return parents_sha256;
+  mmap_layer_store store(out_dir, p.size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; },
+                         {first, res.resident_previous});
+  label_progress progress;
+  label_job job{p.nodes, table.data(), in.layers, 1, res.replica_id.data()};
+  job.first_layer = first;
+  job.progress = &progress;
+  throw_if_interrupted();
+  seal_monitor mon(opt.progress, opt.progress_interval_s, progress, in.layers, p.nodes, p.bounded ? &store : nullptr);
+  note.monitor = &mon;
+  auto t0 = std::chrono::steady_clock::now();
+  recording_store recorded(store, [&](std::uint32_t l) {
+    const auto t1 = std::chrono::steady_clock::now();
+    state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
+    write_seal_state(out_dir, state, key);
+    staged.set_recorded(resumable_files(state.layers.size()));
+    const double secs = std::chrono::duration<double>(t1 - t0).count();
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.2f M nodes/s", secs > 0 ? static_cast<double>(p.nodes) / secs / 1e6 : 0.0);
+    mon.line("layer " + std::to_string(l) + "/" + std::to_string(in.layers) + " done in " + duration_text(secs) +
+             " (" + rate + "), ETA " + duration_text(secs * (in.layers - l)));
+    t0 = std::chrono::steady_clock::now();
+  });
+  try {
+    be.label(job, recorded);
+  } catch (...) {
+    note.monitor = nullptr;
+    throw;
+  }
+  note.monitor = nullptr;
+  return parents_sha256;
+}
+
+// replica = last layer + data, written to its staging file; returns its SHA-256.
+std::string write_replica(const seal_plan& p, std::uint32_t layers, const fs::path& out_dir, const fs::path& data_file,
+                          const std::vector<std::uint8_t>& data, const fs::path& last_layer, const fs::path& replica_tmp) {
+  if (p.bounded) return encode_streamed(last_layer, data_file, replica_tmp, p.nodes, p.chunk_nodes);
+  mmap_layer_store last(out_dir, p.size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; }, {layers + 1, false});
+  std::vector<std::uint8_t> replica(p.size);
+  encode(last.layer(layers), data.data(), replica.data(), p.nodes);
+  write_file(replica_tmp, replica.data(), p.size);
+  return sha256_hex(replica.data(), p.size);
+}
+
+seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const fs::path& out_dir, backend& be,
+                       const fs::path& parent_cache_dir, const seal_options& opt) {
+  const seal_plan p = plan_seal(in, data_file, parent_cache_dir, opt);
+  seal_result res;
+  res.mode = p.bounded ? seal_mode::bounded : seal_mode::in_memory;
+  res.resident_previous = p.resident_previous;
+  std::vector<std::uint8_t> data;  // in memory only
+  const nlohmann::json identity = identity_of(in, p.nodes, p.size, read_data(p, data_file, data));
+
+  std::optional<seal_state> previous = unfinished_seal(out_dir, opt, in.layers, identity);
+  staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
+  check_outputs(staged, out_dir, p, in.layers, previous.has_value());
+
+  seal_notes note{opt.progress, nullptr};
+  std::string key_why;
+  const std::optional<machine_key> key = load_machine_key(key_why);
+  trust_previous(previous, key, key_why, note);
+  if (p.bounded)
+    note("bounded memory: 4x the sector does not fit the budget of " + byte_size_text(p.budget) +
+         (res.resident_previous ? "; previous layer in memory" : "; previous layer left to the page cache") +
+         ", chunks of " + byte_size_text(p.chunk_nodes * 32) + ", parent table mapped from " + p.cache_dir.string());
+
+  seal_state state;
+  state.identity = identity;
+  make_tree_d(p, data_file, data, staged.add(kTreeDFile), previous, be, state, res, note);
   res.replica_id = replica_id(in.prover_id, in.sector_id, in.ticket, res.comm_d, in.porep_id);
 
-  // Finished layers of the unfinished seal, each checked against its digest; labeling
-  // goes on after the last good one.
   std::vector<fs::path> layer_files;
   for (std::uint32_t l = 1; l <= in.layers; ++l) layer_files.push_back(staged.add(layer_file_name(l)));
-  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, nodes);
-  if (previous && res.tree_d_reused) {
-    std::uint64_t sampled = 0;
-    for (std::uint32_t l = 1; l <= previous->layers.size(); ++l) {
-      const fs::path& f = layer_files[l - 1];
-      bool good = kept_file_matches(f, size, previous->layers[l - 1]);
-      std::string why = "does not match " + std::string(kSealState);
-      if (good) {
-        // The digest can have been rewritten with the file: labels are recomputed too.
-        const sampled_result r = check_layer_file_samples(g, res.replica_id.data(), l, f,
-                                                          l > 1 ? layer_files[l - 2] : fs::path{}, kDefaultVerifySamples);
-        good = r.ok();
-        sampled = r.checked;
-        if (!good)
-          why = "matches its digest in " + std::string(kSealState) + ", but " + std::to_string(r.mismatched) + " of " +
-                std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " + r.first_mismatch +
-                ")";
-      }
-      if (!good) {
-        note("resuming: layer " + std::to_string(l) + "'s file " + why + "; labeling again from layer " +
-             std::to_string(l));
-        break;
-      }
-      state.layers.push_back(previous->layers[l - 1]);
-    }
-    res.layers_reused = static_cast<std::uint32_t>(state.layers.size());
-    staged.set_checked(resumable_files(state.layers.size()));
-    if (res.layers_reused > 0)
-      note("resuming after layer " + std::to_string(res.layers_reused) + " (tree_d and layers 1.." +
-           std::to_string(res.layers_reused) + " match their digests, and " + std::to_string(sampled) +
-           (sampled == nodes ? " labels (all)" : " sampled labels") + " of each re-labeled from their parents)");
-  }
+  const auto g = graph::make_graph_params(in.porep_id.data(), in.api, p.nodes);
+  if (previous && res.tree_d_reused) reuse_layers(p, g, layer_files, *previous, staged, state, res, note);
   write_seal_state(out_dir, state, key);
   staged.set_recorded(resumable_files(state.layers.size()));
+  const std::string parents_sha256 = label_layers(in, p, g, out_dir, layer_files, key, opt, be, staged, state, res, note);
 
-  std::string parents_sha256;
-  {
-    const auto table = bounded ? graph::load_or_create_parent_cache(cache_dir, g) : parents_for(g, cache_dir);
-    // A loaded or created cache file has a checked sidecar: no second pass over the table.
-    parents_sha256 = cache_dir.empty() ? to_hex(graph::parent_table_digest(table.words()))
-                                       : to_hex(graph::read_parent_cache_sidecar(graph::parent_cache_path(cache_dir, g)));
-    const std::uint32_t first = res.layers_reused + 1;
-    if (first <= in.layers) {
-      // Layers are labeled straight into their (temporary) files, mapped into memory.
-      mmap_layer_store store(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; },
-                             {first, res.resident_previous});
-      label_progress progress;
-      label_job job{nodes, table.data(), in.layers, 1, res.replica_id.data()};
-      job.first_layer = first;
-      job.progress = &progress;
-      throw_if_interrupted();
-      seal_monitor mon(opt.progress, opt.progress_interval_s, progress, in.layers, nodes, bounded ? &store : nullptr);
-      monitor = &mon;
-      auto t0 = std::chrono::steady_clock::now();
-      recording_store recorded(store, [&](std::uint32_t l) {
-        const auto t1 = std::chrono::steady_clock::now();
-        state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
-        write_seal_state(out_dir, state, key);
-        staged.set_recorded(resumable_files(state.layers.size()));
-        const double secs = std::chrono::duration<double>(t1 - t0).count();
-        char rate[64];
-        std::snprintf(rate, sizeof rate, "%.2f M nodes/s", secs > 0 ? static_cast<double>(nodes) / secs / 1e6 : 0.0);
-        mon.line("layer " + std::to_string(l) + "/" + std::to_string(in.layers) + " done in " + duration_text(secs) +
-                 " (" + rate + "), ETA " + duration_text(secs * (in.layers - l)));
-        t0 = std::chrono::steady_clock::now();
-      });
-      try {
-        be.label(job, recorded);
-      } catch (...) {
-        monitor = nullptr;
-        throw;
-      }
-      monitor = nullptr;
-    }
-  }
   nlohmann::json files = nlohmann::json::object();
-  files[kTreeDFile] = {{"bytes", tree_d_bytes(nodes)}, {"sha256", state.tree_d_sha256}};
+  files[kTreeDFile] = {{"bytes", tree_d_bytes(p.nodes)}, {"sha256", state.tree_d_sha256}};
   for (std::uint32_t l = 1; l <= in.layers; ++l)
-    files[layer_file_name(l)] = {{"bytes", size}, {"sha256", state.layers[l - 1]}};
-
+    files[layer_file_name(l)] = {{"bytes", p.size}, {"sha256", state.layers[l - 1]}};
   throw_if_interrupted();
-  const fs::path replica_tmp = staged.add(kReplicaFile);
-  std::string replica_sha256;
-  if (!bounded) {
-    mmap_layer_store last(out_dir, size, [](std::uint32_t l) { return layer_file_name(l) + ".tmp"; },
-                          {in.layers + 1, false});
-    std::vector<std::uint8_t> replica(size);
-    encode(last.layer(in.layers), data.data(), replica.data(), nodes);
-    write_file(replica_tmp, replica.data(), size);
-    replica_sha256 = sha256_hex(replica.data(), size);
-  } else {
-    replica_sha256 = encode_streamed(layer_files[in.layers - 1], data_file, replica_tmp, nodes, chunk_nodes);
-  }
-  files[kReplicaFile] = {{"bytes", size}, {"sha256", replica_sha256}};
+  files[kReplicaFile] = {{"bytes", p.size},
+                         {"sha256", write_replica(p, in.layers, out_dir, data_file, data, layer_files[in.layers - 1],
+                                                  staged.add(kReplicaFile))}};
 
   nlohmann::json inputs = identity;
   inputs["proof"] = in.proof_name;
