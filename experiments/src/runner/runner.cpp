@@ -285,6 +285,78 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
   return rec;
 }
 
+namespace {
+
+// The records of an earlier run in `dir` that --resume continues (none when the file does
+// not exist); refused without --resume, or for another shard or repeat count.
+records_log records_to_resume(const config& c, const run_options& opt, const fs::path& dir, const fs::path& records_file) {
+  records_log log;
+  if (!fs::exists(records_file)) return log;
+  if (!opt.resume)
+    throw std::runtime_error(dir.string() +
+                             " already holds records.jsonl: pass --resume to continue that run, or choose another -o");
+  log = read_records(records_file, true);
+  if (log.truncated_bytes)
+    std::cerr << "resume: cut off an incomplete last record (" << log.truncated_bytes << " bytes) in "
+              << records_file.string() << "\n";
+  if (log.headers.empty()) return log;
+  const json& last = log.headers.back();
+  const json shard = last.value("shard", json{{"index", 0}, {"count", 1}});
+  if (shard["index"] != opt.shard_index || shard["count"] != opt.shard_count)
+    throw std::runtime_error(dir.string() + " holds shard " + shard["index"].dump() + "/" + shard["count"].dump() +
+                             "; resume it with --shard " + shard["index"].dump() + "/" + shard["count"].dump() +
+                             " or choose another -o");
+  if (const std::size_t was = last.value("repeat", std::size_t{1}); was != opt.repeat)
+    throw std::runtime_error(dir.string() + " was run with --repeat " + std::to_string(was) + "; resume it with --repeat " +
+                             std::to_string(was) + " or choose another -o");
+  if (last.value("config_digest", "") != c.digest)
+    std::cerr << "resume: note: the config differs from the one recorded in " << dir.string()
+              << "; points are matched on experiment name and axis values\n";
+  return log;
+}
+
+json run_header(const config& c, const run_options& opt, std::size_t run_index, std::size_t points_total,
+                std::size_t points_in_shard) {
+  json header = {{"type", "header"},
+                 {"schema", kRecordsSchema},
+                 {"run", run_index},
+                 {"config_digest", c.digest},
+                 {"config", c.normalized},
+                 {"source", c.source},
+                 {"argv", opt.argv},
+                 {"require", opt.require},
+                 {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
+                 {"points_total", points_total},
+                 {"points_in_shard", points_in_shard},
+                 {"started", utc_now()},
+                 {"environment", environment_json()}};
+  if (opt.repeat > 1) header["repeat"] = opt.repeat;
+  return header;
+}
+
+// After the last point: the result files, the config's reports (not for a shard: the merge
+// writes them), the plots and the run's report; the exit status.
+int finish_run(const config& c, const run_options& opt, const fs::path& dir, const json& res, bool any_failed,
+               double elapsed_s) {
+  write_result_files(dir, res);
+  const json& counts = res["counts"];
+  std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
+            << " failed, " << counts["noisy"] << " noisy in " << clock_text(elapsed_s) << "; results in "
+            << dir.string() << "/{results.json,results.csv,report.md}\n";
+  int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
+  if (opt.shard_count > 1) {
+    if (!c.reports.empty())
+      std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
+  } else if (!amax::write_config_reports(c.reports, dir)) {
+    status = status ? status : 1;
+  }
+  if (opt.plots && !make_plots(dir)) status = status ? status : 1;
+  report::write_run_report(dir, res);  // after the reports and figures it shows
+  return status;
+}
+
+}  // namespace
+
 int run_experiments(const config& c, const run_options& opt) {
   const std::vector<point> all = expand_points(c);
   if (opt.repeat < 1 || opt.repeat > kMaxRepeat)
@@ -299,30 +371,7 @@ int run_experiments(const config& c, const run_options& opt) {
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
   const dir_lock held(dir);  // one run at a time in a directory
-  records_log log;
-  if (fs::exists(records_file)) {
-    if (!opt.resume)
-      throw std::runtime_error(dir.string() +
-                               " already holds records.jsonl: pass --resume to continue that run, or choose another -o");
-    log = read_records(records_file, true);
-    if (log.truncated_bytes)
-      std::cerr << "resume: cut off an incomplete last record (" << log.truncated_bytes << " bytes) in "
-                << records_file.string() << "\n";
-    if (!log.headers.empty()) {
-      const json& last = log.headers.back();
-      const json shard = last.value("shard", json{{"index", 0}, {"count", 1}});
-      if (shard["index"] != opt.shard_index || shard["count"] != opt.shard_count)
-        throw std::runtime_error(dir.string() + " holds shard " + shard["index"].dump() + "/" +
-                                 shard["count"].dump() + "; resume it with --shard " + shard["index"].dump() + "/" +
-                                 shard["count"].dump() + " or choose another -o");
-      if (const std::size_t was = last.value("repeat", std::size_t{1}); was != opt.repeat)
-        throw std::runtime_error(dir.string() + " was run with --repeat " + std::to_string(was) + "; resume it with --repeat " +
-                                 std::to_string(was) + " or choose another -o");
-      if (last.value("config_digest", "") != c.digest)
-        std::cerr << "resume: note: the config differs from the one recorded in " << dir.string()
-                  << "; points are matched on experiment name and axis values\n";
-    }
-  }
+  const records_log log = records_to_resume(c, opt, dir, records_file);
 
   std::map<std::string, std::string> done;  // key -> status of its latest record
   for (const auto& r : log.points) done[record_key(r)] = r.value("status", "failed");
@@ -337,20 +386,7 @@ int run_experiments(const config& c, const run_options& opt) {
               << mine.size() - already << "\n";
 
   const std::size_t run_index = log.headers.size();
-  json header = {{"type", "header"},
-                 {"schema", kRecordsSchema},
-                 {"run", run_index},
-                 {"config_digest", c.digest},
-                 {"config", c.normalized},
-                 {"source", c.source},
-                 {"argv", opt.argv},
-                 {"require", opt.require},
-                 {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
-                 {"points_total", all.size()},
-                 {"points_in_shard", mine.size() / opt.repeat},
-                 {"started", utc_now()},
-                 {"environment", environment_json()}};
-  if (opt.repeat > 1) header["repeat"] = opt.repeat;
+  const json header = run_header(c, opt, run_index, all.size(), mine.size() / opt.repeat);
   std::vector<json> runs = log.headers;
   runs.push_back(header);
   records_writer writer(records_file);
@@ -457,23 +493,7 @@ int run_experiments(const config& c, const run_options& opt) {
   guard.reset();  // Ctrl-C during the plots is an ordinary interrupt again
   if (worker_error) std::rethrow_exception(worker_error);
 
-  const json res = results(false);
-  write_result_files(dir, res);
-  const json& counts = res["counts"];
-  std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
-            << " failed, " << counts["noisy"] << " noisy in " << clock_text(seconds_since(start)) << "; results in "
-            << dir.string() << "/{results.json,results.csv,report.md}\n";
-  int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
-  // Config-level reports (amax, and the verdict) need every point: a shard leaves them to the merge.
-  if (opt.shard_count > 1) {
-    if (!c.reports.empty())
-      std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
-  } else if (!amax::write_config_reports(c.reports, dir)) {
-    status = status ? status : 1;
-  }
-  if (opt.plots && !make_plots(dir)) status = status ? status : 1;
-  report::write_run_report(dir, res);  // after the reports and figures it shows
-  return status;
+  return finish_run(c, opt, dir, results(false), any_failed, seconds_since(start));
 }
 
 int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dirs, bool plots,
