@@ -456,22 +456,25 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 
 }  // namespace
 
-report compute(const inputs& in, const custom_data& custom, const cost_map& costs) {
-  report r;
-  r.dirs = in.dirs;
-  r.custom_file = custom.file;
-  r.custom_note = custom.note;
+namespace {
 
-  // Core clocks measured by `limits` records (the add-chain calibration), per CPU model.
-  std::map<std::string, std::pair<double, std::string>> cpu_clock;
+using clock_map = std::map<std::string, std::pair<double, std::string>>;
+
+// Core clocks measured by `limits` records (the add-chain calibration), per CPU model.
+clock_map measured_core_clocks(const inputs& in) {
+  clock_map cpu_clock;
   for (const auto& rec : in.records) {
     const json& p = rec.point;
     if (p.value("status", "") != "ok" || p.value("kind", "") != "limits") continue;
     const double hz = number_at(p.value("context", json::object()), "core_hz");
     if (hz > 0) cpu_clock[cpu_model(rec.header)] = {hz, rec.where};
   }
+  return cpu_clock;
+}
 
-  // The fastest single-stream figure per hash and device.
+// The fastest single-stream figure per hash and device, measured (`hash` records in mode
+// chain, `limits` records); throws when the records hold none.
+std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const inputs& in, const clock_map& cpu_clock) {
   std::map<std::pair<std::string, std::string>, row> best;
   std::size_t used = 0;
   for (const auto& rec : in.records) {
@@ -545,8 +548,13 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
                              " point records (" + std::to_string(ok) +
                              " ok), none an ok `hash` record in mode chain or an ok `limits` record");
   }
+  return best;
+}
 
-  // Costs of off-the-shelf devices: an exact name, else a part of exactly one name.
+// Costs of off-the-shelf devices (--cost NAME=USD): an exact name, else a part of exactly
+// one name.
+std::map<std::string, std::pair<double, std::string>> device_costs(
+    const std::map<std::pair<std::string, std::string>, row>& best, const cost_map& costs) {
   std::set<std::string> devices;
   for (const auto& [k, x] : best) devices.insert(x.device);
   std::map<std::string, std::pair<double, std::string>> device_cost;
@@ -566,6 +574,76 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
                                join(hits, "; ") + "): give more of the name");
     device_cost[hits.front()] = {usd, "given with --cost " + name + "=" + fmt(usd)};
   }
+  return device_cost;
+}
+
+// Entry i of the custom-hardware data as a row of its hash's table, its Amax against the
+// best off-the-shelf single stream.
+row custom_row(const custom_data& custom, std::size_t i, const std::optional<double>& best_gb_per_s) {
+  const custom_entry& e = custom.entries[i];
+  row x;
+  x.hash = e.hash;
+  x.custom = true;
+  x.kind = e.kind;
+  x.device = e.device;
+  x.implementation = e.design;
+  x.cycles_per_byte = e.cycles_per_block / static_cast<double>(e.block_bytes);
+  x.clock_hz = e.clock_mhz * 1e6;
+  x.gb_per_s = static_cast<double>(e.block_bytes) * x.clock_hz / e.cycles_per_block / 1e9;
+  x.ns_per_block = e.cycles_per_block / e.clock_mhz * 1e3;
+  if (e.derivation) {
+    const derivation_spec& d = *e.derivation;
+    const custom_entry& base = custom.entries[d.from];
+    x.source = {"derived", d.text + "; base " + d.from_pointer + ": " + base.source + "; model: " + d.source};
+    x.clock_source = d.basis_status == "assumed"
+                         ? provenance{"assumed", "derived from the assumed figures of " + d.from_pointer + ": " +
+                                                     d.basis_reason}
+                         : provenance{"derived", "register overhead " + fmt(d.register_overhead * 100, "%.3g") +
+                                                     "% of the base period, see the derivation"};
+  } else {
+    x.source = e.status == "quoted" ? provenance{"quoted", e.source}
+                                    : provenance{"assumed", e.reason + "; based on " + e.source};
+    x.clock_source = e.clock_status == "quoted"
+                         ? provenance{"quoted", e.source}
+                         : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
+  }
+  if (e.cost_usd) {
+    x.cost_usd = e.cost_usd;
+    x.cost_source = std::string(e.status == "quoted" ? "quoted" : "assumed") + " (" + e.where + ")";
+  }
+  if (best_gb_per_s) x.amax = x.gb_per_s / *best_gb_per_s;
+  x.note = e.note;
+  x.architecture = e.architecture;
+  if (e.architecture.type == "pipelined") x.independent_gb_per_s = *e.architecture.factor * x.gb_per_s;
+  if (e.area) {
+    x.area = e.area;
+    // Each row in its own unit: LUTs, slices and square millimetres do not convert.
+    const bool silicon = e.area->unit == "um2" || e.area->unit == "mm2";
+    const double per = e.area->unit == "um2" ? e.area->value / 1e6 : silicon ? e.area->value : e.area->value / 1e3;
+    x.area_per = silicon ? "mm2" : "1000 " + e.area->unit;
+    x.gb_per_s_per_area = x.gb_per_s / per;
+  }
+  if (e.power) {
+    x.power = e.power;
+    x.gb_per_s_per_watt = x.gb_per_s / e.power->value;
+  }
+  x.status = worse(worse(x.source.status, x.clock_source.status),
+                   e.derivation ? e.derivation->basis_status : std::string("quoted"));
+  return x;
+}
+
+}  // namespace
+
+report compute(const inputs& in, const custom_data& custom, const cost_map& costs) {
+  report r;
+  r.dirs = in.dirs;
+  r.custom_file = custom.file;
+  r.custom_note = custom.note;
+
+  const clock_map cpu_clock = measured_core_clocks(in);
+
+  std::map<std::pair<std::string, std::string>, row> best = fastest_single_streams(in, cpu_clock);
+  const auto device_cost = device_costs(best, costs);
 
   for (const auto& h : hash_names()) {
     hash_table t;
@@ -588,54 +666,7 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
     for (std::size_t i = 0; i < custom.entries.size(); ++i) {
       const custom_entry& e = custom.entries[i];
       if (e.hash != h) continue;
-      row x;
-      x.hash = h;
-      x.custom = true;
-      x.kind = e.kind;
-      x.device = e.device;
-      x.implementation = e.design;
-      x.cycles_per_byte = e.cycles_per_block / static_cast<double>(e.block_bytes);
-      x.clock_hz = e.clock_mhz * 1e6;
-      x.gb_per_s = static_cast<double>(e.block_bytes) * x.clock_hz / e.cycles_per_block / 1e9;
-      x.ns_per_block = e.cycles_per_block / e.clock_mhz * 1e3;
-      if (e.derivation) {
-        const derivation_spec& d = *e.derivation;
-        const custom_entry& base = custom.entries[d.from];
-        x.source = {"derived", d.text + "; base " + d.from_pointer + ": " + base.source + "; model: " + d.source};
-        x.clock_source = d.basis_status == "assumed"
-                             ? provenance{"assumed", "derived from the assumed figures of " + d.from_pointer + ": " +
-                                                         d.basis_reason}
-                             : provenance{"derived", "register overhead " + fmt(d.register_overhead * 100, "%.3g") +
-                                                         "% of the base period, see the derivation"};
-      } else {
-        x.source = e.status == "quoted" ? provenance{"quoted", e.source}
-                                        : provenance{"assumed", e.reason + "; based on " + e.source};
-        x.clock_source = e.clock_status == "quoted"
-                             ? provenance{"quoted", e.source}
-                             : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
-      }
-      if (e.cost_usd) {
-        x.cost_usd = e.cost_usd;
-        x.cost_source = std::string(e.status == "quoted" ? "quoted" : "assumed") + " (" + e.where + ")";
-      }
-      if (t.best_gb_per_s) x.amax = x.gb_per_s / *t.best_gb_per_s;
-      x.note = e.note;
-      x.architecture = e.architecture;
-      if (e.architecture.type == "pipelined") x.independent_gb_per_s = *e.architecture.factor * x.gb_per_s;
-      if (e.area) {
-        x.area = e.area;
-        // Each row in its own unit: LUTs, slices and square millimetres do not convert.
-        const bool silicon = e.area->unit == "um2" || e.area->unit == "mm2";
-        const double per = e.area->unit == "um2" ? e.area->value / 1e6 : silicon ? e.area->value : e.area->value / 1e3;
-        x.area_per = silicon ? "mm2" : "1000 " + e.area->unit;
-        x.gb_per_s_per_area = x.gb_per_s / per;
-      }
-      if (e.power) {
-        x.power = e.power;
-        x.gb_per_s_per_watt = x.gb_per_s / e.power->value;
-      }
-      x.status = worse(worse(x.source.status, x.clock_source.status),
-                       e.derivation ? e.derivation->basis_status : std::string("quoted"));
+      row x = custom_row(custom, i, t.best_gb_per_s);
       customs.push_back(std::move(x));
     }
     std::stable_sort(customs.begin(), customs.end(), [](const row& a, const row& b) { return a.gb_per_s > b.gb_per_s; });
