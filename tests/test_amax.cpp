@@ -723,6 +723,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   zig["context"] = {{"scheme", "zigzag/blake2s"}, {"layer_groups_ns_per_node", {{"forward", 500.0}, {"reverse", 550.0}}}};
   zig["axes"]["prefetch_distance"] = 4;
   core_point["rates"]["cycles_per_byte_core"] = 3.5;  // preferred over TSC ticks
+  core_point["context"]["core_hz"] = 3e9;             // the clock of the sequential floor's cycles
   json multi = hash_point("sha256", "avx2-x8", "chain", 10, 64);
   multi["context"]["lanes"] = 8;  // a lane of a multi-buffer engine: not a single stream
   std::string s;
@@ -746,6 +747,8 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   // SHA-256: quoted 3, recomputed 7.5 / 2.5 = 3; best here 2 GB/s (shani), 0.5 without SHA-NI: 7.5 / 2 = 3.75.
   CHECK_THAT(md, Catch::Contains("| sha256 | 2.5 | 7.5 | 3 | 3 | 2 | 0.5 | not measured | 3.75 |"));
   CHECK_THAT(md, Catch::Contains("| blake2b | 1.7 | 20.8 | 12.5 | 12.2 |"));
+  // The sequential floor: shani's 32 ns per compression x 20 (19) blocks, cycles at 3 GHz.
+  CHECK_THAT(md, Catch::Contains("| Test CPU 9000 | shani | 32 | 3 | 640 (1920) | 608 (1824) | measured ("));
   CHECK_THAT(md, Catch::Contains("| portable | 8MiB | 1 thread | 100 | 60 | 40.0% |"));
   CHECK_THAT(md, Catch::Contains("| step-prefetch-zigzag-blake2s (prefetch 4) | zigzag/blake2s | 500 | 550 | 1.100 |"));
   CHECK_THAT(md, Catch::Contains("LLC misses that occur in the reverse direction only"));

@@ -14,6 +14,7 @@
 #include "backends/device_class.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/file_io.hpp"
+#include "poreplab/stats.hpp"
 #include "records/records.hpp"
 #include "util/text.hpp"
 
@@ -53,11 +54,16 @@ const json& array_at(const json& o, const std::string& key, const std::string& s
   return o.at(key);
 }
 
+// The CPU a record ran on: its model, with the microarchitecture its CPUID names where the
+// record carries it (two AMD EPYC kinds read alike by model).
 std::string cpu_of(const amax::input_record& r) {
   const json env = r.header.value("environment", json::object());
   const json cpu = env.value("cpu", json::object());
   const json m = cpu.value("model", json());
-  return m.is_string() ? m.get<std::string>() : "this CPU";
+  std::string name = m.is_string() ? m.get<std::string>() : "this CPU";
+  const json arch = cpu.value("microarchitecture", json());
+  if (arch.is_string() && !arch.get<std::string>().empty()) name += " (" + arch.get<std::string>() + ")";
+  return name;
 }
 
 bool ok_point(const json& p, const char* kind) { return p.value("kind", "") == kind && p.value("status", "") == "ok"; }
@@ -140,6 +146,54 @@ void compute_section(const json& data, const amax::inputs& in, std::ostringstrea
         "rounded: their own GB/s imply 0.32 c/B (BLAKE2s) and 0.192 c/B (BLAKE2b).\n\n";
 }
 
+// Median core clock per CPU: the add-chain calibration that label and limits records carry.
+std::map<std::string, double> core_clocks(const amax::inputs& in) {
+  std::map<std::string, std::vector<double>> seen;
+  for (const auto& r : in.records) {
+    const json& p = r.point;
+    if (p.value("status", "") != "ok") continue;
+    const double hz = p.value("context", json::object()).value("core_hz", 0.0);
+    if (hz > 0) seen[cpu_of(r)].push_back(hz);
+  }
+  std::map<std::string, double> out;
+  for (auto& [cpu, v] : seen) out[cpu] = median(v);
+  return out;
+}
+
+// SDR's sequential floor of one node per measured CPU: 20 (or, with the header block
+// compressed ahead, 19) dependent compressions on its fastest one-lane SHA-256 chain.
+void floor_section(const amax::inputs& in, std::ostringstream& md) {
+  std::map<std::string, const stream*> fastest;
+  const auto measured = streams(in);
+  for (const auto& s : measured)
+    if (s.hash == "sha256" && !s.gpu && (!fastest.count(s.device) || fastest[s.device]->gb_per_s < s.gb_per_s))
+      fastest[s.device] = &s;
+  if (fastest.empty()) return;
+  const auto clocks = core_clocks(in);
+  md << "### SDR's sequential floor per measured CPU\n\n"
+     << "One node's label is 20 dependent SHA-256 compressions, 19 when its parent-free header block is compressed "
+        "ahead (the cpu labeler's `header_ahead`). Measured: each CPU's fastest one-lane chain (`hash` points, mode "
+        "chain); cycles at the core clock its records measured (add-chain calibration), where they carry one. What an "
+        "adversary's custom chain is set against (the Amax above) is this floor, per CPU kind.\n\n"
+     << "| CPU | engine | ns per compression | core GHz | 20-block floor: ns (cycles) per node | 19-block floor: ns "
+        "(cycles) per node | figure |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  for (const auto& [cpu, s] : fastest) {
+    const double ns = 64.0 / s->gb_per_s;  // one 64-byte block per compression
+    const auto it = clocks.find(cpu);
+    const double ghz = it != clocks.end() ? it->second / 1e9 : 0;
+    auto floor = [&](int blocks) {
+      std::string t = format_number(blocks * ns, 4);
+      if (ghz > 0) t += " (" + format_number(blocks * ns * ghz, 4) + ")";
+      return t;
+    };
+    md << "| " << cpu << " | " << s->engine << " | " << format_number(ns, 4) << " | "
+       << (ghz > 0 ? format_number(ghz, 3) : std::string("not measured")) << " | " << floor(20) << " | " << floor(19)
+       << " | measured (" << s->where << ") |\n";
+  }
+  md << "\n";
+}
+
 void amax_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
   md << "### Amax\n\n"
      << "Quoted: the report's table. *From rows*: the best custom over the best off-the-shelf GB/s of the compute "
@@ -180,6 +234,7 @@ void amax_section(const json& data, const amax::inputs& in, std::ostringstream& 
         "0.192 c/B = 20.83 GB/s over 5000 MHz / 3 c/B = 1.667 GB/s) give 12.5, so the printed Amax was computed "
         "before rounding. The SHA-256 Amax (3) takes the Ryzen SHA-NI row as off-the-shelf; against the AVX2 (no "
         "SHA-NI) row it would be 7.5 / 0.7 = 10.7.\n\n";
+  floor_section(in, md);
 }
 
 struct step_cell {
