@@ -38,7 +38,7 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
     for (const auto* k : knobs_of(backend)) out.insert(k->name);
     return out;
   };
-  CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "pin_threads", "prefetch_distance", "prefetch_level",
+  CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "prefetch_distance", "prefetch_level",
                                                "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse", "header_ahead",
                                                "producer", "ring_depth", "placement"});
   CHECK(read_by("cuda").count("device") == 1);
@@ -112,7 +112,7 @@ TEST_CASE("backend settings are typed and checked against their knob", "[backend
 TEST_CASE("the cpu knobs reach the labeler, the gpu knobs reach cuda-emu", "[backends]") {
   // Every setting labels the same; a refused one is refused by the backend it reaches.
   backend_settings cpu;
-  cpu.set("threads", 1).set("pin_threads", 0).set("prefetch_distance", 0).set("engine", "portable");
+  cpu.set("threads", 1).set("placement", "none").set("prefetch_distance", 0).set("engine", "portable");
   const auto* e = find_backend("cpu").floor_engine(sdr::kFilecoinScheme, 1, cpu);
   REQUIRE(e != nullptr);
   CHECK(std::string(e->name) == "portable");
@@ -193,6 +193,17 @@ TEST_CASE("every knob is a flag of bench label, seal, unseal and vector verify",
       std::replace(flag.begin(), flag.end(), '_', '-');
       INFO(cmd << " " << flag);
       CHECK(help.out.find(flag) != std::string::npos);
+    }
+  }
+  // PC2's commands list the knobs that act on PC2's hasher, not the labeling switches.
+  for (const char* cmd : {"bench pc2", "pc2"}) {
+    const auto help = poreplab::test::run_poreplab(std::string(cmd) + " --help", dir);
+    CHECK(help.status == 0);
+    for (const auto& k : backend_knobs()) {
+      std::string flag = "--" + k.name + " ";
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      INFO(cmd << " " << flag);
+      CHECK((help.out.find(flag) != std::string::npos) == ((k.works & work_pc2) != 0));
     }
   }
   auto bad = poreplab::test::run_poreplab("bench label --backend cuda-emu --launch-nodes -1", dir);

@@ -83,7 +83,7 @@ TEST_CASE("placement: spread, siblings, cores on synthetic topologies", "[topolo
   CHECK(place(P::cores, split, {0, 2, 9}) == std::vector<int>{0, 9});
 }
 
-TEST_CASE("placement knob: typed, one-line errors, pin_threads 0 is none", "[topology][backends]") {
+TEST_CASE("placement knob: typed, one-line errors, the retired pin_threads names it", "[topology][backends]") {
   backend_settings k;
   try {
     k.set("placement", "diagonal");
@@ -98,7 +98,10 @@ TEST_CASE("placement knob: typed, one-line errors, pin_threads 0 is none", "[top
   CHECK(cpu_thread_placement(k) == thread_placement::compact);
   k.set("placement", "spread");
   CHECK(cpu_thread_placement(k) == thread_placement::spread);
-  k.set("pin_threads", 0);
+  CHECK_THROWS_WITH(k.set("pin_threads", 0),
+                    "backend option 'pin_threads' is now placement: pin_threads 0 is placement none, 1 is placement "
+                    "compact (the default)");
+  k.set("placement", "none");
   CHECK(cpu_thread_placement(k) == thread_placement::none);
   // siblings without SMT siblings in the mask is unavailable, as producer sibling is.
   backend_settings sib;

@@ -45,14 +45,18 @@ backend_knob count_knob(std::string name, std::uint64_t fallback, std::uint64_t 
 const std::string kReference = "reference", kCpu = "cpu", kCudaEmu = "cuda-emu", kCuda = "cuda";
 const std::vector<std::string> kGpu = {kCuda, kCudaEmu};
 
+backend_knob also_pc2(backend_knob k) {
+  k.works |= work_pc2;
+  return k;
+}
+
 }  // namespace
 
 const std::vector<backend_knob>& backend_knobs() {
   static const std::vector<backend_knob> knobs = {
       text_knob("engine", "auto", engine_choices, {kCpu},
                 "engine of the point's hash; auto = the best for the sector count"),
-      count_knob("threads", 0, 0, 4096, {kReference, kCpu, kCudaEmu}, "host threads (OpenMP); 0 = all"),
-      count_knob("pin_threads", 1, 0, 1, {kCpu}, "0 = pin no thread (placement none); 1 = pin as placement says"),
+      also_pc2(count_knob("threads", 0, 0, 4096, {kReference, kCpu, kCudaEmu}, "host threads (OpenMP); 0 = all")),
       text_knob("placement", "compact", [] { return cpu::kThreadPlacements.names(); }, {kCpu},
                 "where labeling threads are pinned: compact (thread i on the i-th CPU of the affinity mask), spread "
                 "(one per core before any SMT sibling), siblings (both SMT threads of a core before the next core), "
@@ -91,7 +95,7 @@ const std::vector<backend_knob>& backend_knobs() {
                  "stream the parent table in chunks of this many nodes; 0 = the memory planner decides"),
       count_knob("launch_nodes", 0, 0, std::uint64_t{1} << 40, kGpu,
                  "most nodes per label launch; 0 = sized by the device's occupancy (cuda) or unbounded (cuda-emu)"),
-      count_knob("device", 0, 0, 63, {kCuda}, "CUDA device index"),
+      also_pc2(count_knob("device", 0, 0, 63, {kCuda}, "CUDA device index")),
   };
   return knobs;
 }
@@ -109,7 +113,20 @@ std::vector<const backend_knob*> knobs_of(std::string_view backend) {
   return out;
 }
 
+namespace {
+
+// Knobs folded into another: a config or flag that still names one gets the knob to use.
+struct retired_knob {
+  std::string_view name, instead;
+};
+constexpr retired_knob kRetiredKnobs[] = {
+    {"pin_threads", "placement: pin_threads 0 is placement none, 1 is placement compact (the default)"}};
+
+}  // namespace
+
 backend_settings& backend_settings::set(std::string_view name, const json& v) {
+  for (const auto& r : kRetiredKnobs)
+    if (r.name == name) throw std::invalid_argument("backend option '" + std::string(name) + "' is now " + std::string(r.instead));
   const backend_knob* k = find_knob(name);
   std::vector<std::string> names;
   for (const auto& x : backend_knobs()) names.push_back(x.name);
@@ -255,14 +272,13 @@ std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_
 }
 
 cpu::thread_placement cpu_thread_placement(const backend_settings& o) {
-  return o.count("pin_threads") == 0 ? cpu::thread_placement::none : cpu::kThreadPlacements.parse(o.text("placement"));
+  return cpu::kThreadPlacements.parse(o.text("placement"));
 }
 
 cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
   cpu::labeler_options l;
   l.engine = o.text("engine");
   l.threads = static_cast<int>(o.count("threads"));
-  l.pin_threads = o.count("pin_threads") != 0;
   l.prefetch_distance = o.count("prefetch_distance");
   l.prefetch_to = cpu::kPrefetchLevels.parse(o.text("prefetch_level"));
   l.assembly = cpu::kMessageAssemblies.parse(o.text("assembly"));

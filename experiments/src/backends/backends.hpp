@@ -23,6 +23,9 @@ namespace poreplab {
 
 enum class knob_type { text, count };
 
+// The work a knob acts on, as bits: every knob acts on labeling; a few on PC2's hasher too.
+enum knob_work : unsigned { work_labeling = 1, work_pc2 = 2 };
+
 // One setting read by one or more backends.
 struct backend_knob {
   std::string name;  // the config axis; the flag is --name with '_' as '-'
@@ -32,6 +35,7 @@ struct backend_knob {
   std::function<std::vector<std::string>()> choices;  // text knobs: the accepted values
   std::vector<std::string> backends;  // who reads it
   std::string help;
+  unsigned works = work_labeling;  // knob_work bits
 };
 const std::vector<backend_knob>& backend_knobs();
 const backend_knob* find_knob(std::string_view name);  // nullptr when none
@@ -75,7 +79,7 @@ std::vector<std::string> backend_names();
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt = {});
 // The cpu backend's options from its knobs.
 cpu::labeler_options cpu_labeler_options(const backend_settings& o);
-// Its thread placement (topology.hpp): the placement knob, or none where pin_threads is 0.
+// Its thread placement (topology.hpp): the placement knob.
 cpu::thread_placement cpu_thread_placement(const backend_settings& o);
 
 }  // namespace poreplab

@@ -41,7 +41,7 @@ bool parse_count(const std::string& s, std::uint64_t& out) {
 }  // namespace
 
 std::function<void()> add_backend_flags(CLI::App* cmd, std::shared_ptr<backend_settings> into,
-                                        const std::vector<std::string>& backends) {
+                                        const std::vector<std::string>& backends, knob_work work) {
   struct given {
     const backend_knob* knob;
     std::shared_ptr<std::string> text;
@@ -49,7 +49,7 @@ std::function<void()> add_backend_flags(CLI::App* cmd, std::shared_ptr<backend_s
   };
   auto flags = std::make_shared<std::vector<given>>();
   for (const auto& k : backend_knobs()) {
-    if (!read_by(k, backends)) continue;
+    if (!read_by(k, backends) || (k.works & work) == 0) continue;
     auto text = std::make_shared<std::string>(k.fallback.is_string() ? k.fallback.get<std::string>() : k.fallback.dump());
     auto* o = cmd->add_option(flag_of(k.name), *text, k.help + " (" + join(k.backends) + ")")->capture_default_str();
     flags->push_back({&k, text, o});

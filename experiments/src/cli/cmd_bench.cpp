@@ -25,7 +25,8 @@ namespace poreplab::cli {
 CLI::App* bench_group(CLI::App& app) {
   const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "bench"; });
   if (!found.empty()) return found.front();
-  auto* bench = app.add_subcommand("bench", "Benchmarks: hash engines, labeling");
+  auto* bench = app.add_subcommand(
+      "bench", "Benchmarks: hash engines, instruction latencies, labeling (in memory, on disk), its profile, reads per node, the disk, PC2");
   bench->require_subcommand(1);
   return bench;
 }

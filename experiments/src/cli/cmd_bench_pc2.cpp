@@ -31,7 +31,7 @@ void add_bench_pc2_command(CLI::App& app) {
                   "column hashes and tree nodes recomputed with the plain permutation after the runs")
       ->capture_default_str();
   auto knobs = std::make_shared<backend_settings>();
-  const auto apply_knobs = add_backend_flags(cmd, knobs);
+  const auto apply_knobs = add_backend_flags(cmd, knobs, {}, work_pc2);
   cmd->add_flag("--json", *json, "one JSON object");
   cmd->callback([opt, size, json, knobs, apply_knobs] {
     apply_knobs();

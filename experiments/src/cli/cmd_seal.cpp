@@ -162,7 +162,7 @@ void add_seal_commands(CLI::App& app) {
   pc2->add_option("--sealed", po->sealed, "directory written by poreplab seal")->required();
   pc2->add_option("--backend", po->backend, "backend whose Poseidon runs it")->capture_default_str();
   auto pc2_knobs = std::make_shared<backend_settings>();
-  const auto apply_pc2_knobs = add_backend_flags(pc2, pc2_knobs);
+  const auto apply_pc2_knobs = add_backend_flags(pc2, pc2_knobs, {}, work_pc2);
   pc2->add_option("--progress-interval", po->progress_interval, "seconds between progress lines on stderr (0: none)")
       ->capture_default_str();
   pc2->add_flag("--force", po->force, "compute PC2 again where seal.json already records it, replacing its tree files");
