@@ -204,7 +204,7 @@ TEST_CASE("bench pc2 and the runner's pc2 kind on cuda-emu: verified, the same c
   "schema": "poreplab-experiments/1",
   "experiments": [
     {"name": "p", "kind": "pc2", "warmup": 0, "samples": 1,
-     "axes": {"backend": ["cpu", "cuda-emu"], "sector_size": ["2KiB"], "layers": [2, 11], "window": [64]}}
+     "axes": {"backend": ["cpu", "cuda-emu"], "sector_size": ["2KiB"], "layers": [2, 11], "window_nodes": [64]}}
   ]
 })");
   const auto run = test::run_poreplab("run " + test::shell_quote((tmp / "pc2.json").string()) + " -o " +

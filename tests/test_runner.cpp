@@ -155,6 +155,10 @@ TEST_CASE("runner config: an empty axis", "[runner]") {
 TEST_CASE("runner config: an unknown axis, a duplicate value or name", "[runner]") {
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "axes": {"sector_size": ["2KiB"]}})"))
             .find("/experiments/0/axes/sector_size: unknown axis \"sector_size\" for kind hash") != std::string::npos);
+  // An axis renamed since configs were written names its new name.
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window": [64]}})"))
+            .find("/experiments/0/axes/window: axis \"window\" of kind pc2 is now \"window_nodes\" (same values)") !=
+        std::string::npos);
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": [1, 2, 1]}})"))
             .find("/experiments/0/axes/sectors/2: duplicate value 1") != std::string::npos);
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash"}, {"name": "a", "kind": "label"})"))

@@ -507,7 +507,7 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   test::temp_dir s("verdict-pc2");
   auto pc2 = [](std::uint64_t size, std::uint32_t layers, double ns, std::uint64_t window) {
     json axes = {{"backend", "cpu"}, {"sector_size", size}, {"layers", layers}, {"threads", 0}};
-    if (window != 0) axes["window"] = window;
+    if (window != 0) axes["window_nodes"] = window;
     return json{{"type", "point"}, {"run", 0},         {"experiment", "pc2"},
                 {"kind", "pc2"},   {"axes", axes},     {"status", "ok"},
                 {"stats", {{"median", ns}, {"n", 1}}}, {"context", {{"multiplies_per_node", 1200}}}};

@@ -146,6 +146,8 @@ struct validator : json_checker<config_error> {
     std::vector<std::string> names;
     for (const auto& ax : ks->axes) names.push_back(ax.name);
     for (const auto& [k, v] : axes.items()) {
+      for (const auto& [was, now] : ks->renamed_axes)
+        if (k == was) fail(child(aptr, k), "axis \"" + was + "\" of kind " + kind + " is now \"" + now + "\" (same values)");
       if (std::find(names.begin(), names.end(), k) == names.end())
         fail(child(aptr, k), "unknown axis \"" + k + "\" for kind " + kind + " (axes: " + join(names) + ")");
     }
@@ -384,6 +386,9 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
       const kind_spec* ks = find_kind(e["kind"].get<std::string>());
       const auto ax = std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& a) { return a.name == target; });
       if (ax == ks->axes.end()) {
+        for (const auto& [was, now] : ks->renamed_axes)
+          if (target == was)
+            throw config_error("--set " + s + ": axis \"" + was + "\" of kind " + ks->name + " is now \"" + now + "\"");
         if (!only.empty())
           throw config_error("--set " + s + ": experiment " + only + " (kind " + ks->name + ") has no axis \"" +
                              target + "\"");

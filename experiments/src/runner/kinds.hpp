@@ -92,6 +92,9 @@ struct kind_spec {
   // Derived rates (labels/s, GB/s, cycles/byte, efficiency...) from the point's axes, the
   // measurement context and the median sample.
   std::function<nlohmann::json(const nlohmann::json& axes, const nlohmann::json& context, double median)> rates;
+  // Axes renamed since configs were written: {old, new}; a config naming the old one gets
+  // a one-line error naming the new one.
+  std::vector<std::pair<std::string, std::string>> renamed_axes;
 };
 
 // Every kind, in the order `poreplab run --help` and the docs list them.

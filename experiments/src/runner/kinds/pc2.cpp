@@ -11,7 +11,8 @@ using nlohmann::json;
 namespace {
 
 std::uint64_t window_of(const json& axes) {
-  return axes.contains("window") && axes["window"].is_number_unsigned() ? axes["window"].get<std::uint64_t>() : 0;
+  return axes.contains("window_nodes") && axes["window_nodes"].is_number_unsigned() ? axes["window_nodes"].get<std::uint64_t>()
+                                                                                   : 0;
 }
 
 std::string unavailable(const json& axes) {
@@ -76,7 +77,8 @@ kind_spec pc2_kind() {
   k.name = "pc2";
   k.help = "PC2 (tree_c over the columns, tree_r_last, comm_r: Poseidon) over generated labels, sample-verified";
   k.axes = labeling_axes(false);
-  axis_spec window = count_axis("window", 0, 0, std::uint64_t{1} << 36,
+  // The label kind's name for a node window: one name across kinds, records and readers.
+  axis_spec window = count_axis("window_nodes", 0, 0, std::uint64_t{1} << 36,
                                 "nodes hashed (a power of 8): their columns and one tree, standing for the sector's "
                                 "per-node work; 0 = the whole sector");
   window.optional = true;
@@ -84,6 +86,7 @@ kind_spec pc2_kind() {
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;
+  k.renamed_axes = {{"window", "window_nodes"}};
   return k;
 }
 
