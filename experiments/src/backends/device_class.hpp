@@ -19,8 +19,8 @@ enum class device_class {
   gpu,           // a GPU
 };
 inline constexpr name_table kDeviceClasses{
-    "device class", std::array{named{device_class::oracle, "oracle"}, named{device_class::host_cpu, "host-cpu"},
-                               named{device_class::gpu_emulated, "gpu-emulated"}, named{device_class::gpu, "gpu"}}};
+    "device class", std::array{named<device_class>{device_class::oracle, "oracle"}, named<device_class>{device_class::host_cpu, "host-cpu"},
+                               named<device_class>{device_class::gpu_emulated, "gpu-emulated"}, named<device_class>{device_class::gpu, "gpu"}}};
 
 // The class of the backend of this name; nullopt for a name this build does not know (a
 // record written by another build is read, not refused).

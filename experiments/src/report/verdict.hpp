@@ -50,10 +50,10 @@ enum class device_kind {
 };
 inline constexpr name_table kDeviceKinds{
     "device kind",
-    std::array{named{device_kind::cpu_core, "cpu-core"}, named{device_kind::cpu, "cpu"},
-               named{device_kind::cpu_no_sha_ni_core, "cpu-no-sha-ni-core"},
-               named{device_kind::cpu_no_sha_ni, "cpu-no-sha-ni"}, named{device_kind::gpu, "gpu"},
-               named{device_kind::gpu_emulated, "gpu-emulated"}, named{device_kind::gpu_model, "gpu-model"}}};
+    std::array{named<device_kind>{device_kind::cpu_core, "cpu-core"}, named<device_kind>{device_kind::cpu, "cpu"},
+               named<device_kind>{device_kind::cpu_no_sha_ni_core, "cpu-no-sha-ni-core"},
+               named<device_kind>{device_kind::cpu_no_sha_ni, "cpu-no-sha-ni"}, named<device_kind>{device_kind::gpu, "gpu"},
+               named<device_kind>{device_kind::gpu_emulated, "gpu-emulated"}, named<device_kind>{device_kind::gpu_model, "gpu-model"}}};
 constexpr bool is_cpu(device_kind k) { return k <= device_kind::cpu_no_sha_ni; }
 constexpr bool is_one_core(device_kind k) { return k == device_kind::cpu_core || k == device_kind::cpu_no_sha_ni_core; }
 // A GPU the verdict may judge: measured or modeled, never the emulation.

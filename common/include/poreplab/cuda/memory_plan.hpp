@@ -16,8 +16,8 @@ namespace poreplab::cuda {
 
 enum class parent_placement { resident, streamed, refused };
 inline constexpr name_table kParentPlacements{
-    "parent placement", std::array{named{parent_placement::resident, "resident"}, named{parent_placement::streamed, "streamed"},
-                                   named{parent_placement::refused, "refused"}}};
+    "parent placement", std::array{named<parent_placement>{parent_placement::resident, "resident"}, named<parent_placement>{parent_placement::streamed, "streamed"},
+                                   named<parent_placement>{parent_placement::refused, "refused"}}};
 inline const char* parent_placement_name(parent_placement p) { return kParentPlacements.name(p).data(); }
 
 struct memory_request {

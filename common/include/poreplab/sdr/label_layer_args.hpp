@@ -19,8 +19,8 @@ namespace poreplab::sdr {
 enum class sector_layout : std::uint8_t { sector_minor, sector_major };
 
 inline constexpr name_table kSectorLayouts{
-    "sector layout", std::array{named{sector_layout::sector_minor, "sector-minor"},
-                                named{sector_layout::sector_major, "sector-major"}}};
+    "sector layout", std::array{named<sector_layout>{sector_layout::sector_minor, "sector-minor"},
+                                named<sector_layout>{sector_layout::sector_major, "sector-major"}}};
 inline const char* sector_layout_name(sector_layout l) { return kSectorLayouts.name(l).data(); }
 inline sector_layout parse_sector_layout(std::string_view name) { return kSectorLayouts.parse(name); }
 

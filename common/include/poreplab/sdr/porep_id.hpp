@@ -46,8 +46,8 @@ inline graph::graph_params graph_params_of(const registered_proof& p) {
 bytes32 benchmark_porep_id(std::uint64_t sector_size);
 
 inline constexpr name_table kApiVersions{
-    "api_version", std::array{named{api_version::v1_0_0, "1.0.0"}, named{api_version::v1_1_0, "1.1.0"},
-                              named{api_version::v1_2_0, "1.2.0"}}};
+    "api_version", std::array{named<api_version>{api_version::v1_0_0, "1.0.0"}, named<api_version>{api_version::v1_1_0, "1.1.0"},
+                              named<api_version>{api_version::v1_2_0, "1.2.0"}}};
 // Throws std::invalid_argument for another text.
 inline api_version parse_api_version(std::string_view text) { return kApiVersions.parse(text); }
 inline std::string_view api_version_name(api_version v) { return kApiVersions.name(v); }

@@ -30,10 +30,10 @@ struct label_scheme {
 inline constexpr label_scheme kFilecoinScheme{};
 
 inline constexpr name_table kPorepVariants{
-    "PoRep variant", std::array{named{porep_variant::sdr, "sdr"}, named{porep_variant::zigzag, "zigzag"}}};
+    "PoRep variant", std::array{named<porep_variant>{porep_variant::sdr, "sdr"}, named<porep_variant>{porep_variant::zigzag, "zigzag"}}};
 inline constexpr name_table kLabelHashes{
-    "label hash", std::array{named{label_hash::sha256, "sha256"}, named{label_hash::blake2s, "blake2s"},
-                             named{label_hash::blake2b_256, "blake2b-256"}}};
+    "label hash", std::array{named<label_hash>{label_hash::sha256, "sha256"}, named<label_hash>{label_hash::blake2s, "blake2s"},
+                             named<label_hash>{label_hash::blake2b_256, "blake2b-256"}}};
 
 inline const char* variant_name(porep_variant v) { return kPorepVariants.name(v).data(); }
 inline const char* label_hash_name(label_hash h) { return kLabelHashes.name(h).data(); }
@@ -66,9 +66,9 @@ enum class kernel_variant : std::uint8_t {
 // What a user may ask for: a kernel or "auto".
 inline constexpr name_table kKernelChoices{
     "kernel variant",
-    std::array{named{kernel_variant::automatic, "auto"}, named{kernel_variant::standard, "standard"},
-               named{kernel_variant::vec16, "vec16"}, named{kernel_variant::rolled, "rolled"},
-               named{kernel_variant::staged, "staged"}, named{kernel_variant::split, "split"}}};
+    std::array{named<kernel_variant>{kernel_variant::automatic, "auto"}, named<kernel_variant>{kernel_variant::standard, "standard"},
+               named<kernel_variant>{kernel_variant::vec16, "vec16"}, named<kernel_variant>{kernel_variant::rolled, "rolled"},
+               named<kernel_variant>{kernel_variant::staged, "staged"}, named<kernel_variant>{kernel_variant::split, "split"}}};
 
 // The kernels, in enum order (automatic is a choice, not a kernel).
 inline const std::vector<std::string>& kernel_variant_names() {

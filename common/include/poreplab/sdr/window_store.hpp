@@ -19,8 +19,8 @@ enum class window_backing {
   mmap_file,  // a sparse file per layer, only the pages the window reads filled
 };
 inline constexpr name_table kWindowBackings{
-    "window backing", std::array{named{window_backing::automatic, "auto"}, named{window_backing::ram, "ram"},
-                                 named{window_backing::mmap_file, "mmap-file"}}};
+    "window backing", std::array{named<window_backing>{window_backing::automatic, "auto"}, named<window_backing>{window_backing::ram, "ram"},
+                                 named<window_backing>{window_backing::mmap_file, "mmap-file"}}};
 inline window_backing parse_window_backing(std::string_view s) { return kWindowBackings.parse(s); }
 inline const char* window_backing_name(window_backing b) { return kWindowBackings.name(b).data(); }
 

@@ -18,8 +18,8 @@ namespace poreplab::cpu {
 
 enum class engine_algo { sha256, blake2s, blake2b };
 inline constexpr name_table kEngineAlgos{
-    "hash algorithm", std::array{named{engine_algo::sha256, "sha256"}, named{engine_algo::blake2s, "blake2s"},
-                                 named{engine_algo::blake2b, "blake2b"}}};
+    "hash algorithm", std::array{named<engine_algo>{engine_algo::sha256, "sha256"}, named<engine_algo>{engine_algo::blake2s, "blake2s"},
+                                 named<engine_algo>{engine_algo::blake2b, "blake2b"}}};
 
 std::string_view engine_algo_name(engine_algo a);  // "sha256", "blake2s", "blake2b"
 // Throws std::invalid_argument listing the valid names.

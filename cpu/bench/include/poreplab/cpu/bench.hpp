@@ -25,7 +25,7 @@ namespace poreplab::cpu {
 
 enum class bench_mode { throughput, chain };
 inline constexpr name_table kBenchModes{
-    "bench mode", std::array{named{bench_mode::throughput, "throughput"}, named{bench_mode::chain, "chain"}}};
+    "bench mode", std::array{named<bench_mode>{bench_mode::throughput, "throughput"}, named<bench_mode>{bench_mode::chain, "chain"}}};
 inline std::string_view bench_mode_name(bench_mode m) { return kBenchModes.name(m); }
 inline bench_mode parse_bench_mode(std::string_view name) { return kBenchModes.parse(name); }
 
