@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/label.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/stats.hpp"
 #include "support.hpp"
 
@@ -148,7 +149,7 @@ TEST_CASE("measurement: bench_label pairs each sample with its own floor", "[mea
   CHECK(r.efficiency_spread == Approx(relative_spread(ratios)));
   CHECK(r.ns_lo <= r.ns_per_node_layer);
   CHECK(r.ns_per_node_layer <= r.ns_hi);
-  CHECK(r.stopped_by == "samples");
+  CHECK(r.stopped_by == stop_reason::samples);
   // The timing thread's share of each sample's wall time on a core; a sample below
   // kMinCpuShare (or whose floor was) is listed as preempted.
   REQUIRE(r.cpu_share.size() == 4);
@@ -182,7 +183,7 @@ TEST_CASE("measurement: the stopping rule says which limit ended the sampling", 
     label_bench_options o = tiny(1);
     o.target_ci = 0.99;
     const auto r = bench_label(o);
-    CHECK(r.stopped_by == "ci_target");
+    CHECK(r.stopped_by == stop_reason::ci_target);
     CHECK(r.pairs.size() >= kMinPairsForTarget);
     CHECK(r.efficiency_hi - r.efficiency_lo <= 2 * 0.99 * r.efficiency);
   }
@@ -191,7 +192,7 @@ TEST_CASE("measurement: the stopping rule says which limit ended the sampling", 
     o.target_ci = 1e-9;
     o.max_seconds = 0.4;
     const auto r = bench_label(o);
-    CHECK(r.stopped_by == "time_budget");
+    CHECK(r.stopped_by == stop_reason::time_budget);
     CHECK(r.pairs.size() >= 1);
     CHECK(r.pairs.size() < 100);
   }
@@ -199,7 +200,7 @@ TEST_CASE("measurement: the stopping rule says which limit ended the sampling", 
     label_bench_options o = tiny(1000);
     o.max_seconds = 0.3;
     const auto r = bench_label(o);
-    CHECK(r.stopped_by == "time_budget");
+    CHECK(r.stopped_by == stop_reason::time_budget);
     CHECK(r.pairs.size() < 1000);
   }
   SECTION("bad values are refused") {
@@ -235,4 +236,61 @@ TEST_CASE("measurement: bench label prints efficiency with its interval and keep
   const auto bad = test::run_poreplab("bench label --backend reference --target-ci 2", dir);
   CHECK(bad.status == 1);
   CHECK(bad.err.find("poreplab: error: target CI: 2 is not from 0 to 1") != std::string::npos);
+}
+
+// The one stopping rule every sampler uses (bench label, disk labeling, PC2, the hash
+// engines, the runner's budget), on its own.
+TEST_CASE("the stopping rule stops at the count, the interval target, the cap or the budget", "[measurement]") {
+  using clk = stopping_rule::clock;
+  const auto now = clk::now();
+  SECTION("a fixed count") {
+    stopping_rule rule{stopping_options{3}};
+    const std::vector<double> v{1, 2, 3};
+    CHECK_FALSE(rule.after(1, v, now));
+    CHECK_FALSE(rule.after(2, v, now));
+    CHECK(rule.after(3, v, now) == stop_reason::samples);
+  }
+  SECTION("an interval target is looked at from the least count on") {
+    stopping_rule rule{stopping_options{5, 0.01}};
+    const std::vector<double> flat(5, 2.0);
+    CHECK_FALSE(rule.after(4, flat, now));  // met, but fewer than the least
+    CHECK(rule.after(5, flat, now) == stop_reason::ci_target);
+  }
+  SECTION("an interval that stays wide runs to the cap") {
+    stopping_options o{2, 1e-6};
+    o.max_samples = 40;
+    stopping_rule rule{o};
+    std::vector<double> wide;
+    std::optional<stop_reason> why;
+    std::size_t n = 0;
+    while (!why) {
+      wide.push_back(n % 2 == 0 ? 1.0 : 3.0);
+      why = rule.after(++n, wide, clk::now());
+    }
+    CHECK(why == stop_reason::samples);
+    CHECK(n == 40);
+  }
+  SECTION("the budget stops before a sample that would overrun it, after at least one") {
+    stopping_rule rule{stopping_options{1000, 0, 1.0}, now - std::chrono::milliseconds(100)};
+    const std::vector<double> v{1};
+    CHECK_FALSE(rule.after(1, v, clk::now() - std::chrono::milliseconds(1)));
+    CHECK(rule.after(2, v, clk::now() - std::chrono::milliseconds(950)) == stop_reason::time_budget);
+  }
+  SECTION("sample_until counts what it took") {
+    stopping_rule rule{stopping_options{4}};
+    std::vector<double> taken;
+    CHECK(sample_until(rule, [&](std::size_t i) { taken.push_back(double(i)); },
+                       [&]() -> const std::vector<double>& { return taken; }) == stop_reason::samples);
+    CHECK(taken == std::vector<double>{0, 1, 2, 3});
+  }
+  SECTION("batches: what fits the time left") {
+    CHECK(stopping_rule{stopping_options{10}}.more_that_fit(1, 5.0) == 9);
+    const stopping_rule budget{stopping_options{10, 0, 1.0}, now - std::chrono::milliseconds(400)};
+    const std::size_t more = budget.more_that_fit(1, 0.1);  // under 0.6 s left
+    CHECK(more >= 3);
+    CHECK(more <= 5);
+    CHECK(budget.more_that_fit(1, 2.0) == 0);
+    CHECK(stopping_rule{stopping_options{3, 0, 100}}.more_that_fit(3, 0.1) == 0);
+  }
+  CHECK(kStopReasons.name(stop_reason::time_budget) == "time_budget");
 }

@@ -24,6 +24,7 @@
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/stats.hpp"
 
@@ -556,17 +557,21 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
         alone_samples.emplace(*alone, opt);
       }
       std::vector<double> pairs, thread_pairs;
-      for (int r = 0; r < opt.repetitions; ++r) {
-        s.sample(cc);
-        if (ossl_samples) {
-          ossl_samples->sample(cc);
-          pairs.push_back(ossl_samples->ns.back() / s.ns.back());
-        }
-        if (alone_samples) {
-          alone_samples->sample(cc);
-          thread_pairs.push_back(alone_samples->ns.back() / s.ns.back());
-        }
-      }
+      stopping_rule rule{stopping_options{static_cast<std::size_t>(opt.repetitions)}};
+      sample_until(
+          rule,
+          [&](std::size_t) {
+            s.sample(cc);
+            if (ossl_samples) {
+              ossl_samples->sample(cc);
+              pairs.push_back(ossl_samples->ns.back() / s.ns.back());
+            }
+            if (alone_samples) {
+              alone_samples->sample(cc);
+              thread_pairs.push_back(alone_samples->ns.back() / s.ns.back());
+            }
+          },
+          [&]() -> const std::vector<double>& { return s.ns; });
       hash_bench_row row = s.row(cc);
       row.algo = engine_algo_name(algo);
       row.engine = std::string(e->name);
@@ -587,7 +592,10 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
       warm_up(*ossl);
       if (!ossl_samples) {  // OpenSSL alone
         ossl_samples.emplace(*ossl, opt);
-        for (int r = 0; r < opt.repetitions; ++r) ossl_samples->sample(cc);
+        stopping_rule rule{stopping_options{static_cast<std::size_t>(opt.repetitions)}};
+        sample_until(
+            rule, [&](std::size_t) { ossl_samples->sample(cc); },
+            [&]() -> const std::vector<double>& { return ossl_samples->ns; });
       }
       hash_bench_row row = ossl_samples->row(cc);
       row.algo = engine_algo_name(algo);

@@ -110,19 +110,16 @@ disk_label_bench_result bench_disk_label(const disk_label_bench_options& in) {
   std::vector<cpu::disk_label_stats> runs;
   // One set of files for every sample: a window's pages are written once.
   const auto last = std::make_unique<cpu::disk_labeling>(job, opt.disk);
-  const auto t0 = std::chrono::steady_clock::now();
-  r.stopped_by = "samples";
-  for (std::uint32_t i = 0; i < opt.warmup + opt.samples; ++i) {
-    if (i > opt.warmup && opt.max_seconds > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= opt.max_seconds) {
-      r.stopped_by = "time_budget";
-      break;
-    }
-    const cpu::disk_label_stats st = last->run();
-    if (i < opt.warmup) continue;
-    runs.push_back(st);
-    r.samples_ns_per_node_layer.push_back(st.seconds * 1e9 / static_cast<double>(st.node_steps));
-  }
+  stopping_rule stop{stopping_options{opt.samples, 0, opt.max_seconds}};
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) last->run();
+  r.stopped_by = sample_until(
+      stop,
+      [&](std::size_t) {
+        const cpu::disk_label_stats st = last->run();
+        runs.push_back(st);
+        r.samples_ns_per_node_layer.push_back(st.seconds * 1e9 / static_cast<double>(st.node_steps));
+      },
+      [&]() -> const std::vector<double>& { return r.samples_ns_per_node_layer; });
   // The median sample's figures.
   std::vector<std::size_t> order(runs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -180,7 +177,7 @@ nlohmann::json to_json(const disk_label_bench_result& r) {
       {"ns_per_node_layer", r.ns_per_node_layer},
       {"labels_per_s", r.labels_per_s},
       {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
-      {"stopped_by", r.stopped_by},
+      {"stopped_by", kStopReasons.name(r.stopped_by)},
       {"layer_dir", r.options.disk.layer_dir.string()},
       {"cache_nodes", s.cache_nodes},
       {"lookahead", s.lookahead},

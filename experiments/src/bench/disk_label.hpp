@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poreplab/cpu/disk_labeler.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 
 namespace poreplab {
@@ -28,7 +29,7 @@ struct disk_label_bench_options {
   cpu::disk_label_options disk;     // directory, cache, lookahead, queue depth, engine, threads
   std::uint32_t warmup = 0;
   std::uint32_t samples = 3;
-  double max_seconds = 0;         // > 0: no new sample once this much time has passed
+  double max_seconds = 0;         // > 0: no sample that would end past this (stopping_rule)
   std::uint64_t verify_samples = 4096;
   double probe_seconds = 1;       // the disk's random-read rate at the queue depth; 0: not measured
 };
@@ -45,7 +46,7 @@ struct disk_label_bench_result {
   cpu::disk_label_stats stats;         // the median sample's
   storage::disk_description disk;
   storage::read_probe_result probe;    // probe.reads == 0: not measured
-  std::string stopped_by;              // "samples" | "time_budget"
+  stop_reason stopped_by = stop_reason::samples;
   bool verified = false;
   std::string verified_by;             // "full" | "sampled(K)"
   std::string verify_failure;

@@ -353,36 +353,6 @@ void take_sample(const bench_run& run, std::uint32_t i, label_bench_result& r, s
   }
 }
 
-// The stopping rule after n samples: the reason to stop, or "" to go on. The interval is
-// looked at again after every tenth more samples: bootstrapping after each of thousands
-// of short samples would cost more than the samples.
-struct stopping_rule {
-  const label_bench_options& opt;
-  std::uint32_t least;  // samples before the interval is looked at
-  double max_seconds;   // 0: no time budget
-  std::chrono::steady_clock::time_point start;
-  std::size_t checked_at = 0;
-
-  std::string after(std::size_t n, const std::vector<double>& watched, std::chrono::steady_clock::time_point pair_start) {
-    if (opt.target_ci > 0 && n >= least && (checked_at == 0 || n >= checked_at + std::max<std::size_t>(1, checked_at / 10))) {
-      checked_at = n;
-      const interval ci = bootstrap_median_interval(watched);
-      const double m = median(watched);
-      if (m > 0 && ci.half_width() <= opt.target_ci * m) return "ci_target";
-    } else if (opt.target_ci <= 0 && n >= opt.samples) {
-      return "samples";
-    }
-    if (n >= kMaxSamples) return "samples";
-    if (max_seconds > 0) {
-      const auto now = std::chrono::steady_clock::now();
-      const double elapsed = std::chrono::duration<double>(now - start).count();
-      const double last = std::chrono::duration<double>(now - pair_start).count();
-      if (elapsed + last > max_seconds) return "time_budget";
-    }
-    return {};
-  }
-};
-
 // Every sample checked: against the portable reference (the whole last layer, or the
 // window labeled again by the reference from the same store), or by its sampled nodes.
 void verify_samples(const bench_run& run, const sample_log& log, label_bench_result& r) {
@@ -514,18 +484,17 @@ label_bench_result bench_label(const label_bench_options& in) {
                      opt.knobs.count("header_ahead") != 0;
 
   if (run.placed != nullptr) r.placement = cpu::kThreadPlacements.name(run.placed->placement());
-  stopping_rule stop{opt, opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples,
-                     opt.max_seconds > 0 ? opt.max_seconds : opt.target_ci > 0 ? kDefaultTargetSeconds : 0,
-                     std::chrono::steady_clock::now()};
+  stopping_rule stop{stopping_options{opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples,
+                                      opt.target_ci,
+                                      opt.max_seconds > 0 ? opt.max_seconds : opt.target_ci > 0 ? kDefaultTargetSeconds : 0,
+                                      kMaxSamples}};
   for (std::uint32_t i = 0; i < opt.warmup; ++i) be->label(job, *store);
   if (engine != nullptr && opt.warmup > 0) run.floor_ns();
 
   sample_log log;
-  for (std::uint32_t i = 0; r.stopped_by.empty(); ++i) {
-    const auto pair_start = std::chrono::steady_clock::now();
-    take_sample(run, i, r, log);
-    r.stopped_by = stop.after(i + 1, engine != nullptr ? log.ratios : r.samples_ns_per_node_layer, pair_start);
-  }
+  r.stopped_by = sample_until(
+      stop, [&](std::size_t i) { take_sample(run, static_cast<std::uint32_t>(i), r, log); },
+      [&]() -> const std::vector<double>& { return engine != nullptr ? log.ratios : r.samples_ns_per_node_layer; });
   if (!r.kernel_samples_ns_per_node_layer.empty()) r.kernel_ns_per_node_layer = median(r.kernel_samples_ns_per_node_layer);
   r.first_timed_layer = job.start_layer();
   for (const auto& v : log.per_layer_ns) r.layer_ns_per_node.push_back(v.empty() ? 0.0 : median(v));
@@ -653,7 +622,7 @@ nlohmann::json to_json(const label_bench_result& r) {
 
 nlohmann::json measurement_json(const label_bench_result& r) {
   nlohmann::json j = {{"ns_per_node_layer_ci95", {r.ns_lo, r.ns_hi}},
-                      {"stopped_by", r.stopped_by},
+                      {"stopped_by", kStopReasons.name(r.stopped_by)},
                       {"samples_taken", r.samples_ns_per_node_layer.size()}};
   if (!r.pairs.empty()) {
     j["efficiency_ci95"] = {r.efficiency_lo, r.efficiency_hi};

@@ -8,6 +8,7 @@
 
 #include "backends/backends.hpp"
 #include "poreplab/graph/graph_params.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 
@@ -50,7 +51,6 @@ struct label_bench_options {
 
 inline constexpr std::uint32_t kMinPairsForTarget = 5;
 inline constexpr double kDefaultTargetSeconds = 30;
-inline constexpr std::uint32_t kMaxSamples = 10000;
 // Sampled verification keeps 480 bytes a sample.
 inline constexpr std::uint64_t kMaxVerifySamples = 1u << 20;
 // A sample whose core clock is further than this from the run's median clock is flagged.
@@ -115,7 +115,7 @@ struct label_bench_result {
   std::vector<double> cpu_share;
   std::vector<std::size_t> preempted;
   double cycles_per_byte_core = 0;  // median over samples of ns x that sample's core clock / byte
-  std::string stopped_by;           // "samples" | "ci_target" | "time_budget"
+  stop_reason stopped_by = stop_reason::samples;
   bool verified = false;           // output digest equals the portable reference
   std::string digest;              // SHA-256 over all sectors' last layers
   double rss_bytes_per_node = 0;   // peak resident set growth / (sectors * nodes)

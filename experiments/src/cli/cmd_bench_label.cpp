@@ -24,8 +24,8 @@ std::string join_indices(const std::vector<std::size_t>& v) {
 
 std::string stop_text(const label_bench_result& r) {
   const std::string n = std::to_string(r.samples_ns_per_node_layer.size()) + " samples";
-  if (r.stopped_by == "ci_target") return "the interval target (" + n + ")";
-  if (r.stopped_by == "time_budget") {
+  if (r.stopped_by == stop_reason::ci_target) return "the interval target (" + n + ")";
+  if (r.stopped_by == stop_reason::time_budget) {
     std::string s = "the time budget (" + n;
     if (r.options.target_ci > 0) s += "; the interval target was not reached";
     return s + ")";

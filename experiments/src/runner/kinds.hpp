@@ -16,6 +16,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/sampling.hpp"
 
 namespace poreplab::runner {
 
@@ -57,9 +58,9 @@ struct measurement {
   // A figure computed by a model (gpu-model), not measured: the record gets
   // "modeled": true, is never marked verified, and is not failed for that.
   bool modeled = false;
-  // Kinds that apply the stopping rule themselves (run_sampled): why sampling ended,
-  // "samples", "ci_target" or "time_budget"; recorded as the record's "stopped_by".
-  std::string stopped_by;
+  // Why sampling ended, recorded as the record's "stopped_by" (the runner sets it for
+  // kinds without run_sampled).
+  std::optional<stop_reason> stopped_by;
 };
 
 // An experiment's sampling plan, for kinds that follow it themselves.

@@ -109,19 +109,17 @@ json expected_json(const point& p) {
 measurement measure(const kind_spec& k, const experiment& e, const json& axes, json& rec) {
   if (k.run_sampled) {
     measurement m = k.run_sampled(axes, sampling{e.warmup, e.samples, e.time_budget_s.value_or(0), e.ci_target.value_or(0)});
-    if (!m.stopped_by.empty()) rec["stopped_by"] = m.stopped_by;
-    if (m.stopped_by == "time_budget") rec["budget_limited"] = true;
+    if (m.stopped_by) rec["stopped_by"] = kStopReasons.name(*m.stopped_by);
+    if (m.stopped_by == stop_reason::time_budget) rec["budget_limited"] = true;
     return m;
   }
   if (!e.time_budget_s) return k.run(axes, e.warmup, e.samples);
+  // Kinds that take their samples in one call: one sample (with the warmup), then as many
+  // more as the budget still allows at that sample's cost.
   const auto t0 = clock_type::now();
+  const stopping_rule budget{stopping_options{e.samples, 0, *e.time_budget_s}, t0};
   measurement m = k.run(axes, e.warmup, 1);
-  const double first = seconds_since(t0);
-  const double per_sample = first / (1.0 + e.warmup);
-  const double left = *e.time_budget_s - first;
-  std::uint32_t more = 0;
-  if (e.samples > 1 && left > 0 && per_sample > 0)
-    more = static_cast<std::uint32_t>(std::min<double>(e.samples - 1, std::floor(left / per_sample)));
+  const auto more = static_cast<std::uint32_t>(budget.more_that_fit(1, seconds_since(t0) / (1.0 + e.warmup)));
   if (more > 0) {
     measurement rest = k.run(axes, 0, more);
     m.samples.insert(m.samples.end(), rest.samples.begin(), rest.samples.end());
