@@ -209,6 +209,45 @@ TEST_CASE("Poseidon engines: multiply and square equal fr::mont's on random and 
   }
 }
 
+// The products the PC2 bench's multiply bound is measured on: each engine's dense-matrix
+// chain equals M^reps x worked out with fr::mont, for every width the rounds use.
+TEST_CASE("Poseidon engines: the MDS matrix chain equals fr::mont's", "[pc2]") {
+  std::mt19937_64 rng(0xd07);
+  const limbs r = r_limbs();
+  for (const cpu::poseidon_engine* e : runnable_engines()) {
+    if (e->matrix_chain == nullptr) continue;
+    for (const int width : {3, 9, 12}) {
+      const poseidon::constants& c = poseidon::constants_for(width - 1);
+      const auto w = static_cast<std::size_t>(width);
+      for (const std::size_t chains : {std::size_t{1}, std::size_t{3}}) {
+        INFO("engine " << e->name << ", width " << width << ", " << chains << " states");
+        const std::size_t reps = 5;
+        std::vector<limbs> x(chains * w);
+        for (auto& v : x) v = random_below(rng, r);
+        x[0] = {r[0] - 1, r[1], r[2], r[3]};  // r - 1: the largest canonical input
+        std::vector<limbs> out = x;
+        e->matrix_chain(out.front().data(), width, chains, reps);
+        for (std::size_t j = 0; j < chains; ++j) {
+          std::vector<m::elem> s(w), next(w);
+          for (std::size_t k = 0; k < w; ++k) s[k] = m::to_mont(x[j * w + k].data());
+          for (std::size_t rep = 0; rep < reps; ++rep) {
+            for (std::size_t i = 0; i < w; ++i) {
+              next[i] = m::mul(c.mds[i * w], s[0]);
+              for (std::size_t k = 1; k < w; ++k) next[i] = m::add(next[i], m::mul(c.mds[i * w + k], s[k]));
+            }
+            s.swap(next);
+          }
+          for (std::size_t k = 0; k < w; ++k) {
+            limbs want;
+            m::from_mont(s[k], want.data());
+            CHECK(out[j * w + k] == want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("Poseidon engines equal the plain permutation for every arity", "[pc2]") {
   std::mt19937_64 rng(0xf2);
   for (const cpu::poseidon_engine* e : runnable_engines())

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fr_adx.hpp"
 #include "poreplab/cpu/engines.hpp"
@@ -94,6 +95,21 @@ void scalar_chains(u64* x, const u64* y, std::size_t chains, std::size_t reps) {
   }
 }
 
+// States stepped together through the dense MDS matrix, in Montgomery form for the run.
+template <class Ops>
+void scalar_matrix_chain(u64* x, int width, std::size_t chains, std::size_t reps) {
+  const poseidon::constants& c = poseidon::constants_for(width - 1);
+  const elem r2{{m::r2_limb(0), m::r2_limb(1), m::r2_limb(2), m::r2_limb(3)}};
+  const elem unit{{1, 0, 0, 0}};
+  const auto w = static_cast<std::size_t>(width);
+  const std::size_t n = chains * w;
+  std::vector<elem> s(n);
+  for (std::size_t i = 0; i < n; ++i) s[i] = Ops::mul(elem{{x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]}}, r2);
+  for (std::size_t r = 0; r < reps; ++r)
+    for (std::size_t j = 0; j < chains; ++j) poseidon::optimized_rounds<Ops>::mds_dense(c, s.data() + j * w);
+  for (std::size_t i = 0; i < n; ++i) std::copy_n(Ops::mul(s[i], unit).l, 4, x + 4 * i);
+}
+
 bool always() { return true; }
 [[maybe_unused]] bool has_adx() { return detect().can_adx(); }
 [[maybe_unused]] bool has_ifma() { return detect().can_ifma(); }
@@ -163,15 +179,16 @@ std::vector<poseidon_engine> make_engines() {
                "AVX-512 IFMA: 8 hashes in the lanes of zmm registers, two such groups in step; radix 2^52, "
                "lazy reductions",
                kernels::kIfmaLanes, "avx512f avx512vl avx512bw avx512ifma", has_ifma, ifma_hash, kernels::fr_mul_ifma,
-               kernels::fr_mul_chain_ifma});
+               kernels::fr_mul_chain_ifma, nullptr});
 #endif
 #ifdef POREPLAB_FR_ADX
   v.push_back({"adx",
                "scalar 4x64 Montgomery, mulx with adcx/adox carry chains (inline assembly), matrix rows reduced once",
-               1, "bmi2 adx", has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>, scalar_chains<adx_ops>});
+               1, "bmi2 adx", has_adx, scalar_hash<adx_ops>, scalar_mul<adx_ops>, scalar_chains<adx_ops>,
+               scalar_matrix_chain<adx_ops>});
 #endif
   v.push_back({"portable", "scalar 4x64 Montgomery in C++ (128-bit products)", 1, "", always, scalar_hash<portable_ops>,
-               scalar_mul<portable_ops>, scalar_chains<portable_ops>});
+               scalar_mul<portable_ops>, scalar_chains<portable_ops>, scalar_matrix_chain<portable_ops>});
   return v;
 }
 

@@ -10,6 +10,7 @@
 
 #include "poreplab/field/fr.hpp"
 #include "poreplab/field/fr_mont.hpp"
+#include "poreplab/hash/poseidon.hpp"
 #include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 
@@ -77,6 +78,55 @@ void chain_reference(u64* x, const u64* y, std::size_t reps) {
   m::from_mont(m::mul(a, m::pow_vartime(b, e)), x);
 }
 
+// x = M^reps x through fr::mont, M the dense MDS matrix of `width`, state by state.
+void matrix_reference(std::vector<u64>& x, int width, std::size_t reps) {
+  const poseidon::constants& c = poseidon::constants_for(width - 1);
+  const auto w = static_cast<std::size_t>(width);
+  for (std::size_t j = 0; j < x.size() / (4 * w); ++j) {
+    std::vector<m::elem> s(w), next(w);
+    for (std::size_t k = 0; k < w; ++k) s[k] = m::to_mont(x.data() + 4 * (j * w + k));
+    for (std::size_t r = 0; r < reps; ++r) {
+      for (std::size_t i = 0; i < w; ++i) {
+        m::elem acc = m::mul(c.mds[i * w], s[0]);
+        for (std::size_t k = 1; k < w; ++k) acc = m::add(acc, m::mul(c.mds[i * w + k], s[k]));
+        next[i] = acc;
+      }
+      s.swap(next);
+    }
+    for (std::size_t k = 0; k < w; ++k) m::from_mont(s[k], x.data() + 4 * (j * w + k));
+  }
+}
+
+// The engine's fastest products: the dense MDS matrix of the widest column hash (11
+// layers: width 12) applied over and over, rows summed as its rounds sum them; ns per
+// product, the fastest of 1, 2 and 4 states stepped together.
+void bench_products(const poseidon_engine& e, const poseidon_bench_options& opt, std::mt19937_64& rng,
+                    std::vector<poseidon_bench_row>& rows) {
+  if (e.matrix_chain == nullptr) return;
+  constexpr int width = 12;
+  constexpr std::size_t reps = 64;
+  std::vector<u64> x0, x;
+  poseidon_bench_row best;
+  for (const std::size_t chains : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+    random_elements(rng, x0, chains * width);
+    poseidon_bench_row row;
+    row.engine = std::string(e.name);
+    row.what = "product_throughput";
+    row.arity = width - 1;
+    row.lanes = chains;
+    x = x0;
+    sample(opt, static_cast<double>(reps * chains * width * width), [&] { e.matrix_chain(x.data(), width, chains, reps); },
+           row);
+    x = x0;
+    e.matrix_chain(x.data(), width, chains, reps);
+    std::vector<u64> want = x0;
+    matrix_reference(want, width, reps);
+    row.verified = x == want;
+    if (best.what.empty() || (row.verified && (!best.verified || row.ns < best.ns))) best = row;
+  }
+  rows.push_back(best);
+}
+
 void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, std::vector<poseidon_bench_row>& rows) {
   std::mt19937_64 rng(0x5eed);
   const std::size_t lanes = e.lanes;
@@ -117,6 +167,7 @@ void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, s
       rows.back() = row;
     }
   }
+  bench_products(e, opt, rng, rows);
   const poseidon_engine& portable = poseidon_engine_named("portable");
   for (const int arity : opt.arities) {
     const std::size_t n = arity == 2 ? 2048 : 512;

@@ -35,7 +35,8 @@ struct pc2_bench_result {
   double multiplies_per_node = 0;   // Fr multiplies of PC2 per sector node (neptune's optimized form)
   double fr_mul_per_s = 0;          // multiplies done per second, all threads
   std::string mul_engine;           // whose multiply is the bound: a Poseidon engine, fr32 on the host, the device
-  double fr_mul_ns_bound = 0;       // host: one core's Fr multiply on it, independent chains filling its lanes (measured here)
+  double fr_mul_ns_bound = 0;       // host: one core's fastest Fr product on it (measured here)
+  std::string mul_form;             // host: the form that product was measured in
   int threads = 0;                  // host threads; 0 on a device
   double bound_mul_per_s = 0;       // host: threads / fr_mul_ns_bound; cuda: the device modeled (pc2_model)
   std::string bound_basis;          // how the bound was had, "measured: ..." or "modeled: ..."

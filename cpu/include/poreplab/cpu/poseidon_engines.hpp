@@ -26,6 +26,12 @@ using fr_mul_fn = void (*)(const std::uint64_t* a, const std::uint64_t* b, std::
 // canonical, four words each): `chains` (lanes times 1, 2, 4 or 8) independent chains of
 // `reps` dependent Montgomery multiplies, stepped together.
 using fr_chain_fn = void (*)(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps);
+// For benchmarks: x = M^reps x for `chains` independent states of `width` elements each
+// (plain residues, canonical, four words; state j at x + 4 width j), M the dense MDS
+// matrix of Poseidon of that width, each row summed as the engine's rounds sum it (one
+// reduction a row where the engine reduces sums of products once): the engine's fastest
+// products. Null where the engine has none measured.
+using fr_matrix_chain_fn = void (*)(std::uint64_t* x, int width, std::size_t chains, std::size_t reps);
 
 struct poseidon_engine {
   std::string_view name;         // "ifma", "adx", "portable"
@@ -36,6 +42,7 @@ struct poseidon_engine {
   poseidon_hash_fn hash;
   fr_mul_fn mul;
   fr_chain_fn mul_chain;
+  fr_matrix_chain_fn matrix_chain;
 };
 
 // The engines compiled in, best first, runnable here or not.

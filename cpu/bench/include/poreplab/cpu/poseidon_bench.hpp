@@ -25,6 +25,9 @@ struct poseidon_bench_row {
   // "mul_latency": ns per multiply of one dependent chain (per lane of a multi-lane engine,
   // all lanes stepping together); "mul_throughput": ns per multiply with enough
   // independent chains to fill the engine; "sqr_throughput" likewise for squares;
+  // "product_throughput": ns per product of the dense MDS matrix of width arity + 1
+  // applied over and over, rows summed as the engine's rounds sum them (engines with a
+  // matrix_chain);
   // "hash": ns per Poseidon hash of `arity` inputs, bytes in and out.
   std::string what;
   int arity = 0;          // hash rows
