@@ -83,15 +83,11 @@ class staged_outputs {
   bool committed_ = false;
 };
 
-}  // namespace
-
-pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string& backend_name,
-                           const pc2_seal_options& opt) {
-  const auto t0 = clock_type::now();
-  const fs::path manifest_path = dir / kSealManifest;
-  const seal_manifest sm = read_seal_manifest(manifest_path);
-  nlohmann::json manifest = sm.document;
-  if (manifest.contains("pc2") && opt.existing == existing_output::refuse)
+// What PC2 must not or cannot run on: a seal that has its PC2 (unless replacing), a layer
+// count or sector size with no rust-fil-proofs column arity or tree shape.
+tree_shape pc2_shape_of(const fs::path& manifest_path, const seal_manifest& sm, existing_output existing) {
+  const nlohmann::json& manifest = sm.document;
+  if (manifest.contains("pc2") && existing == existing_output::refuse)
     throw std::runtime_error(manifest_path.string() + ": /pc2: this seal already has its PC2 (comm_r " +
                              (manifest["pc2"].is_object() && manifest["pc2"].contains("comm_r")
                                   ? manifest["pc2"]["comm_r"].dump()
@@ -101,30 +97,37 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
     throw std::invalid_argument(manifest_path.string() + ": /inputs/layers: PC2 hashes columns of 2 or 11 layers "
                                 "(rust-fil-proofs' only column arities); this seal has " +
                                 std::to_string(sm.layers));
-  tree_shape shape;
   try {
-    shape = tree_shape_for_sector_size(sm.sector_bytes);
+    return tree_shape_for_sector_size(sm.sector_bytes);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument(manifest_path.string() + ": /inputs/nodes: a sector of " +
                                 std::to_string(sm.sector_bytes) +
                                 " bytes has no rust-fil-proofs tree shape (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, "
                                 "512MiB, 1GiB, 32GiB, 64GiB)");
   }
+}
 
-  // Every input present, regular and of its size before any work.
-  std::vector<digested_input> layers(sm.layers);
-  for (std::uint32_t l = 1; l <= sm.layers; ++l) {
-    auto& in = layers[l - 1];
-    in.path = dir / layer_file_name(l);
-    const std::uint64_t size = regular_file_size(in.path);
-    if (size != sm.sector_bytes)
-      throw std::runtime_error(in.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
-                               std::to_string(sm.sector_bytes) + " of a layer of this seal (truncated or replaced?)");
-    in.fd = open_regular_for_reading(in.path);
-    if (!sm.layer_sha256.empty()) in.recorded = sm.layer_sha256[l - 1];
-    sha256::init(in.digest);
-  }
+struct pc2_inputs {
+  std::vector<digested_input> layers;
   digested_input replica;
+};
+
+// Every input present, regular and of its size before any work.
+pc2_inputs open_pc2_inputs(const fs::path& dir, const seal_manifest& sm) {
+  pc2_inputs in;
+  in.layers.resize(sm.layers);
+  for (std::uint32_t l = 1; l <= sm.layers; ++l) {
+    auto& layer = in.layers[l - 1];
+    layer.path = dir / layer_file_name(l);
+    const std::uint64_t size = regular_file_size(layer.path);
+    if (size != sm.sector_bytes)
+      throw std::runtime_error(layer.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
+                               std::to_string(sm.sector_bytes) + " of a layer of this seal (truncated or replaced?)");
+    layer.fd = open_regular_for_reading(layer.path);
+    if (!sm.layer_sha256.empty()) layer.recorded = sm.layer_sha256[l - 1];
+    sha256::init(layer.digest);
+  }
+  digested_input& replica = in.replica;
   replica.path = dir / kReplicaFile;
   if (const std::uint64_t size = regular_file_size(replica.path); size != sm.sector_bytes)
     throw std::runtime_error(replica.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
@@ -132,6 +135,21 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   replica.fd = open_regular_for_reading(replica.path);
   replica.recorded = sm.replica_sha256;
   sha256::init(replica.digest);
+  return in;
+}
+
+}  // namespace
+
+pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string& backend_name,
+                           const pc2_seal_options& opt) {
+  const auto t0 = clock_type::now();
+  const fs::path manifest_path = dir / kSealManifest;
+  const seal_manifest sm = read_seal_manifest(manifest_path);
+  nlohmann::json manifest = sm.document;
+  const tree_shape shape = pc2_shape_of(manifest_path, sm, opt.existing);
+  pc2_inputs inputs = open_pc2_inputs(dir, sm);
+  auto& layers = inputs.layers;
+  auto& replica = inputs.replica;
 
   pc2_seal_result res;
   res.files = pc2_tree_files(sm.sector_bytes);

@@ -88,10 +88,71 @@ tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_s
   return t;
 }
 
-}  // namespace
+// One timed run's ticks added to the kept samples' sums.
+void accumulate(tick_counts& sum, const tick_counts& timed) {
+  sum.fetch += timed.fetch;
+  sum.hash += timed.hash;
+  sum.encode += timed.encode;
+  sum.io += timed.io;
+  sum.total += timed.total;
+  for (std::size_t k = 0; k < 2; ++k) {
+    group_ticks& g = sum.groups[k];
+    g.fetch += timed.groups[k].fetch;
+    g.hash += timed.groups[k].hash;
+    g.layer += timed.groups[k].layer;
+    g.layers = timed.groups[k].layers;
+  }
+}
 
-profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
-                                const profile_options& opt) {
+// Seconds and shares per phase, the per-direction figures and the medians, from the kept
+// samples' sums and times.
+void derive_figures(const sdr::label_job& job, std::uint32_t samples, const tick_counts& sum,
+                    const std::uint64_t (&untimed_misses)[2], bool llc_ok,
+                    const std::vector<double>& untimed_labeling_ticks, const std::vector<double>& backend_ticks,
+                    profile_result& r) {
+  const std::uint64_t elements = job.nodes * job.sectors;
+  const double runs = static_cast<double>(samples);
+  const double hz = r.tsc_hz > 0 ? r.tsc_hz : 1;
+  const std::uint64_t other = sum.total - std::min(sum.total, sum.fetch + sum.hash + sum.encode + sum.io);
+  r.seconds = {static_cast<double>(sum.fetch) / hz / runs, static_cast<double>(sum.hash) / hz / runs,
+               static_cast<double>(sum.encode) / hz / runs, static_cast<double>(sum.io) / hz / runs,
+               static_cast<double>(other) / hz / runs};
+  if (sum.total != 0) {
+    const double total = static_cast<double>(sum.total);
+    r.share = {static_cast<double>(sum.fetch) / total, static_cast<double>(sum.hash) / total,
+               static_cast<double>(sum.encode) / total, static_cast<double>(sum.io) / total, 0};
+    r.share.other = std::max(0.0, 1.0 - (r.share.fetch + r.share.hash + r.share.encode + r.share.io));
+  }
+  for (std::size_t k = 0; k < 2; ++k) {
+    const group_ticks& g = sum.groups[k];
+    if (g.layers == 0) continue;
+    profile_direction d;
+    d.group = sdr::layer_group(job.scheme.variant, k == 0 ? 1 : 2);
+    d.layers = g.layers;
+    if (g.layer != 0) {
+      d.fetch_share = static_cast<double>(g.fetch) / static_cast<double>(g.layer);
+      d.hash_share = static_cast<double>(g.hash) / static_cast<double>(g.layer);
+    }
+    const double node_layers = runs * g.layers * static_cast<double>(elements);
+    d.ns_per_node = static_cast<double>(g.layer) / hz * 1e9 / node_layers;
+    if (llc_ok) d.llc_misses_per_node = static_cast<double>(untimed_misses[k]) / node_layers;
+    r.directions.push_back(d);
+  }
+  r.total_s = median(r.timed_s);
+  r.untimed_total_s = median(r.untimed_s);
+  r.backend_total_s = median(r.backend_s);
+  r.overhead = r.untimed_total_s > 0 ? r.total_s / r.untimed_total_s - 1 : 0;
+  const double work = static_cast<double>(job.nodes) * job.layers * job.sectors;
+  r.timed_ns_per_node_layer = r.total_s * 1e9 / work;
+  r.untimed_ns_per_node_layer = r.untimed_total_s * 1e9 / work;
+  r.backend_ns_per_node_layer = r.backend_total_s * 1e9 / work;
+  const double bytes = static_cast<double>(r.hashed_bytes);
+  r.cycles_per_byte = median(untimed_labeling_ticks) / bytes;
+  r.backend_cycles_per_byte = median(backend_ticks) / bytes;
+}
+
+// A job the engine can label, and at least one sample.
+void check_profile_job(const sdr::label_job& job, const engine& e, const profile_options& opt) {
   sdr::validate(job);
   if (e.algo != label_engine_algo(job.scheme.hash))
     throw std::invalid_argument("profile: engine '" + std::string(e.name) + "' is a " +
@@ -99,6 +160,13 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
                                 " hashes with " + sdr::label_hash_name(job.scheme.hash) + " (engines: " +
                                 std::string(engine_algo_name(label_engine_algo(job.scheme.hash))) + ")");
   if (opt.samples == 0) throw std::invalid_argument("profile: samples must be at least 1");
+}
+
+}  // namespace
+
+profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
+                                const profile_options& opt) {
+  check_profile_job(job, e, opt);
   const bool is_sdr = job.scheme.variant == sdr::porep_variant::sdr;
   const std::uint64_t elements = job.nodes * job.sectors;
   const std::uint64_t layer_bytes = elements * 32;
@@ -190,19 +258,8 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
       r.timed_s.push_back(timed_s);
       r.untimed_s.push_back(untimed_s);
       untimed_labeling_ticks.push_back(static_cast<double>(untimed.labeling));
-      sum.fetch += timed.fetch;
-      sum.hash += timed.hash;
-      sum.encode += timed.encode;
-      sum.io += timed.io;
-      sum.total += timed.total;
-      for (std::size_t k = 0; k < 2; ++k) {
-        group_ticks& g = sum.groups[k];
-        g.fetch += timed.groups[k].fetch;
-        g.hash += timed.groups[k].hash;
-        g.layer += timed.groups[k].layer;
-        g.layers = timed.groups[k].layers;
-        untimed_misses[k] += untimed.groups[k].llc_misses;
-      }
+      accumulate(sum, timed);
+      for (std::size_t k = 0; k < 2; ++k) untimed_misses[k] += untimed.groups[k].llc_misses;
     });
     if (be) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -219,44 +276,7 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
   }
   r.verified = opt.verify && ok;
 
-  const double runs = static_cast<double>(opt.samples);
-  const double hz = r.tsc_hz > 0 ? r.tsc_hz : 1;
-  const std::uint64_t other = sum.total - std::min(sum.total, sum.fetch + sum.hash + sum.encode + sum.io);
-  r.seconds = {static_cast<double>(sum.fetch) / hz / runs, static_cast<double>(sum.hash) / hz / runs,
-               static_cast<double>(sum.encode) / hz / runs, static_cast<double>(sum.io) / hz / runs,
-               static_cast<double>(other) / hz / runs};
-  if (sum.total != 0) {
-    const double total = static_cast<double>(sum.total);
-    r.share = {static_cast<double>(sum.fetch) / total, static_cast<double>(sum.hash) / total,
-               static_cast<double>(sum.encode) / total, static_cast<double>(sum.io) / total, 0};
-    r.share.other = std::max(0.0, 1.0 - (r.share.fetch + r.share.hash + r.share.encode + r.share.io));
-  }
-  for (std::size_t k = 0; k < 2; ++k) {
-    const group_ticks& g = sum.groups[k];
-    if (g.layers == 0) continue;
-    profile_direction d;
-    d.group = sdr::layer_group(job.scheme.variant, k == 0 ? 1 : 2);
-    d.layers = g.layers;
-    if (g.layer != 0) {
-      d.fetch_share = static_cast<double>(g.fetch) / static_cast<double>(g.layer);
-      d.hash_share = static_cast<double>(g.hash) / static_cast<double>(g.layer);
-    }
-    const double node_layers = runs * g.layers * static_cast<double>(elements);
-    d.ns_per_node = static_cast<double>(g.layer) / hz * 1e9 / node_layers;
-    if (llc.ok()) d.llc_misses_per_node = static_cast<double>(untimed_misses[k]) / node_layers;
-    r.directions.push_back(d);
-  }
-  r.total_s = median(r.timed_s);
-  r.untimed_total_s = median(r.untimed_s);
-  r.backend_total_s = median(r.backend_s);
-  r.overhead = r.untimed_total_s > 0 ? r.total_s / r.untimed_total_s - 1 : 0;
-  const double work = static_cast<double>(job.nodes) * job.layers * job.sectors;
-  r.timed_ns_per_node_layer = r.total_s * 1e9 / work;
-  r.untimed_ns_per_node_layer = r.untimed_total_s * 1e9 / work;
-  r.backend_ns_per_node_layer = r.backend_total_s * 1e9 / work;
-  const double bytes = static_cast<double>(r.hashed_bytes);
-  r.cycles_per_byte = median(untimed_labeling_ticks) / bytes;
-  r.backend_cycles_per_byte = median(backend_ticks) / bytes;
+  derive_figures(job, opt.samples, sum, untimed_misses, llc.ok(), untimed_labeling_ticks, backend_ticks, r);
   return r;
 }
 

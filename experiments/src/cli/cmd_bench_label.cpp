@@ -39,6 +39,87 @@ std::string verify_text(const label_bench_result& r) {
   return r.verified_by + " (nodes recomputed by the reference from the parents they read)";
 }
 
+// What ran: scheme, backend and engine, threads, the window.
+void print_setup(const label_bench_result& r) {
+  std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
+            << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
+            << "backend " << r.options.backend << ", engine " << r.engine
+            << (r.producer != "off" ? ", parents gathered by a producer thread (" + r.producer + ")" : std::string())
+            << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
+            << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
+  if (!r.thread_map.empty()) {
+    std::cout << "  threads            placement " << r.placement << ":";
+    for (std::size_t i = 0; i < r.thread_map.size(); ++i) {
+      const auto& t = r.thread_map[i];
+      std::cout << (i ? ", " : " ") << (t["role"] == "producer" ? "p" : "t") << t["thread"].get<int>() << "->cpu "
+                << t["cpu"].get<int>() << " (core " << t["core"].get<int>() << (t["pinned"].get<bool>() ? "" : ", unpinned")
+                << (t.value("moved", false) ? ", moved" : "") << ")";
+    }
+    std::cout << "\n";
+  }
+  if (r.options.window_nodes > 0)
+    std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
+              << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
+              << r.options.layers << " full-size in " << r.window_backing
+              << (r.window_backing == "mmap-file" ? " (sparse, unlinked, in " + r.window_dir + ")" : "") << ", "
+              << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
+              << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
+              << " resident after; NOT a whole-sector run\n";
+}
+
+// The rates, the clock and the CPU share.
+void print_rates(const label_bench_result& r) {
+  std::cout << std::fixed << std::setprecision(1) << "  ns/node/layer      " << r.ns_per_node_layer << " [" << r.ns_lo
+            << ", " << r.ns_hi << "]\n"
+            << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
+            << std::setprecision(2) << "  cycles/byte        " << r.cycles_per_byte << " (TSC, one stream, "
+            << r.hashed_bytes_per_node << " B hashed a node)";
+  if (r.cycles_per_byte_core > 0) std::cout << ", " << r.cycles_per_byte_core << " (core clock)";
+  std::cout << "\n";
+  if (r.core_hz > 0) {
+    std::cout << std::setprecision(3) << "  core clock         " << r.core_hz / 1e9 << " GHz median (add chain), "
+              << r.clock_flagged.size() << " of " << r.clock_hz.size() << " samples more than "
+              << format_number(kClockTolerance * 100) << "% off";
+    if (!r.clock_flagged.empty()) std::cout << " (#" << join_indices(r.clock_flagged) << ")";
+    std::cout << "\n";
+  }
+  if (!r.cpu_share.empty()) {
+    std::cout << std::setprecision(2) << "  CPU share          " << median(r.cpu_share)
+              << " median (timing thread's CPU time / wall time), " << r.preempted.size() << " of "
+              << r.cpu_share.size() << " samples preempted (below " << format_number(kMinCpuShare * 100) << "%)";
+    if (!r.preempted.empty()) std::cout << " (#" << join_indices(r.preempted) << ")";
+    std::cout << "\n";
+  }
+}
+
+// Against the floor, per layer, why sampling stopped, memory and verification.
+void print_quality(const label_bench_result& r) {
+  if (!r.pairs.empty())
+    std::cout << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
+              << std::setprecision(3) << "  efficiency         " << r.efficiency << " [" << r.efficiency_lo << ", "
+              << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
+              << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
+  if (r.chain_efficiency > 0)
+    std::cout << std::setprecision(1) << "  19-block floor     " << r.chain_floor_ns_per_node_layer
+              << " ns/node/layer (the header compressed ahead)\n"
+              << std::setprecision(3) << "  efficiency vs 19   " << r.chain_efficiency << " (median of the pairs)\n";
+  if (r.layer_groups.size() > 1) {
+    std::cout << std::setprecision(1) << "  per layer          ";
+    for (std::size_t g = 0; g < r.layer_groups.size(); ++g)
+      std::cout << (g ? ", " : "") << r.layer_groups[g].first << " " << r.layer_groups[g].second;
+    std::cout << " ns/node (" << (backend_is(r.options.backend, device_class::gpu) ? "as each layer reached the host" : "host clock")
+              << ", median of samples, mean over the group's layers)\n";
+  }
+  std::cout << "  stopped by         " << stop_text(r) << "\n"
+            << std::setprecision(1);
+  if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";
+  if (r.parent_table_s > 0)
+    std::cout << std::setprecision(3) << "  parent table       " << r.parent_table_s << " s to generate, "
+              << r.parent_table_vs_layer << "x one layer's labeling\n";
+  std::cout << "  verified           " << (r.verified ? "yes, " : "NO, ") << verify_text(r) << "  " << r.digest << "\n";
+  if (!r.verify_failure.empty()) std::cout << "  first mismatch     " << r.verify_failure << "\n";
+}
+
 }  // namespace
 
 void add_bench_label_command(CLI::App& app) {
@@ -89,76 +170,9 @@ void add_bench_label_command(CLI::App& app) {
     if (*json) {
       std::cout << to_json(r).dump() << "\n";
     } else {
-      std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
-                << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
-                << "backend " << r.options.backend << ", engine " << r.engine
-                << (r.producer != "off" ? ", parents gathered by a producer thread (" + r.producer + ")" : std::string())
-                << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
-                << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
-      if (!r.thread_map.empty()) {
-        std::cout << "  threads            placement " << r.placement << ":";
-        for (std::size_t i = 0; i < r.thread_map.size(); ++i) {
-          const auto& t = r.thread_map[i];
-          std::cout << (i ? ", " : " ") << (t["role"] == "producer" ? "p" : "t") << t["thread"].get<int>() << "->cpu "
-                    << t["cpu"].get<int>() << " (core " << t["core"].get<int>() << (t["pinned"].get<bool>() ? "" : ", unpinned")
-                    << (t.value("moved", false) ? ", moved" : "") << ")";
-        }
-        std::cout << "\n";
-      }
-      if (r.options.window_nodes > 0)
-        std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
-                  << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
-                  << r.options.layers << " full-size in " << r.window_backing
-                  << (r.window_backing == "mmap-file" ? " (sparse, unlinked, in " + r.window_dir + ")" : "") << ", "
-                  << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
-                  << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
-                  << " resident after; NOT a whole-sector run\n";
-      std::cout
-                << "  ns/node/layer      " << r.ns_per_node_layer << " [" << r.ns_lo << ", " << r.ns_hi << "]\n"
-                << "  labels/s           " << std::setprecision(0) << r.labels_per_s << "\n"
-                << std::setprecision(2) << "  cycles/byte        " << r.cycles_per_byte << " (TSC, one stream, "
-                << r.hashed_bytes_per_node << " B hashed a node)";
-      if (r.cycles_per_byte_core > 0) std::cout << ", " << r.cycles_per_byte_core << " (core clock)";
-      std::cout << "\n";
-      if (r.core_hz > 0) {
-        std::cout << std::setprecision(3) << "  core clock         " << r.core_hz / 1e9 << " GHz median (add chain), "
-                  << r.clock_flagged.size() << " of " << r.clock_hz.size() << " samples more than "
-                  << format_number(kClockTolerance * 100) << "% off";
-        if (!r.clock_flagged.empty()) std::cout << " (#" << join_indices(r.clock_flagged) << ")";
-        std::cout << "\n";
-      }
-      if (!r.cpu_share.empty()) {
-        std::cout << std::setprecision(2) << "  CPU share          " << median(r.cpu_share)
-                  << " median (timing thread's CPU time / wall time), " << r.preempted.size() << " of "
-                  << r.cpu_share.size() << " samples preempted (below " << format_number(kMinCpuShare * 100) << "%)";
-        if (!r.preempted.empty()) std::cout << " (#" << join_indices(r.preempted) << ")";
-        std::cout << "\n";
-      }
-      if (!r.pairs.empty())
-        std::cout << std::setprecision(1) << "  floor ns/node/layer " << r.floor_ns_per_node_layer << "\n"
-                  << std::setprecision(3) << "  efficiency         " << r.efficiency << " [" << r.efficiency_lo << ", "
-                  << r.efficiency_hi << "] (median of " << r.pairs.size() << " floor/label pairs, 95% interval; "
-                  << std::setprecision(1) << "pair spread " << r.efficiency_spread * 100 << "%)\n";
-      if (r.chain_efficiency > 0)
-        std::cout << std::setprecision(1) << "  19-block floor     " << r.chain_floor_ns_per_node_layer
-                  << " ns/node/layer (the header compressed ahead)\n"
-                  << std::setprecision(3) << "  efficiency vs 19   " << r.chain_efficiency << " (median of the pairs)\n";
-      if (r.layer_groups.size() > 1) {
-        std::cout << std::setprecision(1) << "  per layer          ";
-        for (std::size_t g = 0; g < r.layer_groups.size(); ++g)
-          std::cout << (g ? ", " : "") << r.layer_groups[g].first << " " << r.layer_groups[g].second;
-        std::cout << " ns/node (" << (backend_is(r.options.backend, device_class::gpu) ? "as each layer reached the host" : "host clock")
-                  << ", median of samples, mean over the group's layers)\n";
-      }
-      std::cout << "  stopped by         " << stop_text(r) << "\n"
-                << std::setprecision(1);
-      if (r.options.window_nodes == 0) std::cout << "  RSS bytes/node     " << r.rss_bytes_per_node << "\n";
-      if (r.parent_table_s > 0)
-        std::cout << std::setprecision(3) << "  parent table       " << r.parent_table_s << " s to generate, "
-                  << r.parent_table_vs_layer << "x one layer's labeling\n";
-      std::cout
-                << "  verified           " << (r.verified ? "yes, " : "NO, ") << verify_text(r) << "  " << r.digest << "\n";
-      if (!r.verify_failure.empty()) std::cout << "  first mismatch     " << r.verify_failure << "\n";
+      print_setup(r);
+      print_rates(r);
+      print_quality(r);
     }
     if (!r.verified) set_exit_status(1);
   });

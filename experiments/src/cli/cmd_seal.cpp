@@ -7,6 +7,7 @@
 #include "cli/cli.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/pc2_seal.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/seal.hpp"
@@ -15,6 +16,11 @@
 namespace poreplab::cli {
 
 namespace {
+
+// The last phase `seal` runs.
+enum class seal_through { pc1, pc2 };
+constexpr name_table<seal_through, 2> kSealThrough{
+    "--through phase", {named<seal_through>{seal_through::pc1, "pc1"}, named<seal_through>{seal_through::pc2, "pc2"}}};
 
 struct seal_options {
   std::string proof, porep_id, api_version, prover_id, ticket, data, out, backend = backend_of(device_class::host_cpu);
@@ -74,9 +80,63 @@ void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progre
             << "\n";
 }
 
-}  // namespace
+// The proof's parameters and the sector's identity from the flags.
+sdr::seal_inputs seal_inputs_of(const seal_options& so) {
+  sdr::seal_inputs in;
+  if (!so.proof.empty()) {
+    const auto& p = sdr::find_registered_proof(so.proof);
+    if (!so.api_version.empty() || so.layers != 0)
+      throw usage_error("--api-version and --layers come from --proof; give them only with --porep-id");
+    in.porep_id = sdr::porep_id_of(p);
+    in.api = p.api;
+    in.layers = p.layers;
+    in.expected_sector_size = p.sector_size;
+    in.proof_name = std::string(p.name);
+  } else if (!so.porep_id.empty()) {
+    if (so.api_version.empty() || so.layers == 0) throw usage_error("--porep-id needs --api-version and --layers");
+    in.porep_id = parse32(so.porep_id, "--porep-id");
+    in.api = sdr::parse_api_version(so.api_version);
+    if (so.layers > sdr::kMaxLayers)
+      throw usage_error("--layers: " + std::to_string(so.layers) + " is not from 1 to " + std::to_string(sdr::kMaxLayers) +
+                        " (Filecoin's SDR uses 2 or 11)");
+    in.layers = so.layers;
+  } else {
+    throw usage_error("give --proof NAME, or --porep-id HEX with --api-version and --layers");
+  }
+  in.prover_id = parse32(so.prover_id, "--prover-id");
+  in.sector_id = so.sector_id;
+  in.ticket = parse32(so.ticket, "--ticket");
+  return in;
+}
 
-void add_seal_commands(CLI::App& app) {
+void run_seal(const seal_options& so, sdr::backend& be) {
+  const sdr::seal_inputs in = seal_inputs_of(so);
+  sdr::seal_options opt;
+  opt.existing = so.force ? sdr::existing_output::replace : sdr::existing_output::refuse;
+  if (!so.memory_limit.empty()) {
+    const auto limit = parse_size(so.memory_limit);
+    if (!limit || *limit == 0)
+      throw usage_error("--memory-limit: '" + so.memory_limit + "' is not a size such as 3GiB or 512MiB");
+    opt.memory_limit = *limit;
+  }
+  check_progress_interval(so.progress_interval);
+  seal_through through = seal_through::pc1;
+  try {
+    through = kSealThrough.parse(so.through);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  if (through == seal_through::pc2) be.make_pc2_hasher();  // unavailable: said before the seal, not after
+  opt.progress_interval_s = so.progress_interval;
+  if (so.progress_interval > 0) opt.progress = &std::cerr;
+  const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
+  const auto r = sdr::seal(in, so.data, so.out, be, parent_cache_dir(so.parent_cache), opt);
+  std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into " << so.out
+            << "\n";
+  if (through == seal_through::pc2) run_pc2(so.out, be, so.force, so.progress_interval);
+}
+
+void add_seal_command(CLI::App& app) {
   auto so = std::make_shared<seal_options>();
   auto* seal = app.add_subcommand("seal", "Seal a sector: layer files, tree_d, replica and seal.json (PC1 layout)");
   auto* proof = seal->add_option("--proof", so->proof, "registered proof name, e.g. StackedDrg2KiBV1_1");
@@ -107,54 +167,12 @@ void add_seal_commands(CLI::App& app) {
                    "pc2` writes them)")
       ->capture_default_str();
   seal->callback([so, seal_knobs, apply_seal_knobs] {
-    sdr::seal_inputs in;
-    if (!so->proof.empty()) {
-      const auto& p = sdr::find_registered_proof(so->proof);
-      if (!so->api_version.empty() || so->layers != 0)
-        throw usage_error("--api-version and --layers come from --proof; give them only with --porep-id");
-      in.porep_id = sdr::porep_id_of(p);
-      in.api = p.api;
-      in.layers = p.layers;
-      in.expected_sector_size = p.sector_size;
-      in.proof_name = std::string(p.name);
-    } else if (!so->porep_id.empty()) {
-      if (so->api_version.empty() || so->layers == 0)
-        throw usage_error("--porep-id needs --api-version and --layers");
-      in.porep_id = parse32(so->porep_id, "--porep-id");
-      in.api = sdr::parse_api_version(so->api_version);
-      if (so->layers > sdr::kMaxLayers)
-        throw usage_error("--layers: " + std::to_string(so->layers) + " is not from 1 to " +
-                          std::to_string(sdr::kMaxLayers) + " (Filecoin's SDR uses 2 or 11)");
-      in.layers = so->layers;
-    } else {
-      throw usage_error("give --proof NAME, or --porep-id HEX with --api-version and --layers");
-    }
-    in.prover_id = parse32(so->prover_id, "--prover-id");
-    in.sector_id = so->sector_id;
-    in.ticket = parse32(so->ticket, "--ticket");
     apply_seal_knobs();
-    auto be = make_backend(so->backend, *seal_knobs);
-    const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
-    sdr::seal_options opt;
-    opt.existing = so->force ? sdr::existing_output::replace : sdr::existing_output::refuse;
-    if (!so->memory_limit.empty()) {
-      const auto limit = parse_size(so->memory_limit);
-      if (!limit || *limit == 0)
-        throw usage_error("--memory-limit: '" + so->memory_limit + "' is not a size such as 3GiB or 512MiB");
-      opt.memory_limit = *limit;
-    }
-    check_progress_interval(so->progress_interval);
-    if (so->through != "pc1" && so->through != "pc2")
-      throw usage_error("--through: '" + so->through + "' is not pc1 or pc2");
-    if (so->through == "pc2") be->make_pc2_hasher();  // unavailable: said before the seal, not after
-    opt.progress_interval_s = so->progress_interval;
-    if (so->progress_interval > 0) opt.progress = &std::cerr;
-    const auto r = sdr::seal(in, so->data, so->out, *be, parent_cache_dir(so->parent_cache), opt);
-    std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into "
-              << so->out << "\n";
-    if (so->through == "pc2") run_pc2(so->out, *be, so->force, so->progress_interval);
+    run_seal(*so, *make_backend(so->backend, *seal_knobs));
   });
+}
 
+void add_pc2_command(CLI::App& app) {
   auto po = std::make_shared<pc2_options>();
   auto* pc2 = app.add_subcommand(
       "pc2", "PC2 of a sealed directory: tree_c over the layers' columns, tree_r_last over the replica, comm_r (Poseidon), "
@@ -174,6 +192,9 @@ void add_seal_commands(CLI::App& app) {
     run_pc2(po->sealed, *be, po->force, po->progress_interval);
   });
 
+}
+
+void add_unseal_command(CLI::App& app) {
   auto uo = std::make_shared<unseal_options>();
   auto* unseal = app.add_subcommand("unseal", "Recover the data of a sealed directory and check it against comm_d");
   unseal->add_option("--sealed", uo->sealed, "directory written by poreplab seal")->required();
@@ -198,6 +219,14 @@ void add_seal_commands(CLI::App& app) {
               << "\n";
     if (!r.recomputed) std::cout << "seal.json: " << r.trust.text() << "\n";
   });
+}
+
+}  // namespace
+
+void add_seal_commands(CLI::App& app) {
+  add_seal_command(app);
+  add_pc2_command(app);
+  add_unseal_command(app);
 }
 
 }  // namespace poreplab::cli

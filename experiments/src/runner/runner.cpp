@@ -12,6 +12,7 @@
 #include <ctime>
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -353,6 +354,42 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   return status;
 }
 
+// Ctrl-C or the time limit: the points finished so far summarized, the command that resumes
+// printed, a seal in flight given a moment to remove its scratch files; then the process
+// ends (OpenMP and GPU work cannot be stopped cleanly).
+[[noreturn]] void stop_early(int sig, const run_options& opt, const fs::path& dir, std::size_t new_points,
+                             const std::function<json()>& partial_results, std::unique_lock<std::mutex>& lock,
+                             std::condition_variable& cv, const std::atomic<bool>& worker_done) {
+  if (sig != 0)
+    std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping ";
+  else
+    std::cerr << "\ntime limit of " << format_number(opt.time_limit_s) << " s" << " reached: keeping ";
+  std::cerr << new_points << " points finished in this run; writing summaries to " << dir.string() << "\n";
+  try {
+    const json partial = partial_results();
+    write_result_files(dir, partial);
+    report::write_run_report(dir, partial);
+  } catch (const std::exception& x) {
+    std::cerr << "poreplab: error: " << x.what() << "\n";
+  }
+  std::string again = join(opt.argv, " ");
+  if (again.empty()) again = "poreplab run ... -o " + dir.string();
+  if (!opt.resume) again += " --resume";
+  std::cerr << "resume with: " << again << "\n";
+  std::cout.flush();
+  std::cerr.flush();
+  // A seal in flight stops after its current layer and removes its scratch directory
+  // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
+  // cleanly; what is still registered for removal goes, then the process ends.
+  if (sig == 0) poreplab::request_interrupt(SIGTERM);
+  const auto give_up = clock_type::now() + std::chrono::seconds(5);
+  while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
+         clock_type::now() < give_up)
+    cv.wait_for(lock, std::chrono::milliseconds(20));
+  poreplab::remove_registered_paths();
+  std::_Exit(sig != 0 ? 128 + sig : kExitTimeLimit);
+}
+
 }  // namespace
 
 int run_experiments(const config& c, const run_options& opt) {
@@ -452,36 +489,8 @@ int run_experiments(const config& c, const run_options& opt) {
       const bool out_of_time = opt.time_limit_s > 0 && seconds_since(start) >= opt.time_limit_s;
       if (g_signal != 0 || (out_of_time && !stopped)) {
         closed = true;  // the worker records nothing more
-        const int sig = g_signal;
-        if (sig != 0)
-          std::cerr << "\ninterrupted (" << (sig == SIGINT ? "SIGINT" : "SIGTERM") << "): keeping ";
-        else
-          std::cerr << "\ntime limit of " << format_number(opt.time_limit_s) << " s" << " reached: keeping ";
-        std::cerr << records.size() - log.points.size() << " points finished in this run; writing summaries to "
-                  << dir.string() << "\n";
-        try {
-          const json partial = results(true);
-          write_result_files(dir, partial);
-          report::write_run_report(dir, partial);
-        } catch (const std::exception& x) {
-          std::cerr << "poreplab: error: " << x.what() << "\n";
-        }
-        std::string again = join(opt.argv, " ");
-        if (again.empty()) again = "poreplab run ... -o " + dir.string();
-        if (!opt.resume) again += " --resume";
-        std::cerr << "resume with: " << again << "\n";
-        std::cout.flush();
-        std::cerr.flush();
-        // A seal in flight stops after its current layer and removes its scratch directory
-        // as it unwinds: give it a moment. Other work (OpenMP, GPU) cannot be stopped
-        // cleanly; what is still registered for removal goes, then the process ends.
-        if (sig == 0) poreplab::request_interrupt(SIGTERM);
-        const auto give_up = clock_type::now() + std::chrono::seconds(5);
-        while (poreplab::any_registered_paths() && !worker_done && poreplab::interrupt_count() < 2 &&
-               clock_type::now() < give_up)
-          cv.wait_for(lock, std::chrono::milliseconds(20));
-        poreplab::remove_registered_paths();
-        std::_Exit(sig != 0 ? 128 + sig : kExitTimeLimit);
+        stop_early(g_signal, opt, dir, records.size() - log.points.size(), [&] { return results(true); }, lock, cv,
+                   worker_done);
       }
       if (stopped) break;
       cv.wait_for(lock, std::chrono::milliseconds(100));
