@@ -484,6 +484,20 @@ void set_pairs(std::vector<double> pairs, std::vector<double>& out, std::optiona
   out = std::move(pairs);
 }
 
+// The options checked; the bytes each lane hashes: whole blocks only, so that every engine
+// and OpenSSL hash the same bytes.
+std::size_t checked_bytes_per_lane(engine_algo algo, const hash_bench_options& opt) {
+  if (opt.repetitions < 1) throw std::invalid_argument("bench: repetitions must be at least 1");
+  if (!(opt.min_time_s >= 0) || !std::isfinite(opt.min_time_s))
+    throw std::invalid_argument("bench: min time must be a finite number of seconds >= 0");
+  const std::size_t block = algo == engine_algo::blake2b ? 128 : 64;
+  if (opt.bytes_per_lane < block || opt.bytes_per_lane > (std::size_t{1} << 30))
+    throw std::invalid_argument("bench: bytes per lane must be " + std::to_string(block) + " .. 1 GiB");
+  if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");
+  if (opt.threads < 1 || opt.threads > 1024) throw std::invalid_argument("bench: threads must be 1 .. 1024");
+  return opt.bytes_per_lane / block * block;
+}
+
 }  // namespace
 
 bool core_cycle_counter_available() {
@@ -493,16 +507,7 @@ bool core_cycle_counter_available() {
 
 std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine_name,
                                        const hash_bench_options& opt) {
-  if (opt.repetitions < 1) throw std::invalid_argument("bench: repetitions must be at least 1");
-  if (!(opt.min_time_s >= 0) || !std::isfinite(opt.min_time_s))
-    throw std::invalid_argument("bench: min time must be a finite number of seconds >= 0");
-  const std::size_t block = algo == engine_algo::blake2b ? 128 : 64;
-  if (opt.bytes_per_lane < block || opt.bytes_per_lane > (std::size_t{1} << 30))
-    throw std::invalid_argument("bench: bytes per lane must be " + std::to_string(block) + " .. 1 GiB");
-  if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");
-  // Whole blocks only, so that every engine and OpenSSL hash the same bytes.
-  const std::size_t bytes = opt.bytes_per_lane / block * block;
-  if (opt.threads < 1 || opt.threads > 1024) throw std::invalid_argument("bench: threads must be 1 .. 1024");
+  const std::size_t bytes = checked_bytes_per_lane(algo, opt);
   const std::vector<int> allowed = affinity_cpus();
   if (const std::string why = placement_unavailable(opt.placement, topology(), allowed); !why.empty())
     throw unavailable_error(why);
