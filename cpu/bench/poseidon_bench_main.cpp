@@ -40,12 +40,12 @@ int main(int argc, char** argv) try {
   for (const auto& r : cpu::bench_poseidon(engine)) {
     if (json) {
       std::cout << cpu::to_json(r).dump() << "\n";
-    } else if (r.what == "hash") {
+    } else if (r.what == cpu::poseidon_row::hash) {
       std::printf("%-9s hash arity %-2d         %9.3f us per hash (min %.3f, max %.3f, cpu %.3f)%s\n", r.engine.c_str(),
                   r.arity, r.ns / 1e3, r.min_ns / 1e3, r.max_ns / 1e3, r.cpu_ns / 1e3, r.verified ? "" : "  NOT VERIFIED");
     } else {
-      std::printf("%-9s %-14s %2zu chains %9.3f ns per multiply (min %.3f, max %.3f, cpu %.3f)%s\n", r.engine.c_str(),
-                  r.what.c_str(), r.lanes, r.ns, r.min_ns, r.max_ns, r.cpu_ns, r.verified ? "" : "  NOT VERIFIED");
+      std::printf("%-9s %-18s %2zu chains %9.3f ns per multiply (min %.3f, max %.3f, cpu %.3f)%s\n", r.engine.c_str(),
+                  std::string(cpu::kPoseidonRows.name(r.what)).c_str(), r.lanes, r.ns, r.min_ns, r.max_ns, r.cpu_ns, r.verified ? "" : "  NOT VERIFIED");
     }
   }
   if (!pc2) return 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -106,12 +107,12 @@ void bench_products(const poseidon_engine& e, const poseidon_bench_options& opt,
   constexpr int width = 12;
   constexpr std::size_t reps = 64;
   std::vector<u64> x0, x;
-  poseidon_bench_row best;
+  std::optional<poseidon_bench_row> best;
   for (const std::size_t chains : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
     random_elements(rng, x0, chains * width);
     poseidon_bench_row row;
     row.engine = std::string(e.name);
-    row.what = "product_throughput";
+    row.what = poseidon_row::product_throughput;
     row.arity = width - 1;
     row.lanes = chains;
     x = x0;
@@ -122,9 +123,9 @@ void bench_products(const poseidon_engine& e, const poseidon_bench_options& opt,
     std::vector<u64> want = x0;
     matrix_reference(want, width, reps);
     row.verified = x == want;
-    if (best.what.empty() || (row.verified && (!best.verified || row.ns < best.ns))) best = row;
+    if (!best || (row.verified && (!best->verified || row.ns < best->ns))) best = row;
   }
-  rows.push_back(best);
+  rows.push_back(*best);
 }
 
 void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, std::vector<poseidon_bench_row>& rows) {
@@ -140,7 +141,7 @@ void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, s
     random_elements(rng, x0, chains);
     poseidon_bench_row row;
     row.engine = std::string(e.name);
-    row.what = per_lane == 1 ? "mul_latency" : "mul_throughput";
+    row.what = per_lane == 1 ? poseidon_row::mul_latency : poseidon_row::mul_throughput;
     row.lanes = chains;
     x = x0;
     sample(opt, static_cast<double>(reps * chains), [&] { e.mul_chain(x.data(), y.data(), chains, reps); }, row);
@@ -161,7 +162,7 @@ void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, s
       row.max_ns *= static_cast<double>(chains);
       row.cpu_ns *= static_cast<double>(chains);
       rows.push_back(row);
-    } else if (rows.back().what != "mul_throughput") {
+    } else if (rows.back().what != poseidon_row::mul_throughput) {
       rows.push_back(row);
     } else if (row.ns < rows.back().ns) {
       rows.back() = row;
@@ -180,7 +181,7 @@ void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, s
     const std::size_t stride = 32 * static_cast<std::size_t>(arity);
     poseidon_bench_row row;
     row.engine = std::string(e.name);
-    row.what = "hash";
+    row.what = poseidon_row::hash;
     row.arity = arity;
     row.lanes = lanes;
     sample(opt, static_cast<double>(n), [&] { e.hash(arity, p.data(), stride, n, out.data()); }, row);
@@ -245,7 +246,7 @@ pc2_bench_row bench_pc2(const poseidon_engine& e, int threads, std::uint64_t nod
 }
 
 nlohmann::json to_json(const poseidon_bench_row& r) {
-  return {{"kind", "poseidon"}, {"engine", r.engine}, {"what", r.what},         {"arity", r.arity},
+  return {{"kind", "poseidon"}, {"engine", r.engine}, {"what", kPoseidonRows.name(r.what)},         {"arity", r.arity},
           {"lanes", r.lanes},   {"median_ns", r.ns},  {"min_ns", r.min_ns},     {"max_ns", r.max_ns},
           {"cpu_ns", r.cpu_ns},     {"verified", r.verified}};
 }

@@ -57,7 +57,7 @@ product_rate engine_product_ns(const cpu::poseidon_engine& e) {
   for (const auto& row : cpu::bench_poseidon(e.name, o)) {
     if (!row.verified || (best.ns > 0 && row.min_ns >= best.ns)) continue;
     best.ns = row.min_ns;
-    best.form = row.what == "product_throughput"
+    best.form = row.what == cpu::poseidon_row::product_throughput
                     ? "the dense MDS matrix of width " + std::to_string(row.arity + 1) + ", rows summed as its rounds sum them"
                     : "independent chains of full multiplies filling its lanes";
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "poreplab/cpu/poseidon_engines.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
 
@@ -20,16 +21,23 @@ struct poseidon_bench_options {
   std::vector<int> arities = {2, 8, 11};
 };
 
+// What a row measures. mul_latency: ns per multiply of one dependent chain (per lane of a
+// multi-lane engine, all lanes stepping together); mul_throughput: ns per multiply with
+// enough independent chains to fill the engine; product_throughput: ns per product of the
+// dense MDS matrix of width arity + 1 applied over and over, rows summed as the engine's
+// rounds sum them (engines with a matrix_chain); hash: ns per Poseidon hash of `arity`
+// inputs, bytes in and out.
+enum class poseidon_row { mul_latency, mul_throughput, product_throughput, hash };
+inline constexpr name_table<poseidon_row, 4> kPoseidonRows{
+    "poseidon bench row",
+    {named<poseidon_row>{poseidon_row::mul_latency, "mul_latency"},
+     named<poseidon_row>{poseidon_row::mul_throughput, "mul_throughput"},
+     named<poseidon_row>{poseidon_row::product_throughput, "product_throughput"},
+     named<poseidon_row>{poseidon_row::hash, "hash"}}};
+
 struct poseidon_bench_row {
   std::string engine;
-  // "mul_latency": ns per multiply of one dependent chain (per lane of a multi-lane engine,
-  // all lanes stepping together); "mul_throughput": ns per multiply with enough
-  // independent chains to fill the engine; "sqr_throughput" likewise for squares;
-  // "product_throughput": ns per product of the dense MDS matrix of width arity + 1
-  // applied over and over, rows summed as the engine's rounds sum them (engines with a
-  // matrix_chain);
-  // "hash": ns per Poseidon hash of `arity` inputs, bytes in and out.
-  std::string what;
+  poseidon_row what = poseidon_row::mul_latency;
   int arity = 0;          // hash rows
   std::size_t lanes = 1;  // elements (or hashes) in flight per call
   double ns = 0;          // median sample, per multiply or hash, one thread
