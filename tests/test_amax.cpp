@@ -623,7 +623,7 @@ TEST_CASE("runner kind limits: measured single-stream cycles per byte against th
           "[amax][runner]") {
   const runner::kind_spec* k = runner::find_kind("limits");
   REQUIRE(k != nullptr);
-  const auto best = cpu::best_engine(cpu::engine_algo::sha256, 1, 1).name;
+  const auto best = cpu::best_engine(hash_family::sha256, 1, 1).name;
   std::string engines = "\"portable\"";
   if (best != "portable") engines += ", \"" + std::string(best) + "\"";
   const auto c = runner::parse_config(

@@ -196,7 +196,7 @@ struct recording_executor {
   void load(const K&) {
     ++loads;
   }
-  template <sdr::porep_variant V, sdr::label_hash H, sdr::kernel_variant K>
+  template <sdr::porep_variant V, hash_family H, sdr::kernel_variant K>
   void launch(const sdr::label_layer_kernel<V, H, K>& k, grid_dims d) {
     launched_before_load = launched_before_load || loads < 2;
     launches.push_back({k.layer, k.node_begin, k.node_end});
@@ -290,7 +290,7 @@ TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "
   // Other schemes have the standard kernel only.
   const bytes ids = make_ids(1);
   sdr::label_job bjob{64, parents.data(), 1, 1, ids.data()};
-  bjob.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  bjob.scheme = {sdr::porep_variant::sdr, hash_family::blake2s};
   sdr::memory_layer_store store(64 * 32, 1);
   CHECK_THROWS_WITH(sdr::make_emulated_backend({sdr::sector_layout::sector_minor, 32, 0, 0, sdr::kernel_variant::vec16})
                         ->label(bjob, store),
@@ -346,7 +346,7 @@ TEST_CASE("label kernels: auto picks the latency design for few sectors, block k
           "[cuda][emu]") {
   using sdr::kernel_variant;
   const sdr::label_scheme filecoin{};
-  const sdr::label_scheme blake{sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  const sdr::label_scheme blake{sdr::porep_variant::sdr, hash_family::blake2s};
   CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 1, 132) == kernel_variant::split);
   CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 132, 132) == kernel_variant::split);
   CHECK(sdr::resolve_kernel(kernel_variant::automatic, filecoin, 133, 132) == kernel_variant::standard);
@@ -367,8 +367,8 @@ TEST_CASE("label kernels: auto picks the latency design for few sectors, block k
   }
 
   // One block of the kernel's own size per sector, whatever threads_per_block says.
-  using split_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, sdr::label_hash::sha256, kernel_variant::split>;
-  using standard_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, sdr::label_hash::sha256>;
+  using split_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, hash_family::sha256, kernel_variant::split>;
+  using standard_k = sdr::label_layer_kernel<sdr::porep_variant::sdr, hash_family::sha256>;
   static_assert(block_functor<split_k> && !block_functor<standard_k>);
   CHECK(sdr::label_grid<split_k>(33, 7).blocks == 33);
   CHECK(sdr::label_grid<split_k>(33, 7).threads == sdr::kPipelinedThreads);
@@ -727,7 +727,7 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
     sdr::label_job wide_job{64, parents.data(), 2, 1024, nullptr};
     const bytes wide_ids = make_ids(1024);
     wide_job.replica_ids = wide_ids.data();
-    wide_job.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
+    wide_job.scheme = {sdr::porep_variant::sdr, hash_family::blake2b};
     sdr::memory_layer_store wide_store(64 * 1024 * 32, 2);
     try {
       const auto tw = cuda::time_label(wide_job, wide_store, wide);
@@ -749,19 +749,19 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
           return b;
         }()) == -1);
 
-  for (const hash_algo a : {hash_algo::sha256, hash_algo::blake2s_256, hash_algo::blake2b_512})
-    for (const auto mode : {cuda::hash_bench_mode::latency, cuda::hash_bench_mode::throughput}) {
+  for (const hash_family a : hash_families())
+    for (const auto mode : {hash_bench_mode::chain, hash_bench_mode::throughput}) {
       cuda::hash_bench_options o;
       o.algo = a;
       o.mode = mode;
       o.chain_length = 256;
-      o.chains = mode == cuda::hash_bench_mode::throughput ? 4096 : 0;
+      o.chains = mode == hash_bench_mode::throughput ? 4096 : 0;
       o.samples = 2;
       const auto r = cuda::bench_hash_gpu(o);
-      INFO(r.compression << " " << cuda::hash_bench_mode_name(mode));
+      INFO(hash_family_name(r.options.algo) << " " << hash_bench_mode_name(mode));
       CHECK(r.verified);
       CHECK(r.max_threads_per_block > 0);
-      CHECK(r.compressions == (mode == cuda::hash_bench_mode::latency ? 256u : 4096u * 256u));
+      CHECK(r.compressions == (mode == hash_bench_mode::chain ? 256u : 4096u * 256u));
       CHECK(r.median_s > 0);
     }
 }

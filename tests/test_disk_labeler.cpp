@@ -147,7 +147,7 @@ TEST_CASE("layers on disk: refusals name what is wrong", "[disk-labeler][reliabi
   o.cache_nodes = std::uint64_t{1} << 50;  // 32 PiB of rows: refused before anything is allocated
   CHECK_THROWS_AS(cpu::disk_labeling(job, o), insufficient_memory);
   sdr::label_job blake = job;
-  blake.scheme = {sdr::porep_variant::sdr, sdr::label_hash::blake2s};
+  blake.scheme = {sdr::porep_variant::sdr, hash_family::blake2s};
   CHECK_THROWS_WITH(cpu::disk_labeling(blake, small_options(dir.path)), Catch::Contains("sdr/sha256 only"));
   sdr::label_job resumed = job;
   resumed.first_layer = 2;

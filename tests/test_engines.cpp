@@ -32,15 +32,14 @@
 
 using namespace poreplab;
 using cpu::engine;
-using cpu::engine_algo;
 
 namespace {
 
 // Engines compiled in but not runnable here are reported, not failed.
-std::vector<const engine*> engines_under_test(engine_algo algo) {
+std::vector<const engine*> engines_under_test(hash_family algo) {
   for (const auto& e : cpu::compiled_engines(algo))
     if (!e.available())
-      WARN("skipping " << cpu::engine_algo_name(algo) << " engine '" << e.name << "': this CPU lacks " << e.required);
+      WARN("skipping " << hash_family_name(algo) << " engine '" << e.name << "': this CPU lacks " << e.required);
   return cpu::available_engines(algo);
 }
 
@@ -64,7 +63,7 @@ struct force_engine_env : test::scoped_env {
 }  // namespace
 
 TEST_CASE("engine tables: names, order, features", "[engines]") {
-  for (engine_algo algo : cpu::engine_algos()) {
+  for (hash_family algo : hash_families()) {
     const auto& all = cpu::compiled_engines(algo);
     REQUIRE(!all.empty());
     CHECK(all.back().name == "portable");
@@ -76,31 +75,31 @@ TEST_CASE("engine tables: names, order, features", "[engines]") {
       CHECK(e.lanes >= 1);
       CHECK(!e.description.empty());
       CHECK(int(e.sha256 != nullptr) + int(e.blake2s != nullptr) + int(e.blake2b != nullptr) == 1);
-      CHECK((algo == engine_algo::sha256) == (e.sha256 != nullptr));
-      CHECK((algo == engine_algo::blake2s) == (e.blake2s != nullptr));
-      CHECK((algo == engine_algo::blake2b) == (e.blake2b != nullptr));
+      CHECK((algo == hash_family::sha256) == (e.sha256 != nullptr));
+      CHECK((algo == hash_family::blake2s) == (e.blake2s != nullptr));
+      CHECK((algo == hash_family::blake2b) == (e.blake2b != nullptr));
     }
     const auto avail = cpu::available_engines(algo);
     REQUIRE(!avail.empty());
     CHECK(avail.back()->name == "portable");
-    CHECK(cpu::parse_engine_algo(cpu::engine_algo_name(algo)) == algo);
+    CHECK(parse_hash_family(hash_family_name(algo)) == algo);
   }
-  CHECK(cpu::find_engine(engine_algo::sha256, "portable").lanes == 1);
+  CHECK(cpu::find_engine(hash_family::sha256, "portable").lanes == 1);
 }
 
-TEST_CASE("find_engine and parse_engine_algo reject bad names", "[engines]") {
+TEST_CASE("find_engine and parse_hash_family reject bad names", "[engines]") {
   try {
-    cpu::find_engine(engine_algo::sha256, "no-such-engine");
+    cpu::find_engine(hash_family::sha256, "no-such-engine");
     FAIL("no exception");
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     CHECK(msg.find("no-such-engine") != std::string::npos);
     CHECK(msg.find("portable") != std::string::npos);  // lists the valid names
   }
-  CHECK_THROWS_AS(cpu::find_engine(engine_algo::blake2s, "shani"), std::invalid_argument);
-  CHECK_THROWS_AS(cpu::parse_engine_algo("md5"), std::invalid_argument);
+  CHECK_THROWS_AS(cpu::find_engine(hash_family::blake2s, "shani"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_hash_family("md5"), std::invalid_argument);
   bool any_missing = false;
-  for (engine_algo algo : cpu::engine_algos())
+  for (hash_family algo : hash_families())
     for (const auto& e : cpu::compiled_engines(algo)) {
       if (e.available()) {
         CHECK(&cpu::find_engine(algo, e.name) == &e);
@@ -132,8 +131,8 @@ std::vector<std::unique_ptr<std::uint8_t[]>> random_chunks(std::mt19937_64& rng)
 TEST_CASE("SHA-256 engines match portable on random chains", "[engines]") {
   std::mt19937_64 rng(20261122);
   const auto pool = random_chunks(rng);
-  const engine& ref = cpu::find_engine(engine_algo::sha256, "portable");
-  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+  const engine& ref = cpu::find_engine(hash_family::sha256, "portable");
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
     for (std::size_t lanes : lane_counts(e->lanes))
       for (std::size_t nblocks : {1, 2, 20}) {
         INFO("engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks);
@@ -163,9 +162,9 @@ TEST_CASE("SHA-256 engines that keep schedules match portable on repeating chain
   maps.push_back(many);
   std::vector<std::uint8_t> odd = {0, 0, 1, 9, 2, 4, 6, 6};
   maps.push_back(odd);
-  const engine& ref = cpu::find_engine(engine_algo::sha256, "portable");
+  const engine& ref = cpu::find_engine(hash_family::sha256, "portable");
   bool any = false;
-  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
     if (e->sha256_repeat == nullptr) continue;
     any = true;
     for (std::size_t lanes : lane_counts(e->lanes))
@@ -236,7 +235,7 @@ TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engi
   }
   REQUIRE(msgs.size() > 300);
 
-  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
     INFO("engine " << e->name);
     for (const auto& m : msgs) {
       INFO("length " << m.data.size());
@@ -274,9 +273,9 @@ TEST_CASE("SHA-256 engines give the known digests with standard padding", "[engi
 
 TEST_CASE("BLAKE2 engines match the official KATs, keyed and unkeyed", "[engines]") {
   const auto kat = test::load_json(test::data_dir() / "kat" / "blake2-kat.json");
-  for (engine_algo algo : {engine_algo::blake2s, engine_algo::blake2b}) {
-    const std::string algo_name(cpu::engine_algo_name(algo));
-    const std::size_t outlen = algo == engine_algo::blake2s ? 32 : 64;
+  for (hash_family algo : {hash_family::blake2s, hash_family::blake2b}) {
+    const std::string algo_name(hash_family_name(algo));
+    const std::size_t outlen = algo == hash_family::blake2s ? 32 : 64;
     for (const engine* e : engines_under_test(algo)) {
       INFO(algo_name << " engine " << e->name);
       std::size_t keyed = 0, unkeyed = 0;
@@ -300,11 +299,11 @@ TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engi
   for (const auto& v : kat["vectors"]) {
     const auto msg = pattern(v["len"].get<std::size_t>());
     INFO("length " << msg.size());
-    for (const engine* e : engines_under_test(engine_algo::blake2s)) {
+    for (const engine* e : engines_under_test(hash_family::blake2s)) {
       INFO("blake2s engine " << e->name);
       CHECK(to_hex(cpu::blake2_digest(*e, 32, msg.data(), msg.size())) == v["blake2s256"].get<std::string>());
     }
-    for (const engine* e : engines_under_test(engine_algo::blake2b)) {
+    for (const engine* e : engines_under_test(hash_family::blake2b)) {
       INFO("blake2b engine " << e->name);
       CHECK(to_hex(cpu::blake2_digest(*e, 64, msg.data(), msg.size())) == v["blake2b512"].get<std::string>());
       CHECK(to_hex(cpu::blake2_digest(*e, 32, msg.data(), msg.size())) == v["blake2b256"].get<std::string>());
@@ -314,14 +313,14 @@ TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engi
 
 TEST_CASE("BLAKE2 engines match portable on random blocks, counters and lane counts", "[engines]") {
   std::mt19937_64 rng(7693);
-  auto check = [&](engine_algo algo, auto word_tag) {
+  auto check = [&](hash_family algo, auto word_tag) {
     using W = decltype(word_tag);
     const std::size_t B = 16 * sizeof(W), C = B / 32;
     for (const engine* e : engines_under_test(algo))
       for (std::size_t lanes : {std::size_t{1}, std::size_t{3}, e->lanes, e->lanes + 1, 2 * e->lanes + 3})
         for (std::size_t nblocks : {1, 2, 20})
           for (bool final : {false, true}) {
-            INFO(cpu::engine_algo_name(algo) << " engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks
+            INFO(hash_family_name(algo) << " engine " << e->name << ", lanes " << lanes << ", nblocks " << nblocks
                                              << ", final " << final);
             // Each lane's chunks scattered through a pool, as a layer's parents are.
             std::vector<std::uint8_t> pool(32 * C * nblocks * lanes);
@@ -351,8 +350,8 @@ TEST_CASE("BLAKE2 engines match portable on random blocks, counters and lane cou
             CHECK(h == expect);
           }
   };
-  check(engine_algo::blake2s, std::uint32_t{});
-  check(engine_algo::blake2b, std::uint64_t{});
+  check(hash_family::blake2s, std::uint32_t{});
+  check(hash_family::blake2b, std::uint64_t{});
 }
 
 TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
@@ -360,45 +359,45 @@ TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
     force_engine_env env(nullptr);
     test::scoped_env static_order(cpu::kTuneEnv, "static");
     cpu::reset_tuning();
-    CHECK(&cpu::best_engine(engine_algo::sha256) == cpu::available_engines(engine_algo::sha256).front());
-    const engine& one = cpu::best_engine(engine_algo::sha256, 1, 1);
+    CHECK(&cpu::best_engine(hash_family::sha256) == cpu::available_engines(hash_family::sha256).front());
+    const engine& one = cpu::best_engine(hash_family::sha256, 1, 1);
     CHECK(one.lanes == 1);
-    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1000, 2000), std::invalid_argument);
+    CHECK_THROWS_AS(cpu::best_engine(hash_family::sha256, 1000, 2000), std::invalid_argument);
   }
   cpu::reset_tuning();  // the static order above must not outlive its scope
   {
     force_engine_env env("portable");
-    for (engine_algo algo : cpu::engine_algos()) CHECK(cpu::best_engine(algo).name == "portable");
+    for (hash_family algo : hash_families()) CHECK(cpu::best_engine(algo).name == "portable");
   }
   {
     force_engine_env env("sha256:portable");
-    CHECK(cpu::best_engine(engine_algo::sha256).name == "portable");
-    CHECK(&cpu::best_engine(engine_algo::blake2s) != &cpu::find_engine(engine_algo::sha256, "portable"));
+    CHECK(cpu::best_engine(hash_family::sha256).name == "portable");
+    CHECK(&cpu::best_engine(hash_family::blake2s) != &cpu::find_engine(hash_family::sha256, "portable"));
   }
   {
     // A qualified entry wins over a bare name for its algo.
     force_engine_env env(" portable , blake2b:portable, sha256:portable ");
-    CHECK(cpu::best_engine(engine_algo::blake2b).name == "portable");
+    CHECK(cpu::best_engine(hash_family::blake2b).name == "portable");
   }
-  const auto& sha = cpu::available_engines(engine_algo::sha256);
+  const auto& sha = cpu::available_engines(hash_family::sha256);
   const engine* widest = *std::max_element(sha.begin(), sha.end(), [](auto* a, auto* b) { return a->lanes < b->lanes; });
   if (widest->lanes > 1) {
-    const engine* b2s_auto = &cpu::best_engine(engine_algo::blake2s);
+    const engine* b2s_auto = &cpu::best_engine(hash_family::blake2s);
     force_engine_env env(std::string(widest->name).c_str());
-    CHECK(&cpu::best_engine(engine_algo::sha256) == widest);
+    CHECK(&cpu::best_engine(hash_family::sha256) == widest);
     // A name only SHA-256 knows leaves BLAKE2 alone.
-    const auto& b2s = cpu::compiled_engines(engine_algo::blake2s);
+    const auto& b2s = cpu::compiled_engines(hash_family::blake2s);
     if (std::none_of(b2s.begin(), b2s.end(), [&](const engine& x) { return x.name == widest->name; }))
-      CHECK(&cpu::best_engine(engine_algo::blake2s) == b2s_auto);
+      CHECK(&cpu::best_engine(hash_family::blake2s) == b2s_auto);
     // Outside the caller's lane range.
-    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256, 1, 1), std::invalid_argument);
+    CHECK_THROWS_AS(cpu::best_engine(hash_family::sha256, 1, 1), std::invalid_argument);
   } else {
     WARN("no multi-lane SHA-256 engine available: forced lane-range check skipped");
   }
   {
     force_engine_env env("no-such-engine");
     try {
-      cpu::best_engine(engine_algo::sha256);
+      cpu::best_engine(hash_family::sha256);
       FAIL("no exception");
     } catch (const std::invalid_argument& e) {
       CHECK(std::string(e.what()).find("no-such-engine") != std::string::npos);
@@ -407,11 +406,11 @@ TEST_CASE("best_engine honours POREPLAB_FORCE_ENGINE", "[engines]") {
   }
   {
     force_engine_env env("blake2s:shani");
-    CHECK_THROWS_AS(cpu::best_engine(engine_algo::blake2s), std::invalid_argument);
+    CHECK_THROWS_AS(cpu::best_engine(hash_family::blake2s), std::invalid_argument);
   }
   {
     force_engine_env env("md5:portable");
-    CHECK_THROWS_AS(cpu::best_engine(engine_algo::sha256), std::invalid_argument);
+    CHECK_THROWS_AS(cpu::best_engine(hash_family::sha256), std::invalid_argument);
   }
 }
 
@@ -420,13 +419,13 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
   opt.bytes_per_lane = 2048;  // a chain pass then holds one SDR label per lane
   opt.min_time_s = 0;
   opt.repetitions = 2;
-  for (engine_algo algo : cpu::engine_algos()) {
+  for (hash_family algo : hash_families()) {
     const auto rows = cpu::bench_hash(algo, "all", opt);
     const std::size_t engines = cpu::available_engines(algo).size();
     REQUIRE(rows.size() == 2 * (engines + 1));
     for (const auto& r : rows) {
-      INFO(r.algo << " " << r.engine << " " << r.mode);
-      CHECK(r.algo == cpu::engine_algo_name(algo));
+      INFO(hash_family_name(r.algo) << " " << r.engine << " " << hash_bench_mode_name(r.mode));
+      CHECK(r.algo == algo);
       CHECK(r.verified);
       // OpenSSL is sampled once after every engine sample: its row holds all of those.
       CHECK(r.samples.size() == (r.engine == "openssl" ? 2 * engines : 2));
@@ -440,7 +439,7 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
         CHECK(r.vs_openssl_lo <= *r.vs_openssl);
         CHECK(*r.vs_openssl <= r.vs_openssl_hi);
         // Each pair is OpenSSL's sample over this engine's sample taken just before it.
-        const auto& o = rows[r.mode == "throughput" ? engines : 2 * engines + 1];
+        const auto& o = rows[r.mode == hash_bench_mode::throughput ? engines : 2 * engines + 1];
         REQUIRE(o.engine == "openssl");
         bool paired = false;
         for (double os : o.samples) paired = paired || os / r.samples[0] == Approx(r.vs_openssl_pairs[0]);
@@ -452,13 +451,13 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       CHECK(r.ns_per_block <= r.max_ns_per_block);
       CHECK(r.gbps > 0);
       CHECK(r.cycles_per_byte_tsc > 0);
-      CHECK(r.block_bytes == (algo == engine_algo::blake2b ? 128u : 64u));
+      CHECK(r.block_bytes == (algo == hash_family::blake2b ? 128u : 64u));
       const auto j = cpu::to_json(r);
       for (const char* key : {"kind", "algo", "engine", "lanes", "mode", "ns_per_block", "gbps", "cycles_per_byte",
                               "cycles_per_byte_core", "verified", "samples", "bound_ns_per_block", "vs_bound"})
         CHECK(j.contains(key));
       // Every SHA-256 engine has a port bound; OpenSSL and BLAKE2 have none.
-      const bool bounded = algo == engine_algo::sha256 && r.engine != "openssl";
+      const bool bounded = algo == hash_family::sha256 && r.engine != "openssl";
       CHECK(r.bound_ns_per_block.has_value() == bounded);
       CHECK(r.vs_bound.has_value() == bounded);
       if (bounded) {
@@ -470,16 +469,16 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       }
       CHECK(j["kind"] == "hash");
     }
-    CHECK(rows.front().mode == "throughput");
-    CHECK(rows.back().mode == "chain");
+    CHECK(rows.front().mode == hash_bench_mode::throughput);
+    CHECK(rows.back().mode == hash_bench_mode::chain);
     CHECK(rows.back().engine == "openssl");
   }
-  CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "no-such-engine", opt), std::invalid_argument);
-  const auto only = cpu::bench_hash(engine_algo::blake2b, "openssl", opt);
+  CHECK_THROWS_AS(cpu::bench_hash(hash_family::sha256, "no-such-engine", opt), std::invalid_argument);
+  const auto only = cpu::bench_hash(hash_family::blake2b, "openssl", opt);
   CHECK(only.size() == 2);
   for (const auto& r : only) CHECK(r.samples.size() == 2);
   opt.repetitions = 0;
-  CHECK_THROWS_AS(cpu::bench_hash(engine_algo::sha256, "portable", opt), std::invalid_argument);
+  CHECK_THROWS_AS(cpu::bench_hash(hash_family::sha256, "portable", opt), std::invalid_argument);
 }
 
 TEST_CASE("bench_hash runs threads side by side and pairs them with one thread", "[engines]") {
@@ -489,16 +488,16 @@ TEST_CASE("bench_hash runs threads side by side and pairs them with one thread",
   opt.repetitions = 3;
   opt.threads = 2;
   opt.placement = cpu::thread_placement::spread;
-  const auto rows = cpu::bench_hash(engine_algo::sha256, "portable", opt);
+  const auto rows = cpu::bench_hash(hash_family::sha256, "portable", opt);
   REQUIRE(rows.size() == 4);  // portable and OpenSSL, two modes
   for (const auto& r : rows) {
-    INFO(r.engine << " " << r.mode);
+    INFO(r.engine << " " << hash_bench_mode_name(r.mode));
     CHECK(r.verified);  // every copy's output
     CHECK(r.threads == 2);
     CHECK(r.placement == "spread");
     CHECK(r.cpus.size() == (cpu::affinity_cpus().empty() ? 0u : 2u));
     // A pass is both copies' blocks: 2 KiB messages, or one 20-block SDR label a lane.
-    CHECK(r.blocks_per_pass == (r.mode == "throughput" ? 2 * 2048u / 64 : 2 * 20u));
+    CHECK(r.blocks_per_pass == (r.mode == hash_bench_mode::throughput ? 2 * 2048u / 64 : 2 * 20u));
     if (r.engine == "openssl") {
       CHECK(!r.vs_one_thread);
       continue;
@@ -515,18 +514,18 @@ TEST_CASE("bench_hash runs threads side by side and pairs them with one thread",
   }
   // One thread: no pairing, nothing pinned.
   opt.threads = 1;
-  for (const auto& r : cpu::bench_hash(engine_algo::blake2s, "portable", opt)) {
+  for (const auto& r : cpu::bench_hash(hash_family::blake2s, "portable", opt)) {
     CHECK(!r.vs_one_thread);
     CHECK(r.cpus.empty());
     CHECK(cpu::to_json(r)["vs_one_thread"].is_null());
   }
   opt.threads = 0;
-  CHECK_THROWS_WITH(cpu::bench_hash(engine_algo::blake2s, "portable", opt), Catch::Contains("threads"));
+  CHECK_THROWS_WITH(cpu::bench_hash(hash_family::blake2s, "portable", opt), Catch::Contains("threads"));
   opt.threads = 2;
   opt.placement = cpu::thread_placement::siblings;
   const auto& topo = cpu::topology();
   if (!cpu::placement_unavailable(opt.placement, topo, cpu::affinity_cpus()).empty())
-    CHECK_THROWS_AS(cpu::bench_hash(engine_algo::blake2s, "portable", opt), unavailable_error);
+    CHECK_THROWS_AS(cpu::bench_hash(hash_family::blake2s, "portable", opt), unavailable_error);
 }
 
 TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
@@ -534,7 +533,7 @@ TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
   std::uint8_t want[32];
   sha256::digest(want, msg.data(), msg.size());
   std::size_t with_pad = 0;
-  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
     if (e->sha256_pad64 == nullptr) continue;
     ++with_pad;
     INFO(e->name);
@@ -560,8 +559,8 @@ TEST_CASE("precomputed padding blocks finish 64-byte messages", "[engines]") {
 
 TEST_CASE("a chain with a one-block chain interleaved computes both as the portable engine", "[engines]") {
   const auto msg = pattern(64 * 24);
-  const engine& portable = find_engine(engine_algo::sha256, "portable");
-  for (const engine* e : engines_under_test(engine_algo::sha256)) {
+  const engine& portable = cpu::find_engine(hash_family::sha256, "portable");
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
     if (e->sha256_chain_ahead == nullptr) continue;
     for (std::size_t lanes : {std::size_t{1}, std::size_t{3}})
       for (std::size_t nblocks : {std::size_t{1}, std::size_t{2}, std::size_t{19}}) {
@@ -593,7 +592,7 @@ TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matc
     for (std::size_t i = 31; i < data.size(); i += 32) data[i] &= 0x3f;
     std::vector<std::uint8_t> want(sdr::tree_d_bytes(nodes)), got(want.size());
     const auto root = sdr::build_tree_d(data.data(), nodes, want.data());
-    for (const engine* e : engines_under_test(engine_algo::sha256))
+    for (const engine* e : engines_under_test(hash_family::sha256))
       for (bool pad : {false, true}) {
         if (pad && e->sha256_pad64 == nullptr) {
           CHECK_THROWS_WITH(cpu::build_tree_d(*e, data.data(), nodes, got.data(), true),
@@ -606,7 +605,7 @@ TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matc
         CHECK(got == want);
       }
   }
-  CHECK_THROWS_WITH(cpu::build_tree_d(cpu::find_engine(engine_algo::sha256, "portable"), nullptr, 3, nullptr, false),
+  CHECK_THROWS_WITH(cpu::build_tree_d(cpu::find_engine(hash_family::sha256, "portable"), nullptr, 3, nullptr, false),
                     Catch::Contains("power of two"));
 }
 
@@ -619,7 +618,7 @@ TEST_CASE("seal's tree_d: the cpu backend's multi-lane rows and the all-zero sho
   const engine& e = cpu::tree_d_engine();
   INFO("tree_d engine " << e.name);
   CHECK(e.sha256_pad64 != nullptr);
-  const engine& portable = cpu::find_engine(engine_algo::sha256, "portable");
+  const engine& portable = cpu::find_engine(hash_family::sha256, "portable");
   for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{32}, std::uint64_t{1} << 14}) {
     INFO("nodes " << nodes);
     auto data = pattern(nodes * 32);

@@ -320,10 +320,10 @@ TEST_CASE("gpu model: kernel names from demangled template arguments", "[gpu-mod
   CHECK(kernel_label("relayout_kernel").empty());
   // The kernel variant: standard is left out (the label earlier builds used), others named.
   CHECK(kernel_label("void poreplab::cuda::run_functor<poreplab::sdr::label_layer_kernel<(poreplab::sdr::porep_variant)0, "
-                     "(poreplab::sdr::label_hash)0, (poreplab::sdr::kernel_variant)0>>(T1, unsigned long)") ==
+                     "(poreplab::hash_family)0, (poreplab::sdr::kernel_variant)0>>(T1, unsigned long)") ==
         "label_layer_kernel<sdr, sha256>");
   CHECK(kernel_label("void poreplab::cuda::run_functor<poreplab::sdr::label_layer_kernel<(poreplab::sdr::porep_variant)0, "
-                     "(poreplab::sdr::label_hash)0, (poreplab::sdr::kernel_variant)1>>(T1, unsigned long)") ==
+                     "(poreplab::hash_family)0, (poreplab::sdr::kernel_variant)1>>(T1, unsigned long)") ==
         "label_layer_kernel<sdr, sha256, vec16>");
   CHECK(kernel_variant_of_label("label_layer_kernel<sdr, sha256, vec16>") == poreplab::sdr::kernel_variant::vec16);
   CHECK(kernel_variant_of_label("label_layer_kernel<sdr, sha256, split>") == poreplab::sdr::kernel_variant::split);

@@ -21,6 +21,7 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hash/sha256_bulk.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/sdr/scheme.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -147,6 +148,34 @@ bytes openssl_blake2_mac(const char* name, const bytes& key, std::size_t outlen,
 }
 
 }  // namespace
+
+TEST_CASE("one hash family: digests, labels and engines name the same families", "[hash]") {
+  for (const auto& d : kDigests) {
+    INFO(d.name);
+    CHECK(parse_hash_algo(d.name) == d.algo);
+    CHECK(hash_algo_name(d.algo) == d.name);
+    CHECK(family_of(d.algo) == d.family);
+    CHECK(hash_bytes(d.algo, "abc", 3).size() == d.bytes);
+  }
+  // A family's name is its full digest: blake2b is blake2b-512, not the 256-bit label hash.
+  for (const hash_family f : hash_families()) {
+    INFO(hash_family_name(f));
+    const hash_algo full = parse_hash_algo(hash_family_name(f));
+    CHECK(family_of(full) == f);
+    CHECK(hash_algo_digest_bytes(full) == full_digest_bytes(f));
+    CHECK(full == full_digest(f));
+    CHECK(parse_hash_family(hash_family_name(f)) == f);
+    CHECK(sdr::parse_label_hash(sdr::label_hash_name(f)) == f);
+  }
+  CHECK(hash_algo_name(parse_hash_algo("blake2b")) == "blake2b-512");
+  CHECK(hash_algo_name(parse_hash_algo("blake2s")) == "blake2s-256");
+  CHECK(sdr::label_hash_names() == std::vector<std::string>{"sha256", "blake2s", "blake2b-256"});
+  CHECK(compression_block_bytes(hash_family::blake2b) == 128);
+  CHECK_THROWS_WITH(parse_hash_algo("md5"), Catch::Contains("unknown hash algorithm 'md5'") && Catch::Contains("blake2b-512"));
+  CHECK_THROWS_WITH(sdr::parse_label_hash("blake2b"),
+                    Catch::Contains("unknown label hash 'blake2b'") && Catch::Contains("blake2b-256"));
+  CHECK_THROWS_WITH(parse_hash_family("sha3"), Catch::Contains("unknown hash family 'sha3'"));
+}
 
 TEST_CASE("BLAKE2 official KATs, one-shot and streamed in two pieces", "[hash]") {
   const auto kat = test::load_json(test::data_dir() / "kat" / "blake2-kat.json");

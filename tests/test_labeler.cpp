@@ -46,8 +46,8 @@ std::vector<std::uint8_t> ids_for(std::uint32_t sectors) {
   return ids;
 }
 
-constexpr sdr::label_hash kHashes[] = {sdr::label_hash::sha256, sdr::label_hash::blake2s,
-                                       sdr::label_hash::blake2b_256};
+constexpr hash_family kHashes[] = {hash_family::sha256, hash_family::blake2s,
+                                       hash_family::blake2b};
 constexpr sdr::porep_variant kVariants[] = {sdr::porep_variant::sdr, sdr::porep_variant::zigzag};
 
 std::vector<sdr::label_scheme> all_schemes() {
@@ -91,7 +91,7 @@ TEST_CASE("every CPU engine labels like the reference at boundary sector counts"
   const std::uint64_t nodes = 256;
   const std::uint32_t layers = 3;
   const auto parents = table_for(nodes);
-  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
     const std::uint32_t L = static_cast<std::uint32_t>(e->lanes);
     std::vector<std::uint32_t> counts = {1, L, L + 1, 2 * L + 1};
     if (L > 1) counts.push_back(L - 1);
@@ -124,7 +124,7 @@ TEST_CASE("cpu backend runs every scheme on every engine of its hash like the re
       const bool zigzag = v == sdr::porep_variant::zigzag;
       const std::uint64_t nodes = zigzag ? 128 : 64;
       const std::uint32_t layers = zigzag ? 4 : 3;
-      for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
+      for (const cpu::engine* e : cpu::available_engines(h)) {
         const auto L = static_cast<std::uint32_t>(e->lanes);
         std::vector<std::uint32_t> counts = {1, L, L + 1};
         if (L > 2) counts.push_back(L - 1);
@@ -145,7 +145,7 @@ TEST_CASE("cpu backend runs every scheme on every engine of its hash like the re
             REQUIRE(std::equal(want.layer(l), want.layer(l) + bytes, got.layer(l)));
           }
           // "auto" picks an engine of the scheme's hash, too.
-          if (e == cpu::available_engines(cpu::label_engine_algo(h)).front() && sectors == 1) {
+          if (e == cpu::available_engines(h).front() && sectors == 1) {
             sdr::rolling_layer_store rolling(bytes);
             cpu::make_cpu_backend({})->label(d.job, rolling);
             REQUIRE(std::equal(want.layer(layers), want.layer(layers) + bytes, rolling.layer(layers)));
@@ -156,19 +156,16 @@ TEST_CASE("cpu backend runs every scheme on every engine of its hash like the re
 }
 
 TEST_CASE("cpu backend engine names are looked up per scheme hash", "[labeler][variants]") {
-  CHECK(cpu::label_engine_algo(sdr::label_hash::sha256) == cpu::engine_algo::sha256);
-  CHECK(cpu::label_engine_algo(sdr::label_hash::blake2s) == cpu::engine_algo::blake2s);
-  CHECK(cpu::label_engine_algo(sdr::label_hash::blake2b_256) == cpu::engine_algo::blake2b);
-  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
-  CHECK(cpu::pick_label_engine(b2s, 1).algo == cpu::engine_algo::blake2s);
-  CHECK(cpu::pick_label_engine(b2s, 16).algo == cpu::engine_algo::blake2s);
-  CHECK(cpu::pick_label_engine(b2s, 1, "portable").algo == cpu::engine_algo::blake2s);
+  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, hash_family::blake2s};
+  CHECK(cpu::pick_label_engine(b2s, 1).algo == hash_family::blake2s);
+  CHECK(cpu::pick_label_engine(b2s, 16).algo == hash_family::blake2s);
+  CHECK(cpu::pick_label_engine(b2s, 1, "portable").algo == hash_family::blake2s);
   CHECK(&cpu::pick_label_engine(sdr::kFilecoinScheme, 3) == &cpu::pick_label_engine(3));
   CHECK_THROWS_WITH(cpu::pick_label_engine(b2s, 1, "avx2-x4"), Catch::Contains("blake2s"));  // a BLAKE2b name
   // A SHA-256 engine name forced on a BLAKE2 job: refused when labeling, naming the algo.
   cpu::labeler_options opt;
-  const auto& b2s_engines = cpu::compiled_engines(cpu::engine_algo::blake2s);
-  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
+  const auto& b2s_engines = cpu::compiled_engines(hash_family::blake2s);
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
     if (std::any_of(b2s_engines.begin(), b2s_engines.end(), [&](const cpu::engine& x) { return x.name == e->name; }))
       continue;  // a name both algos know
     opt.engine = std::string(e->name);
@@ -192,7 +189,7 @@ TEST_CASE("labeling floor runs every scheme's compressions", "[labeler][variants
       CHECK(s > 0);
       CHECK(s < 1);
     }
-  const sdr::label_scheme b2b{sdr::porep_variant::sdr, sdr::label_hash::blake2b_256};
+  const sdr::label_scheme b2b{sdr::porep_variant::sdr, hash_family::blake2b};
   CHECK_THROWS_AS(cpu::measure_floor_seconds(cpu::pick_label_engine(1), b2b, 1, 10, 1), std::invalid_argument);
 }
 
@@ -250,7 +247,7 @@ TEST_CASE("replication profile: verified, shares of one, overhead reported", "[l
     }
   }
   // An engine of another hash is refused.
-  auto d = make_scheme_job({sdr::porep_variant::zigzag, sdr::label_hash::blake2s}, 64, 1, 1);
+  auto d = make_scheme_job({sdr::porep_variant::zigzag, hash_family::blake2s}, 64, 1, 1);
   sdr::rolling_layer_store store(64 * 32);
   CHECK_THROWS_WITH(cpu::profile_labeling(d.job, store, cpu::pick_label_engine(1)), Catch::Contains("blake2s"));
 }
@@ -291,8 +288,8 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
       const bool zigzag = v == sdr::porep_variant::zigzag;
       const std::uint64_t nodes = zigzag ? 128 : 64;
       const std::uint32_t layers = zigzag ? 4 : 3;
-      for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
-        const bool sha = e->algo == cpu::engine_algo::sha256;
+      for (const cpu::engine* e : cpu::available_engines(h)) {
+        const bool sha = e->algo == hash_family::sha256;
         const auto L = static_cast<std::uint32_t>(e->lanes);
         for (std::uint32_t sectors : {1u, L, L + 1}) {
           if (sectors == L && L == 1) continue;
@@ -361,7 +358,7 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
   const std::uint64_t nodes = 1024;
   const std::uint32_t layers = 3;
   const auto parents = table_for(nodes);
-  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
     const auto L = static_cast<std::uint32_t>(e->lanes);
     for (std::uint32_t sectors : {1u, L + 1}) {
       const auto ids = ids_for(sectors);
@@ -426,7 +423,7 @@ TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[lab
   sdr::memory_layer_store store(nodes * 32, 2);
   CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(small, store), Catch::Contains("in-place assembly only"));
   o.assembly = cpu::message_assembly::automatic;
-  auto z = make_scheme_job({sdr::porep_variant::zigzag, sdr::label_hash::sha256}, 64, 1, 1);
+  auto z = make_scheme_job({sdr::porep_variant::zigzag, hash_family::sha256}, 64, 1, 1);
   sdr::memory_layer_store zstore(64 * 32, 1);
   CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(z.job, zstore), Catch::Contains("SDR SHA-256"));
   // sibling needs SMT siblings: where this process has none it is unavailable, by type.
@@ -453,7 +450,7 @@ TEST_CASE("ablation switches refuse what they cannot do", "[labeler][ablation]")
   CHECK_THROWS_WITH(cpu::kMessageAssemblies.parse("copy"), Catch::Contains("in-place, gather"));
   CHECK_THROWS_WITH(cpu::kFieldEncodings.parse("x"), Catch::Contains("normal, montgomery"));
   CHECK_THROWS_WITH(cpu::kHugePages.parse("yes"), Catch::Contains("default, on, off"));
-  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
+  const sdr::label_scheme b2s{sdr::porep_variant::zigzag, hash_family::blake2s};
   auto d = make_scheme_job(b2s, 64, 1, 1);
   sdr::rolling_layer_store store(64 * 32);
   cpu::labeler_options o;

@@ -7,6 +7,8 @@
 #include "poreplab/cpu/latency.hpp"
 
 using namespace poreplab::cpu;
+using poreplab::hash_families;
+using poreplab::hash_family;
 
 namespace {
 
@@ -79,62 +81,62 @@ TEST_CASE("latency: BLAKE2 arithmetic reproduces the 2019 Supranational PoRep re
   CHECK(blake2_limit_cycles_per_byte(12, 10, 64) == Approx(3.75));
   const latency_table t = nominal();
   // Pre-AVX-512: two rotations are vpshufb (1), two are shift+or (2): G = 14.
-  CHECK(critical_path_limit(engine_algo::blake2s, "avx2", t).cycles_per_byte == Approx(4.375));
+  CHECK(critical_path_limit(hash_family::blake2s, "avx2", t).cycles_per_byte == Approx(4.375));
   // One-op rotations (folded into vpternlogd here): G = 12.
-  CHECK(critical_path_limit(engine_algo::blake2s, "avx512", t).cycles_per_byte == Approx(3.75));
-  CHECK(critical_path_limit(engine_algo::blake2s, "portable", t).cycles_per_byte == Approx(3.75));
+  CHECK(critical_path_limit(hash_family::blake2s, "avx512", t).cycles_per_byte == Approx(3.75));
+  CHECK(critical_path_limit(hash_family::blake2s, "portable", t).cycles_per_byte == Approx(3.75));
   // BLAKE2b: 12 rounds x 2 G / 128 B.
-  CHECK(critical_path_limit(engine_algo::blake2b, "portable", t).cycles_per_byte == Approx(12 * 2 * 12 / 128.0));
-  CHECK(critical_path_limit(engine_algo::blake2b, "avx2", t).cycles_per_byte == Approx(12 * 2 * 13 / 128.0));
+  CHECK(critical_path_limit(hash_family::blake2b, "portable", t).cycles_per_byte == Approx(12 * 2 * 12 / 128.0));
+  CHECK(critical_path_limit(hash_family::blake2b, "avx2", t).cycles_per_byte == Approx(12 * 2 * 13 / 128.0));
 }
 
 TEST_CASE("latency: SHA-256 limits from nominal latencies", "[latency]") {
   const latency_table t = nominal();
-  const auto shani = critical_path_limit(engine_algo::sha256, "shani", t);
+  const auto shani = critical_path_limit(hash_family::sha256, "shani", t);
   CHECK(shani.lane_cycles_per_block == Approx(32 * 4 + 1));
   CHECK(shani.cycles_per_byte == Approx(129 / 64.0));
-  const auto x2 = critical_path_limit(engine_algo::sha256, "shani-x2", t);
+  const auto x2 = critical_path_limit(hash_family::sha256, "shani-x2", t);
   CHECK(x2.lane_cycles_per_byte == Approx(shani.lane_cycles_per_byte));
   CHECK(x2.cycles_per_byte == Approx(shani.cycles_per_byte / 2));
-  const auto portable = critical_path_limit(engine_algo::sha256, "portable", t);
+  const auto portable = critical_path_limit(hash_family::sha256, "portable", t);
   CHECK(portable.lane_cycles_per_block == Approx(64 * 5 + 1));
-  const auto avx2_1 = critical_path_limit(engine_algo::sha256, "avx2-1", t);  // scalar rounds
+  const auto avx2_1 = critical_path_limit(hash_family::sha256, "avx2-1", t);  // scalar rounds
   CHECK(avx2_1.lanes == 1);
   CHECK(avx2_1.lane_cycles_per_block == Approx(portable.lane_cycles_per_block));
-  const auto avx2 = critical_path_limit(engine_algo::sha256, "avx2-x8", t);
+  const auto avx2 = critical_path_limit(hash_family::sha256, "avx2-x8", t);
   CHECK(avx2.lanes == 8);
   CHECK(avx2.cycles_per_byte == Approx((64 * 6 + 1) / 64.0 / 8));
-  const auto avx512 = critical_path_limit(engine_algo::sha256, "avx512-x16", t);
+  const auto avx512 = critical_path_limit(hash_family::sha256, "avx512-x16", t);
   CHECK(avx512.cycles_per_byte == Approx((64 * 4 + 1) / 64.0 / 16));
   CHECK_FALSE(shani.formula.empty());
 }
 
 TEST_CASE("latency: measured limits are positive and ordered", "[latency]") {
   const latency_table& t = quick_table();
-  for (const engine_algo a : engine_algos())
+  for (const hash_family a : hash_families())
     for (const engine* e : available_engines(a)) {
       const auto c = critical_path_limit(a, e->name, t);
       INFO(c.algo << " " << c.engine);
       CHECK(c.cycles_per_byte > 0);
       CHECK(c.lane_cycles_per_byte == Approx(c.cycles_per_byte * static_cast<double>(c.lanes)));
     }
-  const double portable = critical_path_limit(engine_algo::sha256, "portable", t).cycles_per_byte;
+  const double portable = critical_path_limit(hash_family::sha256, "portable", t).cycles_per_byte;
   if (detect().can_shani()) {
-    const double shani = critical_path_limit(engine_algo::sha256, "shani", t).cycles_per_byte;
+    const double shani = critical_path_limit(hash_family::sha256, "shani", t).cycles_per_byte;
     CHECK(shani < portable);
-    CHECK(critical_path_limit(engine_algo::sha256, "shani-x2", t).cycles_per_byte < shani);
+    CHECK(critical_path_limit(hash_family::sha256, "shani-x2", t).cycles_per_byte < shani);
   }
   if (detect().can_avx2())
-    CHECK(critical_path_limit(engine_algo::sha256, "avx2-x8", t).cycles_per_byte < portable);
+    CHECK(critical_path_limit(hash_family::sha256, "avx2-x8", t).cycles_per_byte < portable);
 }
 
 TEST_CASE("latency: unknown engines are rejected", "[latency]") {
   const latency_table t = nominal();
-  CHECK_THROWS_AS(critical_path_limit(engine_algo::sha256, "no-such-engine", t), std::invalid_argument);
-  CHECK_THROWS_AS(critical_path_limit(engine_algo::blake2s, "shani", t), std::invalid_argument);
-  CHECK_FALSE(critical_path_cycles_per_byte_tsc(engine_algo::sha256, "openssl").has_value());
+  CHECK_THROWS_AS(critical_path_limit(hash_family::sha256, "no-such-engine", t), std::invalid_argument);
+  CHECK_THROWS_AS(critical_path_limit(hash_family::blake2s, "shani", t), std::invalid_argument);
+  CHECK_FALSE(critical_path_cycles_per_byte_tsc(hash_family::sha256, "openssl").has_value());
   // A table without the needed rows cannot price an engine.
-  CHECK_THROWS_AS(critical_path_limit(engine_algo::sha256, "shani", latency_table{}), std::invalid_argument);
+  CHECK_THROWS_AS(critical_path_limit(hash_family::sha256, "shani", latency_table{}), std::invalid_argument);
 }
 
 TEST_CASE("latency: reciprocal throughputs and engine mixes are measured beside the latencies", "[latency]") {
@@ -170,9 +172,9 @@ TEST_CASE("latency: reciprocal throughputs and engine mixes are measured beside 
     // 32 sha256rnds2 per block: the mix cannot beat the instruction's own throughput.
     CHECK(t.find_mix("shani")->cycles_per_group_block >= 32 * *t.find("sha256rnds2")->recip_throughput * 0.8);
   }
-  for (const engine* e : available_engines(engine_algo::sha256)) {
+  for (const engine* e : available_engines(hash_family::sha256)) {
     INFO(e->name);
-    const port_bound b = port_bound_of(engine_algo::sha256, e->name, t);
+    const port_bound b = port_bound_of(hash_family::sha256, e->name, t);
     CHECK(b.cycles_per_block >= b.latency_cycles_per_block);
     CHECK(b.cycles_per_block > 0);
     CHECK(to_json(b)["bound_cycles_per_block"] == b.cycles_per_block);
@@ -182,26 +184,26 @@ TEST_CASE("latency: reciprocal throughputs and engine mixes are measured beside 
 TEST_CASE("latency: port bounds are the larger of latency per lane and the measured mix", "[latency]") {
   latency_table t = nominal();
   t.set_mix("shani", 1, 46.0).set_mix("avx512-x16", 16, 800.0);
-  const auto x4 = port_bound_of(engine_algo::sha256, "shani-x4", t);
+  const auto x4 = port_bound_of(hash_family::sha256, "shani-x4", t);
   CHECK(x4.latency_cycles_per_block == Approx(129.0 / 4));
   REQUIRE(x4.mix_cycles_per_block);
   CHECK(*x4.mix_cycles_per_block == Approx(46.0));  // one mix for every shani width
   CHECK(x4.cycles_per_block == Approx(46.0));
   CHECK(x4.limited_by == "ports");
-  const auto x2 = port_bound_of(engine_algo::sha256, "shani-x2", t);
+  const auto x2 = port_bound_of(hash_family::sha256, "shani-x2", t);
   CHECK(x2.cycles_per_block == Approx(129.0 / 2));
   CHECK(x2.limited_by == "latency");
-  const auto x16 = port_bound_of(engine_algo::sha256, "avx512-x16", t);
+  const auto x16 = port_bound_of(hash_family::sha256, "avx512-x16", t);
   CHECK(x16.cycles_per_block == Approx(800.0 / 16));  // per block hashed, not per group
   CHECK(x16.limited_by == "ports");
   // No mix measured: the latency bound alone, and the formula says so.
-  const auto x8 = port_bound_of(engine_algo::sha256, "avx512-x8", t);
+  const auto x8 = port_bound_of(hash_family::sha256, "avx512-x8", t);
   CHECK_FALSE(x8.mix_cycles_per_block);
   CHECK(x8.cycles_per_block == Approx((64 * 4 + 1) / 8.0));
   CHECK(x8.formula.find("latency bound only") != std::string::npos);
   CHECK(t.set_mix("avx512-x16", 16, 960.0).find_mix("avx512-x16")->cycles_per_group_block == 960.0);
-  CHECK_THROWS_AS(port_bound_of(engine_algo::blake2s, "portable", t), std::runtime_error);
-  CHECK_THROWS_AS(port_bound_of(engine_algo::sha256, "no-such-engine", t), std::invalid_argument);
-  CHECK_FALSE(port_bound_cycles_per_block(engine_algo::sha256, "openssl"));
-  CHECK_FALSE(port_bound_cycles_per_block(engine_algo::blake2b, "portable"));
+  CHECK_THROWS_AS(port_bound_of(hash_family::blake2s, "portable", t), std::runtime_error);
+  CHECK_THROWS_AS(port_bound_of(hash_family::sha256, "no-such-engine", t), std::invalid_argument);
+  CHECK_FALSE(port_bound_cycles_per_block(hash_family::sha256, "openssl"));
+  CHECK_FALSE(port_bound_cycles_per_block(hash_family::blake2b, "portable"));
 }

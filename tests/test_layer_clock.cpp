@@ -58,7 +58,7 @@ TEST_CASE("layer clock: every backend reports each layer once, in order, and the
     sha256::digest(ids.data() + 32 * s, seed, sizeof seed);
     ids[32 * s + 31] &= 0x3f;
   }
-  for (const auto scheme : {sdr::label_scheme{}, sdr::label_scheme{sdr::porep_variant::zigzag, sdr::label_hash::sha256}}) {
+  for (const auto scheme : {sdr::label_scheme{}, sdr::label_scheme{sdr::porep_variant::zigzag, hash_family::sha256}}) {
     const bool zigzag = scheme.variant == sdr::porep_variant::zigzag;
     sdr::label_job job{nodes, zigzag ? reinterpret_cast<const std::uint32_t*>(zz.data()) : table.data(), layers, sectors,
                        ids.data(), scheme};

@@ -12,7 +12,7 @@
 #include "support.hpp"
 
 using namespace poreplab;
-using cpu::engine_algo;
+
 
 namespace {
 
@@ -35,14 +35,14 @@ void plant_cache(F rate) {
   t.build = cpu::tune_build_id();
   t.calibrated_at = "2026-01-01T00:00:00Z";
   t.seconds = 0.1;
-  for (engine_algo a : cpu::engine_algos())
+  for (hash_family a : hash_families())
     for (const cpu::engine* e : cpu::available_engines(a))
       t.rates.push_back({a, std::string(e->name), e->lanes, rate(*e)});
   test::write_text(cpu::tune_cache_file(), cpu::tuning_json(t));
 }
 
 const cpu::engine* widest_sha256() {
-  const auto v = cpu::available_engines(engine_algo::sha256);
+  const auto v = cpu::available_engines(hash_family::sha256);
   return *std::max_element(v.begin(), v.end(), [](auto* a, auto* b) { return a->lanes < b->lanes; });
 }
 
@@ -51,7 +51,7 @@ const cpu::engine* widest_sha256() {
 TEST_CASE("tune: a calibration times every available engine and round-trips through its cache text", "[tune]") {
   const cpu::engine_tuning t = cpu::calibrate_engines(1, 0.0005);
   std::size_t n = 0;
-  for (engine_algo a : cpu::engine_algos())
+  for (hash_family a : hash_families())
     for (const cpu::engine* e : cpu::available_engines(a)) {
       ++n;
       const cpu::engine_rate* r = t.find(a, e->name);
@@ -101,17 +101,17 @@ TEST_CASE("tune: auto follows the cached measurements, not a static order", "[tu
   // Portable measured fastest everywhere: every auto choice must be portable.
   plant_cache([](const cpu::engine& e) { return e.name == "portable" ? 1.0 : 50.0; });
   CHECK(cpu::current_tuning().source.starts_with("cache "));
-  for (engine_algo a : cpu::engine_algos()) CHECK(cpu::best_engine(a).name == "portable");
-  CHECK(cpu::fastest_engine(engine_algo::sha256, 1).name == "portable");
-  CHECK(cpu::fastest_engine(engine_algo::sha256, 32).name == "portable");
+  for (hash_family a : hash_families()) CHECK(cpu::best_engine(a).name == "portable");
+  CHECK(cpu::fastest_engine(hash_family::sha256, 1).name == "portable");
+  CHECK(cpu::fastest_engine(hash_family::sha256, 32).name == "portable");
   CHECK(cpu::pick_label_engine(32).name == "portable");
-  CHECK(cpu::pick_label_engine(sdr::label_scheme{sdr::porep_variant::sdr, sdr::label_hash::blake2b_256}, 1).name ==
+  CHECK(cpu::pick_label_engine(sdr::label_scheme{sdr::porep_variant::sdr, hash_family::blake2b}, 1).name ==
         "portable");
   // POREPLAB_FORCE_ENGINE still wins over the measurements.
-  if (cpu::available_engines(engine_algo::sha256).front()->name != "portable") {
-    const std::string other(cpu::available_engines(engine_algo::sha256).front()->name);
+  if (cpu::available_engines(hash_family::sha256).front()->name != "portable") {
+    const std::string other(cpu::available_engines(hash_family::sha256).front()->name);
     test::scoped_env force(cpu::kForceEngineEnv, other.c_str());
-    CHECK(cpu::best_engine(engine_algo::sha256).name == other);
+    CHECK(cpu::best_engine(hash_family::sha256).name == other);
   }
 }
 
@@ -127,13 +127,13 @@ TEST_CASE("tune: a request's cost counts the idle lanes of a partly filled group
   // it, portable when one lane more than the width makes the wide engine run 2 groups.
   const std::string wide(w->name);
   plant_cache([&](const cpu::engine& e) { return e.name == wide ? 1.0 : e.name == "portable" ? 1.5 : 100.0; });
-  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes).name == wide);
-  CHECK(cpu::fastest_engine(engine_algo::sha256, 2 * w->lanes).name == wide);
-  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes + 1).name == "portable");
+  CHECK(cpu::fastest_engine(hash_family::sha256, w->lanes).name == wide);
+  CHECK(cpu::fastest_engine(hash_family::sha256, 2 * w->lanes).name == wide);
+  CHECK(cpu::fastest_engine(hash_family::sha256, w->lanes + 1).name == "portable");
   // One stream keeps to one-lane engines however fast the wide one is.
-  CHECK(cpu::fastest_engine(engine_algo::sha256, 1).lanes == 1);
-  CHECK(cpu::best_engine(engine_algo::sha256).name == wide);
-  CHECK_THROWS_AS(cpu::fastest_engine(engine_algo::sha256, 0), std::invalid_argument);
+  CHECK(cpu::fastest_engine(hash_family::sha256, 1).lanes == 1);
+  CHECK(cpu::best_engine(hash_family::sha256).name == wide);
+  CHECK_THROWS_AS(cpu::fastest_engine(hash_family::sha256, 0), std::invalid_argument);
 }
 
 TEST_CASE("tune: several threads spread lane groups, so one-lane engines on a thread each can win", "[tune]") {
@@ -155,8 +155,8 @@ TEST_CASE("tune: several threads spread lane groups, so one-lane engines on a th
   const std::string wide(w->name);
   plant_cache([&](const cpu::engine& e) { return e.name == wide ? 0.85 : e.name == "portable" ? 1.0 : 100.0; });
   const std::size_t n = w->lanes;
-  CHECK(cpu::fastest_engine(engine_algo::sha256, n, 1).name == wide);
-  CHECK(cpu::fastest_engine(engine_algo::sha256, n, n).name == "portable");
+  CHECK(cpu::fastest_engine(hash_family::sha256, n, 1).name == wide);
+  CHECK(cpu::fastest_engine(hash_family::sha256, n, n).name == "portable");
   CHECK(cpu::pick_label_engine(n, static_cast<int>(n)).name == "portable");
   CHECK(cpu::pick_label_engine(n, 1).name == wide);
 }
@@ -198,8 +198,8 @@ TEST_CASE("tune: a loaded cache whose pick runs far slower than it says fails a 
   const cpu::engine_tuning real = cpu::calibrate_engines(3, 0.001);
   const cpu::engine_rate* best = nullptr;
   for (const auto& r : real.rates)
-    if (r.algo == engine_algo::sha256 && (best == nullptr || r.ns_per_lane_block < best->ns_per_lane_block)) best = &r;
-  const cpu::engine_rate* portable = real.find(engine_algo::sha256, "portable");
+    if (r.algo == hash_family::sha256 && (best == nullptr || r.ns_per_lane_block < best->ns_per_lane_block)) best = &r;
+  const cpu::engine_rate* portable = real.find(hash_family::sha256, "portable");
   REQUIRE(best != nullptr);
   REQUIRE(portable != nullptr);
   if (best->engine == "portable" || portable->ns_per_lane_block < 4 * best->ns_per_lane_block) {
@@ -209,7 +209,7 @@ TEST_CASE("tune: a loaded cache whose pick runs far slower than it says fails a 
   const auto plant = [&](const std::string& engine, double ns) {
     cpu::engine_tuning t = real;
     for (auto& r : t.rates)
-      if (r.algo == engine_algo::sha256 && r.engine == engine) r.ns_per_lane_block = ns;
+      if (r.algo == hash_family::sha256 && r.engine == engine) r.ns_per_lane_block = ns;
     test::write_text(cpu::tune_cache_file(), cpu::tuning_json(t));
     cpu::reset_tuning();
   };
@@ -219,7 +219,7 @@ TEST_CASE("tune: a loaded cache whose pick runs far slower than it says fails a 
   // Portable ranked first at a plausible rate: measured again, and auto does not pick it.
   plant("portable", best->ns_per_lane_block / 2);
   CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
-  CHECK(cpu::best_engine(engine_algo::sha256).name != "portable");
+  CHECK(cpu::best_engine(hash_family::sha256).name != "portable");
   // The best engine claimed 20x faster than it runs.
   plant(best->engine, best->ns_per_lane_block / 20);
   CHECK(cpu::current_tuning().source.starts_with("calibrated now"));
@@ -227,7 +227,7 @@ TEST_CASE("tune: a loaded cache whose pick runs far slower than it says fails a 
   test::scoped_env trust{cpu::kTuneEnv, cpu::kTuneTrustCache};
   plant("portable", best->ns_per_lane_block / 2);
   CHECK(cpu::current_tuning().source.ends_with("(trusted: POREPLAB_TUNE=trust-cache)"));
-  CHECK(cpu::best_engine(engine_algo::sha256).name == "portable");
+  CHECK(cpu::best_engine(hash_family::sha256).name == "portable");
 }
 
 TEST_CASE("tune: POREPLAB_TUNE=static keeps the compiled best-first order", "[tune]") {
@@ -237,11 +237,11 @@ TEST_CASE("tune: POREPLAB_TUNE=static keeps the compiled best-first order", "[tu
   cpu::reset_tuning();
   CHECK(cpu::current_tuning().source == "static");
   CHECK(cpu::current_tuning().rates.empty());
-  for (engine_algo a : cpu::engine_algos())
+  for (hash_family a : hash_families())
     CHECK(&cpu::best_engine(a) == cpu::available_engines(a).front());
   // The widest engine a request fills.
   const cpu::engine* w = widest_sha256();
-  CHECK(cpu::fastest_engine(engine_algo::sha256, w->lanes).lanes == w->lanes);
+  CHECK(cpu::fastest_engine(hash_family::sha256, w->lanes).lanes == w->lanes);
 }
 
 TEST_CASE("tune: poreplab tune shows the table and the picks, --check compares with a fresh measurement",

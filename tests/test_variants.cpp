@@ -36,17 +36,17 @@ using bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-constexpr sdr::label_hash kHashes[] = {sdr::label_hash::sha256, sdr::label_hash::blake2s,
-                                       sdr::label_hash::blake2b_256};
+constexpr hash_family kHashes[] = {hash_family::sha256, hash_family::blake2s,
+                                       hash_family::blake2b};
 constexpr sdr::porep_variant kVariants[] = {sdr::porep_variant::sdr, sdr::porep_variant::zigzag};
 
 // The hash of a whole message by the streaming implementations (not chunk_hash.hpp).
-bytes hash_message(sdr::label_hash h, const bytes& msg) {
+bytes hash_message(hash_family h, const bytes& msg) {
   bytes out(32);
   switch (h) {
-    case sdr::label_hash::sha256: sha256::digest(out.data(), msg.data(), msg.size()); break;
-    case sdr::label_hash::blake2s: blake2s::digest(out.data(), 32, msg.data(), msg.size()); break;
-    case sdr::label_hash::blake2b_256: blake2b::digest(out.data(), 32, msg.data(), msg.size()); break;
+    case hash_family::sha256: sha256::digest(out.data(), msg.data(), msg.size()); break;
+    case hash_family::blake2s: blake2s::digest(out.data(), 32, msg.data(), msg.size()); break;
+    case hash_family::blake2b: blake2b::digest(out.data(), 32, msg.data(), msg.size()); break;
   }
   return out;
 }
@@ -66,7 +66,7 @@ bytes random_data(std::uint64_t elements, std::uint32_t seed) {
 }
 
 template <std::uint32_t Count>
-void check_chunks(sdr::label_hash h, const bytes& msg) {
+void check_chunks(hash_family h, const bytes& msg) {
   bytes out(32);
   auto chunk = [&](std::uint32_t k) { return msg.data() + 32 * k; };
   sdr::with_scheme(sdr::label_scheme{sdr::porep_variant::sdr, h}, [&](auto, auto hc) {
@@ -137,18 +137,18 @@ TEST_CASE("scheme names, parsing and message sizes", "[variants]") {
   CHECK(sdr::kFilecoinScheme.is_filecoin());
   CHECK(sdr::scheme_name(sdr::kFilecoinScheme) == "sdr/sha256");
   CHECK(std::string(sdr::scheme_status(sdr::kFilecoinScheme)) == "filecoin");
-  const sdr::label_scheme what_if{sdr::porep_variant::zigzag, sdr::label_hash::blake2s};
+  const sdr::label_scheme what_if{sdr::porep_variant::zigzag, hash_family::blake2s};
   CHECK(std::string(sdr::scheme_status(what_if)) == "what-if");
-  CHECK(std::string(sdr::scheme_status({sdr::porep_variant::sdr, sdr::label_hash::blake2s})) == "what-if");
-  CHECK(sdr::parse_label_hash("blake2b-256") == sdr::label_hash::blake2b_256);
+  CHECK(std::string(sdr::scheme_status({sdr::porep_variant::sdr, hash_family::blake2s})) == "what-if");
+  CHECK(sdr::parse_label_hash("blake2b-256") == hash_family::blake2b);
   CHECK_THROWS_WITH(sdr::parse_label_hash("md5"), Catch::Contains("valid: sha256, blake2s, blake2b-256"));
   CHECK_THROWS_WITH(sdr::parse_variant("stacked"), Catch::Contains("valid: sdr, zigzag"));
   CHECK(sdr::compressions_per_node(sdr::kFilecoinScheme) == 20);
-  CHECK(sdr::compressions_per_node({sdr::porep_variant::sdr, sdr::label_hash::blake2s}) == 20);
-  CHECK(sdr::compressions_per_node({sdr::porep_variant::sdr, sdr::label_hash::blake2b_256}) == 10);
-  CHECK(sdr::compressions_per_node({sdr::porep_variant::zigzag, sdr::label_hash::sha256}) == 8);
+  CHECK(sdr::compressions_per_node({sdr::porep_variant::sdr, hash_family::blake2s}) == 20);
+  CHECK(sdr::compressions_per_node({sdr::porep_variant::sdr, hash_family::blake2b}) == 10);
+  CHECK(sdr::compressions_per_node({sdr::porep_variant::zigzag, hash_family::sha256}) == 8);
   CHECK(sdr::compressions_per_node(what_if) == 7);
-  CHECK(sdr::compressions_per_node({sdr::porep_variant::zigzag, sdr::label_hash::blake2b_256}) == 4);
+  CHECK(sdr::compressions_per_node({sdr::porep_variant::zigzag, hash_family::blake2b}) == 4);
 }
 
 TEST_CASE("SDR labels with every hash equal mask(H(header || 37 parents))", "[variants]") {
@@ -274,7 +274,7 @@ TEST_CASE("every scheme: cuda-emu equals the reference (layouts, sectors, stream
 }
 
 TEST_CASE("zigzag jobs are validated", "[variants]") {
-  auto d = make_job({sdr::porep_variant::zigzag, sdr::label_hash::blake2s}, 64, 2, 1);
+  auto d = make_job({sdr::porep_variant::zigzag, hash_family::blake2s}, 64, 2, 1);
   auto job = d.job;
   job.data = nullptr;
   CHECK_THROWS_WITH(sdr::validate(job), Catch::Contains("zigzag encodes data in place"));

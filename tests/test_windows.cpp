@@ -48,15 +48,15 @@ graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
 
 // Every labeling backend the no-CUDA build has, with settings that split a window into
 // several launches and streamed chunks (cuda-emu) or lane groups (cpu).
-std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(sdr::label_hash h) {
+std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(hash_family h) {
   std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> v;
   v.emplace_back("reference", sdr::make_reference_backend(2));
-  for (const cpu::engine* e : cpu::available_engines(cpu::label_engine_algo(h))) {
+  for (const cpu::engine* e : cpu::available_engines(h)) {
     cpu::labeler_options o;
     o.engine = std::string(e->name);
     o.threads = 2;
     v.emplace_back("cpu/" + std::string(e->name), cpu::make_cpu_backend(o));
-    if (h == sdr::label_hash::sha256) {  // parents gathered by a producer, a small ring that wraps
+    if (h == hash_family::sha256) {  // parents gathered by a producer, a small ring that wraps
       o.producer = cpu::parent_producer::core;
       o.ring_depth = 4;
       v.emplace_back("cpu/" + std::string(e->name) + " producer", cpu::make_cpu_backend(o));
@@ -75,7 +75,7 @@ std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(
 
 TEST_CASE("node windows label like the whole layer on every backend", "[windows]") {
   const std::uint64_t nodes = 256;
-  for (const auto h : {sdr::label_hash::sha256, sdr::label_hash::blake2s}) {
+  for (const auto h : {hash_family::sha256, hash_family::blake2s}) {
     for (const std::uint32_t sectors : {1u, 3u}) {
       const auto d = make_graph(nodes, sectors);
       const sdr::label_scheme scheme{sdr::porep_variant::sdr, h};
@@ -121,7 +121,7 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   job.window_nodes = 0;
   CHECK_THROWS_WITH(sdr::validate(job), Catch::Contains("without a window"));
   std::vector<std::uint8_t> data(64 * 32, 0);
-  sdr::label_job zz{64, d.table.data(), 2, 1, d.ids.data(), {sdr::porep_variant::zigzag, sdr::label_hash::sha256},
+  sdr::label_job zz{64, d.table.data(), 2, 1, d.ids.data(), {sdr::porep_variant::zigzag, hash_family::sha256},
                     data.data()};
   zz.window_nodes = 8;
   CHECK_THROWS_WITH(sdr::validate(zz), Catch::Contains("sdr only"));

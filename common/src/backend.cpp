@@ -98,7 +98,7 @@ class reference_backend final : public backend {
   }
 
  private:
-  template <porep_variant V, label_hash H>
+  template <porep_variant V, hash_family H>
   static void run(const label_job& job, layer_store& store) {
     const std::uint64_t stride = 32ull * job.sectors;
     const auto sectors = static_cast<std::int64_t>(job.sectors);

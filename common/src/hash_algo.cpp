@@ -9,32 +9,22 @@
 
 namespace poreplab {
 
-const std::vector<std::string_view>& hash_algo_names() {
-  static const std::vector<std::string_view> names = {"sha256", "blake2s-256", "blake2b-256", "blake2b-512"};
+std::vector<std::string_view> hash_algo_names() {
+  std::vector<std::string_view> names;
+  for (const auto& d : kDigests) names.push_back(d.name);
   return names;
 }
 
 hash_algo parse_hash_algo(std::string_view name) {
-  if (name == "sha256") return hash_algo::sha256;
-  if (name == "blake2s-256" || name == "blake2s") return hash_algo::blake2s_256;
-  if (name == "blake2b-256") return hash_algo::blake2b_256;
-  if (name == "blake2b-512" || name == "blake2b") return hash_algo::blake2b_512;
+  for (const auto& d : kDigests)
+    if (d.name == name) return d.algo;
+  if (kHashFamilies.has(name)) return full_digest(kHashFamilies.parse(name));
   std::string valid;
   for (auto n : hash_algo_names()) valid += (valid.empty() ? "" : ", ") + std::string(n);
   throw std::invalid_argument("unknown hash algorithm '" + std::string(name) + "' (valid: " + valid + ")");
 }
 
-std::string_view hash_algo_name(hash_algo a) { return hash_algo_names()[static_cast<std::size_t>(a)]; }
-
-std::size_t hash_algo_digest_bytes(hash_algo a) {
-  switch (a) {
-    case hash_algo::sha256:
-    case hash_algo::blake2s_256:
-    case hash_algo::blake2b_256: return 32;
-    case hash_algo::blake2b_512: return 64;
-  }
-  return 0;
-}
+std::string_view hash_algo_name(hash_algo a) { return digest_of(a).name; }
 
 struct streaming_hash::impl {
   hash_algo algo;

@@ -21,12 +21,6 @@ namespace poreplab::storage {
 
 namespace {
 
-constexpr std::array<std::pair<io_engine, const char*>, 3> kEngineNames{{
-    {io_engine::automatic, "auto"},
-    {io_engine::io_uring, "io_uring"},
-    {io_engine::pread_pool, "pread-pool"},
-}};
-
 constexpr std::uint32_t kMaxDepth = 4096;
 
 // `depth` threads, each taking one read at a time off a shared queue.
@@ -181,21 +175,6 @@ class uring_queue final : public read_queue {
 #endif
 
 }  // namespace
-
-io_engine parse_io_engine(std::string_view s) {
-  std::string valid;
-  for (const auto& [e, name] : kEngineNames) {
-    if (s == name) return e;
-    valid += (valid.empty() ? "" : ", ") + std::string(name);
-  }
-  throw std::invalid_argument("unknown I/O engine '" + std::string(s) + "' (valid: " + valid + ")");
-}
-
-const char* io_engine_name(io_engine e) {
-  for (const auto& [x, name] : kEngineNames)
-    if (x == e) return name;
-  return "?";
-}
 
 bool io_uring_available(std::string* why) {
 #if defined(POREPLAB_HAVE_LIBURING)

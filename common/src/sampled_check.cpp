@@ -84,7 +84,7 @@ sampled_result check_layer_file_samples(const graph::graph_params& g, const std:
                     base ? layer_file : previous_layer_file);
       }
     }
-    label_from_parent_labels<label_hash::sha256>(replica_id, layer, node, parents, want);
+    label_from_parent_labels<hash_family::sha256>(replica_id, layer, node, parents, want);
     ++r.checked;
     if (std::memcmp(want, label, 32) != 0 && r.mismatched++ == 0) r.first_mismatch = "node " + std::to_string(node);
   });

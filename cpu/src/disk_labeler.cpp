@@ -110,7 +110,7 @@ struct disk_labeling::state {
 };
 
 void disk_labeling::state::check(const sdr::label_job& j, const disk_label_options& o) {
-  if (j.scheme.variant != sdr::porep_variant::sdr || j.scheme.hash != sdr::label_hash::sha256)
+  if (j.scheme.variant != sdr::porep_variant::sdr || j.scheme.hash != hash_family::sha256)
     throw std::invalid_argument("layers on disk: Filecoin's sdr/sha256 only, not " + std::string(sdr::scheme_name(j.scheme)));
   if (j.sectors == 0 || j.nodes < 2 || j.layers == 0 || j.layers > sdr::kMaxLayers || j.parents == nullptr ||
       j.replica_ids == nullptr)
@@ -403,7 +403,7 @@ class layer_pipeline {
     struct group {
       std::uint32_t first;
       std::unique_ptr<detail::lane_layer<sdr::porep_variant::sdr>> at;
-      std::unique_ptr<detail::label_message<sdr::porep_variant::sdr, sdr::label_hash::sha256>> m;
+      std::unique_ptr<detail::label_message<sdr::porep_variant::sdr, hash_family::sha256>> m;
     };
     std::vector<group> mine;
     labeler_options lo;
@@ -415,7 +415,7 @@ class layer_pipeline {
       x.first = g * s_.width;
       x.at = std::make_unique<detail::lane_layer<sdr::porep_variant::sdr>>(s_.job, layer_, in, x.first,
                                                                             std::min(s_.width, s_.sectors - x.first));
-      x.m = std::make_unique<detail::label_message<sdr::porep_variant::sdr, sdr::label_hash::sha256>>(*s_.eng, *x.at, lo);
+      x.m = std::make_unique<detail::label_message<sdr::porep_variant::sdr, hash_family::sha256>>(*s_.eng, *x.at, lo);
       mine.push_back(std::move(x));
     }
     std::uint64_t waited = 0;
@@ -587,7 +587,7 @@ sdr::sampled_result disk_labeling::verify_samples(std::uint64_t samples, std::ui
       auto label = [&](std::uint32_t j) { return bufs.data() + (i * per + j) * s.read_span + row_of[i * per + j] + 32ull * sector; };
       std::uint8_t labels[32 * sdr::kParents] = {}, want[32];
       for (std::uint32_t k = 0; v != 0 && k < words; ++k) std::memcpy(labels + 32 * k, label(k), 32);
-      sdr::label_from_parent_labels<sdr::label_hash::sha256>(s.job.replica_ids + 32ull * sector, layer, v, labels, want);
+      sdr::label_from_parent_labels<hash_family::sha256>(s.job.replica_ids + 32ull * sector, layer, v, labels, want);
       ++r.checked;
       if (std::memcmp(want, label(sdr::kParents), 32) != 0 && r.mismatched++ == 0)
         r.first_mismatch = "layer " + std::to_string(layer) + ", node " + std::to_string(v) + ", sector " + std::to_string(sector);

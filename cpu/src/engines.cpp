@@ -86,7 +86,7 @@ std::vector<engine> make_sha256() {
     e.sha256_pairs = pairs;
     return e;
   };
-  const auto a = engine_algo::sha256;
+  const auto a = hash_family::sha256;
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
@@ -138,13 +138,13 @@ std::vector<engine> make_sha256() {
 [[maybe_unused]] constexpr std::string_view kRowAvx2 = "AVX2 row-vectorised G, shuffle and shift rotations";
 
 // Multi-buffer engines first (wider first), then the single-stream ones (the latency path).
-template <engine_algo A>
+template <hash_family A>
 std::vector<engine> make_blake2() {
-  using W = std::conditional_t<A == engine_algo::blake2s, std::uint32_t, std::uint64_t>;
-  using H = std::conditional_t<A == engine_algo::blake2s, blake2s, blake2b>;
+  using W = std::conditional_t<A == hash_family::blake2s, std::uint32_t, std::uint64_t>;
+  using H = std::conditional_t<A == hash_family::blake2s, blake2s, blake2b>;
   using fn = void (*)(W*, const std::uint8_t* const*, std::size_t, std::uint64_t, bool, std::size_t);
   constexpr std::size_t C = blake2_block_chunks(A);
-  constexpr bool kS = A == engine_algo::blake2s;
+  constexpr bool kS = A == hash_family::blake2s;
   std::vector<engine> v;
   auto add = [&](std::string_view name, std::string_view desc, std::size_t lanes, std::string_view req,
                  bool (*avail)(), fn f) {
@@ -196,7 +196,7 @@ std::string names_of(const std::vector<engine>& v) {
   return s;
 }
 
-const engine* lookup(engine_algo algo, std::string_view name) {
+const engine* lookup(hash_family algo, std::string_view name) {
   for (const auto& e : compiled_engines(algo))
     if (e.name == name) return &e;
   return nullptr;
@@ -204,7 +204,7 @@ const engine* lookup(engine_algo algo, std::string_view name) {
 
 const engine& checked(const engine& e) {
   if (!e.available())
-    throw engine_unavailable(std::string(engine_algo_name(e.algo)) + " engine '" + std::string(e.name) +
+    throw engine_unavailable(std::string(hash_family_name(e.algo)) + " engine '" + std::string(e.name) +
                              "' needs CPU features this machine (or its OS) lacks: " + std::string(e.required) +
                              " (available: " + [&] {
                                std::string s;
@@ -224,7 +224,7 @@ std::string_view trim(std::string_view s) {
 }
 
 // The name POREPLAB_FORCE_ENGINE picks for `algo`, or empty.
-std::string forced_name(engine_algo algo) {
+std::string forced_name(hash_family algo) {
   const char* env = std::getenv(kForceEngineEnv);
   if (env == nullptr) return {};
   std::string qualified, bare;
@@ -235,20 +235,20 @@ std::string forced_name(engine_algo algo) {
     if (!item.empty()) {
       const auto colon = item.find(':');
       if (colon != std::string_view::npos) {
-        const engine_algo a = parse_engine_algo(trim(item.substr(0, colon)));
+        const hash_family a = parse_hash_family(trim(item.substr(0, colon)));
         const std::string_view name = trim(item.substr(colon + 1));
         if (lookup(a, name) == nullptr)
-          throw std::invalid_argument(std::string(kForceEngineEnv) + ": unknown " + std::string(engine_algo_name(a)) +
+          throw std::invalid_argument(std::string(kForceEngineEnv) + ": unknown " + std::string(hash_family_name(a)) +
                                       " engine '" + std::string(name) + "' (valid: " +
                                       names_of(compiled_engines(a)) + ")");
         if (a == algo) qualified = name;
       } else {
         bool known = false;
-        for (engine_algo a : engine_algos()) known = known || lookup(a, item) != nullptr;
+        for (hash_family a : hash_families()) known = known || lookup(a, item) != nullptr;
         if (!known) {
           std::string valid;
-          for (engine_algo a : engine_algos())
-            valid += (valid.empty() ? "" : "; ") + std::string(engine_algo_name(a)) + ": " +
+          for (hash_family a : hash_families())
+            valid += (valid.empty() ? "" : "; ") + std::string(hash_family_name(a)) + ": " +
                      names_of(compiled_engines(a));
           throw std::invalid_argument(std::string(kForceEngineEnv) + ": unknown engine '" + std::string(item) +
                                       "' (valid: " + valid + ")");
@@ -264,32 +264,19 @@ std::string forced_name(engine_algo algo) {
 
 }  // namespace
 
-std::string_view engine_algo_name(engine_algo a) { return kEngineAlgos.name(a); }
-
-engine_algo parse_engine_algo(std::string_view name) { return kEngineAlgos.parse(name); }
-
-const std::vector<engine_algo>& engine_algos() {
-  static const std::vector<engine_algo> v = [] {
-    std::vector<engine_algo> out;
-    for (const auto& e : kEngineAlgos.entries) out.push_back(e.value);
-    return out;
-  }();
-  return v;
-}
-
-const std::vector<engine>& compiled_engines(engine_algo algo) {
+const std::vector<engine>& compiled_engines(hash_family algo) {
   static const std::vector<engine> sha = make_sha256();
-  static const std::vector<engine> b2s = make_blake2<engine_algo::blake2s>();
-  static const std::vector<engine> b2b = make_blake2<engine_algo::blake2b>();
+  static const std::vector<engine> b2s = make_blake2<hash_family::blake2s>();
+  static const std::vector<engine> b2b = make_blake2<hash_family::blake2b>();
   switch (algo) {
-    case engine_algo::sha256: return sha;
-    case engine_algo::blake2s: return b2s;
-    case engine_algo::blake2b: return b2b;
+    case hash_family::sha256: return sha;
+    case hash_family::blake2s: return b2s;
+    case hash_family::blake2b: return b2b;
   }
   throw std::invalid_argument("unknown hash algorithm");
 }
 
-std::vector<const engine*> available_engines(engine_algo algo) {
+std::vector<const engine*> available_engines(hash_family algo) {
   std::vector<const engine*> v;
   for (const auto& e : compiled_engines(algo))
     if (e.available()) v.push_back(&e);
@@ -300,20 +287,20 @@ bool sha256_engine_uses_sha_ni(std::string_view name) {
   // OpenSSL picks its SHA-NI path whenever the CPU has one, unless it is masked.
   if (name == "openssl") return true;
   if (name == "openssl-noshani") return false;
-  for (const auto& e : compiled_engines(engine_algo::sha256))
+  for (const auto& e : compiled_engines(hash_family::sha256))
     if (e.name == name) return e.required.find("sha_ni") != std::string_view::npos;
   return name.substr(0, 5) == "shani";
 }
 
-const engine& find_engine(engine_algo algo, std::string_view name) {
+const engine& find_engine(hash_family algo, std::string_view name) {
   const engine* e = lookup(algo, name);
   if (e == nullptr)
-    throw std::invalid_argument("unknown " + std::string(engine_algo_name(algo)) + " engine '" + std::string(name) +
+    throw std::invalid_argument("unknown " + std::string(hash_family_name(algo)) + " engine '" + std::string(name) +
                                 "' (valid: " + names_of(compiled_engines(algo)) + ")");
   return checked(*e);
 }
 
-const engine& best_engine(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes) {
+const engine& best_engine(hash_family algo, std::size_t min_lanes, std::size_t max_lanes) {
   const std::string forced = forced_name(algo);
   if (!forced.empty()) {
     const engine& e = checked(*lookup(algo, forced));
@@ -326,7 +313,7 @@ const engine& best_engine(engine_algo algo, std::size_t min_lanes, std::size_t m
   if (const engine* e = measured_fastest(algo, min_lanes, max_lanes, 0)) return *e;
   for (const engine* e : available_engines(algo))
     if (e->lanes >= min_lanes && e->lanes <= max_lanes) return *e;
-  throw std::invalid_argument("no available " + std::string(engine_algo_name(algo)) + " engine runs " +
+  throw std::invalid_argument("no available " + std::string(hash_family_name(algo)) + " engine runs " +
                               std::to_string(min_lanes) + ".." + std::to_string(max_lanes) + " lanes");
 }
 

@@ -166,27 +166,27 @@ static_assert(keeps_every_repeat(sdr::kLayer1ChainedRepeats.first_of, sdr::kChai
 
 // The chunks after a message of Bytes bytes up to its last block: SHA-256's padding
 // (sha256_padding.hpp), BLAKE2's zeros.
-template <sdr::label_hash H, std::uint64_t Bytes>
+template <hash_family H, std::uint64_t Bytes>
 struct message_tail {
-  static constexpr std::size_t kBlock = H == sdr::label_hash::blake2b_256 ? 128 : 64;
+  static constexpr std::size_t kBlock = H == hash_family::blake2b ? 128 : 64;
   static constexpr std::size_t kBlocks = (Bytes + kBlock - 1) / kBlock;
   static constexpr std::size_t kChunks = (kBlocks * kBlock - Bytes) / 32;
   static const std::uint8_t* chunk(std::size_t) { return kernels::kZeroChunk; }
 };
 template <std::uint64_t Bytes>
-struct message_tail<sdr::label_hash::sha256, Bytes> : sha256_tail<Bytes> {
+struct message_tail<hash_family::sha256, Bytes> : sha256_tail<Bytes> {
   static const std::uint8_t* chunk(std::size_t t) { return kSha256Tail<Bytes>.chunk(t); }
 };
 
 // A BLAKE2 message of Len bytes (and its zero chunks) in `lanes` lanes, from rows of
 // chunk pointers (engines.hpp), into initialised or running states: the whole blocks,
 // then a short last block with t = Len; the last block is final.
-template <sdr::label_hash H, std::uint64_t Len, class Word>
+template <hash_family H, std::uint64_t Len, class Word>
 [[gnu::always_inline]] inline void blake2_message_blocks(const engine& e, Word* state, const std::uint8_t* const* rows,
                                                          std::uint32_t lanes) {
   constexpr std::size_t B = message_tail<H, Len>::kBlock, C = B / 32, whole = Len / B;
   const auto fn = [&](const std::uint8_t* const* r, std::size_t n, std::uint64_t t, bool final) {
-    if constexpr (H == sdr::label_hash::blake2s)
+    if constexpr (H == hash_family::blake2s)
       e.blake2s(state, r, n, t, final, lanes);
     else
       e.blake2b(state, r, n, t, final, lanes);
@@ -203,13 +203,13 @@ template <sdr::label_hash H, std::uint64_t Len, class Word>
 // The lead chunks (replica_id, sdr's header) and the tail (padding) are pointed at once; the parents' rows are rewritten per node (in place; for an engine that
 // keeps SDR's repeated schedules, only the rows it reads) or point at per-lane buffers the
 // parents are copied into (gather).
-template <sdr::porep_variant V, sdr::label_hash H>
+template <sdr::porep_variant V, hash_family H>
 class label_message {
-  static constexpr bool kSha = H == sdr::label_hash::sha256;
+  static constexpr bool kSha = H == hash_family::sha256;
   using layout = message_layout<V>;
   using tail = message_tail<H, layout::kBytes>;
   using short_tail = message_tail<H, layout::kShortBytes>;
-  using word = std::conditional_t<H == sdr::label_hash::blake2b_256, std::uint64_t, std::uint32_t>;
+  using word = std::conditional_t<H == hash_family::blake2b, std::uint64_t, std::uint32_t>;
   static constexpr std::size_t kRows = layout::kLeadChunks + layout::kParentChunks + tail::kChunks;
   static constexpr std::size_t kShortRows = layout::kLeadChunks + short_tail::kChunks;
 
@@ -293,7 +293,7 @@ class label_message {
       }
     } else {
       for (std::uint32_t j = 0; j < lanes_; ++j) {
-        if constexpr (H == sdr::label_hash::blake2s)
+        if constexpr (H == hash_family::blake2s)
           blake2s::init_state(state + 8 * j, 32, 0);
         else
           blake2b::init_state(state + 8 * j, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
@@ -308,7 +308,7 @@ class label_message {
     const word* h = state_.data() + 8 * lane;
     if constexpr (kSha)
       sha256::store_digest(h, out);
-    else if constexpr (H == sdr::label_hash::blake2s)
+    else if constexpr (H == hash_family::blake2s)
       for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
     else
       for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);

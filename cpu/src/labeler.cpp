@@ -71,7 +71,7 @@ void check_engine_name(const std::string& name) {
   if (name.empty() || name == "auto") return;
   std::exception_ptr unavailable;
   std::string valid;
-  for (engine_algo a : engine_algos()) {
+  for (hash_family a : hash_families()) {
     try {
       find_engine(a, name);
       return;
@@ -81,7 +81,7 @@ void check_engine_name(const std::string& name) {
     }
     std::string names;
     for (const auto& e : compiled_engines(a)) names += (names.empty() ? "" : ", ") + std::string(e.name);
-    valid += (valid.empty() ? "" : "; ") + std::string(engine_algo_name(a)) + ": " + names;
+    valid += (valid.empty() ? "" : "; ") + std::string(hash_family_name(a)) + ": " + names;
   }
   if (unavailable) std::rethrow_exception(unavailable);
   throw std::invalid_argument("unknown engine '" + name + "' (valid: " + valid + ")");
@@ -104,7 +104,7 @@ struct producer_placement {
 
 producer_placement producer_plan(const labeler_options& opt, const sdr::label_job& job, const engine& e, int used) {
   if (opt.producer == parent_producer::off) return {};
-  const bool fits = job.scheme.variant == sdr::porep_variant::sdr && e.algo == engine_algo::sha256 &&
+  const bool fits = job.scheme.variant == sdr::porep_variant::sdr && e.algo == hash_family::sha256 &&
                     opt.assembly != message_assembly::gather;
   if (opt.producer != parent_producer::automatic) {
     if (!fits)
@@ -135,11 +135,11 @@ class cpu_backend final : public sdr::backend {
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
     const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine, opt_.threads);
-    if (opt_.pad_precompute && (e.algo != engine_algo::sha256 || e.sha256_pad64 == nullptr))
+    if (opt_.pad_precompute && (e.algo != hash_family::sha256 || e.sha256_pad64 == nullptr))
       throw std::invalid_argument("pad_precompute: engine '" + std::string(e.name) +
                                   "' has no precomputed-padding path (SHA-256 engines with one: " + [] {
                                     std::string s;
-                                    for (const auto& x : compiled_engines(engine_algo::sha256))
+                                    for (const auto& x : compiled_engines(hash_family::sha256))
                                       if (x.sha256_pad64 != nullptr) s += (s.empty() ? "" : ", ") + std::string(x.name);
                                     return s;
                                   }() + ")");
@@ -156,7 +156,7 @@ class cpu_backend final : public sdr::backend {
     });
   }
 
-  template <sdr::porep_variant V, sdr::label_hash H>
+  template <sdr::porep_variant V, hash_family H>
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
            std::uint32_t groups, int used, const std::vector<std::pair<int, int>>& pairs) const {
     std::vector<std::unique_ptr<detail::parent_ring>> rings;
@@ -171,7 +171,7 @@ class cpu_backend final : public sdr::backend {
       advise_pages(in.prev, layer_bytes, opt_.pages);
       advise_pages(job.parents, 4ull * sdr::kParents * job.parent_rows(), opt_.pages);
       if (!pairs.empty()) {
-        if constexpr (V == sdr::porep_variant::sdr && H == sdr::label_hash::sha256) {
+        if constexpr (V == sdr::porep_variant::sdr && H == hash_family::sha256) {
           label_with_producers<H>(e, job, l, in, width, groups, used, pairs, rings);
           sdr::report_nodes(job, job.nodes);
           store.layer_done(l);
@@ -196,7 +196,7 @@ class cpu_backend final : public sdr::backend {
 
   // Pair p: thread 2p labels groups p, p + used, ...; thread 2p + 1 produces their
   // parents. A team smaller than asked (OpenMP limits) labels without producers.
-  template <sdr::label_hash H>
+  template <hash_family H>
   void label_with_producers(const engine& e, const sdr::label_job& job, std::uint32_t l, const sdr::layer_inputs& in,
                             std::uint32_t width, std::uint32_t groups, int used,
                             const std::vector<std::pair<int, int>>& pairs,
@@ -261,16 +261,8 @@ std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {
   return std::make_unique<cpu_backend>(opt);
 }
 
-engine_algo label_engine_algo(sdr::label_hash h) {
-  switch (h) {
-    case sdr::label_hash::blake2s: return engine_algo::blake2s;
-    case sdr::label_hash::blake2b_256: return engine_algo::blake2b;
-    default: return engine_algo::sha256;
-  }
-}
-
 const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name, int threads) {
-  const engine_algo algo = label_engine_algo(s.hash);
+  const hash_family algo = s.hash;
   if (!name.empty() && name != "auto") return find_engine(algo, name);
   const int t = threads > 0 ? threads : omp_get_max_threads();
   return fastest_engine(algo, std::max<std::size_t>(1, sectors), static_cast<std::size_t>(std::max(t, 1)));

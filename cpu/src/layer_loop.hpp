@@ -67,7 +67,7 @@ inline void add_key(field_encoding enc, std::uint8_t* node, const std::uint8_t* 
 
 // Labels (sdr) or encodes (zigzag) the nodes [at.begin, at.end) of one layer for the
 // lanes of `at`. Options used: prefetch_distance, prefetch_to, assembly, pad_precompute, encoding.
-template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
+template <bool Timed, sdr::porep_variant V, hash_family H>
 void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>& at, const labeler_options& opt,
                  phase_clock<Timed> clock, phase_ticks& ticks) {
   constexpr bool kSdr = V == sdr::porep_variant::sdr;
@@ -128,10 +128,10 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
 // SDR, SHA-256 in place: labels the nodes of `at` from the parents a producer thread puts
 // in `ring` (produce_parents, same positions), reading in place only the base parents it
 // left out. Prefetches the slot `prefetch_distance` ahead once it is filled.
-template <sdr::label_hash H>
+template <hash_family H>
 void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lane_layer<sdr::porep_variant::sdr>& at,
                            const labeler_options& opt, parent_ring& ring, std::uint64_t first_pos) {
-  static_assert(H == sdr::label_hash::sha256);
+  static_assert(H == hash_family::sha256);
   label_message<sdr::porep_variant::sdr, H> m(e, at, opt);
   const std::uint32_t lanes = m.lanes();
   const std::uint32_t words = at.read_words();

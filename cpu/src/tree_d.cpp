@@ -90,7 +90,7 @@ sdr::bytes32 build_tree_d(const engine& e, const std::uint8_t* data, std::uint64
   return root;
 }
 
-const engine& tree_d_engine() { return fastest_engine(engine_algo::sha256, std::size_t{1} << 20); }
+const engine& tree_d_engine() { return fastest_engine(hash_family::sha256, std::size_t{1} << 20); }
 
 sdr::tree_d_row_hasher make_tree_d_row_hasher(int threads) {
   const engine& e = tree_d_engine();

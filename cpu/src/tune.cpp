@@ -64,7 +64,7 @@ struct harness {
 
   explicit harness(const engine& eng) : e(&eng) {
     const std::size_t lanes = e->lanes;
-    const std::size_t block_chunks = e->algo == engine_algo::sha256 ? 2 : blake2_block_chunks(e->algo);
+    const std::size_t block_chunks = e->algo == hash_family::sha256 ? 2 : blake2_block_chunks(e->algo);
     data.resize(block_chunks * kBlocksPerCall * lanes * 32);
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 131 + 7);
     for (std::size_t k = 0; k < block_chunks * kBlocksPerCall; ++k)
@@ -75,14 +75,14 @@ struct harness {
 
   void call() {
     switch (e->algo) {
-      case engine_algo::sha256:  // as a labeling call of layers 2.. runs it, repeated blocks and all
+      case hash_family::sha256:  // as a labeling call of layers 2.. runs it, repeated blocks and all
         sha256_chains_repeating(*e, state32.data(), chunks.data(), sdr::kLaterLayerBlockRepeats.first_of, kBlocksPerCall,
                                 e->lanes);
         break;
-      case engine_algo::blake2s:
+      case hash_family::blake2s:
         e->blake2s(state32.data(), chunks.data(), kBlocksPerCall, 64, false, e->lanes);
         break;
-      case engine_algo::blake2b:
+      case hash_family::blake2b:
         e->blake2b(state64.data(), chunks.data(), kBlocksPerCall, 128, false, e->lanes);
         break;
     }
@@ -106,7 +106,7 @@ struct harness {
   }
 };
 
-const std::vector<engine_algo>& algos() { return engine_algos(); }
+const std::vector<hash_family>& algos() { return hash_families(); }
 
 std::string tuning_text_error(const std::filesystem::path& file, const std::string& what) {
   return file.string() + ": " + what;
@@ -165,7 +165,7 @@ constexpr double kSpotOrderFactor = 2.0;
 constexpr double kSpotRateFactor = 4.0;
 
 std::string spot_check_once(const engine_tuning& t) {
-  for (engine_algo a : algos()) {
+  for (hash_family a : algos()) {
     std::vector<std::pair<double, const engine*>> ranked;
     for (const engine* e : available_engines(a))
       if (const engine_rate* r = t.find(a, e->name); r != nullptr) ranked.emplace_back(r->ns_per_lane_block, e);
@@ -182,7 +182,7 @@ std::string spot_check_once(const engine_tuning& t) {
     for (auto& h : hs) h.best_ns_per_lane_block = std::numeric_limits<double>::infinity();
     for (int r = 0; r < kSpotRounds; ++r)
       for (auto& h : hs) h.sample(kSpotSampleSeconds);
-    const std::string algo(engine_algo_name(a));
+    const std::string algo(hash_family_name(a));
     const double cached = ranked[0].first, measured = hs[0].best_ns_per_lane_block;
     const std::string pick = std::string(hs[0].e->name);
     for (std::size_t i = 1; i < hs.size(); ++i)
@@ -247,7 +247,7 @@ std::string tuning_rates_problem(const engine_tuning& t) {
   for (std::size_t i = 0; i < t.rates.size(); ++i) {
     const engine_rate& r = t.rates[i];
     const std::string at = "/rates/" + std::to_string(i);
-    const std::string algo(engine_algo_name(r.algo));
+    const std::string algo(hash_family_name(r.algo));
     const auto& compiled = compiled_engines(r.algo);
     const auto known = std::find_if(compiled.begin(), compiled.end(), [&](const engine& e) { return e.name == r.engine; });
     if (known == compiled.end()) return at + "/engine: '" + r.engine + "' is not a " + algo + " engine of this build";
@@ -258,15 +258,15 @@ std::string tuning_rates_problem(const engine_tuning& t) {
       return at + "/ns_per_lane_block: " + number_text(r.ns_per_lane_block) + " ns is not a plausible rate (" +
              number_text(kMinPlausibleNs) + " to " + number_text(kMaxPlausibleNs) + ")";
   }
-  for (engine_algo a : algos())
+  for (hash_family a : algos())
     for (const engine* e : available_engines(a))
       if (t.find(a, e->name) == nullptr)
-        return "/rates: no entry for " + std::string(engine_algo_name(a)) + " engine " + std::string(e->name) +
+        return "/rates: no entry for " + std::string(hash_family_name(a)) + " engine " + std::string(e->name) +
                ", which this CPU runs";
   return {};
 }
 
-const engine_rate* engine_tuning::find(engine_algo algo, std::string_view engine) const {
+const engine_rate* engine_tuning::find(hash_family algo, std::string_view engine) const {
   for (const auto& r : rates)
     if (r.algo == algo && r.engine == engine) return &r;
   return nullptr;
@@ -288,9 +288,9 @@ std::string tune_build_id() {
   s += "; cc ";
   s += __VERSION__;
 #endif
-  for (engine_algo a : algos()) {
+  for (hash_family a : algos()) {
     s += "; ";
-    s += engine_algo_name(a);
+    s += hash_family_name(a);
     s += ":";
     for (const auto& e : compiled_engines(a)) {
       s += " ";
@@ -313,7 +313,7 @@ engine_tuning calibrate_engines(int rounds, double sample_seconds) {
     throw std::invalid_argument("engine calibration: sample seconds must be in (0, 1]");
   const auto t0 = clock_type::now();
   std::vector<harness> hs;
-  for (engine_algo a : algos())
+  for (hash_family a : algos())
     for (const engine* e : available_engines(a)) hs.emplace_back(*e);
   // Wake the core's clock before the first sample counts.
   for (auto& h : hs) h.sample(sample_seconds);
@@ -333,7 +333,7 @@ engine_tuning calibrate_engines(int rounds, double sample_seconds) {
 std::string tuning_json(const engine_tuning& t) {
   nlohmann::json rates = nlohmann::json::array();
   for (const auto& r : t.rates)
-    rates.push_back({{"algo", engine_algo_name(r.algo)},
+    rates.push_back({{"algo", hash_family_name(r.algo)},
                      {"engine", r.engine},
                      {"lanes", r.lanes},
                      {"ns_per_lane_block", r.ns_per_lane_block}});
@@ -375,7 +375,7 @@ engine_tuning parse_tuning(std::string_view text, const std::filesystem::path& f
     if (!std::isfinite(ns) || ns <= 0) fail(at + "/ns_per_lane_block: must be a positive finite number");
     engine_rate e;
     try {
-      e.algo = parse_engine_algo(r.at("algo").get<std::string>());
+      e.algo = parse_hash_family(r.at("algo").get<std::string>());
     } catch (const std::invalid_argument& ex) {
       fail(at + "/algo: " + ex.what());
     }
@@ -410,7 +410,7 @@ double chains_step_ns(double ns_per_lane_block, std::size_t width, std::size_t l
   return static_cast<double>(rounds * width) * ns_per_lane_block;
 }
 
-const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
+const engine* measured_fastest(hash_family algo, std::size_t min_lanes, std::size_t max_lanes,
                                std::size_t lanes_needed, std::size_t threads) {
   std::vector<const engine*> cands;
   for (const engine* e : available_engines(algo))
@@ -428,7 +428,7 @@ const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::siz
   return best;
 }
 
-const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed, std::size_t threads) {
+const engine& fastest_engine(hash_family algo, std::size_t lanes_needed, std::size_t threads) {
   if (lanes_needed == 0) throw std::invalid_argument("fastest_engine: lanes needed must be at least 1");
   const std::size_t max_lanes = lanes_needed == 1 ? 1 : std::numeric_limits<std::size_t>::max();
   if (std::getenv(kForceEngineEnv) != nullptr) return best_engine(algo, 1, max_lanes);

@@ -100,7 +100,7 @@ class device_executor {
   template <class K>
   void load(const K& /*k*/) {}
 
-  template <sdr::porep_variant V, sdr::label_hash H, sdr::kernel_variant K>
+  template <sdr::porep_variant V, hash_family H, sdr::kernel_variant K>
   void launch(const sdr::label_layer_kernel<V, H, K>& k, grid_dims dims) {
     timed(k, dims, k.sectors, k.layer);
   }

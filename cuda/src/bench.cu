@@ -17,16 +17,6 @@
 
 namespace poreplab::cuda {
 
-const char* hash_bench_mode_name(hash_bench_mode m) {
-  return m == hash_bench_mode::latency ? "latency" : "throughput";
-}
-
-hash_bench_mode parse_hash_bench_mode(const std::string& name) {
-  if (name == "latency") return hash_bench_mode::latency;
-  if (name == "throughput") return hash_bench_mode::throughput;
-  throw std::invalid_argument("unknown hash bench mode '" + name + "' (valid: latency, throughput)");
-}
-
 namespace {
 
 using detail::device_memory;
@@ -35,7 +25,7 @@ using detail::event;
 template <class K>
 void run_chains(hash_bench_result& r) {
   auto& o = r.options;
-  const bool latency = o.mode == hash_bench_mode::latency;
+  const bool latency = o.mode == hash_bench_mode::chain;
   // Load the kernel (module load or PTX JIT) outside every timed launch, and size the
   // launch from its own limits rather than the device's.
   const auto t0 = std::chrono::steady_clock::now();
@@ -45,7 +35,7 @@ void run_chains(hash_bench_result& r) {
   r.registers = a.numRegs;
   r.max_threads_per_block = a.maxThreadsPerBlock;
   if (!latency && o.threads_per_block > static_cast<std::uint32_t>(a.maxThreadsPerBlock))
-    throw std::invalid_argument("cuda hash benchmark: the " + r.compression + " kernel (" + std::to_string(a.numRegs) +
+    throw std::invalid_argument("cuda hash benchmark: the " + std::string(hash_family_name(r.options.algo)) + " kernel (" + std::to_string(a.numRegs) +
                                 " registers a thread) launches at most " + std::to_string(a.maxThreadsPerBlock) +
                                 " threads per block, not " + std::to_string(o.threads_per_block));
   if (!latency) {
@@ -55,7 +45,7 @@ void run_chains(hash_bench_result& r) {
     if (o.chains == 0)
       o.chains = static_cast<std::uint64_t>(r.blocks_per_sm) * o.threads_per_block *
                  static_cast<std::uint64_t>(r.device.multiprocessors);
-    if (o.chains == 0) throw std::runtime_error("cuda hash benchmark: the " + r.compression + " kernel cannot launch");
+    if (o.chains == 0) throw std::runtime_error("cuda hash benchmark: the " + std::string(hash_family_name(r.options.algo)) + " kernel cannot launch");
   }
   const grid_dims dims = latency ? grid_dims{1, 1} : cover(o.chains, o.threads_per_block);
   r.blocks = dims.blocks;
@@ -96,7 +86,7 @@ hash_bench_result bench_hash_gpu(const hash_bench_options& opt) {
   r.options = opt;
   r.device = detail::require_device(opt.device, "cuda hash benchmark");
   auto& o = r.options;
-  const bool latency = o.mode == hash_bench_mode::latency;
+  const bool latency = o.mode == hash_bench_mode::chain;
   if (o.threads_per_block == 0 || o.threads_per_block > 1024)
     throw std::invalid_argument("cuda hash benchmark: threads per block must be 1..1024");
   if (o.samples == 0) throw std::invalid_argument("cuda hash benchmark: zero samples");
@@ -104,17 +94,13 @@ hash_bench_result bench_hash_gpu(const hash_bench_options& opt) {
   if (latency) o.chains = 1;
 
   switch (o.algo) {
-    case hash_algo::sha256:
-      r.compression = "sha256";
+    case hash_family::sha256:
       run_chains<hashbench::sha256_chain_kernel>(r);
       break;
-    case hash_algo::blake2s_256:
-      r.compression = "blake2s";
+    case hash_family::blake2s:
       run_chains<hashbench::blake2s_chain_kernel>(r);
       break;
-    case hash_algo::blake2b_256:
-    case hash_algo::blake2b_512:
-      r.compression = "blake2b";
+    case hash_family::blake2b:
       run_chains<hashbench::blake2b_chain_kernel>(r);
       break;
   }

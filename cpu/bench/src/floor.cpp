@@ -25,9 +25,9 @@ namespace {
 // scheme's regular message, made with the labeler's engine calls (blake2_message_blocks)
 // from L1-resident chunks; each runs on the state the last one left, so the nodes are
 // dependent as in a layer.
-template <sdr::porep_variant V, sdr::label_hash H>
+template <sdr::porep_variant V, hash_family H>
 void blake2_floor_chain(const engine& e, const std::uint8_t* const* chunks, std::uint32_t lanes, std::uint64_t chains) {
-  using word = std::conditional_t<H == sdr::label_hash::blake2s, std::uint32_t, std::uint64_t>;
+  using word = std::conditional_t<H == hash_family::blake2s, std::uint32_t, std::uint64_t>;
   std::vector<word> state(8 * lanes, 1);
   for (std::uint64_t i = 0; i < chains; ++i)
     detail::blake2_message_blocks<H, detail::message_layout<V>::kBytes>(e, state.data(), chunks, lanes);
@@ -39,16 +39,16 @@ void blake2_floor_chain(const engine& e, const std::uint8_t* const* chunks, std:
 
 double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::size_t sectors,
                              std::uint64_t nodes_times_layers, int threads, const floor_repeats& repeats) {
-  if (e.algo != label_engine_algo(scheme.hash))
+  if (e.algo != scheme.hash)
     throw std::invalid_argument("labeling floor: engine '" + std::string(e.name) + "' is a " +
-                                std::string(engine_algo_name(e.algo)) + " engine, the scheme " +
+                                std::string(hash_family_name(e.algo)) + " engine, the scheme " +
                                 sdr::scheme_name(scheme) + " hashes with " + sdr::label_hash_name(scheme.hash));
   const bool after_header = repeats.after_header && scheme == sdr::kFilecoinScheme;
   const std::size_t nblocks = after_header ? sdr::kChainedCompressions : sdr::compressions_per_node(scheme);
   const bool reuse = repeats.reuse && scheme == sdr::kFilecoinScheme;
   const double layer1_share = std::clamp(repeats.layer1_share, 0.0, 1.0);
   const std::size_t width = std::max<std::size_t>(1, e.lanes);
-  const std::size_t block_chunks = e.algo == engine_algo::sha256 ? 2 : blake2_block_chunks(e.algo);
+  const std::size_t block_chunks = e.algo == hash_family::sha256 ? 2 : blake2_block_chunks(e.algo);
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
   // Each thread runs its groups' chains; small jobs are repeated until the measurement
@@ -69,7 +69,7 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         const std::uint64_t chains = nodes_times_layers * reps;
         for (std::size_t k = 0; k < block_chunks * nblocks; ++k)
           for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-        if (e.algo == engine_algo::sha256) {
+        if (e.algo == hash_family::sha256) {
           const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
           for (std::uint64_t i = 0; i < chains; ++i) {
             const bool first = i < layer1;
@@ -80,7 +80,7 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
           }
         } else {
           sdr::with_scheme(scheme, [&](auto v, auto h) {
-            if constexpr (decltype(h)::value != sdr::label_hash::sha256)
+            if constexpr (decltype(h)::value != hash_family::sha256)
               blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chunks.data(),
                                                                          static_cast<std::uint32_t>(lanes), chains);
           });

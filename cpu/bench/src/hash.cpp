@@ -150,11 +150,11 @@ class evp_digest {
   EVP_MD_CTX* ctx_;
 };
 
-const char* evp_name(engine_algo a) {
+const char* evp_name(hash_family a) {
   switch (a) {
-    case engine_algo::sha256: return "SHA256";
-    case engine_algo::blake2s: return "BLAKE2S-256";
-    case engine_algo::blake2b: return "BLAKE2B-512";
+    case hash_family::sha256: return "SHA256";
+    case hash_family::blake2s: return "BLAKE2S-256";
+    case hash_family::blake2b: return "BLAKE2B-512";
   }
   return "";
 }
@@ -198,7 +198,7 @@ workload sha256_throughput(const engine* e, std::size_t lanes, std::size_t bytes
       fn(d->state.data(), d->chunks.data(), d->nblocks, d->lanes);
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(engine_algo::sha256));
+    d->evp = std::make_unique<evp_digest>(evp_name(hash_family::sha256));
     w.pass = [d] { d->evp->digest(d->msgs.data(), d->bytes, d->out.data()); };
   }
   w.verify = [d, w_pass = w.pass, is_evp = e == nullptr] {
@@ -281,7 +281,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
       }
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(engine_algo::sha256));
+    d->evp = std::make_unique<evp_digest>(evp_name(hash_family::sha256));
     w.pass = [d, gather] {
       for (std::size_t i = 0; i < d->labels; ++i) {
         gather(*d, i, 0);
@@ -328,7 +328,7 @@ void store_words(const typename H::word* h, std::uint8_t* out) {
 // Full-length digests (32 bytes for BLAKE2s, 64 for BLAKE2b), like the OpenSSL rows: one
 // message per lane, its chunks read in place.
 template <class H>
-workload blake2_throughput(const engine* e, engine_algo algo, std::size_t lanes, std::size_t bytes) {
+workload blake2_throughput(const engine* e, hash_family algo, std::size_t lanes, std::size_t bytes) {
   using W = typename H::word;
   constexpr std::size_t B = H::kBlockBytes, C = B / 32, kOut = H::kMaxDigestBytes;
   struct data {
@@ -376,7 +376,7 @@ workload blake2_throughput(const engine* e, engine_algo algo, std::size_t lanes,
 
 // One-block messages, each beginning with the digest of the one before; one chain per lane.
 template <class H>
-workload blake2_chain(const engine* e, engine_algo algo, std::size_t lanes, std::size_t bytes) {
+workload blake2_chain(const engine* e, hash_family algo, std::size_t lanes, std::size_t bytes) {
   using W = typename H::word;
   constexpr std::size_t B = H::kBlockBytes, C = B / 32, kOut = H::kMaxDigestBytes;
   struct data {
@@ -437,16 +437,16 @@ workload blake2_chain(const engine* e, engine_algo algo, std::size_t lanes, std:
   return w;
 }
 
-workload make_workload(engine_algo algo, bench_mode mode, const engine* e, std::size_t bytes) {
+workload make_workload(hash_family algo, hash_bench_mode mode, const engine* e, std::size_t bytes) {
   const std::size_t lanes = e != nullptr ? e->lanes : 1;
   switch (algo) {
-    case engine_algo::sha256:
-      return mode == bench_mode::throughput ? sha256_throughput(e, lanes, bytes) : sha256_chain(e, lanes, bytes);
-    case engine_algo::blake2s:
-      return mode == bench_mode::throughput ? blake2_throughput<blake2s>(e, algo, lanes, bytes)
+    case hash_family::sha256:
+      return mode == hash_bench_mode::throughput ? sha256_throughput(e, lanes, bytes) : sha256_chain(e, lanes, bytes);
+    case hash_family::blake2s:
+      return mode == hash_bench_mode::throughput ? blake2_throughput<blake2s>(e, algo, lanes, bytes)
                                             : blake2_chain<blake2s>(e, algo, lanes, bytes);
-    case engine_algo::blake2b:
-      return mode == bench_mode::throughput ? blake2_throughput<blake2b>(e, algo, lanes, bytes)
+    case hash_family::blake2b:
+      return mode == hash_bench_mode::throughput ? blake2_throughput<blake2b>(e, algo, lanes, bytes)
                                             : blake2_chain<blake2b>(e, algo, lanes, bytes);
   }
   throw std::invalid_argument("unknown hash algorithm");
@@ -486,11 +486,11 @@ void set_pairs(std::vector<double> pairs, std::vector<double>& out, std::optiona
 
 // The options checked; the bytes each lane hashes: whole blocks only, so that every engine
 // and OpenSSL hash the same bytes.
-std::size_t checked_bytes_per_lane(engine_algo algo, const hash_bench_options& opt) {
+std::size_t checked_bytes_per_lane(hash_family algo, const hash_bench_options& opt) {
   if (opt.repetitions < 1) throw std::invalid_argument("bench: repetitions must be at least 1");
   if (!(opt.min_time_s >= 0) || !std::isfinite(opt.min_time_s))
     throw std::invalid_argument("bench: min time must be a finite number of seconds >= 0");
-  const std::size_t block = algo == engine_algo::blake2b ? 128 : 64;
+  const std::size_t block = algo == hash_family::blake2b ? 128 : 64;
   if (opt.bytes_per_lane < block || opt.bytes_per_lane > (std::size_t{1} << 30))
     throw std::invalid_argument("bench: bytes per lane must be " + std::to_string(block) + " .. 1 GiB");
   if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");
@@ -505,7 +505,7 @@ bool core_cycle_counter_available() {
   return cc.ok();
 }
 
-std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine_name,
+std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine_name,
                                        const hash_bench_options& opt) {
   const std::size_t bytes = checked_bytes_per_lane(algo, opt);
   const std::vector<int> allowed = affinity_cpus();
@@ -517,7 +517,7 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
       for (int t = 0; t < opt.threads; ++t) cpus.push_back(order[static_cast<std::size_t>(t) % order.size()]);
   const affinity_guard restore;  // the calling thread runs one of the pinned copies
   // One subject's workload: alone, or copies side by side.
-  const auto make = [&](bench_mode mode, const engine* e) {
+  const auto make = [&](hash_bench_mode mode, const engine* e) {
     if (opt.threads == 1) return make_workload(algo, mode, e, bytes);
     std::vector<workload> copies;
     for (int t = 0; t < opt.threads; ++t) copies.push_back(make_workload(algo, mode, e, bytes));
@@ -544,7 +544,7 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
     warm = true;
   };
   const bool with_openssl = !subjects.empty() && subjects.back() == nullptr;
-  for (bench_mode mode : opt.modes) {
+  for (hash_bench_mode mode : opt.modes) {
     std::optional<workload> ossl;
     std::optional<sampler> ossl_samples;
     if (with_openssl) ossl = make(mode, nullptr);
@@ -578,9 +578,9 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
           },
           [&]() -> const std::vector<double>& { return s.ns; });
       hash_bench_row row = s.row(cc);
-      row.algo = engine_algo_name(algo);
+      row.algo = algo;
       row.engine = std::string(e->name);
-      row.mode = bench_mode_name(mode);
+      row.mode = mode;
       row.verified = ok;
       row.core_hz = measure_core_hz();
       // The port bound is one core's: a row of several threads has none.
@@ -603,9 +603,9 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
             [&]() -> const std::vector<double>& { return ossl_samples->ns; });
       }
       hash_bench_row row = ossl_samples->row(cc);
-      row.algo = engine_algo_name(algo);
+      row.algo = algo;
       row.engine = "openssl";
-      row.mode = bench_mode_name(mode);
+      row.mode = mode;
       row.verified = ossl->verify();
       rows.push_back(std::move(row));
     }
@@ -621,9 +621,9 @@ std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine
 nlohmann::json to_json(const hash_bench_row& r) {
   nlohmann::json j;
   j["kind"] = "hash";
-  j["algo"] = r.algo;
+  j["algo"] = hash_family_name(r.algo);
   j["engine"] = r.engine;
-  j["mode"] = r.mode;
+  j["mode"] = hash_bench_mode_name(r.mode);
   j["lanes"] = r.lanes;
   j["block_bytes"] = r.block_bytes;
   j["blocks_per_pass"] = r.blocks_per_pass;

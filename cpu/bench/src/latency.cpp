@@ -264,25 +264,25 @@ std::string fmt(double v) {
 // "name=value" for the formula text.
 std::string lat(const latency_table& t, std::string_view name) { return std::string(name) + "=" + fmt(t.cycles(name)); }
 
-std::size_t engine_lanes(engine_algo algo, std::string_view engine) {
+std::size_t engine_lanes(hash_family algo, std::string_view engine) {
   for (const auto& e : compiled_engines(algo))
     if (e.name == engine) return e.lanes;
   std::string valid;
   for (const auto& e : compiled_engines(algo)) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown " + std::string(engine_algo_name(algo)) + " engine '" + std::string(engine) +
+  throw std::invalid_argument("unknown " + std::string(hash_family_name(algo)) + " engine '" + std::string(engine) +
                               "' (valid: " + valid + ")");
 }
 
 }  // namespace
 
-critical_path critical_path_limit(engine_algo algo, std::string_view engine, const latency_table& t) {
+critical_path critical_path_limit(hash_family algo, std::string_view engine, const latency_table& t) {
   critical_path c;
-  c.algo = std::string(engine_algo_name(algo));
+  c.algo = std::string(hash_family_name(algo));
   c.engine = std::string(engine);
   c.lanes = engine_lanes(algo, engine);
   const auto L = [&](std::string_view n) { return t.cycles(n); };
   switch (algo) {
-    case engine_algo::sha256: {
+    case hash_family::sha256: {
       c.block_bytes = 64;
       if (engine == "portable" || engine == "avx2-1") {
         // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
@@ -320,9 +320,9 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
       }
       break;
     }
-    case engine_algo::blake2s:
-    case engine_algo::blake2b: {
-      const bool b2s = algo == engine_algo::blake2s;
+    case hash_family::blake2s:
+    case hash_family::blake2b: {
+      const bool b2s = algo == hash_family::blake2s;
       const int rounds = b2s ? 10 : 12;
       c.block_bytes = b2s ? 64 : 128;
       double g = 0;
@@ -382,7 +382,7 @@ critical_path critical_path_limit(engine_algo algo, std::string_view engine, con
   return c;
 }
 
-std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::string_view engine) {
+std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::string_view engine) {
   const auto& known = compiled_engines(algo);
   if (std::none_of(known.begin(), known.end(), [&](const auto& e) { return e.name == engine; }))
     return std::nullopt;  // e.g. "openssl": no model, and no reason to measure
@@ -394,9 +394,9 @@ std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::s
   }
 }
 
-port_bound port_bound_of(engine_algo algo, std::string_view engine, const latency_table& t) {
-  if (algo != engine_algo::sha256)
-    throw std::runtime_error(std::string(engine_algo_name(algo)) + " engines have no port-bound model");
+port_bound port_bound_of(hash_family algo, std::string_view engine, const latency_table& t) {
+  if (algo != hash_family::sha256)
+    throw std::runtime_error(std::string(hash_family_name(algo)) + " engines have no port-bound model");
   const critical_path c = critical_path_limit(algo, engine, t);
   port_bound b;
   b.algo = c.algo;
@@ -420,8 +420,8 @@ port_bound port_bound_of(engine_algo algo, std::string_view engine, const latenc
   return b;
 }
 
-std::optional<double> port_bound_cycles_per_block(engine_algo algo, std::string_view engine) {
-  if (algo != engine_algo::sha256) return std::nullopt;
+std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view engine) {
+  if (algo != hash_family::sha256) return std::nullopt;
   const auto& known = compiled_engines(algo);
   if (std::none_of(known.begin(), known.end(), [&](const auto& e) { return e.name == engine; }))
     return std::nullopt;

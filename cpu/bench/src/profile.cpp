@@ -46,7 +46,7 @@ std::size_t group_of(sdr::porep_variant v, std::uint32_t layer) {
 }
 
 // One whole job: every layer, sector after sector, and for sdr the replica at the end.
-template <bool Timed, sdr::porep_variant V, sdr::label_hash H>
+template <bool Timed, sdr::porep_variant V, hash_family H>
 tick_counts profile_run(const engine& e, const sdr::label_job& job, sdr::layer_store& store,
                         const std::uint8_t* sdr_data, std::uint8_t* replica, const profile_options& opt,
                         const perf_counter& llc) {
@@ -154,11 +154,11 @@ void derive_figures(const sdr::label_job& job, std::uint32_t samples, const tick
 // A job the engine can label, and at least one sample.
 void check_profile_job(const sdr::label_job& job, const engine& e, const profile_options& opt) {
   sdr::validate(job);
-  if (e.algo != label_engine_algo(job.scheme.hash))
+  if (e.algo != job.scheme.hash)
     throw std::invalid_argument("profile: engine '" + std::string(e.name) + "' is a " +
-                                std::string(engine_algo_name(e.algo)) + " engine; " + sdr::scheme_name(job.scheme) +
+                                std::string(hash_family_name(e.algo)) + " engine; " + sdr::scheme_name(job.scheme) +
                                 " hashes with " + sdr::label_hash_name(job.scheme.hash) + " (engines: " +
-                                std::string(engine_algo_name(label_engine_algo(job.scheme.hash))) + ")");
+                                std::string(hash_family_name(job.scheme.hash)) + ")");
   if (opt.samples == 0) throw std::invalid_argument("profile: samples must be at least 1");
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 std::vector<std::string> engine_choices() {
   std::vector<std::string> v = {"auto"};
-  for (auto algo : cpu::engine_algos())
+  for (auto algo : hash_families())
     for (const auto& e : cpu::compiled_engines(algo))
       if (std::find(v.begin(), v.end(), e.name) == v.end()) v.emplace_back(e.name);
   return v;
@@ -190,7 +190,7 @@ std::vector<backend_entry> make_entries() {
   v.push_back({kReference, "portable code of common/ only, one OpenMP thread per sector (the oracle)", device_class::oracle,
                [](const backend_settings& o) { return sdr::make_reference_backend(static_cast<int>(o.count("threads"))); },
                [](sdr::label_scheme s, std::size_t, const backend_settings&) {
-                 return &cpu::find_engine(cpu::label_engine_algo(s.hash), "portable");
+                 return &cpu::find_engine(s.hash, "portable");
                },
                true});
   v.push_back({kCpu, "the OpenMP labeler on the best (or the named) SHA-256/BLAKE2 engine", device_class::host_cpu,

@@ -55,14 +55,14 @@ std::vector<std::string> with_all(std::vector<std::string> names) {
 }
 
 // --algo and --mode: one name of the table, or every entry for "all".
-std::vector<cpu::engine_algo> algos_named(const std::string& text) {
-  return text == kAll ? cpu::engine_algos() : std::vector<cpu::engine_algo>{cpu::parse_engine_algo(text)};
+std::vector<hash_family> algos_named(const std::string& text) {
+  return text == kAll ? hash_families() : std::vector<hash_family>{parse_hash_family(text)};
 }
 
-std::vector<cpu::bench_mode> modes_named(const std::string& text) {
-  if (text != kAll) return {cpu::parse_bench_mode(text)};
-  std::vector<cpu::bench_mode> out;
-  for (const auto& e : cpu::kBenchModes.entries) out.push_back(e.value);
+std::vector<hash_bench_mode> modes_named(const std::string& text) {
+  if (text != kAll) return {parse_hash_bench_mode(text)};
+  std::vector<hash_bench_mode> out;
+  for (const auto& e : kHashBenchModes.entries) out.push_back(e.value);
   return out;
 }
 
@@ -75,14 +75,14 @@ std::string fmt(const char* f, double v) {
 void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes) {
   std::string last;
   for (const auto& r : rows) {
-    const std::string group = r.algo + " " + r.mode;
+    const std::string group = std::string(hash_family_name(r.algo)) + ", " + std::string(hash_bench_mode_name(r.mode));
     if (group != last) {
       if (!last.empty()) std::cout << "\n";
-      std::cout << r.algo << ", " << r.mode
-                << (r.mode == "throughput"
+      std::cout << group
+                << (r.mode == hash_bench_mode::throughput
                         ? ": independent " + std::to_string(bytes / r.block_bytes * r.block_bytes) +
                               "-byte messages, one per lane"
-                        : r.algo == "sha256" ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
+                        : r.algo == hash_family::sha256 ? ": dependent SDR-shaped labels (20 compressions, parents in place)"
                                              : ": dependent one-block messages")
                 << "\n";
       std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s%s\n", "engine", "lanes", "ns/block",
@@ -109,19 +109,19 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
 }
 
 void run_hash(const hash_cli_options& o) {
-  std::vector<cpu::engine_algo> algos;
+  std::vector<hash_family> algos;
   if (o.algo != kAll) {
     algos = algos_named(o.algo);
   } else if (o.engine == kAll || o.engine == "openssl") {
-    algos = cpu::engine_algos();
+    algos = hash_families();
   } else {
     // A named engine with every algorithm: the algorithms that have an engine of that name.
     std::string valid;
-    for (cpu::engine_algo a : cpu::engine_algos()) {
+    for (hash_family a : hash_families()) {
       bool has = false;
       for (const auto& e : cpu::compiled_engines(a)) {
         has = has || e.name == o.engine;
-        valid += (valid.empty() ? "" : ", ") + std::string(cpu::engine_algo_name(a)) + ":" + std::string(e.name);
+        valid += (valid.empty() ? "" : ", ") + std::string(hash_family_name(a)) + ":" + std::string(e.name);
       }
       if (has) algos.push_back(a);
     }
@@ -138,7 +138,7 @@ void run_hash(const hash_cli_options& o) {
   opt.placement = cpu::kThreadPlacements.parse(o.placement);
 
   std::vector<cpu::hash_bench_row> rows;
-  for (cpu::engine_algo a : algos) {
+  for (hash_family a : algos) {
     auto r = cpu::bench_hash(a, o.engine, opt);
     rows.insert(rows.end(), r.begin(), r.end());
   }
@@ -172,14 +172,9 @@ void run_hash(const hash_cli_options& o) {
 // slot of the device with its own chain (throughput), timed with CUDA events.
 void run_hash_cuda(const hash_cli_options& o) {
 #ifdef POREPLAB_WITH_CUDA
-  std::vector<hash_algo> algos;
-  for (const auto a : algos_named(o.algo)) algos.push_back(cpu::digest_algo(a));
-  std::vector<cuda::hash_bench_mode> modes;
-  for (const auto m : modes_named(o.mode))
-    modes.push_back(m == cpu::bench_mode::chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput);
   bool all_verified = true;
-  for (const auto a : algos) {
-    for (const auto m : modes) {
+  for (const auto a : algos_named(o.algo)) {
+    for (const auto m : modes_named(o.mode)) {
       cuda::hash_bench_options opt;
       opt.algo = a;
       opt.mode = m;
@@ -190,9 +185,9 @@ void run_hash_cuda(const hash_cli_options& o) {
       if (o.json) {
         nlohmann::json j = {{"kind", "hash"},
                             {"backend", backend_of(device_class::gpu)},
-                            {"algo", r.compression},
+                            {"algo", hash_family_name(a)},
                             {"engine", backend_of(device_class::gpu)},
-                            {"mode", m == cuda::hash_bench_mode::latency ? "chain" : "throughput"},
+                            {"mode", hash_bench_mode_name(m)},
                             {"lanes", r.blocks * r.threads},
                             {"ns_per_block", r.ns_per_compression},
                             {"gbps", r.bytes_per_s / 1e9},
@@ -205,7 +200,7 @@ void run_hash_cuda(const hash_cli_options& o) {
         std::cout << j.dump() << "\n";
       } else {
         std::printf("%-8s %-10s %s (%d SMs, %d MHz): %.2f ns/compression, %.3f GB/s, %.2f SM-cycles/byte, %s\n",
-                    r.compression.c_str(), cuda::hash_bench_mode_name(m), r.device.name.c_str(),
+                    hash_family_name(a).data(), hash_bench_mode_name(m).data(), r.device.name.c_str(),
                     r.device.multiprocessors, r.device.clock_khz / 1000, r.ns_per_compression, r.bytes_per_s / 1e9,
                     cpb, r.verified ? "verified" : "MISMATCH");
       }
@@ -228,13 +223,13 @@ void add_bench_command(CLI::App& app) {
                   join(backends_of({device_class::host_cpu, device_class::gpu}), " | ") +
                       ": the host CPU's (every engine) or the GPU's (its chain latency and throughput)")
       ->capture_default_str();
-  cmd->add_option("--algo", o->algo, join(with_all(cpu::kEngineAlgos.names()), " | "))
-      ->check(CLI::IsMember(with_all(cpu::kEngineAlgos.names())))
+  cmd->add_option("--algo", o->algo, join(with_all(kHashFamilies.names()), " | "))
+      ->check(CLI::IsMember(with_all(kHashFamilies.names())))
       ->capture_default_str();
   cmd->add_option("--engine", o->engine, "an engine name, all (every one this CPU runs) or openssl")
       ->capture_default_str();
-  cmd->add_option("--mode", o->mode, join(with_all(cpu::kBenchModes.names()), " | "))
-      ->check(CLI::IsMember(with_all(cpu::kBenchModes.names())))
+  cmd->add_option("--mode", o->mode, join(with_all(kHashBenchModes.names()), " | "))
+      ->check(CLI::IsMember(with_all(kHashBenchModes.names())))
       ->capture_default_str();
   cmd->add_option("--bytes", o->bytes, "message bytes per lane in one measured pass")
       ->check(CLI::Range(std::size_t{128}, std::size_t{1} << 30))

@@ -23,10 +23,10 @@ void add_bench_latency_command(CLI::App& app) {
     const cpu::latency_table t = cpu::measure_latencies(*opt);
     std::vector<cpu::critical_path> limits;
     std::vector<cpu::port_bound> bounds;
-    for (const cpu::engine_algo a : cpu::engine_algos())
+    for (const hash_family a : hash_families())
       for (const cpu::engine* e : cpu::available_engines(a)) {
         limits.push_back(cpu::critical_path_limit(a, e->name, t));
-        if (a == cpu::engine_algo::sha256) bounds.push_back(cpu::port_bound_of(a, e->name, t));
+        if (a == hash_family::sha256) bounds.push_back(cpu::port_bound_of(a, e->name, t));
       }
     if (*json) {
       std::cout << cpu::calibration_json(t).dump() << "\n";

@@ -28,9 +28,9 @@ struct tune_options {
 // labeling (every algo labels sectors in lanes).
 constexpr std::size_t kLaneRequests[] = {1, 2, 4, 8, 16, 32};
 
-std::size_t block_bytes(cpu::engine_algo a) { return a == cpu::engine_algo::blake2b ? 128 : 64; }
+std::size_t block_bytes(hash_family a) { return a == hash_family::blake2b ? 128 : 64; }
 
-std::vector<std::size_t> requests_of(cpu::engine_algo) { return {std::begin(kLaneRequests), std::end(kLaneRequests)}; }
+std::vector<std::size_t> requests_of(hash_family) { return {std::begin(kLaneRequests), std::end(kLaneRequests)}; }
 
 // ceil(lanes / width) x width x ns: what one block of every requested chain costs.
 // The labeler's threads (OpenMP's default): auto spreads a request's lane groups over them.
@@ -42,9 +42,9 @@ double request_cost(const cpu::engine_rate& r, std::size_t lanes) {
 
 nlohmann::json picks_json() {
   nlohmann::json picks = nlohmann::json::array();
-  for (cpu::engine_algo a : cpu::engine_algos())
+  for (hash_family a : hash_families())
     for (std::size_t lanes : requests_of(a))
-      picks.push_back({{"algo", cpu::engine_algo_name(a)},
+      picks.push_back({{"algo", hash_family_name(a)},
                        {"lanes_needed", lanes},
                        {"threads", label_threads()},
                        {"engine", cpu::fastest_engine(a, lanes, label_threads()).name}});
@@ -56,7 +56,7 @@ nlohmann::json picks_json() {
 nlohmann::json check_json(const cpu::engine_tuning& fresh, double tolerance, bool& ok) {
   nlohmann::json rows = nlohmann::json::array();
   ok = true;
-  for (cpu::engine_algo a : cpu::engine_algos())
+  for (hash_family a : hash_families())
     for (std::size_t lanes : requests_of(a)) {
       const cpu::engine& pick = cpu::fastest_engine(a, lanes, label_threads());
       const cpu::engine_rate* pr = fresh.find(a, pick.name);
@@ -68,7 +68,7 @@ nlohmann::json check_json(const cpu::engine_tuning& fresh, double tolerance, boo
       const double slower = request_cost(*pr, lanes) / request_cost(*best, lanes) - 1;
       const bool pass = slower <= tolerance;
       ok = ok && pass;
-      rows.push_back({{"algo", cpu::engine_algo_name(a)},
+      rows.push_back({{"algo", hash_family_name(a)},
                       {"lanes_needed", lanes},
                       {"auto", pick.name},
                       {"fastest_now", best->engine},
@@ -89,7 +89,7 @@ void print_text(const cpu::engine_tuning& t, const nlohmann::json& picks) {
     std::cout << "measured " << t.calibrated_at << " in " << t.seconds << " s; fastest sample of each engine\n";
     std::printf("%-8s %-12s %5s %16s %12s\n", "algo", "engine", "lanes", "ns/block/lane", "GB/s (all)");
     for (const auto& r : t.rates)
-      std::printf("%-8s %-12s %5zu %16.2f %12.3f\n", std::string(cpu::engine_algo_name(r.algo)).c_str(),
+      std::printf("%-8s %-12s %5zu %16.2f %12.3f\n", std::string(hash_family_name(r.algo)).c_str(),
                   r.engine.c_str(), r.lanes, r.ns_per_lane_block,
                   static_cast<double>(block_bytes(r.algo)) / r.ns_per_lane_block);
   }

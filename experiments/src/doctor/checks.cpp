@@ -103,16 +103,6 @@ std::string mb_per_s(double bps) { return format_number(bps / 1e6, 3) + " MB/s";
 
 }  // namespace
 
-std::string_view level_name(level l) {
-  switch (l) {
-    case level::ok: return "ok";
-    case level::warn: return "warn";
-    case level::fail: return "fail";
-    case level::skip: break;
-  }
-  return "skip";
-}
-
 std::string_view section_of(const finding& x) {
   const std::string_view id = x.id;
   return id.substr(0, id.find('.'));

@@ -2,6 +2,7 @@
 // The checks of `poreplab doctor`: small functions of the facts (facts.hpp) and the plan
 // (plan.hpp), each a finding: ok / warn / fail (skip: nothing to check here, and why),
 // what it found, what that costs here and the command that fixes it.
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,11 +11,14 @@
 
 #include "doctor/facts.hpp"
 #include "doctor/plan.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::doctor {
 
 enum class level { ok, warn, fail, skip };
-std::string_view level_name(level l);  // "ok", "warn", "fail", "skip"
+inline constexpr name_table kLevels{"doctor level", std::array{named<level>{level::ok, "ok"}, named<level>{level::warn, "warn"},
+                                                               named<level>{level::fail, "fail"}, named<level>{level::skip, "skip"}}};
+inline std::string_view level_name(level l) { return kLevels.name(l); }
 
 struct finding {
   std::string id;       // "cpu.sha": section.check

@@ -119,7 +119,7 @@ double floor_ns_per_node(const std::string& name, const seal_plan& plan, int thr
   cpu::floor_repeats repeats;
   repeats.reuse = true;
   repeats.layer1_share = 1.0 / plan.layers;
-  const cpu::engine& e = cpu::find_engine(cpu::engine_algo::sha256, name);
+  const cpu::engine& e = cpu::find_engine(hash_family::sha256, name);
   // The fastest of a few: other work only ever slows a sample down.
   double best = std::numeric_limits<double>::infinity();
   for (int i = 0; i < 3; ++i)
@@ -130,12 +130,12 @@ double floor_ns_per_node(const std::string& name, const seal_plan& plan, int thr
 void measure_engines(cpu_facts& c, const seal_plan& plan) {
   const cpu::engine_tuning& t = cpu::current_tuning();
   c.tune_source = t.source;
-  for (const cpu::engine* e : cpu::available_engines(cpu::engine_algo::sha256)) {
-    const cpu::engine_rate* r = t.find(cpu::engine_algo::sha256, e->name);
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
+    const cpu::engine_rate* r = t.find(hash_family::sha256, e->name);
     if (r == nullptr) continue;
     c.engines.push_back({std::string(e->name), e->lanes, cpu::sha256_engine_uses_sha_ni(e->name), r->ns_per_lane_block, 0});
   }
-  for (const cpu::engine& e : cpu::compiled_engines(cpu::engine_algo::sha256))
+  for (const cpu::engine& e : cpu::compiled_engines(hash_family::sha256))
     if (!e.available()) c.unavailable_engines.push_back({std::string(e.name), e.lanes, std::string(e.required)});
   c.auto_engine = std::string(cpu::pick_label_engine(plan.sectors, c.label_threads).name);
   // Floors of what the checks compare: auto's engine, and the fastest with and without SHA-NI.

@@ -10,8 +10,6 @@ namespace poreplab::doctor {
 
 namespace {
 
-constexpr level kLevels[] = {level::ok, level::warn, level::fail, level::skip};
-
 std::string plan_text(const seal_plan& p) {
   return std::to_string(p.sectors) + " x " + format_size(p.sector_bytes) + (p.sectors == 1 ? " sector" : " sectors") +
          " (" + (p.proof.empty() ? "custom graph" : p.proof) + ", " + std::to_string(p.layers) + " layers)";
@@ -61,7 +59,7 @@ nlohmann::json report_json(const seal_plan& p, const request& r, const system_fa
                       {"values", x.values}});
   }
   nlohmann::json count_json = nlohmann::json::object();
-  for (const level l : kLevels) count_json[std::string(level_name(l))] = counts[l];
+  for (const auto& [l, name] : kLevels.entries) count_json[std::string(name)] = counts[l];
   const int status = exit_status(findings);
   return {{"plan",
            {{"sector_size", format_size(p.sector_bytes)},
@@ -80,7 +78,7 @@ nlohmann::json report_json(const seal_plan& p, const request& r, const system_fa
           {"parent_cache_dir", f.parent_cache.dir.string()},
           {"checks", checks},
           {"counts", count_json},
-          {"status", status == 2 ? "fail" : status == 1 ? "warn" : "ok"},
+          {"status", level_name(status == 2 ? level::fail : status == 1 ? level::warn : level::ok)},
           {"exit_status", status}};
 }
 
@@ -108,7 +106,7 @@ void print_report(std::ostream& out, const seal_plan& p, const request& r, const
     if (!x.fix.empty()) wrapped(out, std::string(indent, ' ') + "fix:  ", x.fix, indent + 6, width);
   }
   std::vector<std::string> parts;
-  for (const level l : kLevels) parts.push_back(std::to_string(counts[l]) + " " + std::string(level_name(l)));
+  for (const auto& [l, name] : kLevels.entries) parts.push_back(std::to_string(counts[l]) + " " + std::string(name));
   out << "summary: " << join(parts, ", ") << "; exit status " << exit_status(findings) << "\n";
 }
 

@@ -406,7 +406,7 @@ std::string kernel_label(const std::string& name) {
   std::string out = lk + "<";
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
-    // "(poreplab::sdr::label_hash)1": an enum value; name it from the enum's own list.
+    // "(poreplab::hash_family)1": an enum value; name it from the enum's own list.
     const std::size_t close = a.find(')');
     if (!a.empty() && a[0] == '(' && close != std::string::npos) {
       const std::string type = a.substr(1, close - 1);
@@ -414,7 +414,9 @@ std::string kernel_label(const std::string& name) {
       const auto v = parse_number(value);
       const std::vector<std::string>* names = nullptr;
       if (type.find("porep_variant") != std::string::npos) names = &sdr::variant_names();
-      if (type.find("label_hash") != std::string::npos) names = &sdr::label_hash_names();
+      // label_hash: the enum's name before the hash families were one enum.
+      if (type.find("hash_family") != std::string::npos || type.find("label_hash") != std::string::npos)
+        names = &sdr::label_hash_names();
       if (type.find("kernel_variant") != std::string::npos) {
         if (v && *v == 0) continue;  // standard: the label every earlier build used
         names = &sdr::kernel_variant_names();
@@ -424,8 +426,10 @@ std::string kernel_label(const std::string& name) {
       else
         a = type.substr(type.rfind(':') == std::string::npos ? 0 : type.rfind(':') + 1) + "=" + value;
     } else if (const std::size_t colon = a.rfind("::"); colon != std::string::npos) {
-      a = a.substr(colon + 2);  // poreplab::sdr::label_hash::sha256 (newer demanglers)
+      const bool family = a.find("hash_family::") != std::string::npos;
+      a = a.substr(colon + 2);  // poreplab::hash_family::sha256 (newer demanglers)
       if (a == "standard") continue;
+      if (family && kHashFamilies.has(a)) a = sdr::label_hash_name(parse_hash_family(a));
     }
     out += (out.size() > lk.size() + 1 ? ", " : "") + a;
   }

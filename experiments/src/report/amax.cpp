@@ -1,6 +1,9 @@
 // Amax tables from experiment records and the custom-hardware data file (amax.hpp).
 #include "backends/device_class.hpp"
 #include "report/amax.hpp"
+
+#include "poreplab/hash/algo.hpp"
+#include "poreplab/hash/family.hpp"
 #include "report/report2019.hpp"
 #include "report/verdict.hpp"
 
@@ -31,18 +34,19 @@ namespace fs = std::filesystem;
 // ---------------------------------------------------------------- names
 
 const std::vector<std::string>& hash_names() {
-  static const std::vector<std::string> names = {"sha256", "blake2s", "blake2b"};
+  static const std::vector<std::string> names = kHashFamilies.names();
   return names;
 }
 
 std::optional<std::string> canonical_hash(std::string_view name) {
-  if (name == "sha256" || name == "sha-256") return "sha256";
-  if (name == "blake2s" || name == "blake2s-256") return "blake2s";
-  if (name == "blake2b" || name == "blake2b-256" || name == "blake2b-512") return "blake2b";
+  if (name == "sha-256") return std::string(hash_family_name(hash_family::sha256));  // the 2019 report's spelling
+  if (kHashFamilies.has(name)) return std::string(name);
+  for (const auto& d : kDigests)
+    if (d.name == name) return std::string(hash_family_name(d.family));
   return std::nullopt;
 }
 
-std::size_t block_bytes_of(const std::string& hash) { return hash == "blake2b" ? 128 : 64; }
+std::size_t block_bytes_of(const std::string& hash) { return compression_block_bytes(parse_hash_family(hash)); }
 
 std::string architecture_spec::text() const {
   if (type.empty()) return "-";

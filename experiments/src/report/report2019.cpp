@@ -123,7 +123,7 @@ void compute_section(const json& data, const amax::inputs& in, std::ostringstrea
      << "| hash | compute engine | clock (MHz) | c/B | single-stream GB/s | cost | $ / GB/s | fixed cost | figure |\n"
      << "|---|---|---|---|---|---|---|---|---|\n";
   const auto measured = streams(in);
-  for (const std::string h : {"sha256", "blake2s", "blake2b"}) {
+  for (const std::string& h : amax::hash_names()) {
     for (const auto& r : data["compute"]) {
       if (r["hash"] != h) continue;
       md << "| " << h << " | " << r["engine"].get<std::string>() << " | " << fix(r["clock_mhz"].get<double>(), 0)

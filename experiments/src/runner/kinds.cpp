@@ -84,7 +84,7 @@ axis_spec text_axis(std::string name, std::string fallback, std::function<std::v
   return a;
 }
 
-std::vector<std::string> engine_names(cpu::engine_algo algo) {
+std::vector<std::string> engine_names(hash_family algo) {
   std::vector<std::string> out;
   for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
   return out;
@@ -92,7 +92,7 @@ std::vector<std::string> engine_names(cpu::engine_algo algo) {
 
 std::vector<std::string> all_engine_names() {
   std::vector<std::string> out;
-  for (auto algo : cpu::engine_algos())
+  for (auto algo : hash_families())
     for (auto& n : engine_names(algo))
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   return out;
@@ -103,13 +103,13 @@ axis_spec algo_axis() {
       "algo", "sha256",
       [] {
         std::vector<std::string> v;
-        for (auto a : cpu::engine_algos()) v.emplace_back(cpu::engine_algo_name(a));
+        for (auto a : hash_families()) v.emplace_back(hash_family_name(a));
         return v;
       },
       "hash function: sha256, blake2s, blake2b");
 }
 
-cpu::engine_algo algo_of(const json& axes) { return cpu::parse_engine_algo(axes["algo"].get<std::string>()); }
+hash_family algo_of(const json& axes) { return parse_hash_family(axes["algo"].get<std::string>()); }
 
 axis_spec variant_axis() {
   return text_axis("variant", "sdr", [] { return sdr::variant_names(); },
@@ -136,7 +136,7 @@ axis_spec label_engine_axis(std::string help) {
       std::move(help));
   engine.all = [](const json& a) {
     const std::string h = a.contains("hash") && a["hash"].is_string() ? a["hash"].get<std::string>() : "sha256";
-    return engine_names(cpu::label_engine_algo(sdr::parse_label_hash(h)));
+    return engine_names(sdr::parse_label_hash(h));
   };
   return engine;
 }

@@ -135,11 +135,11 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme = false
 backend_settings knobs_of_point(const nlohmann::json& axes);
 
 // Engine names compiled for an algo, and those of every algo, each once.
-std::vector<std::string> engine_names(cpu::engine_algo algo);
+std::vector<std::string> engine_names(hash_family algo);
 std::vector<std::string> all_engine_names();
 // The `algo` axis (sha256, blake2s, blake2b) and a point's value of it.
 axis_spec algo_axis();
-cpu::engine_algo algo_of(const nlohmann::json& axes);
+hash_family algo_of(const nlohmann::json& axes);
 // The labeling scheme axes: `variant` (sdr, zigzag) and `hash` (sha256, blake2s, blake2b-256).
 axis_spec variant_axis();
 axis_spec label_hash_axis();
@@ -156,7 +156,7 @@ struct known_answer {
   bool matches = false;
   std::string against;
 };
-known_answer engine_known_answer(cpu::engine_algo a, const std::string& name);
+known_answer engine_known_answer(hash_family a, const std::string& name);
 // Why the engine (axes "algo", "engine") cannot run here, or empty.
 std::string engine_unavailable_reason(const nlohmann::json& axes);
 

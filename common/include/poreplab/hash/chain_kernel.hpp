@@ -5,13 +5,11 @@
 
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
+#include "poreplab/hash/family.hpp"
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hd.hpp"
 
 namespace poreplab::hashbench {
-
-// The compression functions the hash kernels time.
-enum class compression { sha256, blake2s, blake2b };
 
 // Chain step i of chain `gid`: the message block is the current state (the dependency
 // that keeps steps from overlapping or being hoisted) followed by eight words that
@@ -29,7 +27,7 @@ POREPLAB_HD std::uint32_t chain_word(std::uint64_t gid, int i) {
 // state (digest byte order) to out + gid * state_bytes. Latency runs one chain, throughput
 // runs many; the same functor serves both.
 struct sha256_chain_kernel {
-  static constexpr compression kAlgo = compression::sha256;
+  static constexpr hash_family kAlgo = hash_family::sha256;
   static constexpr std::uint32_t kStateBytes = 32;
   static constexpr std::uint32_t kBlockBytes = 64;
   std::uint64_t chains;
@@ -52,7 +50,7 @@ struct sha256_chain_kernel {
 };
 
 struct blake2s_chain_kernel {
-  static constexpr compression kAlgo = compression::blake2s;
+  static constexpr hash_family kAlgo = hash_family::blake2s;
   static constexpr std::uint32_t kStateBytes = 32;
   static constexpr std::uint32_t kBlockBytes = 64;
   std::uint64_t chains;
@@ -76,7 +74,7 @@ struct blake2s_chain_kernel {
 };
 
 struct blake2b_chain_kernel {
-  static constexpr compression kAlgo = compression::blake2b;
+  static constexpr hash_family kAlgo = hash_family::blake2b;
   static constexpr std::uint32_t kStateBytes = 64;
   static constexpr std::uint32_t kBlockBytes = 128;
   std::uint64_t chains;

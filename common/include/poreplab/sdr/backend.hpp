@@ -131,15 +131,15 @@ class backend {
   virtual label_run_times timed_label(const label_job& job, layer_store& store);
 };
 
-// Calls f(std::integral_constant<porep_variant, V>{}, std::integral_constant<label_hash, H>{})
+// Calls f(std::integral_constant<porep_variant, V>{}, std::integral_constant<hash_family, H>{})
 // for the scheme's compile-time pair: one instantiation of a kernel per scheme.
 template <class F>
 decltype(auto) with_scheme(label_scheme s, F&& f) {
   auto on_hash = [&](auto v) -> decltype(auto) {
     switch (s.hash) {
-      case label_hash::blake2s: return f(v, std::integral_constant<label_hash, label_hash::blake2s>{});
-      case label_hash::blake2b_256: return f(v, std::integral_constant<label_hash, label_hash::blake2b_256>{});
-      default: return f(v, std::integral_constant<label_hash, label_hash::sha256>{});
+      case hash_family::blake2s: return f(v, std::integral_constant<hash_family, hash_family::blake2s>{});
+      case hash_family::blake2b: return f(v, std::integral_constant<hash_family, hash_family::blake2b>{});
+      default: return f(v, std::integral_constant<hash_family, hash_family::sha256>{});
     }
   };
   if (s.variant == porep_variant::zigzag) return on_hash(std::integral_constant<porep_variant, porep_variant::zigzag>{});

@@ -15,10 +15,10 @@ namespace poreplab::sdr {
 // out = H(chunk(0) || ... || chunk(Count - 1)), 32 bytes: SHA-256, BLAKE2s-256 or
 // BLAKE2b-256 (digest length 32 in its parameter block), all unkeyed. K applies to
 // SHA-256 only: vec16 needs every chunk 16-byte aligned; rolled keeps the loop rolled.
-template <label_hash H, std::uint32_t Count, kernel_variant K = kernel_variant::standard, class Chunk>
+template <hash_family H, std::uint32_t Count, kernel_variant K = kernel_variant::standard, class Chunk>
 POREPLAB_HD void hash_chunks(const Chunk& chunk, std::uint8_t out[32]) {
   constexpr std::uint64_t kBytes = 32ull * Count;
-  if constexpr (H == label_hash::sha256) {
+  if constexpr (H == hash_family::sha256) {
     constexpr bool kAligned = K == kernel_variant::vec16;
     std::uint32_t h[8];
     sha256::init_state(h);
@@ -55,7 +55,7 @@ POREPLAB_HD void hash_chunks(const Chunk& chunk, std::uint8_t out[32]) {
       sha256::compress_length_block(h, kBytes);
     }
     sha256::store_digest(h, out);
-  } else if constexpr (H == label_hash::blake2s) {
+  } else if constexpr (H == hash_family::blake2s) {
     std::uint32_t h[8];
     blake2s::init_state(h, 32, 0);
     if constexpr (Count >= 2) blake2s::compress2(h, chunk(0), chunk(1), 64, Count == 2);

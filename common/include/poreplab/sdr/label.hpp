@@ -93,7 +93,7 @@ struct layer_ref {
 // ignored for layer 1. H other than sha256 is a what-if variant (scheme.hpp).
 // K (GPU study variants): vec16 needs layer bases and strides that keep every label
 // 16-byte aligned, as device allocations do.
-template <label_hash H = label_hash::sha256, kernel_variant K = kernel_variant::standard>
+template <hash_family H = hash_family::sha256, kernel_variant K = kernel_variant::standard>
 POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                             const std::uint32_t* parents, layer_ref cur, layer_ref prev) {
   alignas(16) std::uint8_t hdr[64];
@@ -116,7 +116,7 @@ POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer,
 
 // label_node from the 14 parent labels already gathered (labels + 32 * slot, slot order
 // of the row): sampled verification recomputes a node from what it captured.
-template <label_hash H = label_hash::sha256>
+template <hash_family H = hash_family::sha256>
 void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                               const std::uint8_t* labels, std::uint8_t* out) {
   alignas(16) std::uint8_t hdr[64];

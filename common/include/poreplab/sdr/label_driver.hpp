@@ -67,9 +67,9 @@ template <class F>
 void with_kernel(label_scheme scheme, kernel_variant kernel, F&& f) {
   with_scheme(scheme, [&](auto v, auto h) {
     constexpr porep_variant V = decltype(v)::value;
-    constexpr label_hash H = decltype(h)::value;
+    constexpr hash_family H = decltype(h)::value;
     using std_k = std::integral_constant<kernel_variant, kernel_variant::standard>;
-    if constexpr (V == porep_variant::sdr && H == label_hash::sha256) {
+    if constexpr (V == porep_variant::sdr && H == hash_family::sha256) {
       switch (kernel) {
         case kernel_variant::vec16: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::vec16>{});
         case kernel_variant::rolled: return f(v, h, std::integral_constant<kernel_variant, kernel_variant::rolled>{});
@@ -96,7 +96,7 @@ struct label_interrupted : std::runtime_error {
 // Threads per block for the transpose, which has one thread per label.
 inline constexpr std::uint32_t kTransposeThreads = 256;
 
-template <porep_variant V, label_hash H, kernel_variant K, class Exec>
+template <porep_variant V, hash_family H, kernel_variant K, class Exec>
 void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
   if (job.first_layer != 1)
     throw std::invalid_argument("label job: this backend labels from layer 1 only; starting at layer " +

@@ -25,7 +25,7 @@ namespace poreplab::sdr {
 // node loop stays inside the kernel: labels within a layer are sequential and the
 // parallel axis is sectors. K: how sdr/sha256 nodes read their parents (scheme.hpp);
 // the labels are the same. The block-per-sector variants are specialised below.
-template <porep_variant V, label_hash H, kernel_variant K = kernel_variant::standard>
+template <porep_variant V, hash_family H, kernel_variant K = kernel_variant::standard>
 struct label_layer_kernel : label_layer_args {
   POREPLAB_HD void operator()(std::uint64_t gid) const {
     if (gid >= sectors) return;
@@ -43,9 +43,9 @@ struct label_layer_kernel : label_layer_args {
 
 // One block per sector, latency-oriented (label_pipelined.hpp).
 template <>
-struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::staged> : pipelined_label_layer<false> {};
+struct label_layer_kernel<porep_variant::sdr, hash_family::sha256, kernel_variant::staged> : pipelined_label_layer<false> {};
 template <>
-struct label_layer_kernel<porep_variant::sdr, label_hash::sha256, kernel_variant::split> : pipelined_label_layer<true> {};
+struct label_layer_kernel<porep_variant::sdr, hash_family::sha256, kernel_variant::split> : pipelined_label_layer<true> {};
 
 // The launch shape of a label kernel for `sectors` sectors: threads per sector, or a
 // block of the kernel's own size per sector (threads_per_block does not apply).

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "poreplab/hash/family.hpp"
 #include "poreplab/name_table.hpp"
 
 namespace poreplab::sdr {
@@ -18,12 +19,10 @@ enum class porep_variant : std::uint8_t {
   zigzag,  // docs/spec/r2-zigzag.md: 5 + 8 parents, alternating direction, in place
 };
 
-enum class label_hash : std::uint8_t { sha256, blake2s, blake2b_256 };
-
 struct label_scheme {
   porep_variant variant = porep_variant::sdr;
-  label_hash hash = label_hash::sha256;
-  constexpr bool is_filecoin() const { return variant == porep_variant::sdr && hash == label_hash::sha256; }
+  hash_family hash = hash_family::sha256;
+  constexpr bool is_filecoin() const { return variant == porep_variant::sdr && hash == hash_family::sha256; }
   friend constexpr bool operator==(label_scheme, label_scheme) = default;
 };
 
@@ -31,25 +30,35 @@ inline constexpr label_scheme kFilecoinScheme{};
 
 inline constexpr name_table kPorepVariants{
     "PoRep variant", std::array{named<porep_variant>{porep_variant::sdr, "sdr"}, named<porep_variant>{porep_variant::zigzag, "zigzag"}}};
-inline constexpr name_table kLabelHashes{
-    "label hash", std::array{named<label_hash>{label_hash::sha256, "sha256"}, named<label_hash>{label_hash::blake2s, "blake2s"},
-                             named<label_hash>{label_hash::blake2b_256, "blake2b-256"}}};
-
 inline const char* variant_name(porep_variant v) { return kPorepVariants.name(v).data(); }
-inline const char* label_hash_name(label_hash h) { return kLabelHashes.name(h).data(); }
 
 inline const std::vector<std::string>& variant_names() {
   static const std::vector<std::string> v = kPorepVariants.names();
   return v;
 }
 
+inline porep_variant parse_variant(std::string_view s) { return kPorepVariants.parse(s); }
+
+// A label keeps 32 bytes of its family's output: "sha256", "blake2s", "blake2b-256".
+inline constexpr std::size_t kLabelBytes = 32;
+inline std::string label_hash_name(hash_family h) { return hash_output_name(h, kLabelBytes); }
 inline const std::vector<std::string>& label_hash_names() {
-  static const std::vector<std::string> v = kLabelHashes.names();
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const auto f : hash_families()) out.push_back(label_hash_name(f));
+    return out;
+  }();
   return v;
 }
-
-inline porep_variant parse_variant(std::string_view s) { return kPorepVariants.parse(s); }
-inline label_hash parse_label_hash(std::string_view s) { return kLabelHashes.parse(s); }
+// Throws std::invalid_argument "unknown label hash 'x' (valid: sha256, blake2s, blake2b-256)".
+inline hash_family parse_label_hash(std::string_view s) {
+  std::string valid;
+  for (const auto f : hash_families()) {
+    if (label_hash_name(f) == s) return f;
+    valid += (valid.empty() ? "" : ", ") + label_hash_name(f);
+  }
+  throw std::invalid_argument("unknown label hash '" + std::string(s) + "' (valid: " + valid + ")");
+}
 
 // How the GPU label kernel of Filecoin's scheme (sdr/sha256) reads and walks its parents;
 // every variant computes the same labels. Other schemes have the standard kernel only.
@@ -126,9 +135,9 @@ constexpr std::uint64_t message_bytes(porep_variant v) {
 constexpr std::uint32_t compressions_per_node(label_scheme s) {
   const std::uint64_t bytes = message_bytes(s.variant);
   switch (s.hash) {
-    case label_hash::sha256: return static_cast<std::uint32_t>((bytes + 8) / 64 + 1);  // 0x80 + length
-    case label_hash::blake2s: return static_cast<std::uint32_t>((bytes + 63) / 64);
-    case label_hash::blake2b_256: return static_cast<std::uint32_t>((bytes + 127) / 128);
+    case hash_family::sha256: return static_cast<std::uint32_t>((bytes + 8) / 64 + 1);  // 0x80 + length
+    case hash_family::blake2s: return static_cast<std::uint32_t>((bytes + 63) / 64);
+    case hash_family::blake2b: return static_cast<std::uint32_t>((bytes + 127) / 128);
   }
   return 0;
 }

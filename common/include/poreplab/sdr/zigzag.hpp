@@ -21,7 +21,7 @@ static_assert(kZigzagRowWords == kParents, "zigzag and SDR rows share the table 
 
 // The key of the node a row names: mask(H(replica_id || 13 parents)), or
 // mask(H(replica_id)) for the first node of a direction (its first base parent is itself).
-template <label_hash H>
+template <hash_family H>
 POREPLAB_HD void zigzag_key(const std::uint8_t* replica_id, const std::uint32_t* row, layer_ref buf,
                             std::uint8_t key[32]) {
   if (row[1] == row[0]) {
@@ -34,7 +34,7 @@ POREPLAB_HD void zigzag_key(const std::uint8_t* replica_id, const std::uint32_t*
 }
 
 // Encodes the node row[0] of buf in place.
-template <label_hash H>
+template <hash_family H>
 POREPLAB_HD void zigzag_encode_node(const std::uint8_t* replica_id, const std::uint32_t* row, layer_ref buf) {
   std::uint8_t key[32];
   zigzag_key<H>(replica_id, row, buf, key);
@@ -44,7 +44,7 @@ POREPLAB_HD void zigzag_encode_node(const std::uint8_t* replica_id, const std::u
 
 // Undoes zigzag_encode_node, given the parents' values at the time it ran (decode a
 // layer's rows in reverse order).
-template <label_hash H>
+template <hash_family H>
 POREPLAB_HD void zigzag_decode_node(const std::uint8_t* replica_id, const std::uint32_t* row, layer_ref buf) {
   std::uint8_t key[32];
   zigzag_key<H>(replica_id, row, buf, key);

@@ -3,11 +3,14 @@
 // disk (disk_labeler) and the random-read probe of a disk (disk_probe). Two engines:
 // io_uring (liburing; one thread keeps `depth` reads in flight) and a pool of `depth`
 // threads each doing one blocking pread at a time, for kernels or builds without it.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::storage {
 
@@ -16,8 +19,12 @@ enum class io_engine {
   io_uring,
   pread_pool,
 };
-io_engine parse_io_engine(std::string_view s);  // auto | io_uring | pread-pool; throws std::invalid_argument
-const char* io_engine_name(io_engine e);        // "auto" | "io_uring" | "pread-pool"
+inline constexpr name_table kIoEngines{"I/O engine", std::array{named<io_engine>{io_engine::automatic, "auto"},
+                                                                named<io_engine>{io_engine::io_uring, "io_uring"},
+                                                                named<io_engine>{io_engine::pread_pool, "pread-pool"}}};
+// Throws std::invalid_argument "unknown I/O engine 'x' (valid: auto, io_uring, pread-pool)".
+inline io_engine parse_io_engine(std::string_view s) { return kIoEngines.parse(s); }
+inline const char* io_engine_name(io_engine e) { return kIoEngines.name(e).data(); }
 
 // Whether io_uring can be used here (built with liburing and the kernel lets a ring be
 // set up); `why` says why not.

@@ -11,24 +11,11 @@
 #include <vector>
 
 #include "poreplab/hash/algo.hpp"
+#include "poreplab/hash/family.hpp"
 #include "poreplab/name_table.hpp"
 #include "poreplab/unavailable.hpp"
 
 namespace poreplab::cpu {
-
-enum class engine_algo { sha256, blake2s, blake2b };
-inline constexpr name_table kEngineAlgos{
-    "hash algorithm", std::array{named<engine_algo>{engine_algo::sha256, "sha256"}, named<engine_algo>{engine_algo::blake2s, "blake2s"},
-                                 named<engine_algo>{engine_algo::blake2b, "blake2b"}}};
-
-std::string_view engine_algo_name(engine_algo a);  // "sha256", "blake2s", "blake2b"
-// Throws std::invalid_argument listing the valid names.
-engine_algo parse_engine_algo(std::string_view name);
-const std::vector<engine_algo>& engine_algos();
-// The portable library's hash with an engine family's full digest (its known answers).
-constexpr hash_algo digest_algo(engine_algo a) {
-  return a == engine_algo::sha256 ? hash_algo::sha256 : a == engine_algo::blake2s ? hash_algo::blake2s_256 : hash_algo::blake2b_512;
-}
 
 // SHA-256 over `lanes` independent chains of `nblocks` compressions each, shaped for SDR
 // labeling, where each 64-byte block is two 32-byte chunks that live anywhere.
@@ -84,12 +71,12 @@ using blake2s_chains_fn = void (*)(std::uint32_t* h, const std::uint8_t* const* 
 using blake2b_chains_fn = void (*)(std::uint64_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
                                    std::uint64_t t_first, bool last_is_final, std::size_t lanes);
 // The chunks of a BLAKE2 block.
-constexpr std::size_t blake2_block_chunks(engine_algo a) { return a == engine_algo::blake2b ? 4 : 2; }
+constexpr std::size_t blake2_block_chunks(hash_family a) { return a == hash_family::blake2b ? 4 : 2; }
 
 struct engine {
   std::string_view name;         // unique within its algo, e.g. "avx512-x16"
   std::string_view description;  // one line: technique
-  engine_algo algo;
+  hash_family algo;
   std::size_t lanes;             // independent messages per call at full width
   std::string_view required;     // features it needs, as features::names() spells them
   bool (*available)();           // this CPU and OS can run it
@@ -121,12 +108,12 @@ inline constexpr const char* kForceEngineEnv = "POREPLAB_FORCE_ENGINE";
 
 // Every engine compiled into this binary for the algo, in a static best-first order (the
 // fallback when engines are not measured, tune.hpp).
-const std::vector<engine>& compiled_engines(engine_algo algo);
+const std::vector<engine>& compiled_engines(hash_family algo);
 // The compiled engines this CPU can run, best first; "portable" is always last.
-std::vector<const engine*> available_engines(engine_algo algo);
+std::vector<const engine*> available_engines(hash_family algo);
 // By name. Unknown name: std::invalid_argument listing the valid names.
 // Known but not runnable here: engine_unavailable naming the missing features.
-const engine& find_engine(engine_algo algo, std::string_view name);
+const engine& find_engine(hash_family algo, std::string_view name);
 
 // Whether the SHA-256 engine named (as records spell it: a compiled engine, "openssl" or
 // "openssl-noshani") runs on the CPU's SHA extensions, i.e. would be missing on an
@@ -141,7 +128,7 @@ bool sha256_engine_uses_sha_ni(std::string_view name);
 // algo the `algo:name` entry wins over a bare name; a bare name that is an engine of
 // another algo only is ignored here. A name no algo knows is std::invalid_argument, as
 // is a forced engine outside the lane range; an unrunnable one is engine_unavailable.
-const engine& best_engine(engine_algo algo, std::size_t min_lanes = 1,
+const engine& best_engine(hash_family algo, std::size_t min_lanes = 1,
                           std::size_t max_lanes = std::numeric_limits<std::size_t>::max());
 
 // Whole-message digests through an engine (standard padding / parameter block), for tests

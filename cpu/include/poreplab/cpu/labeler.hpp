@@ -35,9 +35,6 @@ std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt);
 // engine S fills.
 const engine& pick_label_engine(std::size_t sectors, int threads = 0);
 
-// The engine algorithm of a labeling hash (blake2b-256 runs on the BLAKE2b engines).
-engine_algo label_engine_algo(sdr::label_hash h);
-
 // The engine the cpu backend uses for a scheme: `name` of the scheme's hash algo, or for
 // "auto" fastest_engine(algo, S, threads) of the scheme's hash, as above. Throws
 // std::invalid_argument naming the algo for an unknown name, engine_unavailable.

@@ -56,7 +56,7 @@ inline constexpr name_table kParentProducers{
 
 struct labeler_options {
   // Engine name, looked up per job among the engines of the job's hash (sha256 ->
-  // engine_algo::sha256, blake2s -> blake2s, blake2b-256 -> blake2b); "auto" = the best
+  // hash_family::sha256, blake2s -> blake2s, blake2b-256 -> blake2b); "auto" = the best
   // available for the sector count (pick_label_engine).
   std::string engine = "auto";
   int threads = 0;              // 0 = OpenMP default

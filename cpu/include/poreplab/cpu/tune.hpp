@@ -22,7 +22,7 @@ inline constexpr const char* kTuneTrustCache = "trust-cache";
 inline constexpr const char* kTuneSchema = "poreplab-engine-tune/1";
 
 struct engine_rate {
-  engine_algo algo = engine_algo::sha256;
+  hash_family algo = hash_family::sha256;
   std::string engine;
   std::size_t lanes = 1;
   // Nanoseconds per compressed block per lane with every lane of the engine busy: the
@@ -38,7 +38,7 @@ struct engine_tuning {
   std::vector<engine_rate> rates;
   std::string source;  // "cache <file>", "calibrated now (cached in <file>)", "calibrated now (not cached: ...)", "static"
 
-  const engine_rate* find(engine_algo algo, std::string_view engine) const;
+  const engine_rate* find(hash_family algo, std::string_view engine) const;
 };
 
 // $POREPLAB_TUNE_DIR, else $XDG_CACHE_HOME/poreplab, else $HOME/.cache/poreplab, else
@@ -91,7 +91,7 @@ double chains_step_ns(double ns_per_lane_block, std::size_t width, std::size_t l
 // `lanes_needed` chains on `threads` threads (chains_step_ns; 0 lanes: each engine's width
 // filled, i.e. the lowest ns_per_lane_block); nullptr when there is none or the tuning
 // lacks a rate for one of them (static order).
-const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::size_t max_lanes,
+const engine* measured_fastest(hash_family algo, std::size_t min_lanes, std::size_t max_lanes,
                                std::size_t lanes_needed, std::size_t threads = 1);
 
 // The engine measured fastest for `lanes_needed` chains on `threads` threads
@@ -99,6 +99,6 @@ const engine* measured_fastest(engine_algo algo, std::size_t min_lanes, std::siz
 // engine that leaves a core idle. lanes_needed 1 keeps to one-lane engines.
 // POREPLAB_FORCE_ENGINE wins; without a measured rate for every candidate the static order
 // decides, as before.
-const engine& fastest_engine(engine_algo algo, std::size_t lanes_needed, std::size_t threads = 1);
+const engine& fastest_engine(hash_family algo, std::size_t lanes_needed, std::size_t threads = 1);
 
 }  // namespace poreplab::cpu

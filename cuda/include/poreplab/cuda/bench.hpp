@@ -9,21 +9,17 @@
 #include "poreplab/cuda/backend.hpp"
 #include "poreplab/cuda/devices.hpp"
 #include "poreplab/cuda/memory_plan.hpp"
-#include "poreplab/hash/algo.hpp"
+#include "poreplab/hash/bench_mode.hpp"
+#include "poreplab/hash/family.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cuda {
 
-// latency: one thread runs one chain of dependent compressions (time per compression
-// is the compression's latency on one SM lane). throughput: many threads, each its own
-// chain (compressions per second of the whole device).
-enum class hash_bench_mode { latency, throughput };
-
-const char* hash_bench_mode_name(hash_bench_mode m);
-hash_bench_mode parse_hash_bench_mode(const std::string& name);  // throws std::invalid_argument
-
 struct hash_bench_options {
-  hash_algo algo = hash_algo::sha256;  // blake2b-256 and blake2b-512 time the same compression
+  hash_family algo = hash_family::sha256;
+  // chain: one thread runs one chain of dependent compressions (time per compression is
+  // its latency on one SM lane); throughput: many threads, each its own chain
+  // (compressions per second of the whole device).
   hash_bench_mode mode = hash_bench_mode::throughput;
   std::uint64_t chain_length = 0;      // compressions per chain; 0: 65536 (latency), 4096 (throughput)
   std::uint64_t chains = 0;            // throughput only; 0: one per resident thread slot (occupancy API)
@@ -36,7 +32,6 @@ struct hash_bench_options {
 struct hash_bench_result {
   hash_bench_options options;          // as run (defaults resolved)
   device_info device;
-  std::string compression;             // "sha256", "blake2s", "blake2b"
   std::uint32_t block_bytes = 0;       // message bytes per compression
   std::uint32_t blocks = 0, threads = 0;  // launch shape
   int registers = 0;                   // per thread, of the timed kernel

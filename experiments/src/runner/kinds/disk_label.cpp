@@ -101,7 +101,7 @@ kind_spec disk_label_kind() {
             count_axis("cache_nodes", 1u << 20, 0, 1ull << 36, "the current layer's most recent rows kept in RAM"),
             count_axis("lookahead", 256, 2, 65536, "nodes whose parents are read ahead (a power of two)"),
             count_axis("queue_depth", 64, 1, 4096, "reads in flight"),
-            text_axis("io_engine", "auto", [] { return std::vector<std::string>{"auto", "io_uring", "pread-pool"}; },
+            text_axis("io_engine", "auto", [] { return storage::kIoEngines.names(); },
                       "how reads are issued"),
             count_axis("direct", 1, 0, 1, "1: O_DIRECT (the page cache does not answer); 0: buffered"),
             count_axis("threads", 1, 1, 256, "hashing threads (a producer and a writer run beside them)"),

@@ -32,15 +32,15 @@ constexpr const char* kNoShaniMask = ":~0x20000000";
 
 // The digest a record carries: the engine's digest of a fixed message, compared with the
 // portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
-known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
+known_answer engine_known_answer(hash_family a, const std::string& name) {
   std::vector<std::uint8_t> msg(1000);
   for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<std::uint8_t>(i * 131 + 7);
-  const hash_algo portable = cpu::digest_algo(a);
+  const hash_algo portable = full_digest(a);
   const auto want = hash_bytes(portable, msg.data(), msg.size());
   std::vector<std::uint8_t> got;
   if (name == kOpenssl || name == kOpensslNoShani) {
-    const EVP_MD* md = a == cpu::engine_algo::sha256    ? EVP_sha256()
-                       : a == cpu::engine_algo::blake2s ? EVP_blake2s256()
+    const EVP_MD* md = a == hash_family::sha256    ? EVP_sha256()
+                       : a == hash_family::blake2s ? EVP_blake2s256()
                                                         : EVP_blake2b512();
     got.resize(EVP_MAX_MD_SIZE);
     unsigned len = 0;
@@ -48,7 +48,7 @@ known_answer engine_known_answer(cpu::engine_algo a, const std::string& name) {
     got.resize(len);
   } else {
     const cpu::engine& e = cpu::find_engine(a, name);
-    if (a == cpu::engine_algo::sha256) {
+    if (a == hash_family::sha256) {
       const auto d = cpu::sha256_digest(e, msg.data(), msg.size());
       got.assign(d.begin(), d.end());
     } else {
@@ -63,7 +63,7 @@ std::string engine_unavailable_reason(const json& axes) {
   const std::string name = axes["engine"];
   if (name == kOpenssl) return {};
   if (name == kOpensslNoShani)
-    return algo_of(axes) == cpu::engine_algo::sha256 ? std::string() : "openssl-noshani is a SHA-256 row only";
+    return algo_of(axes) == hash_family::sha256 ? std::string() : "openssl-noshani is a SHA-256 row only";
   try {
     cpu::find_engine(algo_of(axes), name);
   } catch (const cpu::engine_unavailable& e) {
@@ -94,11 +94,11 @@ std::string unavailable(const json& axes) {
 // One GPU thread running one dependent chain (chain) or every thread slot its own chain
 // (throughput), timed with CUDA events; the device checks chains against the host.
 measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
-  const cpu::engine_algo a = algo_of(axes);
+  const hash_family a = algo_of(axes);
   cuda::hash_bench_options o;
-  o.algo = cpu::digest_algo(a);
-  const bool chain = axes["mode"] == "chain";
-  o.mode = chain ? cuda::hash_bench_mode::latency : cuda::hash_bench_mode::throughput;
+  o.algo = a;
+  o.mode = parse_hash_bench_mode(axes["mode"].get<std::string>());
+  const bool chain = o.mode == hash_bench_mode::chain;
   o.warmup = warmup;
   o.samples = samples;
   const auto r = cuda::bench_hash_gpu(o);
@@ -108,7 +108,7 @@ measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t sample
   for (double s : r.samples_s) m.samples.push_back(s * 1e9 / static_cast<double>(r.compressions));
   m.verified = r.verified;
   m.verified_against = "the host's portable compression of the first, middle and last chains";
-  m.digest = r.compression;
+  m.digest = hash_family_name(a);
   const double ns = r.ns_per_compression;
   m.context = {{"engine", backend_of(device_class::gpu)},
                {"backend", backend_of(device_class::gpu)},
@@ -154,9 +154,9 @@ std::vector<cpu::hash_bench_row> bench_openssl_masked(const json& axes, int repe
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || j.value("engine", "") != kOpenssl) continue;
     cpu::hash_bench_row r;
-    r.algo = j.value("algo", "sha256");
+    r.algo = parse_hash_family(j.value("algo", "sha256"));
     r.engine = kOpensslNoShani;
-    r.mode = j.value("mode", "");
+    r.mode = parse_hash_bench_mode(j.value("mode", ""));
     r.lanes = j.value("lanes", std::size_t{1});
     r.block_bytes = j.value("block_bytes", std::size_t{64});
     r.blocks_per_pass = j.value("blocks_per_pass", std::size_t{0});
@@ -177,16 +177,16 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 #ifdef POREPLAB_WITH_CUDA
   if (on_gpu(axes)) return run_gpu(axes, warmup, samples);
 #endif
-  const cpu::engine_algo a = algo_of(axes);
+  const hash_family a = algo_of(axes);
   const std::string name = axes["engine"];
   cpu::hash_bench_options o;
   o.bytes_per_lane = axes["size"].get<std::size_t>();
   o.repetitions = static_cast<int>(warmup + samples);
-  o.modes = {cpu::parse_bench_mode(axes["mode"].get<std::string>())};
+  o.modes = {parse_hash_bench_mode(axes["mode"].get<std::string>())};
   o.openssl = name == kOpenssl;
   const auto rows = name == kOpensslNoShani ? bench_openssl_masked(axes, o.repetitions) : cpu::bench_hash(a, name, o);
   const auto row = std::find_if(rows.begin(), rows.end(), [&](const cpu::hash_bench_row& r) {
-    return r.engine == name && r.mode == axes["mode"].get<std::string>();
+    return r.engine == name && r.mode == o.modes.front();
   });
   if (row == rows.end()) throw std::runtime_error("bench_hash returned no row for engine " + name);
 
@@ -252,7 +252,7 @@ kind_spec hash_kind() {
     return v;
   };
   auto mode = text_axis(
-      "mode", "throughput", [] { return cpu::kBenchModes.names(); },
+      "mode", "throughput", [] { return kHashBenchModes.names(); },
       "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
   auto backend = text_axis(
       "backend", backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu, device_class::gpu}); },

@@ -129,7 +129,7 @@ std::string unavailable(const json& axes) {
 measurement run_plan(const json& axes, const sampling& plan) {
   const auto [label_cpu, load_cpus] = cpus_of(axes);
   const label_bench_options o = options_of(axes, plan);
-  const cpu::engine& load_engine = cpu::best_engine(cpu::engine_algo::sha256);
+  const cpu::engine& load_engine = cpu::best_engine(hash_family::sha256);
   const pinned_here here(label_cpu);
   const label_bench_result alone = bench_label(o);
   label_bench_result loaded;

@@ -27,7 +27,7 @@ constexpr std::size_t kChainBytesPerLane = 16 * 1024;
 
 // The latencies the engine's limit depends on: every measured row of the table is made one
 // cycle slower in turn and kept when the limit moves. The model itself stays in latency.cpp.
-json latencies_used(cpu::engine_algo a, const std::string& engine, const cpu::latency_table& t, double base) {
+json latencies_used(hash_family a, const std::string& engine, const cpu::latency_table& t, double base) {
   json out = json::object();
   for (const auto& r : t.rows) {
     if (!r.measured) continue;
@@ -44,7 +44,7 @@ json latencies_used(cpu::engine_algo a, const std::string& engine, const cpu::la
 }
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
-  const cpu::engine_algo a = algo_of(axes);
+  const hash_family a = algo_of(axes);
   const std::string name = axes["engine"];
   const cpu::engine& e = cpu::find_engine(a, name);
 
@@ -55,11 +55,11 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   cpu::hash_bench_options o;
   o.bytes_per_lane = kChainBytesPerLane;
   o.repetitions = static_cast<int>(warmup + samples);
-  o.modes = {cpu::bench_mode::chain};
+  o.modes = {hash_bench_mode::chain};
   o.openssl = false;
   const auto rows = cpu::bench_hash(a, name, o);
   const auto row = std::find_if(rows.begin(), rows.end(),
-                                [&](const cpu::hash_bench_row& r) { return r.engine == name && r.mode == "chain"; });
+                                [&](const cpu::hash_bench_row& r) { return r.engine == name && r.mode == hash_bench_mode::chain; });
   if (row == rows.end()) throw std::runtime_error("bench_hash returned no chain row for engine " + name);
   if (!(t.tsc_hz > 0) || !(t.tsc_ticks_per_cycle > 0)) throw std::runtime_error("latency calibration failed");
 
@@ -79,7 +79,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   m.context = {{"engine", row->engine},
                {"lanes", row->lanes},
                {"block_bytes", row->block_bytes},
-               {"mode", "chain"},
+               {"mode", hash_bench_mode_name(hash_bench_mode::chain)},
                {"bytes_per_lane", kChainBytesPerLane},
                {"limit_cycles_per_byte", lim.lane_cycles_per_byte},
                {"limit_cycles_per_byte_all_lanes", lim.cycles_per_byte},

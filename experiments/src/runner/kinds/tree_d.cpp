@@ -46,7 +46,7 @@ std::string unavailable(const json& axes) {
   const std::string e = engine_of(axes);
   if (e != "library") {
     try {
-      const cpu::engine& en = cpu::find_engine(cpu::engine_algo::sha256, e);
+      const cpu::engine& en = cpu::find_engine(hash_family::sha256, e);
       if (pad_of(axes) && en.sha256_pad64 == nullptr) return "engine '" + e + "' has no precomputed-padding path";
     } catch (const std::exception& x) {
       return x.what();
@@ -74,7 +74,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   for (std::uint32_t i = 0; i < warmup + samples; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     root = engine == "library" ? sdr::build_tree_d(data.data(), nodes, tree.data())
-                               : cpu::build_tree_d(cpu::find_engine(cpu::engine_algo::sha256, engine), data.data(),
+                               : cpu::build_tree_d(cpu::find_engine(hash_family::sha256, engine), data.data(),
                                                    nodes, tree.data(), pad);
     const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     if (i >= warmup) m.samples.push_back(ns / double(nodes));
@@ -113,7 +113,7 @@ kind_spec tree_d_kind() {
   axis_spec engine = text_axis(
       "engine", "library",
       [] {
-        auto v = engine_names(cpu::engine_algo::sha256);
+        auto v = engine_names(hash_family::sha256);
         v.insert(v.begin(), "library");
         return v;
       },

@@ -19,21 +19,17 @@
 
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/topology.hpp"
+#include "poreplab/hash/bench_mode.hpp"
+#include "poreplab/hash/family.hpp"
 #include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
-
-enum class bench_mode { throughput, chain };
-inline constexpr name_table kBenchModes{
-    "bench mode", std::array{named<bench_mode>{bench_mode::throughput, "throughput"}, named<bench_mode>{bench_mode::chain, "chain"}}};
-inline std::string_view bench_mode_name(bench_mode m) { return kBenchModes.name(m); }
-inline bench_mode parse_bench_mode(std::string_view name) { return kBenchModes.parse(name); }
 
 struct hash_bench_options {
   std::size_t bytes_per_lane = 16 * 1024;  // message bytes per lane in one measured pass
   double min_time_s = 0.02;                // each sample repeats the pass at least this long
   int repetitions = 7;                     // samples per row
-  std::vector<bench_mode> modes = {bench_mode::throughput, bench_mode::chain};
+  std::vector<hash_bench_mode> modes = {hash_bench_mode::throughput, hash_bench_mode::chain};
   bool openssl = true;                     // add the OpenSSL EVP reference row per mode
   // Threads hashing side by side, each on its own copy of the workload, pinned by
   // `placement` over this process's CPUs (topology.hpp). With more than one, every row's
@@ -44,9 +40,9 @@ struct hash_bench_options {
 };
 
 struct hash_bench_row {
-  std::string algo;    // "sha256", "blake2s", "blake2b"
+  hash_family algo = hash_family::sha256;
   std::string engine;  // engine name, or "openssl"
-  std::string mode;    // "throughput", "chain"
+  hash_bench_mode mode = hash_bench_mode::throughput;
   std::size_t lanes = 1;           // chains hashed side by side (the engine's width)
   std::size_t block_bytes = 0;     // 64, or 128 for BLAKE2b
   std::uint64_t blocks_per_pass = 0;  // all lanes together
@@ -96,7 +92,7 @@ struct hash_bench_row {
 // row holds all of those samples.
 // Throws std::invalid_argument for bad options, unavailable_error for a placement this
 // machine cannot give (siblings without SMT).
-std::vector<hash_bench_row> bench_hash(engine_algo algo, std::string_view engine = "all",
+std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine = "all",
                                        const hash_bench_options& opt = {});
 
 // Whether perf_event_open can count this thread's core cycles here (often not in VMs).

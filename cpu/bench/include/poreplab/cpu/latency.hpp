@@ -105,7 +105,7 @@ struct critical_path {
 // The critical-path limit of a compiled engine from the latencies in `t`.
 // Unknown engine (or one without a model): std::invalid_argument; an instruction the
 // model needs but `t` did not measure: std::runtime_error.
-critical_path critical_path_limit(engine_algo algo, std::string_view engine, const latency_table& t);
+critical_path critical_path_limit(hash_family algo, std::string_view engine, const latency_table& t);
 
 // BLAKE2 from one G's critical path: rounds x 2 G (column step, diagonal step) / block.
 // BLAKE2s: rounds 10, 64 bytes; BLAKE2b: rounds 12, 128 bytes.
@@ -115,7 +115,7 @@ double blake2_limit_cycles_per_byte(double g_cycles, int rounds, std::size_t blo
 // cycles_per_byte (TSC ticks per byte, all lanes), from measured_latencies(). Empty for
 // "openssl", an engine without a model, or one whose instructions this CPU lacks.
 // Records carry it as rates["critical_path_cycles_per_byte"] (experiments/plots/plot.py).
-std::optional<double> critical_path_cycles_per_byte_tsc(engine_algo algo, std::string_view engine);
+std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::string_view engine);
 
 // The port bound of a SHA-256 engine: the fastest it can run on this core, the larger of
 // its critical path per lane (latency: dependent rounds) and its instruction mix's
@@ -133,10 +133,10 @@ struct port_bound {
 
 // Unknown engine: std::invalid_argument; one without a model or whose instructions `t`
 // lacks: std::runtime_error (as critical_path_limit).
-port_bound port_bound_of(engine_algo algo, std::string_view engine, const latency_table& t);
+port_bound port_bound_of(hash_family algo, std::string_view engine, const latency_table& t);
 // From measured_latencies(), in core cycles per block hashed; empty for OpenSSL, BLAKE2
 // engines, or an engine this CPU cannot run.
-std::optional<double> port_bound_cycles_per_block(engine_algo algo, std::string_view engine);
+std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view engine);
 
 // kind "latency": instruction, isa, note, measured, cycles (null if not measured), iterations.
 nlohmann::json to_json(const latency_row& r);
