@@ -574,7 +574,7 @@ TEST_CASE("gpu model: gpu-model points are modeled, never verified", "[gpu-model
   CHECK(rec["verified"] == false);
   CHECK(rec["context"]["modeled"] == true);
   CHECK(rec["stats"]["median"].get<double>() > 0);
-  const json res = poreplab::runner::make_results(c.normalized, c.digest, {}, {rec}, {rec}, json::object());
+  const json res = poreplab::records::make_results(c.normalized, c.digest, {}, {rec}, {rec}, json::object());
   const std::string md = poreplab::report::run_report_markdown(res, ".");
   CHECK_THAT(md, Catch::Contains("modeled"));
   CHECK_THAT(md, !Catch::Contains("| yes |"));

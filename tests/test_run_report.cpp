@@ -43,7 +43,7 @@ TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report
     expected.push_back({{"index", i}, {"experiment", "lab"}, {"kind", "label"}, {"axes", recs[i]["axes"]}});
   expected.push_back({{"index", 2}, {"experiment", "lab"}, {"kind", "label"}, {"axes", {{"backend", "reference"}}},
                       {"description", "lab backend=reference"}});
-  const json res = poreplab::runner::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
+  const json res = poreplab::records::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
 
   std::string md = poreplab::report::run_report_markdown(res, d.path);
   CHECK(md.find("# poreplab experiment report\n\na hand-made run") == 0);

@@ -33,6 +33,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace poreplab::runner;
+namespace records = poreplab::records;
 using poreplab::format_size;
 using poreplab::parse_size;
 namespace test = poreplab::test;
@@ -81,7 +82,7 @@ std::vector<json> point_lines(const fs::path& records) {
 std::set<std::string> result_keys(const fs::path& results_json) {
   const json r = json::parse(test::read_text(results_json));
   std::set<std::string> keys;
-  for (const auto& p : r["points"]) keys.insert(record_key(p));
+  for (const auto& p : r["points"]) keys.insert(records::record_key(p));
   return keys;
 }
 
@@ -283,7 +284,7 @@ TEST_CASE("runner config: ci_target is a fraction, for kinds with a stopping rul
 }
 
 TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runner]") {
-  const auto st = compute_stats({10, 12, 11, 30});
+  const auto st = records::compute_stats({10, 12, 11, 30});
   CHECK(st.n == 4);
   CHECK(st.min == 10);
   CHECK(st.max == 30);
@@ -291,20 +292,20 @@ TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runne
   CHECK(st.spread == Approx(20 / 11.5));
   CHECK(st.ci_lo <= st.median);
   CHECK(st.median <= st.ci_hi);
-  CHECK(stats_json(st)["ci95"].size() == 2);
-  CHECK(compute_stats({5}).spread == 0);
-  CHECK(compute_stats({5}).ci_hi == 5);
+  CHECK(records::stats_json(st)["ci95"].size() == 2);
+  CHECK(records::compute_stats({5}).spread == 0);
+  CHECK(records::compute_stats({5}).ci_hi == 5);
 
   test::temp_dir s("runner");
   const fs::path f = s / "records.jsonl";
   test::write_text(f, "{\"type\":\"header\",\"run\":0}\n{\"type\":\"point\",\"experiment\":\"a\",\"axes\":{}}\n{\"type\":\"poi");
-  const auto log = read_records(f, true);
+  const auto log = records::read_records(f, true);
   CHECK(log.headers.size() == 1);
   CHECK(log.points.size() == 1);
   CHECK(log.truncated_bytes == 12);
   CHECK(test::read_text(f).back() == '\n');  // the half line is gone
   test::write_text(f, "{\"type\":\"header\"}\nnot json\n{\"type\":\"header\"}\n");
-  CHECK_THROWS_WITH(read_records(f, true), Catch::Contains("records.jsonl:2: not a JSON record"));
+  CHECK_THROWS_WITH(records::read_records(f, true), Catch::Contains("records.jsonl:2: not a JSON record"));
 }
 
 // ---------------------------------------------------------------- runs
@@ -346,7 +347,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
     CHECK(p["digest"].get<std::string>().size() == 64);
     CHECK(p["samples"].size() == 2);
     CHECK(p["stats"]["min"] <= p["stats"]["median"]);
-    CHECK(p["noisy"] == (p["stats"]["spread"].get<double>() > kNoisySpread));
+    CHECK(p["noisy"] == (p["stats"]["spread"].get<double>() > records::kNoisySpread));
     CHECK_FALSE(p["rates"].empty());
     if (p["kind"] == "label") {
       CHECK(p["rates"]["labels_per_s"].get<double>() > 0);
@@ -437,7 +438,7 @@ TEST_CASE("runner --repeat: passes over all points, not back to back", "[runner]
   };
   const json pts = {rec(1, 100, 99, 101, 0.90, 0.85, 0.95), rec(2, 104, 103, 105, 0.91, 0.86, 0.96),
                     rec(3, 101, 100, 102, 0.89, 0.84, 0.94)};
-  const json sp = repeat_spread(pts);
+  const json sp = records::repeat_spread(pts);
   REQUIRE(sp.size() == 2);
   CHECK(sp[0]["metric"] == "ns_per_node_layer");
   CHECK(sp[0]["description"] == "l backend=cpu");
@@ -532,7 +533,7 @@ TEST_CASE("runner resume: an interrupted run loses nothing and re-runs nothing",
   REQUIRE(after.size() == 9);  // 4 kept + 5 new, none twice
   for (int i = 0; i < 4; ++i) CHECK(after[i] == full[i]);  // kept as they were, not re-run
   std::set<std::string> keys;
-  for (const auto& p : after) keys.insert(record_key(p));
+  for (const auto& p : after) keys.insert(records::record_key(p));
   CHECK(keys.size() == 9);
   CHECK(result_keys(s / "out" / "results.json") == keys);
   const json res = json::parse(test::read_text(s / "out" / "results.json"));

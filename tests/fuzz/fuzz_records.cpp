@@ -26,13 +26,13 @@ bool timings_ok(const nlohmann::json& point) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto log = poreplab::runner::parse_records(text, "records.jsonl");
+    const auto log = poreplab::records::parse_records(text, "records.jsonl");
     if (log.points.size() != log.point_lines.size() || log.headers.size() != log.header_lines.size() ||
         log.truncated_bytes > size)
       std::abort();
     for (const auto& p : log.points) {
       if (!p["experiment"].is_string() || !p["axes"].is_object() || !timings_ok(p)) std::abort();
-      (void)poreplab::runner::record_key(p);
+      (void)poreplab::records::record_key(p);
     }
   } catch (const std::runtime_error&) {
   }

@@ -386,9 +386,9 @@ std::vector<measured_point> read_measured(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw model_error("results directory " + dir + " is not a readable directory");
   if (!fs::exists(file, ec)) throw model_error(dir + " holds no records.jsonl");
-  runner::records_log log;
+  records::records_log log;
   try {
-    log = runner::read_records(file, false);
+    log = records::read_records(file, false);
   } catch (const std::exception& e) {
     throw model_error(std::string("cannot read measured records: ") + e.what());
   }

@@ -22,7 +22,7 @@
 #include "poreplab/stats.hpp"
 #include "util/text.hpp"
 
-namespace poreplab::runner {
+namespace poreplab::records {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -472,4 +472,4 @@ cpu::parent_producer record_producer(const nlohmann::json& context) {
   return cpu::kParentProducers.has(name) ? cpu::kParentProducers.parse(name) : cpu::parent_producer::off;
 }
 
-}  // namespace poreplab::runner
+}  // namespace poreplab::records

@@ -13,7 +13,7 @@
 
 #include "poreplab/cpu/labeler.hpp"
 
-namespace poreplab::runner {
+namespace poreplab::records {
 
 inline constexpr std::string_view kRecordsSchema = "poreplab-records/1";
 inline constexpr std::string_view kResultsSchema = "poreplab-results/1";
@@ -120,4 +120,4 @@ void write_result_files(const std::filesystem::path& dir, const nlohmann::json& 
 // `run --repeat`), as point::key().
 std::string record_key(const nlohmann::json& record);
 
-}  // namespace poreplab::runner
+}  // namespace poreplab::records

@@ -336,7 +336,7 @@ namespace {
 
 // The header of the run that measured the point at `line` (runs are numbered in file
 // order; a merge renumbers both), else the latest header before it; {} when none.
-json header_of(const runner::records_log& log, const json& point, std::size_t line) {
+json header_of(const records::records_log& log, const json& point, std::size_t line) {
   const json run = point.value("run", json());
   std::size_t before = 0;  // headers before the point
   while (before < log.headers.size() && log.header_lines[before] < line) ++before;
@@ -357,7 +357,7 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
     const fs::path f = d / "records.jsonl";
     if (!fs::exists(f, ec))
       throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
-    runner::records_log log = runner::read_records(f, false);
+    records::records_log log = records::read_records(f, false);
     in.dirs.push_back(d.string());
     in.duplicates.insert(in.duplicates.end(), log.duplicates.begin(), log.duplicates.end());
     std::map<std::string, std::size_t> latest;  // point key -> index into in.records

@@ -437,7 +437,7 @@ void intervals_section(const json& results, std::ostringstream& md) {
       }
       return out;
     };
-    md << row({p.value("description", runner::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
+    md << row({p.value("description", records::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
                half, c.contains("efficiency_pairs") ? std::to_string(c["efficiency_pairs"].size()) : "-",
                c.contains("efficiency_spread") ? format_number(100 * c["efficiency_spread"].get<double>(), 2) + "%" : "-",
                with_interval(value_or(st, "median"), value_or(st, "ci95")),
@@ -480,7 +480,7 @@ void layers_section(const json& results, std::ostringstream& md) {
       if (!per.empty()) per += ", ";
       per += x.is_number() ? format_number(x.get<double>(), 4) : "-";
     }
-    md << row({p.value("description", runner::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
+    md << row({p.value("description", records::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
                v[1].first, format_number(v[1].second, 4), v[0].second > 0 ? format_number(v[1].second / v[0].second, 3) : "-",
                per});
   }
@@ -614,7 +614,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
     const json& c = results["counts"];
     md << "**" << c["expected"] << " points**: " << c["ok"] << " ok, " << c["skipped"] << " skipped, " << c["failed"]
        << " failed, " << c["missing"] << " missing; " << c["noisy"] << " noisy (spread > "
-       << static_cast<int>(runner::kNoisySpread * 100) << "%).\n\n";
+       << static_cast<int>(records::kNoisySpread * 100) << "%).\n\n";
   }
   if (results.value("interrupted", false))
     md << "**Interrupted**: the remaining points were not run (`poreplab run --resume` continues).\n\n";
@@ -653,7 +653,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   if (results.contains("missing") && !results["missing"].empty()) {
     md << "## Missing points\n\n";
     for (const auto& m : results["missing"])
-      md << "- [" << m["index"] << "] " << md_escape(m.value("description", runner::record_key(m))) << "\n";
+      md << "- [" << m["index"] << "] " << md_escape(m.value("description", records::record_key(m))) << "\n";
     md << "\n";
   }
   return md.str();
@@ -667,15 +667,15 @@ void write_run_report(const fs::path& dir) {
   const fs::path file = dir / "results.json";
   if (std::error_code ec; !fs::exists(fs::symlink_status(file, ec)))
     throw std::runtime_error(dir.string() + " holds no results.json");
-  const json results = parse_json(read_small_file(file, {.max_bytes = runner::kMaxRecordsBytes}), file.string());
-  bool ok = results.is_object() && results.value("schema", "") == runner::kResultsSchema && results.contains("points") &&
+  const json results = parse_json(read_small_file(file, {.max_bytes = records::kMaxRecordsBytes}), file.string());
+  bool ok = results.is_object() && results.value("schema", "") == records::kResultsSchema && results.contains("points") &&
             results["points"].is_array();
   for (std::size_t i = 0; ok && i < results["points"].size(); ++i) {
     const json& p = results["points"][i];
     ok = p.is_object() && p.contains("experiment") && p["experiment"].is_string() && p.contains("kind") &&
          p["kind"].is_string() && p.contains("axes") && p["axes"].is_object();
   }
-  if (!ok) throw std::runtime_error(file.string() + ": not a " + std::string(runner::kResultsSchema) + " file");
+  if (!ok) throw std::runtime_error(file.string() + ": not a " + std::string(records::kResultsSchema) + " file");
   write_run_report(dir, results);
 }
 

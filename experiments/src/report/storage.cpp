@@ -38,7 +38,7 @@ bool one_core_rate(const amax::input_record& r, const std::string& device, rate_
   if (p.value("kind", "") != "label" || p.value("status", "") != "ok") return false;
   const json axes = p.value("axes", json::object()), ctx = p.value("context", json::object());
   if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256") return false;
-  if (ctx.value("device", "") != device || runner::record_producer(ctx) != cpu::parent_producer::off) return false;
+  if (ctx.value("device", "") != device || records::record_producer(ctx) != cpu::parent_producer::off) return false;
   const double cores = number_at(r.header, {"environment", "cpu", "logical_cores"});
   const double threads = axes.contains("threads") && axes["threads"].is_number() ? axes["threads"].get<double>() : 0;
   const bool one_sector = axes.value("sectors", 1u) == 1;  // one sector is one stream, whatever the threads

@@ -153,7 +153,7 @@ std::vector<observation> read_observations(const amax::inputs& in) {
       o.arch = gpu_arch_of(r.header, o.device);
     }
     o.window_nodes = axes.value("window_nodes", std::uint64_t{0});
-    o.producer = runner::record_producer(ctx);
+    o.producer = records::record_producer(ctx);
     o.where = r.where;
     out.push_back(o);
   }

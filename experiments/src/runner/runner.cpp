@@ -247,11 +247,11 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
       if (const std::string why = k.unavailable ? k.unavailable(p.axes) : std::string(); !why.empty())
         throw point_unavailable(why);
       measurement m = measure(k, e, p.axes, rec);
-      const sample_stats st = compute_stats(m.samples);
+      const records::sample_stats st = records::compute_stats(m.samples);
       rec["metric"] = m.metric;
       rec["samples"] = m.samples;
-      rec["stats"] = stats_json(st);
-      rec["noisy"] = st.spread > kNoisySpread;
+      rec["stats"] = records::stats_json(st);
+      rec["noisy"] = st.spread > records::kNoisySpread;
       rec["rates"] = k.rates && st.n > 0 ? k.rates(p.axes, m.context, st.median) : json::object();
       rec["context"] = m.context;
       rec["digest"] = m.digest;
@@ -288,13 +288,13 @@ namespace {
 
 // The records of an earlier run in `dir` that --resume continues (none when the file does
 // not exist); refused without --resume, or for another shard or repeat count.
-records_log records_to_resume(const config& c, const run_options& opt, const fs::path& dir, const fs::path& records_file) {
-  records_log log;
+records::records_log records_to_resume(const config& c, const run_options& opt, const fs::path& dir, const fs::path& records_file) {
+  records::records_log log;
   if (!fs::exists(records_file)) return log;
   if (!opt.resume)
     throw std::runtime_error(dir.string() +
                              " already holds records.jsonl: pass --resume to continue that run, or choose another -o");
-  log = read_records(records_file, true);
+  log = records::read_records(records_file, true);
   if (log.truncated_bytes)
     std::cerr << "resume: cut off an incomplete last record (" << log.truncated_bytes << " bytes) in "
               << records_file.string() << "\n";
@@ -317,7 +317,7 @@ records_log records_to_resume(const config& c, const run_options& opt, const fs:
 json run_header(const config& c, const run_options& opt, std::size_t run_index, std::size_t points_total,
                 std::size_t points_in_shard) {
   json header = {{"type", "header"},
-                 {"schema", kRecordsSchema},
+                 {"schema", records::kRecordsSchema},
                  {"run", run_index},
                  {"config_digest", c.digest},
                  {"config", c.normalized},
@@ -337,7 +337,7 @@ json run_header(const config& c, const run_options& opt, std::size_t run_index, 
 // writes them), the plots and the run's report; the exit status.
 int finish_run(const config& c, const run_options& opt, const fs::path& dir, const json& res, bool any_failed,
                double elapsed_s) {
-  write_result_files(dir, res);
+  records::write_result_files(dir, res);
   const json& counts = res["counts"];
   std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
             << " failed, " << counts["noisy"] << " noisy in " << clock_text(elapsed_s) << "; results in "
@@ -367,7 +367,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   std::cerr << new_points << " points finished in this run; writing summaries to " << dir.string() << "\n";
   try {
     const json partial = partial_results();
-    write_result_files(dir, partial);
+    records::write_result_files(dir, partial);
     report::write_run_report(dir, partial);
   } catch (const std::exception& x) {
     std::cerr << "poreplab: error: " << x.what() << "\n";
@@ -405,11 +405,11 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
-  const dir_lock held(dir);  // one run at a time in a directory
-  const records_log log = records_to_resume(c, opt, dir, records_file);
+  const records::dir_lock held(dir);  // one run at a time in a directory
+  const records::records_log log = records_to_resume(c, opt, dir, records_file);
 
   std::map<std::string, std::string> done;  // key -> status of its latest record
-  for (const auto& r : log.points) done[record_key(r)] = r.value("status", "failed");
+  for (const auto& r : log.points) done[records::record_key(r)] = r.value("status", "failed");
   auto finished = [&](const point& p) {
     const auto it = done.find(p.key());
     return it != done.end() && (it->second == "ok" || it->second == "skipped");
@@ -424,7 +424,7 @@ int run_experiments(const config& c, const run_options& opt) {
   const json header = run_header(c, opt, run_index, all.size(), mine.size() / opt.repeat);
   std::vector<json> runs = log.headers;
   runs.push_back(header);
-  records_writer writer(records_file);
+  records::records_writer writer(records_file);
   writer.append(header);
 
   std::vector<json> expected;
@@ -440,7 +440,7 @@ int run_experiments(const config& c, const run_options& opt) {
   auto results = [&](bool interrupted) {
     json extra = {{"source", c.source}, {"interrupted", interrupted},
                   {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}}};
-    return make_results(c.normalized, c.digest, runs, expected, records, extra);
+    return records::make_results(c.normalized, c.digest, runs, expected, records, extra);
   };
 
   auto guard = std::make_unique<signal_guard>();
@@ -508,13 +508,13 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   if (shard_dirs.empty()) throw std::invalid_argument("merge: give at least one shard directory");
   struct shard_log {
     fs::path dir;
-    records_log log;
+    records::records_log log;
   };
   std::vector<shard_log> shards;
   for (const auto& d : shard_dirs) {
     const fs::path f = d / "records.jsonl";
     if (!fs::exists(f)) throw std::runtime_error("merge: " + d.string() + " holds no records.jsonl");
-    shard_log s{d, read_records(f, false)};
+    shard_log s{d, records::read_records(f, false)};
     if (s.log.headers.empty()) throw std::runtime_error("merge: " + f.string() + " has no header record");
     shards.push_back(std::move(s));
   }
@@ -537,7 +537,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
-  const dir_lock held(out_dir);
+  const records::dir_lock held(out_dir);
   if (fs::exists(out_dir / "records.jsonl"))
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
 
@@ -556,7 +556,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     std::map<std::string, json> latest;
     for (auto p : s.log.points) {
       p["run"] = offset + p.value("run", std::size_t{0});
-      const std::string key = record_key(p);  // before the move: json's operator= takes its argument by value
+      const std::string key = records::record_key(p);  // before the move: json's operator= takes its argument by value
       latest[key] = std::move(p);
     }
     for (auto& [k, p] : latest) {
@@ -577,7 +577,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   std::vector<json> expected, records;
   for (const auto& p : all) expected.push_back(expected_json(p));
   for (auto& [k, p] : chosen) records.push_back(p);
-  json merge_header = {{"type", "header"},    {"schema", kRecordsSchema}, {"run", runs.size()},
+  json merge_header = {{"type", "header"},    {"schema", records::kRecordsSchema}, {"run", runs.size()},
                        {"merge", true},       {"config_digest", digest},  {"config", c.normalized},
                        {"source", c.source},  {"argv", argv},             {"points_total", all.size() / repeat},
                        {"started", utc_now()}, {"shard_dirs", [&] {
@@ -596,8 +596,8 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   write_file_atomic(out_dir / "records.jsonl", text);
 
   json extra = {{"source", c.source}, {"merged_from", merge_header["shard_dirs"]}, {"duplicates", duplicates}};
-  const json res = make_results(c.normalized, digest, runs, expected, records, extra);
-  write_result_files(out_dir, res);
+  const json res = records::make_results(c.normalized, digest, runs, expected, records, extra);
+  records::write_result_files(out_dir, res);
   const json& counts = res["counts"];
   std::cerr << "merge: " << shards.size() << " shards, " << counts["expected"] << " points: " << counts["ok"]
             << " ok, " << counts["skipped"] << " skipped, " << counts["failed"] << " failed, " << counts["missing"]
