@@ -28,8 +28,8 @@ POREPLAB_HD std::uint32_t chain_word(std::uint64_t gid, int i) {
 // runs many; the same functor serves both.
 struct sha256_chain_kernel {
   static constexpr hash_family kAlgo = hash_family::sha256;
-  static constexpr std::uint32_t kStateBytes = 32;
-  static constexpr std::uint32_t kBlockBytes = 64;
+  static constexpr auto kStateBytes = static_cast<std::uint32_t>(full_digest_bytes(kAlgo));
+  static constexpr auto kBlockBytes = static_cast<std::uint32_t>(compression_block_bytes(kAlgo));
   std::uint64_t chains;
   std::uint64_t length;
   std::uint8_t* out;
@@ -51,8 +51,8 @@ struct sha256_chain_kernel {
 
 struct blake2s_chain_kernel {
   static constexpr hash_family kAlgo = hash_family::blake2s;
-  static constexpr std::uint32_t kStateBytes = 32;
-  static constexpr std::uint32_t kBlockBytes = 64;
+  static constexpr auto kStateBytes = static_cast<std::uint32_t>(full_digest_bytes(kAlgo));
+  static constexpr auto kBlockBytes = static_cast<std::uint32_t>(compression_block_bytes(kAlgo));
   std::uint64_t chains;
   std::uint64_t length;
   std::uint8_t* out;
@@ -75,8 +75,8 @@ struct blake2s_chain_kernel {
 
 struct blake2b_chain_kernel {
   static constexpr hash_family kAlgo = hash_family::blake2b;
-  static constexpr std::uint32_t kStateBytes = 64;
-  static constexpr std::uint32_t kBlockBytes = 128;
+  static constexpr auto kStateBytes = static_cast<std::uint32_t>(full_digest_bytes(kAlgo));
+  static constexpr auto kBlockBytes = static_cast<std::uint32_t>(compression_block_bytes(kAlgo));
   std::uint64_t chains;
   std::uint64_t length;
   std::uint8_t* out;
