@@ -137,7 +137,7 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
   CHECK(cpu.clock_hz == Approx(3.8e9));
   CHECK(cpu.cycles_per_byte == Approx(1.9));
   CHECK(cpu.source.text() == "measured (record " + rec + ":2)");
-  CHECK(cpu.clock_source.status == "measured");
+  CHECK(cpu.clock_source.status == figure_status::measured);
   CHECK(cpu.clock_source.detail.find(rec + ":5") != std::string::npos);
   REQUIRE(cpu.cost_usd);
   CHECK(*cpu.cost_usd == 500);
@@ -153,20 +153,20 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
   CHECK(*asic.amax == Approx(64 * 250e6 / 66 / 1e9 / 2.0));
   CHECK(*asic.usd_per_gb_per_s == Approx(1000 / (64 * 250e6 / 66 / 1e9)));
   CHECK(asic.source.text() == "quoted (https://example.org/sha)");
-  CHECK(asic.clock_source.status == "quoted");
+  CHECK(asic.clock_source.status == figure_status::quoted);
 
   // blake2s: a quoted design with an assumed clock is labelled so.
   const auto& b2s = r.tables[1];
   REQUIRE(b2s.rows.size() == 2);
   CHECK(b2s.rows[0].gb_per_s == Approx(0.64));
-  CHECK(b2s.rows[1].source.status == "quoted");
+  CHECK(b2s.rows[1].source.status == figure_status::quoted);
   CHECK(b2s.rows[1].clock_source.text() == "assumed (test clock reason)");
   CHECK(*b2s.rows[1].amax == Approx(64 * 61e6 / 24 / 1e9 / 0.64));
 
   // blake2b: only the (assumed) custom row, the failed record is ignored: no Amax.
   const auto& b2b = r.tables[2];
   REQUIRE(b2b.rows.size() == 1);
-  CHECK(b2b.rows[0].source.status == "assumed");
+  CHECK(b2b.rows[0].source.status == figure_status::assumed);
   CHECK(b2b.rows[0].source.detail.find("test reason") != std::string::npos);
   CHECK_FALSE(b2b.rows[0].amax);
   CHECK_FALSE(b2b.best_gb_per_s);
@@ -186,8 +186,8 @@ TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records
   for (const auto& t : r.tables)
     for (const auto& x : t.rows)
       if (x.custom) {
-        CHECK(x.source.status != "measured");
-        CHECK(x.clock_source.status != "measured");
+        CHECK(x.source.status != figure_status::measured);
+        CHECK(x.clock_source.status != figure_status::measured);
       }
 
   const std::string md = amax::to_markdown(r);
@@ -262,10 +262,10 @@ TEST_CASE("amax: without a limits record the CPU clock is the TSC, marked assume
       amax::compute(amax::load_result_dirs({s.path}), amax::parse_custom_hardware(kCustom, "c.json"));
   const auto& cpu = r.tables.at(0).rows.at(0);
   CHECK(cpu.clock_hz == Approx(2.5e9));
-  CHECK(cpu.clock_source.status == "assumed");
+  CHECK(cpu.clock_source.status == figure_status::assumed);
   CHECK(cpu.clock_source.detail.find("TSC") != std::string::npos);
   CHECK(cpu.cycles_per_byte == Approx(1.25));
-  CHECK(cpu.source.status == "measured");
+  CHECK(cpu.source.status == figure_status::measured);
 }
 
 TEST_CASE("amax: malformed or unknown custom-hardware data", "[amax]") {
@@ -310,8 +310,8 @@ TEST_CASE("amax: the range per hash, derived rows, area and power columns", "[am
   CHECK(custom.entries[0].power->value == Approx(0.010));  // 10 mW
   REQUIRE(custom.entries[2].derivation);
   CHECK(custom.entries[2].derivation->from == 0);
-  CHECK(custom.entries[2].derivation->basis_status == "quoted");
-  CHECK(custom.entries[4].derivation->basis_status == "assumed");  // the base's clock is assumed
+  CHECK(custom.entries[2].derivation->basis_status == figure_status::quoted);
+  CHECK(custom.entries[4].derivation->basis_status == figure_status::assumed);  // the base's clock is assumed
 
   const amax::report r = amax::compute(amax::load_result_dirs({s.path}), custom);
   REQUIRE(r.tables.size() == 3);
@@ -326,20 +326,20 @@ TEST_CASE("amax: the range per hash, derived rows, area and power columns", "[am
   CHECK(sha.low->architecture == "iterative");
   CHECK(sha.low->ns_per_block == Approx(264));
   CHECK(*sha.low->amax == Approx(iter_gbs / 2.0));
-  CHECK(sha.low->status == "quoted");
+  CHECK(sha.low->status == figure_status::quoted);
   CHECK(sha.high->label == "full-sha (asic)");
   CHECK(sha.high->architecture == "unrolled x64");
   CHECK(sha.high->ns_per_block == Approx(1e3 / 5.1813));
   CHECK(*sha.high->amax == Approx(full_gbs / 2.0));
-  CHECK(sha.high->status == "derived");
+  CHECK(sha.high->status == figure_status::derived);
 
   const amax::row* derived = find_row(sha, "full-sha");
   REQUIRE(derived);
-  CHECK(derived->source.status == "derived");
+  CHECK(derived->source.status == figure_status::derived);
   CHECK(derived->source.detail == "test model; base /entries/0: https://example.org/sha; model: test document, Unrolling");
-  CHECK(derived->clock_source.status == "derived");
-  CHECK(derived->status == "derived");
-  CHECK(derived->area->status == "derived");
+  CHECK(derived->clock_source.status == figure_status::derived);
+  CHECK(derived->status == figure_status::derived);
+  CHECK(derived->area->status == figure_status::derived);
   CHECK(*derived->gb_per_s_per_area == Approx(full_gbs / 0.9088));
 
   // Area and power: GB/s per mm2 for um2, per 1000 LUT for LUTs; per W where power is known.
@@ -362,9 +362,9 @@ TEST_CASE("amax: the range per hash, derived rows, area and power columns", "[am
   // blake2s: the core derived from a folded core at an assumed clock is assumed, not derived.
   const auto& b2s = r.tables[1];
   CHECK(b2s.low->architecture == "folded /2");
-  CHECK(b2s.low->status == "assumed");
+  CHECK(b2s.low->status == figure_status::assumed);
   CHECK(b2s.high->ns_per_block == Approx(61).epsilon(1e-4));
-  CHECK(b2s.high->status == "assumed");
+  CHECK(b2s.high->status == figure_status::assumed);
   CHECK(find_row(b2s, "full-b2s")->clock_source.detail.find("assumed figures of /entries/3: test clock reason") !=
         std::string::npos);
 
@@ -564,11 +564,11 @@ TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figur
   for (const auto& e : d.entries) {
     INFO(e.where);
     CHECK_FALSE(e.source.empty());
-    if (e.kind == "asic" && e.clock_status == "assumed") CHECK_FALSE((e.clock_reason.empty() && e.reason.empty()));
+    if (e.kind == "asic" && e.clock_status == figure_status::assumed) CHECK_FALSE((e.clock_reason.empty() && e.reason.empty()));
     CHECK_FALSE(e.architecture.type.empty());
     if (e.area) CHECK_FALSE(e.area->source.empty());
     if (e.power) CHECK_FALSE(e.power->source.empty());
-    CHECK(e.derivation.has_value() == (e.status == "derived"));
+    CHECK(e.derivation.has_value() == (e.status == figure_status::derived));
   }
   // Every hash has a latency core, and the range it gives goes up from the low-area cores;
   // none of its ends passes as quoted when it was derived or assumed.
@@ -582,7 +582,7 @@ TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figur
     REQUIRE(t.high);
     CHECK(t.high->ns_per_block < t.low->ns_per_block);
     CHECK(t.high->architecture.rfind("unrolled", 0) == 0);
-    CHECK(t.high->status != "quoted");
+    CHECK(t.high->status != figure_status::quoted);
   }
 }
 

@@ -70,9 +70,9 @@ TEST_CASE("plan: supraseal's rig and the shipped machines", "[plan]") {
   CHECK(m.pc1.batch == 64);
   CHECK(m.pc1.hashing_cores == 16);
   REQUIRE(item(m, "published PC1 record"));
-  CHECK(item(m, "published PC1 record")->value.from.status == "quoted");
-  CHECK(item(m, "hashing rate per core")->value.from.status == "quoted");
-  CHECK(item(m, "layer disk")->value.from.status == "modeled");
+  CHECK(item(m, "published PC1 record")->value.from.status == figure_status::quoted);
+  CHECK(item(m, "hashing rate per core")->value.from.status == figure_status::quoted);
+  CHECK(item(m, "layer disk")->value.from.status == figure_status::modeled);
   CHECK(item(m, "random reads per node")->value.from.detail.find("counted on the graph") == 0);
   // No results: no PC2 figure for its CPU; sectors per hour are PC1's alone, said so.
   REQUIRE(item(m, "sectors per hour"));
@@ -120,8 +120,8 @@ TEST_CASE("plan: the machine the results ran on", "[plan]") {
   CHECK(m.pc1.feasible);
   CHECK(m.pc1.binding == "IOPS");
   CHECK(m.pc1.hashing_cores == 1);
-  CHECK(item(m, "IOPS")->value.from.status == "modeled");
-  CHECK(item(m, "hashing rate per core")->value.from.status == "measured");
+  CHECK(item(m, "IOPS")->value.from.status == figure_status::modeled);
+  CHECK(item(m, "hashing rate per core")->value.from.status == figure_status::measured);
 }
 
 TEST_CASE("plan: what it cannot size is refused, on the command line too", "[plan][reliability]") {

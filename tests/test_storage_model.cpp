@@ -20,7 +20,7 @@ const sizing k32{32ull << 30, 11};
 
 // `per_node` reads per node whatever the geometry.
 reads_fn fixed_reads(double per_node) {
-  return [per_node](std::uint32_t, std::uint64_t, std::uint32_t) { return figure{per_node, {"assumed", "test"}}; };
+  return [per_node](std::uint32_t, std::uint64_t, std::uint32_t) { return figure{per_node, {figure_status::assumed, "test"}}; };
 }
 
 cpu_machine box(std::uint32_t cores, double ram_gib, std::uint32_t drives, double iops_each, double tb_each) {
@@ -29,11 +29,11 @@ cpu_machine box(std::uint32_t cores, double ram_gib, std::uint32_t drives, doubl
   m.cores = cores;
   m.threads = cores;
   m.ram_bytes = ram_gib * kGiB;
-  if (drives > 0) m.disks.push_back({drives, iops_each, tb_each * 1e12, "drive", {"assumed", "test"}});
+  if (drives > 0) m.disks.push_back({drives, iops_each, tb_each * 1e12, "drive", {figure_status::assumed, "test"}});
   return m;
 }
 
-hash_rate per_core(double labels, std::uint32_t sectors) { return {labels, sectors, 0, {"assumed", "test"}, 0, {}}; }
+hash_rate per_core(double labels, std::uint32_t sectors) { return {labels, sectors, 0, {figure_status::assumed, "test"}, 0, {}}; }
 
 std::filesystem::path machine_file(const char* name) {
   return std::filesystem::path(POREPLAB_SOURCE_DIR) / "experiments" / "machines" / name;
@@ -101,7 +101,7 @@ TEST_CASE("storage model: supraseal's published rig within 20% of its record", "
   CHECK(record == Approx(18.29).margin(0.01));
   const auto h = verdict::machine_hash_rate(m, std::nullopt);
   REQUIRE(h);
-  CHECK(h->from.status == "quoted");
+  CHECK(h->from.status == figure_status::quoted);
   const sizing s{m.pc1_record->sector_size, 11};
   const auto p = plan_cpu(verdict::model_machine(m), *h, s, counted_reads(s));
   REQUIRE(p.feasible);
@@ -139,7 +139,7 @@ TEST_CASE("storage model: Curio's 10-20M IOPS for 64-128-sector batches", "[stor
 
 TEST_CASE("storage model: GPU designs, their bounds and PCIe bytes", "[storage_model]") {
   const cpu_machine host = box(112, 2048, 8, 850e3, 3.84);
-  gpu_part g{"GPU", 8, 80 * kGiB, "pcie5x16", 18786, 3e8, {"assumed", "test"}};
+  gpu_part g{"GPU", 8, 80 * kGiB, "pcie5x16", 18786, 3e8, {figure_status::assumed, "test"}};
   const auto p = plan_gpu(host, g, k32, fixed_reads(10));
   REQUIRE(p.feasible);
   INFO(p.text());
@@ -148,7 +148,7 @@ TEST_CASE("storage model: GPU designs, their bounds and PCIe bytes", "[storage_m
   CHECK(p.binding == "GPU rate");
   CHECK(*p.labels_per_s.value == Approx(8 * 8 * 1e9 / 18786));
   // Host RAM rows: 32 x (rows + 1) bytes per label over 32 x batch-byte transfers.
-  gpu_part one{"GPU", 1, 80 * kGiB, "pcie4x16", 10, 1e12, {"assumed", "test"}};
+  gpu_part one{"GPU", 1, 80 * kGiB, "pcie4x16", 10, 1e12, {figure_status::assumed, "test"}};
   const auto ram = plan_gpu(box(8, 1u << 20, 0, 0, 0), one, k32, fixed_reads(10));
   CHECK(ram.design == "layers in host RAM");
   REQUIRE(find_link("pcie4x16"));

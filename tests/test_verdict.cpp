@@ -85,7 +85,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   const auto& core = row(r, k8MiB, "cpu-core");
   REQUIRE(core.pc1_seconds.value);
   CHECK(*core.pc1_seconds.value == Approx(1000e-9 * 262144 * 2));
-  CHECK(core.pc1_seconds.from.status == "measured");
+  CHECK(core.pc1_seconds.from.status == figure_status::measured);
   CHECK(core.pc1_seconds.from.detail.find("records.jsonl:3") != std::string::npos);
   CHECK(*core.sectors_per_hour.value == Approx(8e6 * 3600 / (262144.0 * 2)));
   // The whole CPU: same one-sector time, its own throughput, RAM-bound capacity.
@@ -95,7 +95,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   CHECK(*all.sectors_at_once.value == std::floor((kRam - 262144.0 * 56) / (2.0 * k8MiB)));
   // 512MiB: extrapolated from 8MiB, named.
   const auto& big = row(r, k512MiB, "cpu-core");
-  CHECK(big.pc1_seconds.from.status == "extrapolated");
+  CHECK(big.pc1_seconds.from.status == figure_status::extrapolated);
   CHECK(big.pc1_seconds.from.detail.find("measured at 8MiB") != std::string::npos);
   CHECK(*big.pc1_seconds.value == Approx(1000e-9 * 16777216.0 * 2));
   // 32GiB: two layers (64 GiB) plus the table do not fit 64 GiB of RAM, and no disk was
@@ -104,7 +104,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   const auto& none = row(r, k32GiB, "cpu").sectors_per_hour;
   REQUIRE(none.value);
   CHECK(*none.value == 0);
-  CHECK(none.from.status == "modeled");
+  CHECK(none.from.status == figure_status::modeled);
   CHECK(none.from.detail.find("no batch fits") != std::string::npos);
   CHECK(row(r, k32GiB, "cpu").bound.find("no batch fits (layers in RAM): ") == 0);
   CHECK(row(r, k32GiB, "cpu").bound.find("RAM: needs") != std::string::npos);
@@ -114,7 +114,7 @@ TEST_CASE("verdict: measured, extrapolated and modeled cells", "[verdict]") {
   for (const auto& d : size_row(r, k8MiB).devices) modeled = modeled || d.kind == verdict::device_kind::gpu_model;
   if (modeled) {
     const auto& g = row(r, k8MiB, "gpu-model");
-    CHECK(g.pc1_seconds.from.status == "modeled");
+    CHECK(g.pc1_seconds.from.status == figure_status::modeled);
     CHECK(g.device.find("not measured") != std::string::npos);
     CHECK(g.sectors_at_once.value);
   }
@@ -144,7 +144,7 @@ TEST_CASE("verdict: 32GiB rows from 32GiB window records, a producer's stream is
   // One core at 32GiB: the window record read in place, named, not the 8MiB rate.
   const auto& core = row(r, k32GiB, "cpu-core");
   REQUIRE(core.pc1_seconds.value);
-  CHECK(core.pc1_seconds.from.status == "measured");
+  CHECK(core.pc1_seconds.from.status == figure_status::measured);
   CHECK(*core.pc1_seconds.value == Approx(1600e-9 * (k32GiB / 32.0) * 11));
   CHECK_THAT(core.pc1_seconds.from.detail,
              Catch::Contains("on a 65536-node window") && Catch::Contains("records.jsonl:3"));
@@ -154,7 +154,7 @@ TEST_CASE("verdict: 32GiB rows from 32GiB window records, a producer's stream is
   CHECK_THAT(all.pc1_seconds.from.detail, Catch::Contains("parents gathered on a second core"));
   // 64GiB: from the nearest size, the 32GiB window, and says so.
   const auto& big = row(r, 64ull << 30, "cpu-core");
-  CHECK(big.pc1_seconds.from.status == "extrapolated");
+  CHECK(big.pc1_seconds.from.status == figure_status::extrapolated);
   CHECK_THAT(big.pc1_seconds.from.detail, Catch::Contains("measured at 32GiB on a 65536-node window"));
   // 8MiB is untouched by the windows.
   CHECK(*row(r, k8MiB, "cpu-core").pc1_seconds.value == Approx(1000e-9 * 262144 * 2));
@@ -172,7 +172,7 @@ TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
                     label("cuda", "Test GPU", k8MiB, 4096, 0, 32000)}));  // 1.28e8 > CPU
   const auto r = verdict::compute({s.path}, {{"test gpu", 30000.0}});
   const auto& g = row(r, k8MiB, "gpu");
-  CHECK(g.pc1_seconds.from.status == "measured");
+  CHECK(g.pc1_seconds.from.status == figure_status::measured);
   CHECK(*g.pc1_seconds.value == Approx(30000e-9 * 262144 * 2));
   CHECK(g.device == "GPU: Test GPU");
   REQUIRE(g.usd_per_sector_hour);
@@ -180,9 +180,9 @@ TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
   const auto& x = size_row(r, k8MiB);
   REQUIRE(x.crossover_sectors.value);
   CHECK(*x.crossover_sectors.value == 4096);
-  CHECK(x.crossover_sectors.from.status == "measured");
+  CHECK(x.crossover_sectors.from.status == figure_status::measured);
   // 512MiB: the 8MiB curve, extrapolated.
-  CHECK(size_row(r, k512MiB).crossover_sectors.from.status == "extrapolated");
+  CHECK(size_row(r, k512MiB).crossover_sectors.from.status == figure_status::extrapolated);
   // No modeled row once a GPU was measured.
   for (const auto& d : x.devices) CHECK(d.kind != verdict::device_kind::gpu_model);
   // A cost naming no device is refused.
@@ -204,17 +204,17 @@ TEST_CASE("verdict: a size measured with one sector takes its throughput from a 
   const auto r = verdict::compute({s.path});
   const auto& g = row(r, k8MiB, "gpu");
   // The one-sector record stays the PC1 figure of one sector...
-  CHECK(g.pc1_seconds.from.status == "measured");
+  CHECK(g.pc1_seconds.from.status == figure_status::measured);
   CHECK(*g.pc1_seconds.value == Approx(20000e-9 * 262144 * 2));
   // ...but the throughput is the 4096-sector batch of 1MiB, which fits at 8MiB, not the
   // nearer 32MiB size's single sector; the cell names what was measured at 8MiB.
   REQUIRE(g.sectors_per_hour.value);
-  CHECK(g.sectors_per_hour.from.status == "extrapolated");
+  CHECK(g.sectors_per_hour.from.status == figure_status::extrapolated);
   CHECK(*g.sectors_per_hour.value == Approx(4096e9 / 60000 * 3600 / (262144.0 * 2)));
   CHECK(*g.batch_sectors.value == Approx(4096));
   CHECK_THAT(g.sectors_per_hour.from.detail, Catch::Contains("4096 sectors of 1MiB") && Catch::Contains("at 8MiB only"));
   // The CPU's own 16-sector batch at 8MiB is larger than any other size's: measured.
-  CHECK(row(r, k8MiB, "cpu").sectors_per_hour.from.status == "measured");
+  CHECK(row(r, k8MiB, "cpu").sectors_per_hour.from.status == figure_status::measured);
   // A batch measured here that labels faster than a larger one elsewhere stays measured.
   test::temp_dir t("verdict");
   test::write_text(t / "records.jsonl",
@@ -222,7 +222,7 @@ TEST_CASE("verdict: a size measured with one sector takes its throughput from a 
                     label("cuda", "Test GPU", k8MiB, 1024, 0, 10000),     // 1.0e8
                     label("cuda", "Test GPU", k1MiB, 4096, 0, 60000)}));  // 6.8e7
   const auto& h = row(verdict::compute({t.path}), k8MiB, "gpu");
-  CHECK(h.sectors_per_hour.from.status == "measured");
+  CHECK(h.sectors_per_hour.from.status == figure_status::measured);
   CHECK(*h.batch_sectors.value == Approx(1024));
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("verdict: the whole CPU never reads below one core, it says what would
   // The all-thread one-sector record (1e6 labels/s) does not stand for the whole CPU.
   const auto& all = row(r, k8MiB, "cpu");
   CHECK_FALSE(all.sectors_per_hour.value);
-  CHECK(all.sectors_per_hour.from.status == "none");
+  CHECK(all.sectors_per_hour.from.status == figure_status::none);
   CHECK(all.sectors_per_hour.from.detail.find("not measured") != std::string::npos);
   // 16 cores x the 32 sectors that gave one core its rate.
   CHECK(all.sectors_per_hour.from.detail.find("threads=0, sectors=512 at 8MiB") != std::string::npos);
@@ -326,7 +326,7 @@ TEST_CASE("verdict: winners, break-even factors and the PC1 time of a sector at 
   CHECK(x.one_sector.winner_kind == verdict::device_kind::cpu_core);
   CHECK(x.one_sector.loser_kind == verdict::device_kind::gpu);
   CHECK(x.one_sector.factor == Approx(30.0));
-  CHECK(x.one_sector.winner_source == "measured");
+  CHECK(x.one_sector.winner_source == figure_status::measured);
   REQUIRE_FALSE(x.throughput.why_not);
   CHECK(x.throughput.winner_kind == verdict::device_kind::gpu);
   CHECK(x.throughput.factor == Approx(1.6));
@@ -362,7 +362,7 @@ TEST_CASE("verdict: the emulation never stands in for a GPU in the crossover or 
   CHECK(x.crossover_text.find("emu") == std::string::npos);
   if (modeled) {
     // The modeled GPU's curve against the whole CPU, not the emulation's records.
-    CHECK(x.crossover_sectors.from.status == "modeled");
+    CHECK(x.crossover_sectors.from.status == figure_status::modeled);
     CHECK(x.one_sector.loser_kind == verdict::device_kind::gpu_model);
     CHECK(x.one_sector.factor > 1);
     CHECK(verdict::plain_words(r).find("MODELED") != std::string::npos);
@@ -394,9 +394,9 @@ TEST_CASE("verdict: target machines sized from a run, with price and energy", "[
   REQUIRE(cpu.sectors_per_hour.value);
   const double work = (32.0 * (1ull << 30) / 32) * 11;
   CHECK(*cpu.sectors_per_hour.value == Approx(15 * 1e6 * 3600 / work));
-  CHECK(cpu.sectors_per_hour.from.status == "modeled");
+  CHECK(cpu.sectors_per_hour.from.status == figure_status::modeled);
   CHECK(cpu.bound.find("hash-bound, 15 sectors, layers in RAM") == 0);
-  CHECK(cpu.pc1_seconds.from.status == "extrapolated");
+  CHECK(cpu.pc1_seconds.from.status == figure_status::extrapolated);
   CHECK(*cpu.pc1_seconds.value == Approx(1000e-9 * work));
   CHECK(*cpu.joules_per_sector == Approx(1000 * 3600 / *cpu.sectors_per_hour.value));
   CHECK(*cpu.energy_usd_per_sector == Approx(*cpu.joules_per_sector / 3.6e6 * 0.1));
@@ -523,7 +523,7 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   CHECK(cpu_only.mix == "CPU only");
   REQUIRE(cpu_only.pc2_seconds.value);
   CHECK(*cpu_only.pc2_seconds.value == Approx(20000e-9 * 262144));
-  CHECK(cpu_only.pc2_seconds.from.status == "measured");
+  CHECK(cpu_only.pc2_seconds.from.status == figure_status::measured);
   // Sharing the cores: one sector costs PC1 at the whole CPU's rate plus PC2.
   const double pc1_hours = 1.0 / *row(r, k8MiB, "cpu").sectors_per_hour.value;
   CHECK(*cpu_only.sectors_per_hour.value == Approx(1.0 / (pc1_hours + 20000e-9 * 262144 / 3600)));
@@ -533,7 +533,7 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   for (const auto& p : mid.pipeline)
     if (p.mix == "PC1 on the CPU, PC2 on the GPU") split = &p;
   REQUIRE(split != nullptr);
-  CHECK(split->pc2_seconds.from.status == "modeled");
+  CHECK(split->pc2_seconds.from.status == figure_status::modeled);
   CHECK_THAT(split->pc2_seconds.from.detail, Catch::Contains("Fr multiplies") &&
                                                         (Catch::Contains("FMA pipe") || Catch::Contains("fr32::mul's SASS")));
   CHECK(*split->sectors_per_hour.value == Approx(1.0 / std::max(pc1_hours, *split->pc2_seconds.value / 3600)));
@@ -541,7 +541,7 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   CHECK(*mid.cores_per_gpu.value > 1);
   // 512MiB: the 8MiB rate per node, extrapolated and said so; 32GiB: its 11-layer window.
   const auto& big = size_row(r, k512MiB).pipeline[0];
-  CHECK(big.pc2_seconds.from.status == "extrapolated");
+  CHECK(big.pc2_seconds.from.status == figure_status::extrapolated);
   CHECK_THAT(big.pc2_seconds.from.detail, Catch::Contains("measured at 8MiB"));
   const auto& huge = size_row(r, k32GiB).pipeline[0];
   CHECK(*huge.pc2_seconds.value == Approx(50000e-9 * (k32GiB / 32.0)));
@@ -581,7 +581,7 @@ TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pi
     if (p.mix == "PC1 on the CPU, PC2 on the GPU") split = &p;
   REQUIRE(split != nullptr);
   CHECK(split->pc2_device == "cuda (Test GPU)");
-  CHECK(split->pc2_seconds.from.status == "measured");
+  CHECK(split->pc2_seconds.from.status == figure_status::measured);
   CHECK(*split->pc2_seconds.value == Approx(50e-9 * 262144));
   REQUIRE(mid.machine_pipeline.size() == 2);
   // CPU only: this run's 16 threads' PC2 scaled to 64, taking turns with PC1 on the cores.
@@ -589,14 +589,14 @@ TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pi
   CHECK(cores.mix == "Cores: PC1 and PC2 on its CPU");
   REQUIRE(cores.pc2_seconds.value);
   CHECK(*cores.pc2_seconds.value == Approx(20000e-9 * 262144 * 16 / 64));
-  CHECK(cores.pc2_seconds.from.status == "extrapolated");
+  CHECK(cores.pc2_seconds.from.status == figure_status::extrapolated);
   const auto& cpu_part = mid.machines[0];
   const double h1 = 1.0 / *cpu_part.sectors_per_hour.value;
   CHECK(*cores.sectors_per_hour.value == Approx(1.0 / (h1 + *cores.pc2_seconds.value / 3600)));
   // With GPUs: PC2 on both H100s (no measured sm_90 here: modeled), overlapping PC1.
   const auto& mixed = mid.machine_pipeline[1];
   CHECK(mixed.mix == "Mixed: PC1 on its CPU, PC2 on its 2x H100");
-  CHECK(mixed.pc2_seconds.from.status == "modeled");
+  CHECK(mixed.pc2_seconds.from.status == figure_status::modeled);
   double pc1_rate = 0;
   for (const auto& m : mid.machines)
     if (m.machine == "Mixed" && m.kind == verdict::device_kind::cpu) pc1_rate = *m.sectors_per_hour.value;
@@ -606,4 +606,22 @@ TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pi
   const std::string md = verdict::to_markdown(r);
   CHECK_THAT(md, Catch::Contains("| 8MiB | 2 | Mixed: PC1 on its CPU, PC2 on its 2x H100 |"));
   CHECK(verdict::to_json(r)["sizes"][1]["machine_pipeline"].size() == 2);
+}
+
+TEST_CASE("figure statuses: one table, ordered from most to least trusted", "[verdict]") {
+  for (const auto& e : kFigureStatuses.entries) CHECK(kFigureStatuses.parse(status_name(e.value)) == e.value);
+  CHECK_THROWS_WITH(kFigureStatuses.parse("guessed"),
+                    "unknown figure status 'guessed' (valid: measured, extrapolated, quoted, derived, modeled, assumed, none)");
+  CHECK(weaker(figure_status::measured, figure_status::extrapolated) == figure_status::extrapolated);
+  CHECK(weaker(figure_status::modeled, figure_status::quoted) == figure_status::modeled);
+  CHECK(weaker(figure_status::assumed, figure_status::derived) == figure_status::assumed);
+  const provenance a{figure_status::measured, "record a"}, b{figure_status::modeled, "model b"};
+  CHECK(weakest(a, b).status == figure_status::modeled);
+  CHECK(weakest(b, a).status == figure_status::modeled);
+  CHECK(weakest(a, b).detail == "record a; model b");
+  CHECK(status_tag(figure_status::modeled) == "MODELED");
+  CHECK(status_tag(figure_status::quoted) == "quoted");
+  CHECK(b.text() == "modeled (model b)");
+  CHECK_FALSE(stated(provenance{}));
+  CHECK(stated(provenance{figure_status::none, "no record"}));
 }

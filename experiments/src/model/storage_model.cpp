@@ -115,7 +115,7 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
 }
 
 void finish_rates(plan& p, const sizing& s, double labels, const std::string& status_detail) {
-  p.labels_per_s = {labels, {"modeled", status_detail}};
+  p.labels_per_s = {labels, {figure_status::modeled, status_detail}};
   p.sectors_per_hour = {labels * 3600 / s.labels_per_sector(), p.labels_per_s.from};
   p.batch_seconds = {labels > 0 ? p.batch * s.labels_per_sector() / labels : 0, p.labels_per_s.from};
 }
@@ -139,13 +139,13 @@ trial cpu_trial(const cpu_machine& m, const hash_rate& h, const sizing& s, const
   p.batch = batch;
   p.bounds.push_back(hash_bound(m, h, batch, p, t.why_not));
   const double layer_disk = double(s.layers) * double(s.sector_size) * batch;
-  if (!m.disks.empty()) p.disk_bytes = {layer_disk, {"modeled", std::to_string(s.layers) + " layers x sector x batch"}};
+  if (!m.disks.empty()) p.disk_bytes = {layer_disk, {figure_status::modeled, std::to_string(s.layers) + " layers x sector x batch"}};
   if (t.why_not.empty() && !m.disks.empty())
     t.why_not = shortfall("layer disk (" + gib(layer_disk / batch) + " a sector)", layer_disk, m.disk_bytes());
   if (on_disk) {
     p.cache_nodes = kNodeCacheNodes;
     const double cache = double(p.cache_nodes) * kRow * batch;
-    p.ram_bytes = {cache + kReadAheadBytes, {"modeled", "node cache " + gib(cache) + " + read-ahead " + gib(kReadAheadBytes) +
+    p.ram_bytes = {cache + kReadAheadBytes, {figure_status::modeled, "node cache " + gib(cache) + " + read-ahead " + gib(kReadAheadBytes) +
                                                            " (assumed); parent table streamed; the OS's own not counted"}};
     p.huge_pages_1g = static_cast<std::uint32_t>(std::ceil((cache + kReadAheadBytes) / kGiB));
     p.reads_per_node = reads(batch, p.cache_nodes, kPage);
@@ -156,7 +156,7 @@ trial cpu_trial(const cpu_machine& m, const hash_rate& h, const sizing& s, const
                               format_number(per_node, 3) + " reads per node for " + std::to_string(batch) + " sectors"});
   } else {
     p.ram_bytes = {2.0 * double(s.sector_size) * batch + kParentRowBytes * double(s.nodes()),
-                   {"modeled", "two layers per sector + the parent table; the OS's own not counted"}};
+                   {figure_status::modeled, "two layers per sector + the parent table; the OS's own not counted"}};
   }
   if (t.why_not.empty()) t.why_not = shortfall("RAM", *p.ram_bytes.value, m.ram_bytes);
   const bound& b = binding_of(p.bounds);
@@ -164,7 +164,7 @@ trial cpu_trial(const cpu_machine& m, const hash_rate& h, const sizing& s, const
   p.binding = b.name;
   if (on_disk && p.reads_per_node.value)
     p.iops_needed = {b.labels_per_s / batch * *p.reads_per_node.value,
-                     {"modeled", "reads per node x nodes per second at the binding bound"}};
+                     {figure_status::modeled, "reads per node x nodes per second at the binding bound"}};
   p.feasible = t.why_not.empty();
   finish_rates(p, s, p.feasible ? b.labels_per_s : 0, bounds_text(p.bounds));
   return t;
@@ -245,7 +245,7 @@ void gpu_nvme(const cpu_machine& host, const gpu_part& g, const reads_fn& reads,
 void gpu_host_ram(const cpu_machine& host, const gpu_part& g, const sizing& s, const reads_fn& reads, trial& t) {
   plan& p = t.p;
   const double ram = g.count * 2.0 * double(s.sector_size) * p.batch + kParentRowBytes * double(s.nodes());
-  p.ram_bytes = {ram, {"modeled", "two layers per sector of every GPU + the parent table; the OS's own not counted"}};
+  p.ram_bytes = {ram, {figure_status::modeled, "two layers per sector of every GPU + the parent table; the OS's own not counted"}};
   if (t.why_not.empty()) t.why_not = shortfall("host RAM", ram, host.ram_bytes);
   p.reads_per_node = reads(1, p.cache_nodes, kRow);
   const double rows = p.reads_per_node.value.value_or(0);
@@ -263,12 +263,12 @@ trial gpu_trial(const cpu_machine& host, const gpu_part& g, const sizing& s, con
   p.batch = batch;
   p.cache_nodes = gpu_cache_nodes(g, batch);
   const double device = double(p.cache_nodes) * kRow * batch + kGpuBuffersBytes;
-  p.device_bytes = {device, {"modeled", "node cache of " + format_count(p.cache_nodes) + " nodes + " +
+  p.device_bytes = {device, {figure_status::modeled, "node cache of " + format_count(p.cache_nodes) + " nodes + " +
                                             gib(kGpuBuffersBytes) + " of buffers (assumed)"}};
   t.why_not = shortfall("GPU memory", device + (p.cache_nodes == 0 ? kRow * batch : 0), g.memory_bytes);
   const double layer_disk = g.count * double(s.layers) * double(s.sector_size) * batch;
   if (!host.disks.empty()) {
-    p.disk_bytes = {layer_disk, {"modeled", std::to_string(s.layers) + " layers x sector x batch x GPUs"}};
+    p.disk_bytes = {layer_disk, {figure_status::modeled, std::to_string(s.layers) + " layers x sector x batch x GPUs"}};
     if (t.why_not.empty())
       t.why_not = shortfall("layer disk (" + gib(layer_disk / (g.count * batch)) + " a sector)", layer_disk, host.disk_bytes());
   }
@@ -364,7 +364,7 @@ reads_fn counted_reads(const sizing& s) {
       gs.rows = std::make_unique<sdr::parent_row_sample>(sdr::parent_row_sample::draw(g, {16, 4096, sdr::read_sample_plan{}.seed}));
     }
     const sdr::reads_estimate e = gs.rows->count({sectors, cache, page}, s.layers);
-    figure f{e.mean(), {"measured", "counted on the graph (" + gs.graph + "), sampled: " + gs.rows->describe() + ": " +
+    figure f{e.mean(), {figure_status::measured, "counted on the graph (" + gs.graph + "), sampled: " + gs.rows->describe() + ": " +
                                         format_number(e.mean(), 3) + " ± " + format_number(e.half_width95, 2) +
                                         " reads of " + std::to_string(page) + " bytes per node over " +
                                         std::to_string(s.layers) + " layers, " + std::to_string(sectors) +

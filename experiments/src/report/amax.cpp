@@ -65,14 +65,7 @@ namespace {
 const std::vector<std::string> kArchitectures = {"iterative", "unrolled", "folded", "pipelined"};
 const std::vector<std::string> kAreaUnits = {"um2", "mm2", "GE", "LUT", "ALM", "LE", "slices"};
 
-// Worse provenance wins: a figure is only as good as the worst of its parts.
-int status_rank(const std::string& s) {
-  if (s == "measured") return 0;
-  if (s == "quoted") return 1;
-  if (s == "derived") return 2;
-  return 3;  // assumed
-}
-std::string worse(const std::string& a, const std::string& b) { return status_rank(b) > status_rank(a) ? b : a; }
+// A figure is only as good as the worst of its parts: weaker() (figure.hpp) combines them.
 
 std::string fmt_number(double v) {
   char b[32];
@@ -97,12 +90,16 @@ struct checker : json_checker<std::invalid_argument> {
   double positive(const json& obj, const std::string& ptr, const std::string& key) const {
     return positive(require(obj, ptr, key), ptr + "/" + key);
   }
-  std::string status(const json& obj, const std::string& ptr, const std::string& key, const std::string& fallback) const {
-    const std::string s = obj.contains(key) ? text(obj, ptr, key, true) : fallback;
-    if (s != "quoted" && s != "derived" && s != "assumed")
+  // The data file's statuses: quoted, derived or assumed (its figures are not measured here).
+  figure_status status(const json& obj, const std::string& ptr, const std::string& key,
+                       std::optional<figure_status> fallback) const {
+    const std::string s = obj.contains(key) || !fallback ? text(obj, ptr, key, true) : status_name(*fallback);
+    const bool known = kFigureStatuses.has(s);
+    const figure_status f = known ? kFigureStatuses.parse(s) : figure_status::none;
+    if (!known || (f != figure_status::quoted && f != figure_status::derived && f != figure_status::assumed))
       fail(ptr + "/" + key, "\"" + s + "\" is not a status (quoted: from the cited source; derived: from another "
                             "entry by a stated model; assumed: not published, give the reason)");
-    return s;
+    return f;
   }
   // The source of a figure: the pointer named is the missing key's own.
   std::string figure_source(const json& obj, const std::string& ptr, const std::string& what) const {
@@ -148,7 +145,7 @@ struct checker : json_checker<std::invalid_argument> {
     if (std::find(kAreaUnits.begin(), kAreaUnits.end(), out.unit) == kAreaUnits.end())
       fail(ptr + "/unit", "unknown area unit \"" + out.unit + "\" (known: " + join(kAreaUnits) + ")");
     out.technology = text(a, ptr, "technology", true);
-    out.status = figure_status(a, ptr);
+    out.status = sourced_status(a, ptr);
     out.note = text(a, ptr, "note", false);
     return out;
   }
@@ -161,16 +158,16 @@ struct checker : json_checker<std::invalid_argument> {
     if (p.contains("watts") == p.contains("mw")) fail(ptr, "give exactly one of \"watts\" and \"mw\"");
     out.value = p.contains("watts") ? positive(p, ptr, "watts") : positive(p, ptr, "mw") / 1e3;
     out.unit = "W";
-    out.status = figure_status(p, ptr);
+    out.status = sourced_status(p, ptr);
     out.note = text(p, ptr, "note", false);
     return out;
   }
 
  private:
-  std::string figure_status(const json& obj, const std::string& ptr) const {
+  figure_status sourced_status(const json& obj, const std::string& ptr) const {
     if (!obj.contains("status")) fail(ptr + "/status", "missing: quoted, derived or assumed");
-    const std::string s = status(obj, ptr, "status", "");
-    if (s == "assumed" && text(obj, ptr, "note", false).empty())
+    const figure_status s = status(obj, ptr, "status", std::nullopt);
+    if (s == figure_status::assumed && text(obj, ptr, "note", false).empty())
       fail(ptr, "status \"assumed\" needs a \"note\" with the reason");
     return s;
   }
@@ -221,7 +218,7 @@ void check_derivation(const checker& c, const json& d, const std::string& entry_
     c.fail(entry_ptr + "/clock_mhz",
            fmt_number(x.clock_mhz) + " MHz does not follow from the derivation (its model gives " +
                fmt_number(model_mhz) + " MHz)");
-  if (x.area && x.area->status == "derived") {
+  if (x.area && x.area->status == figure_status::derived) {
     if (!base.area || base.area->unit != x.area->unit)
       c.fail(entry_ptr + "/area", "a derived area needs an area of " + v.from_pointer +
                                                           " in the same unit");
@@ -231,8 +228,8 @@ void check_derivation(const checker& c, const json& d, const std::string& entry_
              fmt_number(x.area->value) + " does not follow from the derivation (" + fmt_number(std::round(merged)) +
                  " x the base's " + fmt_number(base.area->value) + " = " + fmt_number(model) + ")");
   }
-  v.basis_status = worse(base.status, base.clock_status);
-  v.basis_reason = base.status == "assumed" ? base.reason : base.clock_reason;
+  v.basis_status = weaker(base.status, base.clock_status);
+  v.basis_reason = base.status == figure_status::assumed ? base.reason : base.clock_reason;
 }
 
 }  // namespace
@@ -282,24 +279,24 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
     x.clock_mhz = c.positive(e, ptr, "clock_mhz");
     if (e.contains("cost_usd") && !e.at("cost_usd").is_null()) x.cost_usd = c.positive(e, ptr, "cost_usd");
     x.source = c.text(e, ptr, "source", true);
-    x.status = c.status(e, ptr, "status", "");
+    x.status = c.status(e, ptr, "status", std::nullopt);
     x.reason = c.text(e, ptr, "reason", false);
-    if (x.status == "assumed" && x.reason.empty()) c.fail(ptr, "status \"assumed\" needs a \"reason\"");
+    if (x.status == figure_status::assumed && x.reason.empty()) c.fail(ptr, "status \"assumed\" needs a \"reason\"");
     x.clock_status = c.status(e, ptr, "clock_status", x.status);
     x.clock_reason = c.text(e, ptr, "clock_reason", false);
-    if (x.clock_status == "assumed" && x.clock_reason.empty() && x.reason.empty())
+    if (x.clock_status == figure_status::assumed && x.clock_reason.empty() && x.reason.empty())
       c.fail(ptr, "an assumed clock needs a \"clock_reason\"");
     x.note = c.text(e, ptr, "note", false);
     if (e.contains("architecture")) x.architecture = c.architecture(e.at("architecture"), ptr + "/architecture");
     if (e.contains("area")) x.area = c.area(e.at("area"), ptr + "/area");
     if (e.contains("power")) x.power = c.power(e.at("power"), ptr + "/power");
-    if (e.contains("derivation") != (x.status == "derived"))
-      c.fail(ptr + "/derivation", x.status == "derived"
+    if (e.contains("derivation") != (x.status == figure_status::derived))
+      c.fail(ptr + "/derivation", x.status == figure_status::derived
                                       ? "missing: a derived entry states how its figures follow from a published one"
                                       : "only an entry with status \"derived\" has a derivation");
-    if (x.clock_status == "derived" && x.status != "derived")
+    if (x.clock_status == figure_status::derived && x.status != figure_status::derived)
       c.fail(ptr + "/clock_status", "a derived clock needs a derived entry (status \"derived\" and its \"derivation\")");
-    if (x.status == "derived") {
+    if (x.status == figure_status::derived) {
       const std::string dp = ptr + "/derivation";
       const json& d = c.object(e.at("derivation"), dp, "an object {\"from\", \"base_round_cycles\", ...}");
       c.only_keys(d, dp, {"from", "base_round_cycles", "register_overhead", "text", "source"});
@@ -454,7 +451,7 @@ std::string md(std::string s) {
   return out;
 }
 
-json provenance_json(const provenance& p) { return {{"status", p.status}, {"detail", p.detail}, {"text", p.text()}}; }
+json provenance_json(const provenance& p) { return {{"status", status_name(p.status)}, {"detail", p.detail}, {"text", p.text()}}; }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -493,7 +490,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
     if (!hash) continue;
     row x;
     x.hash = *hash;
-    x.source = {"measured", "record " + rec.where};
+    x.source = {figure_status::measured, "record " + rec.where};
     std::string engine = text_at(ctx, "engine");
     if (engine.empty()) engine = text_at(axes, "engine");
     if (kind == "limits") {
@@ -503,7 +500,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
       x.gb_per_s = number_at(rates, "single_stream_gb_per_s");
       x.cycles_per_byte = number_at(rates, "measured_cycles_per_byte");
       x.clock_hz = number_at(ctx, "core_hz");
-      x.clock_source = {"measured", "record " + rec.where + ", add-chain calibration"};
+      x.clock_source = {figure_status::measured, "record " + rec.where + ", add-chain calibration"};
       x.note = "limit " + fmt(number_at(rates, "limit_cycles_per_byte")) + " c/B, ratio " +
                fmt(number_at(rates, "ratio"), "%.3g");
     } else if (kind == "hash" && text_at(axes, "mode") == "chain") {
@@ -517,20 +514,20 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
         if (mhz <= 0) mhz = number_at(ctx, "device_clock_mhz");
         if (mhz > 0) {
           x.clock_hz = mhz * 1e6;
-          x.clock_source = {"quoted", "the device's rated SM clock (CUDA device properties), record " + rec.where};
+          x.clock_source = {figure_status::quoted, "the device's rated SM clock (CUDA device properties), record " + rec.where};
         }
       } else {
         x.kind = "cpu";
         x.device = cpu_model(rec.header);
         if (const auto it = cpu_clock.find(x.device); it != cpu_clock.end()) {
           x.clock_hz = it->second.first;
-          x.clock_source = {"measured", "record " + it->second.second + ", add-chain calibration"};
+          x.clock_source = {figure_status::measured, "record " + it->second.second + ", add-chain calibration"};
         } else {
           const double tsc = number_at(rec.header.value("environment", json::object()).value("cpu", json::object()),
                                        "tsc_hz");
           if (tsc > 0) {
             x.clock_hz = tsc;
-            x.clock_source = {"assumed", "the TSC rate of the run header: no limits record measured this CPU's core "
+            x.clock_source = {figure_status::assumed, "the TSC rate of the run header: no limits record measured this CPU's core "
                                          "clock, which may differ (turbo)"};
           }
         }
@@ -598,22 +595,22 @@ row custom_row(const custom_data& custom, std::size_t i, const std::optional<dou
   if (e.derivation) {
     const derivation_spec& d = *e.derivation;
     const custom_entry& base = custom.entries[d.from];
-    x.source = {"derived", d.text + "; base " + d.from_pointer + ": " + base.source + "; model: " + d.source};
-    x.clock_source = d.basis_status == "assumed"
-                         ? provenance{"assumed", "derived from the assumed figures of " + d.from_pointer + ": " +
+    x.source = {figure_status::derived, d.text + "; base " + d.from_pointer + ": " + base.source + "; model: " + d.source};
+    x.clock_source = d.basis_status == figure_status::assumed
+                         ? provenance{figure_status::assumed, "derived from the assumed figures of " + d.from_pointer + ": " +
                                                      d.basis_reason}
-                         : provenance{"derived", "register overhead " + fmt(d.register_overhead * 100, "%.3g") +
+                         : provenance{figure_status::derived, "register overhead " + fmt(d.register_overhead * 100, "%.3g") +
                                                      "% of the base period, see the derivation"};
   } else {
-    x.source = e.status == "quoted" ? provenance{"quoted", e.source}
-                                    : provenance{"assumed", e.reason + "; based on " + e.source};
-    x.clock_source = e.clock_status == "quoted"
-                         ? provenance{"quoted", e.source}
-                         : provenance{"assumed", e.clock_reason.empty() ? e.reason : e.clock_reason};
+    x.source = e.status == figure_status::quoted ? provenance{figure_status::quoted, e.source}
+                                    : provenance{figure_status::assumed, e.reason + "; based on " + e.source};
+    x.clock_source = e.clock_status == figure_status::quoted
+                         ? provenance{figure_status::quoted, e.source}
+                         : provenance{figure_status::assumed, e.clock_reason.empty() ? e.reason : e.clock_reason};
   }
   if (e.cost_usd) {
     x.cost_usd = e.cost_usd;
-    x.cost_source = std::string(e.status == "quoted" ? "quoted" : "assumed") + " (" + e.where + ")";
+    x.cost_source = status_name(e.status == figure_status::quoted ? figure_status::quoted : figure_status::assumed) + " (" + e.where + ")";
   }
   if (best_gb_per_s) x.amax = x.gb_per_s / *best_gb_per_s;
   x.note = e.note;
@@ -631,8 +628,8 @@ row custom_row(const custom_data& custom, std::size_t i, const std::optional<dou
     x.power = e.power;
     x.gb_per_s_per_watt = x.gb_per_s / e.power->value;
   }
-  x.status = worse(worse(x.source.status, x.clock_source.status),
-                   e.derivation ? e.derivation->basis_status : std::string("quoted"));
+  x.status = weaker(weaker(x.source.status, x.clock_source.status),
+                   e.derivation ? e.derivation->basis_status : figure_status::quoted);
   return x;
 }
 
@@ -689,7 +686,7 @@ report compute(const inputs& in, const custom_data& custom, const cost_map& cost
       if (x.cost_usd && x.gb_per_s > 0) x.usd_per_gb_per_s = *x.cost_usd / x.gb_per_s;
       if (!x.custom) {
         x.status = x.source.status;
-        if (x.clock_hz > 0 && x.clock_source.status == "assumed") x.status = "assumed";
+        if (x.clock_hz > 0 && x.clock_source.status == figure_status::assumed) x.status = figure_status::assumed;
         if (x.gb_per_s > 0) x.ns_per_block = static_cast<double>(block_bytes_of(h)) / x.gb_per_s;
       }
     }
@@ -744,11 +741,11 @@ std::string to_markdown(const report& r) {
       o << "| " << t.hash << " | " << (t.best_gb_per_s ? fmt(*t.best_gb_per_s) : "-") << " | ";
       if (t.low)
         o << md(t.low->label) << " | " << t.low->architecture << " | " << fmt(t.low->gb_per_s) << " | "
-          << amax_text(t.low->amax) << " | " << t.low->status << " | ";
+          << amax_text(t.low->amax) << " | " << status_name(t.low->status) << " | ";
       else
         o << "- | - | - | - | - | ";
       o << md(t.high->label) << " | " << t.high->architecture << " | " << fmt(t.high->ns_per_block, "%.4g") << " | "
-        << fmt(t.high->gb_per_s) << " | " << amax_text(t.high->amax) << " | " << t.high->status << " |\n";
+        << fmt(t.high->gb_per_s) << " | " << amax_text(t.high->amax) << " | " << status_name(t.high->status) << " |\n";
     }
   }
   for (const auto& t : r.tables) {
@@ -785,18 +782,18 @@ std::string to_markdown(const report& r) {
       if (!x.custom && !x.best) continue;  // the best off-the-shelf row is the yardstick
       std::string area = "—", per_area = "—", power = "—", per_watt = "—";
       if (x.area) {
-        area = fmt(x.area->value, "%.6g") + " " + x.area->unit + " (" + x.area->technology + "; " + x.area->status + ")";
+        area = fmt(x.area->value, "%.6g") + " " + x.area->unit + " (" + x.area->technology + "; " + status_name(x.area->status) + ")";
         per_area = fmt(*x.gb_per_s_per_area, "%.4g") + " per " + x.area_per;
       }
       if (x.power) {
-        power = fmt(x.power->value, "%.4g") + " W (" + x.power->status + ")";
+        power = fmt(x.power->value, "%.4g") + " W (" + status_name(x.power->status) + ")";
         per_watt = fmt(*x.gb_per_s_per_watt, "%.4g");
       }
       std::string arch = x.custom ? x.architecture.text() : "—";
       if (x.independent_gb_per_s) arch += " (" + fmt(*x.independent_gb_per_s) + " GB/s over independent messages)";
       o << "| " << md(x.device) << " | " << md(x.implementation) << " | " << md(arch) << " | "
         << (x.ns_per_block > 0 ? fmt(x.ns_per_block, "%.4g") : "-") << " | " << fmt(x.gb_per_s) << " | " << md(area)
-        << " | " << per_area << " | " << md(power) << " | " << per_watt << " | " << x.status << " |\n";
+        << " | " << per_area << " | " << md(power) << " | " << per_watt << " | " << status_name(x.status) << " |\n";
     }
   }
   if (!r.notes.empty() || !r.custom_note.empty()) {
@@ -815,7 +812,7 @@ json to_json(const report& r) {
       auto figure = [](const std::optional<sourced_figure>& f) -> json {
         if (!f) return nullptr;
         return {{"value", f->value},   {"unit", f->unit},     {"technology", f->technology},
-                {"source", f->source}, {"status", f->status}, {"note", f->note}};
+                {"source", f->source}, {"status", status_name(f->status)}, {"note", f->note}};
       };
       json arch = nullptr;
       if (!x.architecture.type.empty())
@@ -830,7 +827,7 @@ json to_json(const report& r) {
                       {"cycles_per_byte", x.cycles_per_byte > 0 ? json(x.cycles_per_byte) : json(nullptr)},
                       {"clock_hz", x.clock_hz > 0 ? json(x.clock_hz) : json(nullptr)},
                       {"gb_per_s", x.gb_per_s},
-                      {"gb_per_s_status", x.status},  // the worst of the speed's parts
+                      {"gb_per_s_status", status_name(x.status)},  // the worst of the speed's parts
                       {"cost_usd", opt(x.cost_usd)},
                       {"cost_source", x.cost_usd ? json(x.cost_source) : json(nullptr)},
                       {"usd_per_gb_per_s", opt(x.usd_per_gb_per_s)},
@@ -850,7 +847,7 @@ json to_json(const report& r) {
     auto end_json = [](const std::optional<range_end>& e) -> json {
       if (!e) return nullptr;
       return {{"core", e->label},         {"architecture", e->architecture}, {"gb_per_s", e->gb_per_s},
-              {"ns_per_block", e->ns_per_block}, {"amax", opt(e->amax)},      {"status", e->status}};
+              {"ns_per_block", e->ns_per_block}, {"amax", opt(e->amax)},      {"status", status_name(e->status)}};
     };
     tables.push_back({{"hash", t.hash},
                       {"best_off_the_shelf_gb_per_s", opt(t.best_gb_per_s)},

@@ -67,7 +67,7 @@ struct sourced_figure {
   std::string unit;        // area: "um2", "mm2", "GE", "LUT", "ALM", "LE", "slices"; power: "W"
   std::string technology;  // area: the process or FPGA family the count belongs to
   std::string source;
-  std::string status;      // "quoted", "derived", "assumed"
+  figure_status status = figure_status::assumed;  // quoted, derived or assumed
   std::string note;
 };
 
@@ -82,7 +82,7 @@ struct derivation_spec {
   double register_overhead = 0;       // t_reg as a fraction of the base period, in (0, 1)
   std::string text;                   // the model and its assumptions, in words
   std::string source;                 // where the model comes from
-  std::string basis_status;           // the worst status among the base's figures ("quoted", "assumed")
+  figure_status basis_status = figure_status::quoted;  // the worst status among the base's figures
   std::string basis_reason;           // why, when the base is assumed
 };
 
@@ -97,9 +97,9 @@ struct custom_entry {
   double clock_mhz = 0;
   std::optional<double> cost_usd;
   std::string source;  // URL / citation
-  std::string status;  // "quoted", "derived" or "assumed": the design's figures as a whole
+  figure_status status = figure_status::assumed;  // quoted, derived or assumed: the design's figures as a whole
   std::string reason;  // why, when assumed
-  std::string clock_status;  // "quoted", "derived" or "assumed" (defaults to status)
+  figure_status clock_status = figure_status::assumed;  // quoted, derived or assumed (defaults to status)
   std::string clock_reason;  // why, when the clock is assumed
   std::string note;
   std::string where;  // "FILE: /entries/N"
@@ -170,7 +170,7 @@ struct row {
   std::optional<sourced_figure> power;
   std::optional<double> gb_per_s_per_watt;
   std::optional<double> independent_gb_per_s;  // pipelined: stages x one chain, for independent messages
-  std::string status;          // the worst of the speed's parts: measured, quoted, derived, assumed
+  figure_status status = figure_status::none;  // the worst of the speed's parts: measured, quoted, derived, assumed
 };
 
 // One end of a hash's Amax range.
@@ -180,7 +180,7 @@ struct range_end {
   double gb_per_s = 0;
   double ns_per_block = 0;
   std::optional<double> amax;
-  std::string status;       // quoted, derived, assumed
+  figure_status status = figure_status::none;  // quoted, derived, assumed
 };
 
 struct hash_table {

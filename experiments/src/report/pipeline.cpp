@@ -15,14 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-source src(const std::string& status, const std::string& detail) { return source{status, detail}; }
-
-source worst(const source& a, const source& b) {
-  auto rank = [](const std::string& s) { return s == "measured" ? 0 : s == "extrapolated" ? 1 : s == "modeled" ? 2 : 3; };
-  source s = rank(a.status) >= rank(b.status) ? a : b;
-  s.detail = a.detail + "; " + b.detail;
-  return s;
-}
+source src(figure_status status, const std::string& detail) { return source{status, detail}; }
 
 // One sector's PC2 on a backend of class `on` (host CPU: all its threads; GPU: the device) from the pc2
 // records of this layer count: at this size (measured; a window's per-node rate is
@@ -52,7 +45,7 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on,
   }
   figure f;
   if (best == nullptr) {
-    f.from = src("none", "no pc2 record on the " + backend_of(on) + " backend with " + std::to_string(row.layers) + " layers");
+    f.from = src(figure_status::none, "no pc2 record on the " + backend_of(on) + " backend with " + std::to_string(row.layers) + " layers");
     return f;
   }
   const json ctx = (*best).value("context", json::object());
@@ -66,8 +59,8 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on,
   const std::string how = format_number(ns, 4) + " ns per node" +
                           (window != 0 ? " on a " + std::to_string(window) + "-node window" : std::string()) +
                           " (record " + best_where + ") x " + std::to_string(row.nodes) + " nodes";
-  f.from = best_size == row.sector_size ? src("measured", how)
-                                        : src("extrapolated", how + ", measured at " + format_size(best_size));
+  f.from = best_size == row.sector_size ? src(figure_status::measured, how)
+                                        : src(figure_status::extrapolated, how + ", measured at " + format_size(best_size));
   return f;
 }
 
@@ -83,13 +76,13 @@ figure pc1_hours(const device_row& d) {
   if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
     return {1.0 / *d.sectors_per_hour.value, d.sectors_per_hour.from};
   // A real size whose bound says no sector fits is not sealed one at a time either.
-  if (d.sectors_per_hour.value && !d.bound.empty()) return {std::nullopt, src("none", "no sector fits: " + d.bound)};
+  if (d.sectors_per_hour.value && !d.bound.empty()) return {std::nullopt, src(figure_status::none, "no sector fits: " + d.bound)};
   if (d.pc1_seconds.value && *d.pc1_seconds.value > 0) {
     source s = d.pc1_seconds.from;
     s.detail += "; one sector at a time (no batch rate at this size)";
     return {*d.pc1_seconds.value / 3600.0, s};
   }
-  return {std::nullopt, src("none", "no PC1 figure")};
+  return {std::nullopt, src(figure_status::none, "no PC1 figure")};
 }
 
 // Phases on one device take turns: a sector costs the sum of their per-sector times at
@@ -104,12 +97,12 @@ pipeline_row combine(std::string mix, const device_row& pc1, const figure& pc2_s
   p.pc2_seconds = pc2_seconds;
   const figure h1 = pc1_hours(pc1);
   if (!h1.value || !pc2_seconds.value || *pc2_seconds.value <= 0) {
-    p.sectors_per_hour.from = src("none", "a phase has no figure");
+    p.sectors_per_hour.from = src(figure_status::none, "a phase has no figure");
     return p;
   }
   const double pc2_hours = *pc2_seconds.value / 3600.0;
   const double per_hour = shared ? 1.0 / (*h1.value + pc2_hours) : 1.0 / std::max(*h1.value, pc2_hours);
-  p.sectors_per_hour = {per_hour, worst(h1.from, pc2_seconds.from)};
+  p.sectors_per_hour = {per_hour, weakest(h1.from, pc2_seconds.from)};
   p.bottleneck = *h1.value >= pc2_hours ? "PC1" : "PC2";
   return p;
 }
@@ -122,12 +115,12 @@ figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string
     const auto& a = gpu_model::arch_of(table, arch);
     const double mults = sdr::pc2_multiplies(row.nodes, row.layers, sdr::tree_shape_for_sector_size(row.sector_size));
     const auto e = gpu_model::best_pc2_model(a, mults);
-    f = {e.sector_seconds, src("modeled", format_number(mults, 4) +
+    f = {e.sector_seconds, src(figure_status::modeled, format_number(mults, 4) +
                                               " Fr multiplies (neptune's optimized Poseidon) at the bound of " +
                                               e.basis)};
     if (device != nullptr) *device = "GPU MODEL: " + a.device;
   } catch (const std::exception& e) {
-    f.from = src("none", std::string("the PC2 model cannot run: ") + e.what());
+    f.from = src(figure_status::none, std::string("the PC2 model cannot run: ") + e.what());
   }
   return f;
 }
@@ -154,7 +147,7 @@ figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std
   if (!arch.empty() && arch == measured_pc2_arch(in)) {
     figure one = pc2_seconds(row, in, device_class::gpu, device);
     if (one.value) {
-      one.from = src("extrapolated", one.from.detail + " (a measured GPU of the same architecture, " + arch + ")");
+      one.from = src(figure_status::extrapolated, one.from.detail + " (a measured GPU of the same architecture, " + arch + ")");
       return one;
     }
   }
@@ -166,11 +159,11 @@ figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint
   const figure here = pc2_seconds(row, in, device_class::host_cpu, nullptr, &measured_threads);
   figure f;
   if (!here.value || measured_threads <= 0 || threads == 0) {
-    f.from = here.value ? src("none", "the cpu pc2 record has no thread count") : here.from;
+    f.from = here.value ? src(figure_status::none, "the cpu pc2 record has no thread count") : here.from;
     return f;
   }
   return {*here.value * measured_threads / threads,
-          src("extrapolated", here.from.detail + " on " + format_number(measured_threads) + " threads, scaled to " +
+          src(figure_status::extrapolated, here.from.detail + " on " + format_number(measured_threads) + " threads, scaled to " +
                                   std::to_string(threads) + "; assumes its threads as fast as this run's")};
 }
 
@@ -192,17 +185,17 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
     p.pc2_device = cpu->part;
     if (here.value && threads > 0) {
       p.pc2_seconds = {*here.value * threads / m.threads,
-                       src("extrapolated", here.from.detail + " on " + format_number(threads) + " threads, scaled to " +
+                       src(figure_status::extrapolated, here.from.detail + " on " + format_number(threads) + " threads, scaled to " +
                                                std::to_string(m.threads) + "; assumes its threads as fast as this run's")};
     } else {
-      p.pc2_seconds.from = here.value ? src("none", "the cpu pc2 record has no thread count") : here.from;
+      p.pc2_seconds.from = here.value ? src(figure_status::none, "the cpu pc2 record has no thread count") : here.from;
     }
     if (pc1_rate.value && p.pc2_seconds.value && *pc1_rate.value > 0) {
       const double h1 = 1.0 / *pc1_rate.value, h2 = *p.pc2_seconds.value / 3600.0;
-      p.sectors_per_hour = {1.0 / (h1 + h2), worst(pc1_rate.from, p.pc2_seconds.from)};
+      p.sectors_per_hour = {1.0 / (h1 + h2), weakest(pc1_rate.from, p.pc2_seconds.from)};
       p.bottleneck = h1 >= h2 ? "PC1" : "PC2";
     } else {
-      p.sectors_per_hour.from = src("none", "a phase has no figure");
+      p.sectors_per_hour.from = src(figure_status::none, "a phase has no figure");
     }
     row.machine_pipeline.push_back(p);
     return;
@@ -210,12 +203,12 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
   // PC2 on its GPUs, overlapping PC1 on its CPU: each GPU kind measured when this run
   // measured its architecture, else modeled.
   double pc2_per_hour = 0;
-  source pc2_from = src("measured", "");
+  source pc2_from = src(figure_status::measured, "");
   std::string parts;
   for (const auto& mg : m.gpus) {
     std::string name;
     figure one = mg.arch == measured_gpu_arch ? pc2_seconds(row, in, device_class::gpu, &name) : figure{};
-    if (one.value) one.from = src("extrapolated", one.from.detail + " (this run's GPU, " + mg.arch + ")");
+    if (one.value) one.from = src(figure_status::extrapolated, one.from.detail + " (this run's GPU, " + mg.arch + ")");
     else one = modeled_gpu_pc2(row, mg.arch, nullptr);
     parts += (parts.empty() ? "" : " + ") + std::to_string(mg.count) + "x " + mg.name;
     if (!one.value || *one.value <= 0) {
@@ -225,15 +218,15 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
     }
     if (!p.pc2_seconds.value) p.pc2_seconds = one;  // one sector on the first kind's GPU
     pc2_per_hour += mg.count * 3600.0 / *one.value;
-    pc2_from = pc2_from.detail.empty() ? one.from : worst(pc2_from, one.from);
+    pc2_from = pc2_from.detail.empty() ? one.from : weakest(pc2_from, one.from);
   }
   p.mix = m.name + ": PC1 on its CPU, PC2 on its " + parts;
   p.pc2_device = parts;
   if (pc1_rate.value && pc2_per_hour > 0) {
-    p.sectors_per_hour = {std::min(*pc1_rate.value, pc2_per_hour), worst(pc1_rate.from, pc2_from)};
+    p.sectors_per_hour = {std::min(*pc1_rate.value, pc2_per_hour), weakest(pc1_rate.from, pc2_from)};
     p.bottleneck = *pc1_rate.value <= pc2_per_hour ? "PC1" : "PC2";
   } else {
-    p.sectors_per_hour.from = src("none", pc2_per_hour > 0 ? "no PC1 rate for its CPU" : "no PC2 figure for its GPUs");
+    p.sectors_per_hour.from = src(figure_status::none, pc2_per_hour > 0 ? "no PC1 rate for its CPU" : "no PC2 figure for its GPUs");
   }
   row.machine_pipeline.push_back(p);
 }
@@ -254,9 +247,9 @@ void fill_pipeline(size_row& row, const amax::inputs& in) {
   const figure core_hours = core != nullptr ? pc1_hours(*core) : figure{};
   if (core_hours.value && gpu_pc2.value) {
     // One core labels 1 / core_hours sectors an hour; the GPU's PC2 takes gpu_pc2 each.
-    row.cores_per_gpu = {*core_hours.value * 3600.0 / *gpu_pc2.value, worst(core_hours.from, gpu_pc2.from)};
+    row.cores_per_gpu = {*core_hours.value * 3600.0 / *gpu_pc2.value, weakest(core_hours.from, gpu_pc2.from)};
   } else {
-    row.cores_per_gpu.from = src("none", "no one-core PC1 rate or no GPU PC2 figure");
+    row.cores_per_gpu.from = src(figure_status::none, "no one-core PC1 rate or no GPU PC2 figure");
   }
 }
 

@@ -25,7 +25,7 @@ std::string gib(double b) { return format_number(b / kGiB, 3) + " GiB"; }
 std::string tib(double b) { return format_number(b / (kGiB * 1024), 3) + " TiB"; }
 std::string hours(double s) { return s < 7200 ? format_number(s / 60, 3) + " min" : format_number(s / 3600, 3) + " h"; }
 
-figure modeled(double v, const std::string& detail) { return {v, {"modeled", detail}}; }
+figure modeled(double v, const std::string& detail) { return {v, {figure_status::modeled, detail}}; }
 
 // The CPU whose records the plan reads: the one with a one-core node window, else any.
 std::string results_cpu(const amax::inputs& in) {
@@ -73,7 +73,7 @@ void cpu_items(machine_plan& mp, const storage_model::cpu_machine& m, const stor
         p.iops_needed);
   add("PC1 labels/s", format_number(p.labels_per_s.value.value_or(0), 3), p.labels_per_s);
   add("PC1 per batch", p.feasible ? hours(*p.batch_seconds.value) : "—",
-      {p.batch_seconds.value, {"modeled", "sectors x labels per sector / PC1 labels/s"}});
+      {p.batch_seconds.value, {figure_status::modeled, "sectors x labels per sector / PC1 labels/s"}});
 }
 
 // PC2 of one batch: on the machine's GPUs (each kind measured by the results where they
@@ -86,12 +86,12 @@ figure pc2_per_batch(const machine& m, const size_row& row, const amax::inputs& 
     return {*one.value * batch, one.from};
   }
   double per_second = 0;
-  provenance from{"measured", ""};
+  provenance from{figure_status::measured, ""};
   for (const auto& g : m.gpus) {
     const figure one = pc2_seconds_on_gpu(row, in, g.arch, nullptr);
     if (!one.value || *one.value <= 0) return one;
     per_second += g.count / *one.value;
-    from = from.detail.empty() ? one.from : provenance{one.from.status == "modeled" ? "modeled" : from.status,
+    from = from.detail.empty() ? one.from : provenance{one.from.status == figure_status::modeled ? figure_status::modeled : from.status,
                                                        from.detail + "; " + one.from.detail};
     where += (where.empty() ? "" : " + ") + std::to_string(g.count) + "x " + g.name;
   }
@@ -142,7 +142,7 @@ void finish(machine_plan& mp, const machine& m) {
     mp.items.push_back({"published PC1 record", format_number(published, 4) + " sectors/hour (" + std::to_string(r.sectors) +
                                                     " sectors in " + hours(r.seconds) + "); PC1 model / record = " +
                                                     format_number(model / published, 3),
-                        {published, {"quoted", r.source}}});
+                        {published, {figure_status::quoted, r.source}}});
   }
 }
 
@@ -216,7 +216,7 @@ std::string plan_markdown(const plan_report& r) {
     o << "\n## " << m.machine << (m.file.empty() ? "" : " (`" + m.file + "`)") << "\n\n| item | value | source |\n|---|---|---|\n";
     for (const auto& it : m.items)
       o << "| " << it.item << " | " << it.text << " | "
-        << (it.value.from.status.empty() ? "—" : status_tag(it.value.from.status) + ": " + it.value.from.detail) << " |\n";
+        << (stated(it.value.from) ? status_tag(it.value.from.status) + ": " + it.value.from.detail : "—") << " |\n";
   }
   return o.str();
 }
@@ -229,7 +229,7 @@ json plan_json(const plan_report& r) {
       items.push_back({{"item", it.item},
                        {"text", it.text},
                        {"value", it.value.value ? json(*it.value.value) : json(nullptr)},
-                       {"source", it.value.from.status},
+                       {"source", stated(it.value.from) ? json(status_name(it.value.from.status)) : json(nullptr)},
                        {"detail", it.value.from.detail}});
     machines.push_back({{"machine", m.machine},
                         {"file", m.file},

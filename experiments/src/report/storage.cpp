@@ -66,7 +66,7 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
                           (r.window > 0 ? "a " + std::to_string(r.window) + "-node window of " : "a whole ") +
                           format_size(r.size) + " sector" + (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
                           " (record " + r.rec->where + ")";
-  return {r.labels, r.sectors, r.hz, {here ? "measured" : "extrapolated", here ? how : how + ", used at " + format_size(size)},
+  return {r.labels, r.sectors, r.hz, {here ? figure_status::measured : figure_status::extrapolated, here ? how : how + ", used at " + format_size(size)},
           0, {}};
 }
 
@@ -83,7 +83,7 @@ std::optional<storage_model::disk_array> disk_of(const amax::inputs& in, const s
     d.capacity_each = ctx.value("free_bytes", 0.0);
     d.model = ctx.value("disk_model", std::string());
     if (d.model.empty()) d.model = ctx.value("disk_device", std::string("unknown disk"));
-    d.from = {"measured", format_number(d.iops_each, 3) + " random 4 KiB reads/s at depth " +
+    d.from = {figure_status::measured, format_number(d.iops_each, 3) + " random 4 KiB reads/s at depth " +
                               std::to_string(ctx.value("queue_depth", 0)) + " (" + ctx.value("engine", std::string()) +
                               ", O_DIRECT) and " + format_size(static_cast<std::uint64_t>(d.capacity_each)) +
                               " free in " + ctx.value("dir", std::string()) + " on " + d.model + " (record " + r.where + ")"};
@@ -117,9 +117,9 @@ cpu_evidence cpu_evidence_of(const amax::inputs& in, const std::string& device, 
   m.cores = static_cast<std::uint32_t>(number_at(env, {"topology", "cores"}));
   if (m.cores == 0) m.cores = m.threads;
   m.clock_hz = best->hz;
-  m.clock_from = {"measured", "the core clock beside record " + best->rec->where};
+  m.clock_from = {figure_status::measured, "the core clock beside record " + best->rec->where};
   m.ram_bytes = number_at(env, {"memory", "total_bytes"});
-  m.ram_from = {"measured", "the RAM of the machine of record " + best->rec->where};
+  m.ram_from = {figure_status::measured, "the RAM of the machine of record " + best->rec->where};
   if (auto d = disk_of(in, device)) m.disks.push_back(*d);
   return e;
 }
@@ -130,12 +130,12 @@ storage_model::cpu_machine model_machine(const machine& m) {
   c.cores = m.cores;
   c.threads = m.threads;
   c.clock_hz = m.all_core_hz;
-  c.clock_from = {"quoted", m.clock_source.empty() ? m.file : m.clock_source};
+  c.clock_from = {figure_status::quoted, m.clock_source.empty() ? m.file : m.clock_source};
   if (m.ccx_cores > 0) c.ccx_cores = m.ccx_cores;
   c.ram_bytes = m.ram_bytes;
-  c.ram_from = {"quoted", m.file};
+  c.ram_from = {figure_status::quoted, m.file};
   for (const auto& d : m.disks)
-    c.disks.push_back({d.count, d.random_read_iops, d.capacity_bytes, d.model, {"quoted", d.source}});
+    c.disks.push_back({d.count, d.random_read_iops, d.capacity_bytes, d.model, {figure_status::quoted, d.source}});
   return c;
 }
 
@@ -144,19 +144,19 @@ std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
   if (m.hashing && m.all_core_hz > 0) {
     const auto& h = *m.hashing;
     storage_model::hash_rate r{h.sectors_per_core * m.all_core_hz / h.cycles_per_node, h.sectors_per_core, m.all_core_hz,
-                               {"quoted", std::to_string(h.sectors_per_core) + " sectors per core in " +
+                               {figure_status::quoted, std::to_string(h.sectors_per_core) + " sectors per core in " +
                                               format_number(h.cycles_per_node, 4) + " cycles per node (" + h.source + ")"},
                                0, {}};
     if (h.one_sector_cycles_per_node > 0) {
       r.single_labels_per_s = m.all_core_hz / h.one_sector_cycles_per_node;
-      r.single_from = {"quoted", "one sector in " + format_number(h.one_sector_cycles_per_node, 4) + " cycles per node (" +
+      r.single_from = {figure_status::quoted, "one sector in " + format_number(h.one_sector_cycles_per_node, 4) + " cycles per node (" +
                                      h.source + ")"};
     }
     return r;
   }
   if (!measured) return std::nullopt;
   storage_model::hash_rate r = *measured;
-  r.from = {"extrapolated", measured->from.text() + "; assumes " + m.name + "'s cores take as many cycles per label" +
+  r.from = {figure_status::extrapolated, measured->from.text() + "; assumes " + m.name + "'s cores take as many cycles per label" +
                                 (m.microarchitecture.empty() ? "" : " (" + m.microarchitecture + ")")};
   return r;
 }

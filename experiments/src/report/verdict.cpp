@@ -292,14 +292,14 @@ std::string size_text(std::uint64_t b) { return format_size(b); }
 figure capacity(const device_group& g, std::uint64_t size) {
   figure f;
   if (g.memory <= 0) {
-    f.from = {"none", "the memory of the machine was not recorded"};
+    f.from = {figure_status::none, "the memory of the machine was not recorded"};
     return f;
   }
   const double nodes = static_cast<double>(size) / 32;
   if (is_cpu(g.kind) || g.kind == device_kind::gpu_emulated) {
     const double n = std::floor((g.memory - nodes * kParentRowBytes) / (2.0 * static_cast<double>(size)));
     f.value = std::max(0.0, n);
-    f.from = {"modeled", std::string(is_one_core(g.kind) ? "RAM shared with the other cores: " : "") +
+    f.from = {figure_status::modeled, std::string(is_one_core(g.kind) ? "RAM shared with the other cores: " : "") +
                              "two layers per sector + one parent table (" + size_text(static_cast<std::uint64_t>(nodes * kParentRowBytes)) +
                              ") in " + format_number(g.memory / double(1ull << 30)) + " GiB (" + g.memory_source + ")"};
     return f;
@@ -311,7 +311,7 @@ figure capacity(const device_group& g, std::uint64_t size) {
   req.free_bytes = static_cast<std::uint64_t>(g.memory);
   const auto plan = cuda::plan_memory(req);
   f.value = plan.max_sectors;
-  f.from = {"modeled", "the GPU memory planner on " + format_number(g.memory / double(1ull << 30)) + " GiB (" +
+  f.from = {figure_status::modeled, "the GPU memory planner on " + format_number(g.memory / double(1ull << 30)) + " GiB (" +
                            g.memory_source + ")" + (plan.max_resident_sectors < plan.max_sectors ? ", parent table streamed" : "")};
   return f;
 }
@@ -327,14 +327,14 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
 rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& cap) {
   rate_figure r;
   if (g.kind == device_kind::gpu_model) {
-    r.ns_per_node = {g.model_node_ns, {"modeled", g.model_detail}};
+    r.ns_per_node = {g.model_node_ns, {figure_status::modeled, g.model_detail}};
     if (cap.value && *cap.value > 0) {
       // The fewest sectors that reach the device's modeled rate, if that many fit.
       r.batch = std::min(*cap.value, std::ceil(g.model_rate * g.model_node_ns / 1e9));
       const double v = std::min(r.batch * 1e9 / g.model_node_ns, g.model_rate);
-      r.labels_per_s = {v, {"modeled", g.model_detail + "; " + format_number(r.batch) + " sectors at once"}};
+      r.labels_per_s = {v, {figure_status::modeled, g.model_detail + "; " + format_number(r.batch) + " sectors at once"}};
     } else {
-      r.labels_per_s.from = {"none", "no sector of this size fits"};
+      r.labels_per_s.from = {figure_status::none, "no sector of this size fits"};
     }
     return r;
   }
@@ -346,11 +346,11 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
       if (x->sector_size == o->sector_size && x->ns_per_node_layer < o->ns_per_node_layer) o = x;
     const bool here = o->sector_size == size;
     r.ns_per_node = {o->ns_per_node_layer,
-                     {here ? "measured" : "extrapolated",
+                     {here ? figure_status::measured : figure_status::extrapolated,
                       format_number(o->ns_per_node_layer) + " ns/node/layer" +
                           (here ? "" : " measured at " + size_text(o->sector_size)) + o->how() + " (record " + o->where + ")"}};
   } else {
-    r.ns_per_node.from = {"none", "no one-sector record"};
+    r.ns_per_node.from = {figure_status::none, "no one-sector record"};
   }
   // Best throughput at this size, and the best of the nearest other measured size limited
   // to the sectors that fit at this size. A batch measured here that is smaller than the
@@ -376,7 +376,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     r.batch = elsewhere.batch;
     return r;
   }
-  r.labels_per_s = {best->labels_per_s, {"measured", here}};
+  r.labels_per_s = {best->labels_per_s, {figure_status::measured, here}};
   r.batch = best->sectors;
   return r;
 }
@@ -396,7 +396,7 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
     if (better) b = x;
   }
   if (b != nullptr) {
-    r.labels_per_s = {b->labels_per_s, {"extrapolated", format_number(b->labels_per_s) + " labels/s measured with " +
+    r.labels_per_s = {b->labels_per_s, {figure_status::extrapolated, format_number(b->labels_per_s) + " labels/s measured with " +
                                                             std::to_string(b->sectors) + " sectors of " +
                                                             size_text(b->sector_size) + b->how() + " (record " + b->where + ")"}};
     r.batch = b->sectors;
@@ -404,11 +404,11 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
   }
   const observation* o = nearest(all, size);
   if (o == nullptr) {
-    r.labels_per_s.from = {"none", "no throughput record"};
+    r.labels_per_s.from = {figure_status::none, "no throughput record"};
     return r;
   }
   if (!cap.value || *cap.value < 1) {
-    r.labels_per_s.from = {"none", "no sector of this size fits"};
+    r.labels_per_s.from = {figure_status::none, "no sector of this size fits"};
     return r;
   }
   b = o;
@@ -416,22 +416,12 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
     if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
   r.batch = *cap.value;
   r.labels_per_s = {b->labels_per_s * *cap.value / b->sectors,
-                    {"extrapolated", format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
+                    {figure_status::extrapolated, format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
                                          " sectors of " + size_text(b->sector_size) + b->how() + " scaled to the " +
                                          format_number(*cap.value) + " that fit (record " + b->where + ")"}};
   return r;
 }
 
-// Combines sources: the weakest status wins (none > modeled > extrapolated > measured).
-source weakest(const source& a, const source& b) {
-  auto rank = [](const std::string& s) { return s == "measured" ? 0 : s == "extrapolated" ? 1 : s == "modeled" ? 2 : 3; };
-  source s = rank(a.status) >= rank(b.status) ? a : b;
-  s.detail = a.detail + "; " + b.detail;
-  return s;
-}
-
-// A source as the tables write it: MODELED stands out.
-std::string tag(const std::string& status) { return status == "modeled" ? "MODELED" : status; }
 
 void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const std::vector<device_group>& groups,
                     const std::vector<figure>& caps) {
@@ -445,7 +435,7 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
     if (is_judged_gpu(k) && gpu < 0) gpu = static_cast<int>(i);
   }
   if (cpu < 0 || gpu < 0) {
-    row.crossover_sectors.from = {"none", cpu < 0 ? "no whole-CPU throughput" : "no GPU measured or modeled"};
+    row.crossover_sectors.from = {figure_status::none, cpu < 0 ? "no whole-CPU throughput" : "no GPU measured or modeled"};
     row.crossover_text = "n/a: " + row.crossover_sectors.from.detail + " (none)";
     return;
   }
@@ -464,7 +454,7 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
     }
     if (const observation* near = nearest(curves.empty() ? all : curves, row.sector_size)) {
       const bool here = near->sector_size == row.sector_size;
-      const std::string status = here ? "measured" : "extrapolated";
+      const figure_status status = here ? figure_status::measured : figure_status::extrapolated;
       const std::string at = here ? "" : " of " + size_text(near->sector_size);
       const observation* pass = nullptr;
       std::uint32_t most = 0;
@@ -480,12 +470,12 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
                                               std::to_string(pass->sectors) + " sectors" + at + " (record " + pass->where +
                                               ") > CPU " + format_number(cpu_rate) + " (" +
                                               rates[cpu].labels_per_s.from.text() + ")"}};
-        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + tag(status) + ")";
+        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + status_tag(status) + ")";
       } else {
         row.crossover_sectors.from = {status, "no GPU point (up to " + std::to_string(most) + " sectors" + at +
                                                   ") passes the CPU's " + format_number(cpu_rate) + " labels/s" +
                                                   (pass != nullptr ? " within the " + format_number(fit) + " that fit" : "")};
-        row.crossover_text = "none up to " + std::to_string(most) + " sectors" + at + " (" + tag(status) + ")";
+        row.crossover_text = "none up to " + std::to_string(most) + " sectors" + at + " (" + status_tag(status) + ")";
       }
       return;
     }
@@ -494,24 +484,24 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
   // or memory caps them.
   const auto& t = rates[gpu].ns_per_node;
   if (!t.value || !caps[gpu].value) {
-    row.crossover_sectors.from = {"none", "no GPU node time or capacity"};
+    row.crossover_sectors.from = {figure_status::none, "no GPU node time or capacity"};
     row.crossover_text = "n/a: no GPU node time or capacity (none)";
     return;
   }
   const double need = std::floor(cpu_rate * *t.value / 1e9) + 1;
   const double cap_rate = rates[gpu].labels_per_s.value.value_or(0);
-  const std::string status = t.from.status == "measured" ? "extrapolated" : t.from.status;
+  const figure_status status = t.from.status == figure_status::measured ? figure_status::extrapolated : t.from.status;
   if (need <= *caps[gpu].value && (cap_rate <= 0 || cap_rate > cpu_rate)) {
     row.crossover_sectors = {need, {status, format_number(need) + " x 1e9 / " + format_number(*t.value) +
                                                 " ns per node > CPU " + format_number(cpu_rate) + " labels/s; GPU node time " +
                                                 t.from.text()}};
-    row.crossover_text = format_number(need) + " sectors (" + tag(status) + ")";
+    row.crossover_text = format_number(need) + " sectors (" + status_tag(status) + ")";
   } else {
     row.crossover_sectors.from = {status, "the GPU would need " + format_number(need) + " sectors at once; " +
                                               format_number(*caps[gpu].value) + " fit, and its rate is at most " +
                                               format_number(cap_rate) + " labels/s vs the CPU's " + format_number(cpu_rate)};
     row.crossover_text = "never: " + format_number(*caps[gpu].value) + " sectors fit, " + format_number(need) + " needed (" +
-                         tag(status) + ")";
+                         status_tag(status) + ")";
   }
 }
 
@@ -534,7 +524,7 @@ void whole_cpu_at_least_one_core(const std::vector<device_group>& groups, std::v
       const double batch = std::max(2.0, rates[j].batch);
       const std::string sectors = cores > 0 ? format_number(batch * cores) : format_number(batch) + " x the cores";
       whole = {std::nullopt,
-               {"none", "not measured: " +
+               {figure_status::none, "not measured: " +
                             (whole.value ? "the best all-thread record (" + format_number(*whole.value) +
                                                " labels/s, " + whole.from.detail + ") is below one core's " +
                                                format_number(core) + " labels/s"
@@ -605,7 +595,7 @@ void apply_plan(const storage_model::plan& p, figure& per_hour, figure& batch, f
   }
   batch = {double(p.batch), per_hour.from};
   pc1_at_rate = {p.batch_seconds.value, per_hour.from};
-  if (!at_once.value || *at_once.value < p.batch) at_once = {double(p.batch), {"modeled", p.design + ": " + p.summary()}};
+  if (!at_once.value || *at_once.value < p.batch) at_once = {double(p.batch), {figure_status::modeled, p.design + ": " + p.summary()}};
 }
 
 // The whole CPU at a real size: the storage model on the machine its records ran on (its
@@ -640,11 +630,11 @@ void model_machine_cpu(machine_row& row, const machine& m, const amax::inputs& i
 // across each GPU's link, at the rate this run measured (or the model gives) for the GPU.
 storage_model::gpu_part gpu_part_of(const machine_gpu& mg, const device_group& g, double node_ns) {
   storage_model::gpu_part part{mg.name, mg.count, mg.memory_bytes, mg.link, node_ns, g.model_rate, {}};
-  part.rate_from = {"modeled", g.model_detail};
+  part.rate_from = {figure_status::modeled, g.model_detail};
   for (const auto& o : g.throughput)
     if (g.kind == device_kind::gpu && o.labels_per_s > part.peak_labels_per_s) {
       part.peak_labels_per_s = o.labels_per_s;
-      part.rate_from = {"extrapolated", format_number(o.labels_per_s) + " labels/s measured with " +
+      part.rate_from = {figure_status::extrapolated, format_number(o.labels_per_s) + " labels/s measured with " +
                                             std::to_string(o.sectors) + " sectors of " + size_text(o.sector_size) +
                                             " (record " + o.where + ")"};
     }
@@ -661,7 +651,7 @@ void model_machine_gpu(machine_row& row, const machine& m, const machine_gpu& mg
   apply_plan(p, row.sectors_per_hour, row.batch_sectors, row.pc1_seconds_at_rate, at_once, row.bound);
   if (!p.feasible) return;
   row.batch_sectors.value = double(p.batch) * mg.count;  // the plan's batch is per GPU
-  row.sectors_at_once = {*row.batch_sectors.value, {"modeled", p.design + ": " + p.summary() + ", x " +
+  row.sectors_at_once = {*row.batch_sectors.value, {figure_status::modeled, p.design + ": " + p.summary() + ", x " +
                                                                     std::to_string(mg.count) + " GPUs"}};
 }
 
@@ -682,13 +672,13 @@ machine_row size_machine_cpu(const machine& m, const device_group& core_group, s
                              "), which a different CPU model is not";
   if (core.ns_per_node.value) {
     row.pc1_seconds = {*core.ns_per_node.value * work * 1e-9,
-                       {"extrapolated", core.ns_per_node.from.detail + assume}};
+                       {figure_status::extrapolated, core.ns_per_node.from.detail + assume}};
   } else {
     row.pc1_seconds.from = core.ns_per_node.from;
   }
   const double cap = row.sectors_at_once.value.value_or(0);
   if (!core.labels_per_s.value || !core.ns_per_node.value || cap < 1) {
-    row.sectors_per_hour.from = cap < 1 ? source{"none", "no sector of this size fits"} : core.labels_per_s.from;
+    row.sectors_per_hour.from = cap < 1 ? source{figure_status::none, "no sector of this size fits"} : core.labels_per_s.from;
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.sectors_per_hour.from;
     return row;
   }
@@ -701,7 +691,7 @@ machine_row size_machine_cpu(const machine& m, const device_group& core_group, s
   const bool use_multi = multi >= single;
   const double rate = use_multi ? multi : single;
   const double batch = use_multi ? lanes : std::min<double>(cap, m.cores);
-  const source from{"extrapolated", format_number(rate) + " labels/s: " + format_number(batch) + " sectors on " +
+  const source from{figure_status::extrapolated, format_number(rate) + " labels/s: " + format_number(batch) + " sectors on " +
                                         std::to_string(m.cores) + " cores at this run's " +
                                         (use_multi ? core.labels_per_s.from.detail + " per core"
                                                    : core.ns_per_node.from.detail + " per sector") + assume};
@@ -725,7 +715,7 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
   std::string why;
   if (!g) g = modeled_gpu(why, mg.arch);
   if (!g) {
-    row.pc1_seconds.from = row.sectors_at_once.from = row.sectors_per_hour.from = {"none", why};
+    row.pc1_seconds.from = row.sectors_at_once.from = row.sectors_per_hour.from = {figure_status::none, why};
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.pc1_seconds.from;
     return row;
   }
@@ -735,7 +725,7 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
   g->memory_source = "memory of each " + mg.name + " (" + m.file + ")";
   const figure cap = capacity(*g, size);
   const rate_figure rf = rates_of(*g, size, cap);
-  const std::string status = measured ? "extrapolated" : "modeled";
+  const figure_status status = measured ? figure_status::extrapolated : figure_status::modeled;
   const std::string each = measured ? " (this run's " + g->label + ", one GPU)" : "";
   if (cap.value) row.sectors_at_once = {*cap.value * mg.count, {cap.from.status, cap.from.detail + ", x " + std::to_string(mg.count)}};
   else row.sectors_at_once.from = cap.from;
@@ -750,7 +740,7 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
     row.batch_sectors = {rf.batch * mg.count, from};
     row.pc1_seconds_at_rate = {rf.batch * work / *rf.labels_per_s.value, from};
   } else {
-    row.sectors_per_hour.from = rf.labels_per_s.value ? source{"none", "no sector of this size fits"} : rf.labels_per_s.from;
+    row.sectors_per_hour.from = rf.labels_per_s.value ? source{figure_status::none, "no sector of this size fits"} : rf.labels_per_s.from;
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.sectors_per_hour.from;
   }
   if (rf.ns_per_node.value && is_real_size(size)) model_machine_gpu(row, m, mg, *g, *rf.ns_per_node.value, size, work);
@@ -906,9 +896,8 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
 namespace {
 
 std::string cell(const figure& f, const std::function<std::string(double)>& fmt) {
-  if (!f.value) return "— (" + f.from.status + ")";
-  const std::string tag = f.from.status == "measured" ? "measured" : f.from.status == "extrapolated" ? "extrapolated" : "MODELED";
-  return fmt(*f.value) + " (" + tag + ")";
+  if (!f.value) return "— (" + status_name(f.from.status) + ")";
+  return fmt(*f.value) + " (" + status_tag(f.from.status) + ")";
 }
 
 }  // namespace
@@ -916,11 +905,11 @@ std::string cell(const figure& f, const std::function<std::string(double)>& fmt)
 namespace {
 
 // "one core of <CPU> (measured)" from a row's name, kind and source.
-std::string who(const std::string& name, device_kind kind, const std::string& status) {
+std::string who(const std::string& name, device_kind kind, figure_status status) {
   const std::string what = kind == device_kind::cpu_core ? "one core of " + name
                            : kind == device_kind::cpu    ? "all cores of " + name
                                                  : name;
-  return what + " (" + tag(status) + ")";
+  return what + " (" + status_tag(status) + ")";
 }
 
 std::string contest_words(const contest& c, bool throughput) {
@@ -930,7 +919,7 @@ std::string contest_words(const contest& c, bool throughput) {
   o << who(c.winner, c.winner_kind, c.winner_source) << (throughput ? " labels " : " takes ") << value(c.winner_value)
     << ", " << who(c.loser, c.loser_kind, c.loser_source) << " " << value(c.loser_value) << ": the "
     << (is_cpu(c.winner_kind) ? "CPU" : "GPU") << " wins by " << format_number(c.factor) << "x. ";
-  const bool modeled = c.winner_source == "modeled" || c.loser_source == "modeled";
+  const bool modeled = c.winner_source == figure_status::modeled || c.loser_source == figure_status::modeled;
   o << "Break-even: the figures would have to be " << format_number(c.factor) << "x off for that to change";
   if (modeled) {
     if (c.factor >= 10) o << ": the verdict survives a 10x error of the GPU model";
@@ -1057,7 +1046,7 @@ std::string to_markdown(const report& r) {
 namespace {
 
 json figure_json(const figure& f) {
-  return {{"value", f.value ? json(*f.value) : json(nullptr)}, {"source", f.from.status}, {"detail", f.from.detail}};
+  return {{"value", f.value ? json(*f.value) : json(nullptr)}, {"source", status_name(f.from.status)}, {"detail", f.from.detail}};
 }
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -1083,8 +1072,8 @@ json machines_json(const std::vector<machine_row>& rows) {
 json contest_json(const contest& c) {
   if (c.why_not) return {{"judged", false}, {"why_not", *c.why_not}};
   return {{"judged", true},          {"winner", c.winner},           {"winner_kind", kDeviceKinds.name(c.winner_kind)},
-          {"winner_source", c.winner_source}, {"winner_value", c.winner_value}, {"loser", c.loser},
-          {"loser_kind", kDeviceKinds.name(c.loser_kind)}, {"loser_source", c.loser_source}, {"loser_value", c.loser_value},
+          {"winner_source", status_name(c.winner_source)}, {"winner_value", c.winner_value}, {"loser", c.loser},
+          {"loser_kind", kDeviceKinds.name(c.loser_kind)}, {"loser_source", status_name(c.loser_source)}, {"loser_value", c.loser_value},
           {"factor", c.factor}};
 }
 

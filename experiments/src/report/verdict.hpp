@@ -85,7 +85,7 @@ struct contest {
   std::optional<std::string> why_not;  // set when a side has no figure
   std::string winner, loser;           // device names (the CPU model, the GPU)
   device_kind winner_kind = device_kind::cpu, loser_kind = device_kind::cpu;
-  std::string winner_source, loser_source;  // measured | extrapolated | modeled
+  figure_status winner_source = figure_status::none, loser_source = figure_status::none;
   double winner_value = 0, loser_value = 0;  // seconds (one sector) or sectors/hour
   // How far ahead the winner is: the loser's figure would have to be this many times better
   // (or the winner's this many times worse) for the winner to change.
