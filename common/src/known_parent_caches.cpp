@@ -1,10 +1,10 @@
 #include "poreplab/graph/known_parent_caches.hpp"
 
+#include "poreplab/byte_units.hpp"
+
 namespace poreplab::graph {
 
 namespace {
-
-constexpr std::uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 
 // rust-fil-proofs' parent-cache manifest (parent_cache.json), sorted by name.
 constexpr known_parent_cache kKnown[] = {

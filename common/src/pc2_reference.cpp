@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "poreplab/byte_units.hpp"
 #include "poreplab/hash/poseidon.hpp"
 #include "poreplab/sdr/pc2.hpp"
 
@@ -11,8 +12,6 @@ namespace {
 
 namespace m = fr::mont;
 using poseidon::elem;
-
-constexpr std::uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 
 bool is_power_of(std::uint64_t x, std::uint32_t arity) {
   if (x == 0) return false;

@@ -2,13 +2,12 @@
 
 #include <stdexcept>
 
+#include "poreplab/byte_units.hpp"
 #include "poreplab/hash/bytes.hpp"
 
 namespace poreplab::sdr {
 
 namespace {
-
-constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
 // filecoin-proofs-api registry.rs (ids, api versions), filecoin-proofs constants.rs (LAYERS).
 constexpr registered_proof kProofs[] = {

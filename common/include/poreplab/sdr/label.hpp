@@ -5,6 +5,7 @@
 // Parent labels are fed to the compression function where they lie; nothing is copied.
 #include <cstdint>
 
+#include "poreplab/graph/graph_params.hpp"
 #include "poreplab/hash/bytes.hpp"
 #include "poreplab/hd.hpp"
 #include "poreplab/sdr/chunk_hash.hpp"
@@ -12,9 +13,9 @@
 
 namespace poreplab::sdr {
 
-inline constexpr std::uint32_t kBaseDegree = 6;
-inline constexpr std::uint32_t kExpDegree = 8;
-inline constexpr std::uint32_t kParents = kBaseDegree + kExpDegree;
+using graph::kBaseDegree;
+using graph::kExpDegree;
+inline constexpr std::uint32_t kParents = graph::kParentsPerNode;
 inline constexpr std::uint32_t kParentBlocks = 37;         // 32-byte parent chunks hashed per node
 inline constexpr std::uint32_t kLabelCompressions = 20;    // header + 18 parent pairs + last
 static_assert(kSdrMessageBytes == 64 + kParentBlocks * 32);
