@@ -22,7 +22,7 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/hash/chain_kernel.hpp"
 #include "poreplab/sdr/label_kernel.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "cuda_support.hpp"
 #include "poreplab/sdr/label_driver.hpp"
 #include "support.hpp"
@@ -42,13 +42,13 @@ namespace {
 constexpr sdr::sector_layout kLayouts[] = {sdr::sector_layout::sector_minor, sdr::sector_layout::sector_major};
 
 struct vector_case {
-  sdr::sdr_vector v;
+  seal::sdr_vector v;
   std::vector<std::uint32_t> parents;
   bytes replica_id;
 };
 
 vector_case load_case(const char* name) {
-  vector_case c{sdr::load_sdr_vector(test::data_dir() / "vectors" / name), {}, {}};
+  vector_case c{seal::load_sdr_vector(test::data_dir() / "vectors" / name), {}, {}};
   for (const auto& node : c.v.json.at("parents_all"))
     for (const auto& p : node) c.parents.push_back(p.get<std::uint32_t>());
   c.replica_id = from_hex(c.v.json.at("replica_id").get<std::string>(), 32);
@@ -57,7 +57,7 @@ vector_case load_case(const char* name) {
 
 // A graph of `nodes` nodes for the 2KiB vector's porep_id, from the portable generator.
 std::vector<std::uint32_t> make_parents(std::uint64_t nodes) {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   const auto g = graph::make_graph_params(v.porep_id.data(), graph::api_version::v1_1_0, nodes);
   std::vector<std::uint32_t> table(nodes * 14);
   for (std::uint64_t i = 0; i < nodes; ++i) graph::node_parents(g, i, table.data() + 14 * i);

@@ -12,7 +12,7 @@
 #include "poreplab/hash/poseidon.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/pc2.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -290,7 +290,7 @@ TEST_CASE("Poseidon optimized form equals the plain form", "[pc2]") {
 }
 
 TEST_CASE("PC2 of the 2KiB vector: comm_c, comm_r_last, comm_r and the tree files", "[pc2]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   REQUIRE(v.layers == 2);
   std::vector<std::vector<std::uint8_t>> layers;
   for (const auto& h : v.json.at("labels_hex")) layers.push_back(hex_bytes(h));
@@ -320,7 +320,7 @@ TEST_CASE("PC2 of the 2KiB vector: comm_c, comm_r_last, comm_r and the tree file
 TEST_CASE("PC2 tree file names and sizes match the vectors' files_after_pc2", "[pc2]") {
   for (const char* name : {"StackedDrg2KiBV1_1-A.json", "StackedDrg8MiBV1_1-A.json", "StackedDrg512MiBV1_1-A.json"}) {
     INFO(name);
-    const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / name);
+    const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / name);
     std::vector<sdr::pc2_file> expected;
     for (const auto& f : v.json.at("files_after_pc2")) {
       const auto n = f.at("name").get<std::string>();
@@ -432,7 +432,7 @@ TEST_CASE("PC2 multi-tree shapes and 11-layer columns against an independent con
   }
 
   // Real 11-layer labels (64 nodes) from the custom vector, over the 2KiB shape.
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "Custom64Nodes11LayersPorep32GiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "Custom64Nodes11LayersPorep32GiBV1_1-A.json");
   REQUIRE(v.layers == 11);
   std::vector<std::vector<std::uint8_t>> layers;
   std::vector<const std::uint8_t*> ptrs;

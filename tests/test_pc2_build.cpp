@@ -13,7 +13,7 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -85,7 +85,7 @@ void check_against_reference(std::span<const std::uint8_t* const> labels, const 
 }  // namespace
 
 TEST_CASE("PC2 built in chunks: the 2KiB vector's commitments on both host hashers", "[pc2]") {
-  const auto v = load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   std::vector<std::vector<std::uint8_t>> layers;
   for (const auto& hex : v.json.at("labels_hex")) layers.push_back(from_hex(hex.get<std::string>(), 64 * 32, "labels"));
   const auto replica = from_hex(v.json.at("replica_hex").get<std::string>(), 64 * 32, "replica");

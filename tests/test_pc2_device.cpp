@@ -21,7 +21,7 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/sdr/pc2_kernel.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 #include "util/field_data.hpp"
 
@@ -91,7 +91,7 @@ void check_against_reference(sdr::pc2_hasher& h, const std::vector<std::uint64_t
 }
 
 void check_2kib_vector(sdr::pc2_hasher& h) {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   std::vector<std::vector<std::uint8_t>> layers;
   for (const auto& hex : v.json.at("labels_hex")) layers.push_back(from_hex(hex.get<std::string>(), 64 * 32, "labels"));
   const auto replica = from_hex(v.json.at("replica_hex").get<std::string>(), 64 * 32, "replica");

@@ -17,7 +17,7 @@
 #include "poreplab/hash/poseidon.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -330,7 +330,7 @@ TEST_CASE("cpu PC2 hasher equals the reference hasher for columns and tree level
 }
 
 TEST_CASE("cpu PC2 hasher builds the 2KiB vector's commitments", "[pc2]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   std::vector<std::vector<std::uint8_t>> layers;
   for (const auto& hex : v.json.at("labels_hex")) layers.push_back(from_hex(hex.get<std::string>(), 64 * 32, "labels"));
   const auto replica = from_hex(v.json.at("replica_hex").get<std::string>(), 64 * 32, "replica");

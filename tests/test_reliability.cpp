@@ -41,8 +41,8 @@
 #include "poreplab/sdr/mmap_layer_store.hpp"
 #include "poreplab/sdr/pc2.hpp"
 #include "poreplab/sdr/porep_id.hpp"
-#include "poreplab/sdr/seal.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/seal.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "poreplab/unavailable.hpp"
 #include "support.hpp"
 
@@ -125,7 +125,7 @@ std::string seal_args(const fs::path& data, const fs::path& out) {
 
 // A sealed 2KiB sector in dir/sealed, its data in dir/data.bin.
 void seal_2kib(const temp_dir& dir) {
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "sealed")));
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -273,7 +273,7 @@ TEST_CASE("parent cache: a production graph's file corrupted together with its s
   CHECK_FALSE(fs::exists(sidecar));
   // And `poreplab seal` with that cache refuses, leaving no output.
   spit(sidecar, to_hex(d, 32) + "  " + file.filename().string() + "\n");
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   const result r = sh(dir, cli(seal_args(dir / "data.bin", dir / "out") + " --parent-cache " + quote(dir / "cache")));
   check_error(r, {file.string(), "published digest"});
   CHECK(names_in(dir / "out").empty());
@@ -289,7 +289,7 @@ TEST_CASE("seal onto a full filesystem: one clear error, no SIGBUS, nothing left
     WARN("cannot mount a tmpfs in a private mount namespace here (needs root and unshare); skipped");
     return;
   }
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   // Inside a private mount namespace: seal onto the 64KiB tmpfs, then list what is left
   // there (the mount goes away with the namespace).
   const std::string inner = mount + " && { " + cli(seal_args(dir / "data.bin", dir / "mnt" / "s")) +
@@ -327,7 +327,7 @@ TEST_CASE("mmap layer store: a layer that cannot be allocated is an error before
 TEST_CASE("seal --out: a non-empty directory is refused, --force replaces only a previous seal's files",
           "[reliability][seal]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   const fs::path out = dir / "out";
   auto seal_layers = [&](int layers, int sector, const std::string& extra) {
     return cli("seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 --api-version 1.1.0"
@@ -633,7 +633,7 @@ TEST_CASE("SIGINT during poreplab seal stops between layers, keeps the finished 
   temp_dir dir;
   // 64 short layers (16 sanitized): the signal comes during one of the first, the seal
   // stops after it.
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 256 << 10));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 256 << 10));
   const std::vector<std::string> args = {
       "seal", "--porep-id", "0500000000000000000000000000000000000000000000000000000000000000", "--api-version",
       "1.1.0", "--layers", test::kSanitized ? "16" : "64", "--backend", "reference", "--prover-id", kProverId, "--sector-id", "7", "--ticket",
@@ -650,9 +650,9 @@ TEST_CASE("SIGINT during poreplab seal stops between layers, keeps the finished 
   CHECK(err.find("poreplab: error: interrupted by SIGINT; the finished files are kept in") != std::string::npos);
   CHECK(err.find("the same command resumes the seal") != std::string::npos);
   // What seal-state.json records is kept, nothing else: no partial layer, no seal.json.
-  const json state = read_json(dir / "out" / sdr::kSealState);
+  const json state = read_json(dir / "out" / seal::kSealState);
   const std::size_t done = state.at("layers").size();
-  std::set<std::string> want = {sdr::kSealState, std::string(sdr::kTreeDFile) + ".tmp"};
+  std::set<std::string> want = {seal::kSealState, std::string(seal::kTreeDFile) + ".tmp"};
   for (std::size_t l = 1; l <= done; ++l) want.insert("sc-02-data-layer-" + std::to_string(l) + ".dat.tmp");
   const auto names = names_in(dir / "out");
   CHECK(std::set<std::string>(names.begin(), names.end()) == want);
@@ -665,13 +665,13 @@ TEST_CASE("SIGINT during poreplab seal stops between layers, keeps the finished 
   REQUIRE((WIFEXITED(st) && WEXITSTATUS(st) == 0));
   if (done > 0) CHECK(resumed.find("resuming after layer " + std::to_string(done)) != std::string::npos);
   CHECK(fs::exists(dir / "out" / "seal.json"));
-  CHECK_FALSE(fs::exists(dir / "out" / sdr::kSealState));
+  CHECK_FALSE(fs::exists(dir / "out" / seal::kSealState));
 }
 
 TEST_CASE("SIGKILL during poreplab seal: the same command resumes and writes an uninterrupted seal's files",
           "[reliability][seal][resume]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 256 << 10));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 256 << 10));
   auto args = [&](const fs::path& out) {
     return std::vector<std::string>{"seal", "--porep-id", "0500000000000000000000000000000000000000000000000000000000000000",
                                     "--api-version", "1.1.0", "--layers", "8", "--backend", "reference",
@@ -681,7 +681,7 @@ TEST_CASE("SIGKILL during poreplab seal: the same command resumes and writes an 
   };
   auto finished_layers = [&] {
     try {
-      return read_json(dir / "out" / sdr::kSealState).at("layers").size();  // replaced by rename: never partial
+      return read_json(dir / "out" / seal::kSealState).at("layers").size();  // replaced by rename: never partial
     } catch (const std::exception&) {
       return std::size_t{0};
     }
@@ -725,7 +725,7 @@ TEST_CASE("SIGKILL during poreplab seal: the same command resumes and writes an 
 
 TEST_CASE("usage errors exit 1 with the flag named, not CLI11's 104", "[reliability][cli]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   const std::string porep = "seal --porep-id 0500000000000000000000000000000000000000000000000000000000000000 "
                             "--api-version 1.1.0 --prover-id " + std::string(kProverId) + " --sector-id 7 --ticket " +
                             kTicket + " --data " + quote(dir / "data.bin") + " --out " + quote(dir / "out");
@@ -836,7 +836,7 @@ TEST_CASE("parent cache: a custom graph's file corrupted with its sidecar fails 
   CHECK(all.out.find(": ok") == std::string::npos);
 
   // seal with that cache: refused before labeling, no output (was: a wrong replica).
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   const result s = sh(dir, cli(custom_seal_args(dir, dir / "out", 2) + " --parent-cache " + quote(dir / "cache")));
   check_error(s, {file.string(), "node 10 slot 6"});
   CHECK(names_in(dir / "out").empty());
@@ -859,7 +859,7 @@ TEST_CASE("parent-cache verify: a production graph's file corrupted with its sid
 TEST_CASE("resumed seal: a kept layer rewritten with its digest is never trusted, the replica is right",
           "[reliability][seal][resume]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   REQUIRE(sh(dir, cli(custom_seal_args(dir, dir / "whole", 4))).status == 0);
   const json manifest = read_json(dir / "whole" / "seal.json");
   // An unfinished seal after layer 2, as an interrupt leaves it (seal-state.json and the
@@ -867,17 +867,17 @@ TEST_CASE("resumed seal: a kept layer rewritten with its digest is never trusted
   const auto forge = [&](const std::string& mac) {
     fs::remove_all(dir / "out");
     fs::create_directories(dir / "out");
-    fs::copy_file(dir / "whole" / sdr::kTreeDFile, dir / "out" / (std::string(sdr::kTreeDFile) + ".tmp"));
+    fs::copy_file(dir / "whole" / seal::kTreeDFile, dir / "out" / (std::string(seal::kTreeDFile) + ".tmp"));
     json state = {{"format", "poreplab-seal-state/1"},
-                  {"tree_d_sha256", manifest.at("files").at(sdr::kTreeDFile).at("sha256")},
+                  {"tree_d_sha256", manifest.at("files").at(seal::kTreeDFile).at("sha256")},
                   {"comm_d", manifest.at("comm_d")},
                   {"layers", json::array()}};
     state["inputs"] = manifest.at("inputs");
     state["inputs"].erase("proof");
     state["inputs"].erase("data_file");
     for (std::uint32_t l = 1; l <= 2; ++l) {
-      const fs::path kept = dir / "out" / (sdr::layer_file_name(l) + ".tmp");
-      fs::copy_file(dir / "whole" / sdr::layer_file_name(l), kept);
+      const fs::path kept = dir / "out" / (seal::layer_file_name(l) + ".tmp");
+      fs::copy_file(dir / "whole" / seal::layer_file_name(l), kept);
       if (l == 2) {
         std::string bytes = slurp(kept);
         bytes[32 * 5 + 3] ^= 1;
@@ -886,7 +886,7 @@ TEST_CASE("resumed seal: a kept layer rewritten with its digest is never trusted
       state["layers"].push_back(sha256_of_file(kept));
     }
     if (!mac.empty()) state["mac"] = mac;
-    spit(dir / "out" / sdr::kSealState, state.dump(2));
+    spit(dir / "out" / seal::kSealState, state.dump(2));
   };
   const auto check_replica = [&](const result& r) {
     INFO(r.err);
@@ -1230,7 +1230,7 @@ void copy_dir(const fs::path& from, const fs::path& to) { fs::copy(from, to, fs:
 TEST_CASE("pc2 and unseal: seal.json vouches for the layers only under its MAC, else they are re-labeled in part",
           "[reliability][seal][pc2]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   REQUIRE(sh(dir, cli_keyed(dir, seal_args(dir / "data.bin", dir / "sealed"))).status == 0);
   REQUIRE(read_json(dir / "sealed" / "seal.json").contains("mac"));
   copy_dir(dir / "sealed", dir / "clean");
@@ -1314,7 +1314,7 @@ std::string records_with(const std::string& samples, const std::string& extra = 
 TEST_CASE("a FIFO where a key, a state file, a cache or records belong is refused at once, never blocks",
           "[reliability][seal]") {
   temp_dir dir;
-  spit(dir / "data.bin", sdr::generate_data("pattern37", 2048));
+  spit(dir / "data.bin", seal::generate_data("pattern37", 2048));
   fs::create_directories(dir / "state");
   REQUIRE(::mkfifo((dir / "state" / "seal-key").c_str(), 0600) == 0);
   // The machine key: the seal goes on without it, and pc2 says why it checks the layers.
@@ -1461,7 +1461,7 @@ TEST_CASE("vector verify: null or absent PC2 fields are not in the vector, for a
   CHECK(null_c.out.find("comm_c: not in the vector (null or absent)") != std::string::npos);
   CHECK(null_c.out.find("comm_r (") != std::string::npos);  // the others still checked
   const result none = verify([](json& v) {
-    for (const char* f : sdr::kPc2Fields) v.erase(f);
+    for (const char* f : seal::kPc2Fields) v.erase(f);
   });
   CHECK(none.status == 0);
   CHECK(none.out.find(" passed, 0 failed, 3 not in the vectors\n") != std::string::npos);

@@ -6,7 +6,7 @@
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/replica_id.hpp"
 #include "poreplab/sdr/tree_d.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -32,7 +32,7 @@ sdr::bytes32 b32(const std::string& hex) {
 TEST_CASE("labels from the vectors' parent lists match every layer", "[sdr]") {
   for (const char* name : {"StackedDrg2KiBV1_1-A.json", "Custom64Nodes11LayersPorep32GiBV1_1-A.json"}) {
     INFO(name);
-    const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / name);
+    const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / name);
     const auto parents = parents_all(v.json);
     REQUIRE(parents.size() == v.nodes * 14);
     const auto id = b32(v.json.at("replica_id").get<std::string>());
@@ -48,8 +48,8 @@ TEST_CASE("labels from the vectors' parent lists match every layer", "[sdr]") {
 }
 
 TEST_CASE("comm_d, tree_d and replica_id of the 2KiB vector", "[sdr]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-  const auto data = sdr::generate_data(v.generator, v.sector_size);
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto data = seal::generate_data(v.generator, v.sector_size);
   std::vector<std::uint8_t> tree(sdr::tree_d_bytes(v.nodes));
   const auto root = sdr::build_tree_d(data.data(), v.nodes, tree.data());
   CHECK(to_hex(root) == v.json.at("comm_d").get<std::string>());

@@ -11,9 +11,9 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 #include "poreplab/sdr/tree_d.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -32,17 +32,17 @@ std::vector<std::uint8_t> read(const fs::path& p) {
 
 std::string sha(const std::vector<std::uint8_t>& d) { return sha256_hex(d.data(), d.size()); }
 
-sdr::seal_inputs inputs_of(const sdr::sdr_vector& v) { return sdr::seal_inputs_of(v); }
+seal::seal_inputs inputs_of(const seal::sdr_vector& v) { return seal::seal_inputs_of(v); }
 
 }  // namespace
 
 TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers the data", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   test::temp_dir tmp("seal");
-  const auto data = sdr::generate_data(v.generator, v.sector_size);
+  const auto data = seal::generate_data(v.generator, v.sector_size);
   write(tmp.path / "staged", data);
   auto be = sdr::make_reference_backend();
-  const auto r = sdr::seal(inputs_of(v), tmp.path / "staged", tmp.path / "out", *be, tmp.path / "cache");
+  const auto r = seal::seal(inputs_of(v), tmp.path / "staged", tmp.path / "out", *be, tmp.path / "cache");
   CHECK(to_hex(r.comm_d) == v.json.at("comm_d").get<std::string>());
   CHECK(to_hex(r.replica_id) == v.json.at("replica_id").get<std::string>());
   for (const auto& f : v.json.at("files_after_pc1")) {
@@ -52,9 +52,9 @@ TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers
     CHECK(fs::file_size(tmp.path / "out" / name) == f.at("bytes").get<std::uint64_t>());
   }
   for (std::uint32_t l = 1; l <= v.layers; ++l)
-    CHECK(sha(read(tmp.path / "out" / sdr::layer_file_name(l))) ==
+    CHECK(sha(read(tmp.path / "out" / seal::layer_file_name(l))) ==
           v.json.at("labels").at(l - 1).at("sha256").get<std::string>());
-  CHECK(sha(read(tmp.path / "out" / sdr::kReplicaFile)) == v.json.at("replica").at("sha256").get<std::string>());
+  CHECK(sha(read(tmp.path / "out" / seal::kReplicaFile)) == v.json.at("replica").at("sha256").get<std::string>());
   // The parent cache file has rust-fil-proofs' name and content.
   const auto cache_name = v.json.at("parents").at("parent_cache_file_written_by_pc1").get<std::string>();
   REQUIRE(fs::exists(tmp.path / "cache" / cache_name));
@@ -63,59 +63,59 @@ TEST_CASE("seal writes rust-fil-proofs' PC1 files byte for byte, unseal recovers
 
   for (bool recompute : {false, true}) {
     const auto out = tmp.path / (recompute ? "unsealed-recomputed" : "unsealed");
-    const auto u = sdr::unseal(tmp.path / "out", out, *be, recompute, tmp.path / "cache");
+    const auto u = seal::unseal(tmp.path / "out", out, *be, recompute, tmp.path / "cache");
     CHECK(u.recomputed == recompute);
     CHECK(read(out) == data);
   }
 }
 
 TEST_CASE("unseal detects a corrupt replica and writes nothing", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   test::temp_dir tmp("seal");
-  write(tmp.path / "staged", sdr::generate_data(v.generator, v.sector_size));
+  write(tmp.path / "staged", seal::generate_data(v.generator, v.sector_size));
   auto be = sdr::make_reference_backend();
-  sdr::seal(inputs_of(v), tmp.path / "staged", tmp.path / "out", *be);
-  auto replica = read(tmp.path / "out" / sdr::kReplicaFile);
+  seal::seal(inputs_of(v), tmp.path / "staged", tmp.path / "out", *be);
+  auto replica = read(tmp.path / "out" / seal::kReplicaFile);
   replica[100] ^= 1;
-  write(tmp.path / "out" / sdr::kReplicaFile, replica);
+  write(tmp.path / "out" / seal::kReplicaFile, replica);
   // seal.json's digest of the replica names the damaged file first.
-  CHECK_THROWS_WITH(sdr::unseal(tmp.path / "out", tmp.path / "data", *be, false),
+  CHECK_THROWS_WITH(seal::unseal(tmp.path / "out", tmp.path / "data", *be, false),
                     Catch::Contains("replica.dat: SHA-256") && Catch::Contains("/files/replica.dat/sha256"));
   CHECK_FALSE(fs::exists(tmp.path / "data"));
   CHECK_FALSE(fs::exists(tmp.path / "data.tmp"));
   // Without recorded digests, comm_d still catches it.
-  auto manifest = nlohmann::json::parse(test::read_text(tmp.path / "out" / sdr::kSealManifest));
+  auto manifest = nlohmann::json::parse(test::read_text(tmp.path / "out" / seal::kSealManifest));
   manifest.erase("files");
-  test::write_text(tmp.path / "out" / sdr::kSealManifest, manifest.dump(2));
-  CHECK_THROWS_WITH(sdr::unseal(tmp.path / "out", tmp.path / "data", *be, false),
+  test::write_text(tmp.path / "out" / seal::kSealManifest, manifest.dump(2));
+  CHECK_THROWS_WITH(seal::unseal(tmp.path / "out", tmp.path / "data", *be, false),
                     Catch::Contains("does not match comm_d"));
   CHECK_FALSE(fs::exists(tmp.path / "data"));
   CHECK_FALSE(fs::exists(tmp.path / "data.tmp"));
 }
 
 TEST_CASE("seal rejects bad data and leaves nothing behind", "[seal]") {
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   test::temp_dir tmp("seal");
   auto be = sdr::make_reference_backend();
   auto in = inputs_of(v);
   SECTION("a node that is not a field element") {
-    auto data = sdr::generate_data("pattern37", 2048);
+    auto data = seal::generate_data("pattern37", 2048);
     for (int i = 0; i < 32; ++i) data[32 * 5 + i] = 0xff;
     write(tmp.path / "staged", data);
-    CHECK_THROWS_WITH(sdr::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("node 5"));
+    CHECK_THROWS_WITH(seal::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("node 5"));
   }
   SECTION("a size that is not a power-of-two node count") {
     write(tmp.path / "staged", std::vector<std::uint8_t>(3 * 32, 0));
-    CHECK_THROWS_WITH(sdr::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("not nodes * 32"));
+    CHECK_THROWS_WITH(seal::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("not nodes * 32"));
   }
   SECTION("a size other than the proof's") {
     write(tmp.path / "staged", std::vector<std::uint8_t>(4096, 0));
     in.expected_sector_size = 2048;
     in.proof_name = "StackedDrg2KiBV1_1";
-    CHECK_THROWS_WITH(sdr::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("2048"));
+    CHECK_THROWS_WITH(seal::seal(in, tmp.path / "staged", tmp.path / "out", *be), Catch::Contains("2048"));
   }
   SECTION("a missing data file") {
-    CHECK_THROWS_WITH(sdr::seal(in, tmp.path / "nope", tmp.path / "out", *be), Catch::Contains("nope"));
+    CHECK_THROWS_WITH(seal::seal(in, tmp.path / "nope", tmp.path / "out", *be), Catch::Contains("nope"));
   }
   if (fs::exists(tmp.path / "out"))
     for (const auto& e : fs::directory_iterator(tmp.path / "out")) FAIL("left behind: " << e.path());
@@ -131,12 +131,12 @@ TEST_CASE("vector verify passes every public vector except the slow one", "[sdr]
     if (e.path().extension() != ".json" || e.path().filename().string().find("512MiB") != std::string::npos)
       continue;
     INFO(e.path().filename());
-    const auto v = sdr::load_sdr_vector(e.path());
+    const auto v = seal::load_sdr_vector(e.path());
     if (test::kSanitized && v.nodes > 64) continue;
     sdr::backend* be = v.sector_size <= 2048 ? ref.get() : cpu.get();
     INFO(be->name());
     std::size_t checks = 0;
-    const bool ok = sdr::verify_vector(v, *be, [&](const sdr::check_result& r) {
+    const bool ok = seal::verify_vector(v, *be, [&](const seal::check_result& r) {
       ++checks;
       INFO(r.name << ": " << r.detail);
       CHECK(r.ok);
@@ -148,8 +148,8 @@ TEST_CASE("vector verify passes every public vector except the slow one", "[sdr]
 
 TEST_CASE("vector verify of the 512MiB vector", "[sdr][vectors][slow]") {
   auto be = make_backend("cpu");
-  const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg512MiBV1_1-A.json");
-  CHECK(sdr::verify_vector(v, *be, [](const sdr::check_result& r) {
+  const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg512MiBV1_1-A.json");
+  CHECK(seal::verify_vector(v, *be, [](const seal::check_result& r) {
     INFO(r.name << ": " << r.detail);
     CHECK(r.ok);
   }));
@@ -163,20 +163,20 @@ TEST_CASE("malformed vector files are clear errors", "[sdr][vectors]") {
     return tmp.path / "v.json";
   };
   const std::string text = good.dump();
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(text.substr(0, text.size() / 2))), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(write_json(text.substr(0, text.size() / 2))), Catch::Contains("not valid JSON"));
   auto bad = good;
   bad["format"] = "something/2";
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(bad.dump())), Catch::Contains("unknown format"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(write_json(bad.dump())), Catch::Contains("unknown format"));
   bad = good;
   bad["data"]["generator"] = "random";
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(bad.dump())), Catch::Contains("unknown generator"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(write_json(bad.dump())), Catch::Contains("unknown generator"));
   bad = good;
   bad.erase("porep_id");
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(bad.dump())), Catch::Contains("porep_id: missing"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(write_json(bad.dump())), Catch::Contains("porep_id: missing"));
   bad = good;
   bad["nodes"] = 65;
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(write_json(bad.dump())), Catch::Contains("nodes"));
-  CHECK_THROWS_WITH(sdr::load_sdr_vector(tmp.path / "absent.json"), Catch::Contains("cannot open"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(write_json(bad.dump())), Catch::Contains("nodes"));
+  CHECK_THROWS_WITH(seal::load_sdr_vector(tmp.path / "absent.json"), Catch::Contains("cannot open"));
 }
 
 // ---- bounded memory and resume ----
@@ -192,8 +192,8 @@ std::map<std::string, std::vector<std::uint8_t>> files_of(const fs::path& dir) {
 
 // A custom graph of 8192 nodes (256 KiB), 3 layers: large enough for chunks of a few
 // nodes to cut every stream many times, small enough to seal in well under a second.
-sdr::seal_inputs custom_inputs() {
-  sdr::seal_inputs in;
+seal::seal_inputs custom_inputs() {
+  seal::seal_inputs in;
   in.porep_id[0] = 5;
   in.api = graph::api_version::v1_1_0;
   in.layers = 3;
@@ -229,14 +229,14 @@ class hooked_backend final : public sdr::backend {
 
 // What a seal killed after `layers` finished layers leaves: the directory copied at that
 // moment (its state file and .tmp files), in `to`.
-void killed_after(std::uint32_t layers, const sdr::seal_inputs& in, const fs::path& data, const fs::path& cache,
+void killed_after(std::uint32_t layers, const seal::seal_inputs& in, const fs::path& data, const fs::path& cache,
                   const fs::path& to, const test::temp_dir& tmp) {
   auto ref = sdr::make_reference_backend();
   const fs::path work = tmp.path / "killed-work";
   hooked_backend be(*ref, [&](std::uint32_t l) {
     if (l == layers) fs::copy(work, to, fs::copy_options::recursive);
   });
-  sdr::seal(in, data, work, be, cache);
+  seal::seal(in, data, work, be, cache);
   fs::remove_all(work);
 }
 
@@ -246,41 +246,41 @@ TEST_CASE("bounded seal writes the in-memory seal's files byte for byte", "[seal
   test::temp_dir tmp("seal");
   auto be = sdr::make_reference_backend();
   SECTION("the 2KiB vector, rust-fil-proofs' digests") {
-    const auto v = sdr::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
-    write(tmp.path / "staged", sdr::generate_data(v.generator, v.sector_size));
-    sdr::seal(inputs_of(v), tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
+    const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+    write(tmp.path / "staged", seal::generate_data(v.generator, v.sector_size));
+    seal::seal(inputs_of(v), tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
     for (std::uint64_t limit : {std::uint64_t{1}, std::uint64_t{3072}}) {  // previous layer mapped, then resident
       INFO("memory limit " << limit);
-      sdr::seal_options opt;
+      seal::seal_options opt;
       opt.memory_limit = limit;
       opt.chunk_bytes = 256;  // 8 nodes
       const fs::path out = tmp.path / ("bounded" + std::to_string(limit));
-      const auto r = sdr::seal(inputs_of(v), tmp.path / "staged", out, *be, tmp.path / "cache", opt);
-      CHECK(r.mode == sdr::seal_mode::bounded);
+      const auto r = seal::seal(inputs_of(v), tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+      CHECK(r.mode == seal::seal_mode::bounded);
       CHECK(r.resident_previous == (limit == 3072));
       CHECK(files_of(out) == files_of(tmp.path / "mem"));
-      CHECK(sha(read(out / sdr::kReplicaFile)) == v.json.at("replica").at("sha256").get<std::string>());
-      CHECK(sdr::unseal(out, tmp.path / ("back" + std::to_string(limit)), *be, false).comm_d == r.comm_d);
-      CHECK(read(tmp.path / ("back" + std::to_string(limit))) == sdr::generate_data(v.generator, v.sector_size));
+      CHECK(sha(read(out / seal::kReplicaFile)) == v.json.at("replica").at("sha256").get<std::string>());
+      CHECK(seal::unseal(out, tmp.path / ("back" + std::to_string(limit)), *be, false).comm_d == r.comm_d);
+      CHECK(read(tmp.path / ("back" + std::to_string(limit))) == seal::generate_data(v.generator, v.sector_size));
     }
   }
   SECTION("a custom 256KiB graph, chunks of 32 nodes") {
-    write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+    write(tmp.path / "staged", seal::generate_data("pattern37", 256 << 10));
     const auto in = custom_inputs();
-    const auto r0 = sdr::seal(in, tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
-    CHECK(r0.mode == sdr::seal_mode::in_memory);
-    sdr::seal_options opt;
+    const auto r0 = seal::seal(in, tmp.path / "staged", tmp.path / "mem", *be, tmp.path / "cache");
+    CHECK(r0.mode == seal::seal_mode::in_memory);
+    seal::seal_options opt;
     opt.memory_limit = 1;
     opt.chunk_bytes = 1024;  // 32 nodes
-    const auto r = sdr::seal(in, tmp.path / "staged", tmp.path / "bounded", *be, tmp.path / "cache", opt);
-    CHECK(r.mode == sdr::seal_mode::bounded);
+    const auto r = seal::seal(in, tmp.path / "staged", tmp.path / "bounded", *be, tmp.path / "cache", opt);
+    CHECK(r.mode == seal::seal_mode::bounded);
     CHECK(r.comm_d == r0.comm_d);
     CHECK(files_of(tmp.path / "bounded") == files_of(tmp.path / "mem"));
   }
 }
 
 TEST_CASE("streamed tree_d equals build_tree_d for every chunk size", "[seal][bounded]") {
-  const auto data = sdr::generate_data("pattern37", 64 * 32);
+  const auto data = seal::generate_data("pattern37", 64 * 32);
   std::vector<std::uint8_t> want(sdr::tree_d_bytes(64));
   const auto root = sdr::build_tree_d(data.data(), 64, want.data());
   for (std::uint64_t chunk : {1, 2, 8, 64, 128}) {
@@ -299,21 +299,21 @@ TEST_CASE("streamed tree_d equals build_tree_d for every chunk size", "[seal][bo
 
 TEST_CASE("seal resumes an interrupted seal and gives the same files", "[seal][resume]") {
   test::temp_dir tmp("seal");
-  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  write(tmp.path / "staged", seal::generate_data("pattern37", 256 << 10));
   const auto in = custom_inputs();
   auto be = sdr::make_reference_backend();
-  sdr::seal(in, tmp.path / "staged", tmp.path / "whole", *be, tmp.path / "cache");
+  seal::seal(in, tmp.path / "staged", tmp.path / "whole", *be, tmp.path / "cache");
   const auto whole = files_of(tmp.path / "whole");
   const fs::path out = tmp.path / "out";
   killed_after(2, in, tmp.path / "staged", tmp.path / "cache", out, tmp);
-  REQUIRE(fs::exists(out / sdr::kSealState));
-  REQUIRE_FALSE(fs::exists(out / sdr::kSealManifest));
-  sdr::seal_options opt;
+  REQUIRE(fs::exists(out / seal::kSealState));
+  REQUIRE_FALSE(fs::exists(out / seal::kSealManifest));
+  seal::seal_options opt;
   std::ostringstream progress;
   opt.progress = &progress;
 
   SECTION("after two good layers: labeling goes on at layer 3") {
-    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    const auto r = seal::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
     CHECK(r.tree_d_reused);
     CHECK(r.layers_reused == 2);
     CHECK(progress.str().find("resuming after layer 2") != std::string::npos);
@@ -321,30 +321,30 @@ TEST_CASE("seal resumes an interrupted seal and gives the same files", "[seal][r
   SECTION("bounded mode resumes an in-memory seal's files") {
     opt.memory_limit = 1;
     opt.chunk_bytes = 1024;
-    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
-    CHECK(r.mode == sdr::seal_mode::bounded);
+    const auto r = seal::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    CHECK(r.mode == seal::seal_mode::bounded);
     CHECK(r.layers_reused == 2);
   }
   SECTION("a truncated layer 2 is not trusted: labeling again from layer 2") {
-    fs::resize_file(out / (sdr::layer_file_name(2) + ".tmp"), 1000);
-    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    fs::resize_file(out / (seal::layer_file_name(2) + ".tmp"), 1000);
+    const auto r = seal::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
     CHECK(r.layers_reused == 1);
     CHECK(progress.str().find("layer 2's file does not match") != std::string::npos);
   }
   SECTION("a damaged layer 1 (one bit, same size) is not trusted: every layer again") {
-    const fs::path l1 = out / (sdr::layer_file_name(1) + ".tmp");
+    const fs::path l1 = out / (seal::layer_file_name(1) + ".tmp");
     auto bytes = read(l1);
     bytes[4000] ^= 0x01;
     write(l1, bytes);
-    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    const auto r = seal::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
     CHECK(r.layers_reused == 0);
   }
   SECTION("a damaged tree_d: built again, and no layer is trusted") {
-    const fs::path t = out / (std::string(sdr::kTreeDFile) + ".tmp");
+    const fs::path t = out / (std::string(seal::kTreeDFile) + ".tmp");
     auto bytes = read(t);
     bytes.back() ^= 0x01;
     write(t, bytes);
-    const auto r = sdr::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
+    const auto r = seal::seal(in, tmp.path / "staged", out, *be, tmp.path / "cache", opt);
     CHECK_FALSE(r.tree_d_reused);
     CHECK(r.layers_reused == 0);
   }
@@ -353,15 +353,15 @@ TEST_CASE("seal resumes an interrupted seal and gives the same files", "[seal][r
 
 TEST_CASE("seal refuses to resume another seal's state, and hostile state files", "[seal][resume][reliability]") {
   test::temp_dir tmp("seal");
-  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  write(tmp.path / "staged", seal::generate_data("pattern37", 256 << 10));
   const auto in = custom_inputs();
   auto be = sdr::make_reference_backend();
   const fs::path out = tmp.path / "out";
   killed_after(1, in, tmp.path / "staged", tmp.path / "cache", out, tmp);
   const auto partial = files_of(out);
-  auto state = test::load_json(out / sdr::kSealState);
-  auto seal_again = [&](const sdr::seal_inputs& i, sdr::existing_output e = sdr::existing_output::refuse) {
-    return sdr::seal(i, tmp.path / "staged", out, *be, tmp.path / "cache", e);
+  auto state = test::load_json(out / seal::kSealState);
+  auto seal_again = [&](const seal::seal_inputs& i, seal::existing_output e = seal::existing_output::refuse) {
+    return seal::seal(i, tmp.path / "staged", out, *be, tmp.path / "cache", e);
   };
   SECTION("other inputs") {
     auto other = in;
@@ -370,9 +370,9 @@ TEST_CASE("seal refuses to resume another seal's state, and hostile state files"
                                              Catch::Contains("sector_id 7 there, 8 now") && Catch::Contains("--force"));
     CHECK(files_of(out) == partial);
     // --force discards it.
-    CHECK(seal_again(other, sdr::existing_output::replace).layers_reused == 0);
-    CHECK(fs::exists(out / sdr::kSealManifest));
-    CHECK_FALSE(fs::exists(out / sdr::kSealState));
+    CHECK(seal_again(other, seal::existing_output::replace).layers_reused == 0);
+    CHECK(fs::exists(out / seal::kSealManifest));
+    CHECK_FALSE(fs::exists(out / seal::kSealState));
   }
   SECTION("other data") {
     auto data = read(tmp.path / "staged");
@@ -381,7 +381,7 @@ TEST_CASE("seal refuses to resume another seal's state, and hostile state files"
     CHECK_THROWS_WITH(seal_again(in), Catch::Contains("data_sha256"));
   }
   SECTION("hostile state files: one error naming the file and the field") {
-    const std::string file = (out / sdr::kSealState).string();
+    const std::string file = (out / seal::kSealState).string();
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"{\"format\": ", "malformed"},
         {"[]", "/format"},
@@ -395,41 +395,41 @@ TEST_CASE("seal refuses to resume another seal's state, and hostile state files"
     };
     for (const auto& [text, what] : cases) {
       INFO(text);
-      std::ofstream(out / sdr::kSealState) << text;
+      std::ofstream(out / seal::kSealState) << text;
       CHECK_THROWS_WITH(seal_again(in), Catch::Contains(file) && Catch::Contains(what));
     }
     auto bad = state;
     bad["layers"] = nlohmann::json::array({"zz", "00"});
-    std::ofstream(out / sdr::kSealState) << bad.dump();
+    std::ofstream(out / seal::kSealState) << bad.dump();
     CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/layers/0") && Catch::Contains("hex"));
     bad = state;
     bad["layers"] = std::vector<std::string>(65, std::string(64, 'a'));
-    std::ofstream(out / sdr::kSealState) << bad.dump();
+    std::ofstream(out / seal::kSealState) << bad.dump();
     CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/layers") && Catch::Contains("more than the 3"));
     bad = state;
     bad["comm_d"] = 7;
-    std::ofstream(out / sdr::kSealState) << bad.dump();
+    std::ofstream(out / seal::kSealState) << bad.dump();
     CHECK_THROWS_WITH(seal_again(in), Catch::Contains("/comm_d"));
     // Nothing was touched; --force starts afresh.
-    CHECK(seal_again(in, sdr::existing_output::replace).layers_reused == 0);
+    CHECK(seal_again(in, seal::existing_output::replace).layers_reused == 0);
   }
   SECTION("a complete seal is not resumed over") {
     seal_again(in);
-    std::ofstream(out / sdr::kSealState) << state.dump();
+    std::ofstream(out / seal::kSealState) << state.dump();
     CHECK_THROWS_WITH(seal_again(in), Catch::Contains("not empty") && Catch::Contains("--force"));
   }
 }
 
 TEST_CASE("seal reports progress: mode, layers, rate and ETA", "[seal][bounded]") {
   test::temp_dir tmp("seal");
-  write(tmp.path / "staged", sdr::generate_data("pattern37", 256 << 10));
+  write(tmp.path / "staged", seal::generate_data("pattern37", 256 << 10));
   auto be = sdr::make_reference_backend();
   std::ostringstream progress;
-  sdr::seal_options opt;
+  seal::seal_options opt;
   opt.memory_limit = 1;
   opt.chunk_bytes = 4096;
   opt.progress = &progress;
-  sdr::seal(custom_inputs(), tmp.path / "staged", tmp.path / "out", *be, tmp.path / "cache", opt);
+  seal::seal(custom_inputs(), tmp.path / "staged", tmp.path / "out", *be, tmp.path / "cache", opt);
   const std::string p = progress.str();
   INFO(p);
   CHECK(p.find("seal: bounded memory") != std::string::npos);

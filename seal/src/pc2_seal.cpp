@@ -1,5 +1,5 @@
 // PC2 of a sealed directory: the tree files and seal.json's /pc2.
-#include "poreplab/sdr/pc2_seal.hpp"
+#include "poreplab/seal/pc2_seal.hpp"
 
 #include <fcntl.h>
 
@@ -16,7 +16,9 @@
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
+
+using namespace sdr;  // the pipeline is written in the graph and kernels' vocabulary
 
 namespace fs = std::filesystem;
 
@@ -232,4 +234,4 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   return res;
 }
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

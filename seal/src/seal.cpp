@@ -1,4 +1,4 @@
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,7 +31,9 @@
 #include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/tree_d.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
+
+using namespace sdr;  // the pipeline is written in the graph and kernels' vocabulary
 
 namespace fs = std::filesystem;
 
@@ -1174,4 +1176,4 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   return res;
 }
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

@@ -1,4 +1,4 @@
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,7 +11,9 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/hex.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
+
+using namespace sdr;  // the pipeline is written in the graph and kernels' vocabulary
 
 namespace {
 
@@ -228,4 +230,4 @@ seal_inputs seal_inputs_of(const sdr_vector& v) {
   return in;
 }
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

@@ -11,9 +11,11 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/unavailable.hpp"
 #include "poreplab/sdr/tree_d.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
+
+using namespace sdr;  // the pipeline is written in the graph and kernels' vocabulary
 
 namespace {
 
@@ -211,4 +213,4 @@ bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(co
   return c.ok();
 }
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

@@ -1,4 +1,4 @@
-// libFuzzer target: the seal.json reader unseal and pc2 use (common/src/seal.cpp). Anything
+// libFuzzer target: the seal.json reader unseal and pc2 use (seal/src/seal.cpp). Anything
 // but std::runtime_error escaping is a bug; a manifest that parses must be within bounds and
 // consistent: its sector size nodes * 32, its replica id the one its inputs give, a digest
 // for every layer when it records files, a MAC of 64 hex digits when it has one.
@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "poreplab/hex.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto m = poreplab::sdr::parse_seal_manifest(text, "seal.json");
+    const auto m = poreplab::seal::parse_seal_manifest(text, "seal.json");
     if (m.layers < 1 || m.layers > poreplab::sdr::kMaxLayers || m.nodes < 2 || (m.nodes & (m.nodes - 1)) != 0 ||
         m.sector_bytes / 32 != m.nodes || m.document["inputs"]["sector_size"] != m.sector_bytes)
       std::abort();

@@ -1,4 +1,4 @@
-// libFuzzer target: the seal-state.json reader a resumed seal uses (common/src/seal.cpp).
+// libFuzzer target: the seal-state.json reader a resumed seal uses (seal/src/seal.cpp).
 // Anything but std::runtime_error escaping is a bug; a state that parses must be within
 // bounds: at most the seal's layers, every digest 64 lowercase hex digits.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
 namespace {
 
@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr std::uint32_t kLayers = 11;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto st = poreplab::sdr::parse_seal_state(text, "seal-state.json", kLayers);
+    const auto st = poreplab::seal::parse_seal_state(text, "seal-state.json", kLayers);
     if (st.layers.size() > kLayers || !st.identity.is_object() || !is_digest(st.tree_d_sha256)) std::abort();
     for (const auto& d : st.layers)
       if (!is_digest(d)) std::abort();

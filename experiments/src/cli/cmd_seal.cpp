@@ -8,9 +8,9 @@
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/name_table.hpp"
-#include "poreplab/sdr/pc2_seal.hpp"
+#include "poreplab/seal/pc2_seal.hpp"
 #include "poreplab/sdr/porep_id.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::cli {
@@ -64,11 +64,11 @@ void check_progress_interval(double s) {
 // PC2 of a sealed directory on `be`, and its commitments on stdout.
 void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progress_interval) {
   auto h = be.make_pc2_hasher();
-  sdr::pc2_seal_options opt;
-  opt.existing = force ? sdr::existing_output::replace : sdr::existing_output::refuse;
+  seal::pc2_seal_options opt;
+  opt.existing = force ? seal::existing_output::replace : seal::existing_output::refuse;
   opt.progress_interval_s = progress_interval;
   if (progress_interval > 0) opt.progress = &std::cerr;
-  const auto r = sdr::pc2_sealed(dir, *h, be.name(), opt);
+  const auto r = seal::pc2_sealed(dir, *h, be.name(), opt);
   std::cout << "comm_c      " << to_hex(r.trees.comm_c) << "\ncomm_r_last " << to_hex(r.trees.comm_r_last)
             << "\ncomm_r      " << to_hex(r.trees.comm_r) << "\npc2 of " << dir << " in " << r.seconds << " s ("
             << h->name() << ")"
@@ -81,8 +81,8 @@ void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progre
 }
 
 // The proof's parameters and the sector's identity from the flags.
-sdr::seal_inputs seal_inputs_of(const seal_options& so) {
-  sdr::seal_inputs in;
+seal::seal_inputs seal_inputs_of(const seal_options& so) {
+  seal::seal_inputs in;
   if (!so.proof.empty()) {
     const auto& p = sdr::find_registered_proof(so.proof);
     if (!so.api_version.empty() || so.layers != 0)
@@ -110,9 +110,9 @@ sdr::seal_inputs seal_inputs_of(const seal_options& so) {
 }
 
 void run_seal(const seal_options& so, sdr::backend& be) {
-  const sdr::seal_inputs in = seal_inputs_of(so);
-  sdr::seal_options opt;
-  opt.existing = so.force ? sdr::existing_output::replace : sdr::existing_output::refuse;
+  const seal::seal_inputs in = seal_inputs_of(so);
+  seal::seal_options opt;
+  opt.existing = so.force ? seal::existing_output::replace : seal::existing_output::refuse;
   if (!so.memory_limit.empty()) {
     const auto limit = parse_size(so.memory_limit);
     if (!limit || *limit == 0)
@@ -130,7 +130,7 @@ void run_seal(const seal_options& so, sdr::backend& be) {
   opt.progress_interval_s = so.progress_interval;
   if (so.progress_interval > 0) opt.progress = &std::cerr;
   const interrupt_scope on_signal;  // Ctrl-C stops after the current layer, removing the .tmp files
-  const auto r = sdr::seal(in, so.data, so.out, be, parent_cache_dir(so.parent_cache), opt);
+  const auto r = seal::seal(in, so.data, so.out, be, parent_cache_dir(so.parent_cache), opt);
   std::cout << "comm_d      " << to_hex(r.comm_d) << "\nreplica_id  " << to_hex(r.replica_id) << "\nsealed into " << so.out
             << "\n";
   if (through == seal_through::pc2) run_pc2(so.out, be, so.force, so.progress_interval);
@@ -209,8 +209,8 @@ void add_unseal_command(CLI::App& app) {
     apply_unseal_knobs();
     auto be = make_backend(uo->backend, *unseal_knobs);
     const interrupt_scope on_signal;
-    const auto r = sdr::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
-                               uo->force ? sdr::existing_output::replace : sdr::existing_output::refuse);
+    const auto r = seal::unseal(uo->sealed, uo->out, *be, uo->recompute, parent_cache_dir(uo->parent_cache),
+                               uo->force ? seal::existing_output::replace : seal::existing_output::refuse);
     std::cout << "comm_d " << to_hex(r.comm_d) << " matches; data written to " << uo->out
               << (r.recomputed ? " (labels recomputed)" : "")
               << (r.digests_checked ? "; the files read match seal.json's digests"

@@ -4,7 +4,7 @@
 #include "backends/backends.hpp"
 #include "cli/backend_flags.hpp"
 #include "cli/cli.hpp"
-#include "poreplab/sdr/vector_file.hpp"
+#include "poreplab/seal/vector_file.hpp"
 
 namespace poreplab::cli {
 
@@ -32,8 +32,8 @@ void add_vector_command(CLI::App& app) {
     else
       backends.push_back(opt->backend);
     // Load every file first: a malformed vector is an error before any work.
-    std::vector<sdr::sdr_vector> vectors;
-    for (const auto& f : opt->files) vectors.push_back(sdr::load_sdr_vector(f));
+    std::vector<seal::sdr_vector> vectors;
+    for (const auto& f : opt->files) vectors.push_back(seal::load_sdr_vector(f));
     std::size_t passed = 0, failed = 0, skipped = 0;
     for (const auto& v : vectors) {
       for (const auto& name : backends) {
@@ -45,7 +45,7 @@ void add_vector_command(CLI::App& app) {
           std::cout << "skip " << v.path.filename().string() << " [" << name << "]: " << e.what() << "\n";
           continue;
         }
-        const bool ok = sdr::verify_vector(v, *be, [&](const sdr::check_result& r) {
+        const bool ok = seal::verify_vector(v, *be, [&](const seal::check_result& r) {
           std::cout << (r.skipped ? "skip " : r.ok ? "ok   " : "FAIL ") << v.path.filename().string() << " [" << name
                     << "] " << r.name;
           if (!r.ok || r.skipped) std::cout << ": " << r.detail;

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "poreplab/sdr/porep_id.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
 namespace poreplab::doctor {
 
@@ -32,8 +32,8 @@ seal_plan make_plan(std::uint64_t sector_bytes, std::uint32_t sectors) {
   p.memory = cuda::plan_memory(req);
   p.label_bytes = 2 * p.memory.layer_bytes + p.memory.parent_table_bytes;
   p.kept_bytes = p.memory.host_store_bytes + p.memory.parent_table_bytes;
-  p.resident_bytes = sdr::resident_previous_need(p.memory.layer_bytes);
-  p.disk_bytes = sectors * sdr::seal_disk_need(sector_bytes, p.layers);
+  p.resident_bytes = seal::resident_previous_need(p.memory.layer_bytes);
+  p.disk_bytes = sectors * seal::seal_disk_need(sector_bytes, p.layers);
   return p;
 }
 

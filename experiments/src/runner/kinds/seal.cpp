@@ -13,7 +13,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 #include "runner/kinds.hpp"
 #include "util/field_data.hpp"
 
@@ -49,8 +49,8 @@ class scratch_dir {
 
 // The registered V1_1 proof of this sector size, or the 2KiB one's id for other sizes
 // (the graph only depends on porep_id, api version and node count).
-sdr::seal_inputs inputs_for(std::uint64_t sector_size, std::uint32_t layers) {
-  sdr::seal_inputs in;
+seal::seal_inputs inputs_for(std::uint64_t sector_size, std::uint32_t layers) {
+  seal::seal_inputs in;
   in.porep_id = sdr::make_porep_id(5);
   in.api = sdr::api_version::v1_1_0;
   for (const auto& p : sdr::registered_proofs())
@@ -98,32 +98,32 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   scratch_dir scratch;
   const fs::path data = scratch.path() / "data.bin";
   write_data_file(data, sector);
-  const sdr::seal_inputs in = inputs_for(sector, layers);
+  const seal::seal_inputs in = inputs_for(sector, layers);
   auto be = make_backend(backend, knobs_of_point(axes));
 
   measurement m;
   m.metric = "seconds";
-  sdr::seal_result r;
+  seal::seal_result r;
   for (std::uint32_t i = 0; i < warmup + samples; ++i) {
     const fs::path out = scratch.path() / "sealed";
     fs::remove_all(out);
     const auto t0 = std::chrono::steady_clock::now();
-    r = sdr::seal(in, data, out, *be);
+    r = seal::seal(in, data, out, *be);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (i >= warmup) m.samples.push_back(s);
   }
   const json& files = r.manifest["files"];
-  m.digest = files[sdr::kReplicaFile]["sha256"];
+  m.digest = files[seal::kReplicaFile]["sha256"];
 
   if (!backend_is(backend, device_class::oracle)) {
     // The same sector sealed by the portable reference must give the same files.
     auto ref = sdr::make_reference_backend();
-    const auto rr = sdr::seal(in, data, scratch.path() / "reference", *ref);
+    const auto rr = seal::seal(in, data, scratch.path() / "reference", *ref);
     m.verified = rr.manifest["files"] == files && rr.comm_d == r.comm_d;
     m.verified_against = "the same sector sealed by the reference backend (every file's SHA-256)";
   } else {
     const fs::path back = scratch.path() / "unsealed.bin";
-    sdr::unseal(scratch.path() / "sealed", back, *be, false);
+    seal::unseal(scratch.path() / "sealed", back, *be, false);
     m.verified = read_regular_file(data) == read_regular_file(back);
     m.verified_against = "unsealing the replica gives back the data";
   }

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "poreplab/sdr/pc2_build.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
 
 struct pc2_seal_options {
   // refuse: a seal.json that already records PC2 (/pc2) is an error naming it. replace:
@@ -22,8 +22,8 @@ struct pc2_seal_options {
 };
 
 struct pc2_seal_result {
-  pc2_result trees;
-  std::vector<pc2_file> files;
+  sdr::pc2_result trees;
+  std::vector<sdr::pc2_file> files;
   double seconds = 0;            // the whole call, digests and renames included
   bool inputs_checked = false;   // the layers and replica read matched seal.json's digests
   manifest_trust trust;          // seal.json's MAC, or the sampled labels and comm_d checked
@@ -39,7 +39,7 @@ struct pc2_seal_result {
 // file: a seal of a layer count other than 2 or 11 or a sector size without a
 // rust-fil-proofs tree shape (std::invalid_argument), a missing or truncated file, a digest
 // that does not match, a value that is not a field element (std::runtime_error).
-pc2_seal_result pc2_sealed(const std::filesystem::path& sealed_dir, pc2_hasher& h, const std::string& backend_name,
+pc2_seal_result pc2_sealed(const std::filesystem::path& sealed_dir, sdr::pc2_hasher& h, const std::string& backend_name,
                            const pc2_seal_options& opt = {});
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

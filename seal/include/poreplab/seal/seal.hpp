@@ -14,7 +14,7 @@
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/replica_id.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
 
 inline constexpr const char* kReplicaFile = "replica.dat";
 inline constexpr const char* kTreeDFile = "sc-02-data-tree-d.dat";
@@ -24,12 +24,12 @@ inline constexpr const char* kSealState = "seal-state.json";
 std::string layer_file_name(std::uint32_t layer);  // sc-02-data-layer-<l>.dat
 
 struct seal_inputs {
-  bytes32 porep_id{};
+  sdr::bytes32 porep_id{};
   graph::api_version api = graph::api_version::v1_1_0;
   std::uint32_t layers = 0;
-  bytes32 prover_id{};
+  sdr::bytes32 prover_id{};
   std::uint64_t sector_id = 0;
-  bytes32 ticket{};
+  sdr::bytes32 ticket{};
   std::optional<std::uint64_t> expected_sector_size;  // set when sealing for a registered proof
   std::string proof_name;                             // informational, may be empty
 };
@@ -42,8 +42,8 @@ struct seal_inputs {
 enum class seal_mode { in_memory, bounded };
 
 struct seal_result {
-  bytes32 comm_d{};
-  bytes32 replica_id{};
+  sdr::bytes32 comm_d{};
+  sdr::bytes32 replica_id{};
   nlohmann::json manifest;  // what seal.json holds
   seal_mode mode = seal_mode::in_memory;
   bool resident_previous = false;
@@ -95,16 +95,16 @@ std::uint64_t seal_disk_need(std::uint64_t size, std::uint32_t layers);
 // Throws std::invalid_argument for bad inputs (size, non-field data) and
 // std::runtime_error for I/O problems, naming the path.
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
-                 backend& be, const std::filesystem::path& parent_cache_dir = {},
+                 sdr::backend& be, const std::filesystem::path& parent_cache_dir = {},
                  existing_output existing = existing_output::refuse);
 seal_result seal(const seal_inputs& in, const std::filesystem::path& data_file, const std::filesystem::path& out_dir,
-                 backend& be, const std::filesystem::path& parent_cache_dir, const seal_options& opt);
+                 sdr::backend& be, const std::filesystem::path& parent_cache_dir, const seal_options& opt);
 
 // An unfinished seal's progress as seal-state.json records it.
 struct seal_state {
   nlohmann::json identity;  // the inputs that decide every byte (with the data's SHA-256)
   std::string tree_d_sha256;
-  bytes32 comm_d{};
+  sdr::bytes32 comm_d{};
   std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
   std::string mac;  // HMAC-SHA256 of the other fields under the machine key (machine_key.hpp); "" if none
 };
@@ -119,9 +119,9 @@ seal_state parse_seal_state(std::string_view text, const std::filesystem::path& 
 // /inputs/sector_size, a known api version, /replica_id the one its inputs and comm_d
 // give, /files naming only this seal's files with their sizes, a MAC of 64 hex digits.
 struct seal_manifest {
-  bytes32 comm_d{};
-  bytes32 replica_id{};
-  bytes32 porep_id{};
+  sdr::bytes32 comm_d{};
+  sdr::bytes32 replica_id{};
+  sdr::bytes32 porep_id{};
   graph::api_version api = graph::api_version::v1_1_0;
   std::uint32_t layers = 0;
   std::uint64_t nodes = 0;
@@ -162,10 +162,10 @@ manifest_trust check_seal_layers(const seal_manifest& sm, const std::filesystem:
 
 // comm_d of the data replica.dat and the last layer file decode to, in chunks: what a
 // replica whose digest in seal.json may have been rewritten is checked by.
-bytes32 decoded_comm_d(const seal_manifest& sm, const std::filesystem::path& sealed_dir);
+sdr::bytes32 decoded_comm_d(const seal_manifest& sm, const std::filesystem::path& sealed_dir);
 
 struct unseal_result {
-  bytes32 comm_d{};
+  sdr::bytes32 comm_d{};
   bool recomputed = false;       // labels recomputed rather than read from the layer file
   bool digests_checked = false;  // the files read matched seal.json's digests (false: it has none)
   manifest_trust trust;          // the last layer's, when it was read rather than recomputed
@@ -177,8 +177,8 @@ struct unseal_result {
 // file are checked against the digests seal.json records, as they are read (a damaged
 // layer is named as such, before comm_d would only say that something differs).
 
-unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, backend& be,
+unseal_result unseal(const std::filesystem::path& sealed_dir, const std::filesystem::path& out_file, sdr::backend& be,
                      bool recompute, const std::filesystem::path& parent_cache_dir = {},
                      existing_output existing = existing_output::refuse);
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal

@@ -12,21 +12,21 @@
 
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/replica_id.hpp"
-#include "poreplab/sdr/seal.hpp"
+#include "poreplab/seal/seal.hpp"
 
-namespace poreplab::sdr {
+namespace poreplab::seal {
 
 struct sdr_vector {
   std::filesystem::path path;
   nlohmann::json json;
-  bytes32 porep_id{};
+  sdr::bytes32 porep_id{};
   std::string api_version;
   std::uint64_t nodes = 0;
   std::uint32_t layers = 0;
   std::uint64_t sector_size = 0;
-  bytes32 prover_id{};
+  sdr::bytes32 prover_id{};
   std::uint64_t sector_id = 0;
-  bytes32 ticket{};
+  sdr::bytes32 ticket{};
   std::string generator;
 };
 
@@ -60,6 +60,6 @@ struct check_result {
 // Recomputes everything the vector lists (data, parents, comm_d, replica_id, every
 // layer, replica) with `be` and reports one check per item through `report` as it goes.
 // Returns true when every check passed.
-bool verify_vector(const sdr_vector& v, backend& be, const std::function<void(const check_result&)>& report);
+bool verify_vector(const sdr_vector& v, sdr::backend& be, const std::function<void(const check_result&)>& report);
 
-}  // namespace poreplab::sdr
+}  // namespace poreplab::seal
