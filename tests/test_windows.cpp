@@ -223,7 +223,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   o.verify_samples = 512;
   auto r = bench_label(o);
   CHECK(r.verified);
-  CHECK(r.verified_by == "sampled(512)");
+  CHECK(r.verified_by.text() == "sampled(512)");
   CHECK(r.max_rss_bytes > 0);
   // A whole-sector SDR point builds its parent table and says how long that took.
   CHECK(r.parent_table_s > 0);
@@ -236,7 +236,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   o.window_backing = "mmap-file";
   r = bench_label(o);
   CHECK(r.verified);
-  CHECK(r.verified_by == "window");
+  CHECK(r.verified_by.method == check_method::window);
   CHECK(r.window_backing == "mmap-file");
   CHECK(r.window_first_node == 5000);
   CHECK(r.window_pages_filled > 0);

@@ -138,12 +138,12 @@ disk_label_bench_result bench_disk_label(const disk_label_bench_options& in) {
     sdr::memory_layer_store want(opt.sector_size * opt.sectors, opt.layers);
     sdr::make_reference_backend()->label(job, want);
     r.verified = std::equal(labeled.begin(), labeled.end(), want.layer(opt.layers));
-    r.verified_by = "full";
+    r.verified_by = {check_method::full, 0};
     if (!r.verified) r.verify_failure = "the last layer differs from the reference's";
   } else {
     const sdr::sampled_result s = last->verify_samples(opt.verify_samples, 0x766572696679ull);
     r.verified = s.ok();
-    r.verified_by = "sampled(" + std::to_string(s.checked) + ")";
+    r.verified_by = {check_method::sampled, s.checked};
     r.verify_failure = s.first_mismatch;
   }
   return r;
@@ -200,7 +200,7 @@ nlohmann::json to_json(const disk_label_bench_result& r) {
       {"parents_shared_per_node", static_cast<double>(s.parents_shared) / steps},
       {"read_wait_share", s.seconds > 0 ? s.read_wait_s / (s.seconds * s.hashing_threads) : 0},
       {"verified", r.verified},
-      {"verified_by", r.verified_by},
+      {"verified_by", r.verified_by.text()},
       {"digest", r.digest},
       {"disk", to_json(r.disk)},
   };

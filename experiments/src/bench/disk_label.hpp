@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/verification.hpp"
 #include "poreplab/cpu/disk_labeler.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/storage/disk_probe.hpp"
@@ -48,7 +49,7 @@ struct disk_label_bench_result {
   storage::read_probe_result probe;    // probe.reads == 0: not measured
   stop_reason stopped_by = stop_reason::samples;
   bool verified = false;
-  std::string verified_by;             // "full" | "sampled(K)"
+  verification verified_by;            // full or sampled(K)
   std::string verify_failure;
   std::string digest;                  // SHA-256 of the last layer's labeled rows, every sector
 };

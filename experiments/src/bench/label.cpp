@@ -358,7 +358,7 @@ void take_sample(const bench_run& run, std::uint32_t i, label_bench_result& r, s
 void verify_samples(const bench_run& run, const sample_log& log, label_bench_result& r) {
   if (run.sampled) {
     // Every sample's K nodes recomputed by the reference from the parents it read.
-    r.verified_by = "sampled(" + std::to_string(run.opt.verify_samples) + ")";
+    r.verified_by = {check_method::sampled, run.opt.verify_samples};
     r.verified = log.sampled.ok();
     r.verify_failure = log.sampled.first_mismatch;
     r.digest = run.output_digest();
@@ -368,13 +368,13 @@ void verify_samples(const bench_run& run, const sample_log& log, label_bench_res
   if (run.opt.window_nodes > 0) {
     sdr::make_reference_backend()->label(run.job, run.store);
     want = run.output_digest();
-    r.verified_by = "window";
+    r.verified_by = {check_method::window, 0};
   } else {
     const std::uint64_t layer_bytes = run.opt.sector_size * run.opt.sectors;
     sdr::rolling_layer_store ref(layer_bytes);
     sdr::make_reference_backend()->label(run.job, ref);
     want = sha256_hex(ref.layer(run.opt.layers), layer_bytes);
-    r.verified_by = "full";
+    r.verified_by = {check_method::full, 0};
   }
   r.digest = log.digests.back();
   r.verified = std::all_of(log.digests.begin(), log.digests.end(), [&](const std::string& d) { return d == want; });
@@ -592,7 +592,7 @@ nlohmann::json to_json(const label_bench_result& r) {
           {"label_launches", r.fastest_run.label_launches},
           {"launch_nodes", r.fastest_run.launch_nodes},
           {"parent_placement", r.fastest_run.parent_placement},
-          {"verified_by", r.verified_by},
+          {"verified_by", r.verified_by.text()},
           {"porep_id_source", r.porep_id_source},
           {"window_nodes", r.options.window_nodes}};
   if (r.options.window_nodes > 0) {

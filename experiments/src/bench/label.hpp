@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "bench/verification.hpp"
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -135,9 +136,7 @@ struct label_bench_result {
   // to end time went (seconds), how the layers were launched, where the parents lived.
   // kernel_load_s in records is its load_s (kernels loaded or JIT-compiled, outside every sample).
   sdr::label_run_times fastest_run;
-  // "full" (last layer's digest equals the reference's), "sampled(K)" (K nodes recomputed)
-  // or "window" (the window's labels equal the reference's on the same window).
-  std::string verified_by;
+  verification verified_by;
   std::string verify_failure;      // the first sampled mismatch, when there is one
   // Windows: the first node, where the two layers lived (ram | mmap-file), the 4 KiB pages
   // and bytes filled before timing, and the bytes of both layers resident after it.

@@ -171,7 +171,7 @@ void add_bench_disk_label_command(CLI::App& app) {
                                            : "whole",
                 r.options.disk.layer_dir.c_str(), r.disk.device.empty() ? "disk unknown" : r.disk.device.c_str(),
                 r.disk.filesystem.c_str(), r.ns_per_node_layer, r.labels_per_s, r.stats.engine.c_str(),
-                r.verified_by.c_str(), r.verified ? "yes" : "NO");
+                r.verified_by.text().c_str(), r.verified ? "yes" : "NO");
     std::printf("reads:  %.2f a node (%.0f/s), read amplification %.2f, base parents from the cache %.1f%%, "
                 "hashing waited for reads %.1f%% of the time\n",
                 j["reads_per_node"].get<double>(), j["reads_per_s"].get<double>(), j["read_amplification"].get<double>(),

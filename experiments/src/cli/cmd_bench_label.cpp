@@ -34,9 +34,7 @@ std::string stop_text(const label_bench_result& r) {
 }
 
 std::string verify_text(const label_bench_result& r) {
-  if (r.verified_by == "window") return "window (its labels equal the portable reference's on the same window)";
-  if (r.verified_by == "full") return "full (last layer equals the portable reference)";
-  return r.verified_by + " (nodes recomputed by the reference from the parents they read)";
+  return r.verified_by.text() + " (checked against " + r.verified_by.against() + ")";
 }
 
 // What ran: scheme, backend and engine, threads, the window.

@@ -65,9 +65,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   m.samples = r.samples_ns_per_node_layer;
   m.digest = r.digest;
   m.verified = r.verified;
-  m.verified_against = r.verified_by == "full" ? "the portable reference labeler"
-                                               : "the portable reference, " + r.verified_by +
-                                                     " nodes recomputed from their parents as the disk holds them";
+  m.verified_against = r.verified_by.against() + (r.verified_by.method == check_method::sampled ? " on the disk" : "");
   m.context = to_json(r);
   m.context.erase("samples_ns_per_node_layer");
   m.stopped_by = r.stopped_by;

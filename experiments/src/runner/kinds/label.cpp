@@ -67,9 +67,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   m.samples = r.samples_ns_per_node_layer;
   m.digest = r.digest;
   m.verified = r.verified;
-  m.verified_against = r.verified_by == "window"    ? "the portable reference labeler on the same window"
-                       : r.verified_by == "full" ? "the portable reference labeler"
-                                                 : "the portable reference, " + r.verified_by + " nodes recomputed";
+  m.verified_against = r.verified_by.against();
   m.context = {{"engine", r.engine},
                {"producer", r.producer},
                {"scheme", r.scheme},
@@ -83,7 +81,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
                {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
                {"rss_bytes_per_node", r.rss_bytes_per_node},
                {"max_rss_bytes", r.max_rss_bytes},
-               {"verified_by", r.verified_by},
+               {"verified_by", r.verified_by.text()},
                {"porep_id_source", r.porep_id_source}};
   if (o.window_nodes > 0) {
     // Where the window's layers lived: nobody should take it for a whole-sector run.

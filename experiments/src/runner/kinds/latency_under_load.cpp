@@ -144,7 +144,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   m.samples = loaded.samples_ns_per_node_layer;
   m.digest = loaded.digest;
   m.verified = alone.verified && loaded.verified && alone.digest == loaded.digest;
-  m.verified_against = "the portable reference labeler (" + alone.verified_by + " alone, " + loaded.verified_by +
+  m.verified_against = "the portable reference labeler (" + alone.verified_by.text() + " alone, " + loaded.verified_by.text() +
                        " under load)";
   m.context = {{"engine", loaded.engine},
                {"device", loaded.device},
