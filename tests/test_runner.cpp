@@ -22,6 +22,7 @@
 
 #include "runner/config.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "runner/runner.hpp"
 #include "runner/kinds.hpp"
 #include "support.hpp"
@@ -321,6 +322,19 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   for (const char* f : {"records.jsonl", "results.json", "results.csv", "report.md"}) CHECK(fs::exists(s / "out" / f));
+  // Every key the runner writes is in the record schema (records/schema.hpp).
+  {
+    const std::set<std::string> header(records::kHeaderKeys.begin(), records::kHeaderKeys.end());
+    const std::set<std::string> point(records::kPointKeys.begin(), records::kPointKeys.end());
+    const auto log = records::read_records(s / "out" / "records.jsonl", false);
+    REQUIRE(log.headers.size() == 1);
+    for (const auto& [k, v] : log.headers[0].items()) CHECK(header.count(k) == 1);
+    REQUIRE(log.points.size() == 9);
+    for (const auto& p : log.points) {
+      CHECK(records::is_ok(p) == (p[records::key::status] == "ok"));
+      for (const auto& [k, v] : p.items()) CHECK(point.count(k) == 1);
+    }
+  }
   // SDR label records: the verdict is written unasked, and report.md opens with it.
   CHECK(fs::exists(s / "out" / "verdict.md"));
   CHECK(fs::exists(s / "out" / "verdict.json"));
@@ -732,4 +746,20 @@ TEST_CASE("runner: openssl-noshani runs in a child, tree_d takes the padding A/B
     }
   }
   CHECK(ok == 4);
+}
+
+TEST_CASE("record schema: the schema file names the keys schema.hpp spells", "[runner]") {
+  std::ifstream in(fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "data" / "record-schema.json");
+  REQUIRE(in);
+  const json file = json::parse(in);
+  auto strings = [](const auto& table) {
+    std::vector<std::string> out;
+    for (const auto& k : table) out.emplace_back(k);
+    return out;
+  };
+  CHECK(file.at("schema").get<std::string>() == std::string(records::kRecordsSchema));
+  CHECK(file.at("header_keys").get<std::vector<std::string>>() == strings(records::kHeaderKeys));
+  CHECK(file.at("point_keys").get<std::vector<std::string>>() == strings(records::kPointKeys));
+  CHECK(file.at("record_types").get<std::vector<std::string>>() == records::kRecordTypes.names());
+  CHECK(file.at("point_statuses").get<std::vector<std::string>>() == records::kPointStatuses.names());
 }

@@ -13,6 +13,7 @@ import math
 import os
 import stat
 import sys
+import types
 from collections import OrderedDict
 
 import matplotlib
@@ -50,6 +51,19 @@ def read_file(path, max_bytes=1 << 30):
         return f.read().decode("utf-8", errors="replace")
 
 
+def load_record_schema():
+    """The keys and words of a record (data/record-schema.json beside plots/, held equal to
+    poreplab's records/schema.hpp by a test): a key renamed there fails here by its name
+    instead of reading as missing."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    s = json.loads(read_file(os.path.join(here, os.pardir, "data", "record-schema.json")))
+    words = lambda names: types.SimpleNamespace(**{n: n for n in names})  # noqa: E731
+    return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]))
+
+
+K, RECORD, STATUS = load_record_schema()
+
+
 # A backend's device class (poreplab's backends table; the run header's
 # build.device_classes). These are the classes of result sets written before the header
 # named them; a newer header replaces them.
@@ -63,7 +77,7 @@ def learn_device_classes(results):
 
 def device_class_of(p):
     """The device class of a point's backend: host-cpu where the point names none."""
-    backend = p["axes"].get("backend")
+    backend = p[K.axes].get("backend")
     return DEVICE_CLASSES.get(backend, "") if backend else "host-cpu"
 
 
@@ -84,7 +98,7 @@ def load_results(d):
         # `run --repeat`: one figure point per point, its last repeat.
         last = OrderedDict()
         for p in results.get("points", []):
-            last[p["experiment"] + " " + json.dumps(p["axes"], sort_keys=True)] = p
+            last[p[K.experiment] + " " + json.dumps(p[K.axes], sort_keys=True)] = p
         results["points"] = list(last.values())
         return learn_device_classes(results)
     runs, latest = [], OrderedDict()
@@ -95,21 +109,21 @@ def load_results(d):
             rec = json.loads(line)
         except ValueError:
             continue  # an incomplete last line
-        if rec.get("type") == "header":
+        if rec.get(K.type) == RECORD.header:
             runs.append(rec)
-        elif rec.get("type") == "point":
-            latest[rec["experiment"] + " " + json.dumps(rec["axes"], sort_keys=True)] = rec
+        elif rec.get(K.type) == RECORD.point:
+            latest[rec[K.experiment] + " " + json.dumps(rec[K.axes], sort_keys=True)] = rec
     return learn_device_classes({"runs": runs, "points": list(latest.values())})
 
 
 def ok_points(results, kind):
-    return [p for p in results.get("points", []) if p.get("kind") == kind and p.get("status") == "ok"]
+    return [p for p in results.get("points", []) if p.get(K.kind) == kind and p.get(K.status) == STATUS.ok]
 
 
 def environment(results):
     for run in reversed(results.get("runs") or []):
-        if run.get("environment"):
-            return run["environment"]
+        if run.get(K.environment):
+            return run[K.environment]
     return {}
 
 
@@ -150,7 +164,7 @@ def axis_value_text(k, v):
 
 
 def used_engines(points):
-    return sorted({p.get("context", {}).get("engine") for p in points if p.get("context", {}).get("engine")})
+    return sorted({p.get(K.context, {}).get("engine") for p in points if p.get(K.context, {}).get("engine")})
 
 
 def series_name(points, vary):
@@ -158,8 +172,8 @@ def series_name(points, vary):
     that is one), the label kernel of cuda and cuda-emu (likewise), the GPU for cuda,
     and the axes that differ between the series."""
     p = points[0]
-    axes = p["axes"]
-    backend = axes.get("backend") or p["kind"]
+    axes = p[K.axes]
+    backend = axes.get("backend") or p[K.kind]
     name = backend
     engine = axes.get("engine")
     if on_host_cpu(p) and engine:
@@ -170,13 +184,13 @@ def series_name(points, vary):
             name += " " + engine
     if on_gpu_kernels(p):
         kernel = axes.get("kernel") or "auto"
-        used = sorted({q.get("context", {}).get("kernel_used") for q in points if q.get("context", {}).get("kernel_used")})
+        used = sorted({q.get(K.context, {}).get("kernel_used") for q in points if q.get(K.context, {}).get("kernel_used")})
         if kernel == "auto":
             name += " kernel auto" + (" (%s)" % used[0] if len(used) == 1 else "")
         else:
             name += " kernel " + kernel
     if device_class_of(p) == "gpu":
-        dev = p.get("context", {}).get("device")
+        dev = p.get(K.context, {}).get("device")
         if dev:
             name += " on " + dev
     extra = ["%s=%s" % (k, axis_value_text(k, axes[k])) for k in vary
@@ -187,17 +201,17 @@ def series_name(points, vary):
 def make_series(points, x_axis):
     """Points grouped into series along x_axis: one per experiment and combination of
     the other axes. Names carry the experiment only where they would collide."""
-    keys = sorted({k for p in points for k in p["axes"] if k != x_axis})
-    vary = [k for k in keys if len({json.dumps(p["axes"].get(k)) for p in points}) > 1]
+    keys = sorted({k for p in points for k in p[K.axes] if k != x_axis})
+    vary = [k for k in keys if len({json.dumps(p[K.axes].get(k)) for p in points}) > 1]
     groups = OrderedDict()
     for p in points:
-        key = json.dumps([p["experiment"]] + [p["axes"].get(k) for k in keys])
+        key = json.dumps([p[K.experiment]] + [p[K.axes].get(k) for k in keys])
         groups.setdefault(key, []).append(p)
-    series = [[series_name(g, vary), sorted(g, key=lambda q: q["axes"][x_axis])] for g in groups.values()]
+    series = [[series_name(g, vary), sorted(g, key=lambda q: q[K.axes][x_axis])] for g in groups.values()]
     names = [s[0] for s in series]
     for s in series:
         if names.count(s[0]) > 1:
-            s[0] += " [%s]" % s[1][0]["experiment"]
+            s[0] += " [%s]" % s[1][0][K.experiment]
     return series
 
 
@@ -212,7 +226,7 @@ def style(ax, title, xlabel, ylabel):
 def rel_range(p, rate):
     """(lower, upper) relative error of the median from the sample min/max; for a rate
     (inverse of time) the bounds swap."""
-    st = p.get("stats") or {}
+    st = p.get(K.stats) or {}
     if not st.get("median") or not st.get("min"):
         return 0.0, 0.0
     a, b = st["min"] / st["median"], st["max"] / st["median"]
@@ -289,37 +303,37 @@ def short_gpu_name(text):
 # ---------------------------------------------------------------- devices of label points
 
 def rate(p, key):
-    return (p.get("rates") or {}).get(key)
+    return (p.get(K.rates) or {}).get(key)
 
 
 def sectors_of(p):
-    return p["axes"].get("sectors") or 1
+    return p[K.axes].get("sectors") or 1
 
 
 def is_window(p):
-    return bool(p["axes"].get("window_nodes"))
+    return bool(p[K.axes].get("window_nodes"))
 
 
 def used_engine(p):
     """The engine (cpu) or kernel (cuda, cuda-emu) a point ran, auto resolved."""
-    ctx, axes = p.get("context") or {}, p["axes"]
+    ctx, axes = p.get(K.context) or {}, p[K.axes]
     if on_gpu_kernels(p):
         return ctx.get("kernel_used") or axes.get("kernel") or ""
     return ctx.get("engine") or axes.get("engine") or ""
 
 
 def is_filecoin_scheme(p):
-    axes = p["axes"]
+    axes = p[K.axes]
     return (axes.get("variant") or "sdr") == "sdr" and (axes.get("hash") or "sha256") == "sha256"
 
 
 def device_class(p, by_threads, results):
     """(style key, legend text) of a label point's device. by_threads: tell CPU thread
     counts apart (throughput); otherwise a CPU point is 'the CPU' (one sector)."""
-    axes = p["axes"]
+    axes = p[K.axes]
     cls = device_class_of(p)
     if cls == "gpu":
-        dev = (p.get("context") or {}).get("device") or "GPU"
+        dev = (p.get(K.context) or {}).get("device") or "GPU"
         return "gpu", "GPU: %s (measured)" % dev
     if cls == "gpu-emulated":
         return "emu", EMU_LABEL
@@ -512,20 +526,20 @@ class Figures:
     # -- hash engines: one bar per engine, small multiples per algorithm (rows) and mode
     #    (columns); OpenSSL hatched and as a dashed reference line.
     def hash_cycles(self):
-        pts = [p for p in ok_points(self.results, "hash") if "cycles_per_byte" in p.get("rates", {})]
+        pts = [p for p in ok_points(self.results, "hash") if "cycles_per_byte" in p.get(K.rates, {})]
         if not pts:
             return
-        size = max(p["axes"].get("size") or 0 for p in pts)  # the largest message size only
-        pts = [p for p in pts if (p["axes"].get("size") or 0) == size]
-        modes = [m for m in ("throughput", "chain") if any(p["axes"].get("mode") == m for p in pts)]
-        algos = list(OrderedDict.fromkeys(p["axes"]["algo"] for p in pts))
-        engines = {a: list(OrderedDict.fromkeys(p["axes"]["engine"] for p in pts if p["axes"]["algo"] == a))
+        size = max(p[K.axes].get("size") or 0 for p in pts)  # the largest message size only
+        pts = [p for p in pts if (p[K.axes].get("size") or 0) == size]
+        modes = [m for m in ("throughput", "chain") if any(p[K.axes].get("mode") == m for p in pts)]
+        algos = list(OrderedDict.fromkeys(p[K.axes]["algo"] for p in pts))
+        engines = {a: list(OrderedDict.fromkeys(p[K.axes]["engine"] for p in pts if p[K.axes]["algo"] == a))
                    for a in algos}
         # Fastest first (one dependent chain, the SDR pattern, where measured), OpenSSL last
         # as the bar to compare against.
         def order(a, e):
-            cpb = {q["axes"].get("mode"): q["rates"]["cycles_per_byte"] for q in pts
-                   if q["axes"]["algo"] == a and q["axes"]["engine"] == e}
+            cpb = {q[K.axes].get("mode"): q[K.rates]["cycles_per_byte"] for q in pts
+                   if q[K.axes]["algo"] == a and q[K.axes]["engine"] == e}
             return (e == "openssl", cpb.get("chain", cpb.get("throughput", 0)))
         for a in algos:
             engines[a].sort(key=lambda e: order(a, e))
@@ -538,11 +552,11 @@ class Figures:
                 ax = axs[r][c]
                 vals = []
                 for i, e in enumerate(engines[a]):
-                    p = next((q for q in pts if q["axes"]["algo"] == a and q["axes"]["engine"] == e
-                              and q["axes"].get("mode") == m), None)
+                    p = next((q for q in pts if q[K.axes]["algo"] == a and q[K.axes]["engine"] == e
+                              and q[K.axes].get("mode") == m), None)
                     if p is None:
                         continue
-                    y = p["rates"]["cycles_per_byte"]
+                    y = p[K.rates]["cycles_per_byte"]
                     lo, hi = rel_range(p, False)
                     vals.append(y * (1 + hi))
                     ref = e == "openssl"
@@ -551,11 +565,11 @@ class Figures:
                             xerr=[[y * lo], [y * hi]], capsize=2, error_kw={"linewidth": 0.8})
                     if ref:
                         ax.axvline(y, color="0.3", linestyle="--", linewidth=1)
-                    mark = "*" if p.get("noisy") else ""
+                    mark = "*" if p.get(K.noisy) else ""
                     noisy_seen = noisy_seen or bool(mark)
                     ax.annotate("%.3g%s" % (y, mark), (y * (1 + hi), i), va="center", fontsize=7,
                                 xytext=(3, 0), textcoords="offset points")
-                    limit = p["rates"].get("critical_path_cycles_per_byte")
+                    limit = p[K.rates].get("critical_path_cycles_per_byte")
                     if limit:
                         ax.plot([limit, limit], [i - 0.4, i + 0.4], color="crimson", linewidth=2.5)
                         limit_drawn = True
@@ -590,12 +604,12 @@ class Figures:
             caption += " * marks a noisy point (spread over 5%)."
         if limit_drawn:
             caption += " Red marks: the critical-path limit of the engine."
-        others = sorted({p["axes"].get("size") for p in ok_points(self.results, "hash")} - {size, None})
+        others = sorted({p[K.axes].get("size") for p in ok_points(self.results, "hash")} - {size, None})
         if others:
             caption += " Also measured (report tables): %s messages." % ", ".join(size_text(s) for s in others)
-        skipped = [p for p in self.results.get("points", []) if p.get("kind") == "hash" and p.get("status") == "skipped"]
+        skipped = [p for p in self.results.get("points", []) if p.get(K.kind) == "hash" and p.get(K.status) == STATUS.skipped]
         if skipped:
-            names = OrderedDict.fromkeys("%s %s" % (p["axes"].get("algo"), p["axes"].get("engine")) for p in skipped)
+            names = OrderedDict.fromkeys("%s %s" % (p[K.axes].get("algo"), p[K.axes].get("engine")) for p in skipped)
             caption += " Not runnable here: " + ", ".join(names) + "."
         self.save(fig, "hash_cycles_per_byte", "Hash engines against OpenSSL: cycles per byte", caption)
 
@@ -607,7 +621,7 @@ class Figures:
         if not whole and not windows:
             return
         ns = lambda p: rate(p, "ns_per_node_layer")  # noqa: E731
-        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
         fig, ax = plt.subplots(figsize=(8.0, 4.6))
         series = best_series(whole, size, ns, lambda a, b: a < b, self.results, by_threads=False)
         for cls, rows in series.items():
@@ -674,15 +688,15 @@ class Figures:
     # -- labels/s against sectors labeled together, one panel per sector size.
     def label_throughput(self):
         pts = [p for p in self.label_points() if rate(p, "labels_per_s") and not is_window(p)]
-        sizes = [s for s in sorted({p["axes"]["sector_size"] for p in pts})
-                 if len({sectors_of(p) for p in pts if p["axes"]["sector_size"] == s}) > 1]
+        sizes = [s for s in sorted({p[K.axes]["sector_size"] for p in pts})
+                 if len({sectors_of(p) for p in pts if p[K.axes]["sector_size"] == s}) > 1]
         if not sizes:
             return
         fig, axs = plt.subplots(1, len(sizes), figsize=(4.6 * len(sizes) + 1.0, 4.6), sharey=True, squeeze=False)
         m = None if self.gpu_measured() else gpu_model(self.verdict_data)
         ys = []
         for ax, s in zip(axs[0], sizes):
-            sp = [p for p in pts if p["axes"]["sector_size"] == s]
+            sp = [p for p in pts if p[K.axes]["sector_size"] == s]
             ys += [rate(p, "labels_per_s") for p in sp]
             for cls, rows in best_series(sp, sectors_of, lambda p: rate(p, "labels_per_s"),
                                          lambda a, b: a > b, self.results, by_threads=True).items():
@@ -736,7 +750,7 @@ class Figures:
         if not pts:
             return
         ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
-        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
         if len({size(p) for p in pts}) < 2:
             return self.efficiency_bars(whole or windows)
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
@@ -764,7 +778,7 @@ class Figures:
 
     def efficiency_bars(self, pts):
         """One sector size only: one bar per engine."""
-        size = pts[0]["axes"]["sector_size"]
+        size = pts[0][K.axes]["sector_size"]
         best = {}
         for p in pts:
             e = used_engine(p)
@@ -775,7 +789,7 @@ class Figures:
         vals = [rate(p, "efficiency") for _, p in rows]
         ax.barh(range(len(rows)), vals, 0.7, color=STYLE["cpu"][0], edgecolor="black", linewidth=0.4)
         for i, (v, (_, p)) in enumerate(zip(vals, rows)):
-            ax.annotate("%.2f%s" % (v, "*" if p.get("noisy") else ""), (v, i), xytext=(3, 0),
+            ax.annotate("%.2f%s" % (v, "*" if p.get(K.noisy) else ""), (v, i), xytext=(3, 0),
                         textcoords="offset points", va="center", fontsize=7)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([engine_text(e) for e, _ in rows], fontsize=8)
@@ -798,7 +812,7 @@ class Figures:
             return
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
         ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
-        size = lambda p: p["axes"]["sector_size"]  # noqa: E731
+        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
         top = 0
         for cls, rows in best_series(pts, size, ns, lambda a, b: a < b, self.results, by_threads=False).items():
             rows = [(x, rate(p, "bytes_per_node"), p) for x, _, p in rows]
@@ -825,31 +839,31 @@ class Figures:
     def data_scaling(self):
         """Label points of a data-scaling experiment (they name the window_nodes axis):
         bytes per node (RAM, whole sectors) and ns/node/layer against sector size."""
-        pts = [p for p in ok_points(self.results, "label") if "window_nodes" in p["axes"]
-               and p.get("rates", {}).get("ns_per_node_layer")]
-        if len({p["axes"]["sector_size"] for p in pts}) < 2:
+        pts = [p for p in ok_points(self.results, "label") if "window_nodes" in p[K.axes]
+               and p.get(K.rates, {}).get("ns_per_node_layer")]
+        if len({p[K.axes]["sector_size"] for p in pts}) < 2:
             return
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(12.0, 4.6))
-        for backend in OrderedDict.fromkeys(p["axes"].get("backend") for p in pts):
-            bp = sorted([p for p in pts if p["axes"].get("backend") == backend], key=lambda p: p["axes"]["sector_size"])
+        for backend in OrderedDict.fromkeys(p[K.axes].get("backend") for p in pts):
+            bp = sorted([p for p in pts if p[K.axes].get("backend") == backend], key=lambda p: p[K.axes]["sector_size"])
             key, name = device_class(bp[0], False, self.results)
             name = name.replace(", fastest engine", "")
             color, marker = STYLE[key]
             whole = [p for p in bp if not is_window(p)]
             win = [p for p in bp if is_window(p)]
-            mem = [(p["axes"]["sector_size"], p["context"]["max_rss_bytes"] / p["context"]["nodes"]) for p in whole
-                   if p.get("context", {}).get("max_rss_bytes") and p["context"].get("nodes")]
+            mem = [(p[K.axes]["sector_size"], p[K.context]["max_rss_bytes"] / p[K.context]["nodes"]) for p in whole
+                   if p.get(K.context, {}).get("max_rss_bytes") and p[K.context].get("nodes")]
             if mem:
                 a1.plot([m[0] for m in mem], [m[1] for m in mem], color=color, marker=marker,
                         label="%s: peak RSS / nodes (measured)" % name)
             for part, style_, what, face in ((whole, "-", "whole sector", color),
                                              (win, "--", "node window of a full-size sector", "white")):
                 if part:
-                    a2.plot([p["axes"]["sector_size"] for p in part], [p["rates"]["ns_per_node_layer"] for p in part],
+                    a2.plot([p[K.axes]["sector_size"] for p in part], [p[K.rates]["ns_per_node_layer"] for p in part],
                             color=color, linestyle=style_, marker=marker, markerfacecolor=face,
                             label="%s, %s" % (name, what))
         a1.axhline(200, color="0.35", linestyle="--", linewidth=1, label="2019 report: 200 B/node (quoted)")
-        sizes = sorted({p["axes"]["sector_size"] for p in pts})
+        sizes = sorted({p[K.axes]["sector_size"] for p in pts})
         for ax in (a1, a2):
             log2_x(ax, sizes, True)
             plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
@@ -867,15 +881,15 @@ class Figures:
                   "windows of a full-size sector (docs/scaling.md), not whole-sector runs.")
 
     def tree_d(self):
-        pts = [p for p in ok_points(self.results, "tree_d") if "gb_per_s" in p.get("rates", {})]
+        pts = [p for p in ok_points(self.results, "tree_d") if "gb_per_s" in p.get(K.rates, {})]
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(7, 4.3))
         series = make_series(pts, "sector_size")
         for i, (label, sp) in enumerate(series[:6]):
-            ax.plot([p["axes"]["sector_size"] for p in sp], [p["rates"]["gb_per_s"] for p in sp],
+            ax.plot([p[K.axes]["sector_size"] for p in sp], [p[K.rates]["gb_per_s"] for p in sp],
                     marker=MARKERS[i % len(MARKERS)], color="C%d" % i, label=label.replace("tree_d", "").strip(", "))
-        log2_x(ax, sorted({p["axes"]["sector_size"] for p in pts}), True)
+        log2_x(ax, sorted({p[K.axes]["sector_size"] for p in pts}), True)
         ax.set_ylim(bottom=0)
         style(ax, "How fast is tree_d (comm_d) built? (CPU: %s)" % cpu_name(self.results), "sector size",
               "GB of sector data per second")
@@ -967,10 +981,10 @@ class Figures:
         sector (time per node x nodes x the verdict's layers): extrapolations, hollow pentagons."""
         layers = {s["sector_size"]: s.get("layers") for s in (self.verdict_data or {}).get("sizes", [])}
         pts = [p for p in self.label_points() if is_window(p) and on_host_cpu(p)
-               and layers.get(p["axes"]["sector_size"]) and rate(p, "ns_per_node_layer")]
+               and layers.get(p[K.axes]["sector_size"]) and rate(p, "ns_per_node_layer")]
         best = {}
         for p in pts:
-            s = p["axes"]["sector_size"]
+            s = p[K.axes]["sector_size"]
             if s not in best or rate(p, "ns_per_node_layer") < rate(best[s], "ns_per_node_layer"):
                 best[s] = p
         if not best:
@@ -1018,7 +1032,7 @@ def compare_figure(d):
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % float("%.3g" % v)))
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_yticks(ys)
-        ax.set_yticklabels([p.get("label") or p["description"] for p in pts], fontsize=7)
+        ax.set_yticklabels([p.get("label") or p[K.description] for p in pts], fontsize=7)
         ax.set_ylim(-0.7, len(pts) - 0.3)
         ax.grid(True, axis="x", which="both", alpha=0.3)
         ax.set_title("%s against %s\n%d faster, %d slower, %d within noise" % (

@@ -13,9 +13,12 @@
 #include "poreplab/sdr/label_layer_args.hpp"
 #include "poreplab/sdr/label_pipelined.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::gpu_model {
+
+namespace key = records::key;
 
 using nlohmann::json;
 using namespace detail;
@@ -394,23 +397,23 @@ std::vector<measured_point> read_measured(const std::string& dir) {
   }
   std::vector<measured_point> out;
   for (const auto& r : log.points) {
-    if (r.value("status", "") != "ok" || r.value("modeled", false)) continue;
-    const json ctx = r.value("context", json::object());
-    if (ctx.value("modeled", false)) continue;
-    const json axes = r.value("axes", json::object());
-    const std::string kind = r.value("kind", "");
+    if (!records::is_ok(r) || r.value(key::modeled, false)) continue;
+    const json ctx = r.value(key::context, json::object());
+    if (ctx.value(key::modeled, false)) continue;
+    const json axes = r.value(key::axes, json::object());
+    const std::string kind = r.value(key::kind, "");
     const bool cuda = backend_is(text_of(axes, "backend"), device_class::gpu) || backend_is(text_of(axes, "engine"), device_class::gpu);
     if (!cuda || (kind != "label" && kind != "hash")) continue;
-    const json st = r.value("stats", json::object());
+    const json st = r.value(key::stats, json::object());
     if (!st.contains("median") || !st["median"].is_number()) continue;
     measured_point m;
     m.dir = dir;
-    m.experiment = r.value("experiment", "");
+    m.experiment = r.value(key::experiment, "");
     m.kind = kind;
     m.device = text_of(ctx, "device");
     m.arch = arch_from_device(m.device);
     m.axes = axes;
-    m.metric = r.value("metric", "");
+    m.metric = r.value(key::metric, "");
     m.value = st["median"].get<double>();
     if (kind == "label") {
       m.algo = text_of(axes, "hash").empty() ? "sha256" : text_of(axes, "hash");

@@ -20,6 +20,7 @@
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
 #include "poreplab/stats.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::records {
@@ -146,25 +147,27 @@ std::string text_of(const json& rec, const char* key) {
 
 // A point's identity, field types and timings.
 void check_point(const json& rec, const std::string& where) {
-  if (!rec.contains("experiment")) fail_at(where, "/experiment", "missing");
-  if (!rec.contains("axes")) fail_at(where, "/axes", "missing");
+  if (!rec.contains(key::experiment)) fail_at(where, "/experiment", "missing");
+  if (!rec.contains(key::axes)) fail_at(where, "/axes", "missing");
   check_types(rec, where, {"experiment", "kind", "status", "metric", "description", "reason", "digest"},
               {"axes", "stats", "rates", "context"}, {"noisy", "verified"});
   if (rec.contains("repeat") && !rec["repeat"].is_number_unsigned())
     fail_at(where, "/repeat", "expected a whole number, got " + rec["repeat"].dump());
-  if (rec.contains("stats") && rec["stats"].contains("n") && !rec["stats"]["n"].is_number_unsigned())
-    fail_at(where, "/stats/n", "expected a whole number, got " + rec["stats"]["n"].dump());
-  if (rec.contains("samples")) {
-    const json& samples = rec["samples"];
+  if (rec.contains(key::stats) && rec[key::stats].contains("n") && !rec[key::stats]["n"].is_number_unsigned())
+    fail_at(where, "/stats/n", "expected a whole number, got " + rec[key::stats]["n"].dump());
+  if (rec.contains(key::samples)) {
+    const json& samples = rec[key::samples];
     if (!samples.is_array()) fail_at(where, "/samples", "expected a list of numbers");
     for (std::size_t i = 0; i < samples.size(); ++i) check_timing(samples[i], where, "/samples/" + std::to_string(i));
   }
-  if (text_of(rec, "status") != "ok") return;
-  if (const auto st = rec.find("stats"); st != rec.end() && st->value("n", 0) > 0)
+  if (const std::string status = text_of(rec, key::status); !status.empty() && !kPointStatuses.has(status))
+    fail_at(where, "/status", "unknown point status \"" + status + "\" (valid: " + kPointStatuses.valid() + ")");
+  if (!is_ok(rec)) return;
+  if (const auto st = rec.find(key::stats); st != rec.end() && st->value("n", 0) > 0)
     for (const char* k : {"min", "median", "max"})
       if (st->contains(k)) check_timing((*st)[k], where, std::string("/stats/") + k);
   const std::string metric = text_of(rec, "metric");
-  if (const auto r = rec.find("rates"); r != rec.end() && !metric.empty() && r->contains(metric))
+  if (const auto r = rec.find(key::rates); r != rec.end() && !metric.empty() && r->contains(metric))
     check_timing((*r)[metric], where, "/rates/" + metric);
 }
 
@@ -221,7 +224,7 @@ class records_parser {
     if (type != "point")
       throw std::runtime_error(where(line_no_) + ": unknown record type " + j.value("type", json()).dump());
     check_point(j, where(line_no_));
-    if (text_of(j, "status") == "ok") note_duplicate(record_key(j));
+    if (is_ok(j)) note_duplicate(record_key(j));
     log_.points.push_back(std::move(j));
     log_.point_lines.push_back(line_no_);
   }
@@ -302,7 +305,7 @@ void records_writer::append(const json& record) {
 }
 
 std::string record_key(const json& record) {
-  std::string k = record.at("experiment").get<std::string>() + " " + record.at("axes").dump();
+  std::string k = record.at(key::experiment).get<std::string>() + " " + record.at(key::axes).dump();
   if (record.contains("repeat")) k += " #" + record["repeat"].dump();
   return k;
 }
@@ -324,8 +327,8 @@ json repeat_spread(const json& points) {
                : -1.0;
   };
   for (const auto& p : points) {
-    if (!p.contains("repeat") || p.value("status", "") != "ok") continue;
-    const std::string key = p.at("experiment").get<std::string>() + " " + p.at("axes").dump();
+    if (!p.contains("repeat") || !is_ok(p)) continue;
+    const std::string key = p.at(key::experiment).get<std::string>() + " " + p.at(key::axes).dump();
     auto [it, fresh] = groups.try_emplace(key);
     group& g = it->second;
     if (fresh) {
@@ -338,11 +341,11 @@ json repeat_spread(const json& points) {
       m.values.push_back(v);
       m.widths.push_back(width(ci, v));
     };
-    const std::string metric = p.value("metric", "");
-    const json st = p.value("stats", json::object());
+    const std::string metric = p.value(key::metric, "");
+    const json st = p.value(key::stats, json::object());
     if (!metric.empty() && st.contains("median") && st.value("n", 0) > 0)
       add(metric, st["median"].get<double>(), st.value("ci95", json()));
-    const json ctx = p.value("context", json::object());
+    const json ctx = p.value(key::context, json::object());
     for (const auto& [k, ci] : ctx.items()) {
       const std::size_t cut = k.size() > 5 ? k.size() - 5 : 0;
       if (cut == 0 || k.compare(cut, 5, "_ci95") != 0) continue;
@@ -354,7 +357,7 @@ json repeat_spread(const json& points) {
   json out = json::array();
   for (const auto& key : order) {
     const group& g = groups[key];
-    std::string description = g.first.value("description", key);
+    std::string description = g.first.value(key::description, key);
     if (const auto at = description.rfind(" (repeat "); at != std::string::npos) description.erase(at);
     for (const auto& name : g.order) {
       const metric_values& m = g.metrics.at(name);
@@ -363,7 +366,7 @@ json repeat_spread(const json& points) {
       for (double w : m.widths)
         if (w >= 0) widths.push_back(w);
       const double spread = relative_spread(m.values);
-      json e = {{"experiment", g.first["experiment"]}, {"axes", g.first["axes"]}, {"description", description},
+      json e = {{"experiment", g.first[key::experiment]}, {"axes", g.first[key::axes]}, {"description", description},
                 {"metric", name},                        {"values", m.values},      {"median", median(m.values)},
                 {"spread", spread}};
       if (!widths.empty()) {
@@ -385,9 +388,9 @@ json make_results(const json& config, const std::string& config_digest, const st
   std::set<std::string> expected_keys;
   json counts = {{"expected", expected.size()}, {"ok", 0}, {"skipped", 0}, {"failed", 0}, {"missing", 0}, {"noisy", 0}};
   for (const auto& e : expected) {
-    const std::string key = record_key(e);
-    expected_keys.insert(key);
-    const auto it = latest.find(key);
+    const std::string point_key = record_key(e);
+    expected_keys.insert(point_key);
+    const auto it = latest.find(point_key);
     if (it == latest.end()) {
       missing.push_back(e);
       counts["missing"] = counts["missing"].get<int>() + 1;
@@ -395,9 +398,9 @@ json make_results(const json& config, const std::string& config_digest, const st
     }
     json p = *it->second;
     p["index"] = e.at("index");  // the index in this run's ordered list
-    const std::string status = p.value("status", "failed");
+    const std::string status = p.value(key::status, std::string(kPointStatuses.name(point_status::failed)));
     counts[status] = counts.value(status, 0) + 1;
-    if (p.value("noisy", false)) counts["noisy"] = counts["noisy"].get<int>() + 1;
+    if (p.value(key::noisy, false)) counts["noisy"] = counts["noisy"].get<int>() + 1;
     points.push_back(std::move(p));
   }
   std::size_t extra_records = 0;
@@ -418,11 +421,11 @@ std::string results_csv(const json& results) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
   };
   for (const auto& p : results["points"]) {
-    for (const auto& [k, v] : p["axes"].items()) add(axes, k);
-    if (p.contains("rates"))
-      for (const auto& [k, v] : p["rates"].items()) add(rates, k);
-    if (p.contains("context"))
-      for (const auto& [k, v] : p["context"].items())
+    for (const auto& [k, v] : p[key::axes].items()) add(axes, k);
+    if (p.contains(key::rates))
+      for (const auto& [k, v] : p[key::rates].items()) add(rates, k);
+    if (p.contains(key::context))
+      for (const auto& [k, v] : p[key::context].items())
         if (!v.is_structured()) add(context, k);
   }
   std::ostringstream out;
@@ -439,19 +442,19 @@ std::string results_csv(const json& results) {
   for (std::size_t i = 0; i < head.size(); ++i) out << (i ? "," : "") << csv_field(head[i]);
   out << "\n";
   for (const auto& p : results["points"]) {
-    std::vector<std::string> row = {cell_text(p["index"]), cell_text(p["experiment"]), cell_text(p["kind"]),
-                                    cell_text(p["status"])};
+    std::vector<std::string> row = {cell_text(p["index"]), cell_text(p[key::experiment]), cell_text(p[key::kind]),
+                                    cell_text(p[key::status])};
     if (repeats) row.push_back(p.contains("repeat") ? cell_text(p["repeat"]) : "");
-    for (const auto& a : axes) row.push_back(p["axes"].contains(a) ? cell_text(p["axes"][a]) : "");
-    const json st = p.value("stats", json::object());
-    row.push_back(p.value("metric", ""));
+    for (const auto& a : axes) row.push_back(p[key::axes].contains(a) ? cell_text(p[key::axes][a]) : "");
+    const json st = p.value(key::stats, json::object());
+    row.push_back(p.value(key::metric, ""));
     for (const auto& k : {"n", "min", "median", "max", "spread"}) row.push_back(st.contains(k) ? cell_text(st[k]) : "");
-    row.push_back(p.contains("noisy") ? cell_text(p["noisy"]) : "");
-    const json r = p.value("rates", json::object());
+    row.push_back(p.contains(key::noisy) ? cell_text(p[key::noisy]) : "");
+    const json r = p.value(key::rates, json::object());
     for (const auto& k : rates) row.push_back(r.contains(k) ? cell_text(r[k]) : "");
-    const json c = p.value("context", json::object());
+    const json c = p.value(key::context, json::object());
     for (const auto& k : context) row.push_back(c.contains(k) ? cell_text(c[k]) : "");
-    row.push_back(p.contains("verified") ? cell_text(p["verified"]) : "");
+    row.push_back(p.contains(key::verified) ? cell_text(p[key::verified]) : "");
     row.push_back(p.value("digest", ""));
     row.push_back(p.value("reason", ""));
     for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);

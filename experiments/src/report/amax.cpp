@@ -22,11 +22,14 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "util/json_check.hpp"
 #include "util/share_dir.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::amax {
+
+namespace key = records::key;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -362,12 +365,12 @@ inputs load_result_dirs(const std::vector<fs::path>& dirs) {
       input_record r;
       r.where = f.string() + ":" + std::to_string(log.point_lines[i]);
       r.header = header_of(log, log.points[i], log.point_lines[i]);
-      const std::string key = log.points[i]["experiment"].get<std::string>() + " " + log.points[i]["axes"].dump();
+      const std::string point_key = log.points[i][key::experiment].get<std::string>() + " " + log.points[i][key::axes].dump();
       r.point = std::move(log.points[i]);
-      if (const auto it = latest.find(key); it != latest.end()) {
+      if (const auto it = latest.find(point_key); it != latest.end()) {
         in.records[it->second] = std::move(r);
       } else {
-        latest[key] = in.records.size();
+        latest[point_key] = in.records.size();
         in.records.push_back(std::move(r));
       }
     }
@@ -408,22 +411,22 @@ std::string cpu_model(const json& header) {
 }
 
 bool is_gpu_record(const json& p) {
-  const json axes = p.value("axes", json::object());
+  const json axes = p.value(key::axes, json::object());
   return backend_is(text_at(axes, "backend"), device_class::gpu) ||
-         backend_is(text_at(p.value("context", json::object()), "backend"), device_class::gpu);
+         backend_is(text_at(p.value(key::context, json::object()), "backend"), device_class::gpu);
 }
 
 // One chain's bytes per ns (= GB/s) of a `hash` record in mode chain.
 double single_stream_gb_per_s(const json& p, const std::string& hash) {
-  const json rates = p.value("rates", json::object());
-  const json ctx = p.value("context", json::object());
+  const json rates = p.value(key::rates, json::object());
+  const json ctx = p.value(key::context, json::object());
   double block = number_at(ctx, "block_bytes");
   if (block <= 0) block = static_cast<double>(block_bytes_of(hash));
   double lane_ns = number_at(rates, "lane_ns_per_block");
   if (lane_ns <= 0) lane_ns = number_at(ctx, "lane_ns_per_block");
   if (lane_ns <= 0) {
     double ns = number_at(rates, "ns_per_block");
-    if (ns <= 0) ns = number_at(p.value("stats", json::object()), "median");
+    if (ns <= 0) ns = number_at(p.value(key::stats, json::object()), "median");
     const double lanes = number_at(ctx, "lanes");
     lane_ns = ns * (lanes > 0 ? lanes : 1.0);
   }
@@ -466,8 +469,8 @@ clock_map measured_core_clocks(const inputs& in) {
   clock_map cpu_clock;
   for (const auto& rec : in.records) {
     const json& p = rec.point;
-    if (p.value("status", "") != "ok" || p.value("kind", "") != "limits") continue;
-    const double hz = number_at(p.value("context", json::object()), "core_hz");
+    if (!records::is_ok(p) || p.value(key::kind, "") != "limits") continue;
+    const double hz = number_at(p.value(key::context, json::object()), "core_hz");
     if (hz > 0) cpu_clock[cpu_model(rec.header)] = {hz, rec.where};
   }
   return cpu_clock;
@@ -481,11 +484,11 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
   for (const auto& rec : in.records) {
     const json& p = rec.point;
     // Modeled figures (kind gpu-model, "modeled": true) are not measurements.
-    if (p.value("status", "") != "ok" || p.value("modeled", false)) continue;
-    const std::string kind = p.value("kind", "");
-    const json axes = p.value("axes", json::object());
-    const json ctx = p.value("context", json::object());
-    const json rates = p.value("rates", json::object());
+    if (!records::is_ok(p) || p.value(key::modeled, false)) continue;
+    const std::string kind = p.value(key::kind, "");
+    const json axes = p.value(key::axes, json::object());
+    const json ctx = p.value(key::context, json::object());
+    const json rates = p.value(key::rates, json::object());
     const auto hash = canonical_hash(text_at(axes, "algo"));
     if (!hash) continue;
     row x;
@@ -544,7 +547,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
   }
   if (used == 0) {
     std::size_t ok = 0;
-    for (const auto& rec : in.records) ok += rec.point.value("status", "") == "ok" ? 1 : 0;
+    for (const auto& rec : in.records) ok += records::is_ok(rec.point) ? 1 : 0;
     throw std::runtime_error("no usable records in " + join(in.dirs) + ": " + std::to_string(in.records.size()) +
                              " point records (" + std::to_string(ok) +
                              " ok), none an ok `hash` record in mode chain or an ok `limits` record");

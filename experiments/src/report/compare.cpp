@@ -9,10 +9,13 @@
 #include <stdexcept>
 
 #include "poreplab/stats.hpp"
+#include "records/schema.hpp"
 #include "report/amax.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::compare {
+
+namespace key = records::key;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -36,18 +39,18 @@ struct side_data {
 };
 
 std::string point_key(const json& rec) {
-  return rec.value("experiment", "") + " " + rec.value("axes", json::object()).dump();
+  return rec.value(key::experiment, "") + " " + rec.value(key::axes, json::object()).dump();
 }
 
 std::vector<double> samples_of(const json& rec) {
   std::vector<double> out;
-  if (const auto it = rec.find("samples"); it != rec.end() && it->is_array())
+  if (const auto it = rec.find(key::samples); it != rec.end() && it->is_array())
     for (const auto& s : *it)
       if (s.is_number() && std::isfinite(s.get<double>())) out.push_back(s.get<double>());
   if (out.empty()) {
     // A record without its samples still has its median.
-    const std::string metric = rec.value("metric", "");
-    const json rates = rec.value("rates", json::object());
+    const std::string metric = rec.value(key::metric, "");
+    const json rates = rec.value(key::rates, json::object());
     if (!metric.empty() && rates.contains(metric) && rates[metric].is_number()) out.push_back(rates[metric].get<double>());
   }
   return out;
@@ -81,8 +84,8 @@ side_data load_side(const fs::path& dir) {
       json rec = r.point;
       // A machine's data sets: points match within the data set of the same name.
       if (!set_name.empty()) {
-        rec["experiment"] = set_name + "/" + rec.value("experiment", "");
-        rec["description"] = set_name + "/" + rec.value("description", "");
+        rec[key::experiment] = set_name + "/" + rec.value(key::experiment, "");
+        rec[key::description] = set_name + "/" + rec.value(key::description, "");
       }
       const std::string key = point_key(rec);
       point_side p{rec, r.header, r.where, samples_of(rec)};
@@ -195,7 +198,7 @@ std::vector<setup_field> setup_table(const std::vector<side_data>& sides) {
 // ---------------------------------------------------------------- points
 
 std::string status_text(const json& rec) {
-  const std::string status = rec.value("status", "?");
+  const std::string status = rec.value(key::status, "?");
   const std::string reason = rec.value("reason", rec.value("error", ""));
   return reason.empty() ? status : status + " (" + reason + ")";
 }
@@ -208,8 +211,8 @@ varying_axes varying(const side_data& a, const side_data& b) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> values;
   for (const side_data* s : {&a, &b})
     for (const auto& [key, p] : s->points) {
-      const json axes = p.record.value("axes", json::object());
-      for (const auto& [axis, v] : axes.items()) values[p.record.value("experiment", "")][axis].insert(v.dump());
+      const json axes = p.record.value(key::axes, json::object());
+      for (const auto& [axis, v] : axes.items()) values[p.record.value(key::experiment, "")][axis].insert(v.dump());
     }
   varying_axes out;
   for (const auto& [exp, axes] : values)
@@ -219,8 +222,8 @@ varying_axes varying(const side_data& a, const side_data& b) {
 }
 
 std::string label_of(const json& rec, const varying_axes& vary) {
-  const std::string exp = rec.value("experiment", "");
-  const std::string desc = rec.value("description", "");
+  const std::string exp = rec.value(key::experiment, "");
+  const std::string desc = rec.value(key::description, "");
   const auto it = vary.find(exp);
   std::string out = exp;
   std::istringstream words(desc);
@@ -238,7 +241,7 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
   const varying_axes vary = varying(base, other);
   for (const auto& key : base.order) {
     const point_side& b = base.points.at(key);
-    const std::string desc = b.record.value("description", key);
+    const std::string desc = b.record.value(key::description, key);
     const std::string label = label_of(b.record, vary);
     const auto it = other.points.find(key);
     if (it == other.points.end()) {
@@ -246,8 +249,8 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
       continue;
     }
     const point_side& o = it->second;
-    const std::string bs = b.record.value("status", ""), os = o.record.value("status", "");
-    const std::string bm = b.record.value("metric", ""), om = o.record.value("metric", "");
+    const std::string bs = b.record.value(key::status, ""), os = o.record.value(key::status, "");
+    const std::string bm = b.record.value(key::metric, ""), om = o.record.value(key::metric, "");
     std::string why;
     if (bs != "ok" || os != "ok")
       why = base.meta.label + ": " + status_text(b.record) + "; " + other.meta.label + ": " + status_text(o.record);
@@ -263,8 +266,8 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
     r.key = key;
     r.description = desc;
     r.label = label;
-    r.experiment = b.record.value("experiment", "");
-    r.kind = b.record.value("kind", "");
+    r.experiment = b.record.value(key::experiment, "");
+    r.kind = b.record.value(key::kind, "");
     r.metric = bm;
     r.lower_is_better = lower_is_better(bm);
     r.base_median = median(b.samples);
@@ -276,7 +279,7 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
     r.lo = ri.lo;
     r.hi = ri.hi;
     r.interval = r.base_n > 1 && r.other_n > 1;
-    r.noisy = b.record.value("noisy", false) || o.record.value("noisy", false);
+    r.noisy = b.record.value(key::noisy, false) || o.record.value(key::noisy, false);
     // Faster: the whole interval on the good side of 1.
     const bool below = r.hi < 1, above = r.lo > 1;
     if (!below && !above)
@@ -294,7 +297,7 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
   for (const auto& key : other.order)
     if (!base.points.contains(key)) {
       const json& rec = other.points.at(key).record;
-      c.only_other.push_back({key, rec.value("description", key), label_of(rec, vary), status_text(rec)});
+      c.only_other.push_back({key, rec.value(key::description, key), label_of(rec, vary), status_text(rec)});
     }
   return c;
 }
@@ -302,7 +305,7 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
 std::string experiments_of(const side_data& s) {
   std::vector<std::string> names;
   for (const auto& key : s.order) {
-    const std::string e = s.points.at(key).record.value("experiment", "");
+    const std::string e = s.points.at(key).record.value(key::experiment, "");
     if (std::find(names.begin(), names.end(), e) == names.end()) names.push_back(e);
   }
   return names.empty() ? "no points" : join(names, ", ");

@@ -7,9 +7,12 @@
 #include "model/gpu_model.hpp"
 #include "model/pc2_model.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
+
+namespace key = records::key;
 
 namespace {
 
@@ -29,12 +32,12 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on,
   double best_dist = std::numeric_limits<double>::infinity();
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
-    const json& axes = p.value("axes", json::object());
+    if (p.value(key::kind, "") != "pc2" || !records::is_ok(p)) continue;
+    const json& axes = p.value(key::axes, json::object());
     if (!backend_is(axes.value("backend", ""), on) || axes.value("layers", 0u) != row.layers) continue;
     if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<std::uint64_t>() != 0) continue;
     const std::uint64_t size = axes.value("sector_size", std::uint64_t{0});
-    if (size == 0 || !p.contains("stats")) continue;
+    if (size == 0 || !p.contains(key::stats)) continue;
     const double dist = std::fabs(std::log2(double(size)) - std::log2(double(row.sector_size)));
     if (dist < best_dist) {
       best_dist = dist;
@@ -48,12 +51,12 @@ figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on,
     f.from = src(figure_status::none, "no pc2 record on the " + backend_of(on) + " backend with " + std::to_string(row.layers) + " layers");
     return f;
   }
-  const json ctx = (*best).value("context", json::object());
+  const json ctx = (*best).value(key::context, json::object());
   if (hasher != nullptr) *hasher = ctx.value("hasher", backend_of(on));
   if (threads != nullptr) *threads = ctx.value("threads", 0.0);
-  const double ns = (*best)["stats"].value("median", 0.0);
+  const double ns = (*best)[key::stats].value("median", 0.0);
   // window_nodes; records written before the axis took the label kind's name say window.
-  const json& axes = (*best)["axes"];
+  const json& axes = (*best)[key::axes];
   const std::uint64_t window = axes.value("window_nodes", axes.value("window", std::uint64_t{0}));
   f.value = ns * double(row.nodes) * 1e-9;
   const std::string how = format_number(ns, 4) + " ns per node" +
@@ -129,8 +132,8 @@ figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string
 std::string measured_pc2_arch(const amax::inputs& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("kind", "") != "pc2" || p.value("status", "") != "ok") continue;
-    if (!backend_is(p.value("axes", json::object()).value("backend", ""), device_class::gpu)) continue;
+    if (p.value(key::kind, "") != "pc2" || !records::is_ok(p)) continue;
+    if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::gpu)) continue;
     const json env = r.header.value("environment", json::object());
     const json devices = env.value("cuda", json::object()).value("devices", json::array());
     if (!devices.is_array() || devices.empty() || !devices[0].is_object()) continue;

@@ -11,8 +11,11 @@
 #include "report/storage.hpp"
 #include "report/verdict.hpp"
 #include "util/text.hpp"
+#include "records/schema.hpp"
 
 namespace poreplab::verdict {
+
+namespace key = records::key;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -32,10 +35,10 @@ std::string results_cpu(const amax::inputs& in) {
   std::string any;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("kind", "") != "label" || p.value("status", "") != "ok") continue;
-    if (!backend_is(p.value("axes", json::object()).value("backend", ""), device_class::host_cpu)) continue;
-    const std::string device = p.value("context", json::object()).value("device", "");
-    if (p["axes"].value("window_nodes", std::uint64_t{0}) > 0) return device;
+    if (p.value(key::kind, "") != "label" || !records::is_ok(p)) continue;
+    if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::host_cpu)) continue;
+    const std::string device = p.value(key::context, json::object()).value("device", "");
+    if (p[key::axes].value("window_nodes", std::uint64_t{0}) > 0) return device;
     if (any.empty()) any = device;
   }
   return any;

@@ -16,9 +16,12 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/stats.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::report2019 {
+
+namespace key = records::key;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -66,10 +69,10 @@ std::string cpu_of(const amax::input_record& r) {
   return name;
 }
 
-bool ok_point(const json& p, const char* kind) { return p.value("kind", "") == kind && p.value("status", "") == "ok"; }
+bool ok_point(const json& p, const char* kind) { return p.value(key::kind, "") == kind && records::is_ok(p); }
 
 double rate(const json& p, const char* key) {
-  const json r = p.value("rates", json::object());
+  const json r = p.value(key::rates, json::object());
   return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
 }
 
@@ -86,11 +89,11 @@ std::vector<stream> streams(const amax::inputs& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!ok_point(p, "hash")) continue;
-    const json axes = p.value("axes", json::object());
+    const json axes = p.value(key::axes, json::object());
     if (axes.value("mode", "") != "chain") continue;
     const auto hash = amax::canonical_hash(axes.value("algo", ""));
     if (!hash) continue;
-    const json ctx = p.value("context", json::object());
+    const json ctx = p.value(key::context, json::object());
     const double lane_ns = rate(p, "lane_ns_per_block");
     const double block = ctx.value("block_bytes", 0.0);
     if (lane_ns <= 0 || block <= 0) continue;
@@ -151,8 +154,8 @@ std::map<std::string, double> core_clocks(const amax::inputs& in) {
   std::map<std::string, std::vector<double>> seen;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("status", "") != "ok") continue;
-    const double hz = p.value("context", json::object()).value("core_hz", 0.0);
+    if (!records::is_ok(p)) continue;
+    const double hz = p.value(key::context, json::object()).value("core_hz", 0.0);
     if (hz > 0) seen[cpu_of(r)].push_back(hz);
   }
   std::map<std::string, double> out;
@@ -255,7 +258,7 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!ok_point(p, "label")) continue;
-    const std::string e = p.value("experiment", "");
+    const std::string e = p.value(key::experiment, "");
     if (e.rfind("step-", 0) != 0) continue;
     step_cell c;
     // Core cycles count only while the thread runs, so a busy machine's preemption does
@@ -264,7 +267,7 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
     c.core = c.cpb > 0;
     if (!c.core) c.cpb = rate(p, "cycles_per_byte");
     c.where = r.where;
-    const json axes = p.value("axes", json::object());
+    const json axes = p.value(key::axes, json::object());
     for (const char* k : {"engine", "assembly", "prefetch_distance", "encoding", "huge_pages"})
       if (axes.contains(k) && !axes[k].is_null()) {
         if (!c.knobs.empty()) c.knobs += " ";
@@ -328,7 +331,7 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!ok_point(p, "label")) continue;
-    const json c = p.value("context", json::object());
+    const json c = p.value(key::context, json::object());
     if (!c.contains("layer_groups_ns_per_node") || !c["layer_groups_ns_per_node"].is_object()) continue;
     const json g = c["layer_groups_ns_per_node"];
     const bool zig = g.contains("forward") && g.contains("reverse");
@@ -343,8 +346,8 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
          << "|---|---|---|---|---|\n";
     any = true;
     // Points of one experiment differ by their switches: name the prefetch distance.
-    std::string name = p.value("experiment", "");
-    const json axes = p.value("axes", json::object());
+    std::string name = p.value(key::experiment, "");
+    const json axes = p.value(key::axes, json::object());
     if (axes.contains("prefetch_distance") && axes["prefetch_distance"].is_number())
       name += " (prefetch " + axes["prefetch_distance"].dump() + ")";
     md << "| " << name << " | " << c.value("scheme", "") << " | " << format_number(a, 4) << " | "
@@ -359,7 +362,7 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!ok_point(p, "profile")) continue;
-    const json c = p.value("context", json::object());
+    const json c = p.value(key::context, json::object());
     if (!c.contains("directions") || !c["directions"].is_array()) continue;
     if (!prof)
       md << "Profile (`profile` points, timed run, fenced TSC): each group's share of its layers' time in fetch (the "
@@ -375,7 +378,7 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
           !d.value("ns_per_node", json()).is_number())
         continue;
       const json miss = d.value("llc_misses_per_node", json(nullptr));
-      md << "| " << p.value("experiment", "") << " | " << c.value("scheme", "") << " | " << d.value("group", "") << " | "
+      md << "| " << p.value(key::experiment, "") << " | " << c.value("scheme", "") << " | " << d.value("group", "") << " | "
          << d.value("layers", 0) << " | " << fix(100 * d.value("fetch_share", 0.0), 2) << "% | "
          << fix(100 * d.value("hash_share", 0.0), 2) << "% | " << format_number(d.value("ns_per_node", 0.0), 4) << " | "
          << (miss.is_number() ? format_number(miss.get<double>(), 3) : std::string("not counted")) << " |\n";
@@ -394,7 +397,7 @@ void padding_section(const json& data, const amax::inputs& in, std::ostringstrea
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!ok_point(p, "tree_d")) continue;
-    const json axes = p.value("axes", json::object());
+    const json axes = p.value(key::axes, json::object());
     if (!axes.contains("pad_precompute") || !axes["pad_precompute"].is_number()) continue;
     const std::string key = axes.value("engine", "library") + " | " +
                             format_size(axes.value("sector_size", std::uint64_t{0})) + " | " +

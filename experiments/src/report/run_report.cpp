@@ -12,9 +12,12 @@
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::report {
+
+namespace key = records::key;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -96,8 +99,8 @@ json value_or(const json& o, const char* key) {
 }
 
 std::string status_text(const json& p) {
-  const std::string status = p.value("status", "?");
-  if (status == "ok") return p.value("noisy", false) ? "ok (noisy)" : "ok";
+  const std::string status = p.value(key::status, "?");
+  if (status == "ok") return p.value(key::noisy, false) ? "ok (noisy)" : "ok";
   return status + ": " + p.value("reason", "");
 }
 
@@ -199,7 +202,7 @@ void figures(const fs::path& dir, std::ostringstream& md) {
 std::vector<const json*> points_of(const json& results, const std::string& kind) {
   std::vector<const json*> out;
   for (const auto& p : results["points"])
-    if (p.value("kind", "") == kind) out.push_back(&p);
+    if (p.value(key::kind, "") == kind) out.push_back(&p);
   return out;
 }
 
@@ -210,10 +213,10 @@ void limits_section(const json& results, std::ostringstream& md) {
   static const std::map<std::string, int> algo_order = {{"sha256", 0}, {"blake2s", 1}, {"blake2b", 2}};
   std::vector<const json*> ok;
   for (const json* p : pts)
-    if (p->value("status", "") == "ok") ok.push_back(p);
+    if (p->value(key::status, "") == "ok") ok.push_back(p);
   auto order = [&](const json* p) {
-    const auto it = algo_order.find(p->at("axes").value("algo", ""));
-    const json r = p->value("rates", json::object());
+    const auto it = algo_order.find(p->at(key::axes).value("algo", ""));
+    const json r = p->value(key::rates, json::object());
     return std::make_pair(it == algo_order.end() ? 9 : it->second, r.value("measured_cycles_per_byte", 0.0));
   };
   std::stable_sort(ok.begin(), ok.end(), [&](const json* a, const json* b) { return order(a) < order(b); });
@@ -227,14 +230,14 @@ void limits_section(const json& results, std::ostringstream& md) {
                 "core clock", "latencies used (cycles)"},
                2);
     for (const json* p : ok) {
-      const json r = p->value("rates", json::object());
-      const json c = p->value("context", json::object());
+      const json r = p->value(key::rates, json::object());
+      const json c = p->value(key::context, json::object());
       std::string lat;
       const json latencies = c.value("latencies", json::object());
       for (const auto& [k, v] : latencies.items())
         lat += (lat.empty() ? "" : ", ") + k + " " + cell_text(v);
       const double hz = c.value("core_hz", 0.0);
-      md << row({cell_text(value_or(p->at("axes"), "algo")), cell_text(value_or(p->at("axes"), "engine")),
+      md << row({cell_text(value_or(p->at(key::axes), "algo")), cell_text(value_or(p->at(key::axes), "engine")),
                  cell_text(value_or(c, "lanes")), cell_text(value_or(r, "limit_cycles_per_byte")),
                  cell_text(value_or(r, "measured_cycles_per_byte")), cell_text(value_or(r, "ratio")),
                  cell_text(value_or(r, "single_stream_gb_per_s")), hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-",
@@ -244,9 +247,9 @@ void limits_section(const json& results, std::ostringstream& md) {
   }
   std::string others;
   for (const json* p : pts)
-    if (p->value("status", "") != "ok")
-      others += std::string(others.empty() ? "" : "; ") + cell_text(value_or(p->at("axes"), "algo")) + " " +
-                cell_text(value_or(p->at("axes"), "engine")) + " (" + status_text(*p) + ")";
+    if (p->value(key::status, "") != "ok")
+      others += std::string(others.empty() ? "" : "; ") + cell_text(value_or(p->at(key::axes), "algo")) + " " +
+                cell_text(value_or(p->at(key::axes), "engine")) + " (" + status_text(*p) + ")";
   if (!others.empty()) md << "Not measured here: " << md_escape(others) << ".\n\n";
 }
 
@@ -254,12 +257,12 @@ void limits_section(const json& results, std::ostringstream& md) {
 void replication_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> labels;
   for (const json* p : points_of(results, "label"))
-    if (p->at("axes").contains("variant") || p->at("axes").contains("hash")) labels.push_back(p);
+    if (p->at(key::axes).contains("variant") || p->at(key::axes).contains("hash")) labels.push_back(p);
   const auto profiles = points_of(results, "profile");
   if (labels.empty() && profiles.empty()) return;
   std::vector<std::string> keys;
   for (const char* k : {"variant", "hash", "backend", "engine", "sector_size", "sectors", "layers"}) {
-    auto has = [&](const json* p) { return p->at("axes").contains(k); };
+    auto has = [&](const json* p) { return p->at(key::axes).contains(k); };
     if (std::any_of(labels.begin(), labels.end(), has) || std::any_of(profiles.begin(), profiles.end(), has))
       keys.emplace_back(k);
   }
@@ -267,20 +270,20 @@ void replication_section(const json& results, std::ostringstream& md) {
   std::vector<std::string> shares;
   for (const char* s : kShares)
     if (std::any_of(profiles.begin(), profiles.end(),
-                    [&](const json* p) { return p->value("rates", json::object()).contains(s); }))
+                    [&](const json* p) { return p->value(key::rates, json::object()).contains(s); }))
       shares.emplace_back(s);
   // A profile matches a label point on the axes the profile has.
   auto matches = [&](const json& label, const json& prof) {
     for (const auto& k : keys)
-      if (prof["axes"].contains(k) && value_or(label["axes"], k.c_str()) != prof["axes"][k]) return false;
+      if (prof[key::axes].contains(k) && value_or(label[key::axes], k.c_str()) != prof[key::axes][k]) return false;
     return true;
   };
   auto scheme = [](const json* p, const json* prof) {
-    std::string st = value_or(p->value("context", json::object()), "scheme_status").is_string()
-                         ? p->at("context")["scheme_status"].get<std::string>()
+    std::string st = value_or(p->value(key::context, json::object()), "scheme_status").is_string()
+                         ? p->at(key::context)["scheme_status"].get<std::string>()
                          : std::string();
-    if (st.empty() && prof != nullptr && prof->contains("context") && prof->at("context").contains("scheme_status"))
-      st = prof->at("context")["scheme_status"].get<std::string>();
+    if (st.empty() && prof != nullptr && prof->contains(key::context) && prof->at(key::context).contains("scheme_status"))
+      st = prof->at(key::context)["scheme_status"].get<std::string>();
     return st == "what-if" ? std::string("**what-if**") : st.empty() ? std::string("-") : st;
   };
   md << "## Replication c/B and profile\n\n"
@@ -293,10 +296,10 @@ void replication_section(const json& results, std::ostringstream& md) {
   md << head(h, keys.size() + 2);
   std::set<const json*> used;
   auto emit = [&](const json* p, const json* prof, bool profile_row) {
-    const json r = p->value("rates", json::object());
-    const json pr = prof != nullptr ? prof->value("rates", json::object()) : json::object();
+    const json r = p->value(key::rates, json::object());
+    const json pr = prof != nullptr ? prof->value(key::rates, json::object()) : json::object();
     std::vector<std::string> cells;
-    for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at("axes"), k.c_str())));
+    for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at(key::axes), k.c_str())));
     cells.push_back(scheme(p, prof));
     cells.push_back(status_text(*p) + (profile_row ? " (profile)" : ""));
     cells.push_back(cell_text(value_or(r, "ns_per_node_layer")));
@@ -308,7 +311,7 @@ void replication_section(const json& results, std::ostringstream& md) {
   for (const json* p : labels) {
     const json* prof = nullptr;
     for (const json* q : profiles)
-      if (q->value("status", "") == "ok" && matches(*p, *q)) {
+      if (q->value(key::status, "") == "ok" && matches(*p, *q)) {
         prof = q;
         used.insert(q);
         break;
@@ -325,11 +328,11 @@ void replication_section(const json& results, std::ostringstream& md) {
 void scaling_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const json* p : points_of(results, "label"))
-    if (p->at("axes").contains("window_nodes")) pts.push_back(p);
+    if (p->at(key::axes).contains("window_nodes")) pts.push_back(p);
   if (pts.empty()) return;
   std::stable_sort(pts.begin(), pts.end(), [](const json* a, const json* b) {
-    return std::make_pair(a->at("axes").value("backend", ""), a->at("axes").value("sector_size", 0.0)) <
-           std::make_pair(b->at("axes").value("backend", ""), b->at("axes").value("sector_size", 0.0));
+    return std::make_pair(a->at(key::axes).value("backend", ""), a->at(key::axes).value("sector_size", 0.0)) <
+           std::make_pair(b->at(key::axes).value("backend", ""), b->at(key::axes).value("sector_size", 0.0));
   });
   md << "## Data scaling\n\n"
      << "One sector, labeling only (layers in RAM, nothing on disk), per sector size. *max RSS*: the process's peak "
@@ -344,9 +347,9 @@ void scaling_section(const json& results, std::ostringstream& md) {
   double largest_size = 0;
   std::string largest;
   for (const json* p : pts) {
-    const json& ax = p->at("axes");
-    const json c = p->value("context", json::object());
-    const json r = p->value("rates", json::object());
+    const json& ax = p->at(key::axes);
+    const json c = p->value(key::context, json::object());
+    const json r = p->value(key::rates, json::object());
     const auto window = ax.value("window_nodes", std::uint64_t{0});
     const double nodes = c.value("nodes", 0.0);
     const double rss = c.value("max_rss_bytes", 0.0);
@@ -398,8 +401,8 @@ std::string with_interval(const json& median, const json& ci) {
 void intervals_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const auto& p : results["points"]) {
-    const json c = p.value("context", json::object());
-    if (p.value("status", "") == "ok" && (c.contains("efficiency_ci95") || c.contains("core_hz"))) pts.push_back(&p);
+    const json c = p.value(key::context, json::object());
+    if (records::is_ok(p) && (c.contains("efficiency_ci95") || c.contains("core_hz"))) pts.push_back(&p);
   }
   if (pts.empty()) return;
   md << "## Intervals and clock\n\n"
@@ -416,9 +419,9 @@ void intervals_section(const json& results, std::ostringstream& md) {
              1);
   for (const json* pp : pts) {
     const json& p = *pp;
-    const json c = p.value("context", json::object());
-    const json r = p.value("rates", json::object());
-    const json st = p.value("stats", json::object());
+    const json c = p.value(key::context, json::object());
+    const json r = p.value(key::rates, json::object());
+    const json st = p.value(key::stats, json::object());
     std::string half = "-";
     if (c.contains("efficiency_ci95") && c.value("efficiency", 0.0) > 0)
       half = format_number(100 * (c["efficiency_ci95"][1].get<double>() - c["efficiency_ci95"][0].get<double>()) / 2 /
@@ -437,7 +440,7 @@ void intervals_section(const json& results, std::ostringstream& md) {
       }
       return out;
     };
-    md << row({p.value("description", records::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
+    md << row({p.value(key::description, records::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
                half, c.contains("efficiency_pairs") ? std::to_string(c["efficiency_pairs"].size()) : "-",
                c.contains("efficiency_spread") ? format_number(100 * c["efficiency_spread"].get<double>(), 2) + "%" : "-",
                with_interval(value_or(st, "median"), value_or(st, "ci95")),
@@ -454,8 +457,8 @@ void intervals_section(const json& results, std::ostringstream& md) {
 void layers_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const auto& p : results["points"]) {
-    const json c = p.value("context", json::object());
-    if (p.value("status", "") == "ok" && c.contains("layer_groups_ns_per_node") &&
+    const json c = p.value(key::context, json::object());
+    if (records::is_ok(p) && c.contains("layer_groups_ns_per_node") &&
         c["layer_groups_ns_per_node"].is_object() && c["layer_groups_ns_per_node"].size() == 2)
       pts.push_back(&p);
   }
@@ -468,7 +471,7 @@ void layers_section(const json& results, std::ostringstream& md) {
   md << head({"point", "scheme", "group A", "ns/node A", "group B", "ns/node B", "B / A", "per layer ns/node"}, 2);
   for (const json* pp : pts) {
     const json& p = *pp;
-    const json c = p.value("context", json::object());
+    const json c = p.value(key::context, json::object());
     // Named: items() must not outlive it.
     const json g = c["layer_groups_ns_per_node"];
     std::vector<std::pair<std::string, double>> v;
@@ -480,7 +483,7 @@ void layers_section(const json& results, std::ostringstream& md) {
       if (!per.empty()) per += ", ";
       per += x.is_number() ? format_number(x.get<double>(), 4) : "-";
     }
-    md << row({p.value("description", records::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
+    md << row({p.value(key::description, records::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
                v[1].first, format_number(v[1].second, 4), v[0].second > 0 ? format_number(v[1].second / v[0].second, 3) : "-",
                per});
   }
@@ -504,7 +507,7 @@ void repeat_section(const json& results, std::ostringstream& md) {
     std::string values;
     for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ", ") + cell_text(v);
     const bool has_claim = e.contains("claimed");
-    md << row({e.value("description", ""), e.value("metric", ""), values, cell_text(value_or(e, "median")),
+    md << row({e.value(key::description, ""), e.value(key::metric, ""), values, cell_text(value_or(e, "median")),
                format_number(100 * e.value("spread", 0.0), 2) + "%",
                has_claim ? format_number(100 * e["claimed"].get<double>(), 2) + "%" : "-",
                e.value("exceeds", false) ? "**exceeds**" : ""});
@@ -547,14 +550,14 @@ void cpu_vs_gpu_section(const fs::path& dir, std::ostringstream& md) {
 
 void experiment_table(const std::vector<const json*>& pts, std::ostringstream& md) {
   std::vector<std::string> axes;  // the axes that vary, in the first point's order
-  for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+  for (const auto& [k, v] : (*pts.front())[key::axes].items()) {
     std::set<std::string> values;
-    for (const json* p : pts) values.insert(value_or((*p)["axes"], k.c_str()).dump());
+    for (const json* p : pts) values.insert(value_or((*p)[key::axes], k.c_str()).dump());
     if (values.size() > 1) axes.push_back(k);
   }
   // Axes constant across the experiment are stated once above the table.
   std::string fixed;
-  for (const auto& [k, v] : (*pts.front())["axes"].items()) {
+  for (const auto& [k, v] : (*pts.front())[key::axes].items()) {
     if (std::find(axes.begin(), axes.end(), k) != axes.end() || v.is_null()) continue;
     fixed += (fixed.empty() ? "" : ", ") + k + "=" + axis_text(k, v);
   }
@@ -562,9 +565,9 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
   std::string metric;
   std::vector<std::string> rates;
   for (const json* p : pts) {
-    if (metric.empty() && p->contains("metric")) metric = (*p)["metric"];
-    if (p->contains("rates"))
-      for (const auto& [k, v] : (*p)["rates"].items())
+    if (metric.empty() && p->contains(key::metric)) metric = (*p)[key::metric];
+    if (p->contains(key::rates))
+      for (const auto& [k, v] : (*p)[key::rates].items())
         if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
   }
   const bool repeats = std::any_of(pts.begin(), pts.end(), [](const json* p) { return p->contains("repeat"); });
@@ -580,23 +583,23 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
   for (const json* pp : pts) {
     const json& p = *pp;
     std::vector<std::string> cells;
-    for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p["axes"], a.c_str())));
+    for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p[key::axes], a.c_str())));
     if (repeats) cells.push_back(cell_text(value_or(p, "repeat")));
-    cells.push_back(cell_text(value_or(p.value("context", json::object()), "engine")));
+    cells.push_back(cell_text(value_or(p.value(key::context, json::object()), "engine")));
     cells.push_back(status_text(p));
-    const json st = p.value("stats", json::object());
+    const json st = p.value(key::stats, json::object());
     if (st.contains("median") && st.value("n", 0) > 0) {
       cells.push_back(format_number(st["median"].get<double>()));
       cells.push_back(format_number(100 * st["spread"].get<double>(), 2) + "%");
     } else {
       cells.insert(cells.end(), {"-", "-"});
     }
-    const json r = p.value("rates", json::object());
+    const json r = p.value(key::rates, json::object());
     for (const auto& k : rates) cells.push_back(r.contains(k) && r[k].is_number() ? format_number(r[k].get<double>()) : "-");
-    const bool ok = p.value("status", "") == "ok";
+    const bool ok = records::is_ok(p);
     cells.push_back(!ok                         ? "-"
-                    : p.value("modeled", false)  ? "modeled"
-                    : p.value("verified", false) ? "yes"
+                    : p.value(key::modeled, false)  ? "modeled"
+                    : p.value(key::verified, false) ? "yes"
                                                  : "**no**");
     md << row(cells);
   }
@@ -609,11 +612,11 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   std::ostringstream md;
   md << "# poreplab experiment report\n\n";
   const json cfg = results.value("config", json::object());
-  if (cfg.contains("description")) md << cfg["description"].get<std::string>() << "\n\n";
+  if (cfg.contains(key::description)) md << cfg[key::description].get<std::string>() << "\n\n";
   if (results.contains("counts")) {
     const json& c = results["counts"];
     md << "**" << c["expected"] << " points**: " << c["ok"] << " ok, " << c["skipped"] << " skipped, " << c["failed"]
-       << " failed, " << c["missing"] << " missing; " << c["noisy"] << " noisy (spread > "
+       << " failed, " << c["missing"] << " missing; " << c[key::noisy] << " noisy (spread > "
        << static_cast<int>(records::kNoisySpread * 100) << "%).\n\n";
   }
   if (results.value("interrupted", false))
@@ -638,22 +641,22 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const json*>> by_exp;
   for (const auto& p : results["points"]) {
-    const std::string e = p["experiment"];
+    const std::string e = p[key::experiment];
     if (!by_exp.count(e)) order.push_back(e);
     by_exp[e].push_back(&p);
   }
   std::map<std::string, std::string> descriptions;
   for (const auto& e : cfg.value("experiments", json::array()))
-    if (e.is_object() && e.contains("description")) descriptions[e.value("name", "")] = e["description"];
+    if (e.is_object() && e.contains(key::description)) descriptions[e.value("name", "")] = e[key::description];
   for (const auto& e : order) {
-    md << "### " << e << " (" << (*by_exp[e].front())["kind"].get<std::string>() << ")\n\n";
+    md << "### " << e << " (" << (*by_exp[e].front())[key::kind].get<std::string>() << ")\n\n";
     if (descriptions.count(e)) md << descriptions[e] << "\n\n";
     experiment_table(by_exp[e], md);
   }
   if (results.contains("missing") && !results["missing"].empty()) {
     md << "## Missing points\n\n";
     for (const auto& m : results["missing"])
-      md << "- [" << m["index"] << "] " << md_escape(m.value("description", records::record_key(m))) << "\n";
+      md << "- [" << m["index"] << "] " << md_escape(m.value(key::description, records::record_key(m))) << "\n";
     md << "\n";
   }
   return md.str();
@@ -672,8 +675,8 @@ void write_run_report(const fs::path& dir) {
             results["points"].is_array();
   for (std::size_t i = 0; ok && i < results["points"].size(); ++i) {
     const json& p = results["points"][i];
-    ok = p.is_object() && p.contains("experiment") && p["experiment"].is_string() && p.contains("kind") &&
-         p["kind"].is_string() && p.contains("axes") && p["axes"].is_object();
+    ok = p.is_object() && p.contains(key::experiment) && p[key::experiment].is_string() && p.contains(key::kind) &&
+         p[key::kind].is_string() && p.contains(key::axes) && p[key::axes].is_object();
   }
   if (!ok) throw std::runtime_error(file.string() + ": not a " + std::string(records::kResultsSchema) + " file");
   write_run_report(dir, results);

@@ -4,9 +4,12 @@
 
 #include "backends/device_class.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
+
+namespace key = records::key;
 
 using nlohmann::json;
 
@@ -35,8 +38,8 @@ std::string text_at(const json& j, const char* object, const char* key) {
 // One core, no second CPU gathering parents, Filecoin's scheme, this CPU.
 bool one_core_rate(const amax::input_record& r, const std::string& device, rate_record& out) {
   const json& p = r.point;
-  if (p.value("kind", "") != "label" || p.value("status", "") != "ok") return false;
-  const json axes = p.value("axes", json::object()), ctx = p.value("context", json::object());
+  if (p.value(key::kind, "") != "label" || !records::is_ok(p)) return false;
+  const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
   if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256") return false;
   if (ctx.value("device", "") != device || records::record_producer(ctx) != cpu::parent_producer::off) return false;
   const double cores = number_at(r.header, {"environment", "cpu", "logical_cores"});
@@ -74,9 +77,9 @@ std::optional<storage_model::disk_array> disk_of(const amax::inputs& in, const s
   std::optional<storage_model::disk_array> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("kind", "") != "disk" || p.value("status", "") != "ok") continue;
+    if (p.value(key::kind, "") != "disk" || !records::is_ok(p)) continue;
     if (text_at(r.header.value("environment", json::object()), "cpu", "model") != device) continue;
-    const json ctx = p.value("context", json::object());
+    const json ctx = p.value(key::context, json::object());
     storage_model::disk_array d;
     d.count = 1;
     d.iops_each = number_at(p, {"stats", "median"});

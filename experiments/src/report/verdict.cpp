@@ -20,11 +20,14 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "report/pipeline.hpp"
 #include "report/storage.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
+
+namespace key = records::key;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -124,9 +127,9 @@ std::vector<observation> read_observations(const amax::inputs& in) {
   std::vector<observation> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value("kind", "") != "label" || p.value("status", "") != "ok") continue;
-    const json& axes = p.value("axes", json::object());
-    const json& ctx = p.value("context", json::object());
+    if (p.value(key::kind, "") != "label" || !records::is_ok(p)) continue;
+    const json& axes = p.value(key::axes, json::object());
+    const json& ctx = p.value(key::context, json::object());
     if (ctx.value("scheme", "sdr/sha256") != "sdr/sha256") continue;
     observation o;
     o.backend = axes.value("backend", "");
@@ -137,10 +140,10 @@ std::vector<observation> read_observations(const amax::inputs& in) {
     o.engine = ctx.value("engine", "");
     o.sector_size = axes.value("sector_size", std::uint64_t{0});
     o.sectors = axes.value("sectors", 1u);
-    const double median = p.contains("stats") ? p["stats"].value("median", 0.0) : 0.0;
+    const double median = p.contains(key::stats) ? p[key::stats].value("median", 0.0) : 0.0;
     if (o.sector_size == 0 || median <= 0) continue;
     o.ns_per_node_layer = median;
-    const json& rates = p.value("rates", json::object());
+    const json& rates = p.value(key::rates, json::object());
     o.labels_per_s = rates.value("labels_per_s", o.sectors * 1e9 / median);
     const json& env = r.header.value("environment", json::object());
     o.cores = static_cast<int>(env_number(env, {"cpu", "logical_cores"}));

@@ -30,6 +30,7 @@
 #include "records/environment.hpp"
 #include "poreplab/interrupt.hpp"
 #include "records/records.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 #include "util/text.hpp"
 
@@ -37,6 +38,7 @@ namespace poreplab::runner {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+namespace key = records::key;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
@@ -110,8 +112,8 @@ json expected_json(const point& p) {
 measurement measure(const kind_spec& k, const experiment& e, const json& axes, json& rec) {
   if (k.run_sampled) {
     measurement m = k.run_sampled(axes, sampling{e.warmup, e.samples, e.time_budget_s.value_or(0), e.ci_target.value_or(0)});
-    if (m.stopped_by) rec["stopped_by"] = kStopReasons.name(*m.stopped_by);
-    if (m.stopped_by == stop_reason::time_budget) rec["budget_limited"] = true;
+    if (m.stopped_by) rec[records::key::stopped_by] = kStopReasons.name(*m.stopped_by);
+    if (m.stopped_by == stop_reason::time_budget) rec[records::key::budget_limited] = true;
     return m;
   }
   if (!e.time_budget_s) return k.run(axes, e.warmup, e.samples);
@@ -127,7 +129,7 @@ measurement measure(const kind_spec& k, const experiment& e, const json& axes, j
     // Both calls must have produced the same, verified output.
     m.verified = m.verified && rest.verified && m.digest == rest.digest;
   }
-  if (m.samples.size() < e.samples) rec["budget_limited"] = true;
+  if (m.samples.size() < e.samples) rec[records::key::budget_limited] = true;
   return m;
 }
 
@@ -146,14 +148,14 @@ void prepare_out_dir(const fs::path& dir) {
 }
 
 std::string result_text(const json& rec) {
-  const std::string status = rec["status"];
+  const std::string status = rec[records::key::status];
   std::ostringstream s;
-  if (rec.contains("stats") && rec["stats"].value("n", 0) > 0) {
-    const json& st = rec["stats"];
-    s << format_number(st["median"].get<double>()) << " " << rec.value("metric", "") << ", spread "
+  if (rec.contains(key::stats) && rec[key::stats].value("n", 0) > 0) {
+    const json& st = rec[key::stats];
+    s << format_number(st["median"].get<double>()) << " " << rec.value(key::metric, "") << ", spread "
       << format_number(100 * st["spread"].get<double>(), 2) << "%";
-    if (rec.value("noisy", false)) s << " (noisy)";
-    const json ctx = rec.value("context", json::object());
+    if (rec.value(key::noisy, false)) s << " (noisy)";
+    const json ctx = rec.value(key::context, json::object());
     if (ctx.contains("efficiency_ci95") && ctx.contains("efficiency"))
       s << ", efficiency " << format_number(ctx["efficiency"].get<double>()) << " ["
         << format_number(ctx["efficiency_ci95"][0].get<double>()) << ", "
@@ -164,7 +166,7 @@ std::string result_text(const json& rec) {
       s << ", preempted at " << flagged << " of " << st.value("n", 0) << " samples";
     if (rec.value("stopped_by", "") == "time_budget") s << ", stopped by the time budget";
   }
-  if (status == "ok") return (rec.value("modeled", false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
+  if (records::is_ok(rec)) return (rec.value(records::key::modeled, false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
   std::string out = status + ": " + rec.value("reason", "");
   if (!s.str().empty()) out += " [" + s.str() + "]";
   return out;
@@ -225,20 +227,27 @@ point_exception classify_point_exception(const std::exception_ptr& e) {
 json run_point(const config& c, const point& p, std::size_t run_index, const std::vector<std::string>& require) {
   const experiment& e = c.experiments[p.experiment_index];
   const kind_spec& k = *find_kind(p.kind);
-  json rec = {{"type", "point"},     {"index", p.index},       {"experiment", p.experiment},
-              {"kind", p.kind},      {"axes", p.axes},         {"description", p.describe()},
-              {"run", run_index},    {"warmup", e.warmup},     {"samples_requested", e.samples}};
-  if (p.repeat) rec["repeat"] = *p.repeat;
+  auto status = [](records::point_status st) { return records::kPointStatuses.name(st); };
+  json rec = {{key::type, records::kRecordTypes.name(records::record_type::point)},
+              {key::index, p.index},
+              {key::experiment, p.experiment},
+              {key::kind, p.kind},
+              {key::axes, p.axes},
+              {key::description, p.describe()},
+              {key::run, run_index},
+              {key::warmup, e.warmup},
+              {key::samples_requested, e.samples}};
+  if (p.repeat) rec[key::repeat] = *p.repeat;
   const auto t0 = clock_type::now();
   const std::string backend = p.axes.contains("backend") && p.axes["backend"].is_string() ? p.axes["backend"].get<std::string>() : "";
   const bool required = !backend.empty() && std::find(require.begin(), require.end(), backend) != require.end();
   auto skip = [&](const std::string& why) {
-    rec["status"] = required ? "failed" : "skipped";
-    rec["reason"] = required ? "required backend " + backend + " cannot run: " + why : why;
+    rec[key::status] = status(required ? records::point_status::failed : records::point_status::skipped);
+    rec[key::reason] = required ? "required backend " + backend + " cannot run: " + why : why;
   };
   auto failed = [&](const std::string& why) {
-    rec["status"] = "failed";
-    rec["reason"] = why;
+    rec[key::status] = status(records::point_status::failed);
+    rec[key::reason] = why;
   };
   if (!k.run) {
     skip("not implemented in this build");
@@ -248,29 +257,29 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
         throw point_unavailable(why);
       measurement m = measure(k, e, p.axes, rec);
       const records::sample_stats st = records::compute_stats(m.samples);
-      rec["metric"] = m.metric;
-      rec["samples"] = m.samples;
-      rec["stats"] = records::stats_json(st);
-      rec["noisy"] = st.spread > records::kNoisySpread;
-      rec["rates"] = k.rates && st.n > 0 ? k.rates(p.axes, m.context, st.median) : json::object();
-      rec["context"] = m.context;
-      rec["digest"] = m.digest;
-      rec["verified"] = m.verified && !m.modeled;
-      rec["verified_against"] = m.verified_against;
+      rec[key::metric] = m.metric;
+      rec[key::samples] = m.samples;
+      rec[key::stats] = records::stats_json(st);
+      rec[key::noisy] = st.spread > records::kNoisySpread;
+      rec[key::rates] = k.rates && st.n > 0 ? k.rates(p.axes, m.context, st.median) : json::object();
+      rec[key::context] = m.context;
+      rec[key::digest] = m.digest;
+      rec[key::verified] = m.verified && !m.modeled;
+      rec[key::verified_against] = m.verified_against;
       if (m.modeled) {
         // A model's output is never a verified measurement; it is marked, not failed.
-        rec["modeled"] = true;
-        rec["verified"] = false;
-        rec["verified_against"] = "nothing: a modeled figure, not a measurement";
+        rec[key::modeled] = true;
+        rec[key::verified] = false;
+        rec[key::verified_against] = "nothing: a modeled figure, not a measurement";
       }
       if (st.n == 0)
         failed("no samples were taken");
       else if (m.modeled)
-        rec["status"] = "ok";
+        rec[key::status] = status(records::point_status::ok);
       else if (!m.verified)
         failed("output digest " + m.digest.substr(0, 16) + " does not match " + m.verified_against);
       else
-        rec["status"] = "ok";
+        rec[key::status] = status(records::point_status::ok);
     } catch (const std::exception&) {
       const point_exception x = classify_point_exception(std::current_exception());
       if (x.skipped)
@@ -279,8 +288,8 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
         failed(x.reason);
     }
   }
-  rec["elapsed_s"] = seconds_since(t0);
-  rec["finished"] = utc_now();
+  rec[key::elapsed_s] = seconds_since(t0);
+  rec[key::finished] = utc_now();
   return rec;
 }
 
@@ -316,20 +325,20 @@ records::records_log records_to_resume(const config& c, const run_options& opt, 
 
 json run_header(const config& c, const run_options& opt, std::size_t run_index, std::size_t points_total,
                 std::size_t points_in_shard) {
-  json header = {{"type", "header"},
-                 {"schema", records::kRecordsSchema},
-                 {"run", run_index},
-                 {"config_digest", c.digest},
-                 {"config", c.normalized},
-                 {"source", c.source},
-                 {"argv", opt.argv},
-                 {"require", opt.require},
-                 {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}},
-                 {"points_total", points_total},
-                 {"points_in_shard", points_in_shard},
-                 {"started", utc_now()},
-                 {"environment", environment_json()}};
-  if (opt.repeat > 1) header["repeat"] = opt.repeat;
+  json header = {{key::type, records::kRecordTypes.name(records::record_type::header)},
+                 {key::schema, records::kRecordsSchema},
+                 {key::run, run_index},
+                 {key::config_digest, c.digest},
+                 {key::config, c.normalized},
+                 {key::source, c.source},
+                 {key::argv, opt.argv},
+                 {key::require, opt.require},
+                 {key::shard, {{"index", opt.shard_index}, {"count", opt.shard_count}}},
+                 {key::points_total, points_total},
+                 {key::points_in_shard, points_in_shard},
+                 {key::started, utc_now()},
+                 {key::environment, environment_json()}};
+  if (opt.repeat > 1) header[key::repeat] = opt.repeat;
   return header;
 }
 
@@ -340,7 +349,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   records::write_result_files(dir, res);
   const json& counts = res["counts"];
   std::cerr << "done: " << counts["ok"] << " ok, " << counts["skipped"] << " skipped, " << counts["failed"]
-            << " failed, " << counts["noisy"] << " noisy in " << clock_text(elapsed_s) << "; results in "
+            << " failed, " << counts[key::noisy] << " noisy in " << clock_text(elapsed_s) << "; results in "
             << dir.string() << "/{results.json,results.csv,report.md}\n";
   int status = any_failed || counts["failed"].get<int>() > 0 ? 1 : 0;
   if (opt.shard_count > 1) {
@@ -408,11 +417,11 @@ int run_experiments(const config& c, const run_options& opt) {
   const records::dir_lock held(dir);  // one run at a time in a directory
   const records::records_log log = records_to_resume(c, opt, dir, records_file);
 
-  std::map<std::string, std::string> done;  // key -> status of its latest record
-  for (const auto& r : log.points) done[records::record_key(r)] = r.value("status", "failed");
+  std::map<std::string, records::point_status> done;  // key -> status of its latest record
+  for (const auto& r : log.points) done[records::record_key(r)] = records::status_of(r);
   auto finished = [&](const point& p) {
     const auto it = done.find(p.key());
-    return it != done.end() && (it->second == "ok" || it->second == "skipped");
+    return it != done.end() && it->second != records::point_status::failed;
   };
   std::size_t already = 0;
   for (const auto& p : mine) already += finished(p) ? 1 : 0;
@@ -465,7 +474,7 @@ int run_experiments(const config& c, const run_options& opt) {
         if (closed || g_signal != 0) break;  // a point cut short by a signal is not recorded
         writer.append(rec);
         records.push_back(rec);
-        if (rec["status"] == "failed") any_failed = true;
+        if (records::status_of(rec) == records::point_status::failed) any_failed = true;
         const double elapsed = seconds_since(start);
         const double eta = elapsed / static_cast<double>(ran) * static_cast<double>(to_run - ran);
         char took[32];
@@ -549,20 +558,20 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   for (const auto& s : shards) {
     const std::size_t offset = runs.size();
     for (auto h : s.log.headers) {
-      h["run"] = offset + h.value("run", std::size_t{0});
-      h["shard_dir"] = s.dir.string();
+      h[records::key::run] = offset + h.value(records::key::run, std::size_t{0});
+      h[records::key::shard_dir] = s.dir.string();
       runs.push_back(std::move(h));
     }
     std::map<std::string, json> latest;
     for (auto p : s.log.points) {
-      p["run"] = offset + p.value("run", std::size_t{0});
+      p[records::key::run] = offset + p.value(records::key::run, std::size_t{0});
       const std::string key = records::record_key(p);  // before the move: json's operator= takes its argument by value
       latest[key] = std::move(p);
     }
     for (auto& [k, p] : latest) {
       seen_in[k].push_back(s.dir.string());
       const auto it = chosen.find(k);
-      if (it == chosen.end() || (it->second.value("status", "") != "ok" && p.value("status", "") == "ok"))
+      if (it == chosen.end() || (!records::is_ok(it->second) && records::is_ok(p)))
         chosen[k] = std::move(p);
     }
   }
@@ -610,7 +619,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
         std::cerr << "merge: ... and " << counts["missing"].get<int>() - 10 << " more\n";
         break;
       }
-      std::cerr << "merge: missing [" << m["index"] << "] " << m["description"].get<std::string>() << "\n";
+      std::cerr << "merge: missing [" << m["index"] << "] " << m[key::description].get<std::string>() << "\n";
     }
     status = 1;
   }
