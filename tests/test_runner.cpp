@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -762,4 +763,33 @@ TEST_CASE("record schema: the schema file names the keys schema.hpp spells", "[r
   CHECK(file.at("point_keys").get<std::vector<std::string>>() == strings(records::kPointKeys));
   CHECK(file.at("record_types").get<std::vector<std::string>>() == records::kRecordTypes.names());
   CHECK(file.at("point_statuses").get<std::vector<std::string>>() == records::kPointStatuses.names());
+}
+
+TEST_CASE("record schema: the readers and plot.py spell no record key of their own", "[runner]") {
+  // The keys only a record has (not "status" or "kind", which data files use too, nor the
+  // config's "axes" and "samples", which runner/config.cpp reads): where records are read or
+  // written they come from records/schema.hpp, in plot.py from the schema file.
+  const std::regex spelled(
+      R"re((\[|value\(|contains\(|find\(|at\(|get\()"(axes|context|rates|stats|experiment|metric|noisy|samples|)re"
+      R"re(description|verified_against|samples_requested|stopped_by|budget_limited|elapsed_s|modeled)"(\]|,|\)))re");
+  const fs::path root = POREPLAB_SOURCE_DIR;
+  std::vector<fs::path> files = {root / "experiments/src/runner/runner.cpp", root / "experiments/plots/plot.py"};
+  for (const char* dir : {"experiments/src/records", "experiments/src/report", "experiments/src/model"})
+    for (const auto& e : fs::directory_iterator(root / dir))
+      if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp") files.push_back(e.path());
+  std::vector<std::string> found;
+  for (const auto& p : files) {
+    if (p.filename() == "schema.hpp") continue;
+    std::ifstream in(p);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      if (std::regex_search(line, spelled)) found.push_back(fs::relative(p, root).string() + ":" + std::to_string(n) + ": " + line);
+  }
+  CHECK(files.size() > 30);
+  INFO([&] {
+    std::string t;
+    for (const auto& f : found) t += f + "\n";
+    return t;
+  }());
+  CHECK(found.empty());
 }

@@ -386,7 +386,11 @@ json make_results(const json& config, const std::string& config_digest, const st
   json points = json::array();
   json missing = json::array();
   std::set<std::string> expected_keys;
-  json counts = {{"expected", expected.size()}, {"ok", 0}, {"skipped", 0}, {"failed", 0}, {"missing", 0}, {"noisy", 0}};
+  // Points per status, and the expected, missing and noisy ones.
+  json counts = {{"expected", expected.size()}};
+  for (const auto& status : kPointStatuses.names()) counts[status] = 0;
+  counts["missing"] = 0;
+  counts[key::noisy] = 0;
   for (const auto& e : expected) {
     const std::string point_key = record_key(e);
     expected_keys.insert(point_key);
@@ -400,7 +404,7 @@ json make_results(const json& config, const std::string& config_digest, const st
     p["index"] = e.at("index");  // the index in this run's ordered list
     const std::string status = p.value(key::status, std::string(kPointStatuses.name(point_status::failed)));
     counts[status] = counts.value(status, 0) + 1;
-    if (p.value(key::noisy, false)) counts["noisy"] = counts["noisy"].get<int>() + 1;
+    if (p.value(key::noisy, false)) counts[key::noisy] = counts[key::noisy].get<int>() + 1;
     points.push_back(std::move(p));
   }
   std::size_t extra_records = 0;

@@ -164,7 +164,7 @@ std::string result_text(const json& rec) {
       s << ", clock off by >3% at " << flagged << " of " << st.value("n", 0) << " samples";
     if (const auto flagged = ctx.value("preempted", std::size_t{0}); flagged > 0)
       s << ", preempted at " << flagged << " of " << st.value("n", 0) << " samples";
-    if (rec.value("stopped_by", "") == "time_budget") s << ", stopped by the time budget";
+    if (rec.value(key::stopped_by, "") == kStopReasons.name(stop_reason::time_budget)) s << ", stopped by the time budget";
   }
   if (records::is_ok(rec)) return (rec.value(records::key::modeled, false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
   std::string out = status + ": " + rec.value("reason", "");
@@ -478,7 +478,7 @@ int run_experiments(const config& c, const run_options& opt) {
         const double elapsed = seconds_since(start);
         const double eta = elapsed / static_cast<double>(ran) * static_cast<double>(to_run - ran);
         char took[32];
-        std::snprintf(took, sizeof took, "%.2f s", rec["elapsed_s"].get<double>());
+        std::snprintf(took, sizeof took, "%.2f s", rec[key::elapsed_s].get<double>());
         std::cerr << result_text(rec) << " (" << took << "; elapsed "
                   << clock_text(elapsed) << ", ETA " << clock_text(eta) << ")\n";
       }
