@@ -112,7 +112,7 @@ const std::string kGoodFields =
 TEST_CASE("amax: columns, Amax ratio, cost and provenance from hand-made records", "[amax]") {
   test::temp_dir s("amax");
   test::write_text(s / "records.jsonl", hand_made_records());
-  const amax::inputs in = amax::load_result_dirs({s.path});
+  const records::result_set in = records::load_result_set({s.path});
   REQUIRE(in.records.size() == 6);
   const amax::custom_data custom = amax::parse_custom_hardware(kCustom, "custom.json");
   REQUIRE(custom.entries.size() == 3);
@@ -259,7 +259,7 @@ TEST_CASE("amax: without a limits record the CPU clock is the TSC, marked assume
   test::write_text(s / "records.jsonl",
        header("Test CPU", 2.5e9).dump() + "\n" + hash_point("sha256", "shani", "chain", 32, 64).dump() + "\n");
   const amax::report r =
-      amax::compute(amax::load_result_dirs({s.path}), amax::parse_custom_hardware(kCustom, "c.json"));
+      amax::compute(records::load_result_set({s.path}), amax::parse_custom_hardware(kCustom, "c.json"));
   const auto& cpu = r.tables.at(0).rows.at(0);
   CHECK(cpu.clock_hz == Approx(2.5e9));
   CHECK(cpu.clock_source.status == figure_status::assumed);
@@ -313,7 +313,7 @@ TEST_CASE("amax: the range per hash, derived rows, area and power columns", "[am
   CHECK(custom.entries[2].derivation->basis_status == figure_status::quoted);
   CHECK(custom.entries[4].derivation->basis_status == figure_status::assumed);  // the base's clock is assumed
 
-  const amax::report r = amax::compute(amax::load_result_dirs({s.path}), custom);
+  const amax::report r = amax::compute(records::load_result_set({s.path}), custom);
   REQUIRE(r.tables.size() == 3);
   const double iter_gbs = 64 * 250e6 / 66 / 1e9, full_gbs = 64 * 5.1813e6 / 1e9;
 
@@ -495,23 +495,23 @@ TEST_CASE("amax: architecture, area, power and derivation errors name their JSON
 
 TEST_CASE("amax: missing directories, no records, no usable records, bad --cost", "[amax]") {
   test::temp_dir s("amax");
-  CHECK_THROWS_WITH(amax::load_result_dirs({s / "nope"}), Catch::Contains("does not exist"));
-  CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("holds no records.jsonl"));
+  CHECK_THROWS_WITH(records::load_result_set({s / "nope"}), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(records::load_result_set({s.path}), Catch::Contains("holds no records.jsonl"));
   test::write_text(s / "records.jsonl", header("CPU", 1e9).dump() + "\nnot json\n" + header("CPU", 1e9).dump() + "\n");
-  CHECK_THROWS_WITH(amax::load_result_dirs({s.path}), Catch::Contains("records.jsonl:2: not a JSON record"));
+  CHECK_THROWS_WITH(records::load_result_set({s.path}), Catch::Contains("records.jsonl:2: not a JSON record"));
 
   // Only skipped/failed or throughput records: nothing single-stream to compare with.
   test::write_text(s / "records.jsonl", header("CPU", 1e9).dump() + "\n" +
                                 hash_point("sha256", "shani", "throughput", 1, 64).dump() + "\n" +
                                 hash_point("sha256", "shani", "chain", 1, 64, "skipped").dump() + "\n" +
                                 hash_point("sha256", "portable", "chain", 1, 64).dump().substr(0, 20));  // torn line
-  const amax::inputs in = amax::load_result_dirs({s.path});
+  const records::result_set in = records::load_result_set({s.path});
   CHECK(in.records.size() == 2);
   const auto custom = amax::parse_custom_hardware(kCustom, "c.json");
   CHECK_THROWS_WITH(amax::compute(in, custom), Catch::Contains("no usable records"));
 
   test::write_text(s / "records.jsonl", hand_made_records());
-  const amax::inputs good = amax::load_result_dirs({s.path});
+  const records::result_set good = records::load_result_set({s.path});
   CHECK_THROWS_WITH(amax::compute(good, custom, {{"Xeon", 10.0}}), Catch::Contains("no measured device matches"));
   CHECK_THROWS_WITH(amax::parse_cost("EPYC"), Catch::Contains("expected DEVICE=USD"));
   CHECK_THROWS_WITH(amax::parse_cost("EPYC=cheap"), Catch::Contains("not a positive number"));
@@ -574,7 +574,7 @@ TEST_CASE("amax: the shipped custom-hardware file is valid and cites every figur
   // none of its ends passes as quoted when it was derived or assumed.
   test::temp_dir s("amax");
   test::write_text(s / "records.jsonl", hand_made_records());
-  const amax::report r = amax::compute(amax::load_result_dirs({s.path}), d);
+  const amax::report r = amax::compute(records::load_result_set({s.path}), d);
   REQUIRE(r.tables.size() == 3);
   for (const auto& t : r.tables) {
     INFO(t.hash);
@@ -737,7 +737,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
     s += j.dump() + "\n";
   test::temp_dir d("r2019");
   test::write_text(d / "records.jsonl", s);
-  const std::string md = report2019::markdown(data, amax::load_result_dirs({d.path}));
+  const std::string md = report2019::markdown(data, records::load_result_set({d.path}));
   CHECK_THAT(md, Catch::Contains("| Default parents-iter | 9.10 | - | not measured | - | 20 *tsc* | - |"));
   CHECK_THAT(md, Catch::Contains("| 8.84 | 2.9% | not measured | - | 5 *tsc* | 75.0% |"));
   CHECK_THAT(md, Catch::Contains("| huge-pages-on-sdr-sha256 | 3.5 |"));
@@ -762,7 +762,7 @@ TEST_CASE("report-2019: the shipped data file, step/stream/padding records, Amax
   test::temp_dir d2("r2019bad");
   test::write_text(d2 / "records.jsonl", header("Test CPU 9000", 2.5e9).dump() + "\n" + bad_zig.dump() + "\n" + bad_prof.dump() + "\n");
   std::string damaged;
-  CHECK_NOTHROW(damaged = report2019::markdown(data, amax::load_result_dirs({d2.path})));
+  CHECK_NOTHROW(damaged = report2019::markdown(data, records::load_result_set({d2.path})));
   CHECK_THAT(damaged, !Catch::Contains("| damaged"));
 
   CHECK_THROWS_WITH(report2019::parse_data("{}", "d.json"), Catch::Contains("d.json: /schema"));

@@ -85,13 +85,13 @@ void add_report_command(CLI::App& app) {
       if (o->json || !o->custom.empty() || !o->costs.empty())
         throw std::invalid_argument("--report-2019 takes no --json, --custom or --cost");
       o->emit(report2019::amax_markdown(report2019::load_data(report2019::default_data_file()),
-                                        amax::load_result_dirs(o->paths())));
+                                        records::load_result_set(o->paths())));
       return;
     }
     const std::filesystem::path custom = o->custom.empty() ? amax::default_custom_hardware_file()
                                                            : std::filesystem::path(o->custom);
     const amax::custom_data data = amax::load_custom_hardware(custom);
-    const amax::report r = amax::compute(amax::load_result_dirs(o->paths()), data, o->cost_map());
+    const amax::report r = amax::compute(records::load_result_set(o->paths()), data, o->cost_map());
     o->emit(o->json ? amax::to_json(r).dump(2) + "\n" : amax::to_markdown(r));
   });
 

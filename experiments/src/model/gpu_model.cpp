@@ -12,7 +12,7 @@
 #include "poreplab/json_input.hpp"
 #include "poreplab/sdr/label_layer_args.hpp"
 #include "poreplab/sdr/label_pipelined.hpp"
-#include "records/records.hpp"
+#include "records/result_set.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
 
@@ -384,19 +384,15 @@ std::string text_of(const json& o, const char* key) {
 }  // namespace
 
 std::vector<measured_point> read_measured(const std::string& dir) {
-  namespace fs = std::filesystem;
-  const fs::path file = fs::path(dir) / "records.jsonl";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw model_error("results directory " + dir + " is not a readable directory");
-  if (!fs::exists(file, ec)) throw model_error(dir + " holds no records.jsonl");
-  records::records_log log;
+  records::result_set in;
   try {
-    log = records::read_records(file, false);
+    in = records::load_result_set({dir});
   } catch (const std::exception& e) {
     throw model_error(std::string("cannot read measured records: ") + e.what());
   }
   std::vector<measured_point> out;
-  for (const auto& r : log.points) {
+  for (const auto& rec : in.records) {
+    const json& r = rec.point;
     if (!records::is_ok(r) || r.value(key::modeled, false)) continue;
     const json ctx = r.value(key::context, json::object());
     if (ctx.value(key::modeled, false)) continue;

@@ -332,52 +332,6 @@ fs::path default_custom_hardware_file() { return require_share_dir() / "data" / 
 
 // ---------------------------------------------------------------- records
 
-namespace {
-
-// The header of the run that measured the point at `line` (runs are numbered in file
-// order; a merge renumbers both), else the latest header before it; {} when none.
-json header_of(const records::records_log& log, const json& point, std::size_t line) {
-  const json run = point.value("run", json());
-  std::size_t before = 0;  // headers before the point
-  while (before < log.headers.size() && log.header_lines[before] < line) ++before;
-  for (std::size_t h = before; h-- > 0;)
-    if (run.is_null() || log.headers[h].value("run", json()) == run) return log.headers[h];
-  return before > 0 ? log.headers[before - 1] : json::object();
-}
-
-}  // namespace
-
-inputs load_result_dirs(const std::vector<fs::path>& dirs) {
-  if (dirs.empty()) throw std::invalid_argument("give at least one result directory");
-  inputs in;
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    if (!fs::exists(d, ec)) throw std::runtime_error("result directory " + d.string() + " does not exist");
-    if (!fs::is_directory(d, ec)) throw std::runtime_error(d.string() + " is not a directory");
-    const fs::path f = d / "records.jsonl";
-    if (!fs::exists(f, ec))
-      throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
-    records::records_log log = records::read_records(f, false);
-    in.dirs.push_back(d.string());
-    in.duplicates.insert(in.duplicates.end(), log.duplicates.begin(), log.duplicates.end());
-    std::map<std::string, std::size_t> latest;  // point key -> index into in.records
-    for (std::size_t i = 0; i < log.points.size(); ++i) {
-      input_record r;
-      r.where = f.string() + ":" + std::to_string(log.point_lines[i]);
-      r.header = header_of(log, log.points[i], log.point_lines[i]);
-      const std::string point_key = log.points[i][key::experiment].get<std::string>() + " " + log.points[i][key::axes].dump();
-      r.point = std::move(log.points[i]);
-      if (const auto it = latest.find(point_key); it != latest.end()) {
-        in.records[it->second] = std::move(r);
-      } else {
-        latest[point_key] = in.records.size();
-        in.records.push_back(std::move(r));
-      }
-    }
-  }
-  return in;
-}
-
 // ---------------------------------------------------------------- the table
 
 std::pair<std::string, double> parse_cost(const std::string& text) {
@@ -465,7 +419,7 @@ namespace {
 using clock_map = std::map<std::string, std::pair<double, std::string>>;
 
 // Core clocks measured by `limits` records (the add-chain calibration), per CPU model.
-clock_map measured_core_clocks(const inputs& in) {
+clock_map measured_core_clocks(const records::result_set& in) {
   clock_map cpu_clock;
   for (const auto& rec : in.records) {
     const json& p = rec.point;
@@ -478,7 +432,7 @@ clock_map measured_core_clocks(const inputs& in) {
 
 // The fastest single-stream figure per hash and device, measured (`hash` records in mode
 // chain, `limits` records); throws when the records hold none.
-std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const inputs& in, const clock_map& cpu_clock) {
+std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const records::result_set& in, const clock_map& cpu_clock) {
   std::map<std::pair<std::string, std::string>, row> best;
   std::size_t used = 0;
   for (const auto& rec : in.records) {
@@ -638,7 +592,7 @@ row custom_row(const custom_data& custom, std::size_t i, const std::optional<dou
 
 }  // namespace
 
-report compute(const inputs& in, const custom_data& custom, const cost_map& costs) {
+report compute(const records::result_set& in, const custom_data& custom, const cost_map& costs) {
   report r;
   r.dirs = in.dirs;
   r.custom_file = custom.file;
@@ -882,7 +836,7 @@ bool write_config_reports(const std::vector<std::string>& reports, const fs::pat
       continue;
     }
     try {
-      const report r = compute(load_result_dirs({dir}), load_custom_hardware(default_custom_hardware_file()));
+      const report r = compute(records::load_result_set({dir}), load_custom_hardware(default_custom_hardware_file()));
       write_file_atomic(dir / "amax.md", to_markdown(r));
       write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
       std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";

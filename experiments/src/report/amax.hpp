@@ -32,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/result_set.hpp"
 #include "util/figure.hpp"
 
 namespace poreplab::amax {
@@ -126,23 +127,6 @@ custom_data load_custom_hardware(const std::filesystem::path& file);
 // checkout's experiments/ or an install's share/poreplab); std::runtime_error when none is found.
 std::filesystem::path default_custom_hardware_file();
 
-// One point record of a result directory, with the header of the run that measured it.
-struct input_record {
-  nlohmann::json point;
-  nlohmann::json header;  // {} when the directory has none
-  std::string where;      // "DIR/records.jsonl:LINE"
-};
-
-struct inputs {
-  std::vector<std::string> dirs;
-  std::vector<input_record> records;  // the latest record of each point, every status
-  std::vector<std::string> duplicates;  // points recorded ok twice (records_log::duplicates)
-};
-
-// Reads DIR/records.jsonl of each directory (runner::read_records: every record validated).
-// Throws std::runtime_error for a missing directory, a directory without records.jsonl, or
-// a malformed line or field (an incomplete last line is ignored, as after a crash).
-inputs load_result_dirs(const std::vector<std::filesystem::path>& dirs);
 
 struct row {
   std::string hash;
@@ -209,7 +193,7 @@ std::pair<std::string, double> parse_cost(const std::string& text);
 
 // Throws std::runtime_error when the records hold no usable off-the-shelf figure (ok
 // `hash` records in mode chain or ok `limits` records), or a --cost names no device.
-report compute(const inputs& in, const custom_data& custom, const cost_map& costs = {});
+report compute(const records::result_set& in, const custom_data& custom, const cost_map& costs = {});
 
 std::string to_markdown(const report& r);
 nlohmann::json to_json(const report& r);

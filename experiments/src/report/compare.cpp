@@ -78,7 +78,7 @@ side_data load_side(const fs::path& dir) {
   if (s.meta.label.empty() || s.meta.label == ".") s.meta.label = fs::absolute(dir).lexically_normal().filename().string();
   std::set<std::string> seen_headers;
   for (const auto& [set_name, set_dir] : result_dirs_of(dir)) {
-    const amax::inputs in = amax::load_result_dirs({set_dir});
+    const records::result_set in = records::load_result_set({set_dir});
     s.meta.duplicates.insert(s.meta.duplicates.end(), in.duplicates.begin(), in.duplicates.end());
     for (const auto& r : in.records) {
       json rec = r.point;

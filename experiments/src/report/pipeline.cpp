@@ -24,7 +24,7 @@ source src(figure_status status, const std::string& detail) { return source{stat
 // records of this layer count: at this size (measured; a window's per-node rate is
 // "measured on a window"), else the nearest size (extrapolated per node: PC2's work per
 // node does not depend on the size). `hasher` receives the record's hasher name.
-figure pc2_seconds(const size_row& row, const amax::inputs& in, device_class on, std::string* hasher,
+figure pc2_seconds(const size_row& row, const records::result_set& in, device_class on, std::string* hasher,
                    double* threads = nullptr) {
   const json* best = nullptr;
   std::uint64_t best_size = 0;
@@ -129,7 +129,7 @@ figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string
 }
 
 // "sm_90" from the first CUDA device of the header of a cuda pc2 record, "" when none.
-std::string measured_pc2_arch(const amax::inputs& in) {
+std::string measured_pc2_arch(const records::result_set& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (p.value(key::kind, "") != "pc2" || !records::is_ok(p)) continue;
@@ -146,7 +146,7 @@ std::string measured_pc2_arch(const amax::inputs& in) {
 
 }  // namespace
 
-figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std::string& arch, std::string* device) {
+figure pc2_seconds_on_gpu(const size_row& row, const records::result_set& in, const std::string& arch, std::string* device) {
   if (!arch.empty() && arch == measured_pc2_arch(in)) {
     figure one = pc2_seconds(row, in, device_class::gpu, device);
     if (one.value) {
@@ -157,7 +157,7 @@ figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std
   return modeled_gpu_pc2(row, arch, device);
 }
 
-figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint32_t threads) {
+figure pc2_seconds_on_cpu(const size_row& row, const records::result_set& in, std::uint32_t threads) {
   double measured_threads = 0;
   const figure here = pc2_seconds(row, in, device_class::host_cpu, nullptr, &measured_threads);
   figure f;
@@ -170,7 +170,7 @@ figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint
                                   std::to_string(threads) + "; assumes its threads as fast as this run's")};
 }
 
-void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch) {
+void fill_machine_pipeline(size_row& row, const machine& m, const records::result_set& in, const std::string& measured_gpu_arch) {
   const machine_row* cpu = nullptr;
   for (const auto& r : row.machines)
     if (r.machine == m.name && r.kind == device_kind::cpu) cpu = &r;
@@ -234,7 +234,7 @@ void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& 
   row.machine_pipeline.push_back(p);
 }
 
-void fill_pipeline(size_row& row, const amax::inputs& in) {
+void fill_pipeline(size_row& row, const records::result_set& in) {
   const device_row* cpu = find_row(row, {device_kind::cpu});
   const device_row* core = find_row(row, {device_kind::cpu_core});
   const device_row* gpu = find_row(row, {device_kind::gpu, device_kind::gpu_model});

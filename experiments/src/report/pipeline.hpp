@@ -7,19 +7,19 @@
 namespace poreplab::verdict {
 
 // Fills row.pipeline and row.cores_per_gpu from row.devices (PC1) and the pc2 records.
-void fill_pipeline(size_row& row, const amax::inputs& in);
+void fill_pipeline(size_row& row, const records::result_set& in);
 
 // Appends machine m's whole pipeline to row.machine_pipeline, from its rows in row.machines:
 // PC1 on its CPU; PC2 on its GPUs (this run's cuda pc2 records where this run measured that
 // architecture, else the PC2 model), or on its CPU, taking turns with PC1, when it has none.
-void fill_machine_pipeline(size_row& row, const machine& m, const amax::inputs& in, const std::string& measured_gpu_arch);
+void fill_machine_pipeline(size_row& row, const machine& m, const records::result_set& in, const std::string& measured_gpu_arch);
 
 // One sector's PC2 on one GPU of `arch`: the run's cuda pc2 records where they measured that
 // architecture (extrapolated to another machine's GPU), else the PC2 model; `device` gets
 // the GPU's name.
-figure pc2_seconds_on_gpu(const size_row& row, const amax::inputs& in, const std::string& arch, std::string* device);
+figure pc2_seconds_on_gpu(const size_row& row, const records::result_set& in, const std::string& arch, std::string* device);
 // One sector's PC2 on `threads` threads of a CPU: the run's cpu pc2 record per thread times
 // the threads (extrapolated).
-figure pc2_seconds_on_cpu(const size_row& row, const amax::inputs& in, std::uint32_t threads);
+figure pc2_seconds_on_cpu(const size_row& row, const records::result_set& in, std::uint32_t threads);
 
 }  // namespace poreplab::verdict

@@ -31,7 +31,7 @@ std::string hours(double s) { return s < 7200 ? format_number(s / 60, 3) + " min
 figure modeled(double v, const std::string& detail) { return {v, {figure_status::modeled, detail}}; }
 
 // The CPU whose records the plan reads: the one with a one-core node window, else any.
-std::string results_cpu(const amax::inputs& in) {
+std::string results_cpu(const records::result_set& in) {
   std::string any;
   for (const auto& r : in.records) {
     const json& p = r.point;
@@ -81,7 +81,7 @@ void cpu_items(machine_plan& mp, const storage_model::cpu_machine& m, const stor
 
 // PC2 of one batch: on the machine's GPUs (each kind measured by the results where they
 // measured that architecture, else modeled), else on its CPU.
-figure pc2_per_batch(const machine& m, const size_row& row, const amax::inputs& in, double batch, std::string& where) {
+figure pc2_per_batch(const machine& m, const size_row& row, const records::result_set& in, double batch, std::string& where) {
   if (m.gpus.empty()) {
     const figure one = pc2_seconds_on_cpu(row, in, m.threads);
     where = "its CPU (" + std::to_string(m.threads) + " threads), taking turns with PC1";
@@ -102,7 +102,7 @@ figure pc2_per_batch(const machine& m, const size_row& row, const amax::inputs& 
   return {batch / per_second, from};
 }
 
-void pipeline(machine_plan& mp, const machine& m, const size_row& row, const amax::inputs& in) {
+void pipeline(machine_plan& mp, const machine& m, const size_row& row, const records::result_set& in) {
   const auto& p = mp.pc1;
   std::string where;
   const figure pc2 = pc2_per_batch(m, row, in, std::max(1.0, double(p.batch)), where);
@@ -150,7 +150,7 @@ void finish(machine_plan& mp, const machine& m) {
 }
 
 machine_plan plan_one(const machine& m, const storage_model::cpu_machine& cm, const storage_model::hash_rate& h,
-                      const size_row& row, const amax::inputs& in) {
+                      const size_row& row, const records::result_set& in) {
   machine_plan mp;
   mp.machine = m.name;
   mp.file = m.file;
@@ -181,8 +181,8 @@ plan_report make_plan(const std::string& proof_name, const std::vector<fs::path>
   row.sector_size = proof.sector_size;
   row.layers = proof.layers;
   row.nodes = proof.nodes();
-  amax::inputs in;
-  if (!dirs.empty()) in = amax::load_result_dirs(dirs);
+  records::result_set in;
+  if (!dirs.empty()) in = records::load_result_set(dirs);
   r.dirs = in.dirs;
   const std::string cpu = results_cpu(in);
   const cpu_evidence e = cpu.empty() ? cpu_evidence{} : cpu_evidence_of(in, cpu, proof.sector_size);

@@ -59,7 +59,7 @@ const json& array_at(const json& o, const std::string& key, const std::string& s
 
 // The CPU a record ran on: its model, with the microarchitecture its CPUID names where the
 // record carries it (two AMD EPYC kinds read alike by model).
-std::string cpu_of(const amax::input_record& r) {
+std::string cpu_of(const records::result_record& r) {
   const json env = r.header.value("environment", json::object());
   const json cpu = env.value("cpu", json::object());
   const json m = cpu.value("model", json());
@@ -84,7 +84,7 @@ struct stream {
   std::string where;
 };
 
-std::vector<stream> streams(const amax::inputs& in) {
+std::vector<stream> streams(const records::result_set& in) {
   std::map<std::string, stream> best;  // hash|engine|device -> fastest record
   for (const auto& r : in.records) {
     const json& p = r.point;
@@ -118,7 +118,7 @@ std::vector<stream> streams(const amax::inputs& in) {
 }
 
 
-void compute_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+void compute_section(const json& data, const records::result_set& in, std::ostringstream& md) {
   md << "### Hardware compute table\n\n"
      << "Quoted rows: the 2019 report (single-threaded latency figures, its clocks, its costs). Rows marked "
         "**measured** are one dependent chain of compressions on this machine (`hash` points, mode chain), at its "
@@ -150,7 +150,7 @@ void compute_section(const json& data, const amax::inputs& in, std::ostringstrea
 }
 
 // Median core clock per CPU: the add-chain calibration that label and limits records carry.
-std::map<std::string, double> core_clocks(const amax::inputs& in) {
+std::map<std::string, double> core_clocks(const records::result_set& in) {
   std::map<std::string, std::vector<double>> seen;
   for (const auto& r : in.records) {
     const json& p = r.point;
@@ -165,7 +165,7 @@ std::map<std::string, double> core_clocks(const amax::inputs& in) {
 
 // SDR's sequential floor of one node per measured CPU: 20 (or, with the header block
 // compressed ahead, 19) dependent compressions on its fastest one-lane SHA-256 chain.
-void floor_section(const amax::inputs& in, std::ostringstream& md) {
+void floor_section(const records::result_set& in, std::ostringstream& md) {
   std::map<std::string, const stream*> fastest;
   const auto measured = streams(in);
   for (const auto& s : measured)
@@ -197,7 +197,7 @@ void floor_section(const amax::inputs& in, std::ostringstream& md) {
   md << "\n";
 }
 
-void amax_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+void amax_section(const json& data, const records::result_set& in, std::ostringstream& md) {
   md << "### Amax\n\n"
      << "Quoted: the report's table. *From rows*: the best custom over the best off-the-shelf GB/s of the compute "
         "table as printed. Measured: the fastest one-lane single stream on this machine (CPU with and without "
@@ -246,7 +246,7 @@ struct step_cell {
   std::string where, knobs;
 };
 
-void steps_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+void steps_section(const json& data, const records::result_set& in, std::ostringstream& md) {
   const json& sum = data["summary"];
   md << "### " << sum["title"].get<std::string>() << "\n\n"
      << "Quoted: " << sum["workload"].get<std::string>() << ", " << sum["cpu"].get<std::string>()
@@ -320,7 +320,7 @@ void steps_section(const json& data, const amax::inputs& in, std::ostringstream&
 
 // The report timed each layer with the TSC to compare forward and reverse traversal, and
 // found the last memory-bound share of its hash (LLC misses) in the reverse direction only.
-void direction_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+void direction_section(const json& data, const records::result_set& in, std::ostringstream& md) {
   md << "### Forward and reverse layers\n\n"
      << "Quoted: " << data["direction"]["detail"].get<std::string>() << " (" << data["direction"]["source"].get<std::string>()
      << "). Here: each `label` point's layer times (host clock at each layer's end, ns per node, medians over samples, "
@@ -387,7 +387,7 @@ void direction_section(const json& data, const amax::inputs& in, std::ostringstr
   if (prof) md << "\nLLC miss counter: " << (counter.empty() ? std::string("not recorded") : counter) << ".\n\n";
 }
 
-void padding_section(const json& data, const amax::inputs& in, std::ostringstream& md) {
+void padding_section(const json& data, const records::result_set& in, std::ostringstream& md) {
   const json& mp = data["merkle_padding"];
   md << "### Padding precompute (64-byte messages)\n\n"
      << "Quoted: " << mp["source"].get<std::string>() << ": " << mp["detail"].get<std::string>() << " (gain "
@@ -474,7 +474,7 @@ json load_data(const fs::path& file) {
   return parse_data(read_small_file(file, {.max_bytes = 64 << 20}), file.string());
 }
 
-std::string amax_markdown(const json& data, const amax::inputs& in) {
+std::string amax_markdown(const json& data, const records::result_set& in) {
   std::ostringstream md;
   md << "## The 2019 report's compute and Amax tables\n\nSource of quoted figures: " << data["source"].get<std::string>()
      << ".\n\n";
@@ -483,7 +483,7 @@ std::string amax_markdown(const json& data, const amax::inputs& in) {
   return md.str();
 }
 
-std::string markdown(const json& data, const amax::inputs& in) {
+std::string markdown(const json& data, const records::result_set& in) {
   std::ostringstream md;
   md << "## The 2019 report beside this machine\n\nSource of quoted figures: " << data["source"].get<std::string>()
      << ". Quoted figures are the report's (its CPUs, clocks and costs); measured ones come from this run's "
@@ -499,7 +499,7 @@ std::string markdown(const json& data, const amax::inputs& in) {
 bool write_report_file(const fs::path& dir) {
   try {
     const json data = load_data(default_data_file());
-    write_file_atomic(dir / "report-2019.md", markdown(data, amax::load_result_dirs({dir})));
+    write_file_atomic(dir / "report-2019.md", markdown(data, records::load_result_set({dir})));
     std::cerr << "report: " << (dir / "report-2019.md").string() << "\n";
     return true;
   } catch (const std::exception& e) {

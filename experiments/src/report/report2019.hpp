@@ -29,9 +29,9 @@ nlohmann::json parse_data(const std::string& text, const std::string& source);
 nlohmann::json load_data(const std::filesystem::path& file);  // + std::runtime_error when unreadable
 
 // Every section; the measured columns say "not measured" where the records lack them.
-std::string markdown(const nlohmann::json& data, const amax::inputs& in);
+std::string markdown(const nlohmann::json& data, const records::result_set& in);
 // Only the compute table and Amax (for `report amax --report-2019`).
-std::string amax_markdown(const nlohmann::json& data, const amax::inputs& in);
+std::string amax_markdown(const nlohmann::json& data, const records::result_set& in);
 
 // DIR/report-2019.md for the runner's "reports": ["report-2019"]; false after a warning.
 bool write_report_file(const std::filesystem::path& dir);

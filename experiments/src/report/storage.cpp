@@ -16,7 +16,7 @@ using nlohmann::json;
 namespace {
 
 struct rate_record {
-  const amax::input_record* rec = nullptr;
+  const records::result_record* rec = nullptr;
   double labels = 0, hz = 0;
   std::uint32_t sectors = 1;
   std::uint64_t size = 0, window = 0;
@@ -36,7 +36,7 @@ std::string text_at(const json& j, const char* object, const char* key) {
 }
 
 // One core, no second CPU gathering parents, Filecoin's scheme, this CPU.
-bool one_core_rate(const amax::input_record& r, const std::string& device, rate_record& out) {
+bool one_core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
   const json& p = r.point;
   if (p.value(key::kind, "") != "label" || !records::is_ok(p)) return false;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
@@ -73,7 +73,7 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
           0, {}};
 }
 
-std::optional<storage_model::disk_array> disk_of(const amax::inputs& in, const std::string& device) {
+std::optional<storage_model::disk_array> disk_of(const records::result_set& in, const std::string& device) {
   std::optional<storage_model::disk_array> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
@@ -97,7 +97,7 @@ std::optional<storage_model::disk_array> disk_of(const amax::inputs& in, const s
 
 }  // namespace
 
-cpu_evidence cpu_evidence_of(const amax::inputs& in, const std::string& device, std::uint64_t size) {
+cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& device, std::uint64_t size) {
   cpu_evidence e;
   std::optional<rate_record> best, single;
   for (const auto& r : in.records) {

@@ -23,7 +23,7 @@ struct cpu_evidence {
 // producer: a node window at `size` first, else the window of the nearest size, else the
 // whole sector of the nearest size (extrapolated, named); the machine from that record's
 // environment and the latest ok `disk` record of the same CPU.
-cpu_evidence cpu_evidence_of(const amax::inputs& in, const std::string& device, std::uint64_t size);
+cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& device, std::uint64_t size);
 
 // A machine file as the model reads it (its figures quoted from the file).
 storage_model::cpu_machine model_machine(const machine& m);

@@ -123,7 +123,7 @@ std::string gpu_arch_of(const json& header, const std::string& name) {
   return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
 }
 
-std::vector<observation> read_observations(const amax::inputs& in) {
+std::vector<observation> read_observations(const records::result_set& in) {
   std::vector<observation> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
@@ -603,7 +603,7 @@ void apply_plan(const storage_model::plan& p, figure& per_hour, figure& batch, f
 
 // The whole CPU at a real size: the storage model on the machine its records ran on (its
 // disk measured by a `disk` record), where that beats the figure with the layers in RAM.
-void model_device_rows(size_row& row, const amax::inputs& in, std::vector<rate_figure>& rates) {
+void model_device_rows(size_row& row, const records::result_set& in, std::vector<rate_figure>& rates) {
   const storage_model::sizing s{row.sector_size, row.layers};
   for (std::size_t i = 0; i < row.devices.size(); ++i) {
     device_row& d = row.devices[i];
@@ -620,7 +620,7 @@ void model_device_rows(size_row& row, const amax::inputs& in, std::vector<rate_f
 }
 
 // A target machine's CPU at a real size: the model with its cores, clock, RAM and disks.
-void model_machine_cpu(machine_row& row, const machine& m, const amax::inputs& in, const std::string& device,
+void model_machine_cpu(machine_row& row, const machine& m, const records::result_set& in, const std::string& device,
                        std::uint64_t size, double work) {
   const auto h = machine_hash_rate(m, cpu_evidence_of(in, device, size).hash);
   if (!h) return;
@@ -778,7 +778,7 @@ std::optional<std::pair<device_group, rate_figure>> gpu_group_for(const std::vec
 
 }  // namespace
 
-std::optional<storage_model::gpu_part> machine_gpu_part(const amax::inputs& in, const machine_gpu& mg,
+std::optional<storage_model::gpu_part> machine_gpu_part(const records::result_set& in, const machine_gpu& mg,
                                                         std::uint64_t size) {
   const auto obs = read_observations(in);
   const auto found = gpu_group_for(group_devices(obs), mg, size);
@@ -790,7 +790,7 @@ std::optional<storage_model::gpu_part> machine_gpu_part(const amax::inputs& in, 
 
 report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
                double usd_per_kwh) {
-  const amax::inputs in = amax::load_result_dirs(dirs);
+  const records::result_set in = records::load_result_set(dirs);
   report r;
   r.dirs = in.dirs;
   const auto obs = read_observations(in);

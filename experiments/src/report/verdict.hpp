@@ -157,7 +157,7 @@ nlohmann::json to_json(const report& r);
 // A target machine's GPU kind as the storage model reads it: this run's GPU of that
 // architecture (its one-sector node time at the nearest size, its best many-sector rate,
 // extrapolated), else the latency model's (MODELED); nullopt when neither exists.
-std::optional<storage_model::gpu_part> machine_gpu_part(const amax::inputs& in, const machine_gpu& mg,
+std::optional<storage_model::gpu_part> machine_gpu_part(const records::result_set& in, const machine_gpu& mg,
                                                         std::uint64_t size);
 
 // Thrown by compute() when the directories hold no record it can judge.

@@ -1,0 +1,60 @@
+#include "records/result_set.hpp"
+
+#include <map>
+#include <stdexcept>
+
+#include "records/records.hpp"
+#include "records/schema.hpp"
+
+namespace poreplab::records {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The header of the run that measured the point at `line` (runs are numbered in file
+// order; a merge renumbers both), else the latest header before it; {} when none.
+json header_of(const records_log& log, const json& point, std::size_t line) {
+  const json run = point.value(key::run, json());
+  std::size_t before = 0;  // headers before the point
+  while (before < log.headers.size() && log.header_lines[before] < line) ++before;
+  for (std::size_t h = before; h-- > 0;)
+    if (run.is_null() || log.headers[h].value(key::run, json()) == run) return log.headers[h];
+  return before > 0 ? log.headers[before - 1] : json::object();
+}
+
+}  // namespace
+
+result_set load_result_set(const std::vector<fs::path>& dirs) {
+  if (dirs.empty()) throw std::invalid_argument("give at least one result directory");
+  result_set in;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (!fs::exists(d, ec)) throw std::runtime_error("result directory " + d.string() + " does not exist");
+    if (!fs::is_directory(d, ec)) throw std::runtime_error(d.string() + " is not a directory");
+    const fs::path f = d / "records.jsonl";
+    if (!fs::exists(f, ec))
+      throw std::runtime_error(d.string() + " holds no records.jsonl (not a directory of poreplab run or merge)");
+    records_log log = read_records(f, false);
+    in.dirs.push_back(d.string());
+    in.duplicates.insert(in.duplicates.end(), log.duplicates.begin(), log.duplicates.end());
+    std::map<std::string, std::size_t> latest;  // point key -> index into in.records
+    for (std::size_t i = 0; i < log.points.size(); ++i) {
+      result_record r;
+      r.where = f.string() + ":" + std::to_string(log.point_lines[i]);
+      r.header = header_of(log, log.points[i], log.point_lines[i]);
+      const std::string point_key = log.points[i][key::experiment].get<std::string>() + " " + log.points[i][key::axes].dump();
+      r.point = std::move(log.points[i]);
+      if (const auto it = latest.find(point_key); it != latest.end()) {
+        in.records[it->second] = std::move(r);
+      } else {
+        latest[point_key] = in.records.size();
+        in.records.push_back(std::move(r));
+      }
+    }
+  }
+  return in;
+}
+
+}  // namespace poreplab::records

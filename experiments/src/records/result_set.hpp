@@ -1,0 +1,32 @@
+#pragma once
+// A result set: the latest record of each point of one or more result directories, each
+// with the header of the run that measured it. The one loader every report and the GPU model
+// read records through.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poreplab::records {
+
+// One point record of a result directory, with the header of the run that measured it.
+struct result_record {
+  nlohmann::json point;
+  nlohmann::json header;  // {} when the directory has none
+  std::string where;      // "DIR/records.jsonl:LINE"
+};
+
+struct result_set {
+  std::vector<std::string> dirs;
+  std::vector<result_record> records;   // the latest record of each point, every status
+  std::vector<std::string> duplicates;  // points recorded ok twice (records_log::duplicates)
+};
+
+// Reads DIR/records.jsonl of each directory (read_records: every record validated).
+// Throws std::invalid_argument for no directory; std::runtime_error for a missing
+// directory, a directory without records.jsonl, or a malformed line or field (an
+// incomplete last line is ignored, as after a crash).
+result_set load_result_set(const std::vector<std::filesystem::path>& dirs);
+
+}  // namespace poreplab::records
