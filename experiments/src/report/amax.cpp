@@ -816,36 +816,17 @@ json to_json(const report& r) {
           {"custom_note", r.custom_note}, {"hashes", tables}, {"notes", r.notes}};
 }
 
-bool write_config_reports(const std::vector<std::string>& reports, const fs::path& dir) {
-  bool ok = true;
-  // Every run whose records can be judged states the answer, asked for or not.
-  if (std::find(reports.begin(), reports.end(), "verdict") == reports.end())
-    ok = verdict::write_report_files(dir, true);
-  for (const auto& name : reports) {
-    if (name == "verdict") {
-      ok = verdict::write_report_files(dir) && ok;
-      continue;
-    }
-    if (name == "report-2019") {
-      ok = report2019::write_report_file(dir) && ok;
-      continue;
-    }
-    if (name != "amax") {
-      std::cerr << "poreplab: warning: unknown report \"" << name << "\" not written\n";
-      ok = false;
-      continue;
-    }
-    try {
-      const report r = compute(records::load_result_set({dir}), load_custom_hardware(default_custom_hardware_file()));
-      write_file_atomic(dir / "amax.md", to_markdown(r));
-      write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
-      std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";
-    } catch (const std::exception& e) {
-      std::cerr << "poreplab: warning: amax report not written: " << e.what() << "\n";
-      ok = false;
-    }
+bool write_report_files(const fs::path& dir) {
+  try {
+    const report r = compute(records::load_result_set({dir}), load_custom_hardware(default_custom_hardware_file()));
+    write_file_atomic(dir / "amax.md", to_markdown(r));
+    write_file_atomic(dir / "amax.json", to_json(r).dump(2) + "\n");
+    std::cerr << "report: " << (dir / "amax.md").string() << ", " << (dir / "amax.json").string() << "\n";
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "poreplab: warning: amax report not written: " << e.what() << "\n";
+    return false;
   }
-  return ok;
 }
 
 }  // namespace poreplab::amax

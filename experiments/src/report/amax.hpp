@@ -198,9 +198,8 @@ report compute(const records::result_set& in, const custom_data& custom, const c
 std::string to_markdown(const report& r);
 nlohmann::json to_json(const report& r);
 
-// The runner's config-level reports ("amax", "verdict", "report-2019") for the result
-// directory `dir` (DIR/amax.md and DIR/amax.json, ...), and the verdict whenever the records
-// can be judged even if not asked for. Returns false (after a warning on stderr) on failure.
-bool write_config_reports(const std::vector<std::string>& reports, const std::filesystem::path& dir);
+// The runner's "amax" report: DIR/amax.md and DIR/amax.json from the records in DIR. Returns
+// false (after a warning on stderr) on failure.
+bool write_report_files(const std::filesystem::path& dir);
 
 }  // namespace poreplab::amax

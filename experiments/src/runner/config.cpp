@@ -18,6 +18,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/json_input.hpp"
+#include "report/registry.hpp"
 #include "runner/kinds.hpp"
 #include "util/json_check.hpp"
 #include "util/text.hpp"
@@ -307,7 +308,7 @@ std::vector<std::string> stopping_kinds() {
 }
 
 const std::vector<std::string>& report_names() {
-  static const std::vector<std::string> names = {"amax", "verdict", "report-2019"};
+  static const std::vector<std::string> names = reports::kConfigReports.names();
   return names;
 }
 

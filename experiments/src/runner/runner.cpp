@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "poreplab/file_io.hpp"
-#include "report/amax.hpp"
+#include "report/registry.hpp"
 #include "report/run_report.hpp"
 #include "backends/backends.hpp"
 #include "poreplab/require_cuda.hpp"
@@ -355,7 +355,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   if (opt.shard_count > 1) {
     if (!c.reports.empty())
       std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
-  } else if (!amax::write_config_reports(c.reports, dir)) {
+  } else if (!reports::write_config_reports(c.reports, dir)) {
     status = status ? status : 1;
   }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
@@ -624,7 +624,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     status = 1;
   }
   if (counts["failed"].get<int>() > 0) status = 1;
-  if (!amax::write_config_reports(c.reports, out_dir)) status = 1;
+  if (!reports::write_config_reports(c.reports, out_dir)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
   report::write_run_report(out_dir, res);
   return status;
