@@ -148,6 +148,23 @@ TEST_CASE("runner config: an unknown kind", "[runner]") {
                                     "tree_d, pc2, limits"));
 }
 
+TEST_CASE("runner kinds: every kind is named in the record schema's kind table, and every name has its kind", "[runner]") {
+  std::set<std::string> table;
+  for (const auto& n : records::kRecordKinds.names()) table.insert(n);
+  std::set<std::string> run;
+  for (const auto& k : kinds()) {
+    run.insert(k.name);
+    CHECK(records::kRecordKinds.has(k.name));
+  }
+  CHECK(run == table);
+  CHECK(records::kind_of(json{{"kind", "label"}}) == records::record_kind::label);
+  CHECK_FALSE(records::kind_of(json{{"kind", "pc3"}}));
+  CHECK_FALSE(records::kind_of(json::object()));
+  CHECK(records::is_ok(json{{"kind", "pc2"}, {"status", "ok"}}, records::record_kind::pc2));
+  CHECK_FALSE(records::is_ok(json{{"kind", "pc2"}, {"status", "skipped"}}, records::record_kind::pc2));
+  CHECK_FALSE(records::is_ok(json{{"kind", "label"}, {"status", "ok"}}, records::record_kind::pc2));
+}
+
 TEST_CASE("runner config: an empty axis", "[runner]") {
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": []}})")) ==
         "test.json: /experiments/0/axes/sectors: empty axis: give at least one value");
@@ -763,6 +780,7 @@ TEST_CASE("record schema: the schema file names the keys schema.hpp spells", "[r
   CHECK(file.at("point_keys").get<std::vector<std::string>>() == strings(records::kPointKeys));
   CHECK(file.at("record_types").get<std::vector<std::string>>() == records::kRecordTypes.names());
   CHECK(file.at("point_statuses").get<std::vector<std::string>>() == records::kPointStatuses.names());
+  CHECK(file.at("record_kinds").get<std::vector<std::string>>() == records::kRecordKinds.names());
 }
 
 TEST_CASE("record schema: the readers and plot.py spell no record key of their own", "[runner]") {

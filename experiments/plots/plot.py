@@ -57,11 +57,12 @@ def load_record_schema():
     instead of reading as missing."""
     here = os.path.dirname(os.path.abspath(__file__))
     s = json.loads(read_file(os.path.join(here, os.pardir, "data", "record-schema.json")))
-    words = lambda names: types.SimpleNamespace(**{n: n for n in names})  # noqa: E731
-    return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]))
+    words = lambda names: types.SimpleNamespace(**{n.replace("-", "_"): n for n in names})  # noqa: E731
+    return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]),
+            words(s["record_kinds"]))
 
 
-K, RECORD, STATUS = load_record_schema()
+K, RECORD, STATUS, KIND = load_record_schema()
 
 
 # A backend's device class (poreplab's backends table; the run header's
@@ -512,12 +513,12 @@ class Figures:
     def label_points(self):
         """The label points of Filecoin's scheme where there are any: the label figures
         pick the fastest point per size or count, which must not be another scheme's."""
-        pts = ok_points(self.results, "label")
+        pts = ok_points(self.results, KIND.label)
         filecoin = [p for p in pts if is_filecoin_scheme(p)]
         return filecoin or pts
 
     def what_if_left_out(self):
-        pts = ok_points(self.results, "label")
+        pts = ok_points(self.results, KIND.label)
         return len(pts) - len(self.label_points())
 
     def gpu_measured(self):
@@ -526,7 +527,7 @@ class Figures:
     # -- hash engines: one bar per engine, small multiples per algorithm (rows) and mode
     #    (columns); OpenSSL hatched and as a dashed reference line.
     def hash_cycles(self):
-        pts = [p for p in ok_points(self.results, "hash") if "cycles_per_byte" in p.get(K.rates, {})]
+        pts = [p for p in ok_points(self.results, KIND.hash) if "cycles_per_byte" in p.get(K.rates, {})]
         if not pts:
             return
         size = max(p[K.axes].get("size") or 0 for p in pts)  # the largest message size only
@@ -604,10 +605,10 @@ class Figures:
             caption += " * marks a noisy point (spread over 5%)."
         if limit_drawn:
             caption += " Red marks: the critical-path limit of the engine."
-        others = sorted({p[K.axes].get("size") for p in ok_points(self.results, "hash")} - {size, None})
+        others = sorted({p[K.axes].get("size") for p in ok_points(self.results, KIND.hash)} - {size, None})
         if others:
             caption += " Also measured (report tables): %s messages." % ", ".join(size_text(s) for s in others)
-        skipped = [p for p in self.results.get("points", []) if p.get(K.kind) == "hash" and p.get(K.status) == STATUS.skipped]
+        skipped = [p for p in self.results.get("points", []) if p.get(K.kind) == KIND.hash and p.get(K.status) == STATUS.skipped]
         if skipped:
             names = OrderedDict.fromkeys("%s %s" % (p[K.axes].get("algo"), p[K.axes].get("engine")) for p in skipped)
             caption += " Not runnable here: " + ", ".join(names) + "."
@@ -839,7 +840,7 @@ class Figures:
     def data_scaling(self):
         """Label points of a data-scaling experiment (they name the window_nodes axis):
         bytes per node (RAM, whole sectors) and ns/node/layer against sector size."""
-        pts = [p for p in ok_points(self.results, "label") if "window_nodes" in p[K.axes]
+        pts = [p for p in ok_points(self.results, KIND.label) if "window_nodes" in p[K.axes]
                and p.get(K.rates, {}).get("ns_per_node_layer")]
         if len({p[K.axes]["sector_size"] for p in pts}) < 2:
             return
@@ -881,7 +882,7 @@ class Figures:
                   "windows of a full-size sector (docs/scaling.md), not whole-sector runs.")
 
     def tree_d(self):
-        pts = [p for p in ok_points(self.results, "tree_d") if "gb_per_s" in p.get(K.rates, {})]
+        pts = [p for p in ok_points(self.results, KIND.tree_d) if "gb_per_s" in p.get(K.rates, {})]
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(7, 4.3))

@@ -46,7 +46,7 @@ std::vector<const gpu_model::measured_point*> matches(const gpu_model::model_row
   std::vector<const gpu_model::measured_point*> out;
   const bool label = r.analysis.unit == "node";
   for (const auto& m : measured) {
-    if ((m.kind == "label") != label) continue;
+    if ((m.kind == records::record_kind::label) != label) continue;
     if (!m.arch.empty() && m.arch != r.analysis.arch) continue;
     std::string algo = m.algo;
     if (algo.rfind("blake2b", 0) == 0) algo = "blake2b";
@@ -131,7 +131,7 @@ void print_text(const std::vector<gpu_model::model_row>& rows, const gpu_model::
       std::printf("      default latency (%.0f cycles) used for: %s\n", a.default_cycles, d.c_str());
     }
     for (const auto* m : matches(r, measured)) {
-      if (m->kind == "label") {
+      if (m->kind == records::record_kind::label) {
         const double modeled = gpu_model::predicted_ns_per_iteration(p, m->parallel);
         std::printf("      measured (%s, %s, %s sectors): %.1f ns/node/layer end to end", m->dir.c_str(),
                     m->device.c_str(), rate_text(m->parallel).c_str(), m->value);
@@ -195,7 +195,7 @@ void add_model_command(CLI::App& app) {
         for (const auto& r : rows) std::cout << gpu_model::to_json(r).dump() << "\n";
         for (const auto& m : measured)
           std::cout << nlohmann::json{{"measured", true},   {"dir", m.dir},       {"experiment", m.experiment},
-                                      {"kind", m.kind},     {"device", m.device}, {"arch", m.arch},
+                                      {"kind", records::kind_name(m.kind)},     {"device", m.device}, {"arch", m.arch},
                                       {"algo", m.algo},     {"metric", m.metric}, {"value", m.value},
                                       {"parallel", m.parallel}, {"axes", m.axes},
                                       {"kernel", m.kernel ? nlohmann::json(sdr::kernel_variant_name(*m.kernel)) : nlohmann::json()},

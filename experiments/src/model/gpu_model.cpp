@@ -397,21 +397,21 @@ std::vector<measured_point> read_measured(const std::string& dir) {
     const json ctx = r.value(key::context, json::object());
     if (ctx.value(key::modeled, false)) continue;
     const json axes = r.value(key::axes, json::object());
-    const std::string kind = r.value(key::kind, "");
+    const auto kind = records::kind_of(r);
     const bool cuda = backend_is(text_of(axes, "backend"), device_class::gpu) || backend_is(text_of(axes, "engine"), device_class::gpu);
-    if (!cuda || (kind != "label" && kind != "hash")) continue;
+    if (!cuda || (kind != records::record_kind::label && kind != records::record_kind::hash)) continue;
     const json st = r.value(key::stats, json::object());
     if (!st.contains("median") || !st["median"].is_number()) continue;
     measured_point m;
     m.dir = dir;
     m.experiment = r.value(key::experiment, "");
-    m.kind = kind;
+    m.kind = *kind;
     m.device = text_of(ctx, "device");
     m.arch = arch_from_device(m.device);
     m.axes = axes;
     m.metric = r.value(key::metric, "");
     m.value = st["median"].get<double>();
-    if (kind == "label") {
+    if (kind == records::record_kind::label) {
       m.algo = text_of(axes, "hash").empty() ? "sha256" : text_of(axes, "hash");
       m.parallel = axes.contains("sectors") && axes["sectors"].is_number() ? axes["sectors"].get<double>() : 1;
       const std::string used = text_of(ctx, "kernel_used").empty() ? text_of(axes, "kernel") : text_of(ctx, "kernel_used");

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poreplab/sdr/scheme.hpp"
+#include "records/schema.hpp"
 
 namespace poreplab::gpu_model {
 
@@ -262,7 +263,8 @@ nlohmann::json to_json(const model_row& r);
 
 // Measured GPU records (kind label/hash, backend cuda) from RESULTS_DIR/records.jsonl.
 struct measured_point {
-  std::string dir, experiment, kind, device, algo;  // algo: sha256, blake2s, blake2b (label: sha256)
+  std::string dir, experiment, device, algo;  // algo: sha256, blake2s, blake2b (label: sha256)
+  records::record_kind kind = records::record_kind::label;  // label or hash
   std::string arch;    // sm_80 / sm_90 from the device name, or "" when unknown
   std::string metric;  // "ns_per_node_layer", "ns_per_block"...
   double value = 0;    // median

@@ -4,6 +4,7 @@
 // names from experiments/data/record-schema.json, which a test holds equal to this file.
 // What a kind puts under "axes", "context" and "rates" is the kind's own (docs/experiments.md).
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,23 @@ enum class point_status { ok, failed, skipped };
 inline constexpr name_table kPointStatuses{"point status", std::array{named<point_status>{point_status::ok, "ok"},
                                                                       named<point_status>{point_status::failed, "failed"},
                                                                       named<point_status>{point_status::skipped, "skipped"}}};
+
+// What a point measured: the runner's kinds (runner/kinds/), named here, below the readers,
+// so that reports and the model classify records by kind without spelling one.
+enum class record_kind { hash, limits, label, tree_d, profile, latency_under_load, reads, disk, disk_label, pc2, seal, gpu_model };
+inline constexpr name_table kRecordKinds{"kind", std::array{named<record_kind>{record_kind::hash, "hash"},
+                                                            named<record_kind>{record_kind::limits, "limits"},
+                                                            named<record_kind>{record_kind::label, "label"},
+                                                            named<record_kind>{record_kind::tree_d, "tree_d"},
+                                                            named<record_kind>{record_kind::profile, "profile"},
+                                                            named<record_kind>{record_kind::latency_under_load, "latency_under_load"},
+                                                            named<record_kind>{record_kind::reads, "reads"},
+                                                            named<record_kind>{record_kind::disk, "disk"},
+                                                            named<record_kind>{record_kind::disk_label, "disk_label"},
+                                                            named<record_kind>{record_kind::pc2, "pc2"},
+                                                            named<record_kind>{record_kind::seal, "seal"},
+                                                            named<record_kind>{record_kind::gpu_model, "gpu-model"}}};
+inline std::string kind_name(record_kind k) { return std::string(kRecordKinds.name(k)); }
 
 namespace key {
 // Both kinds of record.
@@ -87,6 +105,15 @@ inline bool is_ok(const nlohmann::json& record) {
   const auto it = record.find(key::status);
   return it != record.end() && it->is_string() && it->get_ref<const std::string&>() == kPointStatuses.name(point_status::ok);
 }
+
+// A point's kind; nullopt for a record without one or of a kind this build does not know.
+inline std::optional<record_kind> kind_of(const nlohmann::json& record) {
+  const auto it = record.find(key::kind);
+  if (it == record.end() || !it->is_string() || !kRecordKinds.has(it->get_ref<const std::string&>())) return std::nullopt;
+  return kRecordKinds.parse(it->get_ref<const std::string&>());
+}
+// An ok point of kind k.
+inline bool is_ok(const nlohmann::json& record, record_kind k) { return is_ok(record) && kind_of(record) == k; }
 
 // A point's status; a point without one counts as failed (the reader has checked the word).
 inline point_status status_of(const nlohmann::json& record) {

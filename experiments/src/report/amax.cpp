@@ -423,7 +423,7 @@ clock_map measured_core_clocks(const records::result_set& in) {
   clock_map cpu_clock;
   for (const auto& rec : in.records) {
     const json& p = rec.point;
-    if (!records::is_ok(p) || p.value(key::kind, "") != "limits") continue;
+    if (!records::is_ok(p, records::record_kind::limits)) continue;
     const double hz = number_at(p.value(key::context, json::object()), "core_hz");
     if (hz > 0) cpu_clock[cpu_model(rec.header)] = {hz, rec.where};
   }
@@ -439,7 +439,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
     const json& p = rec.point;
     // Modeled figures (kind gpu-model, "modeled": true) are not measurements.
     if (!records::is_ok(p) || p.value(key::modeled, false)) continue;
-    const std::string kind = p.value(key::kind, "");
+    const auto kind = records::kind_of(p);
     const json axes = p.value(key::axes, json::object());
     const json ctx = p.value(key::context, json::object());
     const json rates = p.value(key::rates, json::object());
@@ -450,7 +450,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
     x.source = {figure_status::measured, "record " + rec.where};
     std::string engine = text_at(ctx, "engine");
     if (engine.empty()) engine = text_at(axes, "engine");
-    if (kind == "limits") {
+    if (kind == records::record_kind::limits) {
       x.kind = "cpu";
       x.device = cpu_model(rec.header);
       x.implementation = engine;
@@ -460,7 +460,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
       x.clock_source = {figure_status::measured, "record " + rec.where + ", add-chain calibration"};
       x.note = "limit " + fmt(number_at(rates, "limit_cycles_per_byte")) + " c/B, ratio " +
                fmt(number_at(rates, "ratio"), "%.3g");
-    } else if (kind == "hash" && text_at(axes, "mode") == "chain") {
+    } else if (kind == records::record_kind::hash && text_at(axes, "mode") == "chain") {
       x.gb_per_s = single_stream_gb_per_s(p, x.hash);
       x.implementation = engine == "openssl" ? std::string("openssl (EVP)") : engine;
       if (is_gpu_record(p)) {

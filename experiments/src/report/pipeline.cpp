@@ -32,7 +32,7 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
   double best_dist = std::numeric_limits<double>::infinity();
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value(key::kind, "") != "pc2" || !records::is_ok(p)) continue;
+    if (!records::is_ok(p, records::record_kind::pc2)) continue;
     const json& axes = p.value(key::axes, json::object());
     if (!backend_is(axes.value("backend", ""), on) || axes.value("layers", 0u) != row.layers) continue;
     if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<std::uint64_t>() != 0) continue;
@@ -132,7 +132,7 @@ figure modeled_gpu_pc2(const size_row& row, const std::string& arch, std::string
 std::string measured_pc2_arch(const records::result_set& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value(key::kind, "") != "pc2" || !records::is_ok(p)) continue;
+    if (!records::is_ok(p, records::record_kind::pc2)) continue;
     if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::gpu)) continue;
     const json env = r.header.value("environment", json::object());
     const json devices = env.value("cuda", json::object()).value("devices", json::array());

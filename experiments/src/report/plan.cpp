@@ -35,7 +35,7 @@ std::string results_cpu(const records::result_set& in) {
   std::string any;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value(key::kind, "") != "label" || !records::is_ok(p)) continue;
+    if (!records::is_ok(p, records::record_kind::label)) continue;
     if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::host_cpu)) continue;
     const std::string device = p.value(key::context, json::object()).value("device", "");
     if (p[key::axes].value("window_nodes", std::uint64_t{0}) > 0) return device;

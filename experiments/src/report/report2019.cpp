@@ -69,8 +69,6 @@ std::string cpu_of(const records::result_record& r) {
   return name;
 }
 
-bool ok_point(const json& p, const char* kind) { return p.value(key::kind, "") == kind && records::is_ok(p); }
-
 double rate(const json& p, const char* key) {
   const json r = p.value(key::rates, json::object());
   return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
@@ -88,7 +86,7 @@ std::vector<stream> streams(const records::result_set& in) {
   std::map<std::string, stream> best;  // hash|engine|device -> fastest record
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (!ok_point(p, "hash")) continue;
+    if (!records::is_ok(p, records::record_kind::hash)) continue;
     const json axes = p.value(key::axes, json::object());
     if (axes.value("mode", "") != "chain") continue;
     const auto hash = amax::canonical_hash(axes.value("algo", ""));
@@ -257,7 +255,7 @@ void steps_section(const json& data, const records::result_set& in, std::ostring
   std::string cpu;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (!ok_point(p, "label")) continue;
+    if (!records::is_ok(p, records::record_kind::label)) continue;
     const std::string e = p.value(key::experiment, "");
     if (e.rfind("step-", 0) != 0) continue;
     step_cell c;
@@ -330,7 +328,7 @@ void direction_section(const json& data, const records::result_set& in, std::ost
   bool any = false;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (!ok_point(p, "label")) continue;
+    if (!records::is_ok(p, records::record_kind::label)) continue;
     const json c = p.value(key::context, json::object());
     if (!c.contains("layer_groups_ns_per_node") || !c["layer_groups_ns_per_node"].is_object()) continue;
     const json g = c["layer_groups_ns_per_node"];
@@ -361,7 +359,7 @@ void direction_section(const json& data, const records::result_set& in, std::ost
   std::string counter;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (!ok_point(p, "profile")) continue;
+    if (!records::is_ok(p, records::record_kind::profile)) continue;
     const json c = p.value(key::context, json::object());
     if (!c.contains("directions") || !c["directions"].is_array()) continue;
     if (!prof)
@@ -396,7 +394,7 @@ void padding_section(const json& data, const records::result_set& in, std::ostri
   std::map<std::string, std::map<int, std::pair<double, std::string>>> ab;  // engine|size -> pad -> ns/node
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (!ok_point(p, "tree_d")) continue;
+    if (!records::is_ok(p, records::record_kind::tree_d)) continue;
     const json axes = p.value(key::axes, json::object());
     if (!axes.contains("pad_precompute") || !axes["pad_precompute"].is_number()) continue;
     const std::string key = axes.value("engine", "library") + " | " +

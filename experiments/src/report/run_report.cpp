@@ -199,16 +199,16 @@ void figures(const fs::path& dir, std::ostringstream& md) {
   }
 }
 
-std::vector<const json*> points_of(const json& results, const std::string& kind) {
+std::vector<const json*> points_of(const json& results, records::record_kind kind) {
   std::vector<const json*> out;
   for (const auto& p : results["points"])
-    if (p.value(key::kind, "") == kind) out.push_back(&p);
+    if (records::kind_of(p) == kind) out.push_back(&p);
   return out;
 }
 
 // Each engine's critical-path limit against its single-stream speed (`limits` kind).
 void limits_section(const json& results, std::ostringstream& md) {
-  const auto pts = points_of(results, "limits");
+  const auto pts = points_of(results, records::record_kind::limits);
   if (pts.empty()) return;
   static const std::map<std::string, int> algo_order = {{"sha256", 0}, {"blake2s", 1}, {"blake2b", 2}};
   std::vector<const json*> ok;
@@ -256,9 +256,9 @@ void limits_section(const json& results, std::ostringstream& md) {
 // `label` points with the scheme axes beside the `profile` points on the same axes.
 void replication_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> labels;
-  for (const json* p : points_of(results, "label"))
+  for (const json* p : points_of(results, records::record_kind::label))
     if (p->at(key::axes).contains("variant") || p->at(key::axes).contains("hash")) labels.push_back(p);
-  const auto profiles = points_of(results, "profile");
+  const auto profiles = points_of(results, records::record_kind::profile);
   if (labels.empty() && profiles.empty()) return;
   std::vector<std::string> keys;
   for (const char* k : {"variant", "hash", "backend", "engine", "sector_size", "sectors", "layers"}) {
@@ -327,7 +327,7 @@ void replication_section(const json& results, std::ostringstream& md) {
 // 2019 report's Data Scaling columns, with time and efficiency beside them.
 void scaling_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> pts;
-  for (const json* p : points_of(results, "label"))
+  for (const json* p : points_of(results, records::record_kind::label))
     if (p->at(key::axes).contains("window_nodes")) pts.push_back(p);
   if (pts.empty()) return;
   std::stable_sort(pts.begin(), pts.end(), [](const json* a, const json* b) {

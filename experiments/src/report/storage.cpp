@@ -38,7 +38,7 @@ std::string text_at(const json& j, const char* object, const char* key) {
 // One core, no second CPU gathering parents, Filecoin's scheme, this CPU.
 bool one_core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
   const json& p = r.point;
-  if (p.value(key::kind, "") != "label" || !records::is_ok(p)) return false;
+  if (!records::is_ok(p, records::record_kind::label)) return false;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
   if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256") return false;
   if (ctx.value("device", "") != device || records::record_producer(ctx) != cpu::parent_producer::off) return false;
@@ -77,7 +77,7 @@ std::optional<storage_model::disk_array> disk_of(const records::result_set& in, 
   std::optional<storage_model::disk_array> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value(key::kind, "") != "disk" || !records::is_ok(p)) continue;
+    if (!records::is_ok(p, records::record_kind::disk)) continue;
     if (text_at(r.header.value("environment", json::object()), "cpu", "model") != device) continue;
     const json ctx = p.value(key::context, json::object());
     storage_model::disk_array d;

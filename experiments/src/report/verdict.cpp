@@ -127,7 +127,7 @@ std::vector<observation> read_observations(const records::result_set& in) {
   std::vector<observation> out;
   for (const auto& r : in.records) {
     const json& p = r.point;
-    if (p.value(key::kind, "") != "label" || !records::is_ok(p)) continue;
+    if (!records::is_ok(p, records::record_kind::label)) continue;
     const json& axes = p.value(key::axes, json::object());
     const json& ctx = p.value(key::context, json::object());
     if (ctx.value("scheme", "sdr/sha256") != "sdr/sha256") continue;

@@ -14,6 +14,7 @@
 #include "poreplab/stats.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 #include "poreplab/storage/scratch_file.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -131,7 +132,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec disk_kind() {
   kind_spec k;
-  k.name = "disk";
+  k.name = records::kind_name(records::record_kind::disk);
   k.help = "a directory's disk: model, size, free room and random 4 KiB reads/s at a queue depth (O_DIRECT; "
            "bench disk), the read path checked by a read-back";
   k.axes = {text_axis("disk_dir", "cwd", place_names,

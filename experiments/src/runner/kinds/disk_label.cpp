@@ -9,6 +9,7 @@
 #include "bench/label.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/storage/disk_probe.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -89,7 +90,7 @@ json rates(const json& axes, const json& ctx, double median) {
 
 kind_spec disk_label_kind() {
   kind_spec k;
-  k.name = "disk_label";
+  k.name = records::kind_name(records::record_kind::disk_label);
   k.help = "SDR labeling of S sectors with their layers on a disk (" + std::string(kLayerDirEnv) +
            ", else /var/tmp): a RAM node cache, every other parent read ahead from the disk";
   k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),

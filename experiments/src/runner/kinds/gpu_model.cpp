@@ -6,6 +6,7 @@
 
 #include "model/gpu_model.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -83,7 +84,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec gpu_model_kind() {
   kind_spec k;
-  k.name = "gpu-model";
+  k.name = records::kind_name(records::record_kind::gpu_model);
   k.help = "MODELED (not measured): GPU latency and rates of a CUDA kernel from its SASS (poreplab model gpu)";
   auto arch = text_axis("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_89, sm_90");
   arch.all = [](const json&) { return arch_names(); };

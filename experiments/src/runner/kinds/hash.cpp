@@ -13,6 +13,7 @@
 #include "poreplab/cpu/latency.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/bench.hpp"
@@ -234,7 +235,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec hash_kind() {
   kind_spec k;
-  k.name = "hash";
+  k.name = records::kind_name(records::record_kind::hash);
   k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
   auto algo = algo_axis();
   auto engine = text_axis(

@@ -5,6 +5,7 @@
 #include "backends/backends.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "bench/label.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -166,7 +167,7 @@ json rates(const json& axes, const json& ctx, double median) {
 
 kind_spec label_kind() {
   kind_spec k;
-  k.name = "label";
+  k.name = records::kind_name(records::record_kind::label);
   k.help = "labeling of S sectors (sdr or zigzag, any hash) on one backend, checked against the reference (bench_label)";
   k.axes = labeling_axes(true, true);
   axis_spec w = count_axis("window_nodes", 0, 0, 1ull << 32,

@@ -14,6 +14,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/stats.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -189,7 +190,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec latency_under_load_kind() {
   kind_spec k;
-  k.name = "latency_under_load";
+  k.name = records::kind_name(records::record_kind::latency_under_load);
   k.help = "one sector's labeling latency alone and while the other CPUs of the affinity mask hash (SHA-256), both "
            "verified";
   k.axes = labeling_axes(false, true);

@@ -11,6 +11,7 @@
 #include "poreplab/cpu/latency.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -115,7 +116,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec limits_kind() {
   kind_spec k;
-  k.name = "limits";
+  k.name = records::kind_name(records::record_kind::limits);
   k.help = "one hash engine's critical-path limit (instruction latencies measured here) against its measured "
            "single-stream cycles per byte";
   auto algo = algo_axis();

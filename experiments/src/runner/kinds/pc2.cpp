@@ -2,6 +2,7 @@
 // generated labels, the whole sector or a window standing for its per-node work.
 #include "bench/pc2.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -74,7 +75,7 @@ json rates(const json& axes, const json& context, double median) {
 
 kind_spec pc2_kind() {
   kind_spec k;
-  k.name = "pc2";
+  k.name = records::kind_name(records::record_kind::pc2);
   k.help = "PC2 (tree_c over the columns, tree_r_last, comm_r: Poseidon) over generated labels, sample-verified";
   k.axes = labeling_axes(false);
   // The label kind's name for a node window: one name across kinds, records and readers.

@@ -10,6 +10,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -81,7 +82,7 @@ json rates(const json&, const json& ctx, double median) {
 
 kind_spec profile_kind() {
   kind_spec k;
-  k.name = "profile";
+  k.name = records::kind_name(records::record_kind::profile);
   k.help = "replication profile of one scheme: fetch/hash/encode/io/other shares, timer overhead, backend beside it";
   k.axes = profile_axes();
   k.unavailable = unavailable;

@@ -3,6 +3,7 @@
 // Counted, not timed: each sample is one run's mean over the layers.
 #include "bench/reads.hpp"
 #include "poreplab/hex.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 
 namespace poreplab::runner {
@@ -63,7 +64,7 @@ json rates(const json& axes, const json& ctx, double median) {
 
 kind_spec reads_kind() {
   kind_spec k;
-  k.name = "reads";
+  k.name = records::kind_name(records::record_kind::reads);
   k.help = "random 4 KiB page reads per node with the layers on disk (S sectors, a node cache of C nodes), counted "
            "on sampled runs of the real graph";
   axis_spec size = size_axis("sector_size", 32ull << 30, 64, true, "sector size (its V1_1 graph)");

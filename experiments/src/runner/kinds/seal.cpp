@@ -14,6 +14,7 @@
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/seal/seal.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 #include "util/field_data.hpp"
 
@@ -152,7 +153,7 @@ json rates(const json& axes, const json&, double median) {
 
 kind_spec seal_kind() {
   kind_spec k;
-  k.name = "seal";
+  k.name = records::kind_name(records::record_kind::seal);
   k.help = "a whole sector seal (tree_d, layer files, replica) as `poreplab seal` does it";
   k.axes = labeling_axes(false);
   k.unavailable = unavailable;

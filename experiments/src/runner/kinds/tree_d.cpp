@@ -9,6 +9,7 @@
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/tree_d.hpp"
+#include "records/schema.hpp"
 #include "runner/kinds.hpp"
 #include "util/field_data.hpp"
 
@@ -106,7 +107,7 @@ json rates(const json&, const json&, double median) {
 
 kind_spec tree_d_kind() {
   kind_spec k;
-  k.name = "tree_d";
+  k.name = records::kind_name(records::record_kind::tree_d);
   k.help = "the comm_d Merkle tree (tree_d) over one sector of data";
   k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),
             count_axis("threads", 0, 0, 4096, "OpenMP threads; 0 = the default")};
