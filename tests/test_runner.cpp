@@ -609,6 +609,13 @@ TEST_CASE("runner shards: 0/2 + 1/2 merged equal the full run", "[runner]") {
   CHECK(res["counts"]["missing"] == 0);
   CHECK(res["duplicates"] == 0);
   for (std::size_t i = 0; i < res["points"].size(); ++i) CHECK(res["points"][i]["index"] == i);
+  // The merged records' headers (the shards' and the merge's own) use the schema's keys only.
+  const std::set<std::string> header(records::kHeaderKeys.begin(), records::kHeaderKeys.end());
+  const auto merged = records::read_records(s / "merged" / "records.jsonl", false);
+  REQUIRE(merged.headers.size() == 3);
+  CHECK(merged.headers.back()[records::key::merge] == true);
+  for (const auto& h : merged.headers)
+    for (const auto& [k, v] : h.items()) CHECK(header.count(k) == 1);
 
   // Shards of another config are refused.
   std::string other = kTinyConfig;

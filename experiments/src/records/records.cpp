@@ -149,10 +149,10 @@ std::string text_of(const json& rec, const char* key) {
 void check_point(const json& rec, const std::string& where) {
   if (!rec.contains(key::experiment)) fail_at(where, "/experiment", "missing");
   if (!rec.contains(key::axes)) fail_at(where, "/axes", "missing");
-  check_types(rec, where, {"experiment", "kind", "status", "metric", "description", "reason", "digest"},
-              {"axes", "stats", "rates", "context"}, {"noisy", "verified"});
-  if (rec.contains("repeat") && !rec["repeat"].is_number_unsigned())
-    fail_at(where, "/repeat", "expected a whole number, got " + rec["repeat"].dump());
+  check_types(rec, where, {key::experiment, key::kind, key::status, key::metric, key::description, key::reason, key::digest},
+              {key::axes, key::stats, key::rates, key::context}, {key::noisy, key::verified});
+  if (rec.contains(key::repeat) && !rec[key::repeat].is_number_unsigned())
+    fail_at(where, "/repeat", "expected a whole number, got " + rec[key::repeat].dump());
   if (rec.contains(key::stats) && rec[key::stats].contains("n") && !rec[key::stats]["n"].is_number_unsigned())
     fail_at(where, "/stats/n", "expected a whole number, got " + rec[key::stats]["n"].dump());
   if (rec.contains(key::samples)) {
@@ -212,9 +212,9 @@ class records_parser {
   void add(json j) {
     const std::string type = text_of(j, "type");
     if (type == "header") {
-      check_types(j, where(line_no_), {"source", "config_digest"}, {"environment"}, {});
+      check_types(j, where(line_no_), {key::source, key::config_digest}, {key::environment}, {});
       // Another schema means records this poreplab would misread.
-      if (const auto it = j.find("schema"); it != j.end() && *it != kRecordsSchema)
+      if (const auto it = j.find(key::schema); it != j.end() && *it != kRecordsSchema)
         throw std::runtime_error(where(line_no_) + ": records schema " + it->dump() + ", this poreplab reads \"" +
                                  std::string(kRecordsSchema) + "\" (written by another version)");
       log_.headers.push_back(std::move(j));
@@ -222,7 +222,7 @@ class records_parser {
       return;
     }
     if (type != "point")
-      throw std::runtime_error(where(line_no_) + ": unknown record type " + j.value("type", json()).dump());
+      throw std::runtime_error(where(line_no_) + ": unknown record type " + j.value(key::type, json()).dump());
     check_point(j, where(line_no_));
     if (is_ok(j)) note_duplicate(record_key(j));
     log_.points.push_back(std::move(j));
@@ -306,7 +306,7 @@ void records_writer::append(const json& record) {
 
 std::string record_key(const json& record) {
   std::string k = record.at(key::experiment).get<std::string>() + " " + record.at(key::axes).dump();
-  if (record.contains("repeat")) k += " #" + record["repeat"].dump();
+  if (record.contains(key::repeat)) k += " #" + record[key::repeat].dump();
   return k;
 }
 
@@ -327,7 +327,7 @@ json repeat_spread(const json& points) {
                : -1.0;
   };
   for (const auto& p : points) {
-    if (!p.contains("repeat") || !is_ok(p)) continue;
+    if (!p.contains(key::repeat) || !is_ok(p)) continue;
     const std::string key = p.at(key::experiment).get<std::string>() + " " + p.at(key::axes).dump();
     auto [it, fresh] = groups.try_emplace(key);
     group& g = it->second;

@@ -60,7 +60,9 @@ inline constexpr const char* points_total = "points_total";
 inline constexpr const char* points_in_shard = "points_in_shard";
 inline constexpr const char* started = "started";
 inline constexpr const char* environment = "environment";
-inline constexpr const char* shard_dir = "shard_dir";  // a merged run's: the shard directory it came from
+inline constexpr const char* shard_dir = "shard_dir";    // a merged run's: the shard directory it came from
+inline constexpr const char* merge = "merge";            // the header a merge writes: true
+inline constexpr const char* shard_dirs = "shard_dirs";  // the merge's: the shard directories merged
 // A point.
 inline constexpr const char* index = "index";
 inline constexpr const char* experiment = "experiment";
@@ -91,7 +93,7 @@ inline constexpr const char* finished = "finished";
 inline constexpr std::array kHeaderKeys{key::type,   key::schema, key::run, key::config_digest, key::config,
                                         key::source, key::argv,   key::require,       key::shard,
                                         key::points_total, key::points_in_shard, key::started, key::environment,
-                                        key::repeat, key::shard_dir};
+                                        key::repeat, key::shard_dir, key::merge, key::shard_dirs};
 inline constexpr std::array kPointKeys{key::type,     key::index,    key::experiment,   key::kind,
                                        key::axes,     key::description, key::run,        key::warmup,
                                        key::samples_requested, key::repeat, key::status, key::reason,

@@ -98,12 +98,12 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 json expected_json(const point& p) {
-  json e = {{"index", p.index},
-            {"experiment", p.experiment},
-            {"kind", p.kind},
-            {"axes", p.axes},
-            {"description", p.describe()}};
-  if (p.repeat) e["repeat"] = *p.repeat;
+  json e = {{key::index, p.index},
+            {key::experiment, p.experiment},
+            {key::kind, p.kind},
+            {key::axes, p.axes},
+            {key::description, p.describe()}};
+  if (p.repeat) e[key::repeat] = *p.repeat;
   return e;
 }
 
@@ -167,7 +167,7 @@ std::string result_text(const json& rec) {
     if (rec.value(key::stopped_by, "") == kStopReasons.name(stop_reason::time_budget)) s << ", stopped by the time budget";
   }
   if (records::is_ok(rec)) return (rec.value(records::key::modeled, false) ? "ok (MODELED, not measured) " : "ok ") + s.str();
-  std::string out = status + ": " + rec.value("reason", "");
+  std::string out = status + ": " + rec.value(key::reason, "");
   if (!s.str().empty()) out += " [" + s.str() + "]";
   return out;
 }
@@ -309,15 +309,15 @@ records::records_log records_to_resume(const config& c, const run_options& opt, 
               << records_file.string() << "\n";
   if (log.headers.empty()) return log;
   const json& last = log.headers.back();
-  const json shard = last.value("shard", json{{"index", 0}, {"count", 1}});
+  const json shard = last.value(key::shard, json{{"index", 0}, {"count", 1}});
   if (shard["index"] != opt.shard_index || shard["count"] != opt.shard_count)
     throw std::runtime_error(dir.string() + " holds shard " + shard["index"].dump() + "/" + shard["count"].dump() +
                              "; resume it with --shard " + shard["index"].dump() + "/" + shard["count"].dump() +
                              " or choose another -o");
-  if (const std::size_t was = last.value("repeat", std::size_t{1}); was != opt.repeat)
+  if (const std::size_t was = last.value(key::repeat, std::size_t{1}); was != opt.repeat)
     throw std::runtime_error(dir.string() + " was run with --repeat " + std::to_string(was) + "; resume it with --repeat " +
                              std::to_string(was) + " or choose another -o");
-  if (last.value("config_digest", "") != c.digest)
+  if (last.value(key::config_digest, "") != c.digest)
     std::cerr << "resume: note: the config differs from the one recorded in " << dir.string()
               << "; points are matched on experiment name and axis values\n";
   return log;
@@ -528,19 +528,19 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     shards.push_back(std::move(s));
   }
   const json& first = shards.front().log.headers.back();
-  const std::string digest = first.value("config_digest", "");
+  const std::string digest = first.value(key::config_digest, "");
   for (const auto& s : shards) {
-    const std::string d = s.log.headers.back().value("config_digest", "");
+    const std::string d = s.log.headers.back().value(key::config_digest, "");
     if (d != digest)
       throw std::runtime_error("merge: " + s.dir.string() + " was run with a different config (digest " +
                                d.substr(0, 16) + ") than " + shards.front().dir.string() + " (digest " +
                                digest.substr(0, 16) + ")");
   }
-  const config c = config_from_json(first.value("config", json()), first.value("source", "merged"),
+  const config c = config_from_json(first.value(key::config, json()), first.value(key::source, "merged"),
                                     (shards.front().dir / "records.jsonl").string() + ": header config");
-  const std::size_t repeat = first.value("repeat", std::size_t{1});
+  const std::size_t repeat = first.value(key::repeat, std::size_t{1});
   for (const auto& s : shards)
-    if (const std::size_t r = s.log.headers.back().value("repeat", std::size_t{1}); r != repeat)
+    if (const std::size_t r = s.log.headers.back().value(key::repeat, std::size_t{1}); r != repeat)
       throw std::runtime_error("merge: " + s.dir.string() + " was run with --repeat " + std::to_string(r) + ", " +
                                shards.front().dir.string() + " with --repeat " + std::to_string(repeat));
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
@@ -586,15 +586,22 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   std::vector<json> expected, records;
   for (const auto& p : all) expected.push_back(expected_json(p));
   for (auto& [k, p] : chosen) records.push_back(p);
-  json merge_header = {{"type", "header"},    {"schema", records::kRecordsSchema}, {"run", runs.size()},
-                       {"merge", true},       {"config_digest", digest},  {"config", c.normalized},
-                       {"source", c.source},  {"argv", argv},             {"points_total", all.size() / repeat},
-                       {"started", utc_now()}, {"shard_dirs", [&] {
-                         json a = json::array();
-                         for (const auto& s : shards) a.push_back(s.dir.string());
-                         return a;
-                       }()}};
-  if (repeat > 1) merge_header["repeat"] = repeat;
+  json merge_header = {{key::type, records::kRecordTypes.name(records::record_type::header)},
+                       {key::schema, records::kRecordsSchema},
+                       {key::run, runs.size()},
+                       {key::merge, true},
+                       {key::config_digest, digest},
+                       {key::config, c.normalized},
+                       {key::source, c.source},
+                       {key::argv, argv},
+                       {key::points_total, all.size() / repeat},
+                       {key::started, utc_now()},
+                       {key::shard_dirs, [&] {
+                          json a = json::array();
+                          for (const auto& s : shards) a.push_back(s.dir.string());
+                          return a;
+                        }()}};
+  if (repeat > 1) merge_header[key::repeat] = repeat;
   runs.push_back(merge_header);
 
   // The merged directory is itself a resumable run directory: a records.jsonl holding
@@ -604,7 +611,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   for (const auto& p : records) text += p.dump() + "\n";
   write_file_atomic(out_dir / "records.jsonl", text);
 
-  json extra = {{"source", c.source}, {"merged_from", merge_header["shard_dirs"]}, {"duplicates", duplicates}};
+  json extra = {{"source", c.source}, {"merged_from", merge_header[key::shard_dirs]}, {"duplicates", duplicates}};
   const json res = records::make_results(c.normalized, digest, runs, expected, records, extra);
   records::write_result_files(out_dir, res);
   const json& counts = res["counts"];
