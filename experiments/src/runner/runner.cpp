@@ -586,21 +586,13 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   std::vector<json> expected, records;
   for (const auto& p : all) expected.push_back(expected_json(p));
   for (auto& [k, p] : chosen) records.push_back(p);
+  json dirs = json::array();
+  for (const auto& s : shards) dirs.push_back(s.dir.string());
   json merge_header = {{key::type, records::kRecordTypes.name(records::record_type::header)},
-                       {key::schema, records::kRecordsSchema},
-                       {key::run, runs.size()},
-                       {key::merge, true},
-                       {key::config_digest, digest},
-                       {key::config, c.normalized},
-                       {key::source, c.source},
-                       {key::argv, argv},
-                       {key::points_total, all.size() / repeat},
-                       {key::started, utc_now()},
-                       {key::shard_dirs, [&] {
-                          json a = json::array();
-                          for (const auto& s : shards) a.push_back(s.dir.string());
-                          return a;
-                        }()}};
+                       {key::schema, records::kRecordsSchema}, {key::run, runs.size()},       {key::merge, true},
+                       {key::config_digest, digest},           {key::config, c.normalized},   {key::source, c.source},
+                       {key::argv, argv},                      {key::points_total, all.size() / repeat},
+                       {key::started, utc_now()},              {key::shard_dirs, std::move(dirs)}};
   if (repeat > 1) merge_header[key::repeat] = repeat;
   runs.push_back(merge_header);
 
