@@ -55,11 +55,15 @@ def load_record_schema():
     """The keys and words of a record (data/record-schema.json beside plots/, held equal to
     poreplab's records/schema.hpp by a test): a key renamed there fails here by its name
     instead of reading as missing."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    s = json.loads(read_file(os.path.join(here, os.pardir, "data", "record-schema.json")))
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "record-schema.json")
     words = lambda names: types.SimpleNamespace(**{n.replace("-", "_"): n for n in names})  # noqa: E731
-    return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]),
-            words(s["record_kinds"]))
+    try:
+        s = json.loads(read_file(path))
+        return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]),
+                words(s["record_kinds"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        sys.exit("plot: error: %s: not the record schema poreplab installs (%s: %s)"
+                 % (os.path.normpath(path), type(e).__name__, e))
 
 
 K, RECORD, STATUS, KIND = load_record_schema()
