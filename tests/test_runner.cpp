@@ -448,6 +448,48 @@ TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in
   CHECK(md.find("| target backend=cpu") != std::string::npos);
 }
 
+// One serializer per result: the label kind's context is bench label's --json row, less
+// the point's own axes and the measurement the record keeps at its top level.
+TEST_CASE("runner label kind: the context is bench label's row, whole", "[runner]") {
+  test::temp_dir s("runner");
+  test::write_text(s / "one.json", R"({
+    "schema": "poreplab-experiments/1",
+    "experiments": [{"name": "one", "kind": "label", "warmup": 0, "samples": 2,
+                     "axes": {"backend": ["cpu"], "sector_size": ["2KiB"], "sectors": [1], "layers": [2],
+                              "threads": [1]}}]
+  })");
+  const auto r = test::run_poreplab("run " + test::shell_quote((s / "one.json").string()) + " -o " +
+                                        test::shell_quote((s / "out").string()) + " --no-plots",
+                                    s);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto b = test::run_poreplab("bench label --backend cpu --sector-size 2KiB --sectors 1 --layers 2 --threads 1 "
+                                    "--samples 2 --warmup 0 --json",
+                                    s);
+  INFO(b.err);
+  REQUIRE(b.status == 0);
+  const json row = json::parse(b.out);
+  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+  REQUIRE(res["points"].size() == 1);
+  const json& point = res["points"][0];
+  const json& context = point["context"];
+  const std::set<std::string> kept_elsewhere = {"kind",   "digest",      "verified", "samples_ns_per_node_layer",
+                                                "backend", "variant",    "hash",     "layout",
+                                                "sector_size", "sectors", "threads", "layers", "window_nodes"};
+  for (const auto& [k, v] : row.items()) {
+    INFO(k);
+    CHECK(context.contains(k) != (kept_elsewhere.count(k) > 0));
+  }
+  for (const auto& [k, v] : context.items()) {
+    INFO(k);
+    CHECK(row.contains(k));
+  }
+  // What was left out of the context is in the record.
+  CHECK(point["digest"] == row["digest"]);
+  CHECK(point["verified"] == true);
+  CHECK(point["axes"]["sector_size"] == row["sector_size"]);
+}
+
 TEST_CASE("runner --repeat: passes over all points, not back to back", "[runner]") {
   const config c = parse_config(kTinyConfig, "t");
   const auto all = expand_points(c);

@@ -549,52 +549,61 @@ nlohmann::json pairs_json(const label_bench_result& r) {
 
 nlohmann::json to_json(const label_bench_result& r) {
   nlohmann::json j = {{"kind", "label"},
-          {"backend", r.options.backend},
-          {"variant", r.options.variant},
-          {"hash", r.options.hash},
-          {"scheme", r.scheme},
-          {"scheme_status", r.scheme_status},
-          {"hashed_bytes_per_node", r.hashed_bytes_per_node},
-          {"cycles_per_byte", r.cycles_per_byte},
-          {"engine", r.engine},
-          {"producer", r.producer},
-          {"device", r.device},
-          {"device_sm_count", r.device_sm_count},
-          {"device_clock_mhz", r.device_clock_mhz},
-          {"layout", r.options.knobs.text("layout")},
-          {"sector_size", r.options.sector_size},
-          {"sectors", r.options.sectors},
-          {"threads", r.options.knobs.count("threads")},
-          {"nodes", r.nodes},
-          {"layers", r.options.layers},
-          {"ns_per_node_layer", r.ns_per_node_layer},
-          {"labels_per_s", r.labels_per_s},
-          {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
-          {"efficiency", r.efficiency},
-          {"chain_floor_ns_per_node_layer", r.chain_floor_ns_per_node_layer},
-          {"chain_efficiency", r.chain_efficiency},
-          {"verified", r.verified},
-          {"digest", r.digest},
-          {"rss_bytes_per_node", r.rss_bytes_per_node},
-          {"parent_table_s", r.parent_table_s},
-          {"parent_table_vs_layer", r.parent_table_vs_layer},
-          {"max_rss_bytes", r.max_rss_bytes},
-          {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
-          {"kernel_ns_per_node_layer", r.kernel_ns_per_node_layer},
-          {"kernel_samples_ns_per_node_layer", r.kernel_samples_ns_per_node_layer},
-          {"threads_per_block", r.options.knobs.count("threads_per_block")},
-          {"kernel", r.options.knobs.text("kernel")},
-          {"kernel_used", r.fastest_run.kernel},
-          {"kernel_load_s", r.fastest_run.load_s},
-          {"upload_s", r.fastest_run.upload_s},
-          {"transpose_s", r.fastest_run.transpose_s},
-          {"copy_s", r.fastest_run.copy_s},
-          {"label_launches", r.fastest_run.label_launches},
-          {"launch_nodes", r.fastest_run.launch_nodes},
-          {"parent_placement", r.fastest_run.parent_placement},
-          {"verified_by", r.verified_by.text()},
-          {"porep_id_source", r.porep_id_source},
-          {"window_nodes", r.options.window_nodes}};
+                      {"backend", r.options.backend},
+                      {"variant", r.options.variant},
+                      {"hash", r.options.hash},
+                      {"scheme", r.scheme},
+                      {"scheme_status", r.scheme_status},
+                      {"hashed_bytes_per_node", r.hashed_bytes_per_node},
+                      {"cycles_per_byte", r.cycles_per_byte},
+                      {"engine", r.engine},
+                      {"producer", r.producer},
+                      {"device", r.device},
+                      {"layout", r.options.knobs.text("layout")},
+                      {"sector_size", r.options.sector_size},
+                      {"sectors", r.options.sectors},
+                      {"threads", r.options.knobs.count("threads")},
+                      {"nodes", r.nodes},
+                      {"layers", r.options.layers},
+                      {"ns_per_node_layer", r.ns_per_node_layer},
+                      {"labels_per_s", r.labels_per_s},
+                      {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
+                      {"verified", r.verified},
+                      {"digest", r.digest},
+                      {"rss_bytes_per_node", r.rss_bytes_per_node},
+                      {"parent_table_s", r.parent_table_s},
+                      {"parent_table_vs_layer", r.parent_table_vs_layer},
+                      {"max_rss_bytes", r.max_rss_bytes},
+                      {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
+                      {"verified_by", r.verified_by.text()},
+                      {"porep_id_source", r.porep_id_source},
+                      {"window_nodes", r.options.window_nodes}};
+  // Each group only where the run has it: a reader tells a GPU run by its kernel times,
+  // not by zeros.
+  if (!r.pairs.empty()) j["efficiency"] = r.efficiency;
+  if (r.chain_efficiency > 0) {
+    j["chain_floor_ns_per_node_layer"] = r.chain_floor_ns_per_node_layer;
+    j["chain_efficiency"] = r.chain_efficiency;
+  }
+  if (!r.fastest_run.kernel.empty()) j["kernel_used"] = r.fastest_run.kernel;
+  if (!r.kernel_samples_ns_per_node_layer.empty()) {
+    // Samples are end to end (uploads, launches, layers back in host memory); the label
+    // kernels alone are kept beside them.
+    j["timing"] = "end_to_end";
+    j["kernel_ns_per_node_layer"] = r.kernel_ns_per_node_layer;
+    j["kernel_samples_ns_per_node_layer"] = r.kernel_samples_ns_per_node_layer;
+    j["kernel_load_s"] = r.fastest_run.load_s;
+    j["upload_s"] = r.fastest_run.upload_s;
+    j["transpose_s"] = r.fastest_run.transpose_s;
+    j["copy_s"] = r.fastest_run.copy_s;
+    j["label_launches"] = r.fastest_run.label_launches;
+    j["launch_nodes"] = r.fastest_run.launch_nodes;
+    j["parent_placement"] = r.fastest_run.parent_placement;
+    j["device_sm_count"] = r.device_sm_count;
+    j["device_clock_mhz"] = r.device_clock_mhz;
+    j["threads_per_block"] = r.options.knobs.count("threads_per_block");
+    j["kernel"] = r.options.knobs.text("kernel");
+  }
   if (r.options.window_nodes > 0) {
     j["window_first_node"] = r.window_first_node;
     j["window_backing"] = r.window_backing;

@@ -69,56 +69,14 @@ measurement run_plan(const json& axes, const sampling& plan) {
   m.digest = r.digest;
   m.verified = r.verified;
   m.verified_against = r.verified_by.against();
-  m.context = {{"engine", r.engine},
-               {"producer", r.producer},
-               {"scheme", r.scheme},
-               {"scheme_status", r.scheme_status},
-               {"hashed_bytes_per_node", r.hashed_bytes_per_node},
-               {"cycles_per_byte", r.cycles_per_byte},
-               {"device", r.device},
-               {"nodes", r.nodes},
-               {"ns_per_node_layer", r.ns_per_node_layer},
-               {"labels_per_s", r.labels_per_s},
-               {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
-               {"rss_bytes_per_node", r.rss_bytes_per_node},
-               {"max_rss_bytes", r.max_rss_bytes},
-               {"verified_by", r.verified_by.text()},
-               {"porep_id_source", r.porep_id_source}};
-  if (o.window_nodes > 0) {
-    // Where the window's layers lived: nobody should take it for a whole-sector run.
-    const json row = to_json(r);
-    for (const char* key : {"window_first_node", "window_backing", "window_pages_filled", "window_bytes_filled",
-                            "window_resident_bytes", "window_dir"})
-      if (row.contains(key)) m.context[key] = row[key];
-  }
-  if (!r.layer_ns_per_node.empty()) {
-    const json row = to_json(r);
-    for (const char* key : {"first_timed_layer", "layer_ns_per_node", "layer_groups_ns_per_node"}) m.context[key] = row[key];
-  }
-  if (!r.pairs.empty()) m.context["efficiency"] = r.efficiency;
-  if (r.chain_efficiency > 0) {
-    m.context["chain_floor_ns_per_node_layer"] = r.chain_floor_ns_per_node_layer;
-    m.context["chain_efficiency"] = r.chain_efficiency;
-  }
-  if (!r.placement.empty()) {
-    m.context["placement"] = r.placement;
-    m.context["thread_map"] = r.thread_map;
-  }
-  // Intervals, pairs, clocks and the stopping rule (bench/label.hpp).
-  const json trust = measurement_json(r);  // named: items() must not outlive it
-  for (const auto& [k, v] : trust.items()) m.context[k] = v;
   m.stopped_by = r.stopped_by;
-  if (!r.fastest_run.kernel.empty()) m.context["kernel_used"] = r.fastest_run.kernel;
-  if (!r.kernel_samples_ns_per_node_layer.empty()) {
-    // GPU points: samples are end to end (uploads, launches, layers back in host memory);
-    // the label kernels alone are kept beside them.
-    m.context["timing"] = "end_to_end";
-    const json row = to_json(r);
-    for (const char* key : {"kernel_ns_per_node_layer", "kernel_samples_ns_per_node_layer", "kernel_load_s", "upload_s",
-                            "transpose_s", "copy_s", "label_launches", "launch_nodes", "parent_placement",
-                            "device_sm_count", "device_clock_mhz", "threads_per_block", "kernel"})
-      m.context[key] = row[key];
-  }
+  // bench label's row whole, less what the record keeps elsewhere: the point's own axes
+  // and the measurement (samples, digest, verdict).
+  m.context = to_json(r);
+  for (const char* echo : {records::key::kind, records::key::digest, records::key::verified, "samples_ns_per_node_layer",
+                           "backend", "variant", "hash", "layout", "sector_size", "sectors", "threads", "layers",
+                           "window_nodes"})
+    m.context.erase(echo);
   return m;
 }
 
