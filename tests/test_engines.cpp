@@ -453,7 +453,7 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       CHECK(r.cycles_per_byte_tsc > 0);
       CHECK(r.block_bytes == (algo == hash_family::blake2b ? 128u : 64u));
       const auto j = cpu::to_json(r);
-      for (const char* key : {"kind", "algo", "engine", "lanes", "mode", "ns_per_block", "gbps", "cycles_per_byte",
+      for (const char* key : {"kind", "algo", "engine", "lanes", "mode", "ns_per_block", "gb_per_s", "cycles_per_byte",
                               "cycles_per_byte_core", "verified", "samples", "bound_ns_per_block", "vs_bound"})
         CHECK(j.contains(key));
       // Every SHA-256 engine has a port bound; OpenSSL and BLAKE2 have none.

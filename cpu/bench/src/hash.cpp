@@ -634,7 +634,7 @@ nlohmann::json to_json(const hash_bench_row& r) {
   j["max_ns_per_block"] = r.max_ns_per_block;
   j["lane_ns_per_block"] = r.lane_ns_per_block;
   j["cpu_ns_per_block"] = r.cpu_ns_per_block;
-  j["gbps"] = r.gbps;
+  j["gb_per_s"] = r.gbps;
   j["cycles_per_byte"] = r.cycles_per_byte_tsc;
   j["cycles_per_byte_core"] = r.cycles_per_byte_core ? nlohmann::json(*r.cycles_per_byte_core) : nlohmann::json();
   j["samples"] = r.samples;

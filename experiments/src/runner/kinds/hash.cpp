@@ -164,7 +164,7 @@ std::vector<cpu::hash_bench_row> bench_openssl_masked(const json& axes, int repe
     r.passes_per_sample = j.value("passes_per_sample", std::size_t{0});
     r.ns_per_block = j.value("ns_per_block", 0.0);
     r.lane_ns_per_block = j.value("lane_ns_per_block", 0.0);
-    r.gbps = j.value("gbps", 0.0);
+    r.gbps = j.value("gb_per_s", 0.0);
     r.cycles_per_byte_tsc = j.value("cycles_per_byte", 0.0);
     if (j.contains("samples") && j["samples"].is_array()) r.samples = j["samples"].get<std::vector<double>>();
     r.verified = j.value("verified", false);
@@ -201,18 +201,14 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   m.digest = k.digest;
   m.verified = row->verified && k.matches;
   m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");
-  m.context = {{"engine", row->engine},
-               {"lanes", row->lanes},
-               {"block_bytes", row->block_bytes},
-               {"blocks_per_pass", row->blocks_per_pass},
-               {"passes_per_sample", row->passes_per_sample},
-               {"ns_per_block", row->ns_per_block},
-               {"lane_ns_per_block", row->lane_ns_per_block},
-               {"gb_per_s", row->gbps},
-               {"cycles_per_byte", row->cycles_per_byte_tsc},
-               {"reference", name == kOpenssl || name == kOpensslNoShani}};
+  // bench hash's row whole (its one serializer), less the point's axes, the samples and
+  // the verdict the record keeps at its top level, and less the fields it left empty.
+  m.context = cpu::to_json(*row);
+  for (const char* echo : {records::key::kind, records::key::samples, records::key::verified, "algo", "mode"})
+    m.context.erase(echo);
+  for (auto it = m.context.begin(); it != m.context.end();) it = it->is_null() ? m.context.erase(it) : std::next(it);
+  m.context["reference"] = name == kOpenssl || name == kOpensslNoShani;
   if (name == kOpensslNoShani) m.context["openssl_ia32cap"] = kNoShaniMask;
-  if (row->cycles_per_byte_core) m.context["cycles_per_byte_core"] = *row->cycles_per_byte_core;
   // The engine's dependency-chain limit from instruction latencies measured on this CPU.
   if (auto l = cpu::critical_path_cycles_per_byte_tsc(a, name)) m.context["critical_path_cycles_per_byte"] = *l;
   return m;
