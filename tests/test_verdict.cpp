@@ -189,6 +189,32 @@ TEST_CASE("verdict: a measured GPU, the crossover and costs", "[verdict]") {
   CHECK_THROWS_WITH(verdict::compute({s.path}, {{"TPU", 1.0}}), Catch::Contains("--cost TPU: no device"));
 }
 
+TEST_CASE("verdict: an extrapolated crossover comes from the size the throughput cell came from", "[verdict]") {
+  test::temp_dir s("verdict");
+  const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 140.0 * (1ull << 30)}}});
+  constexpr std::uint64_t k64KiB = 64ull << 10, k1MiB = 1ull << 20;
+  test::write_text(s / "records.jsonl",
+             lines({header("Test CPU", 16, gpus),
+                    label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                    label("cpu", "Test CPU", k8MiB, 64, 0, 4000),         // CPU: 1.6e7 labels/s
+                    label("cuda", "Test GPU", k8MiB, 1, 0, 20000),        // one sector only at 8MiB
+                    label("cuda", "Test GPU", k1MiB, 1, 0, 20000),        // 1MiB: a curve that never passes
+                    label("cuda", "Test GPU", k1MiB, 256, 0, 40000),      // 6.4e6
+                    label("cuda", "Test GPU", k64KiB, 1024, 0, 50000),    // 2.0e7 > CPU
+                    label("cuda", "Test GPU", k64KiB, 8192, 0, 65000)}));  // 1.26e8: the largest batch that fits
+  const auto r = verdict::compute({s.path}, {});
+  const auto& g = row(r, k8MiB, "gpu");
+  REQUIRE(g.sectors_per_hour.value);
+  CHECK(g.sectors_per_hour.from.detail.find("8192 sectors of 64KiB") != std::string::npos);
+  // The crossover reads the same 64KiB curve, not the nearer 1MiB one.
+  const auto& x = size_row(r, k8MiB);
+  INFO(x.crossover_sectors.from.text());
+  REQUIRE(x.crossover_sectors.value);
+  CHECK(*x.crossover_sectors.value == 1024);
+  CHECK(x.crossover_sectors.from.status == figure_status::extrapolated);
+  CHECK(x.crossover_text == "1024 sectors of 64KiB (extrapolated)");
+}
+
 TEST_CASE("verdict: a size measured with one sector takes its throughput from a larger batch elsewhere", "[verdict]") {
   test::temp_dir s("verdict");
   const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});

@@ -323,6 +323,7 @@ struct rate_figure {
   figure ns_per_node;  // one sector
   figure labels_per_s;  // best throughput
   double batch = 0;     // sectors labeled together at that throughput
+  std::uint64_t measured_size = 0;  // the sector size the throughput was measured at
 };
 
 rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std::uint64_t size, const figure& cap);
@@ -369,6 +370,7 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   if (best == nullptr) {
     r.labels_per_s = elsewhere.labels_per_s;
     r.batch = elsewhere.batch;
+    r.measured_size = elsewhere.measured_size;
     return r;
   }
   const std::string here = format_number(best->labels_per_s) + " labels/s with " + std::to_string(best->sectors) +
@@ -377,10 +379,12 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
     r.labels_per_s = elsewhere.labels_per_s;
     r.labels_per_s.from.detail += "; at " + size_text(size) + " only " + here + " was measured";
     r.batch = elsewhere.batch;
+    r.measured_size = elsewhere.measured_size;
     return r;
   }
   r.labels_per_s = {best->labels_per_s, {figure_status::measured, here}};
   r.batch = best->sectors;
+  r.measured_size = size;
   return r;
 }
 
@@ -403,6 +407,7 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
                                                             std::to_string(b->sectors) + " sectors of " +
                                                             size_text(b->sector_size) + b->how() + " (record " + b->where + ")"}};
     r.batch = b->sectors;
+    r.measured_size = b->sector_size;
     return r;
   }
   const observation* o = nearest(all, size);
@@ -418,6 +423,7 @@ rate_figure throughput_elsewhere(const std::vector<const observation*>& all, std
   for (const auto* x : all)
     if (x->sector_size == o->sector_size && x->sectors < b->sectors) b = x;
   r.batch = *cap.value;
+  r.measured_size = b->sector_size;
   r.labels_per_s = {b->labels_per_s * *cap.value / b->sectors,
                     {figure_status::extrapolated, format_number(b->labels_per_s) + " labels/s with " + std::to_string(b->sectors) +
                                          " sectors of " + size_text(b->sector_size) + b->how() + " scaled to the " +
@@ -445,7 +451,8 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
   const double cpu_rate = *rates[cpu].labels_per_s.value;
   const auto& g = groups[gpu];
   // Measured GPU points: the smallest sector count that passes the CPU, at this size or,
-  // failing that, at the nearest measured size (extrapolated).
+  // failing that (extrapolated), at the size the GPU's throughput cell was taken from, so
+  // that the two cells speak of the same points; else at the nearest measured size.
   if (g.kind != device_kind::gpu_model) {
     // A curve: the sizes measured at more than one sector count (else any size).
     std::map<std::uint64_t, std::set<std::uint32_t>> counts;
@@ -455,7 +462,13 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
       all.push_back(&o);
       if (counts[o.sector_size].size() > 1) curves.push_back(&o);
     }
-    if (const observation* near = nearest(curves.empty() ? all : curves, row.sector_size)) {
+    const std::vector<const observation*>& pool = curves.empty() ? all : curves;
+    const observation* near = nearest(pool, row.sector_size);
+    if (near != nullptr && near->sector_size != row.sector_size && rates[gpu].measured_size != 0)
+      if (const observation* source = nearest(pool, rates[gpu].measured_size);
+          source != nullptr && source->sector_size == rates[gpu].measured_size)
+        near = source;
+    if (near != nullptr) {
       const bool here = near->sector_size == row.sector_size;
       const figure_status status = here ? figure_status::measured : figure_status::extrapolated;
       const std::string at = here ? "" : " of " + size_text(near->sector_size);
@@ -473,7 +486,7 @@ void fill_crossover(size_row& row, const std::vector<rate_figure>& rates, const 
                                               std::to_string(pass->sectors) + " sectors" + at + " (record " + pass->where +
                                               ") > CPU " + format_number(cpu_rate) + " (" +
                                               rates[cpu].labels_per_s.from.text() + ")"}};
-        row.crossover_text = std::to_string(pass->sectors) + " sectors (" + status_tag(status) + ")";
+        row.crossover_text = std::to_string(pass->sectors) + " sectors" + at + " (" + status_tag(status) + ")";
       } else {
         row.crossover_sectors.from = {status, "no GPU point (up to " + std::to_string(most) + " sectors" + at +
                                                   ") passes the CPU's " + format_number(cpu_rate) + " labels/s" +
@@ -615,7 +628,7 @@ void model_device_rows(size_row& row, const records::result_set& in, std::vector
     const auto p = storage_model::plan_cpu(e.machine, *e.hash, s, storage_model::counted_reads(s));
     if (d.sectors_per_hour.value && *d.sectors_per_hour.value > p.sectors_per_hour.value.value_or(0)) continue;
     apply_plan(p, d.sectors_per_hour, d.batch_sectors, d.pc1_seconds_at_rate, d.sectors_at_once, d.bound);
-    if (p.feasible) rates[i] = {rates[i].ns_per_node, p.labels_per_s, double(p.batch)};  // the crossover's CPU
+    if (p.feasible) rates[i] = {rates[i].ns_per_node, p.labels_per_s, double(p.batch), row.sector_size};  // the crossover's CPU
   }
 }
 
