@@ -23,6 +23,7 @@
 #include "poreplab/sdr/pc2_kernel.hpp"
 #include "poreplab/seal/vector_file.hpp"
 #include "support.hpp"
+#include "bench/pc2.hpp"
 #include "util/field_data.hpp"
 
 #ifdef POREPLAB_WITH_CUDA
@@ -184,6 +185,12 @@ TEST_CASE("cuda PC2: the device Poseidon kernel equals the reference hasher", "[
   CHECK(h->kernel_seconds() > 0);
 }
 #endif
+
+// The cuda-emu bound times the device code's own matrix form; it counts only when that
+// form computes what fr::mont computes.
+TEST_CASE("bench pc2's cuda-emu bound: the device code's dense matrix agrees with fr::mont", "[pc2][emu]") {
+  CHECK(poreplab::fr32_matrix_product_ns() > 0);
+}
 
 TEST_CASE("bench pc2 and the runner's pc2 kind on cuda-emu: verified, the same comm_r as cpu", "[pc2][emu][runner]") {
   test::temp_dir tmp("pc2-bench");

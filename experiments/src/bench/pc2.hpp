@@ -53,6 +53,11 @@ struct pc2_bench_result {
 // backend has no PC2 path.
 pc2_bench_result run_pc2_bench(const pc2_bench_options& opt);
 
+// ns per Fr product of the device code's 32-bit words as cuda-emu runs them on one host
+// core, in the form its rounds use (the dense MDS matrix of width 12, rows summed); 0 when
+// the result disagrees with fr::mont. The cuda-emu bound of `vs_mul_bound`.
+double fr32_matrix_product_ns();
+
 // The record fields of a result (the runner's context and `bench pc2 --json`).
 nlohmann::json pc2_bench_json(const pc2_bench_result& r);
 
