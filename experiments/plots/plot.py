@@ -243,10 +243,16 @@ def rel_range(p, rate):
 def log2_x(ax, xs, sizes):
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_text(v) if sizes else "%d" % v))
+    text = (lambda v: size_text(v)) if sizes else (lambda v: "%d" % v)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: text(v)))
     ax.xaxis.set_minor_formatter(NullFormatter())
     if len(xs) == 1:
         ax.set_xlim(xs[0] / 2, xs[0] * 2)
+    # Ticks a factor 2 apart leave no room for long labels side by side: slant them all.
+    ordered = sorted(xs)
+    if any(b <= 2 * a and max(len(text(a)), len(text(b))) >= 4 for a, b in zip(ordered, ordered[1:])):
+        ax.tick_params(axis="x", labelrotation=35)
+        plt.setp(ax.get_xticklabels(), ha="right")
 
 
 # ---------------------------------------------------------------- words for values
