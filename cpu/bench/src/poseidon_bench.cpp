@@ -79,25 +79,6 @@ void chain_reference(u64* x, const u64* y, std::size_t reps) {
   m::from_mont(m::mul(a, m::pow_vartime(b, e)), x);
 }
 
-// x = M^reps x through fr::mont, M the dense MDS matrix of `width`, state by state.
-void matrix_reference(std::vector<u64>& x, int width, std::size_t reps) {
-  const poseidon::constants& c = poseidon::constants_for(width - 1);
-  const auto w = static_cast<std::size_t>(width);
-  for (std::size_t j = 0; j < x.size() / (4 * w); ++j) {
-    std::vector<m::elem> s(w), next(w);
-    for (std::size_t k = 0; k < w; ++k) s[k] = m::to_mont(x.data() + 4 * (j * w + k));
-    for (std::size_t r = 0; r < reps; ++r) {
-      for (std::size_t i = 0; i < w; ++i) {
-        m::elem acc = m::mul(c.mds[i * w], s[0]);
-        for (std::size_t k = 1; k < w; ++k) acc = m::add(acc, m::mul(c.mds[i * w + k], s[k]));
-        next[i] = acc;
-      }
-      s.swap(next);
-    }
-    for (std::size_t k = 0; k < w; ++k) m::from_mont(s[k], x.data() + 4 * (j * w + k));
-  }
-}
-
 // The engine's fastest products: the dense MDS matrix of the widest column hash (11
 // layers: width 12) applied over and over, rows summed as its rounds sum them; ns per
 // product, the fastest of 1, 2 and 4 states stepped together.
@@ -192,6 +173,24 @@ void bench_engine(const poseidon_engine& e, const poseidon_bench_options& opt, s
 }
 
 }  // namespace
+
+void matrix_reference(std::vector<std::uint64_t>& x, int width, std::size_t reps) {
+  const poseidon::constants& c = poseidon::constants_for(width - 1);
+  const auto w = static_cast<std::size_t>(width);
+  for (std::size_t j = 0; j < x.size() / (4 * w); ++j) {
+    std::vector<m::elem> s(w), next(w);
+    for (std::size_t k = 0; k < w; ++k) s[k] = m::to_mont(x.data() + 4 * (j * w + k));
+    for (std::size_t r = 0; r < reps; ++r) {
+      for (std::size_t i = 0; i < w; ++i) {
+        m::elem acc = m::mul(c.mds[i * w], s[0]);
+        for (std::size_t k = 1; k < w; ++k) acc = m::add(acc, m::mul(c.mds[i * w + k], s[k]));
+        next[i] = acc;
+      }
+      s.swap(next);
+    }
+    for (std::size_t k = 0; k < w; ++k) m::from_mont(s[k], x.data() + 4 * (j * w + k));
+  }
+}
 
 std::vector<poseidon_bench_row> bench_poseidon(std::string_view engine, const poseidon_bench_options& opt) {
   if (opt.repetitions < 1 || opt.min_time_s < 0) throw std::invalid_argument("bench_poseidon: bad options");

@@ -169,47 +169,38 @@ void set_mul_bound(const pc2_bench_options& opt, pc2_bench_result& r) {
 // Zero when a result disagrees (the bound then falls back to the full multiply).
 double fr32_matrix_product_ns() {
   constexpr int width = 12;
+  constexpr std::size_t w = width;
   constexpr std::size_t reps = 256;  // about 3 ms a round on a host core
   using rounds = poseidon::optimized_rounds<fr32::ops, poseidon::device_constants<width>>;
-  const poseidon::constants& plain = poseidon::constants_for(width - 1);
-  const poseidon::packed_constants packed = poseidon::pack_constants(plain);
+  const poseidon::packed_constants packed = poseidon::pack_constants(poseidon::constants_for(width - 1));
   const auto c = poseidon::view_constants<width>(packed, packed.words.data());
   constexpr std::size_t most = 4;
-  m::elem want[most][width];
-  fr32::elem start[most][width];
+  std::vector<std::uint64_t> want(most * w * 4, 0);  // canonical limbs, state by state
+  fr32::elem start[most][w];
   for (std::size_t j = 0; j < most; ++j)
-    for (int k = 0; k < width; ++k) {
-      want[j][k] = m::from_u64(1000 * j + static_cast<std::uint64_t>(k) * k + 5);
-      start[j][k] = fr32::from_limbs(want[j][k]);
+    for (std::size_t k = 0; k < w; ++k) {
+      std::uint64_t* x = want.data() + 4 * (j * w + k);
+      x[0] = 1000 * j + k * k + 5;
+      start[j][k] = fr32::from_limbs(m::to_mont(x));
     }
-  for (std::size_t j = 0; j < most; ++j)
-    for (std::size_t r = 0; r < reps; ++r) {
-      m::elem next[width];
-      for (int i = 0; i < width; ++i) {
-        m::elem acc = m::mul(plain.mds[static_cast<std::size_t>(i * width)], want[j][0]);
-        for (int k = 1; k < width; ++k) acc = m::add(acc, m::mul(plain.mds[static_cast<std::size_t>(i * width + k)], want[j][k]));
-        next[i] = acc;
-      }
-      std::copy(next, next + width, want[j]);
-    }
+  cpu::matrix_reference(want, width, reps);
   double best = 0;
   for (const std::size_t chains : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
     double fastest = 1e30;
     bool agrees = true;
     for (int round = 0; round < 15; ++round) {
-      fr32::elem s[most][width];
-      std::copy(&start[0][0], &start[0][0] + most * width, &s[0][0]);
+      fr32::elem s[most][w];
+      std::copy(&start[0][0], &start[0][0] + most * w, &s[0][0]);
       const auto t0 = clock_type::now();
       for (std::size_t r = 0; r < reps; ++r)
         for (std::size_t j = 0; j < chains; ++j) rounds::mds_dense(c, s[j]);
       fastest = std::min(fastest, std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() /
-                                      static_cast<double>(reps * chains * width * width));
+                                      static_cast<double>(reps * chains * w * w));
       for (std::size_t j = 0; j < chains; ++j)
-        for (int k = 0; k < width; ++k) {
-          std::uint8_t got[32], ref[32];
-          m::to_bytes(fr32::to_limbs(s[j][k]), got);
-          m::to_bytes(want[j][k], ref);
-          agrees = agrees && std::equal(got, got + 32, ref);
+        for (std::size_t k = 0; k < w; ++k) {
+          std::uint64_t got[4];
+          m::from_mont(fr32::to_limbs(s[j][k]), got);
+          agrees = agrees && std::equal(got, got + 4, want.data() + 4 * (j * w + k));
         }
     }
     if (agrees && (best == 0 || fastest < best)) best = fastest;

@@ -52,6 +52,10 @@ struct poseidon_bench_row {
 // through poseidon_engine_named() and its errors).
 std::vector<poseidon_bench_row> bench_poseidon(std::string_view engine = "all", const poseidon_bench_options& opt = {});
 
+// x = M^reps x through fr::mont, M the dense MDS matrix of `width`: x holds whole states of
+// `width` elements, 4 canonical limbs each. What every matrix form is checked against.
+void matrix_reference(std::vector<std::uint64_t>& x, int width, std::size_t reps);
+
 // PC2 of a `nodes`-node sector with `layers` layers (single tree of base arity 8, random
 // labels), built in memory by build_pc2 on the engine's hasher over `threads` threads,
 // and that time scaled by Fr multiplies (sdr::pc2_multiplies) to `target_nodes`.
