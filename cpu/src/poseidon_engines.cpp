@@ -154,21 +154,29 @@ const kernels::ifma_poseidon_constants& ifma_constants() {
   return t.view();
 }
 
-void ifma_hash(int arity, const std::uint8_t* const* in, std::size_t stride, std::size_t n, std::uint8_t* out) {
-  const kernels::ifma_poseidon_constants* c = nullptr;
+// The kernel's constants of an arity it has bounds for; null otherwise.
+const kernels::ifma_poseidon_constants* ifma_constants_of(int arity) {
   switch (arity) {
-    case 2: c = &ifma_constants<2>(); break;
-    case 4: c = &ifma_constants<4>(); break;
-    case 8: c = &ifma_constants<8>(); break;
-    case 11: c = &ifma_constants<11>(); break;
-    default: break;
+    case 2: return &ifma_constants<2>();
+    case 4: return &ifma_constants<4>();
+    case 8: return &ifma_constants<8>();
+    case 11: return &ifma_constants<11>();
+    default: return nullptr;
   }
-  if (c != nullptr) return kernels::poseidon_ifma(*c, in, stride, n, out);
+}
+
+void ifma_hash(int arity, const std::uint8_t* const* in, std::size_t stride, std::size_t n, std::uint8_t* out) {
+  if (const auto* c = ifma_constants_of(arity)) return kernels::poseidon_ifma(*c, in, stride, n, out);
   // Other widths are outside the kernel's worked-out bounds (poseidon_kernels.hpp): scalar.
 #ifdef POREPLAB_FR_ADX
   if (has_adx()) return scalar_hash<adx_ops>(arity, in, stride, n, out);
 #endif
   scalar_hash<portable_ops>(arity, in, stride, n, out);
+}
+
+void ifma_matrix_chain(u64* x, int width, std::size_t chains, std::size_t reps) {
+  if (const auto* c = ifma_constants_of(width - 1)) return kernels::fr_matrix_chain_ifma(*c, x, chains, reps);
+  scalar_matrix_chain<portable_ops>(x, width, chains, reps);
 }
 #endif
 
@@ -179,7 +187,7 @@ std::vector<poseidon_engine> make_engines() {
                "AVX-512 IFMA: 8 hashes in the lanes of zmm registers, two such groups in step; radix 2^52, "
                "lazy reductions",
                kernels::kIfmaLanes, "avx512f avx512vl avx512bw avx512ifma", has_ifma, ifma_hash, kernels::fr_mul_ifma,
-               kernels::fr_mul_chain_ifma, nullptr});
+               kernels::fr_mul_chain_ifma, ifma_matrix_chain});
 #endif
 #ifdef POREPLAB_FR_ADX
   v.push_back({"adx",

@@ -463,6 +463,55 @@ void chain(std::uint64_t* x, const std::uint64_t* y, std::size_t reps) {
   }
 }
 
+// Up to G groups of eight states (n of them; spare lanes repeat the last) stepped together
+// through the dense matrix as the rounds apply it, written back canonical.
+template <int T, int G>
+void matrix_run(const u64* mds, std::uint64_t* x, std::size_t n, std::size_t reps) {
+  fe s[G][T];
+  lanes52 t;
+  const auto state = [&](int g, std::size_t lane) { return std::min(kIfmaLanes * static_cast<std::size_t>(g) + lane, n - 1); };
+  for (int g = 0; g < G; ++g)
+    for (int k = 0; k < T; ++k) {
+      for (std::size_t lane = 0; lane < kIfmaLanes; ++lane) t.put(lane, x + 4 * (state(g, lane) * T + static_cast<std::size_t>(k)));
+      s[g][k] = to_mont(t.load());
+    }
+  for (std::size_t i = 0; i < reps; ++i) matrix<T, G>(s, mds);
+  for (int g = 0; g < G; ++g)
+    for (int k = 0; k < T; ++k) {
+      t.store(from_mont(s[g][k]));
+      for (std::size_t lane = 0; lane < kIfmaLanes && kIfmaLanes * static_cast<std::size_t>(g) + lane < n; ++lane) {
+        u64* o = x + 4 * (state(g, lane) * T + static_cast<std::size_t>(k));
+        t.get(lane, o);
+        canonical(o);
+      }
+    }
+}
+
+template <int T>
+void matrix_states(const u64* mds, std::uint64_t* x, std::size_t chains, std::size_t reps) {
+  constexpr std::size_t most = 4 * kIfmaLanes;  // four groups in step, as the rounds' two
+  for (std::size_t first = 0; first < chains; first += most) {
+    const std::size_t n = std::min(most, chains - first);
+    std::uint64_t* at = x + 4 * T * first;
+    switch ((n + kIfmaLanes - 1) / kIfmaLanes) {
+      case 1: matrix_run<T, 1>(mds, at, n, reps); break;
+      case 2: matrix_run<T, 2>(mds, at, n, reps); break;
+      case 3: matrix_run<T, 3>(mds, at, n, reps); break;
+      default: matrix_run<T, 4>(mds, at, n, reps); break;
+    }
+  }
+}
+
+void fr_matrix_chain_ifma(const ifma_poseidon_constants& c, std::uint64_t* x, std::size_t chains, std::size_t reps) {
+  switch (c.width) {
+    case 3: return matrix_states<3>(c.mds, x, chains, reps);
+    case 5: return matrix_states<5>(c.mds, x, chains, reps);
+    case 9: return matrix_states<9>(c.mds, x, chains, reps);
+    case 12: return matrix_states<12>(c.mds, x, chains, reps);
+    default: break;
+  }
+}
+
 void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps) {
   switch (chains / kIfmaLanes) {
     case 1: return chain<1>(x, y, reps);

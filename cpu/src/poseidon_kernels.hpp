@@ -39,5 +39,9 @@ void fr_mul_ifma(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* 
 // x[j] = x[j] * y[j % 8]^reps mod r (plain residues, canonical) for j < chains: chains / 8
 // (1, 2, 4 or 8) independent zmm chains of `reps` dependent Montgomery multiplies.
 void fr_mul_chain_ifma(std::uint64_t* x, const std::uint64_t* y, std::size_t chains, std::size_t reps);
+// States x (`chains` of c.width elements, plain canonical residues) = M^reps x, M the dense
+// MDS matrix as the rounds apply it (each row's sum of products reduced once); eight states
+// a group, up to four groups in step.
+void fr_matrix_chain_ifma(const ifma_poseidon_constants& c, std::uint64_t* x, std::size_t chains, std::size_t reps);
 
 }  // namespace poreplab::cpu::kernels

@@ -81,7 +81,7 @@ void chain_reference(u64* x, const u64* y, std::size_t reps) {
 
 // The engine's fastest products: the dense MDS matrix of the widest column hash (11
 // layers: width 12) applied over and over, rows summed as its rounds sum them; ns per
-// product, the fastest of 1, 2 and 4 states stepped together.
+// product, the fastest of 1, 2 and 4 states a lane stepped together.
 void bench_products(const poseidon_engine& e, const poseidon_bench_options& opt, std::mt19937_64& rng,
                     std::vector<poseidon_bench_row>& rows) {
   if (e.matrix_chain == nullptr) return;
@@ -89,7 +89,8 @@ void bench_products(const poseidon_engine& e, const poseidon_bench_options& opt,
   constexpr std::size_t reps = 64;
   std::vector<u64> x0, x;
   std::optional<poseidon_bench_row> best;
-  for (const std::size_t chains : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+  for (const std::size_t per_lane : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+    const std::size_t chains = per_lane * e.lanes;
     random_elements(rng, x0, chains * width);
     poseidon_bench_row row;
     row.engine = std::string(e.name);
