@@ -497,6 +497,57 @@ TEST_CASE("verdict: the whole CPU at 32GiB and 64GiB from the storage model, wit
   CHECK(verdict::to_json(r)["sizes"][3]["devices"][1]["bound"].get<std::string>().find("IOPS-bound") == 0);
 }
 
+TEST_CASE("verdict: a window of more sectors than fit is a hash rate for the storage model, per core of all", "[verdict][storage_model]") {
+  test::temp_dir s("verdict-all-cores");
+  // 64 sectors on a 32GiB window, 16 threads hashing: 4 sectors and 1e6 labels/s a core;
+  // one core alone with 16 sectors is faster (3e6 labels/s) but not what a core gets beside the others.
+  auto window = [](std::uint32_t sectors, int threads, double labels_per_s) {
+    json w = label("cpu", "Test CPU", k32GiB, sectors, threads, sectors * 1e9 / labels_per_s);
+    w["axes"]["window_nodes"] = 65536;
+    w["context"]["producer"] = "off";
+    w["context"]["core_hz"] = 3e9;
+    if (threads == 0)
+      for (int t = 0; t < 16; ++t) w["context"]["thread_map"].push_back({{"thread", t}, {"role", "label"}});
+    return w;
+  };
+  auto disk = [](double free_bytes) {
+    return json{{"type", "point"}, {"run", 0}, {"experiment", "disk"}, {"kind", "disk"},
+                {"axes", {{"disk_dir", "cwd"}}}, {"status", "ok"}, {"stats", {{"median", 1e7}, {"n", 2}}},
+                {"context", {{"free_bytes", free_bytes}, {"disk_model", "Test Disk"}, {"queue_depth", 32}}}};
+  };
+  const json gpu = label("cuda", "Test GPU", k8MiB, 1, 0, 20000);
+  auto records = [&](double disk_bytes) {
+    return lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 2000), window(64, 0, 1.6e7),
+                  window(16, 1, 3e6), gpu, disk(disk_bytes)});
+  };
+  // A 64 GiB disk holds no 32GiB sector's 11 layers: the measured 1.6e7 labels/s is not this machine's throughput.
+  test::write_text(s / "records.jsonl", records(64e9));
+  auto r = verdict::compute({s.path});
+  {
+    const auto& cpu = row(r, k32GiB, "cpu");
+    INFO(cpu.sectors_per_hour.from.detail);
+    REQUIRE(cpu.sectors_per_hour.value);
+    CHECK(*cpu.sectors_per_hour.value == 0);
+    CHECK(cpu.sectors_per_hour.from.status == figure_status::modeled);
+    CHECK(cpu.bound.find("no batch fits") == 0);
+    CHECK_THAT(cpu.sectors_per_hour.from.detail, Catch::Contains("4 sectors a core on each of 16 cores hashing together"));
+    CHECK_THAT(verdict::to_markdown(r), Catch::Contains("Throughput: not judged: the whole CPU seals none at once: no batch fits"));
+    // One core: its 16-sector window does not fit either; no sector of this size fits in 64 GiB of RAM.
+    CHECK_FALSE(row(r, k32GiB, "cpu-core").sectors_per_hour.value);
+  }
+  // Room on disk: the model's hash bound is the per-core rate measured with every core hashing.
+  test::write_text(s / "records.jsonl", records(100e12));
+  r = verdict::compute({s.path});
+  const auto& cpu = row(r, k32GiB, "cpu");
+  INFO(cpu.sectors_per_hour.from.detail);
+  REQUIRE(cpu.sectors_per_hour.value);
+  CHECK(*cpu.sectors_per_hour.value > 0);
+  CHECK(cpu.sectors_per_hour.from.status == figure_status::modeled);
+  CHECK_THAT(cpu.sectors_per_hour.from.detail, Catch::Contains("at 1000000 labels/s a core with 4 sectors (measured (1000000 labels/s with 4 sectors a core on each of 16 cores"));
+  // Never more than the 16 cores measured together.
+  CHECK(*cpu.sectors_per_hour.value <= 1.6e7 * 3600 / (double(k32GiB / 32) * 11) * 1.0001);
+}
+
 TEST_CASE("verdict: machine files are checked like configs", "[verdict][reliability]") {
   test::temp_dir s("verdict");
   const std::string ok = R"({"schema": "poreplab-machine/1", "name": "M", "cpu": {"cores": 8}, "ram": "64GiB")";

@@ -15,10 +15,12 @@ using nlohmann::json;
 
 namespace {
 
+// A core's labeling rate: one core alone, or one of `cores` hashing together (the record's
+// labels/s shared among them, each with `sectors` of its own).
 struct rate_record {
   const records::result_record* rec = nullptr;
   double labels = 0, hz = 0;
-  std::uint32_t sectors = 1;
+  std::uint32_t sectors = 1, cores = 1;
   std::uint64_t size = 0, window = 0;
 };
 
@@ -35,24 +37,48 @@ std::string text_at(const json& j, const char* object, const char* key) {
   return j.contains(object) && j[object].is_object() ? j[object].value(key, std::string()) : std::string();
 }
 
-// One core, no second CPU gathering parents, Filecoin's scheme, this CPU.
-bool one_core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
+// Filecoin's scheme on this CPU, no second CPU gathering parents.
+bool cpu_label_record(const records::result_record& r, const std::string& device) {
   const json& p = r.point;
   if (!records::is_ok(p, records::record_kind::label)) return false;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
-  if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256") return false;
-  if (ctx.value("device", "") != device || records::record_producer(ctx) != cpu::parent_producer::off) return false;
-  const double cores = number_at(r.header, {"environment", "cpu", "logical_cores"});
-  const double threads = axes.contains("threads") && axes["threads"].is_number() ? axes["threads"].get<double>() : 0;
-  const bool one_sector = axes.value("sectors", 1u) == 1;  // one sector is one stream, whatever the threads
-  if (!(threads == 1 || cores == 1 || one_sector)) return false;
-  out = {&r, number_at(p, {"rates", "labels_per_s"}), ctx.value("core_hz", 0.0),
-         static_cast<std::uint32_t>(axes.value("sectors", 1u)), axes.value("sector_size", std::uint64_t{0}),
-         axes.value("window_nodes", std::uint64_t{0})};
+  return backend_is(axes.value("backend", ""), device_class::host_cpu) && ctx.value("scheme", "sdr/sha256") == "sdr/sha256" &&
+         ctx.value("device", "") == device && records::record_producer(ctx) == cpu::parent_producer::off;
+}
+
+// The threads that labeled: the record's thread map (role "label"), else its threads axis,
+// else (0: every core) the machine's logical cores.
+std::uint32_t labeling_threads(const records::result_record& r) {
+  const json ctx = r.point.value(key::context, json::object());
+  std::uint32_t n = 0;
+  if (ctx.contains("thread_map") && ctx["thread_map"].is_array())
+    for (const auto& t : ctx["thread_map"])
+      if (t.is_object() && t.value("role", "") == "label") ++n;
+  if (n > 0) return n;
+  const json axes = r.point.value(key::axes, json::object());
+  if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<double>() >= 1)
+    return axes["threads"].get<std::uint32_t>();
+  return static_cast<std::uint32_t>(number_at(r.header, {"environment", "cpu", "logical_cores"}));
+}
+
+// One core's rate from record r: one thread (or one sector, one stream whatever the
+// threads), or a node window with several threads each hashing sectors of its own.
+bool core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
+  if (!cpu_label_record(r, device)) return false;
+  const json& p = r.point;
+  const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
+  const auto sectors = static_cast<std::uint32_t>(axes.value("sectors", 1u));
+  const std::uint64_t window = axes.value("window_nodes", std::uint64_t{0});
+  const std::uint32_t threads = sectors == 1 ? 1 : labeling_threads(r);
+  if (threads == 0 || (threads > 1 && (window == 0 || sectors < threads))) return false;
+  out = {&r, number_at(p, {"rates", "labels_per_s"}) / threads, ctx.value("core_hz", 0.0), sectors / threads, threads,
+         axes.value("sector_size", std::uint64_t{0}), window};
   return out.labels > 0 && out.size > 0;
 }
 
-// Windows before whole sectors, then the nearest size (the smaller on a tie), then labels/s.
+// Windows before whole sectors, then the nearest size (the smaller on a tie), then a core
+// measured beside the others hashing (what a whole CPU gets per core, its shared caches,
+// memory and clock included) before one alone, then labels/s.
 bool better(const rate_record& a, const rate_record& b, std::uint64_t size) {
   const auto dist = [&](const rate_record& r) {
     const double d = std::log2(double(r.size)) - std::log2(double(size));
@@ -60,12 +86,16 @@ bool better(const rate_record& a, const rate_record& b, std::uint64_t size) {
   };
   if ((a.window > 0) != (b.window > 0)) return a.window > 0;
   if (dist(a) != dist(b)) return dist(a) < dist(b);
+  if ((a.cores > 1) != (b.cores > 1)) return a.cores > 1;
   return a.labels > b.labels;
 }
 
 storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) {
   const bool here = r.window > 0 && r.size == size;
-  const std::string how = format_number(r.labels, 4) + " labels/s with " + std::to_string(r.sectors) + " sectors on one core, " +
+  const std::string on = r.cores > 1 ? " sectors a core on each of " + std::to_string(r.cores) + " cores hashing together (" +
+                                           format_number(r.labels * r.cores, 4) + " labels/s in all), "
+                                     : " sectors on one core, ";
+  const std::string how = format_number(r.labels, 4) + " labels/s with " + std::to_string(r.sectors) + on +
                           (r.window > 0 ? "a " + std::to_string(r.window) + "-node window of " : "a whole ") +
                           format_size(r.size) + " sector" + (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
                           " (record " + r.rec->where + ")";
@@ -102,7 +132,7 @@ cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& d
   std::optional<rate_record> best, single;
   for (const auto& r : in.records) {
     rate_record x;
-    if (!one_core_rate(r, device, x)) continue;
+    if (!core_rate(r, device, x)) continue;
     if (!best || better(x, *best, size)) best = x;
     if (x.sectors == 1 && (!single || better(x, *single, size))) single = x;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // The storage model (model/storage_model.hpp) fed from a run's records and from target
 // machine files: the machine the records ran on (its cores, RAM and measured core clock, its
-// disk from a `disk` record), the best one-core labeling rate at the 32GiB node window, and a
+// disk from a `disk` record), a core's labeling rate at the 32GiB node window (measured with
+// every core hashing where a record has it, else one core alone), and a
 // target machine's own figures (quoted) with this run's cycles per label carried to its
 // clock (extrapolated) unless it quotes its own hashing rate.
 #include <cstdint>
@@ -15,14 +16,16 @@
 namespace poreplab::verdict {
 
 struct cpu_evidence {
-  std::optional<storage_model::hash_rate> hash;  // one core, the most labels/s
+  std::optional<storage_model::hash_rate> hash;  // a core's labels/s (see cpu_evidence_of)
   storage_model::cpu_machine machine;            // where those records ran
 };
 
-// From the ok label records of CPU `device` (the records' CPU model) on one core without a
-// producer: a node window at `size` first, else the window of the nearest size, else the
-// whole sector of the nearest size (extrapolated, named); the machine from that record's
-// environment and the latest ok `disk` record of the same CPU.
+// From the ok label records of CPU `device` (the records' CPU model) without a producer, one
+// core's share of each: a node window at `size` first, else the window of the nearest size,
+// else the whole sector of the nearest size (extrapolated, named); at one size, a window
+// labeled by every core at once (its labels/s over the labeling threads, its sectors a core
+// likewise) before one core alone; the machine from that record's environment and the
+// latest ok `disk` record of the same CPU.
 cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& device, std::uint64_t size);
 
 // A machine file as the model reads it (its figures quoted from the file).

@@ -360,9 +360,13 @@ rate_figure rates_of(const device_group& g, std::uint64_t size, const figure& ca
   // to the sectors that fit at this size. A batch measured here that is smaller than the
   // one measured there shows the batch, not the device: where the larger batch labels
   // faster, it is the figure (extrapolated, naming what was measured here).
+  // A node window labels sectors that need not fit: more of them than this machine holds
+  // is a hash rate (the storage model's input, model_device_rows), not its throughput.
   const observation* best = nullptr;
   for (const auto* o : all)
-    if (o->sector_size == size && (best == nullptr || o->labels_per_s > best->labels_per_s)) best = o;
+    if (o->sector_size == size && (!cap.value || o->sectors <= *cap.value) &&
+        (best == nullptr || o->labels_per_s > best->labels_per_s))
+      best = o;
   std::vector<const observation*> larger_batches;
   for (const auto* o : all)
     if (o->sector_size != size && (best == nullptr || o->sectors > best->sectors)) larger_batches.push_back(o);
@@ -573,6 +577,8 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   }
   if (cpu == nullptr || *(cpu->*field).value <= 0) {
     c.why_not = higher_wins ? "no whole-CPU throughput measured" : "no one-sector CPU figure";
+    // Measured hashing that the machine has no room to seal at: the storage model says why.
+    if (higher_wins && cpu != nullptr && !cpu->bound.empty()) c.why_not = "the whole CPU seals none at once: " + cpu->bound;
     return c;
   }
   const double cv = *(cpu->*field).value, gv = *(gpu->*field).value;
