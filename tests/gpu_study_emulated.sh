@@ -8,7 +8,9 @@
 #      what the first call finished, and still packs;
 #   3. every step again: it resumes with what is left and finishes all of it;
 #   4. with device tests that fail: reported (exit 1), and the study goes on once the
-#      vectors verify.
+#      vectors verify;
+#   5. `rest` in a fresh work directory resumed from the first one (--resume-from): no
+#      point runs again; a link planted at a step's records is refused, nothing written.
 # Usage: gpu_study_emulated.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
@@ -96,4 +98,20 @@ rc=0
 grep -q "check: device tests FAILED" "$root/work4/timeline.txt" || fail "the timeline does not report the failed device test"
 grep -q "hash: done" "$root/work4/timeline.txt" || fail "the study stopped after a failed device test whose vectors verified"
 grep -q "a failing device test" "$root/out4/check.txt" || fail "check.txt lacks the device tests' output"
+# 5. A later loan from an earlier one's records: nothing is measured twice.
+rc=0
+(cd "$root/empty" && env -i /bin/bash "$src/scripts/gpu-study" --archive "$root/gpu-bundle.tar.xz" --emulate \
+  --budget 300 --work "$root/work5" --resume-from "$root/gpu-study-work" --out "$root/out5" rest) >"$root/call5.log" 2>&1 || rc=$?
+((rc == 0)) || { tail -n 30 "$root/call5.log" >&2; fail "gpu-study --resume-from exited $rc"; }
+grep -q "rest: starts from the [1-9][0-9]* points recorded in $root/gpu-study-work/rest/records.jsonl" "$root/call5.log" ||
+  fail "call 5 did not start rest from the earlier records"
+grep -qE "resume: ([0-9]+) of \1 points already recorded; running 0" "$root/call5.log" || fail "call 5 measured points again"
+mkdir -p "$root/work6/rest"
+ln -s "$root/planted" "$root/work6/rest/records.jsonl"
+rc=0
+(cd "$root/empty" && env -i /bin/bash "$src/scripts/gpu-study" --archive "$root/gpu-bundle.tar.xz" --emulate \
+  --budget 300 --work "$root/work6" --resume-from "$root/gpu-study-work" --out "$root/out6" rest) >"$root/call6.log" 2>&1 || rc=$?
+((rc == 1)) || fail "a link planted at rest/records.jsonl gave exit $rc, not 1"
+grep -q "is a link; nothing is written through one" "$root/call6.log" || fail "call 6 did not say why"
+! [ -e "$root/planted" ] || fail "call 6 wrote through the planted link"
 echo "1 passed, 0 failed"
