@@ -33,7 +33,7 @@ void pin_to_cpu(int cpu) {
   const int t = omp_get_thread_num();
   const int placed = detail::placed_cpu(t);
   if (placed != -1) pin_this_thread(cpu);
-  if (placed != detail::kNotPlaced) detail::note_thread(t, t % 2 == 1 ? "producer" : "label", placed != -1);
+  if (placed != detail::kNotPlaced) detail::note_thread(t, t % 2 == 1 ? thread_role::producer : thread_role::label, placed != -1);
 }
 
 // Labeling thread `index`: on the CPU its placement gives (topology.hpp) in a placed
@@ -41,7 +41,7 @@ void pin_to_cpu(int cpu) {
 void pin_current_thread(int index) {
   if (const int placed = detail::placed_cpu(index); placed != detail::kNotPlaced) {
     if (placed >= 0) pin_this_thread(placed);
-    detail::note_thread(index, "label", placed >= 0);
+    detail::note_thread(index, thread_role::label, placed >= 0);
     return;
   }
   const std::vector<int> cpus = allowed_cpus();

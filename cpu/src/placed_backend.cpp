@@ -24,7 +24,7 @@ struct placed_run {
 std::mutex g_one_run;
 std::atomic<placed_run*> g_run{nullptr};
 
-void record(placed_run& run, int index, const char* role, bool pinned, int cpu) {
+void record(placed_run& run, int index, thread_role role, bool pinned, int cpu) {
   const std::lock_guard<std::mutex> lock(run.mu);
   for (auto& t : run.seen)
     if (t.thread == index && t.role == role) {
@@ -48,7 +48,7 @@ int placed_cpu(int index) {
   return run->cpus[static_cast<std::size_t>(index) % run->cpus.size()];
 }
 
-void note_thread(int index, const char* role, bool pinned) {
+void note_thread(int index, thread_role role, bool pinned) {
   if (placed_run* run = g_run.load(std::memory_order_acquire)) record(*run, index, role, pinned, sched_getcpu());
 }
 
@@ -83,16 +83,16 @@ void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
     g_run.store(&run, std::memory_order_release);
     const uninstall u{pin0, &saved};
     inner_->label(job, store);
-    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0 && t.role == "label"; })) {
+    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0 && t.role == thread_role::label; })) {
       // Pinned here, or by the caller (a mask of one CPU).
       const bool pinned = pin0 || affinity_cpus().size() == 1;
       const int cpu = sched_getcpu();
-      record(run, 0, "label", pinned, cpu_before);
-      record(run, 0, "label", pinned, cpu);
+      record(run, 0, thread_role::label, pinned, cpu_before);
+      record(run, 0, thread_role::label, pinned, cpu);
     }
   }
   std::sort(run.seen.begin(), run.seen.end(), [](const thread_cpu& a, const thread_cpu& b) {
-    return std::pair{a.role != "label", a.thread} < std::pair{b.role != "label", b.thread};
+    return std::pair{a.role != thread_role::label, a.thread} < std::pair{b.role != thread_role::label, b.thread};
   });
   const std::lock_guard<std::mutex> lock(mu_);
   last_ = std::move(run.seen);

@@ -49,7 +49,7 @@ void print_setup(const label_bench_result& r) {
     std::cout << "  threads            placement " << r.placement << ":";
     for (std::size_t i = 0; i < r.thread_map.size(); ++i) {
       const auto& t = r.thread_map[i];
-      std::cout << (i ? ", " : " ") << (t["role"] == "producer" ? "p" : "t") << t["thread"].get<int>() << "->cpu "
+      std::cout << (i ? ", " : " ") << (cpu::kThreadRoles.parse(t["role"].get<std::string>()) == cpu::thread_role::producer ? "p" : "t") << t["thread"].get<int>() << "->cpu "
                 << t["cpu"].get<int>() << " (core " << t["core"].get<int>() << (t["pinned"].get<bool>() ? "" : ", unpinned")
                 << (t.value("moved", false) ? ", moved" : "") << ")";
     }

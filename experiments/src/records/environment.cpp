@@ -111,7 +111,7 @@ nlohmann::json topology_json() {
 nlohmann::json thread_map_json(const std::vector<cpu::thread_cpu>& threads) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& t : threads) {
-    nlohmann::json j = {{"thread", t.thread}, {"cpu", t.cpu}, {"core", t.core}, {"role", t.role}, {"pinned", t.pinned}};
+    nlohmann::json j = {{"thread", t.thread}, {"cpu", t.cpu}, {"core", t.core}, {"role", cpu::kThreadRoles.name(t.role)}, {"pinned", t.pinned}};
     if (t.moved) j["moved"] = true;
     out.push_back(std::move(j));
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backends/device_class.hpp"
+#include "poreplab/cpu/placed_backend.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
@@ -53,7 +54,7 @@ std::uint32_t labeling_threads(const records::result_record& r) {
   std::uint32_t n = 0;
   if (ctx.contains("thread_map") && ctx["thread_map"].is_array())
     for (const auto& t : ctx["thread_map"])
-      if (t.is_object() && t.value("role", "") == "label") ++n;
+      if (t.is_object() && t.value("role", "") == cpu::kThreadRoles.name(cpu::thread_role::label)) ++n;
   if (n > 0) return n;
   const json axes = r.point.value(key::axes, json::object());
   if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<double>() >= 1)

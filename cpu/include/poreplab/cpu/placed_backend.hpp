@@ -8,15 +8,21 @@
 
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/topology.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab::cpu {
 
 // Where one thread of a labeling ran (its last layer).
+// What a labeling's thread did: label nodes, or gather parents for a labeling thread.
+enum class thread_role { label, producer };
+inline constexpr name_table<thread_role, 2> kThreadRoles{
+    "thread role", {named<thread_role>{thread_role::label, "label"}, named<thread_role>{thread_role::producer, "producer"}}};
+
 struct thread_cpu {
   int thread = 0;         // OpenMP thread number
   int cpu = -1;           // sched_getcpu() just after placement
   int core = -1;          // that CPU's core in topology()
-  std::string role = "label";  // label | producer (a parent producer, labeler.hpp)
+  thread_role role = thread_role::label;  // a producer: a parent producer (labeler.hpp)
   bool pinned = false;
   bool moved = false;     // unpinned, and on another CPU at an earlier layer
 };
@@ -52,7 +58,7 @@ namespace detail {
 // kNotPlaced otherwise (the labeler pins as it always did).
 inline constexpr int kNotPlaced = -2;
 int placed_cpu(int index);
-void note_thread(int index, const char* role, bool pinned);
+void note_thread(int index, thread_role role, bool pinned);
 }  // namespace detail
 
 }  // namespace poreplab::cpu
