@@ -395,12 +395,17 @@ def plot_best(ax, cls, rows, rate_like, hollow=False, fold=True):
     ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, markersize=6, capsize=2, linewidth=1.5,
                 markerfacecolor="white" if hollow else color, label=label)
     if not one and key != "oracle":
-        # Name the engine where it changes along the line.
+        # Name the engine where it changes along the line; once where two lines put the same
+        # name at the same spot (within 1.5x), as one-thread and all-thread CPU lines can.
+        placed = ax.__dict__.setdefault("_engine_names", [])
         for i, (x, y, p) in enumerate(rows):
             if i and used_engine(p) == used_engine(rows[i - 1][2]):
                 continue
-            ax.annotate(engine_text(used_engine(p)) if key.startswith("cpu") else used_engine(p), (x, y),
-                        fontsize=6.5, color="0.3", xytext=(4, 4), textcoords="offset points")
+            text = engine_text(used_engine(p)) if key.startswith("cpu") else used_engine(p)
+            if any(px == x and pt == text and max(py, y) <= 1.5 * min(py, y) for px, py, pt in placed):
+                continue
+            placed.append((x, y, text))
+            ax.annotate(text, (x, y), fontsize=6.5, color="0.3", xytext=(4, 4), textcoords="offset points")
 
 
 def figure_handles(fig):
@@ -634,12 +639,16 @@ class Figures:
         ns = lambda p: rate(p, "ns_per_node_layer")  # noqa: E731
         size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
         fig, ax = plt.subplots(figsize=(8.0, 4.6))
-        series = best_series(whole, size, ns, lambda a, b: a < b, self.results, by_threads=False)
-        for cls, rows in series.items():
-            plot_best(ax, cls, rows, False)
         # Without SHA-NI: the fastest engine that does not use it, where one ran.
         no_sha = [p for p in whole if on_host_cpu(p)
                   and not used_engine(p).startswith("shani")]
+        # On a CPU with SHA-NI, a size measured only without it is no point of the fastest
+        # engine's line (it would dip to the slower engine there).
+        has_sha = any(on_host_cpu(p) and used_engine(p).startswith("shani") for p in whole)
+        fastest = [p for p in whole if not (has_sha and p in no_sha)]
+        series = best_series(fastest, size, ns, lambda a, b: a < b, self.results, by_threads=False)
+        for cls, rows in series.items():
+            plot_best(ax, cls, rows, False)
         cpu_rows = series.get(("cpu", "CPU, fastest engine"), [])
         if no_sha and any(used_engine(r[2]).startswith("shani") for r in cpu_rows):
             rows = list(best_series(no_sha, size, ns, lambda a, b: a < b, self.results, by_threads=False).values())[0]
