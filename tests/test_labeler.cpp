@@ -370,15 +370,18 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
       for (std::size_t depth : {4u, 256u})
         for (int threads : {1, 2}) {
           const bool reuse = (threads == 2) == (depth == 4);
+          // Headers from the producer, or on the chain: each with one and two threads.
+          const bool ahead = (threads == 1) != (depth == 4);
           INFO("engine " << e->name << ", sectors " << sectors << ", ring " << depth << ", threads " << threads
-                         << ", schedule reuse " << reuse << ", header ahead " << (threads == 1));
+                         << ", schedule reuse " << reuse << ", header ahead " << ahead);
           cpu::labeler_options o;
           o.engine = std::string(e->name);
           o.producer = cpu::parent_producer::core;
           o.ring_depth = depth;
           o.threads = threads;
           o.schedule_reuse = reuse;
-          o.header_ahead = threads == 1;
+          o.header_ahead = ahead;
+          REQUIRE(cpu::header_off_chain(o, job) == ahead);
           o.prefetch_distance = depth == 4 ? 0 : 4;
           REQUIRE(cpu::planned_producer(o, job) == cpu::parent_producer::core);
           sdr::memory_layer_store got(bytes, layers);
@@ -387,6 +390,29 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
         }
     }
   }
+}
+
+TEST_CASE("the header leaves the chain by a producer or for a one-lane group only", "[labeler][producer]") {
+  const std::uint64_t nodes = 256;
+  const auto parents = table_for(nodes);
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
+    const auto L = static_cast<std::uint32_t>(std::max<std::size_t>(1, e->lanes));
+    for (std::uint32_t sectors : {1u, L + 1}) {
+      INFO("engine " << e->name << ", sectors " << sectors);
+      const auto ids = ids_for(sectors);
+      sdr::label_job job{nodes, parents.data(), 2, sectors, ids.data()};
+      cpu::labeler_options o;
+      o.engine = std::string(e->name);
+      o.producer = cpu::parent_producer::off;
+      CHECK(cpu::header_off_chain(o, job) == (std::min(sectors, L) == 1));
+      o.producer = cpu::parent_producer::core;
+      CHECK(cpu::header_off_chain(o, job));
+      o.header_ahead = false;
+      CHECK_FALSE(cpu::header_off_chain(o, job));
+    }
+  }
+  auto z = make_scheme_job({sdr::porep_variant::sdr, hash_family::blake2s}, 64, 1, 1);
+  CHECK_FALSE(cpu::header_off_chain(cpu::labeler_options{}, z.job));
 }
 
 TEST_CASE("producer placement: auto, bad values and jobs it cannot serve", "[labeler][producer]") {

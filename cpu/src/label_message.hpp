@@ -219,7 +219,7 @@ class label_message {
         gather_(opt.assembly == message_assembly::gather),
         pad_precompute_(kSha && layout::kSdr && opt.pad_precompute),
         repeats_(kSha && layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
-        header_ahead_(kSha && layout::kSdr && opt.header_ahead),
+        header_ahead_(kSha && layout::kSdr && opt.header_ahead && lanes_ == 1),
         chained_repeats_(repeats_ == nullptr ? nullptr : chained_repeats_of(at.layer)),
         first_occurrences_only_(repeats_ != nullptr && e.sha256_repeat != nullptr),
         rows_(kRows * lanes_),
@@ -303,6 +303,14 @@ class label_message {
       else
         blake2_message_blocks<H, layout::kBytes>(e, state, rows_.data(), lanes_);
     }
+  }
+  // sdr, SHA-256: the regular node's chain from its header states, made elsewhere (a
+  // producer thread: parent_ring.hpp), 8 words a lane.
+  [[gnu::always_inline]] void hash_from_header(const engine& e, const std::uint32_t* header_states) {
+    static_assert(kSha && layout::kSdr);
+    std::memcpy(state_.data(), header_states, 32ull * lanes_);
+    sha256_chains_repeating(e, state_.data(), rows_.data() + layout::kLeadChunks * lanes_, chained_repeats_,
+                            sdr::kChainedCompressions, lanes_);
   }
   [[gnu::always_inline]] void digest(std::uint32_t lane, std::uint8_t* out) const {
     const word* h = state_.data() + 8 * lane;

@@ -222,7 +222,7 @@ class cpu_backend final : public sdr::backend {
           detail::phase_ticks untimed;
           detail::label_lanes<false, kSdr, H>(e, job, at, opt_, {}, untimed);
         } else if (producer) {
-          detail::produce_parents(at, ring, pos, opt_.prefetch_distance == 0 ? 0 : 16);
+          detail::produce_parents(at, ring, pos, opt_.prefetch_distance == 0 ? 0 : 16, opt_.header_ahead ? &e : nullptr);
         } else {
           detail::label_lanes_from_ring<H>(e, job, at, opt_, ring, pos);
         }
@@ -247,6 +247,13 @@ parent_producer planned_producer(const labeler_options& opt, const sdr::label_jo
   const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
   const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
   return producer_plan(opt, job, e, threads_used(opt, groups)).where;
+}
+
+bool header_off_chain(const labeler_options& opt, const sdr::label_job& job) {
+  if (!opt.header_ahead || job.scheme != sdr::kFilecoinScheme) return false;
+  if (planned_producer(opt, job) != parent_producer::off) return true;
+  const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
+  return std::min<std::size_t>(job.sectors, lane_width(e)) == 1;
 }
 
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {

@@ -127,7 +127,8 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
 
 // SDR, SHA-256 in place: labels the nodes of `at` from the parents a producer thread puts
 // in `ring` (produce_parents, same positions), reading in place only the base parents it
-// left out. Prefetches the slot `prefetch_distance` ahead once it is filled.
+// left out; with the header ahead, from the header states it made. Prefetches the slot
+// `prefetch_distance` ahead once it is filled.
 template <hash_family H>
 void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lane_layer<sdr::porep_variant::sdr>& at,
                            const labeler_options& opt, parent_ring& ring, std::uint64_t first_pos) {
@@ -156,7 +157,10 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
       m.fetch_from(v, p, at);
     }
-    m.hash(e, v == 0);
+    if (opt.header_ahead && v != 0)
+      m.hash_from_header(e, ring.header_states(pos));
+    else
+      m.hash(e, v == 0);
     std::uint8_t* out = at.cur + v * at.stride;
     for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
     if ((i + 1) % batch == 0 || i + 1 == n) ring.labeled.store(pos + 1, std::memory_order_release);

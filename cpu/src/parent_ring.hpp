@@ -8,6 +8,10 @@
 // clear in the slot's mask) and read in place: it lies at most a ring's depth back, in the
 // labeling thread's own cache.
 //
+// With the header ahead (labeler_options::header_ahead), the producer also compresses each
+// node's header block (no parent in it) into the slot: the labeling thread's chain is then
+// the 19 blocks that wait on parents, and the header costs its core nothing.
+//
 // Positions count nodes over every group the pair labels in turn (group g's node v is at
 // the group's first position + v - begin), so the two counters never reset between groups.
 #include <emmintrin.h>
@@ -18,9 +22,13 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "label_message.hpp"
+#include "poreplab/cpu/engines.hpp"
+#include "poreplab/hash/bytes.hpp"
+#include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cpu::detail {
@@ -33,7 +41,10 @@ namespace poreplab::cpu::detail {
 class parent_ring {
  public:
   parent_ring(std::uint32_t slots, std::uint32_t lanes)
-      : slots_(slots), slot_bytes_(kHeader + 32ull * lanes * sdr::kParents), data_(slot_bytes_ * slots + 63) {
+      : slots_(slots),
+        states_at_(kHeader + 32ull * lanes * sdr::kParents),
+        slot_bytes_((states_at_ + 32ull * lanes + 63) & ~std::size_t{63}),
+        data_(slot_bytes_ * slots + 63) {
     base_ = data_.data() + (-reinterpret_cast<std::uintptr_t>(data_.data()) & 63);
   }
   parent_ring(const parent_ring&) = delete;
@@ -46,11 +57,15 @@ class parent_ring {
   std::uint64_t labeled_batch() const { return std::min<std::uint64_t>(32, slots_ / 2); }
   std::size_t slot_bytes() const { return slot_bytes_; }
   // A slot: a line holding the mask of the parents copied (bit k: row word k), then the
-  // copies, parent k's lanes at parents(pos) + 32 x lanes x k. The mask shares no line
-  // with another slot's: the labeling thread reads it while the producer fills the next.
+  // copies, parent k's lanes at parents(pos) + 32 x lanes x k, then the lanes' header
+  // states (8 words each) where the producer makes them. Slots are whole lines, so a mask
+  // shares no line with another slot: the labeling thread reads it while the producer fills the next.
   std::uint8_t* slot(std::uint64_t pos) { return base_ + slot_bytes_ * (pos & (slots_ - 1)); }  // slots: a power of two
   std::uint32_t& mask(std::uint64_t pos) { return *std::launder(reinterpret_cast<std::uint32_t*>(slot(pos))); }
   std::uint8_t* parents(std::uint64_t pos) { return slot(pos) + kHeader; }
+  std::uint32_t* header_states(std::uint64_t pos) {
+    return std::launder(reinterpret_cast<std::uint32_t*>(slot(pos) + states_at_));
+  }
 
   // Spin, then yield: a pair sharing one CPU with other work must not starve its partner.
   template <class Ready>
@@ -70,19 +85,48 @@ class parent_ring {
  private:
   static constexpr std::size_t kHeader = 64;
   std::uint32_t slots_;
-  std::size_t slot_bytes_;
+  std::size_t states_at_, slot_bytes_;
   std::vector<std::uint8_t> data_;
   std::uint8_t* base_;
 };
 
-// Fills the ring for the nodes [at.begin, at.end) of one group, positions from `first_pos`.
+// The header blocks (replica_id || layer || node) of a group's lanes, compressed by `e`.
+class header_maker {
+ public:
+  header_maker(const engine& e, const lane_layer<sdr::porep_variant::sdr>& at) : e_(e), lanes_(at.lanes), rows_(2 * lanes_) {
+    store_be32(header_hi_, at.layer);
+    for (std::uint32_t j = 0; j < lanes_; ++j) {
+      rows_[j] = at.replica_ids + 32ull * j;
+      rows_[lanes_ + j] = header_hi_;
+    }
+  }
+  header_maker(const header_maker&) = delete;
+  header_maker& operator=(const header_maker&) = delete;
+  // out[8 j, 8 j + 8) = lane j's state after node v's header block.
+  void make(std::uint64_t v, std::uint32_t* out) {
+    store_be64(header_hi_ + 4, v);
+    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(out + 8 * j);
+    e_.sha256(out, rows_.data(), 1, lanes_);
+  }
+
+ private:
+  const engine& e_;
+  std::uint32_t lanes_;
+  std::vector<const std::uint8_t*> rows_;
+  alignas(32) std::uint8_t header_hi_[32] = {};
+};
+
+// Fills the ring for the nodes [at.begin, at.end) of one group, positions from `first_pos`;
+// with `headers`, the nodes' header states too (node 0's message is its header alone).
 template <sdr::porep_variant V>
 void produce_parents(const lane_layer<V>& at, parent_ring& ring, std::uint64_t first_pos,
-                     std::uint64_t prefetch_distance) {
+                     std::uint64_t prefetch_distance, const engine* headers) {
   static_assert(V == sdr::porep_variant::sdr);
   const std::uint32_t words = at.read_words();
   const std::size_t span = 32ull * at.lanes;
   const std::uint64_t n = at.end - at.begin;
+  std::optional<header_maker> header;
+  if (headers != nullptr) header.emplace(*headers, at);
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i;
     // The slot's previous node must be hashed before it is overwritten.
@@ -107,6 +151,7 @@ void produce_parents(const lane_layer<V>& at, parent_ring& ring, std::uint64_t f
         std::memcpy(dst + span * k, at.word(row, k), span);
         mask |= 1u << k;
       }
+      if (header) header->make(v, ring.header_states(pos));
     }
     ring.mask(pos) = mask;
     ring.produced.store(pos + 1, std::memory_order_release);

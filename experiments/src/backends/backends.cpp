@@ -77,8 +77,9 @@ const std::vector<backend_knob>& backend_knobs() {
       count_knob("schedule_reuse", 1, 0, 1, {kCpu},
                  "1 = SDR's repeated message blocks reuse their first occurrence's W+K (engines that keep schedules)"),
       count_knob("header_ahead", 1, 0, 1, {kCpu},
-                 "1 = SDR SHA-256: node v + 1's header block (no parent in it) compressed before node v's chain, "
-                 "leaving 19 chained compressions a node; 0 = all 20 on the chain"),
+                 "1 = SDR SHA-256: the header block (no parent in it) compressed off the chain, leaving 19 "
+                 "chained compressions a node: by the producer where one runs, else for one-lane groups in the "
+                 "labeling thread; 0 = all 20 on the chain"),
       text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {kCpu},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
                 "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "

@@ -479,9 +479,9 @@ label_bench_result bench_label(const label_bench_options& in) {
     run.repeats.reuse = reads_knob(opt.backend, "schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
     run.repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
   }
-  // The header ahead leaves 19 chained compressions a node: that floor is timed too.
-  run.header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") && scheme == sdr::kFilecoinScheme &&
-                     opt.knobs.count("header_ahead") != 0;
+  // The header off the chain leaves 19 chained compressions a node: that floor is timed too.
+  run.header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") &&
+                     cpu::header_off_chain(cpu_labeler_options(opt.knobs), job);
 
   if (run.placed != nullptr) r.placement = cpu::kThreadPlacements.name(run.placed->placement());
   stopping_rule stop{stopping_options{opt.target_ci > 0 ? std::max(opt.samples, kMinPairsForTarget) : opt.samples,

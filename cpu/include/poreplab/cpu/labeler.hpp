@@ -23,6 +23,11 @@ namespace poreplab::cpu {
 // Throws what label() throws for an engine or producer it cannot use.
 parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job);
 
+// Whether label() hashes `job`'s regular nodes as 19 chained compressions, the header block
+// made off the chain (labeler_options::header_ahead): by a producer, or in the labeling
+// thread where the first group has one lane.
+bool header_off_chain(const labeler_options& opt, const sdr::label_job& job);
+
 // Throws std::invalid_argument (an engine name no algo knows) or engine_unavailable (no
 // algo that knows the name can run it here). A name the job's hash algo lacks (e.g.
 // "shani" for a blake2s job) makes label() throw std::invalid_argument naming the algo.

@@ -72,9 +72,12 @@ struct labeler_options {
   // SDR's repeated message blocks (sdr::label_block_repeats) run on the W+K kept from
   // their first occurrence, on engines that keep schedules (engine::sha256_repeat).
   bool schedule_reuse = true;
-  // SDR with SHA-256: node v + 1's header block (it depends on no parent) is compressed
-  // before node v's chain, which then starts from v's header state: the chain a node waits
-  // on is 19 compressions, and the header's fills the chain's idle issue slots.
+  // SDR with SHA-256: a node's header block (it depends on no parent) is compressed off
+  // its chain, which then starts from the header state: the chain a node waits on is 19
+  // compressions. A producer thread makes the headers where one runs; otherwise the labeling
+  // thread makes node v + 1's beside node v's chain, in a group of one lane only (a lone
+  // chain leaves issue slots idle; several lanes fill them, and the header's separate call
+  // only adds work). header_off_chain (labeler.hpp) says which applies to a job.
   bool header_ahead = true;
   parent_producer producer = parent_producer::automatic;
   std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
