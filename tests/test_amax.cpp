@@ -655,8 +655,20 @@ TEST_CASE("runner kind limits: measured single-stream cycles per byte against th
     CHECK(ctx["core_hz"].get<double>() > 0);
     CHECK_FALSE(ctx["latencies"].empty());
     CHECK_FALSE(ctx["formula"].get<std::string>().empty());
+    if (p.axes["algo"] == "sha256") {
+      // SHA-256: the port bound is the latency limit or above it, and the measured rate
+      // comes no closer to it than to the limit.
+      const double bound = rates["bound_cycles_per_byte"];
+      CHECK(bound >= limit * (1 - 1e-12));
+      CHECK(rates["bound_ratio"].get<double>() == Approx(measured / bound));
+      const std::string by = ctx["limited_by"];
+      CHECK((by == "latency") == (bound <= limit * (1 + 1e-12)));
+    } else {
+      CHECK_FALSE(rates.contains("bound_cycles_per_byte"));
+    }
     if (p.axes["engine"] == "portable" && p.axes["algo"] == "sha256") {
       ran_portable = true;
+      CHECK(ctx["limited_by"] == "latency");  // scalar rounds: no measured mix
       CHECK(ctx["latencies"].contains("ror"));
       CHECK(ctx["latencies"].contains("xor"));
       CHECK_FALSE(ctx["latencies"].contains("sha256rnds2"));

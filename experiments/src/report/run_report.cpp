@@ -72,6 +72,8 @@ std::string header_with_unit(const std::string& name) {
       {"measured_cycles_per_byte", "core cycles/B, 1 chain"},
       {"limit_cycles_per_byte", "core cycles/B, 1 chain"},
       {"ratio", "measured/limit"},
+      {"bound_cycles_per_byte", "core cycles/B, 1 chain, latency or ports"},
+      {"bound_ratio", "measured/bound"},
       {"single_stream_gb_per_s", "GB/s, 1 chain"}};
   const auto it = units.find(name);
   return it == units.end() ? name : name + " (" + it->second + ")";
@@ -224,10 +226,14 @@ void limits_section(const json& results, std::ostringstream& md) {
      << "Core cycles per byte of one dependent chain (the labeling pattern). *limit*: the engine's critical path "
         "from instruction latencies measured on this CPU (docs/hash-limits.md); *measured*: the engine hashing one "
         "chain per lane (bench_hash, mode chain), converted with the same add-chain clock calibration. A ratio near "
-        "1 means latency-bound; well above 1, bound by something else (issue width, shuffles, message loads).\n\n";
+        "1 means latency-bound; well above 1, bound by something else (issue width, shuffles, message loads). *port "
+        "bound* (SHA-256): the larger of the limit and the throughput of the engine's instruction mix issued without "
+        "dependencies (`bench latency`), per byte of one chain: several chains can fill a port before their "
+        "latency binds.\n\n";
   if (!ok.empty()) {
-    md << head({"algo", "engine", "lanes", "limit c/B", "measured c/B", "measured / limit", "GB/s (1 chain)",
-                "core clock", "latencies used (cycles)"},
+    md << head({"algo", "engine", "lanes", "limit c/B", "measured c/B", "measured / limit",
+                "port bound c/B (limited by)", "measured / bound", "GB/s (1 chain)", "core clock",
+                "latencies used (cycles)"},
                2);
     for (const json* p : ok) {
       const json r = p->value(key::rates, json::object());
@@ -240,7 +246,10 @@ void limits_section(const json& results, std::ostringstream& md) {
       md << row({cell_text(value_or(p->at(key::axes), "algo")), cell_text(value_or(p->at(key::axes), "engine")),
                  cell_text(value_or(c, "lanes")), cell_text(value_or(r, "limit_cycles_per_byte")),
                  cell_text(value_or(r, "measured_cycles_per_byte")), cell_text(value_or(r, "ratio")),
-                 cell_text(value_or(r, "single_stream_gb_per_s")), hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-",
+                 r.contains("bound_cycles_per_byte")
+                     ? cell_text(r["bound_cycles_per_byte"]) + " (" + c.value("limited_by", std::string("-")) + ")"
+                     : "-",
+                 cell_text(value_or(r, "bound_ratio")), cell_text(value_or(r, "single_stream_gb_per_s")), hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-",
                  lat.empty() ? "-" : lat});
     }
     md << "\n";

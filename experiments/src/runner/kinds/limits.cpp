@@ -3,6 +3,9 @@
 // with dependent chains (cpu/latency.hpp, as `poreplab bench latency`); the speed from
 // bench_hash in chain mode (one dependent chain per lane, as `poreplab bench hash --mode
 // chain`). Both are in core cycles per byte of one chain, the unit of docs/hash-limits.md.
+// SHA-256 engines also get their port bound (the larger of that limit and the measured
+// throughput of their instruction mix): chains side by side can fill a port before they
+// reach their latency.
 #include <algorithm>
 #include <cmath>
 
@@ -94,6 +97,14 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"lane_ns_per_block", row->lane_ns_per_block},
                {"measured_cycles_per_byte", row->lane_ns_per_block / static_cast<double>(row->block_bytes) *
                                                 (t.tsc_hz / 1e9) / t.tsc_ticks_per_cycle}};
+  if (a == hash_family::sha256) {
+    const cpu::port_bound b = cpu::port_bound_of(a, name, t);
+    // Per block of any lane -> per byte of one chain.
+    m.context["bound_cycles_per_byte"] =
+        b.cycles_per_block * static_cast<double>(b.lanes) / static_cast<double>(lim.block_bytes);
+    m.context["limited_by"] = b.limited_by;
+    m.context["bound_formula"] = b.formula;
+  }
   // perf_event_open's count, where the machine allows it: all lanes, per byte.
   if (row->cycles_per_byte_core) m.context["cycles_per_byte_core_all_lanes"] = *row->cycles_per_byte_core;
   return m;
@@ -105,6 +116,11 @@ json rates(const json&, const json& ctx, double median) {
   if (limit > 0) {
     r["limit_cycles_per_byte"] = limit;
     if (median > 0) r["ratio"] = median / limit;
+  }
+  const double bound = ctx.value("bound_cycles_per_byte", 0.0);
+  if (bound > 0) {
+    r["bound_cycles_per_byte"] = bound;
+    if (median > 0) r["bound_ratio"] = median / bound;
   }
   const double core_hz = ctx.value("core_hz", 0.0);
   // Bytes of one chain per second at the measured core clock.
