@@ -393,10 +393,13 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 10);
   CHECK(test::read_text(s / "out" / "report.md").find("### l (label)") != std::string::npos);
 
-  // The same directory again without --resume is refused before running anything.
+  // The same directory again without --resume is refused before running anything, and
+  // leaves nothing behind: not even the lock file it took to look.
+  std::filesystem::remove(s / "out" / ".lock");
   const auto again = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
   CHECK(again.status == 1);
   CHECK(again.err.find("already holds records.jsonl: pass --resume") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(s / "out" / ".lock")));
 }
 
 TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in records and report", "[runner]") {

@@ -84,8 +84,10 @@ json stats_json(const sample_stats& s) {
           {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
 }
 
-dir_lock::dir_lock(const fs::path& dir) {
-  const fs::path file = dir / ".lock";
+dir_lock::dir_lock(const fs::path& dir) : file_(dir / ".lock") {
+  const fs::path& file = file_;
+  std::error_code ec;
+  created_ = !fs::exists(fs::symlink_status(file, ec));
   // Truncated below: never through a link planted at its name, never a FIFO that blocks.
   fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -109,6 +111,12 @@ dir_lock::dir_lock(const fs::path& dir) {
     const ssize_t written = ::pwrite(fd_, me.data(), me.size(), 0);
     (void)written;
   }
+}
+
+void dir_lock::refused() {
+  std::error_code ec;
+  if (created_ && fd_ >= 0) fs::remove(file_, ec);
+  created_ = false;
 }
 
 dir_lock::~dir_lock() {

@@ -85,15 +85,20 @@ class records_writer {
 // in the file: two runs (or a run and a merge) into one directory would both append
 // every point. Throws std::runtime_error "results directory X is in use by another run
 // (pid N)" when another process holds it. The lock goes with the process, however it
-// ends; the file stays.
+// ends; the file stays, unless the run is refused before it writes (refused()).
 class dir_lock {
  public:
   explicit dir_lock(const std::filesystem::path& dir);
   ~dir_lock();
   dir_lock(const dir_lock&) = delete;
   dir_lock& operator=(const dir_lock&) = delete;
+  // The run is refused before its first write: the lock file goes if this lock made it,
+  // so the directory is left as it was found.
+  void refused();
 
  private:
+  std::filesystem::path file_;
+  bool created_ = false;
   int fd_ = -1;
 };
 

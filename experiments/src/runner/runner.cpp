@@ -414,8 +414,15 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
-  const records::dir_lock held(dir);  // one run at a time in a directory
-  const records::records_log log = records_to_resume(c, opt, dir, records_file);
+  records::dir_lock held(dir);  // one run at a time in a directory
+  const records::records_log log = [&] {
+    try {
+      return records_to_resume(c, opt, dir, records_file);
+    } catch (...) {
+      held.refused();
+      throw;
+    }
+  }();
 
   std::map<std::string, records::point_status> done;  // key -> status of its latest record
   for (const auto& r : log.points) done[records::record_key(r)] = records::status_of(r);
@@ -546,9 +553,11 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
-  const records::dir_lock held(out_dir);
-  if (fs::exists(out_dir / "records.jsonl"))
+  records::dir_lock held(out_dir);
+  if (fs::exists(out_dir / "records.jsonl")) {
+    held.refused();
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
+  }
 
   // Runs are renumbered into one list; within a shard the latest record of a point wins,
   // across shards an ok record wins over others, then the first shard given.
