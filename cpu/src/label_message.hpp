@@ -199,6 +199,22 @@ template <hash_family H, std::uint64_t Len, class Word>
   }
 }
 
+// SDR's header block after replica_id: u32_BE(layer) || u64_BE(node) || zeros
+// (docs/spec/sdr.md section 5).
+struct sdr_header_tail {
+  alignas(32) std::uint8_t bytes[32] = {};
+  explicit sdr_header_tail(std::uint32_t layer) { store_be32(bytes, layer); }
+  void set_node(std::uint64_t v) { store_be64(bytes + 4, v); }
+};
+
+// out[8 j, 8 j + 8) = lane j's state after its header block, whose chunks are rows[j]
+// (replica_id) and rows[lanes + j] (an sdr_header_tail).
+inline void compress_headers(const engine& e, const std::uint8_t* const* rows, std::uint32_t lanes,
+                             std::uint32_t* out) {
+  for (std::uint32_t j = 0; j < lanes; ++j) sha256::init_state(out + 8 * j);
+  e.sha256(out, rows, 1, lanes);
+}
+
 // A group of sectors in an engine's lanes: chunk row r of lane j is rows[r * lanes + j].
 // The lead chunks (replica_id, sdr's header) and the tail (padding) are pointed at once; the parents' rows are rewritten per node (in place; for an engine that
 // keeps SDR's repeated schedules, only the rows it reads) or point at per-lane buffers the
@@ -219,18 +235,18 @@ class label_message {
         gather_(opt.assembly == message_assembly::gather),
         pad_precompute_(kSha && layout::kSdr && opt.pad_precompute),
         repeats_(kSha && layout::kSdr && opt.schedule_reuse ? repeats_of(at.layer) : nullptr),
-        header_ahead_(kSha && layout::kSdr && opt.header_ahead && lanes_ == 1),
+        header_ahead_(kSha && layout::kSdr && header_ahead_in_thread(opt, lanes_)),
         chained_repeats_(repeats_ == nullptr ? nullptr : chained_repeats_of(at.layer)),
         first_occurrences_only_(repeats_ != nullptr && e.sha256_repeat != nullptr),
+        header_tail_(at.layer),
         rows_(kRows * lanes_),
         short_rows_(kShortRows * lanes_),
         gathered_(gather_ ? 32 * layout::kParentChunks * lanes_ + 63 : 0),
         copies_(gathered_.data() + (-reinterpret_cast<std::uintptr_t>(gathered_.data()) & 63)),
         state_(8 * lanes_),
         ahead_(header_ahead_ ? 8 * lanes_ : 0) {
-    store_be32(header_hi_, at.layer);
     for (std::uint32_t j = 0; j < lanes_; ++j) {
-      const std::uint8_t* lead[2] = {at.replica_ids + 32ull * j, header_hi_};
+      const std::uint8_t* lead[2] = {at.replica_ids + 32ull * j, header_tail_.bytes};
       for (std::size_t r = 0; r < layout::kLeadChunks; ++r) rows_[r * lanes_ + j] = short_rows_[r * lanes_ + j] = lead[r];
       for (std::size_t t = 0; t < tail::kChunks; ++t)
         rows_[(kRows - tail::kChunks + t) * lanes_ + j] = tail::chunk(t);
@@ -355,10 +371,9 @@ class label_message {
     header_state(e, ahead);
     sha256_chains_repeating(e, state, chain, chained_repeats_, sdr::kChainedCompressions, lanes);
   }
-  // The states after the header block (replica_id || header_hi_) of every lane.
+  // The states after the header block (replica_id || header_tail_) of every lane.
   [[gnu::always_inline]] void header_state(const engine& e, std::uint32_t* out) const {
-    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(out + 8 * j);
-    e.sha256(out, rows_.data(), 1, lanes_);
+    compress_headers(e, rows_.data(), lanes_, out);
   }
 
   static const std::uint8_t* repeats_of(std::uint32_t layer) {
@@ -370,10 +385,10 @@ class label_message {
     return layer == 1 ? sdr::kLayer1ChainedRepeats.first_of : sdr::kLaterLayerChainedRepeats.first_of;
   }
 
-  // sdr: the header's node field (u32_BE(layer) || u64_BE(node) || zeros).
+  // sdr: the header's node field.
   void set_node(std::uint64_t v) {
     if constexpr (layout::kSdr) {
-      store_be64(header_hi_ + 4, v);
+      header_tail_.set_node(v);
       node_ = v;
     }
   }
@@ -386,7 +401,7 @@ class label_message {
   // The engine keeps schedules for repeats_: only first-occurrence blocks' rows are read, so
   // only those are rewritten per node (the rest keep kZeroChunk).
   bool first_occurrences_only_;
-  alignas(64) std::uint8_t header_hi_[32] = {};
+  alignas(64) sdr_header_tail header_tail_;  // sdr: the header block's second chunk
   std::vector<const std::uint8_t*> rows_, short_rows_;
   std::vector<std::uint8_t> gathered_;
   std::uint8_t* copies_;  // gather: lane j's parent chunks at copies_ + 32 * kParentChunks * j, 64-byte aligned
@@ -394,7 +409,7 @@ class label_message {
   // header_ahead_: the header states of node ahead_node_ (none made yet: ~0).
   std::vector<std::uint32_t> ahead_;
   std::uint64_t ahead_node_ = ~0ull;
-  std::uint64_t node_ = 0;  // sdr: the node whose header header_hi_ holds
+  std::uint64_t node_ = 0;  // sdr: the node whose header header_tail_ holds
 };
 
 }  // namespace poreplab::cpu::detail

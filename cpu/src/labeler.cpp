@@ -253,7 +253,7 @@ bool header_off_chain(const labeler_options& opt, const sdr::label_job& job) {
   if (!opt.header_ahead || job.scheme != sdr::kFilecoinScheme) return false;
   if (planned_producer(opt, job) != parent_producer::off) return true;
   const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
-  return std::min<std::size_t>(job.sectors, lane_width(e)) == 1;
+  return header_ahead_in_thread(opt, std::min<std::size_t>(job.sectors, lane_width(e)));
 }
 
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {

@@ -140,6 +140,7 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
   const std::uint64_t pd = opt.prefetch_distance;
   const std::uint64_t n = at.end - at.begin;
   const std::uint64_t batch = ring.labeled_batch();
+  const bool headers_made = opt.header_ahead;  // by the producer, in the slots
   std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i, v = at.begin + i;
@@ -157,7 +158,7 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
       m.fetch_from(v, p, at);
     }
-    if (opt.header_ahead && v != 0)
+    if (headers_made && v != 0)
       m.hash_from_header(e, ring.header_states(pos));
     else
       m.hash(e, v == 0);

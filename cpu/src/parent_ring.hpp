@@ -27,8 +27,6 @@
 
 #include "label_message.hpp"
 #include "poreplab/cpu/engines.hpp"
-#include "poreplab/hash/bytes.hpp"
-#include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cpu::detail {
@@ -93,27 +91,26 @@ class parent_ring {
 // The header blocks (replica_id || layer || node) of a group's lanes, compressed by `e`.
 class header_maker {
  public:
-  header_maker(const engine& e, const lane_layer<sdr::porep_variant::sdr>& at) : e_(e), lanes_(at.lanes), rows_(2 * lanes_) {
-    store_be32(header_hi_, at.layer);
+  header_maker(const engine& e, const lane_layer<sdr::porep_variant::sdr>& at)
+      : e_(e), lanes_(at.lanes), tail_(at.layer), rows_(2 * lanes_) {
     for (std::uint32_t j = 0; j < lanes_; ++j) {
       rows_[j] = at.replica_ids + 32ull * j;
-      rows_[lanes_ + j] = header_hi_;
+      rows_[lanes_ + j] = tail_.bytes;
     }
   }
   header_maker(const header_maker&) = delete;
   header_maker& operator=(const header_maker&) = delete;
   // out[8 j, 8 j + 8) = lane j's state after node v's header block.
   void make(std::uint64_t v, std::uint32_t* out) {
-    store_be64(header_hi_ + 4, v);
-    for (std::uint32_t j = 0; j < lanes_; ++j) sha256::init_state(out + 8 * j);
-    e_.sha256(out, rows_.data(), 1, lanes_);
+    tail_.set_node(v);
+    compress_headers(e_, rows_.data(), lanes_, out);
   }
 
  private:
   const engine& e_;
   std::uint32_t lanes_;
+  sdr_header_tail tail_;
   std::vector<const std::uint8_t*> rows_;
-  alignas(32) std::uint8_t header_hi_[32] = {};
 };
 
 // Fills the ring for the nodes [at.begin, at.end) of one group, positions from `first_pos`;

@@ -83,4 +83,10 @@ struct labeler_options {
   std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
 };
 
+// Whether a labeling thread without a producer compresses a group's headers off its chain:
+// a one-lane group only (labeler_options::header_ahead).
+inline bool header_ahead_in_thread(const labeler_options& o, std::size_t group_lanes) {
+  return o.header_ahead && group_lanes == 1;
+}
+
 }  // namespace poreplab::cpu
