@@ -40,7 +40,7 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
   };
   CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "prefetch_distance", "prefetch_level",
                                                "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse", "header_ahead",
-                                               "producer", "ring_depth", "placement"});
+                                               "whole_node", "producer", "ring_depth", "placement"});
   CHECK(read_by("cuda").count("device") == 1);
   CHECK(read_by("cuda-emu").count("device") == 0);
   CHECK(read_by("cuda-emu").count("launch_nodes") == 1);

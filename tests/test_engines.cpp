@@ -586,6 +586,31 @@ TEST_CASE("a chain with a one-block chain interleaved computes both as the porta
   }
 }
 
+TEST_CASE("an SDR node hashed whole from its header state labels as the reference", "[engines][producer]") {
+  // 14 distinct parent labels (their top bits set, unlike labels: the engine must not
+  // care), each layer's cycle, and nodes whose header fields differ in every byte.
+  const auto labels = pattern(32 * sdr::kParents);
+  const auto replica_id = pattern(32);
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
+    if (e->name == "shani") CHECK(e->sha256_sdr_node != nullptr);  // the one-sector engine where SHA-NI is
+    if (e->sha256_sdr_node == nullptr) continue;
+    for (std::uint32_t layer : {1u, 2u, 11u})
+      for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
+        INFO(e->name << ", layer " << layer << ", node " << node);
+        std::uint8_t want[32], got[32] = {}, hdr[64];
+        sdr::label_from_parent_labels(replica_id.data(), layer, node, labels.data(), want);
+        sdr::make_header(hdr, replica_id.data(), layer, node);
+        std::uint32_t header_state[8];
+        sha256::init_state(header_state);
+        sha256::compress2(header_state, hdr, hdr + 32);
+        const std::uint8_t* parents[sdr::kParents];
+        for (std::uint32_t k = 0; k < sdr::kParents; ++k) parents[k] = labels.data() + 32 * k;
+        e->sha256_sdr_node(header_state, parents, layer == 1 ? sdr::kBaseDegree : sdr::kParents, got);
+        CHECK(std::equal(got, got + 32, want));
+      }
+  }
+}
+
 TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matches the library", "[engines][tree_d]") {
   for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{64}, std::uint64_t{1} << 13}) {
     auto data = pattern(nodes * 32);

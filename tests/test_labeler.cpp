@@ -370,10 +370,12 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
       for (std::size_t depth : {4u, 256u})
         for (int threads : {1, 2}) {
           const bool reuse = (threads == 2) == (depth == 4);
-          // Headers from the producer, or on the chain: each with one and two threads.
+          // Headers from the producer, or on the chain: each with one and two threads; with
+          // headers made, nodes hashed whole (where the engine can) and through chunk rows.
           const bool ahead = (threads == 1) != (depth == 4);
+          const bool whole = depth == 256;
           INFO("engine " << e->name << ", sectors " << sectors << ", ring " << depth << ", threads " << threads
-                         << ", schedule reuse " << reuse << ", header ahead " << ahead);
+                         << ", schedule reuse " << reuse << ", header ahead " << ahead << ", whole nodes " << whole);
           cpu::labeler_options o;
           o.engine = std::string(e->name);
           o.producer = cpu::parent_producer::core;
@@ -381,6 +383,7 @@ TEST_CASE("parents gathered by a producer thread label like the reference", "[la
           o.threads = threads;
           o.schedule_reuse = reuse;
           o.header_ahead = ahead;
+          o.whole_node = whole;
           REQUIRE(cpu::header_off_chain(o, job) == ahead);
           o.prefetch_distance = depth == 4 ? 0 : 4;
           REQUIRE(cpu::planned_producer(o, job) == cpu::parent_producer::core);

@@ -117,6 +117,7 @@ std::vector<engine> make_sha256() {
                            has_shani, kernels::sha256_chains_shani},
                           kernels::sha256_pad64_shani);
   shani.sha256_chain_ahead = kernels::sha256_chain_ahead_shani;
+  shani.sha256_sdr_node = kernels::sha256_sdr_node_shani;
   v.push_back(shani);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)

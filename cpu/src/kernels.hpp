@@ -96,6 +96,9 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
 void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* chunks, std::size_t nblocks,
                               std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks, std::size_t lanes);
 
+void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
+                           std::uint8_t* out);
+
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes);

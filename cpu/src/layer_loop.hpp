@@ -141,6 +141,8 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
   const std::uint64_t n = at.end - at.begin;
   const std::uint64_t batch = ring.labeled_batch();
   const bool headers_made = opt.header_ahead;  // by the producer, in the slots
+  // labeler_options::whole_node: the engine is handed the node's parents, writes its label.
+  const bool whole_nodes = opt.whole_node && headers_made && lanes == 1 && e.sha256_sdr_node != nullptr;
   std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i, v = at.begin + i;
@@ -148,6 +150,8 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       parent_ring::wait_until([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
     if (pd != 0 && i + pd < n && pos + pd < produced) prefetch_span(ring.slot(pos + pd), ring.slot_bytes(), opt.prefetch_to);
     if (at.first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
+    std::uint8_t* out = at.cur + v * at.stride;
+    bool labeled = false;  // by the engine, whole
     if (v == 0) {
       m.fetch_short(v);
     } else {
@@ -156,14 +160,20 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       const std::uint8_t* slot = ring.parents(pos);
       const std::uint8_t* p[sdr::kParents];
       for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
-      m.fetch_from(v, p, at);
+      if (whole_nodes) {
+        e.sha256_sdr_node(ring.header_states(pos), p, words, out);
+        labeled = true;
+      } else {
+        m.fetch_from(v, p, at);
+      }
     }
-    if (headers_made && v != 0)
-      m.hash_from_header(e, ring.header_states(pos));
-    else
-      m.hash(e, v == 0);
-    std::uint8_t* out = at.cur + v * at.stride;
-    for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+    if (!labeled) {
+      if (headers_made && v != 0)
+        m.hash_from_header(e, ring.header_states(pos));
+      else
+        m.hash(e, v == 0);
+      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+    }
     if ((i + 1) % batch == 0 || i + 1 == n) ring.labeled.store(pos + 1, std::memory_order_release);
   }
 }

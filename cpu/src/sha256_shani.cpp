@@ -9,6 +9,8 @@
 #include <immintrin.h>
 
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/sdr/label.hpp"
+#include "sha256_padding.hpp"
 
 namespace poreplab::cpu::kernels {
 
@@ -206,6 +208,45 @@ void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* c
     }
     store_state(state + j * 8, abef[0], cdgh[0]);
   }
+}
+
+namespace {
+
+// An SDR node's chain after its header: block b < 18 reads parent chunks 2b and 2b + 1,
+// the last block parent chunk 36 and the padding; parent chunk k is label k % Cycle.
+template <std::uint32_t Cycle>
+PL_INLINE void sdr_node_chain(const std::uint32_t* header_state, const std::uint8_t* const* parents,
+                              std::uint8_t* out) {
+  constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2;
+  static_assert(kPairs + 1 == sdr::kChainedCompressions);
+  __m128i abef, cdgh;
+  load_state(header_state, abef, cdgh);
+  for (std::uint32_t b = 0; b < kPairs; ++b) {
+    const std::uint8_t* lo[1] = {parents[(2 * b) % Cycle]};
+    const std::uint8_t* hi[1] = {parents[(2 * b + 1) % Cycle]};
+    compress<1>(&abef, &cdgh, lo, hi);
+  }
+  const std::uint8_t* lo[1] = {parents[(sdr::kParentBlocks - 1) % Cycle]};
+  const std::uint8_t* hi[1] = {detail::kSha256Tail<sdr::kSdrMessageBytes>.chunk(0)};
+  compress<1>(&abef, &cdgh, lo, hi);
+  // The label straight from the state registers: words A..D, then E..H with the top two
+  // bits of byte 31 cleared, big-endian, as two 16-byte stores (the next node's 16-byte
+  // loads of it forward from them).
+  const __m128i efab = _mm_shuffle_epi32(abef, 0xB1);
+  const __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xB1);
+  const __m128i mask = bswap_mask();
+  const __m128i fr = _mm_set_epi32(0x3fffffff, -1, -1, -1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(_mm_unpackhi_epi64(efab, ghcd), mask));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16),
+                   _mm_and_si128(_mm_shuffle_epi8(_mm_unpacklo_epi64(efab, ghcd), mask), fr));
+}
+
+}  // namespace
+
+void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
+                           std::uint8_t* out) {
+  if (cycle == sdr::kBaseDegree) return sdr_node_chain<sdr::kBaseDegree>(header_state, parents, out);
+  sdr_node_chain<sdr::kParents>(header_state, parents, out);
 }
 
 namespace {

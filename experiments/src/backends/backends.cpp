@@ -80,6 +80,10 @@ const std::vector<backend_knob>& backend_knobs() {
                  "1 = SDR SHA-256: the header block (no parent in it) compressed off the chain, leaving 19 "
                  "chained compressions a node: by the producer where one runs, else for one-lane groups in the "
                  "labeling thread; 0 = all 20 on the chain"),
+      count_knob("whole_node", 1, 0, 1, {kCpu},
+                 "1 = SDR SHA-256, one lane whose header states a producer makes: the engine hashes each node "
+                 "whole, parents in and label out (engines with sha256_sdr_node: shani); 0 = through the "
+                 "message's chunk rows"),
       text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {kCpu},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
                 "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
@@ -288,6 +292,7 @@ cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
   l.pad_precompute = o.count("pad_precompute") != 0;
   l.schedule_reuse = o.count("schedule_reuse") != 0;
   l.header_ahead = o.count("header_ahead") != 0;
+  l.whole_node = o.count("whole_node") != 0;
   l.producer = cpu::kParentProducers.parse(o.text("producer"));
   l.ring_depth = o.count("ring_depth");
   return l;

@@ -51,6 +51,15 @@ using sha256_chain_ahead_fn = void (*)(std::uint32_t* state, const std::uint8_t*
                                        std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks,
                                        std::size_t lanes);
 
+// One SDR node's chain after its header block, one lane, to its label: from the header
+// state (8 words) over the message's 37 parent chunks, chunk k being the 32 bytes at
+// parents[k % cycle], and its padding; out[0, 32) = the digest with its top two bits
+// cleared. cycle is the layer's parent count, sdr::kBaseDegree (layer 1) or sdr::kParents.
+// The one-sector labeler's node where a producer makes the header states: no chunk rows,
+// no state or digest round trip through memory. Optional per engine (one-chain engines).
+using sha256_sdr_node_fn = void (*)(const std::uint32_t* header_state, const std::uint8_t* const* parents,
+                                    std::uint32_t cycle, std::uint8_t* out);
+
 // tree_d's parents whole: out[i] = SHA-256(in[64 i, 64 i + 64)) with its top two bits
 // cleared (out[32 i + 31] &= 0x3f), i < count, from the IV to the stored digest in one
 // kernel; the padding block from its precomputed W+K or, without pad_precompute, from
@@ -88,6 +97,7 @@ struct engine {
   sha256_repeat_fn sha256_repeat = nullptr;  // SHA-256 engines that reuse repeated blocks' schedules
   sha256_pairs_fn sha256_pairs = nullptr;    // SHA-256 engines with a whole-message tree_d kernel
   sha256_chain_ahead_fn sha256_chain_ahead = nullptr;  // one-chain SHA-256 engines
+  sha256_sdr_node_fn sha256_sdr_node = nullptr;        // one-chain SHA-256 engines
 };
 
 // e.sha256_repeat where the engine has one and first_of is given, else e.sha256.

@@ -79,6 +79,10 @@ struct labeler_options {
   // chain leaves issue slots idle; several lanes fill them, and the header's separate call
   // only adds work). header_off_chain (labeler.hpp) says which applies to a job.
   bool header_ahead = true;
+  // One lane whose header states a producer makes: an engine with sha256_sdr_node hashes
+  // each node whole (parents in, label out), with less work between one node's chain and
+  // the next than through the message's chunk rows.
+  bool whole_node = true;
   parent_producer producer = parent_producer::automatic;
   std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
 };
