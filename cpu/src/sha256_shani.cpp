@@ -218,12 +218,12 @@ template <std::uint32_t Cycle>
 PL_INLINE void sdr_node_chain(const std::uint32_t* header_state, const std::uint8_t* const* parents,
                               std::uint8_t* out) {
   constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2;
-  static_assert(kPairs + 1 == sdr::kChainedCompressions);
+  static_assert(kPairs + 1 == sdr::kChainedCompressions && Cycle % 2 == 0);  // a pair never wraps
   __m128i abef, cdgh;
   load_state(header_state, abef, cdgh);
-  for (std::uint32_t b = 0; b < kPairs; ++b) {
-    const std::uint8_t* lo[1] = {parents[(2 * b) % Cycle]};
-    const std::uint8_t* hi[1] = {parents[(2 * b + 1) % Cycle]};
+  for (std::uint32_t b = 0, k = 0; b < kPairs; ++b, k = k + 2 == Cycle ? 0 : k + 2) {
+    const std::uint8_t* lo[1] = {parents[k]};
+    const std::uint8_t* hi[1] = {parents[k + 1]};
     compress<1>(&abef, &cdgh, lo, hi);
   }
   const std::uint8_t* lo[1] = {parents[(sdr::kParentBlocks - 1) % Cycle]};
