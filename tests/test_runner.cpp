@@ -400,6 +400,11 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   CHECK(again.status == 1);
   CHECK(again.err.find("already holds records.jsonl: pass --resume") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(s / "out" / ".lock")));
+  // A lock file it did not make stays.
+  test::write_text(s / "out" / ".lock", "1\n");
+  const auto kept = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()), s);
+  CHECK(kept.status == 1);
+  CHECK(std::filesystem::is_regular_file(std::filesystem::symlink_status(s / "out" / ".lock")));
 }
 
 TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in records and report", "[runner]") {

@@ -86,10 +86,11 @@ json stats_json(const sample_stats& s) {
 
 dir_lock::dir_lock(const fs::path& dir) : file_(dir / ".lock") {
   const fs::path& file = file_;
-  std::error_code ec;
-  created_ = !fs::exists(fs::symlink_status(file, ec));
-  // Truncated below: never through a link planted at its name, never a FIFO that blocks.
-  fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
+  // Made here (O_EXCL: the proof refused() needs before it removes it), or the one already
+  // there, truncated below: never through a link planted at its name, never a FIFO that blocks.
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  created_ = fd_ >= 0;
+  if (!created_) fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     char buf[32] = {};
@@ -114,8 +115,11 @@ dir_lock::dir_lock(const fs::path& dir) : file_(dir / ".lock") {
 }
 
 void dir_lock::refused() {
-  std::error_code ec;
-  if (created_ && fd_ >= 0) fs::remove(file_, ec);
+  struct stat mine {}, there {};
+  // Only while the name still holds the file this lock created.
+  if (created_ && fd_ >= 0 && ::fstat(fd_, &mine) == 0 && ::lstat(file_.c_str(), &there) == 0 &&
+      mine.st_dev == there.st_dev && mine.st_ino == there.st_ino)
+    ::unlink(file_.c_str());
   created_ = false;
 }
 
