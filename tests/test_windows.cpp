@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/window_store.hpp"
+#include "records/records.hpp"
+#include "runner/config.hpp"
+#include "runner/kinds.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
@@ -164,7 +168,87 @@ TEST_CASE("window store: ram and mmap-file hold the same elements where the wind
   sdr::make_reference_backend()->label(job, file);
   REQUIRE(std::equal(got.begin(), got.end(), file.layer(2) + off));
   CHECK_THROWS_AS(file.layer(3), std::logic_error);
-  CHECK_THROWS_WITH(sdr::parse_window_backing("disk"), Catch::Contains("unknown window backing 'disk' (valid: auto, ram, mmap-file)"));
+  CHECK_THROWS_WITH(sdr::parse_window_backing("disk"), Catch::Contains("unknown window backing 'disk' (valid: auto, ram, mmap-file, aliased)"));
+}
+
+TEST_CASE("window store: aliased layers repeat every period, the window's rows are its own, labels match the reference", "[windows]") {
+  const std::uint64_t nodes = 1u << 15;  // 1 MiB layers
+  const auto d = make_graph(nodes, 1);
+  const std::uint64_t first = 20000, count = 300;
+  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, 1, d.ids.data()};
+  job.first_node = first;
+  job.window_nodes = count;
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::uint64_t period = 64u << 10;
+  sdr::window_layer_store a(job, sdr::window_backing::aliased, dir, 42, {period, false});
+  CHECK(a.backing() == sdr::window_backing::aliased);
+  CHECK(a.alias_period() == period);
+  // Both layers' periods and the window's own 4 KiB pages, filled and resident.
+  const std::uint64_t own_begin = first * 32 / 4096 * 4096, own_end = ((first + count) * 32 + 4095) / 4096 * 4096;
+  CHECK(a.bytes_filled() == 2 * period + (own_end - own_begin));
+  CHECK(a.resident_bytes() == a.bytes_filled());
+  // The bytes at offset o are the elements of offset o modulo the period, outside the window's rows.
+  std::vector<std::uint8_t> want(64);
+  for (std::uint64_t o : {std::uint64_t{0}, period - 64, 5 * period + 4096, nodes * 32 - 64}) {
+    sdr::fill_window_elements(want.data(), 1, 42, o % period, o % period + 64);
+    REQUIRE(std::equal(want.begin(), want.end(), a.layer(1) + o));
+  }
+  sdr::fill_window_elements(want.data(), 2, 42, own_begin, own_begin + 64);
+  REQUIRE(std::equal(want.begin(), want.end(), a.layer(2) + own_begin));
+  // Labeling writes the window's rows only: their aliases elsewhere keep the period's bytes.
+  cpu::make_cpu_backend({})->label(job, a);
+  const std::uint64_t off = first * 32, len = count * 32;
+  std::vector<std::uint8_t> got(a.layer(2) + off, a.layer(2) + off + len);
+  std::vector<std::uint8_t> alias(len);
+  sdr::fill_window_elements(alias.data(), 2, 42, off % period, off % period + len);
+  REQUIRE(std::equal(alias.begin(), alias.end(), a.layer(2) + off - period));
+  CHECK_FALSE(std::equal(got.begin(), got.end(), alias.begin()));
+  // The reference labels the same window from the same store alike.
+  sdr::make_reference_backend()->label(job, a);
+  REQUIRE(std::equal(got.begin(), got.end(), a.layer(2) + off));
+
+  CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, {0, false}),
+                    Catch::Contains("alias period is 0 bytes"));
+  // On 2 MiB huge pages: one clear error naming the pages it needs where the kernel has too few.
+  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+  std::uint64_t free = 0;
+  f >> free;
+  if (free < 3) {
+    CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42),
+                      Catch::Contains("needs 3 free 2 MiB huge pages") && Catch::Contains("vm.nr_hugepages=3"));
+  } else {
+    sdr::window_layer_store h(job, sdr::window_backing::aliased, dir, 42);
+    CHECK(h.alias_period() == (2u << 20));  // the layer, rounded up to one huge page
+    CHECK(h.bytes_filled() == 3 * (2u << 20));
+  }
+}
+
+TEST_CASE("runner: an aliased window without the huge pages it needs is skipped naming them, and figures say its layers repeat", "[windows][runner]") {
+  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+  std::uint64_t free = 0;
+  f >> free;
+  // A window whose own rows alone need more 2 MiB pages than are free here.
+  const std::uint64_t nodes = (free + 8) * (2u << 20) / (32 * 4);
+  const std::string text = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
+    "axes": {"backend": ["cpu"], "sector_size": ["32GiB"], "sectors": [4], "window_nodes": [)" +
+                           std::to_string(nodes) + R"(], "window_backing": ["aliased", "mmap-file"]}}]})";
+  const auto points = runner::expand_points(runner::parse_config(text, "t.json"));
+  REQUIRE(points.size() == 2);
+  const runner::kind_spec* label = runner::find_kind("label");
+  REQUIRE(label != nullptr);
+  const std::string why = label->unavailable(points[0].axes);
+  CHECK_THAT(why, Catch::Contains("free 2 MiB huge pages") && Catch::Contains("the kernel has " + std::to_string(free)) &&
+                      Catch::Contains("vm.nr_hugepages="));
+  CHECK_THAT(label->unavailable(points[1].axes), !Catch::Contains("huge pages"));
+
+  nlohmann::json ctx = {{"window_backing", "aliased"}, {"window_alias_period_bytes", 4ull << 30}};
+  CHECK(records::record_window_pages_text(ctx) ==
+        ", its layers on 2 MiB pages repeating every 4.0 GiB (aliased window backing)");
+  for (const char* other : {"mmap-file", "ram", "nonsense"}) {
+    ctx["window_backing"] = other;
+    CHECK(records::record_window_pages_text(ctx).empty());
+  }
+  CHECK(records::record_window_pages_text(nlohmann::json::object()).empty());
 }
 
 namespace {
@@ -237,7 +321,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   r = bench_label(o);
   CHECK(r.verified);
   CHECK(r.verified_by.method == check_method::window);
-  CHECK(r.window_backing == "mmap-file");
+  CHECK(r.window_backing == sdr::window_backing::mmap_file);
   CHECK(r.window_first_node == 5000);
   CHECK(r.window_pages_filled > 0);
   const auto j = to_json(r);
@@ -251,7 +335,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   o.window_offset = -1;  // drawn
   r = bench_label(o);
   CHECK(r.verified);
-  CHECK(r.window_backing == "ram");
+  CHECK(r.window_backing == sdr::window_backing::ram);
   CHECK(r.window_first_node + 2048 <= (1u << 20) / 32);
 
   o.backend = "cpu";

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -77,6 +78,29 @@ std::uint64_t free_disk_bytes(const std::filesystem::path& dir) {
   return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
+constexpr std::uint64_t kHugePage = 2ull << 20;
+constexpr unsigned kMemfdHuge2MiB = 21u << 26;  // MFD_HUGE_2MB: log2(page) at MFD_HUGE_SHIFT
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t to) { return (x + to - 1) / to * to; }
+
+// Free 2 MiB hugetlb pages, or 0 where the kernel has none.
+std::uint64_t free_huge_pages() {
+  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+  std::uint64_t n = 0;
+  return f >> n ? n : 0;
+}
+
+// Values of layer l for bytes [begin, end) at dst, a chunk a thread.
+void fill_parallel(std::uint8_t* dst, std::uint32_t l, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
+  constexpr std::uint64_t kChunk = 1u << 20;
+  const std::uint64_t chunks = (end - begin + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
+    const std::uint64_t b = begin + static_cast<std::uint64_t>(c) * kChunk;
+    fill_window_elements(dst + (b - begin), l, seed, b, std::min(end, b + kChunk));
+  }
+}
+
 }  // namespace
 
 void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t seed, std::uint64_t begin,
@@ -88,6 +112,25 @@ void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t 
     w[3] &= 0x3fffffffffffffffull;  // little-endian: byte 31 is the top byte of word 3
     std::memcpy(dst + (32 * e - begin), w, 32);
   }
+}
+
+std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
+                                   const window_alias& alias) {
+  if (!alias.huge_pages) return {};
+  const std::uint64_t period = std::min(round_up(alias.period, kHugePage), round_up(layer_bytes, kHugePage));
+  const std::uint64_t need = period * regions + round_up(own_bytes, kHugePage);
+  const std::uint64_t free = free_huge_pages();
+  if (free >= need / kHugePage) return {};
+  std::string m = "window store (aliased): needs ";
+  m += std::to_string(need / kHugePage);
+  m += " free 2 MiB huge pages (";
+  m += byte_size_text(need);
+  m += "), the kernel has ";
+  m += std::to_string(free);
+  m += " (reserve them: sysctl vm.nr_hugepages=";
+  m += std::to_string(need / kHugePage);
+  m += ")";
+  return m;
 }
 
 std::uint64_t window_file_bytes(const label_job& job) {
@@ -135,6 +178,7 @@ void window_layer_store::map_file(region& r, const std::filesystem::path& dir, c
   void* m = ::mmap(nullptr, layer_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) fail("cannot map");
   ::close(fd);
+  r.map_bytes = layer_bytes_;
   // No read-around on a fault: the window reads scattered 4 KiB pages.
   ::madvise(m, layer_bytes_, MADV_RANDOM);
   r.map = m;
@@ -145,8 +189,62 @@ void window_layer_store::map_file(region& r, const std::filesystem::path& dir, c
   (void)sink;
 }
 
+void window_layer_store::map_aliased(region& r, std::uint32_t layer, std::uint64_t seed, std::uint64_t page,
+                                     std::uint64_t own_begin, std::uint64_t own_end, bool huge,
+                                     const std::vector<std::uint64_t>& touch) {
+  const std::uint64_t span = round_up(layer_bytes_, page), period = alias_period_, own = own_end - own_begin;
+  auto fail = [](const std::string& what) {
+    std::string m = "window store (aliased): ";
+    m += what;
+    m += ": ";
+    m += std::strerror(errno);
+    throw std::runtime_error(m);
+  };
+  const int fd = ::memfd_create("poreplab-window", MFD_CLOEXEC | (huge ? MFD_HUGETLB | kMemfdHuge2MiB : 0u));
+  if (fd < 0) fail("cannot create its memory file");
+  // Every page allocated now: a shortfall is this error, not SIGBUS on a later fault.
+  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(period + own)); err != 0) {
+    ::close(fd);
+    errno = err;
+    fail("cannot allocate " + byte_size_text(period + own));
+  }
+  // Reserved whole, page-aligned, then mapped over: the period repeated, the window's own
+  // rows last (they are written while timed; nothing else may alias them).
+  void* res = ::mmap(nullptr, span + page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (res == MAP_FAILED) {
+    ::close(fd);
+    fail("cannot reserve " + byte_size_text(span));
+  }
+  r.map = res;
+  r.map_bytes = span + page;
+  std::uint8_t* base = reinterpret_cast<std::uint8_t*>(round_up(reinterpret_cast<std::uintptr_t>(res), page));
+  auto map_at = [&](std::uint64_t at, std::uint64_t len, std::uint64_t off) {
+    if (::mmap(base + at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(off)) == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      ::munmap(r.map, r.map_bytes);
+      r.map = nullptr;
+      errno = err;
+      fail("cannot map");
+    }
+  };
+  for (std::uint64_t at = 0; at < span; at += period) map_at(at, std::min(period, span - at), 0);
+  fill_parallel(base, layer, seed, 0, period);
+  if (own > 0) {
+    map_at(own_begin, own, period);
+    fill_parallel(base + own_begin, layer, seed, own_begin, own_end);
+  }
+  ::close(fd);
+  r.data = base;
+  // Each 2 MiB span the window reads mapped into this process before anything is timed.
+  volatile std::uint8_t sink = 0;
+  for (const std::uint64_t p : touch) sink = static_cast<std::uint8_t>(sink ^ r.data[p * kPage]);
+  (void)sink;
+  bytes_filled_ += period + own;
+}
+
 window_layer_store::window_layer_store(const label_job& job, window_backing how, const std::filesystem::path& dir,
-                                       std::uint64_t seed)
+                                       std::uint64_t seed, const window_alias& alias)
     : layer_(job.layers) {
   check_window_job(job);
   layer_bytes_ = checked_mul(checked_mul(job.nodes, job.sectors, "window layer"), 32, "window layer");
@@ -179,6 +277,33 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
     pages_filled_ = bytes_filled_ / kPage;
     return;
   }
+  if (how == window_backing::aliased) {
+    const std::uint64_t page = alias.huge_pages ? kHugePage : kPage;
+    if (alias.period == 0) throw std::invalid_argument("window store (aliased): the alias period is 0 bytes");
+    alias_period_ = std::min(round_up(alias.period, page), round_up(layer_bytes_, page));
+    const std::uint64_t stride = 32ull * job.sectors;
+    const std::uint64_t own_begin = job.first_node * stride / page * page;
+    const std::uint64_t own_end = std::min(round_up(job.node_end() * stride, page), round_up(layer_bytes_, page));
+    const std::uint64_t need = alias_period_ * regions + (own_end - own_begin);
+    if (alias.huge_pages) {
+      if (auto m = aliased_shortfall_text(layer_bytes_, own_end - own_begin, regions, alias); !m.empty())
+        throw std::runtime_error(m);
+    } else {
+      require_memory(need, "aliased window layers");
+    }
+    const window_pages w = pages_of(job);
+    map_aliased(cur_, layer_, seed, page, own_begin, own_end, alias.huge_pages, w.cur);
+    if (regions == 2) {
+      try {
+        map_aliased(prev_, layer_ - 1, seed, page, 0, 0, alias.huge_pages, w.prev);
+      } catch (...) {
+        ::munmap(cur_.map, cur_.map_bytes);
+        throw;
+      }
+    }
+    pages_filled_ = bytes_filled_ / kPage;
+    return;
+  }
   const window_pages w = pages_of(job);
   const std::uint64_t file_bytes = (w.cur.size() + w.prev.size()) * kPage;
   // The filled pages stay in the page cache while timed: they must fit in memory, and
@@ -199,7 +324,7 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
     try {
       map_file(prev_, dir, w.prev, layer_ - 1, seed);
     } catch (...) {
-      ::munmap(cur_.map, layer_bytes_);
+      ::munmap(cur_.map, cur_.map_bytes);
       throw;
     }
   }
@@ -209,7 +334,7 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
 
 window_layer_store::~window_layer_store() {
   for (region* r : {&cur_, &prev_})
-    if (r->map != nullptr) ::munmap(r->map, layer_bytes_);
+    if (r->map != nullptr) ::munmap(r->map, r->map_bytes);
 }
 
 std::uint8_t* window_layer_store::layer(std::uint32_t l) {
@@ -220,6 +345,9 @@ std::uint8_t* window_layer_store::layer(std::uint32_t l) {
 }
 
 std::uint64_t window_layer_store::resident_bytes() const {
+  // Aliased memory is all resident (filled whole; huge pages are never swapped), and
+  // mincore over its span would count each physical page once per alias.
+  if (backing_ == window_backing::aliased) return bytes_filled_;
   std::uint64_t total = 0;
   const long page = ::sysconf(_SC_PAGESIZE);
   const std::uint64_t ps = page > 0 ? static_cast<std::uint64_t>(page) : kPage;

@@ -231,6 +231,7 @@ std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, con
     return std::make_unique<sdr::rolling_layer_store>(checked_mul(opt.sector_size, opt.sectors, "sector size * sectors"));
   // Default: tmpfs (/dev/shm) when it has room: the same 4 KiB page-cache pages as a disk
   // file without their random writeback, which on a slow disk takes minutes.
+  const sdr::window_backing how = sdr::parse_window_backing(opt.window_backing);
   std::filesystem::path dir = opt.window_dir;
   if (dir.empty()) {
     dir = std::filesystem::temp_directory_path();
@@ -239,10 +240,10 @@ std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, con
     if (!ec && shm.available > sdr::window_file_bytes(job) + (1ull << 30)) dir = "/dev/shm";
   }
   r.window_dir = dir.string();
-  auto w = std::make_unique<sdr::window_layer_store>(job, sdr::parse_window_backing(opt.window_backing), dir,
-                                                     0x5eed0f11e1d5ull);
+  auto w = std::make_unique<sdr::window_layer_store>(job, how, dir, 0x5eed0f11e1d5ull);
   window = w.get();
-  r.window_backing = sdr::window_backing_name(w->backing());
+  r.window_backing = w->backing();
+  r.window_alias_period = w->alias_period();
   r.window_pages_filled = w->pages_filled();
   r.window_bytes_filled = w->bytes_filled();
   return w;
@@ -606,8 +607,9 @@ nlohmann::json to_json(const label_bench_result& r) {
   }
   if (r.options.window_nodes > 0) {
     j["window_first_node"] = r.window_first_node;
-    j["window_backing"] = r.window_backing;
-    if (r.window_backing == "mmap-file") j["window_dir"] = r.window_dir;
+    j["window_backing"] = sdr::window_backing_name(r.window_backing);
+    if (sdr::window_backing_uses_dir(r.window_backing)) j["window_dir"] = r.window_dir;
+    if (r.window_alias_period > 0) j["window_alias_period_bytes"] = r.window_alias_period;
     j["window_pages_filled"] = r.window_pages_filled;
     j["window_bytes_filled"] = r.window_bytes_filled;
     j["window_resident_bytes"] = r.window_resident_bytes;

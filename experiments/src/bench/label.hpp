@@ -12,6 +12,7 @@
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/window_store.hpp"
 
 namespace poreplab {
 
@@ -41,7 +42,7 @@ struct label_bench_options {
   // sector (docs/scaling.md), verified against the reference on the same window.
   std::uint64_t window_nodes = 0;
   std::int64_t window_offset = -1;     // first node; < 0: drawn at random (recorded)
-  std::string window_backing = "auto"; // auto | ram | mmap-file
+  std::string window_backing = "auto"; // sdr::kWindowBackings
   std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
   // How a whole-sector point is verified: full (the reference labels it again: 4 layers
   // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2
@@ -138,10 +139,11 @@ struct label_bench_result {
   sdr::label_run_times fastest_run;
   verification verified_by;
   std::string verify_failure;      // the first sampled mismatch, when there is one
-  // Windows: the first node, where the two layers lived (ram | mmap-file), the 4 KiB pages
+  // Windows: the first node, where the two layers lived (sdr::kWindowBackings), the 4 KiB pages
   // and bytes filled before timing, and the bytes of both layers resident after it.
   std::uint64_t window_first_node = 0;
-  std::string window_backing;
+  sdr::window_backing window_backing = sdr::window_backing::automatic;
+  std::uint64_t window_alias_period = 0;  // aliased: bytes after which a layer's bytes repeat
   std::string window_dir;          // mmap-file: the directory of its (unlinked) files
   std::uint64_t window_pages_filled = 0;
   std::uint64_t window_bytes_filled = 0;

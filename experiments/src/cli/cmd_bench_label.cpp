@@ -58,8 +58,10 @@ void print_setup(const label_bench_result& r) {
   if (r.options.window_nodes > 0)
     std::cout << "  window             nodes [" << r.window_first_node << ", " << r.window_first_node + r.options.window_nodes
               << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
-              << r.options.layers << " full-size in " << r.window_backing
-              << (r.window_backing == "mmap-file" ? " (sparse, unlinked, in " + r.window_dir + ")" : "") << ", "
+              << r.options.layers << " full-size in " << sdr::window_backing_name(r.window_backing)
+              << (sdr::window_backing_uses_dir(r.window_backing) ? " (sparse, unlinked, in " + r.window_dir + ")" : "")
+              << (r.window_alias_period > 0 ? " (2 MiB pages, bytes repeating every " + byte_size_text(r.window_alias_period) + ")" : "")
+              << ", "
               << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
               << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
               << " resident after; NOT a whole-sector run\n";
@@ -138,7 +140,8 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)")
       ->needs(window);
   cmd->add_option("--window-backing", opt->window_backing,
-                  "auto | ram | mmap-file: where the window's two full-size layers live (auto: ram when they fit)")
+                  "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
+                      " (auto: ram when they fit; aliased: on 2 MiB huge pages, docs/scaling.md)")
       ->capture_default_str();
   cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
   cmd->add_option("--verify", opt->verify,

@@ -19,6 +19,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/sdr/window_store.hpp"
 #include "poreplab/stats.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
@@ -489,6 +490,17 @@ cpu::parent_producer record_producer(const nlohmann::json& context) {
   if (it == context.end() || !it->is_string()) return cpu::parent_producer::off;
   const std::string& name = it->get_ref<const std::string&>();
   return cpu::kParentProducers.has(name) ? cpu::kParentProducers.parse(name) : cpu::parent_producer::off;
+}
+
+std::string record_window_pages_text(const nlohmann::json& context) {
+  const auto it = context.find("window_backing");
+  if (it == context.end() || !it->is_string()) return {};
+  const std::string& name = it->get_ref<const std::string&>();
+  if (!sdr::kWindowBackings.has(name) || !sdr::window_backing_repeats(sdr::kWindowBackings.parse(name))) return {};
+  const double period = context.value("window_alias_period_bytes", 0.0);
+  return ", its layers on 2 MiB pages repeating every " +
+         (period > 0 ? byte_size_text(static_cast<std::uint64_t>(period)) : std::string("period")) + " (" + name +
+         " window backing)";
 }
 
 }  // namespace poreplab::records

@@ -66,6 +66,10 @@ records_log parse_records(std::string_view text, const std::filesystem::path& fi
 // Where a label record's producer thread ran (context "producer", parsed once here); a
 // record without one, or with a name no placement has, ran without.
 cpu::parent_producer record_producer(const nlohmann::json& context);
+// ", its layers on 2 MiB pages repeating every 4 GiB (aliased window backing)" for a label
+// record whose window's layers repeat (context "window_backing", "window_alias_period_bytes");
+// empty for any other.
+std::string record_window_pages_text(const nlohmann::json& context);
 
 // Appends whole lines and fsyncs after each, so a finished point survives a crash.
 class records_writer {

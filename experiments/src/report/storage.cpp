@@ -98,7 +98,9 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
                                      : " sectors on one core, ";
   const std::string how = format_number(r.labels, 4) + " labels/s with " + std::to_string(r.sectors) + on +
                           (r.window > 0 ? "a " + std::to_string(r.window) + "-node window of " : "a whole ") +
-                          format_size(r.size) + " sector" + (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
+                          format_size(r.size) + " sector" +
+                          records::record_window_pages_text(r.rec->point.value(key::context, json::object())) +
+                          (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
                           " (record " + r.rec->where + ")";
   return {r.labels, r.sectors, r.hz, {here ? figure_status::measured : figure_status::extrapolated, here ? how : how + ", used at " + format_size(size)},
           0, {}};

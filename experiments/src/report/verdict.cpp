@@ -56,6 +56,7 @@ struct observation {
   double device_memory = 0;  // cuda: the GPU's memory (0: unknown)
   std::string arch;          // cuda: "sm_90" from the recorded compute capability ("" unknown)
   std::uint64_t window_nodes = 0;  // > 0: timed on a node window of a full-size sector
+  std::string window_pages;        // records::record_window_pages_text
   cpu::parent_producer producer = cpu::parent_producer::off;  // cpu: where a producer gathered the parents
   std::string where;
 
@@ -63,7 +64,7 @@ struct observation {
   bool uses_second_cpu() const { return producer == cpu::parent_producer::core || producer == cpu::parent_producer::sibling; }
   // " on a 65536-node window", or nothing for a whole sector.
   std::string how() const {
-    std::string t = window_nodes > 0 ? " on a " + std::to_string(window_nodes) + "-node window" : "";
+    std::string t = window_nodes > 0 ? " on a " + std::to_string(window_nodes) + "-node window" + window_pages : "";
     if (producer == cpu::parent_producer::core) t += ", parents gathered on a second core";
     if (producer == cpu::parent_producer::sibling) t += ", parents gathered on the SMT sibling";
     return t;
@@ -156,6 +157,7 @@ std::vector<observation> read_observations(const records::result_set& in) {
       o.arch = gpu_arch_of(r.header, o.device);
     }
     o.window_nodes = axes.value("window_nodes", std::uint64_t{0});
+    o.window_pages = records::record_window_pages_text(ctx);
     o.producer = records::record_producer(ctx);
     o.where = r.where;
     out.push_back(o);

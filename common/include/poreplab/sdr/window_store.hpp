@@ -17,12 +17,27 @@ enum class window_backing {
   automatic,  // ram when both layers fit in the memory available, else mmap_file
   ram,        // anonymous memory, every byte filled
   mmap_file,  // a sparse file per layer, only the pages the window reads filled
+  aliased,    // each layer's whole span on 2 MiB huge pages whose bytes repeat (window_alias)
 };
 inline constexpr name_table kWindowBackings{
     "window backing", std::array{named<window_backing>{window_backing::automatic, "auto"}, named<window_backing>{window_backing::ram, "ram"},
-                                 named<window_backing>{window_backing::mmap_file, "mmap-file"}}};
+                                 named<window_backing>{window_backing::mmap_file, "mmap-file"},
+                                 named<window_backing>{window_backing::aliased, "aliased"}}};
 inline window_backing parse_window_backing(std::string_view s) { return kWindowBackings.parse(s); }
 inline const char* window_backing_name(window_backing b) { return kWindowBackings.name(b).data(); }
+// Whether the backing keeps its layers in files of a directory (window_dir).
+constexpr bool window_backing_uses_dir(window_backing b) { return b == window_backing::mmap_file; }
+// Whether a layer's bytes repeat over its span (its figures say so wherever they are used).
+constexpr bool window_backing_repeats(window_backing b) { return b == window_backing::aliased; }
+
+// The aliased backing: every `period` bytes of a layer's span map the same physical
+// pages (a memfd), so a parent read costs the translation of a machine holding its
+// layers on huge pages, and the bytes come from DRAM as they would, in `period` bytes
+// of memory a layer. The window's own rows (which it writes) lie on pages of their own.
+struct window_alias {
+  std::uint64_t period = 4ull << 30;  // rounded up to whole pages; at most the layer
+  bool huge_pages = true;             // 2 MiB hugetlb pages; false: 4 KiB shmem pages (tests)
+};
 
 // Deterministic valid field elements (top two bits clear) for bytes [begin, end) of layer
 // l (multiples of 32), written to dst: the element at byte offset o is a function of
@@ -39,7 +54,11 @@ class window_layer_store final : public layer_store {
   // window's parents are written (pwrite: a full disk is an error here, not SIGBUS),
   // then mapped and touched before anything is timed. Throws
   // insufficient_memory / std::runtime_error naming what does not fit.
-  window_layer_store(const label_job& job, window_backing how, const std::filesystem::path& dir, std::uint64_t seed);
+  // aliased: both layers as window_alias says, filled whole (the window's rows by their
+  // offsets, the rest by offset modulo the period); throws naming the huge pages it
+  // needs when fewer are free (vm.nr_hugepages).
+  window_layer_store(const label_job& job, window_backing how, const std::filesystem::path& dir, std::uint64_t seed,
+                     const window_alias& alias = {});
   ~window_layer_store() override;
   window_layer_store(const window_layer_store&) = delete;
   window_layer_store& operator=(const window_layer_store&) = delete;
@@ -47,6 +66,7 @@ class window_layer_store final : public layer_store {
   std::uint8_t* layer(std::uint32_t l) override;
 
   window_backing backing() const { return backing_; }
+  std::uint64_t alias_period() const { return alias_period_; }  // bytes; 0 unless aliased
   std::uint64_t pages_filled() const { return pages_filled_; }  // 4 KiB pages, both layers
   std::uint64_t bytes_filled() const { return bytes_filled_; }  // bytes written before timing
   std::uint64_t layer_bytes() const { return layer_bytes_; }
@@ -58,15 +78,25 @@ class window_layer_store final : public layer_store {
     std::uint8_t* data = nullptr;
     huge_buffer ram;
     void* map = nullptr;
+    std::uint64_t map_bytes = 0;
   };
   void map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages, std::uint32_t layer,
                 std::uint64_t seed);
+  void map_aliased(region& r, std::uint32_t layer, std::uint64_t seed, std::uint64_t page, std::uint64_t own_begin,
+                   std::uint64_t own_end, bool huge, const std::vector<std::uint64_t>& touch);
   std::uint32_t layer_ = 0;
   std::uint64_t layer_bytes_ = 0;
   window_backing backing_ = window_backing::ram;
+  std::uint64_t alias_period_ = 0;
   region cur_, prev_;
   std::uint64_t pages_filled_ = 0, bytes_filled_ = 0;
 };
+
+// Why an aliased store of `regions` layers of layer_bytes, whose window rows span
+// own_bytes (rounded up to 2 MiB pages), cannot have its 2 MiB huge pages here (the
+// kernel has fewer free; the text says how to reserve them); empty when it can.
+std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
+                                   const window_alias& alias = {});
 
 // Bytes a window needs filled (4 KiB pages, both layers) in an mmap_file store: what
 // the disk must have free and the page cache holds. Reads the job's parent rows.

@@ -18,22 +18,38 @@ std::uint64_t count_or(const json& axes, const char* key, std::uint64_t fallback
   return axes.contains(key) && axes[key].is_number() ? axes[key].get<std::uint64_t>() : fallback;
 }
 
+// Whether the point's window lives on aliased huge pages (window_store.hpp).
+bool aliased_window(const json& axes) {
+  return count_or(axes, "window_nodes", 0) > 0 && axes.contains("window_backing") && axes["window_backing"].is_string() &&
+         sdr::parse_window_backing(axes["window_backing"].get<std::string>()) == sdr::window_backing::aliased;
+}
+
 // Host memory a point needs, roughly. Whole sectors: two layer buffers for the measured
 // backend, the parent table (14 x u32 a row, two rows a node for zigzag), and for zigzag
 // its input data and two more layers for the full reference check (sdr points that do
 // not fit those are verified by samples). Windows: the window's rows and at most 14
-// filled pages a node (mmap-file), or both layers in RAM when smaller.
+// filled pages a node (mmap-file), or both layers in RAM when smaller; aliased windows'
+// layers are huge pages, reserved apart (aliased_shortfall_text).
 double memory_estimate(const json& axes) {
   const double sector = axes["sector_size"].get<double>();
   const double sectors = axes["sectors"].get<double>();
   const bool zigzag = scheme_of(axes).variant == sdr::porep_variant::zigzag;
   if (const double w = static_cast<double>(count_or(axes, "window_nodes", 0)); w > 0)
-    return w * 56 + std::min(2 * sector * sectors, w * 15 * 4096);
+    return w * 56 + (aliased_window(axes) ? 0 : std::min(2 * sector * sectors, w * 15 * 4096));
   return (zigzag ? 5 : 2) * sector * sectors + sector / 32 * 14 * 4 * (zigzag ? 2 : 1);
 }
 
 std::string unavailable(const json& axes) {
   if (auto m = memory_shortfall(memory_estimate(axes)); !m.empty()) return m;
+  if (aliased_window(axes)) {
+    const std::uint64_t w = count_or(axes, "window_nodes", 0);
+    // Its 2 MiB pages: the window's rows and one page on each side of them.
+    const std::uint64_t node = 32 * count_or(axes, "sectors", 1);
+    const std::uint32_t regions = count_or(axes, "layers", 2) > 1 ? 2 : 1;
+    if (auto m = sdr::aliased_shortfall_text(count_or(axes, "sector_size", 0) * node / 32, w * node + (4u << 20), regions);
+        !m.empty())
+      return m;
+  }
   try {
     const backend_settings knobs = knobs_of_point(axes);
     const backend_entry& b = find_backend(axes["backend"].get<std::string>());
@@ -132,7 +148,7 @@ kind_spec label_kind() {
                            "> 0: time a window of this many nodes of layer `layers` of a full-size sector (sdr)");
   w.optional = true;
   k.axes.push_back(std::move(w));
-  axis_spec b = text_axis("window_backing", "auto", [] { return std::vector<std::string>{"auto", "ram", "mmap-file"}; },
+  axis_spec b = text_axis("window_backing", "auto", [] { return sdr::kWindowBackings.names(); },
                           "where a window's two full-size layers live");
   b.optional = true;
   k.axes.push_back(std::move(b));
