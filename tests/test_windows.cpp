@@ -50,6 +50,17 @@ graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
   return d;
 }
 
+// A 300-node window at node 20000 of layer 2 of one 1 MiB sector.
+struct small_window {
+  static constexpr std::uint64_t nodes = 1u << 15, first = 20000, count = 300;
+  graph_job d = make_graph(nodes, 1);
+  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, 1, d.ids.data()};
+  small_window() {
+    job.first_node = first;
+    job.window_nodes = count;
+  }
+};
+
 // Every labeling backend the no-CUDA build has, with settings that split a window into
 // several launches and streamed chunks (cuda-emu) or lane groups (cpu).
 std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(hash_family h) {
@@ -142,12 +153,9 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
 }
 
 TEST_CASE("window store: ram and mmap-file hold the same elements where the window reads", "[windows]") {
-  const std::uint64_t nodes = 1u << 15;  // 1 MiB layers
-  const auto d = make_graph(nodes, 1);
-  const std::uint64_t first = 20000, count = 300;
-  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, 1, d.ids.data()};
-  job.first_node = first;
-  job.window_nodes = count;
+  const small_window w;
+  const auto& job = w.job;
+  const std::uint64_t nodes = w.nodes, first = w.first, count = w.count;
   const auto dir = std::filesystem::temp_directory_path();
   sdr::window_layer_store ram(job, sdr::window_backing::ram, dir, 42);
   sdr::window_layer_store file(job, sdr::window_backing::mmap_file, dir, 42);
@@ -172,12 +180,9 @@ TEST_CASE("window store: ram and mmap-file hold the same elements where the wind
 }
 
 TEST_CASE("window store: aliased layers repeat every period, the window's rows are its own, labels match the reference", "[windows]") {
-  const std::uint64_t nodes = 1u << 15;  // 1 MiB layers
-  const auto d = make_graph(nodes, 1);
-  const std::uint64_t first = 20000, count = 300;
-  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, 1, d.ids.data()};
-  job.first_node = first;
-  job.window_nodes = count;
+  const small_window w;
+  const auto& job = w.job;
+  const std::uint64_t nodes = w.nodes, first = w.first, count = w.count;
   const auto dir = std::filesystem::temp_directory_path();
   const std::uint64_t period = 64u << 10;
   sdr::window_layer_store a(job, sdr::window_backing::aliased, dir, 42, {period, false});
