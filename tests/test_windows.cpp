@@ -150,6 +150,12 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   o.window_nodes = 16;
   o.window_offset = 60;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("runs past"));
+  o.window_offset = 0;
+  o.window_alias_period = 64u << 20;  // a period for a backing that does not repeat
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("the auto window backing does not repeat its layers"));
+  o.window_backing = "aliased";
+  o.window_alias_period = 1u << 20;
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("1048576 bytes is less than one 2 MiB page"));
 }
 
 TEST_CASE("window store: ram and mmap-file hold the same elements where the window reads", "[windows]") {

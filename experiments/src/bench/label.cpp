@@ -144,7 +144,13 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
       throw std::invalid_argument("window offset " + std::to_string(opt.window_offset) + " + " +
                                   std::to_string(opt.window_nodes) + " nodes runs past the sector's " +
                                   std::to_string(nodes) + " nodes");
-    sdr::parse_window_backing(opt.window_backing);  // throws on a bad name
+    const sdr::window_backing how = sdr::parse_window_backing(opt.window_backing);  // throws on a bad name
+    if (opt.window_alias_period != sdr::window_alias{}.period && !sdr::window_backing_repeats(how))
+      throw std::invalid_argument("window alias period: the " + opt.window_backing +
+                                  " window backing does not repeat its layers (only aliased does)");
+    if (opt.window_alias_period < (2u << 20))
+      throw std::invalid_argument("window alias period: " + std::to_string(opt.window_alias_period) +
+                                  " bytes is less than one 2 MiB page");
   }
   if (zz && opt.verify == "sampled")
     throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
@@ -240,7 +246,8 @@ std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, con
     if (!ec && shm.available > sdr::window_file_bytes(job) + (1ull << 30)) dir = "/dev/shm";
   }
   r.window_dir = dir.string();
-  auto w = std::make_unique<sdr::window_layer_store>(job, how, dir, 0x5eed0f11e1d5ull);
+  auto w = std::make_unique<sdr::window_layer_store>(job, how, dir, 0x5eed0f11e1d5ull,
+                                                     sdr::window_alias{opt.window_alias_period, true});
   window = w.get();
   r.window_backing = w->backing();
   r.window_alias_period = w->alias_period();

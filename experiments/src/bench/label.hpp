@@ -43,6 +43,9 @@ struct label_bench_options {
   std::uint64_t window_nodes = 0;
   std::int64_t window_offset = -1;     // first node; < 0: drawn at random (recorded)
   std::string window_backing = "auto"; // sdr::kWindowBackings
+  // aliased: bytes after which a layer's bytes repeat (sdr::window_alias; 64 MiB keeps them
+  // in a last-level cache, the default 4 GiB sends them to DRAM)
+  std::uint64_t window_alias_period = sdr::window_alias{}.period;
   std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
   // How a whole-sector point is verified: full (the reference labels it again: 4 layers
   // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2

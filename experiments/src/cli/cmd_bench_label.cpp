@@ -143,6 +143,11 @@ void add_bench_label_command(CLI::App& app) {
                   "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
                       " (auto: ram when they fit; aliased: on 2 MiB huge pages, docs/scaling.md)")
       ->capture_default_str();
+  auto period = std::make_shared<std::string>();
+  cmd->add_option("--window-alias-period", *period,
+                  "aliased windows: bytes after which a layer's bytes repeat (default 4GiB; 64MiB keeps them in a "
+                  "last-level cache)")
+      ->needs(window);
   cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
   cmd->add_option("--verify", opt->verify,
                   "auto | full | sampled: re-label with the reference, or recompute --verify-samples nodes (auto: full when it fits)")
@@ -160,12 +165,17 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--max-seconds", opt->max_seconds,
                   "stop sampling after about this many seconds (default with --target-ci: 30)");
   cmd->add_flag("--json", *json, "one JSON object per row");
-  cmd->callback([opt, size, json, knobs, apply_knobs] {
+  cmd->callback([opt, size, period, json, knobs, apply_knobs] {
     apply_knobs();
     opt->knobs = *knobs;
     const auto bytes = parse_size(*size);
     if (!bytes) throw usage_error("--sector-size: '" + *size + "' is not a size (e.g. 2KiB, 8MiB or bytes)");
     opt->sector_size = *bytes;
+    if (!period->empty()) {
+      const auto p = parse_size(*period);
+      if (!p) throw usage_error("--window-alias-period: '" + *period + "' is not a size (e.g. 64MiB, 4GiB or bytes)");
+      opt->window_alias_period = *p;
+    }
     if (!opt->proof.empty() && *size != "2KiB") throw usage_error("--proof sets the sector size: give one or the other");
     const auto r = bench_label(*opt);
     if (*json) {

@@ -46,7 +46,9 @@ std::string unavailable(const json& axes) {
     // Its 2 MiB pages: the window's rows and one page on each side of them.
     const std::uint64_t node = 32 * count_or(axes, "sectors", 1);
     const std::uint32_t regions = count_or(axes, "layers", 2) > 1 ? 2 : 1;
-    if (auto m = sdr::aliased_shortfall_text(count_or(axes, "sector_size", 0) * node / 32, w * node + (4u << 20), regions);
+    const sdr::window_alias alias{count_or(axes, "window_alias_period", sdr::window_alias{}.period), true};
+    if (auto m = sdr::aliased_shortfall_text(count_or(axes, "sector_size", 0) * node / 32, w * node + (4u << 20), regions,
+                                             alias);
         !m.empty())
       return m;
   }
@@ -77,6 +79,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   o.max_seconds = plan.time_budget_s;
   o.window_nodes = count_or(axes, "window_nodes", 0);
   if (axes.contains("window_backing") && axes["window_backing"].is_string()) o.window_backing = axes["window_backing"];
+  o.window_alias_period = count_or(axes, "window_alias_period", o.window_alias_period);
   if (axes.contains("verify") && axes["verify"].is_string()) o.verify = axes["verify"];
   const label_bench_result r = bench_label(o);
   measurement m;
@@ -152,6 +155,11 @@ kind_spec label_kind() {
                           "where a window's two full-size layers live");
   b.optional = true;
   k.axes.push_back(std::move(b));
+  axis_spec ap = size_axis("window_alias_period", sdr::window_alias{}.period, 2u << 20, false,
+                           "aliased windows: bytes after which a layer's bytes repeat (64MiB: in a last-level cache)");
+  ap.optional = true;
+  ap.applies = aliased_window;
+  k.axes.push_back(std::move(ap));
   axis_spec v = text_axis("verify", "auto", [] { return std::vector<std::string>{"auto", "full", "sampled"}; },
                           "full re-label by the reference, sampled nodes, or auto (full when it fits)");
   v.optional = true;
