@@ -612,6 +612,42 @@ TEST_CASE("an SDR node hashed whole from its header state labels as the referenc
   }
 }
 
+TEST_CASE("SDR nodes hashed whole in an engine's lanes label as the reference, lane by lane", "[engines]") {
+  // 16 sectors' replica_ids and the labels of a node's 14 parents, node-major (row k holds
+  // every lane's label of parent k), as a layer lays them out.
+  const auto ids = pattern(32 * 16);
+  const auto rows = pattern(32 * 16 * sdr::kParents + 7);
+  bool any = false;
+  for (const engine* e : engines_under_test(hash_family::sha256)) {
+    if (e->sha256_sdr_nodes == nullptr) continue;
+    any = true;
+    // The many-lane engines that keep repeated blocks' schedules hash a node whole.
+    CHECK(e->sha256_repeat != nullptr);
+    CHECK(e->lanes > 1);
+    const std::uint8_t* parents[sdr::kParents];
+    for (std::uint32_t k = 0; k < sdr::kParents; ++k) parents[k] = rows.data() + 7 + 32 * 16 * k;
+    for (std::size_t lanes : {e->lanes, std::size_t{5}, std::size_t{1}})
+      for (std::uint32_t layer : {1u, 2u, 11u})
+        for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
+          INFO(e->name << ", " << lanes << " lanes, layer " << layer << ", node " << node);
+          std::vector<std::uint8_t> got(32 * 16, 0xa5);
+          e->sha256_sdr_nodes(ids.data(), layer, node, parents, layer == 1 ? sdr::kBaseDegree : sdr::kParents, lanes,
+                              got.data());
+          for (std::size_t j = 0; j < 16; ++j) {
+            if (j >= lanes) {  // a lane beyond the sectors writes nothing
+              CHECK(std::all_of(got.begin() + 32 * j, got.begin() + 32 * (j + 1), [](std::uint8_t b) { return b == 0xa5; }));
+              continue;
+            }
+            std::uint8_t labels[32 * sdr::kParents], want[32];
+            for (std::uint32_t k = 0; k < sdr::kParents; ++k) std::memcpy(labels + 32 * k, parents[k] + 32 * j, 32);
+            sdr::label_from_parent_labels(ids.data() + 32 * j, layer, node, labels, want);
+            CHECK(std::equal(want, want + 32, got.begin() + 32 * j));
+          }
+        }
+  }
+  if (!any) SUCCEED("no engine here hashes SDR nodes whole in lanes");
+}
+
 TEST_CASE("tree_d through every SHA-256 engine, padding precomputed or not, matches the library", "[engines][tree_d]") {
   for (std::uint64_t nodes : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{64}, std::uint64_t{1} << 13}) {
     auto data = pattern(nodes * 32);

@@ -328,6 +328,12 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             o.assembly = sha ? message_assembly::in_place : message_assembly::gather;
             settings.push_back(o);
           }
+          // In place through the chunk rows, where an engine with a whole-node entry would take the node.
+          if (sha) {
+            cpu::labeler_options o;
+            o.whole_node = false;
+            settings.push_back(o);
+          }
           if (sha && e->sha256_pad64 != nullptr)
             for (auto a : {message_assembly::in_place, message_assembly::gather}) {
               cpu::labeler_options o;
@@ -339,7 +345,7 @@ TEST_CASE("ablation switches label like the reference", "[labeler][variants][abl
             INFO(sdr::scheme_name(scheme) << ", engine " << e->name << ", sectors " << sectors << ", assembly "
                                           << int(o.assembly) << ", encoding " << int(o.encoding) << ", pages "
                                           << int(o.pages) << ", pad " << o.pad_precompute << ", reuse "
-                                          << o.schedule_reuse << ", header ahead " << o.header_ahead << ", prefetch " << o.prefetch_distance << " to L"
+                                          << o.schedule_reuse << ", header ahead " << o.header_ahead << ", whole " << o.whole_node << ", prefetch " << o.prefetch_distance << " to L"
                                           << (o.prefetch_to == cpu::prefetch_level::l1 ? 1 : 2));
             o.engine = std::string(e->name);
             o.threads = 2;

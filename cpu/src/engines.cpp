@@ -101,11 +101,13 @@ std::vector<engine> make_sha256() {
                        kernels::sha256_pad64_shani));
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
-  v.push_back(with_pairs(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd",
-                                               a, 16, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
-                                              kernels::sha256_repeat_avx512_x16),
-                                  kernels::sha256_pad64_avx512_x16),
-                         kernels::sha256_pairs_avx512_x16));
+  engine x16 = with_pairs(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd",
+                                                a, 16, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
+                                               kernels::sha256_repeat_avx512_x16),
+                                   kernels::sha256_pad64_avx512_x16),
+                          kernels::sha256_pairs_avx512_x16);
+  x16.sha256_sdr_nodes = kernels::sha256_sdr_nodes_avx512_x16;
+  v.push_back(x16);
   v.push_back(with_pairs(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd",
                                                a, 8, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
                                               kernels::sha256_repeat_avx512_x8),

@@ -79,6 +79,12 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   const field_encoding encoding = opt.encoding;
   const std::uint32_t read_words = at.read_words();
   const std::size_t line_span = 32ull * lanes;  // bytes of one node across the lanes
+  // labeler_options::whole_node, many lanes in place: the engine is handed each regular
+  // node's parent rows and writes the lanes' labels (the timed profile keeps its phases).
+  bool whole_nodes = false;
+  if constexpr (kSdr && H == hash_family::sha256 && !Timed)
+    whole_nodes = opt.whole_node && opt.schedule_reuse && opt.assembly != message_assembly::gather && lanes > 1 &&
+                  e.sha256_sdr_nodes != nullptr;
   for (std::uint64_t i = at.begin; i < at.end; ++i) {
     [[maybe_unused]] const std::uint64_t t0 = clock.now();
     if (pd != 0 && i + pd < at.end) {
@@ -91,6 +97,12 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
     const std::uint32_t* row = at.row(i);
     // sdr node 0 hashes its header alone, a zigzag direction's first node replica_id alone.
     const bool short_message = kSdr ? i == 0 : row[1] == row[0];
+    if (whole_nodes && !short_message) {
+      const std::uint8_t* p[sdr::kParents];
+      for (std::uint32_t k = 0; k < read_words; ++k) p[k] = at.word(row, k);
+      e.sha256_sdr_nodes(at.replica_ids, at.layer, i, p, read_words, lanes, at.cur + i * at.stride);
+      continue;
+    }
     if (short_message)
       m.fetch_short(i);
     else

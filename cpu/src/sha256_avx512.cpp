@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "poreplab/hash/sha256.hpp"
+#include "poreplab/sdr/label.hpp"
 #include "simd_transpose.hpp"
 
 namespace poreplab::cpu::kernels {
@@ -211,6 +212,67 @@ void pairs(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pa
   }
 }
 
+// SDR nodes in the 16 lanes (sha256_sdr_nodes_fn): Full when every lane is a sector, else
+// the first n, the others reading zeros and writing nothing. The parent pairs' W+K are
+// kept from their first block for the blocks that repeat them (Cycle / 2 distinct pairs).
+template <std::uint32_t Cycle, bool Full>
+void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t node, const std::uint8_t* const* parents,
+                 std::size_t n, std::uint8_t* out) {
+  using V = __m512i;
+  constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2, kDistinct = Cycle / 2;
+  static_assert(Cycle % 2 == 0 && kPairs + 1 == sdr::kChainedCompressions);  // a pair never wraps
+  const std::uint8_t* p[16];
+  const auto lanes_at = [&](const std::uint8_t* base) {
+    for (std::size_t j = 0; j < 16; ++j) p[j] = Full || j < n ? base + 32 * j : kZeroChunk;
+  };
+  std::uint32_t iv[8];
+  sha256::init_state(iv);
+  V s[8], v[8], w[16];
+  alignas(64) V wk[kDistinct][64];
+  // The header block: replica_id, then u32_BE(layer) || u64_BE(node) || zeros, read as words.
+  lanes_at(ids);
+  simd::transpose32<true>(p, w);
+  w[8] = splat<V>(layer);
+  w[9] = splat<V>(static_cast<std::uint32_t>(node >> 32));
+  w[10] = splat<V>(static_cast<std::uint32_t>(node));
+  for (int i = 11; i < 16; ++i) w[i] = _mm512_setzero_si512();
+  for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
+  rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
+  for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
+  for (std::uint32_t b = 0, q = 0; b < kPairs; ++b, q = q + 1 == kDistinct ? 0 : q + 1) {
+    for (int i = 0; i < 8; ++i) v[i] = s[i];
+    if (b < kDistinct) {
+      lanes_at(parents[2 * q]);
+      simd::transpose32<true>(p, w);
+      lanes_at(parents[2 * q + 1]);
+      simd::transpose32<true>(p, w + 8);
+      rounds<wk_source::schedule_and_keep>(v, w, wk[q], std::make_index_sequence<64>{});
+    } else {
+      rounds<wk_source::kept>(v, w, wk[q], std::make_index_sequence<64>{});
+    }
+    for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
+  }
+  // The last parent chunk and SHA-256's padding: 0x80, zeros, the message's length in bits.
+  lanes_at(parents[(sdr::kParentBlocks - 1) % Cycle]);
+  simd::transpose32<true>(p, w);
+  w[8] = splat<V>(0x80000000u);
+  for (int i = 9; i < 15; ++i) w[i] = _mm512_setzero_si512();
+  w[15] = splat<V>(static_cast<std::uint32_t>(sdr::kSdrMessageBytes * 8));
+  for (int i = 0; i < 8; ++i) v[i] = s[i];
+  rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
+  // Digest word i of lane j to out + 32 j + 4 i, big-endian; the label's byte 31 (word 7's
+  // low byte) loses its top two bits.
+  const V swap = _mm512_broadcast_i32x4(simd::bswap32_mask());
+  const V lane_word = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), splat<V>(8));
+  const __mmask16 store = Full ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+  for (int i = 0; i < 8; ++i) {
+    V d = add(s[i], v[i]);
+    if (i == 7) d = _mm512_and_si512(d, splat<V>(0xffffff3fu));
+    _mm512_mask_i32scatter_epi32(out, store, add(lane_word, splat<V>(static_cast<std::uint32_t>(i))),
+                                 _mm512_shuffle_epi8(d, swap), 4);
+  }
+}
+
 template <std::size_t L>
 void pad64(std::uint32_t* state, std::size_t lanes) {
   for (std::size_t first = 0; first < lanes; first += L) pad64_group<L>(state, first, lanes - first < L ? lanes - first : L);
@@ -243,6 +305,17 @@ void sha256_repeat_avx512_x16(std::uint32_t* state, const std::uint8_t* const* c
 void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
                              std::size_t nblocks, std::size_t lanes) {
   chains<8, true>(state, chunks, nblocks, lanes, first_of);
+}
+
+void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                                 const std::uint8_t* const* parents, std::uint32_t cycle, std::size_t lanes,
+                                 std::uint8_t* out) {
+  const bool full = lanes == 16;
+  if (cycle == sdr::kBaseDegree)
+    return full ? sdr_nodes16<sdr::kBaseDegree, true>(replica_ids, layer, node, parents, lanes, out)
+                : sdr_nodes16<sdr::kBaseDegree, false>(replica_ids, layer, node, parents, lanes, out);
+  full ? sdr_nodes16<sdr::kParents, true>(replica_ids, layer, node, parents, lanes, out)
+       : sdr_nodes16<sdr::kParents, false>(replica_ids, layer, node, parents, lanes, out);
 }
 
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes) { pad64<16>(state, lanes); }

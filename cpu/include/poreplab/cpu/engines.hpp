@@ -60,6 +60,17 @@ using sha256_chain_ahead_fn = void (*)(std::uint32_t* state, const std::uint8_t*
 using sha256_sdr_node_fn = void (*)(const std::uint32_t* header_state, const std::uint8_t* const* parents,
                                     std::uint32_t cycle, std::uint8_t* out);
 
+// SDR nodes of `lanes` sectors (at most the engine's lanes), one a lane, laid out as a
+// node-major layer holds them: lane j's replica_id at replica_ids + 32 j, its label of the
+// node's parent k at parents[k] + 32 j (k < cycle, the chunks cycling as in
+// sha256_sdr_node), its label written to out + 32 j. The header block (replica_id, layer,
+// node) and the chain in one call, the states in registers from the IV to the stored,
+// masked digests: no chunk rows, no state or digest round trip through memory. Optional
+// per engine (many-lane engines).
+using sha256_sdr_nodes_fn = void (*)(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                                     const std::uint8_t* const* parents, std::uint32_t cycle, std::size_t lanes,
+                                     std::uint8_t* out);
+
 // tree_d's parents whole: out[i] = SHA-256(in[64 i, 64 i + 64)) with its top two bits
 // cleared (out[32 i + 31] &= 0x3f), i < count, from the IV to the stored digest in one
 // kernel; the padding block from its precomputed W+K or, without pad_precompute, from
@@ -98,6 +109,7 @@ struct engine {
   sha256_pairs_fn sha256_pairs = nullptr;    // SHA-256 engines with a whole-message tree_d kernel
   sha256_chain_ahead_fn sha256_chain_ahead = nullptr;  // one-chain SHA-256 engines
   sha256_sdr_node_fn sha256_sdr_node = nullptr;        // one-chain SHA-256 engines
+  sha256_sdr_nodes_fn sha256_sdr_nodes = nullptr;      // many-lane SHA-256 engines
 };
 
 // e.sha256_repeat where the engine has one and first_of is given, else e.sha256.
