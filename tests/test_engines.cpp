@@ -630,18 +630,30 @@ TEST_CASE("SDR nodes hashed whole in an engine's lanes label as the reference, l
       for (std::uint32_t layer : {1u, 2u, 11u})
         for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
           INFO(e->name << ", " << lanes << " lanes, layer " << layer << ", node " << node);
-          std::vector<std::uint8_t> got(32 * 16, 0xa5);
-          e->sha256_sdr_nodes(ids.data(), layer, node, parents, layer == 1 ? sdr::kBaseDegree : sdr::kParents, lanes,
-                              got.data());
+          // The header states made by the call, and given as a producer makes them.
+          std::vector<std::uint32_t> states(8 * 16);
           for (std::size_t j = 0; j < 16; ++j) {
-            if (j >= lanes) {  // a lane beyond the sectors writes nothing
-              CHECK(std::all_of(got.begin() + 32 * j, got.begin() + 32 * (j + 1), [](std::uint8_t b) { return b == 0xa5; }));
-              continue;
+            std::uint8_t hdr[64];
+            sdr::make_header(hdr, ids.data() + 32 * j, layer, node);
+            sha256::init_state(states.data() + 8 * j);
+            sha256::compress2(states.data() + 8 * j, hdr, hdr + 32);
+          }
+          const std::uint32_t* const given = states.data();
+          for (const std::uint32_t* made : {static_cast<const std::uint32_t*>(nullptr), given}) {
+            INFO((made == nullptr ? "header made by the call" : "header states given"));
+            std::vector<std::uint8_t> got(32 * 16, 0xa5);
+            e->sha256_sdr_nodes(ids.data(), layer, node, made, parents, layer == 1 ? sdr::kBaseDegree : sdr::kParents,
+                                lanes, got.data());
+            for (std::size_t j = 0; j < 16; ++j) {
+              if (j >= lanes) {  // a lane beyond the sectors writes nothing
+                CHECK(std::all_of(got.begin() + 32 * j, got.begin() + 32 * (j + 1), [](std::uint8_t b) { return b == 0xa5; }));
+                continue;
+              }
+              std::uint8_t labels[32 * sdr::kParents], want[32];
+              for (std::uint32_t k = 0; k < sdr::kParents; ++k) std::memcpy(labels + 32 * k, parents[k] + 32 * j, 32);
+              sdr::label_from_parent_labels(ids.data() + 32 * j, layer, node, labels, want);
+              CHECK(std::equal(want, want + 32, got.begin() + 32 * j));
             }
-            std::uint8_t labels[32 * sdr::kParents], want[32];
-            for (std::uint32_t k = 0; k < sdr::kParents; ++k) std::memcpy(labels + 32 * k, parents[k] + 32 * j, 32);
-            sdr::label_from_parent_labels(ids.data() + 32 * j, layer, node, labels, want);
-            CHECK(std::equal(want, want + 32, got.begin() + 32 * j));
           }
         }
   }

@@ -100,8 +100,8 @@ void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t
                            std::uint8_t* out);
 
 void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                                 const std::uint8_t* const* parents, std::uint32_t cycle, std::size_t lanes,
-                                 std::uint8_t* out);
+                                 const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                 std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
 
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);

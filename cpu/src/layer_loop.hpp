@@ -100,7 +100,7 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
     if (whole_nodes && !short_message) {
       const std::uint8_t* p[sdr::kParents];
       for (std::uint32_t k = 0; k < read_words; ++k) p[k] = at.word(row, k);
-      e.sha256_sdr_nodes(at.replica_ids, at.layer, i, p, read_words, lanes, at.cur + i * at.stride);
+      e.sha256_sdr_nodes(at.replica_ids, at.layer, i, nullptr, p, read_words, lanes, at.cur + i * at.stride);
       continue;
     }
     if (short_message)
@@ -153,8 +153,11 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
   const std::uint64_t n = at.end - at.begin;
   const std::uint64_t batch = ring.labeled_batch();
   const bool headers_made = opt.header_ahead;  // by the producer, in the slots
-  // labeler_options::whole_node: the engine is handed the node's parents, writes its label.
-  const bool whole_nodes = opt.whole_node && headers_made && lanes == 1 && e.sha256_sdr_node != nullptr;
+  // labeler_options::whole_node: the engine is handed the node's parents, writes its label
+  // (one lane, or many from their header states).
+  const bool whole_node = opt.whole_node && headers_made && lanes == 1 && e.sha256_sdr_node != nullptr;
+  const bool whole_nodes = opt.whole_node && headers_made && lanes > 1 && opt.schedule_reuse &&
+                           e.sha256_sdr_nodes != nullptr;
   std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i, v = at.begin + i;
@@ -172,8 +175,11 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       const std::uint8_t* slot = ring.parents(pos);
       const std::uint8_t* p[sdr::kParents];
       for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
-      if (whole_nodes) {
+      if (whole_node) {
         e.sha256_sdr_node(ring.header_states(pos), p, words, out);
+        labeled = true;
+      } else if (whole_nodes) {
+        e.sha256_sdr_nodes(at.replica_ids, at.layer, v, ring.header_states(pos), p, words, lanes, out);
         labeled = true;
       } else {
         m.fetch_from(v, p, at);

@@ -216,8 +216,8 @@ void pairs(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pa
 // the first n, the others reading zeros and writing nothing. The parent pairs' W+K are
 // kept from their first block for the blocks that repeat them (Cycle / 2 distinct pairs).
 template <std::uint32_t Cycle, bool Full>
-void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t node, const std::uint8_t* const* parents,
-                 std::size_t n, std::uint8_t* out) {
+void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t node, const std::uint32_t* header_states,
+                 const std::uint8_t* const* parents, std::size_t n, std::uint8_t* out) {
   using V = __m512i;
   constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2, kDistinct = Cycle / 2;
   static_assert(Cycle % 2 == 0 && kPairs + 1 == sdr::kChainedCompressions);  // a pair never wraps
@@ -229,16 +229,21 @@ void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t nod
   sha256::init_state(iv);
   V s[8], v[8], w[16];
   alignas(64) V wk[kDistinct][64];
-  // The header block: replica_id, then u32_BE(layer) || u64_BE(node) || zeros, read as words.
-  lanes_at(ids);
-  simd::transpose32<true>(p, w);
-  w[8] = splat<V>(layer);
-  w[9] = splat<V>(static_cast<std::uint32_t>(node >> 32));
-  w[10] = splat<V>(static_cast<std::uint32_t>(node));
-  for (int i = 11; i < 16; ++i) w[i] = _mm512_setzero_si512();
-  for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
-  rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
-  for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
+  if (header_states != nullptr) {
+    lanes_at(reinterpret_cast<const std::uint8_t*>(header_states));  // 8 words a lane: 32 bytes
+    simd::transpose32<false>(p, s);
+  } else {
+    // The header block: replica_id, then u32_BE(layer) || u64_BE(node) || zeros, read as words.
+    lanes_at(ids);
+    simd::transpose32<true>(p, w);
+    w[8] = splat<V>(layer);
+    w[9] = splat<V>(static_cast<std::uint32_t>(node >> 32));
+    w[10] = splat<V>(static_cast<std::uint32_t>(node));
+    for (int i = 11; i < 16; ++i) w[i] = _mm512_setzero_si512();
+    for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
+    rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
+    for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
+  }
   for (std::uint32_t b = 0, q = 0; b < kPairs; ++b, q = q + 1 == kDistinct ? 0 : q + 1) {
     for (int i = 0; i < 8; ++i) v[i] = s[i];
     if (b < kDistinct) {
@@ -308,14 +313,14 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
 }
 
 void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                                 const std::uint8_t* const* parents, std::uint32_t cycle, std::size_t lanes,
-                                 std::uint8_t* out) {
+                                 const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                 std::uint32_t cycle, std::size_t lanes, std::uint8_t* out) {
   const bool full = lanes == 16;
   if (cycle == sdr::kBaseDegree)
-    return full ? sdr_nodes16<sdr::kBaseDegree, true>(replica_ids, layer, node, parents, lanes, out)
-                : sdr_nodes16<sdr::kBaseDegree, false>(replica_ids, layer, node, parents, lanes, out);
-  full ? sdr_nodes16<sdr::kParents, true>(replica_ids, layer, node, parents, lanes, out)
-       : sdr_nodes16<sdr::kParents, false>(replica_ids, layer, node, parents, lanes, out);
+    return full ? sdr_nodes16<sdr::kBaseDegree, true>(replica_ids, layer, node, header_states, parents, lanes, out)
+                : sdr_nodes16<sdr::kBaseDegree, false>(replica_ids, layer, node, header_states, parents, lanes, out);
+  full ? sdr_nodes16<sdr::kParents, true>(replica_ids, layer, node, header_states, parents, lanes, out)
+       : sdr_nodes16<sdr::kParents, false>(replica_ids, layer, node, header_states, parents, lanes, out);
 }
 
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes) { pad64<16>(state, lanes); }

@@ -64,12 +64,13 @@ using sha256_sdr_node_fn = void (*)(const std::uint32_t* header_state, const std
 // node-major layer holds them: lane j's replica_id at replica_ids + 32 j, its label of the
 // node's parent k at parents[k] + 32 j (k < cycle, the chunks cycling as in
 // sha256_sdr_node), its label written to out + 32 j. The header block (replica_id, layer,
-// node) and the chain in one call, the states in registers from the IV to the stored,
-// masked digests: no chunk rows, no state or digest round trip through memory. Optional
-// per engine (many-lane engines).
+// node) and the chain in one call, or the chain from header_states where they were made
+// ahead (lane j's 8 words at header_states + 8 j; null: the call makes them); the states in
+// registers to the stored, masked digests: no chunk rows, no state or digest round trip
+// through memory. Optional per engine (many-lane engines).
 using sha256_sdr_nodes_fn = void (*)(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                                     const std::uint8_t* const* parents, std::uint32_t cycle, std::size_t lanes,
-                                     std::uint8_t* out);
+                                     const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                     std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
 
 // tree_d's parents whole: out[i] = SHA-256(in[64 i, 64 i + 64)) with its top two bits
 // cleared (out[32 i + 31] &= 0x3f), i < count, from the IV to the stored digest in one

@@ -81,9 +81,10 @@ struct labeler_options {
   bool header_ahead = true;
   // One lane whose header states a producer makes: an engine with sha256_sdr_node hashes
   // each node whole (parents in, label out), with less work between one node's chain and
-  // the next than through the message's chunk rows. Many lanes read in place (with schedule
-  // reuse, not gathered): an engine with sha256_sdr_nodes hashes their nodes whole, header
-  // block included, from the rows where the parents lie.
+  // the next than through the message's chunk rows. Many lanes (with schedule reuse): an
+  // engine with sha256_sdr_nodes hashes their nodes whole, from the rows where the parents
+  // lie (read in place, not gathered; header block included) or from a producer's ring
+  // (from its header states).
   bool whole_node = true;
   parent_producer producer = parent_producer::automatic;
   std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
