@@ -79,6 +79,11 @@ std::uint64_t free_disk_bytes(const std::filesystem::path& dir) {
 }
 
 constexpr std::uint64_t kHugePage = 2ull << 20;
+
+// "window store (aliased): " before the aliased backing's errors.
+std::string aliased_error_prefix() {
+  return std::string("window store (") + window_backing_name(window_backing::aliased) + "): ";
+}
 constexpr unsigned kMemfdHuge2MiB = 21u << 26;  // MFD_HUGE_2MB: log2(page) at MFD_HUGE_SHIFT
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t to) { return (x + to - 1) / to * to; }
@@ -121,7 +126,7 @@ std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_
   const std::uint64_t need = period * regions + round_up(own_bytes, kHugePage);
   const std::uint64_t free = free_huge_pages();
   if (free >= need / kHugePage) return {};
-  std::string m = "window store (aliased): needs ";
+  std::string m = aliased_error_prefix() + "needs ";
   m += std::to_string(need / kHugePage);
   m += " free 2 MiB huge pages (";
   m += byte_size_text(need);
@@ -194,7 +199,7 @@ void window_layer_store::map_aliased(region& r, std::uint32_t layer, std::uint64
                                      const std::vector<std::uint64_t>& touch) {
   const std::uint64_t span = round_up(layer_bytes_, page), period = alias_period_, own = own_end - own_begin;
   auto fail = [](const std::string& what) {
-    std::string m = "window store (aliased): ";
+    std::string m = aliased_error_prefix();
     m += what;
     m += ": ";
     m += std::strerror(errno);
@@ -279,7 +284,7 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
   }
   if (how == window_backing::aliased) {
     const std::uint64_t page = alias.huge_pages ? kHugePage : kPage;
-    if (alias.period == 0) throw std::invalid_argument("window store (aliased): the alias period is 0 bytes");
+    if (alias.period == 0) throw std::invalid_argument(aliased_error_prefix() + "the alias period is 0 bytes");
     alias_period_ = std::min(round_up(alias.period, page), round_up(layer_bytes_, page));
     const std::uint64_t stride = 32ull * job.sectors;
     const std::uint64_t own_begin = job.first_node * stride / page * page;

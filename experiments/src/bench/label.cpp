@@ -147,7 +147,8 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
     const sdr::window_backing how = sdr::parse_window_backing(opt.window_backing);  // throws on a bad name
     if (opt.window_alias_period != sdr::window_alias{}.period && !sdr::window_backing_repeats(how))
       throw std::invalid_argument("window alias period: the " + opt.window_backing +
-                                  " window backing does not repeat its layers (only aliased does)");
+                                  " window backing does not repeat its layers (only " +
+                                  sdr::window_backing_name(sdr::window_backing::aliased) + " does)");
     if (opt.window_alias_period < (2u << 20))
       throw std::invalid_argument("window alias period: " + std::to_string(opt.window_alias_period) +
                                   " bytes is less than one 2 MiB page");

@@ -141,7 +141,8 @@ void add_bench_label_command(CLI::App& app) {
       ->needs(window);
   cmd->add_option("--window-backing", opt->window_backing,
                   "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
-                      " (auto: ram when they fit; aliased: on 2 MiB huge pages, docs/scaling.md)")
+                      " (auto: ram when they fit; " + sdr::window_backing_name(sdr::window_backing::aliased) +
+                      ": on 2 MiB huge pages, docs/scaling.md)")
       ->capture_default_str();
   auto period = std::make_shared<std::string>();
   cmd->add_option("--window-alias-period", *period,
