@@ -195,7 +195,7 @@ void window_layer_store::map_file(region& r, const std::filesystem::path& dir, c
 }
 
 void window_layer_store::map_aliased(region& r, std::uint32_t layer, std::uint64_t seed, std::uint64_t page,
-                                     std::uint64_t own_begin, std::uint64_t own_end, bool huge,
+                                     std::uint64_t own_begin, std::uint64_t own_end,
                                      const std::vector<std::uint64_t>& touch) {
   const std::uint64_t span = round_up(layer_bytes_, page), period = alias_period_, own = own_end - own_begin;
   auto fail = [](const std::string& what) {
@@ -205,7 +205,7 @@ void window_layer_store::map_aliased(region& r, std::uint32_t layer, std::uint64
     m += std::strerror(errno);
     throw std::runtime_error(m);
   };
-  const int fd = ::memfd_create("poreplab-window", MFD_CLOEXEC | (huge ? MFD_HUGETLB | kMemfdHuge2MiB : 0u));
+  const int fd = ::memfd_create("poreplab-window", MFD_CLOEXEC | (page == kHugePage ? MFD_HUGETLB | kMemfdHuge2MiB : 0u));
   if (fd < 0) fail("cannot create its memory file");
   // Every page allocated now: a shortfall is this error, not SIGBUS on a later fault.
   if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(period + own)); err != 0) {
@@ -297,10 +297,10 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
       require_memory(need, "aliased window layers");
     }
     const window_pages w = pages_of(job);
-    map_aliased(cur_, layer_, seed, page, own_begin, own_end, alias.huge_pages, w.cur);
+    map_aliased(cur_, layer_, seed, page, own_begin, own_end, w.cur);
     if (regions == 2) {
       try {
-        map_aliased(prev_, layer_ - 1, seed, page, 0, 0, alias.huge_pages, w.prev);
+        map_aliased(prev_, layer_ - 1, seed, page, 0, 0, w.prev);
       } catch (...) {
         ::munmap(cur_.map, cur_.map_bytes);
         throw;

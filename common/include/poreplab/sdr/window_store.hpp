@@ -83,7 +83,7 @@ class window_layer_store final : public layer_store {
   void map_file(region& r, const std::filesystem::path& dir, const std::vector<std::uint64_t>& pages, std::uint32_t layer,
                 std::uint64_t seed);
   void map_aliased(region& r, std::uint32_t layer, std::uint64_t seed, std::uint64_t page, std::uint64_t own_begin,
-                   std::uint64_t own_end, bool huge, const std::vector<std::uint64_t>& touch);
+                   std::uint64_t own_end, const std::vector<std::uint64_t>& touch);
   std::uint32_t layer_ = 0;
   std::uint64_t layer_bytes_ = 0;
   window_backing backing_ = window_backing::ram;
