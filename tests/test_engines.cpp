@@ -49,6 +49,15 @@ std::vector<std::uint8_t> pattern(std::size_t len) {  // hash-vectors.json: byte
   return v;
 }
 
+// Bytes with no period (pattern's repeats every 256 bytes, so rows 256 bytes apart would
+// hold the same labels and a kernel reading the wrong one would pass).
+std::vector<std::uint8_t> random_bytes(std::size_t len, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> v(len);
+  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
+  return v;
+}
+
 std::vector<std::size_t> lane_counts(std::size_t L) {
   std::set<std::size_t> s = {1, L, L + 1, 2 * L + 1};
   if (L > 1) s.insert(L - 1);
@@ -589,7 +598,7 @@ TEST_CASE("a chain with a one-block chain interleaved computes both as the porta
 TEST_CASE("an SDR node hashed whole from its header state labels as the reference", "[engines][producer]") {
   // 14 distinct parent labels (bytes as they come: the engine must not care what a label's
   // top bits are), each layer's cycle, and a node index with no zero byte.
-  const auto labels = pattern(32 * sdr::kParents);
+  const auto labels = random_bytes(32 * sdr::kParents, 1);
   const auto replica_id = pattern(32);
   for (const engine* e : engines_under_test(hash_family::sha256)) {
     // The one-chain engines that interleave a header block also hash a node whole.
@@ -615,18 +624,18 @@ TEST_CASE("an SDR node hashed whole from its header state labels as the referenc
 TEST_CASE("SDR nodes hashed whole in an engine's lanes label as the reference, lane by lane", "[engines]") {
   // 16 sectors' replica_ids and the labels of a node's 14 parents, node-major (row k holds
   // every lane's label of parent k), as a layer lays them out.
-  const auto ids = pattern(32 * 16);
-  const auto rows = pattern(32 * 16 * sdr::kParents + 7);
+  const auto ids = random_bytes(32 * 16, 2);
+  const auto rows = random_bytes(32 * 16 * sdr::kParents + 7, 3);
   bool any = false;
   for (const engine* e : engines_under_test(hash_family::sha256)) {
     if (e->sha256_sdr_nodes == nullptr) continue;
     any = true;
-    // The many-lane engines that keep repeated blocks' schedules hash a node whole.
-    CHECK(e->sha256_repeat != nullptr);
     CHECK(e->lanes > 1);
+    REQUIRE(e->lanes <= 16);
     const std::uint8_t* parents[sdr::kParents];
     for (std::uint32_t k = 0; k < sdr::kParents; ++k) parents[k] = rows.data() + 7 + 32 * 16 * k;
-    for (std::size_t lanes : {e->lanes, std::size_t{5}, std::size_t{1}})
+    // Every lane, one fewer (a narrower group, or lanes left out), one.
+    for (std::size_t lanes : {e->lanes, e->lanes - 1, std::size_t{1}})
       for (std::uint32_t layer : {1u, 2u, 11u})
         for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
           INFO(e->name << ", " << lanes << " lanes, layer " << layer << ", node " << node);

@@ -90,15 +90,20 @@ std::vector<engine> make_sha256() {
   // Static best-first order, used only when engines are not measured (tune.cpp); callers
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
-  v.push_back(with_repeat(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
-                        a, 4, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x4},
-                       kernels::sha256_pad64_shani), kernels::sha256_repeat_shani_x4));
+  engine x4 = with_repeat(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
+                                    a, 4, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x4},
+                                   kernels::sha256_pad64_shani),
+                          kernels::sha256_repeat_shani_x4);
+  x4.sha256_sdr_nodes = kernels::sha256_sdr_nodes_shani_x4;
+  v.push_back(x4);
   v.push_back(with_pad({"shani-x3", "SHA-NI, three chains interleaved", a, 3, kShaniFeatures, has_shani,
                         kernels::sha256_chains_shani_x3},
                        kernels::sha256_pad64_shani));
-  v.push_back(with_pad({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2,
+  engine x2 = with_pad({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2,
                         kShaniFeatures, has_shani, kernels::sha256_chains_shani_x2},
-                       kernels::sha256_pad64_shani));
+                       kernels::sha256_pad64_shani);
+  x2.sha256_sdr_nodes = kernels::sha256_sdr_nodes_shani_x2;
+  v.push_back(x2);
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
   engine x16 = with_pairs(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd",

@@ -99,6 +99,12 @@ void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* c
 void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
                            std::uint8_t* out);
 
+void sha256_sdr_nodes_shani_x2(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
+void sha256_sdr_nodes_shani_x4(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
 void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
                                  const std::uint32_t* header_states, const std::uint8_t* const* parents,
                                  std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);

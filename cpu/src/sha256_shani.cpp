@@ -212,6 +212,19 @@ void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* c
 
 namespace {
 
+// The label straight from the state registers: words A..D, then E..H with the top two
+// bits of byte 31 cleared, big-endian, as two 16-byte stores (the next node's 16-byte
+// loads of it forward from them).
+PL_INLINE void store_label(__m128i abef, __m128i cdgh, std::uint8_t* out) {
+  const __m128i efab = _mm_shuffle_epi32(abef, 0xB1);
+  const __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xB1);
+  const __m128i mask = bswap_mask();
+  const __m128i fr = _mm_set_epi32(0x3fffffff, -1, -1, -1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(_mm_unpackhi_epi64(efab, ghcd), mask));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16),
+                   _mm_and_si128(_mm_shuffle_epi8(_mm_unpacklo_epi64(efab, ghcd), mask), fr));
+}
+
 // An SDR node's chain after its header: block b < 18 reads parent chunks 2b and 2b + 1,
 // the last block parent chunk 36 and the padding; parent chunk k is label k % Cycle.
 template <std::uint32_t Cycle>
@@ -229,16 +242,7 @@ PL_INLINE void sdr_node_chain(const std::uint32_t* header_state, const std::uint
   const std::uint8_t* lo[1] = {parents[(sdr::kParentBlocks - 1) % Cycle]};
   const std::uint8_t* hi[1] = {detail::kSha256Tail<sdr::kSdrMessageBytes>.chunk(0)};
   compress<1>(&abef, &cdgh, lo, hi);
-  // The label straight from the state registers: words A..D, then E..H with the top two
-  // bits of byte 31 cleared, big-endian, as two 16-byte stores (the next node's 16-byte
-  // loads of it forward from them).
-  const __m128i efab = _mm_shuffle_epi32(abef, 0xB1);
-  const __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xB1);
-  const __m128i mask = bswap_mask();
-  const __m128i fr = _mm_set_epi32(0x3fffffff, -1, -1, -1);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(_mm_unpackhi_epi64(efab, ghcd), mask));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16),
-                   _mm_and_si128(_mm_shuffle_epi8(_mm_unpacklo_epi64(efab, ghcd), mask), fr));
+  store_label(abef, cdgh, out);
 }
 
 }  // namespace
@@ -247,6 +251,98 @@ void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t
                            std::uint8_t* out) {
   if (cycle == sdr::kBaseDegree) return sdr_node_chain<sdr::kBaseDegree>(header_state, parents, out);
   sdr_node_chain<sdr::kParents>(header_state, parents, out);
+}
+
+namespace {
+
+// One block of N chains as groups of U interleaved (the registers the SHA instructions
+// reach hold U chains' schedules); with Keep each chain's W+K also goes to wk[j].
+template <int N, int U, bool Keep>
+PL_INLINE void compress_in_groups(__m128i* abef, __m128i* cdgh, const std::uint8_t* const* lo,
+                                  const std::uint8_t* const* hi, __m128i (*wk)[16]) {
+  static_assert(N % U == 0);
+#pragma GCC unroll 8
+  for (int s = 0; s < N; s += U) compress<U, Keep>(abef + s, cdgh + s, lo + s, hi + s, Keep ? wk + s : nullptr);
+}
+
+// SDR nodes of N lanes (sha256_sdr_nodes_fn), their N chains interleaved:
+// the header block from the replica_ids and `tail` (the header's second chunk) or the
+// states given, the 18 parent pairs, the last chunk with the padding, the labels stored
+// from the registers. With U < N the repeated pairs run on W+K kept from their first block
+// (sha256rnds2 alone, all N chains side by side), as the x4 repeat path does.
+template <int N, int U, std::uint32_t Cycle>
+void sdr_nodes_group(const std::uint8_t* ids, const std::uint8_t* tail, const std::uint32_t* header_states,
+                     const std::uint8_t* const* parents, std::uint8_t* out) {
+  constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2, kDistinct = Cycle / 2;
+  constexpr bool kKeep = U < N;
+  static_assert(kPairs + 1 == sdr::kChainedCompressions && Cycle % 2 == 0);  // a pair never wraps
+  __m128i abef[N], cdgh[N];
+  const std::uint8_t* lo[N];
+  const std::uint8_t* hi[N];
+  if (header_states != nullptr) {
+    for (int j = 0; j < N; ++j) load_state(header_states + 8 * j, abef[j], cdgh[j]);
+  } else {
+    std::uint32_t iv[8];
+    sha256::init_state(iv);
+    for (int j = 0; j < N; ++j) {
+      load_state(iv, abef[j], cdgh[j]);
+      lo[j] = ids + 32 * j;
+      hi[j] = tail;
+    }
+    compress_in_groups<N, U, false>(abef, cdgh, lo, hi, nullptr);
+  }
+  alignas(64) __m128i wk[kKeep ? kDistinct : 1][N][16];
+  for (std::uint32_t b = 0, q = 0; b < kPairs; ++b, q = q + 1 == kDistinct ? 0 : q + 1) {
+    if (kKeep && b >= kDistinct) {
+      rounds_kept<N>(abef, cdgh, wk[q]);
+      continue;
+    }
+    for (int j = 0; j < N; ++j) {
+      lo[j] = parents[2 * q] + 32 * j;
+      hi[j] = parents[2 * q + 1] + 32 * j;
+    }
+    compress_in_groups<N, U, kKeep>(abef, cdgh, lo, hi, wk[kKeep ? q : 0]);
+  }
+  for (int j = 0; j < N; ++j) {
+    lo[j] = parents[(sdr::kParentBlocks - 1) % Cycle] + 32 * j;
+    hi[j] = detail::kSha256Tail<sdr::kSdrMessageBytes>.chunk(0);
+  }
+  compress_in_groups<N, U, false>(abef, cdgh, lo, hi, nullptr);
+  for (int j = 0; j < N; ++j) store_label(abef[j], cdgh[j], out + 32 * j);
+}
+
+// `lanes` (at most N) as one group of N chains or, for fewer, one narrower group.
+template <int N, int U, std::uint32_t Cycle>
+void sdr_nodes_lanes(const std::uint8_t* ids, const std::uint8_t* tail, const std::uint32_t* header_states,
+                     const std::uint8_t* const* parents, std::size_t lanes, std::uint8_t* out) {
+  if (lanes >= N) return sdr_nodes_group<N, U, Cycle>(ids, tail, header_states, parents, out);
+  if constexpr (N > 1) sdr_nodes_lanes<N - 1, (N - 1) % U == 0 ? U : N - 1, Cycle>(ids, tail, header_states, parents, lanes, out);
+}
+
+template <int N, int U>
+void sdr_nodes(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+               const std::uint32_t* header_states, const std::uint8_t* const* parents, std::uint32_t cycle,
+               std::size_t lanes, std::uint8_t* out) {
+  alignas(32) std::uint8_t header[64];  // its second chunk, the same in every lane
+  if (header_states == nullptr) sdr::make_header(header, replica_ids, layer, node);
+  const std::uint8_t* tail = header + 32;
+  if (cycle == sdr::kBaseDegree)
+    return sdr_nodes_lanes<N, U, sdr::kBaseDegree>(replica_ids, tail, header_states, parents, lanes, out);
+  sdr_nodes_lanes<N, U, sdr::kParents>(replica_ids, tail, header_states, parents, lanes, out);
+}
+
+}  // namespace
+
+void sha256_sdr_nodes_shani_x2(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out) {
+  sdr_nodes<2, 2>(replica_ids, layer, node, header_states, parents, cycle, lanes, out);
+}
+
+void sha256_sdr_nodes_shani_x4(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out) {
+  sdr_nodes<4, 2>(replica_ids, layer, node, header_states, parents, cycle, lanes, out);
 }
 
 namespace {
