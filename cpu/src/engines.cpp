@@ -113,11 +113,13 @@ std::vector<engine> make_sha256() {
                           kernels::sha256_pairs_avx512_x16);
   x16.sha256_sdr_nodes = kernels::sha256_sdr_nodes_avx512_x16;
   v.push_back(x16);
-  v.push_back(with_pairs(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd",
+  engine x8 = with_pairs(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd",
                                                a, 8, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
                                               kernels::sha256_repeat_avx512_x8),
                                   kernels::sha256_pad64_avx512_x8),
-                         kernels::sha256_pairs_avx512_x8));
+                         kernels::sha256_pairs_avx512_x8);
+  x8.sha256_sdr_nodes = kernels::sha256_sdr_nodes_avx512_x8;
+  v.push_back(x8);
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
   engine shani = with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,

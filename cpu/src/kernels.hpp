@@ -108,6 +108,9 @@ void sha256_sdr_nodes_shani_x4(const std::uint8_t* replica_ids, std::uint32_t la
 void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
                                  const std::uint32_t* header_states, const std::uint8_t* const* parents,
                                  std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
+void sha256_sdr_nodes_avx512_x8(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                                const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
 
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);

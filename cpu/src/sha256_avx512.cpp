@@ -212,18 +212,36 @@ void pairs(const std::uint8_t* in, std::size_t count, std::uint8_t* out, bool pa
   }
 }
 
-// SDR nodes in the 16 lanes (sha256_sdr_nodes_fn): Full when every lane is a sector, else
+// The digest's store for both widths: bytes swapped within each word, and word i of lane j
+// scattered to out + 32 j + 4 i for the lanes the mask keeps.
+PL_INLINE __m256i bswap_words(__m256i d) {
+  return _mm256_shuffle_epi8(d, _mm256_broadcastsi128_si256(simd::bswap32_mask()));
+}
+PL_INLINE __m512i bswap_words(__m512i d) { return _mm512_shuffle_epi8(d, _mm512_broadcast_i32x4(simd::bswap32_mask())); }
+PL_INLINE __m256i and_words(__m256i a, __m256i b) { return _mm256_and_si256(a, b); }
+PL_INLINE __m512i and_words(__m512i a, __m512i b) { return _mm512_and_si512(a, b); }
+PL_INLINE void scatter_word(std::uint8_t* out, std::uint32_t keep, std::uint32_t i, __m256i d) {
+  const __m256i at = _mm256_add_epi32(_mm256_set_epi32(56, 48, 40, 32, 24, 16, 8, 0), splat<__m256i>(i));
+  _mm256_mask_i32scatter_epi32(out, static_cast<__mmask8>(keep), at, d, 4);
+}
+PL_INLINE void scatter_word(std::uint8_t* out, std::uint32_t keep, std::uint32_t i, __m512i d) {
+  const __m512i at = _mm512_add_epi32(
+      _mm512_set_epi32(120, 112, 104, 96, 88, 80, 72, 64, 56, 48, 40, 32, 24, 16, 8, 0), splat<__m512i>(i));
+  _mm512_mask_i32scatter_epi32(out, static_cast<__mmask16>(keep), at, d, 4);
+}
+
+// SDR nodes in the L lanes (sha256_sdr_nodes_fn): Full when every lane is a sector, else
 // the first n, the others reading zeros and writing nothing. The parent pairs' W+K are
 // kept from their first block for the blocks that repeat them (Cycle / 2 distinct pairs).
-template <std::uint32_t Cycle, bool Full>
-void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t node, const std::uint32_t* header_states,
-                 const std::uint8_t* const* parents, std::size_t n, std::uint8_t* out) {
-  using V = __m512i;
+template <std::size_t L, std::uint32_t Cycle, bool Full>
+void sdr_nodes(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t node, const std::uint32_t* header_states,
+               const std::uint8_t* const* parents, std::size_t n, std::uint8_t* out) {
+  using V = typename vec<L>::type;
   constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2, kDistinct = Cycle / 2;
   static_assert(Cycle % 2 == 0 && kPairs + 1 == sdr::kChainedCompressions);  // a pair never wraps
-  const std::uint8_t* p[16];
+  const std::uint8_t* p[L];
   const auto lanes_at = [&](const std::uint8_t* base) {
-    for (std::size_t j = 0; j < 16; ++j) p[j] = Full || j < n ? base + 32 * j : kZeroChunk;
+    for (std::size_t j = 0; j < L; ++j) p[j] = Full || j < n ? base + 32 * j : kZeroChunk;
   };
   std::uint32_t iv[8];
   sha256::init_state(iv);
@@ -239,7 +257,7 @@ void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t nod
     w[8] = splat<V>(layer);
     w[9] = splat<V>(static_cast<std::uint32_t>(node >> 32));
     w[10] = splat<V>(static_cast<std::uint32_t>(node));
-    for (int i = 11; i < 16; ++i) w[i] = _mm512_setzero_si512();
+    for (int i = 11; i < 16; ++i) w[i] = splat<V>(0);
     for (int i = 0; i < 8; ++i) s[i] = v[i] = splat<V>(iv[i]);
     rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
     for (int i = 0; i < 8; ++i) s[i] = add(s[i], v[i]);
@@ -261,21 +279,30 @@ void sdr_nodes16(const std::uint8_t* ids, std::uint32_t layer, std::uint64_t nod
   lanes_at(parents[(sdr::kParentBlocks - 1) % Cycle]);
   simd::transpose32<true>(p, w);
   w[8] = splat<V>(0x80000000u);
-  for (int i = 9; i < 15; ++i) w[i] = _mm512_setzero_si512();
+  for (int i = 9; i < 15; ++i) w[i] = splat<V>(0);
   w[15] = splat<V>(static_cast<std::uint32_t>(sdr::kSdrMessageBytes * 8));
   for (int i = 0; i < 8; ++i) v[i] = s[i];
   rounds<wk_source::schedule>(v, w, wk[0], std::make_index_sequence<64>{});
   // Digest word i of lane j to out + 32 j + 4 i, big-endian; the label's byte 31 (word 7's
   // low byte) loses its top two bits.
-  const V swap = _mm512_broadcast_i32x4(simd::bswap32_mask());
-  const V lane_word = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), splat<V>(8));
-  const __mmask16 store = Full ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
-  for (int i = 0; i < 8; ++i) {
+  const std::uint32_t keep = Full ? (1u << L) - 1 : (1u << n) - 1;
+  for (std::uint32_t i = 0; i < 8; ++i) {
     V d = add(s[i], v[i]);
-    if (i == 7) d = _mm512_and_si512(d, splat<V>(0xffffff3fu));
-    _mm512_mask_i32scatter_epi32(out, store, add(lane_word, splat<V>(static_cast<std::uint32_t>(i))),
-                                 _mm512_shuffle_epi8(d, swap), 4);
+    if (i == 7) d = and_words(d, splat<V>(0xffffff3fu));
+    scatter_word(out, keep, i, bswap_words(d));
   }
+}
+
+template <std::size_t L>
+void sdr_nodes_lanes(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                     const std::uint32_t* header_states, const std::uint8_t* const* parents, std::uint32_t cycle,
+                     std::size_t lanes, std::uint8_t* out) {
+  const bool full = lanes == L;
+  if (cycle == sdr::kBaseDegree)
+    return full ? sdr_nodes<L, sdr::kBaseDegree, true>(replica_ids, layer, node, header_states, parents, lanes, out)
+                : sdr_nodes<L, sdr::kBaseDegree, false>(replica_ids, layer, node, header_states, parents, lanes, out);
+  full ? sdr_nodes<L, sdr::kParents, true>(replica_ids, layer, node, header_states, parents, lanes, out)
+       : sdr_nodes<L, sdr::kParents, false>(replica_ids, layer, node, header_states, parents, lanes, out);
 }
 
 template <std::size_t L>
@@ -315,12 +342,13 @@ void sha256_repeat_avx512_x8(std::uint32_t* state, const std::uint8_t* const* ch
 void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
                                  const std::uint32_t* header_states, const std::uint8_t* const* parents,
                                  std::uint32_t cycle, std::size_t lanes, std::uint8_t* out) {
-  const bool full = lanes == 16;
-  if (cycle == sdr::kBaseDegree)
-    return full ? sdr_nodes16<sdr::kBaseDegree, true>(replica_ids, layer, node, header_states, parents, lanes, out)
-                : sdr_nodes16<sdr::kBaseDegree, false>(replica_ids, layer, node, header_states, parents, lanes, out);
-  full ? sdr_nodes16<sdr::kParents, true>(replica_ids, layer, node, header_states, parents, lanes, out)
-       : sdr_nodes16<sdr::kParents, false>(replica_ids, layer, node, header_states, parents, lanes, out);
+  sdr_nodes_lanes<16>(replica_ids, layer, node, header_states, parents, cycle, lanes, out);
+}
+
+void sha256_sdr_nodes_avx512_x8(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                                const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                std::uint32_t cycle, std::size_t lanes, std::uint8_t* out) {
+  sdr_nodes_lanes<8>(replica_ids, layer, node, header_states, parents, cycle, lanes, out);
 }
 
 void sha256_pad64_avx512_x16(std::uint32_t* state, std::size_t lanes) { pad64<16>(state, lanes); }
