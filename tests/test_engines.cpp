@@ -634,8 +634,8 @@ TEST_CASE("SDR nodes hashed whole in an engine's lanes label as the reference, l
     REQUIRE(e->lanes <= 16);
     const std::uint8_t* parents[sdr::kParents];
     for (std::uint32_t k = 0; k < sdr::kParents; ++k) parents[k] = rows.data() + 7 + 32 * 16 * k;
-    // Every lane, one fewer (a narrower group, or lanes left out), one.
-    for (std::size_t lanes : {e->lanes, e->lanes - 1, std::size_t{1}})
+    // Every lane count: the narrower groups and the lanes left out.
+    for (std::size_t lanes = 1; lanes <= e->lanes; ++lanes)
       for (std::uint32_t layer : {1u, 2u, 11u})
         for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
           INFO(e->name << ", " << lanes << " lanes, layer " << layer << ", node " << node);
