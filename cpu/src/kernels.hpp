@@ -99,18 +99,13 @@ void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* c
 void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
                            std::uint8_t* out);
 
-void sha256_sdr_nodes_shani_x2(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
-                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
-void sha256_sdr_nodes_shani_x4(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                               const std::uint32_t* header_states, const std::uint8_t* const* parents,
-                               std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
-void sha256_sdr_nodes_avx512_x16(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                                 const std::uint32_t* header_states, const std::uint8_t* const* parents,
-                                 std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
-void sha256_sdr_nodes_avx512_x8(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
-                                const std::uint32_t* header_states, const std::uint8_t* const* parents,
-                                std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
+// The many-lane whole-node entries: engines.hpp's sha256_sdr_nodes_fn (that header stays out
+// of the ISA files, whose inline code would be built with their flags).
+using sha256_sdr_nodes_kernel = void(const std::uint8_t* replica_ids, std::uint32_t layer, std::uint64_t node,
+                                     const std::uint32_t* header_states, const std::uint8_t* const* parents,
+                                     std::uint32_t cycle, std::size_t lanes, std::uint8_t* out);
+sha256_sdr_nodes_kernel sha256_sdr_nodes_shani_x2, sha256_sdr_nodes_shani_x4, sha256_sdr_nodes_avx512_x16,
+    sha256_sdr_nodes_avx512_x8;
 
 void sha256_pad64_shani(std::uint32_t* state, std::size_t lanes);
 void sha256_pad64_avx2_1(std::uint32_t* state, std::size_t lanes);
