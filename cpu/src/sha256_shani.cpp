@@ -225,36 +225,6 @@ PL_INLINE void store_label(__m128i abef, __m128i cdgh, std::uint8_t* out) {
                    _mm_and_si128(_mm_shuffle_epi8(_mm_unpacklo_epi64(efab, ghcd), mask), fr));
 }
 
-// An SDR node's chain after its header: block b < 18 reads parent chunks 2b and 2b + 1,
-// the last block parent chunk 36 and the padding; parent chunk k is label k % Cycle.
-template <std::uint32_t Cycle>
-PL_INLINE void sdr_node_chain(const std::uint32_t* header_state, const std::uint8_t* const* parents,
-                              std::uint8_t* out) {
-  constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2;
-  static_assert(kPairs + 1 == sdr::kChainedCompressions && Cycle % 2 == 0);  // a pair never wraps
-  __m128i abef, cdgh;
-  load_state(header_state, abef, cdgh);
-  for (std::uint32_t b = 0, k = 0; b < kPairs; ++b, k = k + 2 == Cycle ? 0 : k + 2) {
-    const std::uint8_t* lo[1] = {parents[k]};
-    const std::uint8_t* hi[1] = {parents[k + 1]};
-    compress<1>(&abef, &cdgh, lo, hi);
-  }
-  const std::uint8_t* lo[1] = {parents[(sdr::kParentBlocks - 1) % Cycle]};
-  const std::uint8_t* hi[1] = {detail::kSha256Tail<sdr::kSdrMessageBytes>.chunk(0)};
-  compress<1>(&abef, &cdgh, lo, hi);
-  store_label(abef, cdgh, out);
-}
-
-}  // namespace
-
-void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
-                           std::uint8_t* out) {
-  if (cycle == sdr::kBaseDegree) return sdr_node_chain<sdr::kBaseDegree>(header_state, parents, out);
-  sdr_node_chain<sdr::kParents>(header_state, parents, out);
-}
-
-namespace {
-
 // One block of N chains as groups of U interleaved (the registers the SHA instructions
 // reach hold U chains' schedules); with Keep each chain's W+K also goes to wk[j].
 template <int N, int U, bool Keep>
@@ -265,7 +235,8 @@ PL_INLINE void compress_in_groups(__m128i* abef, __m128i* cdgh, const std::uint8
   for (int s = 0; s < N; s += U) compress<U, Keep>(abef + s, cdgh + s, lo + s, hi + s, Keep ? wk + s : nullptr);
 }
 
-// SDR nodes of N lanes (sha256_sdr_nodes_fn), their N chains interleaved:
+// SDR nodes of N lanes (sha256_sdr_nodes_fn; one lane from its header state is
+// sha256_sdr_node_fn), their N chains interleaved:
 // the header block from the replica_ids and `tail` (the header's second chunk) or the
 // states given, the 18 parent pairs, the last chunk with the padding, the labels stored
 // from the registers. With U < N the repeated pairs run on W+K kept from their first block
@@ -310,6 +281,16 @@ void sdr_nodes_group(const std::uint8_t* ids, const std::uint8_t* tail, const st
   compress_in_groups<N, U, false>(abef, cdgh, lo, hi, nullptr);
   for (int j = 0; j < N; ++j) store_label(abef[j], cdgh[j], out + 32 * j);
 }
+
+}  // namespace
+
+void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
+                           std::uint8_t* out) {
+  if (cycle == sdr::kBaseDegree) return sdr_nodes_group<1, 1, sdr::kBaseDegree>(nullptr, nullptr, header_state, parents, out);
+  sdr_nodes_group<1, 1, sdr::kParents>(nullptr, nullptr, header_state, parents, out);
+}
+
+namespace {
 
 // `lanes` (at most N) as one group of N chains or, for fewer, one narrower group.
 template <int N, int U, std::uint32_t Cycle>
