@@ -51,6 +51,13 @@ graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
 }
 
 // A 300-node window at node 20000 of layer 2 of one 1 MiB sector.
+// Free huge pages in the kernel's pool of a size ("2048kB", "1048576kB").
+std::uint64_t free_huge_pages(const char* pool) {
+  std::ifstream f(std::string("/sys/kernel/mm/hugepages/hugepages-") + pool + "/free_hugepages");
+  std::uint64_t n = 0;
+  return f >> n ? n : 0;
+}
+
 struct small_window {
   static constexpr std::uint64_t nodes = 1u << 15, first = 20000, count = 300;
   graph_job d = make_graph(nodes, 1);
@@ -156,6 +163,15 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   o.window_backing = "aliased";
   o.window_alias_period = 1u << 20;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("1048576 bytes is less than one 2 MiB page"));
+  o.window_alias_period = sdr::window_alias{}.period;
+  o.window_page = 4u << 20;
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("window page: 4194304 bytes is not one of 4 KiB, 2 MiB, 1 GiB"));
+  o.window_page = 1u << 30;
+  o.window_alias_period = 64u << 20;
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("window alias period: 67108864 bytes is less than one 1 GiB page"));
+  o.window_alias_period = sdr::window_alias{}.period;
+  o.window_backing = "mmap-file";
+  CHECK_THROWS_WITH(bench_label(o), Catch::Contains("window page: the mmap-file window backing has no page size to set"));
 }
 
 TEST_CASE("window store: ram and mmap-file hold the same elements where the window reads", "[windows]") {
@@ -191,7 +207,7 @@ TEST_CASE("window store: aliased layers repeat every period, the window's rows a
   const std::uint64_t nodes = w.nodes, first = w.first, count = w.count;
   const auto dir = std::filesystem::temp_directory_path();
   const std::uint64_t period = 64u << 10;
-  sdr::window_layer_store a(job, sdr::window_backing::aliased, dir, 42, {period, false});
+  sdr::window_layer_store a(job, sdr::window_backing::aliased, dir, 42, {period, 4u << 10});
   CHECK(a.backing() == sdr::window_backing::aliased);
   CHECK(a.alias_period() == period);
   // Both layers' periods and the window's own 4 KiB pages, filled and resident.
@@ -218,13 +234,12 @@ TEST_CASE("window store: aliased layers repeat every period, the window's rows a
   sdr::make_reference_backend()->label(job, a);
   REQUIRE(std::equal(got.begin(), got.end(), a.layer(2) + off));
 
-  CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, {0, false}),
+  CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, {0, 4u << 10}),
                     Catch::Contains("alias period is 0 bytes"));
+  CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, {period, 8u << 10}),
+                    Catch::Contains("window store (aliased): pages of 8.0 KiB are not one of 4 KiB, 2 MiB, 1 GiB"));
   // On 2 MiB huge pages: one clear error naming the pages it needs where the kernel has too few.
-  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
-  std::uint64_t free = 0;
-  f >> free;
-  if (free < 3) {
+  if (free_huge_pages("2048kB") < 3) {
     CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42),
                       Catch::Contains("needs 3 free 2 MiB huge pages") && Catch::Contains("vm.nr_hugepages=3"));
   } else {
@@ -234,10 +249,67 @@ TEST_CASE("window store: aliased layers repeat every period, the window's rows a
   }
 }
 
+TEST_CASE("window store: aliased layers on 1 GiB pages, the gigabytes holding the window's rows on 2 MiB pages of their own", "[windows]") {
+  // The layer spans 2 GiB (2048 sectors of a 32768-node graph): the window's rows lie in its
+  // second gigabyte, the first repeats the period of one 1 GiB page.
+  small_window w;
+  auto& job = w.job;
+  job.sectors = 2048;
+  const std::uint64_t giga = 1ull << 30, stride = 32ull * job.sectors;
+  const auto dir = std::filesystem::temp_directory_path();
+  const sdr::window_alias alias{giga, giga};
+  const std::uint64_t free_giga = free_huge_pages("1048576kB"), free_two = free_huge_pages("2048kB");
+  REQUIRE(w.first * stride / giga == 1);
+  REQUIRE((w.first + w.count) * stride <= 2 * giga);
+  // One 1 GiB page a layer (its period), and the rows' gigabyte on 512 pages of 2 MiB.
+  CHECK(sdr::aliased_shortfall_text(job.nodes * stride, giga, 2, alias).empty() == (free_giga >= 2 && free_two >= 512));
+  if (free_giga < 2) {
+    CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, alias),
+                      Catch::Contains("needs 2 free 1 GiB huge pages (2.0 GiB), the kernel has " + std::to_string(free_giga)) &&
+                          Catch::Contains("echo 2 > /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages"));
+    WARN("fewer than 2 free 1 GiB huge pages: the 1 GiB store's layout is not checked here");
+    return;
+  }
+  if (free_two < 512) {
+    CHECK_THROWS_WITH(sdr::window_layer_store(job, sdr::window_backing::aliased, dir, 42, alias),
+                      Catch::Contains("needs 512 free 2 MiB huge pages") && Catch::Contains("vm.nr_hugepages=512"));
+    WARN("fewer than 512 free 2 MiB huge pages: the 1 GiB store's layout is not checked here");
+    return;
+  }
+  {
+    sdr::window_layer_store g(job, sdr::window_backing::aliased, dir, 42, alias);
+    CHECK(g.alias_page() == giga);
+    CHECK(g.alias_period() == giga);
+    CHECK(g.bytes_filled() == 2 * giga + giga);  // two periods, the rows' gigabyte
+    std::vector<std::uint8_t> want(64);
+    // The previous layer repeats its first gigabyte; the current one outside the rows' gigabyte too.
+    for (const std::uint32_t l : {1u, 2u}) {
+      sdr::fill_window_elements(want.data(), l, 42, 4096, 4096 + 64);
+      REQUIRE(std::equal(want.begin(), want.end(), g.layer(l) + 4096));
+      if (l == 1) REQUIRE(std::equal(want.begin(), want.end(), g.layer(l) + giga + 4096));
+    }
+    // The rows' gigabyte holds the current layer's own bytes, not the period's.
+    for (const std::uint64_t o : {giga + 4096, w.first * stride, 2 * giga - 64}) {
+      sdr::fill_window_elements(want.data(), 2, 42, o, o + 64);
+      REQUIRE(std::equal(want.begin(), want.end(), g.layer(2) + o));
+    }
+    // Written there, the first gigabyte keeps its bytes.
+    std::memset(g.layer(2) + giga + 4096, 0, 64);
+    sdr::fill_window_elements(want.data(), 2, 42, 4096, 4096 + 64);
+    REQUIRE(std::equal(want.begin(), want.end(), g.layer(2) + 4096));
+  }
+  // One sector on 1 GiB pages labels as the reference does on the same store.
+  small_window one;
+  sdr::window_layer_store g(one.job, sdr::window_backing::aliased, dir, 42, alias);
+  cpu::make_cpu_backend({})->label(one.job, g);
+  const std::uint64_t off = one.first * 32, len = one.count * 32;
+  std::vector<std::uint8_t> got(g.layer(2) + off, g.layer(2) + off + len);
+  sdr::make_reference_backend()->label(one.job, g);
+  REQUIRE(std::equal(got.begin(), got.end(), g.layer(2) + off));
+}
+
 TEST_CASE("runner: an aliased window without the huge pages it needs is skipped naming them, and figures say its layers repeat", "[windows][runner]") {
-  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
-  std::uint64_t free = 0;
-  f >> free;
+  const std::uint64_t free = free_huge_pages("2048kB");
   // A window whose own rows alone need more 2 MiB pages than are free here.
   const std::uint64_t nodes = (free + 8) * (2u << 20) / (32 * 4);
   const std::string text = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
@@ -251,10 +323,25 @@ TEST_CASE("runner: an aliased window without the huge pages it needs is skipped 
   CHECK_THAT(why, Catch::Contains("free 2 MiB huge pages") && Catch::Contains("the kernel has " + std::to_string(free)) &&
                       Catch::Contains("vm.nr_hugepages="));
   CHECK_THAT(label->unavailable(points[1].axes), !Catch::Contains("huge pages"));
+  // On 1 GiB pages: a layer's period of 4 GiB is 4 of them, 8 for two layers.
+  const std::uint64_t free_giga = free_huge_pages("1048576kB");
+  const std::string giga = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
+    "axes": {"backend": ["cpu"], "sector_size": ["32GiB"], "sectors": [4], "window_nodes": [65536],
+             "window_backing": ["aliased", "mmap-file"], "window_page": ["1GiB"]}}]})";
+  const auto giga_points = runner::expand_points(runner::parse_config(giga, "t.json"));
+  REQUIRE(giga_points.size() == 2);
+  CHECK(giga_points[0].axes["window_page"] == (1ull << 30));
+  CHECK(giga_points[1].axes["window_page"].is_null());  // it applies to aliased windows only
+  if (free_giga < 8)
+    CHECK_THAT(label->unavailable(giga_points[0].axes),
+               Catch::Contains("needs 8 free 1 GiB huge pages") && Catch::Contains("hugepages-1048576kB/nr_hugepages"));
 
   nlohmann::json ctx = {{"window_backing", "aliased"}, {"window_alias_period_bytes", 4ull << 30}};
   CHECK(records::record_window_pages_text(ctx) ==
         ", its layers on 2 MiB pages repeating every 4.0 GiB (aliased window backing)");
+  ctx["window_page_bytes"] = 1ull << 30;
+  CHECK(records::record_window_pages_text(ctx) ==
+        ", its layers on 1 GiB pages repeating every 4.0 GiB (aliased window backing)");
   for (const char* other : {"mmap-file", "ram", "nonsense"}) {
     ctx["window_backing"] = other;
     CHECK(records::record_window_pages_text(ctx).empty());

@@ -78,21 +78,33 @@ std::uint64_t free_disk_bytes(const std::filesystem::path& dir) {
   return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-constexpr std::uint64_t kHugePage = 2ull << 20;
-
 // "window store (aliased): " before the aliased backing's errors.
 std::string aliased_error_prefix() {
   return std::string("window store (") + window_backing_name(window_backing::aliased) + "): ";
 }
-constexpr unsigned kMemfdHuge2MiB = 21u << 26;  // MFD_HUGE_2MB: log2(page) at MFD_HUGE_SHIFT
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t to) { return (x + to - 1) / to * to; }
 
-// Free 2 MiB hugetlb pages, or 0 where the kernel has none.
-std::uint64_t free_huge_pages() {
-  std::ifstream f("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+bool hugetlb(std::uint64_t page) { return page > kPage; }
+
+// The kernel's pool of huge pages of a size.
+std::string huge_pool_dir(std::uint64_t page) {
+  return "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page >> 10) + "kB";
+}
+
+// Free huge pages of a size, or 0 where the kernel has none of it.
+std::uint64_t free_huge_pages(std::uint64_t page) {
+  std::ifstream f(huge_pool_dir(page) + "/free_hugepages");
   std::uint64_t n = 0;
   return f >> n ? n : 0;
+}
+
+// A memory file on pages of a size (hugetlb above 4 KiB: MFD_HUGE_* is log2 of the page
+// at MFD_HUGE_SHIFT, 26).
+int page_memfd(const char* name, std::uint64_t page) {
+  unsigned flags = MFD_CLOEXEC;
+  if (hugetlb(page)) flags |= MFD_HUGETLB | (static_cast<unsigned>(__builtin_ctzll(page)) << 26);
+  return ::memfd_create(name, flags);
 }
 
 // Values of layer l for bytes [begin, end) at dst, a chunk a thread.
@@ -119,23 +131,44 @@ void fill_window_elements(std::uint8_t* dst, std::uint32_t layer, std::uint64_t 
   }
 }
 
+std::string page_size_text(std::uint64_t page) {
+  if (page % (1ull << 30) == 0) return std::to_string(page >> 30) + " GiB";
+  if (page % (1ull << 20) == 0) return std::to_string(page >> 20) + " MiB";
+  return std::to_string(page >> 10) + " KiB";
+}
+
+std::string alias_pages_text() {
+  std::string t;
+  for (const std::uint64_t p : kAliasPages) t += (t.empty() ? "" : ", ") + page_size_text(p);
+  return t;
+}
+
 std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
                                    const window_alias& alias) {
-  if (!alias.huge_pages) return {};
-  const std::uint64_t period = std::min(round_up(alias.period, kHugePage), round_up(layer_bytes, kHugePage));
-  const std::uint64_t need = period * regions + round_up(own_bytes, kHugePage);
-  const std::uint64_t free = free_huge_pages();
-  if (free >= need / kHugePage) return {};
-  std::string m = aliased_error_prefix() + "needs ";
-  m += std::to_string(need / kHugePage);
-  m += " free 2 MiB huge pages (";
-  m += byte_size_text(need);
-  m += "), the kernel has ";
-  m += std::to_string(free);
-  m += " (reserve them: sysctl vm.nr_hugepages=";
-  m += std::to_string(need / kHugePage);
-  m += ")";
-  return m;
+  const std::uint64_t page = alias.page, own_page = alias_own_page(page);
+  if (!hugetlb(page)) return {};
+  const std::uint64_t period = std::min(round_up(alias.period, page), round_up(layer_bytes, page));
+  // Pages of each size: the periods on the layer's pages, the own rows' pages on theirs.
+  const std::array<std::pair<std::uint64_t, std::uint64_t>, 2> need{
+      {{page, period * regions / page + (own_page == page ? round_up(own_bytes, page) / page : 0)},
+       {own_page, own_page == page ? 0 : round_up(own_bytes, own_page) / own_page}}};
+  for (const auto& [size, pages] : need) {
+    if (pages == 0) continue;
+    const std::uint64_t free = free_huge_pages(size);
+    if (free >= pages) continue;
+    std::string m = aliased_error_prefix() + "needs ";
+    m += std::to_string(pages);
+    m += " free " + page_size_text(size) + " huge pages (";
+    m += byte_size_text(pages * size);
+    m += "), the kernel has ";
+    m += std::to_string(free);
+    // The default size (2 MiB on x86-64) by sysctl; others only through their pool.
+    m += size == (2ull << 20) ? " (reserve them: sysctl vm.nr_hugepages=" + std::to_string(pages) + ")"
+                              : " (reserve them: echo " + std::to_string(pages) + " > " + huge_pool_dir(size) +
+                                    "/nr_hugepages, best soon after boot, before memory fragments)";
+    return m;
+  }
+  return {};
 }
 
 std::uint64_t window_file_bytes(const label_job& job) {
@@ -205,43 +238,59 @@ void window_layer_store::map_aliased(region& r, std::uint32_t layer, std::uint64
     m += std::strerror(errno);
     throw std::runtime_error(m);
   };
-  const int fd = ::memfd_create("poreplab-window", MFD_CLOEXEC | (page == kHugePage ? MFD_HUGETLB | kMemfdHuge2MiB : 0u));
+  const int fd = page_memfd("poreplab-window", page);
   if (fd < 0) fail("cannot create its memory file");
-  // Every page allocated now: a shortfall is this error, not SIGBUS on a later fault.
-  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(period + own)); err != 0) {
+  int own_fd = -1;
+  auto close_files = [&] {
     ::close(fd);
-    errno = err;
-    fail("cannot allocate " + byte_size_text(period + own));
+    if (own_fd >= 0) ::close(own_fd);
+  };
+  // Every page allocated now: a shortfall is this error, not SIGBUS on a later fault.
+  auto allocate = [&](int f, std::uint64_t bytes) {
+    if (const int err = ::posix_fallocate(f, 0, static_cast<off_t>(bytes)); err != 0) {
+      close_files();
+      errno = err;
+      fail("cannot allocate " + byte_size_text(bytes));
+    }
+  };
+  allocate(fd, period);
+  if (own > 0) {
+    own_fd = page_memfd("poreplab-window-rows", alias_own_page(page));
+    if (own_fd < 0) {
+      close_files();
+      fail("cannot create its memory file");
+    }
+    allocate(own_fd, own);
   }
   // Reserved whole, page-aligned, then mapped over: the period repeated, the window's own
   // rows last (they are written while timed; nothing else may alias them).
   void* res = ::mmap(nullptr, span + page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (res == MAP_FAILED) {
-    ::close(fd);
+    close_files();
     fail("cannot reserve " + byte_size_text(span));
   }
   r.map = res;
   r.map_bytes = span + page;
   std::uint8_t* base = reinterpret_cast<std::uint8_t*>(round_up(reinterpret_cast<std::uintptr_t>(res), page));
-  auto map_at = [&](std::uint64_t at, std::uint64_t len, std::uint64_t off) {
-    if (::mmap(base + at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(off)) == MAP_FAILED) {
+  auto map_at = [&](std::uint64_t at, std::uint64_t len, int f) {
+    if (::mmap(base + at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f, 0) == MAP_FAILED) {
       const int err = errno;
-      ::close(fd);
+      close_files();
       ::munmap(r.map, r.map_bytes);
       r.map = nullptr;
       errno = err;
       fail("cannot map");
     }
   };
-  for (std::uint64_t at = 0; at < span; at += period) map_at(at, std::min(period, span - at), 0);
+  for (std::uint64_t at = 0; at < span; at += period) map_at(at, std::min(period, span - at), fd);
   fill_parallel(base, layer, seed, 0, period);
   if (own > 0) {
-    map_at(own_begin, own, period);
+    map_at(own_begin, own, own_fd);
     fill_parallel(base + own_begin, layer, seed, own_begin, own_end);
   }
-  ::close(fd);
+  close_files();
   r.data = base;
-  // Each 2 MiB span the window reads mapped into this process before anything is timed.
+  // Each page the window reads mapped into this process before anything is timed.
   volatile std::uint8_t sink = 0;
   for (const std::uint64_t p : touch) sink = static_cast<std::uint8_t>(sink ^ r.data[p * kPage]);
   (void)sink;
@@ -283,14 +332,18 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
     return;
   }
   if (how == window_backing::aliased) {
-    const std::uint64_t page = alias.huge_pages ? kHugePage : kPage;
+    const std::uint64_t page = alias.page;
+    if (std::find(kAliasPages.begin(), kAliasPages.end(), page) == kAliasPages.end())
+      throw std::invalid_argument(aliased_error_prefix() + "pages of " + byte_size_text(page) + " are not one of " +
+                                  alias_pages_text());
+    alias_page_ = page;
     if (alias.period == 0) throw std::invalid_argument(aliased_error_prefix() + "the alias period is 0 bytes");
     alias_period_ = std::min(round_up(alias.period, page), round_up(layer_bytes_, page));
     const std::uint64_t stride = 32ull * job.sectors;
     const std::uint64_t own_begin = job.first_node * stride / page * page;
     const std::uint64_t own_end = std::min(round_up(job.node_end() * stride, page), round_up(layer_bytes_, page));
     const std::uint64_t need = alias_period_ * regions + (own_end - own_begin);
-    if (alias.huge_pages) {
+    if (hugetlb(page)) {
       if (auto m = aliased_shortfall_text(layer_bytes_, own_end - own_begin, regions, alias); !m.empty())
         throw std::runtime_error(m);
     } else {

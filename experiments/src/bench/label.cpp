@@ -149,9 +149,15 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
       throw std::invalid_argument("window alias period: the " + opt.window_backing +
                                   " window backing does not repeat its layers (only " +
                                   sdr::window_backing_name(sdr::window_backing::aliased) + " does)");
-    if (opt.window_alias_period < (2u << 20))
+    if (opt.window_page != sdr::window_alias{}.page && !sdr::window_backing_repeats(how))
+      throw std::invalid_argument("window page: the " + opt.window_backing + " window backing has no page size to set (only " +
+                                  sdr::window_backing_name(sdr::window_backing::aliased) + " has)");
+    if (std::find(sdr::kAliasPages.begin(), sdr::kAliasPages.end(), opt.window_page) == sdr::kAliasPages.end())
+      throw std::invalid_argument("window page: " + std::to_string(opt.window_page) + " bytes is not one of " +
+                                  sdr::alias_pages_text());
+    if (opt.window_alias_period < opt.window_page)
       throw std::invalid_argument("window alias period: " + std::to_string(opt.window_alias_period) +
-                                  " bytes is less than one 2 MiB page");
+                                  " bytes is less than one " + sdr::page_size_text(opt.window_page) + " page");
   }
   if (zz && opt.verify == "sampled")
     throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
@@ -248,10 +254,11 @@ std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, con
   }
   r.window_dir = dir.string();
   auto w = std::make_unique<sdr::window_layer_store>(job, how, dir, 0x5eed0f11e1d5ull,
-                                                     sdr::window_alias{opt.window_alias_period, true});
+                                                     sdr::window_alias{opt.window_alias_period, opt.window_page});
   window = w.get();
   r.window_backing = w->backing();
   r.window_alias_period = w->alias_period();
+  r.window_page = w->alias_page();
   r.window_pages_filled = w->pages_filled();
   r.window_bytes_filled = w->bytes_filled();
   return w;
@@ -618,6 +625,7 @@ nlohmann::json to_json(const label_bench_result& r) {
     j["window_backing"] = sdr::window_backing_name(r.window_backing);
     if (sdr::window_backing_uses_dir(r.window_backing)) j["window_dir"] = r.window_dir;
     if (r.window_alias_period > 0) j["window_alias_period_bytes"] = r.window_alias_period;
+    if (r.window_page > 0) j["window_page_bytes"] = r.window_page;
     j["window_pages_filled"] = r.window_pages_filled;
     j["window_bytes_filled"] = r.window_bytes_filled;
     j["window_resident_bytes"] = r.window_resident_bytes;

@@ -46,6 +46,7 @@ struct label_bench_options {
   // aliased: bytes after which a layer's bytes repeat (sdr::window_alias; 64 MiB keeps them
   // in a last-level cache, the default 4 GiB sends them to DRAM)
   std::uint64_t window_alias_period = sdr::window_alias{}.period;
+  std::uint64_t window_page = sdr::window_alias{}.page;  // aliased: the layers' page size (sdr::kAliasPages)
   std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
   // How a whole-sector point is verified: full (the reference labels it again: 4 layers
   // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2
@@ -147,6 +148,7 @@ struct label_bench_result {
   std::uint64_t window_first_node = 0;
   sdr::window_backing window_backing = sdr::window_backing::automatic;
   std::uint64_t window_alias_period = 0;  // aliased: bytes after which a layer's bytes repeat
+  std::uint64_t window_page = 0;          // aliased: the layers' page size
   std::string window_dir;          // mmap-file: the directory of its (unlinked) files
   std::uint64_t window_pages_filled = 0;
   std::uint64_t window_bytes_filled = 0;

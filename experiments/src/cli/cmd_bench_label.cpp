@@ -60,7 +60,7 @@ void print_setup(const label_bench_result& r) {
               << ") of layer " << r.options.layers << "; layers " << r.options.layers - 1 << " and "
               << r.options.layers << " full-size in " << sdr::window_backing_name(r.window_backing)
               << (sdr::window_backing_uses_dir(r.window_backing) ? " (sparse, unlinked, in " + r.window_dir + ")" : "")
-              << (r.window_alias_period > 0 ? " (2 MiB pages, bytes repeating every " + byte_size_text(r.window_alias_period) + ")" : "")
+              << (r.window_alias_period > 0 ? " (" + sdr::page_size_text(r.window_page) + " pages, bytes repeating every " + byte_size_text(r.window_alias_period) + ")" : "")
               << ", "
               << r.window_pages_filled << " pages (" << byte_size_text(r.window_bytes_filled)
               << ") filled and touched before timing, " << byte_size_text(r.window_resident_bytes)
@@ -142,12 +142,17 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--window-backing", opt->window_backing,
                   "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
                       " (auto: ram when they fit; " + sdr::window_backing_name(sdr::window_backing::aliased) +
-                      ": on 2 MiB huge pages, docs/scaling.md)")
+                      ": on huge pages, --window-page, docs/scaling.md)")
       ->capture_default_str();
   auto period = std::make_shared<std::string>();
   cmd->add_option("--window-alias-period", *period,
                   "aliased windows: bytes after which a layer's bytes repeat (default 4GiB; 64MiB keeps them in a "
                   "last-level cache)")
+      ->needs(window);
+  auto page = std::make_shared<std::string>();
+  cmd->add_option("--window-page", *page,
+                  "aliased windows: the layers' page size, " + sdr::alias_pages_text() +
+                      " (default 2MiB; 1GiB needs 1 GiB huge pages reserved)")
       ->needs(window);
   cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
   cmd->add_option("--verify", opt->verify,
@@ -166,7 +171,7 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--max-seconds", opt->max_seconds,
                   "stop sampling after about this many seconds (default with --target-ci: 30)");
   cmd->add_flag("--json", *json, "one JSON object per row");
-  cmd->callback([opt, size, period, json, knobs, apply_knobs] {
+  cmd->callback([opt, size, period, page, json, knobs, apply_knobs] {
     apply_knobs();
     opt->knobs = *knobs;
     const auto bytes = parse_size(*size);
@@ -176,6 +181,11 @@ void add_bench_label_command(CLI::App& app) {
       const auto p = parse_size(*period);
       if (!p) throw usage_error("--window-alias-period: '" + *period + "' is not a size (e.g. 64MiB, 4GiB or bytes)");
       opt->window_alias_period = *p;
+    }
+    if (!page->empty()) {
+      const auto p = parse_size(*page);
+      if (!p) throw usage_error("--window-page: '" + *page + "' is not a size (e.g. 2MiB or 1GiB)");
+      opt->window_page = *p;
     }
     if (!opt->proof.empty() && *size != "2KiB") throw usage_error("--proof sets the sector size: give one or the other");
     const auto r = bench_label(*opt);

@@ -498,7 +498,9 @@ std::string record_window_pages_text(const nlohmann::json& context) {
   const std::string& name = it->get_ref<const std::string&>();
   if (!sdr::kWindowBackings.has(name) || !sdr::window_backing_repeats(sdr::kWindowBackings.parse(name))) return {};
   const double period = context.value("window_alias_period_bytes", 0.0);
-  return ", its layers on 2 MiB pages repeating every " +
+  // Records from before the page size was a choice lay on 2 MiB pages.
+  const auto page = static_cast<std::uint64_t>(context.value("window_page_bytes", double(2u << 20)));
+  return ", its layers on " + sdr::page_size_text(page) + " pages repeating every " +
          (period > 0 ? byte_size_text(static_cast<std::uint64_t>(period)) : std::string("period")) + " (" + name +
          " window backing)";
 }

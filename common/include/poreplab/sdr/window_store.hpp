@@ -2,6 +2,7 @@
 // The layer store of a node window (label_job::window_nodes): the previous layer and the
 // current one at full size, so that a window's parent reads span the address range of
 // a real sector, without labeling (or holding) the rest of it. docs/scaling.md.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -17,7 +18,7 @@ enum class window_backing {
   automatic,  // ram when both layers fit in the memory available, else mmap_file
   ram,        // anonymous memory, every byte filled
   mmap_file,  // a sparse file per layer, only the pages the window reads filled
-  aliased,    // each layer's whole span on 2 MiB huge pages whose bytes repeat (window_alias)
+  aliased,    // each layer's whole span on huge pages whose bytes repeat (window_alias)
 };
 inline constexpr name_table kWindowBackings{
     "window backing", std::array{named<window_backing>{window_backing::automatic, "auto"}, named<window_backing>{window_backing::ram, "ram"},
@@ -32,12 +33,20 @@ constexpr bool window_backing_repeats(window_backing b) { return b == window_bac
 
 // The aliased backing: every `period` bytes of a layer's span map the same physical
 // pages (a memfd), so a parent read costs the translation of a machine holding its
-// layers on huge pages, and the bytes come from DRAM as they would, in `period` bytes
-// of memory a layer. The window's own rows (which it writes) lie on pages of their own.
+// layers on pages of that size, and the bytes come from DRAM as they would, in `period`
+// bytes of memory a layer. The window's own rows (which it writes) lie on pages of their
+// own: the pages of the layer's span that hold them, at most 2 MiB each (a hugetlb
+// mapping cannot be cut finer than its page, and a 1 GiB page of its own would hold
+// 64 MiB of rows).
+inline constexpr std::array<std::uint64_t, 3> kAliasPages{4ull << 10, 2ull << 20, 1ull << 30};  // shmem, hugetlb, hugetlb
 struct window_alias {
   std::uint64_t period = 4ull << 30;  // rounded up to whole pages; at most the layer
-  bool huge_pages = true;             // 2 MiB hugetlb pages; false: 4 KiB shmem pages (tests)
+  std::uint64_t page = 2ull << 20;    // one of kAliasPages
 };
+constexpr std::uint64_t alias_own_page(std::uint64_t page) { return page < (2ull << 20) ? page : 2ull << 20; }
+// "4 KiB", "2 MiB", "1 GiB"; and the list of kAliasPages so written.
+std::string page_size_text(std::uint64_t page);
+std::string alias_pages_text();
 
 // Deterministic valid field elements (top two bits clear) for bytes [begin, end) of layer
 // l (multiples of 32), written to dst: the element at byte offset o is a function of
@@ -67,6 +76,7 @@ class window_layer_store final : public layer_store {
 
   window_backing backing() const { return backing_; }
   std::uint64_t alias_period() const { return alias_period_; }  // bytes; 0 unless aliased
+  std::uint64_t alias_page() const { return alias_page_; }      // bytes; 0 unless aliased
   std::uint64_t pages_filled() const { return pages_filled_; }  // 4 KiB pages, both layers
   std::uint64_t bytes_filled() const { return bytes_filled_; }  // bytes written before timing
   std::uint64_t layer_bytes() const { return layer_bytes_; }
@@ -87,16 +97,22 @@ class window_layer_store final : public layer_store {
   std::uint32_t layer_ = 0;
   std::uint64_t layer_bytes_ = 0;
   window_backing backing_ = window_backing::ram;
-  std::uint64_t alias_period_ = 0;
+  std::uint64_t alias_period_ = 0, alias_page_ = 0;
   region cur_, prev_;
   std::uint64_t pages_filled_ = 0, bytes_filled_ = 0;
 };
 
-// Why an aliased store of `regions` layers of layer_bytes, whose window rows span
-// own_bytes (rounded up to 2 MiB pages), cannot have its 2 MiB huge pages here (the
-// kernel has fewer free; the text says how to reserve them); empty when it can.
+// Why an aliased store of `regions` layers of layer_bytes, whose window rows lie in
+// own_bytes of its span (whole alias.page pages, on alias_own_page pages), cannot have its
+// huge pages here (the kernel has fewer free of a size; the text says how to reserve
+// them); empty when it can, or when it needs no huge pages.
 std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
                                    const window_alias& alias = {});
+// The most bytes of whole alias pages that `rows` bytes of window rows can lie in
+// (wherever they start): what a caller that does not know the window's offset reserves.
+constexpr std::uint64_t aliased_own_bytes_at_most(std::uint64_t rows, std::uint64_t page) {
+  return (rows + page - 1) / page * page + page;
+}
 
 // Bytes a window needs filled (4 KiB pages, both layers) in an mmap_file store: what
 // the disk must have free and the page cache holds. Reads the job's parent rows.

@@ -18,7 +18,7 @@ std::uint64_t count_or(const json& axes, const char* key, std::uint64_t fallback
   return axes.contains(key) && axes[key].is_number() ? axes[key].get<std::uint64_t>() : fallback;
 }
 
-// Whether the point's window lives on aliased huge pages (window_store.hpp).
+// Whether the point's window lives on aliased pages (window_store.hpp).
 bool aliased_window(const json& axes) {
   return count_or(axes, "window_nodes", 0) > 0 && axes.contains("window_backing") && axes["window_backing"].is_string() &&
          sdr::parse_window_backing(axes["window_backing"].get<std::string>()) == sdr::window_backing::aliased;
@@ -29,13 +29,18 @@ bool aliased_window(const json& axes) {
 // its input data and two more layers for the full reference check (sdr points that do
 // not fit those are verified by samples). Windows: the window's rows and at most 14
 // filled pages a node (mmap-file), or both layers in RAM when smaller; aliased windows'
-// layers are huge pages, reserved apart (aliased_shortfall_text).
+// layers on huge pages are reserved apart (aliased_shortfall_text).
 double memory_estimate(const json& axes) {
   const double sector = axes["sector_size"].get<double>();
   const double sectors = axes["sectors"].get<double>();
   const bool zigzag = scheme_of(axes).variant == sdr::porep_variant::zigzag;
-  if (const double w = static_cast<double>(count_or(axes, "window_nodes", 0)); w > 0)
-    return w * 56 + (aliased_window(axes) ? 0 : std::min(2 * sector * sectors, w * 15 * 4096));
+  if (const double w = static_cast<double>(count_or(axes, "window_nodes", 0)); w > 0) {
+    if (!aliased_window(axes)) return w * 56 + std::min(2 * sector * sectors, w * 15 * 4096);
+    // On 4 KiB pages its layers are ordinary memory: two periods and the window's rows.
+    const double page = static_cast<double>(count_or(axes, "window_page", sdr::window_alias{}.page));
+    const double period = static_cast<double>(count_or(axes, "window_alias_period", sdr::window_alias{}.period));
+    return w * 56 + (page > 4096 ? 0 : 2 * std::min(period, sector * sectors) + w * 32 * sectors);
+  }
   return (zigzag ? 5 : 2) * sector * sectors + sector / 32 * 14 * 4 * (zigzag ? 2 : 1);
 }
 
@@ -43,12 +48,13 @@ std::string unavailable(const json& axes) {
   if (auto m = memory_shortfall(memory_estimate(axes)); !m.empty()) return m;
   if (aliased_window(axes)) {
     const std::uint64_t w = count_or(axes, "window_nodes", 0);
-    // Its 2 MiB pages: the window's rows and one page on each side of them.
+    // Its huge pages: the periods and the pages the window's rows lie in, wherever it starts.
     const std::uint64_t node = 32 * count_or(axes, "sectors", 1);
     const std::uint32_t regions = count_or(axes, "layers", 2) > 1 ? 2 : 1;
-    const sdr::window_alias alias{count_or(axes, "window_alias_period", sdr::window_alias{}.period), true};
-    if (auto m = sdr::aliased_shortfall_text(count_or(axes, "sector_size", 0) * node / 32, w * node + (4u << 20), regions,
-                                             alias);
+    const sdr::window_alias alias{count_or(axes, "window_alias_period", sdr::window_alias{}.period),
+                                  count_or(axes, "window_page", sdr::window_alias{}.page)};
+    if (auto m = sdr::aliased_shortfall_text(count_or(axes, "sector_size", 0) * node / 32,
+                                             sdr::aliased_own_bytes_at_most(w * node, alias.page), regions, alias);
         !m.empty())
       return m;
   }
@@ -80,6 +86,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   o.window_nodes = count_or(axes, "window_nodes", 0);
   if (axes.contains("window_backing") && axes["window_backing"].is_string()) o.window_backing = axes["window_backing"];
   o.window_alias_period = count_or(axes, "window_alias_period", o.window_alias_period);
+  o.window_page = count_or(axes, "window_page", o.window_page);
   if (axes.contains("verify") && axes["verify"].is_string()) o.verify = axes["verify"];
   const label_bench_result r = bench_label(o);
   measurement m;
@@ -160,6 +167,12 @@ kind_spec label_kind() {
   ap.optional = true;
   ap.applies = aliased_window;
   k.axes.push_back(std::move(ap));
+  axis_spec pg = size_axis("window_page", sdr::window_alias{}.page, 4u << 10, true,
+                           "aliased windows: the layers' page size, " + sdr::alias_pages_text() +
+                               " (a machine holding its layers on such pages)");
+  pg.optional = true;
+  pg.applies = aliased_window;
+  k.axes.push_back(std::move(pg));
   axis_spec v = text_axis("verify", "auto", [] { return std::vector<std::string>{"auto", "full", "sampled"}; },
                           "full re-label by the reference, sampled nodes, or auto (full when it fits)");
   v.optional = true;
