@@ -411,7 +411,7 @@ finding check_hugetlb(const system_facts& f, const seal_plan& p) {
   x.found = bytes(reserved) + " reserved (" + join(pools, ", ") + ")";
   if (reserved == 0) {
     x.found += "; poreplab's layers use transparent huge pages, not reserved ones (only `bench label "
-               "--window-backing aliased` maps a window's layers on reserved 2 MiB pages)";
+               "--window-backing aliased` maps a window's layers on reserved 2 MiB or 1 GiB pages, --window-page)";
     return x;
   }
   if (reserved >= p.label_bytes) {
@@ -422,7 +422,8 @@ finding check_hugetlb(const system_facts& f, const seal_plan& p) {
   x.status = level::warn;
   x.cost = "less than the plan's two layers and table (" + bytes(p.label_bytes) +
            "): a sealer that maps its layers on reserved pages runs out of them; for poreplab (transparent huge "
-           "pages) the " + bytes(free_bytes) + " left free are memory only its aliased window backing uses";
+           "pages) the " + bytes(free_bytes) + " left free are memory only its aliased window backing uses (2 MiB or 1 GiB "
+           "pages)";
   x.fix = "reserve what such a sealer needs (echo N | sudo tee /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages), "
           "or 0 where only poreplab seals";
   return x;
