@@ -93,3 +93,22 @@ TEST_CASE("report run: refusals name the file", "[report][cli]") {
   CHECK(r.err.find("results.json: ") != std::string::npos);
   CHECK(r.err.find("json.exception") == std::string::npos);
 }
+
+TEST_CASE("report.md: every size axis reads in binary units, by its kind's axis type", "[report]") {
+  const test::temp_dir d("run-report-sizes");
+  const json cfg = {{"description", "pages"}, {"experiments", {{{"name", "w"}, {"description", "a window"}}}}};
+  std::vector<json> recs, expected;
+  for (const std::uint64_t page : {2ull << 20, 1ull << 30})
+    recs.push_back(point("w", "label",
+                         {{"backend", "cpu"}, {"sector_size", 32ull << 30}, {"window_nodes", 65536},
+                          {"window_alias_period", 1ull << 30}, {"window_page", page}},
+                         "ok"));
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    expected.push_back({{"index", i}, {"experiment", "w"}, {"kind", "label"}, {"axes", recs[i]["axes"]}});
+  const json res = poreplab::records::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
+  const std::string md = poreplab::report::run_report_markdown(res, d.path);
+  CHECK(md.find("sector_size=32GiB, window_alias_period=1GiB, window_nodes=65536.") != std::string::npos);
+  CHECK(md.find("| 2MiB | shani | ok |") != std::string::npos);
+  CHECK(md.find("| 1GiB | shani | ok |") != std::string::npos);
+  CHECK(md.find("65536") != std::string::npos);  // a count axis stays a number
+}

@@ -13,6 +13,7 @@
 #include "poreplab/memory_check.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
+#include "runner/kinds.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::report {
@@ -41,10 +42,18 @@ std::string md_escape(const std::string& s) {
   return out;
 }
 
+// Whether some kind declares the axis a size (bytes): its values read as 2MiB, not 2097152.
+bool size_axis_named(const std::string& axis) {
+  for (const auto& k : runner::kinds())
+    for (const auto& a : k.axes)
+      if (a.name == axis) return a.type == runner::axis_type::size;
+  return false;
+}
+
 // Axis values as shown in tables: sizes in binary units, n/a as "-".
 std::string axis_text(const std::string& axis, const json& v) {
   const bool count = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
-  if (count && (axis == "sector_size" || axis == "size")) return format_size(v.get<std::uint64_t>());
+  if (count && size_axis_named(axis)) return format_size(v.get<std::uint64_t>());
   if (v.is_number_integer()) return v.dump();
   return cell_text(v);
 }
