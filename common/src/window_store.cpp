@@ -333,7 +333,7 @@ window_layer_store::window_layer_store(const label_job& job, window_backing how,
   }
   if (how == window_backing::aliased) {
     const std::uint64_t page = alias.page;
-    if (std::find(kAliasPages.begin(), kAliasPages.end(), page) == kAliasPages.end())
+    if (!is_alias_page(page))
       throw std::invalid_argument(aliased_error_prefix() + "pages of " + byte_size_text(page) + " are not one of " +
                                   alias_pages_text());
     alias_page_ = page;

@@ -152,7 +152,7 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
     if (opt.window_page != sdr::window_alias{}.page && !sdr::window_backing_repeats(how))
       throw std::invalid_argument("window page: the " + opt.window_backing + " window backing has no page size to set (only " +
                                   sdr::window_backing_name(sdr::window_backing::aliased) + " has)");
-    if (std::find(sdr::kAliasPages.begin(), sdr::kAliasPages.end(), opt.window_page) == sdr::kAliasPages.end())
+    if (!sdr::is_alias_page(opt.window_page))
       throw std::invalid_argument("window page: " + std::to_string(opt.window_page) + " bytes is not one of " +
                                   sdr::alias_pages_text());
     if (opt.window_alias_period < opt.window_page)

@@ -43,6 +43,11 @@ struct window_alias {
   std::uint64_t period = 4ull << 30;  // rounded up to whole pages; at most the layer
   std::uint64_t page = 2ull << 20;    // one of kAliasPages
 };
+constexpr bool is_alias_page(std::uint64_t page) {
+  for (const std::uint64_t p : kAliasPages)
+    if (p == page) return true;
+  return false;
+}
 constexpr std::uint64_t alias_own_page(std::uint64_t page) { return page < (2ull << 20) ? page : 2ull << 20; }
 // "4 KiB", "2 MiB", "1 GiB"; and the list of kAliasPages so written.
 std::string page_size_text(std::uint64_t page);
