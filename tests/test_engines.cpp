@@ -615,8 +615,19 @@ TEST_CASE("an SDR node hashed whole from its header state labels as the referenc
         sha256::compress2(header_state, hdr, hdr + 32);
         const std::uint8_t* parents[sdr::kParents];
         for (std::uint32_t k = 0; k < sdr::kParents; ++k) parents[k] = labels.data() + 32 * k;
-        e->sha256_sdr_node(header_state, parents, layer == 1 ? sdr::kBaseDegree : sdr::kParents, got);
+        const std::uint32_t cycle = layer == 1 ? sdr::kBaseDegree : sdr::kParents;
+        e->sha256_sdr_node(header_state, parents, cycle, got, nullptr, nullptr, nullptr);
         CHECK(std::equal(got, got + 32, want));
+        // With the next node's header block beside the chain: the same label, and that block's state.
+        std::uint8_t next_hdr[64], got_ahead[32] = {};
+        sdr::make_header(next_hdr, replica_id.data(), layer, node + 1);
+        std::uint32_t want_next[8], next_state[8];
+        sha256::init_state(want_next);
+        sha256::compress2(want_next, next_hdr, next_hdr + 32);
+        sha256::init_state(next_state);
+        e->sha256_sdr_node(header_state, parents, cycle, got_ahead, next_state, next_hdr, next_hdr + 32);
+        CHECK(std::equal(got_ahead, got_ahead + 32, want));
+        CHECK(std::equal(next_state, next_state + 8, want_next));
       }
   }
 }

@@ -97,7 +97,8 @@ void sha256_chain_ahead_shani(std::uint32_t* state, const std::uint8_t* const* c
                               std::uint32_t* ahead, const std::uint8_t* const* ahead_chunks, std::size_t lanes);
 
 void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
-                           std::uint8_t* out);
+                           std::uint8_t* out, std::uint32_t* ahead, const std::uint8_t* ahead_lo,
+                           const std::uint8_t* ahead_hi);
 
 // The many-lane whole-node entries: engines.hpp's sha256_sdr_nodes_fn (that header stays out
 // of the ISA files, whose inline code would be built with their flags).

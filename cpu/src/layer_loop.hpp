@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "fr_montgomery.hpp"
@@ -18,6 +19,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/field/fr.hpp"
+#include "poreplab/hash/sha256.hpp"
 #include "poreplab/sdr/backend.hpp"
 
 namespace poreplab::cpu::detail {
@@ -82,9 +84,17 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   // labeler_options::whole_node, many lanes in place: the engine is handed each regular
   // node's parent rows and writes the lanes' labels (the timed profile keeps its phases).
   bool whole_nodes = false;
-  if constexpr (kSdr && H == hash_family::sha256 && !Timed)
-    whole_nodes = opt.whole_node && opt.schedule_reuse && opt.assembly != message_assembly::gather && lanes > 1 &&
-                  e.sha256_sdr_nodes != nullptr;
+  // One lane with its header off the chain: the engine hashes node v whole from v's header
+  // state and makes v + 1's beside it (sha256_sdr_node's ahead block).
+  bool whole_node = false;
+  if constexpr (kSdr && H == hash_family::sha256 && !Timed) {
+    const bool in_place = opt.whole_node && opt.assembly != message_assembly::gather;
+    whole_nodes = in_place && opt.schedule_reuse && lanes > 1 && e.sha256_sdr_nodes != nullptr;
+    whole_node = in_place && header_ahead_in_thread(opt, lanes) && e.sha256_sdr_node != nullptr;
+  }
+  alignas(16) std::uint32_t header_state[8], next_header[8];
+  std::uint64_t header_node = ~0ull;  // the node whose header state header_state holds
+  sdr_header_tail next_tail(at.layer);
   for (std::uint64_t i = at.begin; i < at.end; ++i) {
     [[maybe_unused]] const std::uint64_t t0 = clock.now();
     if (pd != 0 && i + pd < at.end) {
@@ -97,10 +107,27 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
     const std::uint32_t* row = at.row(i);
     // sdr node 0 hashes its header alone, a zigzag direction's first node replica_id alone.
     const bool short_message = kSdr ? i == 0 : row[1] == row[0];
-    if (whole_nodes && !short_message) {
+    if ((whole_nodes || whole_node) && !short_message) {
       const std::uint8_t* p[sdr::kParents];
       for (std::uint32_t k = 0; k < read_words; ++k) p[k] = at.word(row, k);
-      e.sha256_sdr_nodes(at.replica_ids, at.layer, i, nullptr, p, read_words, lanes, at.cur + i * at.stride);
+      if (whole_nodes) {
+        e.sha256_sdr_nodes(at.replica_ids, at.layer, i, nullptr, p, read_words, lanes, at.cur + i * at.stride);
+        continue;
+      }
+      if (header_node != i) {  // the first regular node of the range
+        next_tail.set_node(i);
+        sha256::init_state(header_state);
+        sha256::compress2(header_state, at.replica_ids, next_tail.bytes);
+      }
+      const bool next = i + 1 < at.end;
+      if (next) {
+        next_tail.set_node(i + 1);
+        sha256::init_state(next_header);
+      }
+      e.sha256_sdr_node(header_state, p, read_words, at.cur + i * at.stride, next ? next_header : nullptr,
+                        at.replica_ids, next_tail.bytes);
+      if (next) std::memcpy(header_state, next_header, sizeof header_state);
+      header_node = i + 1;
       continue;
     }
     if (short_message)
@@ -176,7 +203,7 @@ void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lan
       const std::uint8_t* p[sdr::kParents];
       for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
       if (whole_node) {
-        e.sha256_sdr_node(ring.header_states(pos), p, words, out);
+        e.sha256_sdr_node(ring.header_states(pos), p, words, out, nullptr, nullptr, nullptr);
         labeled = true;
       } else if (whole_nodes) {
         e.sha256_sdr_nodes(at.replica_ids, at.layer, v, ring.header_states(pos), p, words, lanes, out);

@@ -284,10 +284,44 @@ void sdr_nodes_group(const std::uint8_t* ids, const std::uint8_t* tail, const st
 
 }  // namespace
 
+namespace {
+
+// One lane's chain from its header state (sha256_sdr_node_fn); with `ahead`, the first
+// parent pair runs as two interleaved chains with the ahead block, the rest alone.
+template <std::uint32_t Cycle>
+void sdr_node(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint8_t* out,
+              std::uint32_t* ahead, const std::uint8_t* ahead_lo, const std::uint8_t* ahead_hi) {
+  constexpr std::uint32_t kPairs = sdr::kParentBlocks / 2, kDistinct = Cycle / 2;
+  static_assert(kPairs + 1 == sdr::kChainedCompressions && Cycle % 2 == 0);  // a pair never wraps
+  __m128i abef[2], cdgh[2];
+  load_state(header_state, abef[0], cdgh[0]);
+  std::uint32_t b = 0, q = 0;
+  if (ahead != nullptr) {
+    load_state(ahead, abef[1], cdgh[1]);
+    const std::uint8_t* lo[2] = {parents[0], ahead_lo};
+    const std::uint8_t* hi[2] = {parents[1], ahead_hi};
+    compress<2>(abef, cdgh, lo, hi);
+    store_state(ahead, abef[1], cdgh[1]);
+    b = q = 1;
+  }
+  for (; b < kPairs; ++b, q = q + 1 == kDistinct ? 0 : q + 1) {
+    const std::uint8_t* lo[1] = {parents[2 * q]};
+    const std::uint8_t* hi[1] = {parents[2 * q + 1]};
+    compress<1>(abef, cdgh, lo, hi);
+  }
+  const std::uint8_t* lo[1] = {parents[(sdr::kParentBlocks - 1) % Cycle]};
+  const std::uint8_t* hi[1] = {detail::kSha256Tail<sdr::kSdrMessageBytes>.chunk(0)};
+  compress<1>(abef, cdgh, lo, hi);
+  store_label(abef[0], cdgh[0], out);
+}
+
+}  // namespace
+
 void sha256_sdr_node_shani(const std::uint32_t* header_state, const std::uint8_t* const* parents, std::uint32_t cycle,
-                           std::uint8_t* out) {
-  if (cycle == sdr::kBaseDegree) return sdr_nodes_group<1, 1, sdr::kBaseDegree>(nullptr, nullptr, header_state, parents, out);
-  sdr_nodes_group<1, 1, sdr::kParents>(nullptr, nullptr, header_state, parents, out);
+                           std::uint8_t* out, std::uint32_t* ahead, const std::uint8_t* ahead_lo,
+                           const std::uint8_t* ahead_hi) {
+  if (cycle == sdr::kBaseDegree) return sdr_node<sdr::kBaseDegree>(header_state, parents, out, ahead, ahead_lo, ahead_hi);
+  sdr_node<sdr::kParents>(header_state, parents, out, ahead, ahead_lo, ahead_hi);
 }
 
 namespace {

@@ -82,7 +82,8 @@ const std::vector<backend_knob>& backend_knobs() {
                  "labeling thread; 0 = all 20 on the chain"),
       count_knob("whole_node", 1, 0, 1, {kCpu},
                  "1 = SDR SHA-256, the engine hashes each node whole, parents in and label out: one lane "
-                 "whose header states a producer makes (sha256_sdr_node: shani), or many lanes read in place or "
+                 "with its header off the chain (sha256_sdr_node: shani; without a producer it makes the next "
+                 "node's header beside the chain), or many lanes read in place or "
                  "from a producer (sha256_sdr_nodes: avx512-x16); 0 = through the message's chunk rows"),
       text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {kCpu},
                 "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "

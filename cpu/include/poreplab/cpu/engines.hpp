@@ -55,10 +55,15 @@ using sha256_chain_ahead_fn = void (*)(std::uint32_t* state, const std::uint8_t*
 // state (8 words) over the message's 37 parent chunks, chunk k being the 32 bytes at
 // parents[k % cycle], and its padding; out[0, 32) = the digest with its top two bits
 // cleared. cycle is the layer's parent count, sdr::kBaseDegree (layer 1) or sdr::kParents.
-// The one-sector labeler's node where a producer makes the header states: no chunk rows,
-// no state or digest round trip through memory. Optional per engine (one-chain engines).
+// With `ahead` (else null), ahead's 8 words (set by the caller, e.g. to the IV) also absorb
+// the block ahead_lo || ahead_hi, interleaved with the chain's first block: the next node's
+// header, made in the sha256rnds2 slots a lone chain leaves idle.
+// The one-sector labeler's node, its header state made by a producer or beside the previous
+// node: no chunk rows, no state or digest round trip through memory. Optional per engine
+// (one-chain engines).
 using sha256_sdr_node_fn = void (*)(const std::uint32_t* header_state, const std::uint8_t* const* parents,
-                                    std::uint32_t cycle, std::uint8_t* out);
+                                    std::uint32_t cycle, std::uint8_t* out, std::uint32_t* ahead,
+                                    const std::uint8_t* ahead_lo, const std::uint8_t* ahead_hi);
 
 // SDR nodes of `lanes` sectors (at most the engine's lanes), one a lane, laid out as a
 // node-major layer holds them: lane j's replica_id at replica_ids + 32 j, its label of the

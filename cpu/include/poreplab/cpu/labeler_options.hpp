@@ -79,9 +79,10 @@ struct labeler_options {
   // chain leaves issue slots idle; several lanes fill them, and the header's separate call
   // only adds work). header_off_chain (labeler.hpp) says which applies to a job.
   bool header_ahead = true;
-  // One lane whose header states a producer makes: an engine with sha256_sdr_node hashes
-  // each node whole (parents in, label out), with less work between one node's chain and
-  // the next than through the message's chunk rows. Many lanes (with schedule reuse): an
+  // One lane with its header off the chain: an engine with sha256_sdr_node hashes each node
+  // whole (parents in, label out), from the header state a producer made or, in place, from
+  // the one it made beside the previous node's chain; less work between one node's chain
+  // and the next than through the message's chunk rows. Many lanes (with schedule reuse): an
   // engine with sha256_sdr_nodes hashes their nodes whole, from the rows where the parents
   // lie (read in place, not gathered; header block included) or from a producer's ring
   // (from its header states).
