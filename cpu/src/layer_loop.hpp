@@ -94,7 +94,7 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   }
   alignas(16) std::uint32_t header_state[8], next_header[8];
   std::uint64_t header_node = ~0ull;  // the node whose header state header_state holds
-  sdr_header_tail next_tail(at.layer);
+  sdr_header_tail header_tail(at.layer);
   for (std::uint64_t i = at.begin; i < at.end; ++i) {
     [[maybe_unused]] const std::uint64_t t0 = clock.now();
     if (pd != 0 && i + pd < at.end) {
@@ -115,17 +115,17 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
         continue;
       }
       if (header_node != i) {  // the first regular node of the range
-        next_tail.set_node(i);
+        header_tail.set_node(i);
         sha256::init_state(header_state);
-        sha256::compress2(header_state, at.replica_ids, next_tail.bytes);
+        sha256::compress2(header_state, at.replica_ids, header_tail.bytes);
       }
       const bool next = i + 1 < at.end;
       if (next) {
-        next_tail.set_node(i + 1);
+        header_tail.set_node(i + 1);
         sha256::init_state(next_header);
       }
       e.sha256_sdr_node(header_state, p, read_words, at.cur + i * at.stride, next ? next_header : nullptr,
-                        at.replica_ids, next_tail.bytes);
+                        at.replica_ids, header_tail.bytes);
       if (next) std::memcpy(header_state, next_header, sizeof header_state);
       header_node = i + 1;
       continue;
