@@ -116,22 +116,12 @@ POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer,
 }
 
 // label_node from the 14 parent labels already gathered (labels + 32 * slot, slot order
-// of the row): sampled verification recomputes a node from what it captured.
+// of the row): sampled verification recomputes a node from what it captured. Host only;
+// defined and instantiated for each hash family once, in common/src/label_from_parents.cpp:
+// each instantiation inlines a node's 20 compressions, which cost every includer that
+// compiled its own copy tens of seconds.
 template <hash_family H = hash_family::sha256>
 void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
-                              const std::uint8_t* labels, std::uint8_t* out) {
-  alignas(16) std::uint8_t hdr[64];
-  make_header(hdr, replica_id, layer, node);
-  if (node == 0) {
-    hash_chunks<H, 2>([&](std::uint32_t k) -> const std::uint8_t* { return hdr + 32 * k; }, out);
-  } else {
-    hash_chunks<H, 2 + kParentBlocks>(
-        [&](std::uint32_t k) -> const std::uint8_t* {
-          return k < 2 ? hdr + 32 * k : labels + 32 * parent_slot(layer, k - 2);
-        },
-        out);
-  }
-  out[31] &= 0x3f;
-}
+                              const std::uint8_t* labels, std::uint8_t* out);
 
 }  // namespace poreplab::sdr

@@ -1,0 +1,34 @@
+#include <cstdint>
+
+#include "poreplab/sdr/label.hpp"
+
+namespace poreplab::sdr {
+
+template <hash_family H>
+void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
+                              const std::uint8_t* labels, std::uint8_t* out) {
+  alignas(16) std::uint8_t hdr[64];
+  make_header(hdr, replica_id, layer, node);
+  if (node == 0) {
+    hash_chunks<H, 2>([&](std::uint32_t k) -> const std::uint8_t* { return hdr + 32 * k; }, out);
+  } else {
+    hash_chunks<H, 2 + kParentBlocks>(
+        [&](std::uint32_t k) -> const std::uint8_t* {
+          return k < 2 ? hdr + 32 * k : labels + 32 * parent_slot(layer, k - 2);
+        },
+        out);
+  }
+  out[31] &= 0x3f;
+}
+
+// One instantiation per hash family; a family added to kHashFamilies stops the build here
+// until it is instantiated too.
+static_assert(kHashFamilies.entries.size() == 3);
+template void label_from_parent_labels<hash_family::sha256>(const std::uint8_t*, std::uint32_t, std::uint64_t,
+                                                            const std::uint8_t*, std::uint8_t*);
+template void label_from_parent_labels<hash_family::blake2s>(const std::uint8_t*, std::uint32_t, std::uint64_t,
+                                                             const std::uint8_t*, std::uint8_t*);
+template void label_from_parent_labels<hash_family::blake2b>(const std::uint8_t*, std::uint32_t, std::uint64_t,
+                                                             const std::uint8_t*, std::uint8_t*);
+
+}  // namespace poreplab::sdr
