@@ -19,6 +19,7 @@
 #include "records/records.hpp"
 #include "report/run_report.hpp"
 #include "runner/runner.hpp"
+#include "runner/kinds.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "support.hpp"
 
@@ -575,7 +576,7 @@ TEST_CASE("gpu model: gpu-model points are modeled, never verified", "[gpu-model
   CHECK(rec["context"]["modeled"] == true);
   CHECK(rec["stats"]["median"].get<double>() > 0);
   const json res = poreplab::records::make_results(c.normalized, c.digest, {}, {rec}, {rec}, json::object());
-  const std::string md = poreplab::report::run_report_markdown(res, ".");
+  const std::string md = poreplab::report::run_report_markdown(res, ".", poreplab::runner::is_size_axis);
   CHECK_THAT(md, Catch::Contains("modeled"));
   CHECK_THAT(md, !Catch::Contains("| yes |"));
 }

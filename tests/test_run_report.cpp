@@ -7,6 +7,7 @@
 
 #include "records/records.hpp"
 #include "report/run_report.hpp"
+#include "runner/kinds.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -45,7 +46,7 @@ TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report
                       {"description", "lab backend=reference"}});
   const json res = poreplab::records::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
 
-  std::string md = poreplab::report::run_report_markdown(res, d.path);
+  std::string md = poreplab::report::run_report_markdown(res, d.path, poreplab::runner::is_size_axis);
   CHECK(md.find("# poreplab experiment report\n\na hand-made run") == 0);
   CHECK(md.find("**3 points**: 1 ok, 1 skipped, 0 failed, 1 missing") != std::string::npos);
   CHECK(md.find("### lab (label)\n\nlabeling of one sector") != std::string::npos);
@@ -61,7 +62,7 @@ TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report
                    R"([{"title": "Latency", "png": "plots/l.png", "svg": "plots/l.svg", "caption": "one sector"},
                        {"name": "verdict_pc1", "title": "PC1", "png": "plots/v.png", "svg": "plots/v.svg", "caption": "c"}])");
   test::write_text(d.path / "verdict.md", "# Verdict\n\n## 32GiB\nCPU wins.\n\n## Crossover\n\nnever\n");
-  poreplab::report::write_run_report(d.path, res);
+  poreplab::report::write_run_report(d.path, res, poreplab::runner::is_size_axis);
   md = test::read_text(d.path / "report.md");
   CHECK(md.find("## Figures\n\n### Latency\n\n![Latency](plots/l.png)\n\none sector ([SVG](plots/l.svg))") !=
         std::string::npos);
@@ -74,7 +75,7 @@ TEST_CASE("report.md: tables, figures, included reports, what-if rows", "[report
   CHECK(md.find("![PC1]") == md.rfind("![PC1]"));
 
   test::write_text(d.path / "plots" / "index.json", "[{");  // a half-written index: no figures, no error
-  CHECK(poreplab::report::run_report_markdown(res, d.path).find("## Figures") == std::string::npos);
+  CHECK(poreplab::report::run_report_markdown(res, d.path, poreplab::runner::is_size_axis).find("## Figures") == std::string::npos);
 }
 
 TEST_CASE("report run: refusals name the file", "[report][cli]") {
@@ -106,7 +107,7 @@ TEST_CASE("report.md: every size axis reads in binary units, by its kind's axis 
   for (std::size_t i = 0; i < recs.size(); ++i)
     expected.push_back({{"index", i}, {"experiment", "w"}, {"kind", "label"}, {"axes", recs[i]["axes"]}});
   const json res = poreplab::records::make_results(cfg, std::string(64, 'a'), {}, expected, recs, json::object());
-  const std::string md = poreplab::report::run_report_markdown(res, d.path);
+  const std::string md = poreplab::report::run_report_markdown(res, d.path, poreplab::runner::is_size_axis);
   CHECK(md.find("sector_size=32GiB, window_alias_period=1GiB, window_nodes=65536.") != std::string::npos);
   CHECK(md.find("| 2MiB | shani | ok |") != std::string::npos);
   CHECK(md.find("| 1GiB | shani | ok |") != std::string::npos);

@@ -14,6 +14,7 @@
 #include "report/verdict.hpp"
 #include "cli/cli.hpp"
 #include "records/records.hpp"
+#include "runner/kinds.hpp"
 
 namespace poreplab::cli {
 
@@ -136,7 +137,7 @@ void add_report_command(CLI::App& app) {
   rcmd->add_option("results", *dirs, "result directories")->required();
   rcmd->callback([dirs] {
     for (const auto& d : *dirs) {
-      report::write_run_report(d);
+      report::write_run_report(d, runner::is_size_axis);
       std::cerr << "report: " << (std::filesystem::path(d) / "report.md").string() << "\n";
     }
   });

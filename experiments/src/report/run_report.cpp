@@ -13,7 +13,6 @@
 #include "poreplab/memory_check.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
-#include "runner/kinds.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::report {
@@ -42,18 +41,10 @@ std::string md_escape(const std::string& s) {
   return out;
 }
 
-// Whether some kind declares the axis a size (bytes): its values read as 2MiB, not 2097152.
-bool size_axis_named(const std::string& axis) {
-  for (const auto& k : runner::kinds())
-    for (const auto& a : k.axes)
-      if (a.name == axis) return a.type == runner::axis_type::size;
-  return false;
-}
-
 // Axis values as shown in tables: sizes in binary units, n/a as "-".
-std::string axis_text(const std::string& axis, const json& v) {
+std::string axis_text(const std::string& axis, const json& v, const size_axis_test& is_size) {
   const bool count = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
-  if (count && size_axis_named(axis)) return format_size(v.get<std::uint64_t>());
+  if (count && is_size(axis)) return format_size(v.get<std::uint64_t>());
   if (v.is_number_integer()) return v.dump();
   return cell_text(v);
 }
@@ -272,7 +263,7 @@ void limits_section(const json& results, std::ostringstream& md) {
 }
 
 // `label` points with the scheme axes beside the `profile` points on the same axes.
-void replication_section(const json& results, std::ostringstream& md) {
+void replication_section(const json& results, const size_axis_test& is_size, std::ostringstream& md) {
   std::vector<const json*> labels;
   for (const json* p : points_of(results, records::record_kind::label))
     if (p->at(key::axes).contains("variant") || p->at(key::axes).contains("hash")) labels.push_back(p);
@@ -317,7 +308,7 @@ void replication_section(const json& results, std::ostringstream& md) {
     const json r = p->value(key::rates, json::object());
     const json pr = prof != nullptr ? prof->value(key::rates, json::object()) : json::object();
     std::vector<std::string> cells;
-    for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at(key::axes), k.c_str())));
+    for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at(key::axes), k.c_str()), is_size));
     cells.push_back(scheme(p, prof));
     cells.push_back(status_text(*p) + (profile_row ? " (profile)" : ""));
     cells.push_back(cell_text(value_or(r, "ns_per_node_layer")));
@@ -343,7 +334,7 @@ void replication_section(const json& results, std::ostringstream& md) {
 
 // Label points of a data-scaling experiment (those naming the window_nodes axis): the
 // 2019 report's Data Scaling columns, with time and efficiency beside them.
-void scaling_section(const json& results, std::ostringstream& md) {
+void scaling_section(const json& results, const size_axis_test& is_size, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const json* p : points_of(results, records::record_kind::label))
     if (p->at(key::axes).contains("window_nodes")) pts.push_back(p);
@@ -385,12 +376,12 @@ void scaling_section(const json& results, std::ostringstream& md) {
       bpn = format_number(rss / nodes, 3);
       if (ax.value("sector_size", 0.0) >= largest_size) {
         largest_size = ax.value("sector_size", 0.0);
-        largest = bpn + " B/node at " + axis_text("sector_size", ax["sector_size"]);
+        largest = bpn + " B/node at " + axis_text("sector_size", ax["sector_size"], is_size);
       }
     }
     std::string src = c.value("porep_id_source", std::string("-"));
     if (src.rfind("custom", 0) == 0) src = "**custom**";
-    md << row({axis_text("backend", value_or(ax, "backend")), axis_text("sector_size", value_or(ax, "sector_size")),
+    md << row({axis_text("backend", value_or(ax, "backend"), is_size), axis_text("sector_size", value_or(ax, "sector_size"), is_size),
                cell_text(value_or(c, "nodes")), md_escape(src), timed,
                rss > 0 && window == 0 ? byte_size_text(static_cast<std::uint64_t>(rss)) : "-", bpn,
                window == 0 ? "0" : "-", cell_text(value_or(r, "ns_per_node_layer")), cell_text(value_or(r, "efficiency")),
@@ -566,7 +557,7 @@ void cpu_vs_gpu_section(const fs::path& dir, std::ostringstream& md) {
   md << "\n";
 }
 
-void experiment_table(const std::vector<const json*>& pts, std::ostringstream& md) {
+void experiment_table(const std::vector<const json*>& pts, const size_axis_test& is_size, std::ostringstream& md) {
   std::vector<std::string> axes;  // the axes that vary, in the first point's order
   for (const auto& [k, v] : (*pts.front())[key::axes].items()) {
     std::set<std::string> values;
@@ -577,7 +568,7 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
   std::string fixed;
   for (const auto& [k, v] : (*pts.front())[key::axes].items()) {
     if (std::find(axes.begin(), axes.end(), k) != axes.end() || v.is_null()) continue;
-    fixed += (fixed.empty() ? "" : ", ") + k + "=" + axis_text(k, v);
+    fixed += (fixed.empty() ? "" : ", ") + k + "=" + axis_text(k, v, is_size);
   }
   if (!fixed.empty()) md << "Fixed: " << fixed << ".\n\n";
   std::string metric;
@@ -601,7 +592,7 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
   for (const json* pp : pts) {
     const json& p = *pp;
     std::vector<std::string> cells;
-    for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p[key::axes], a.c_str())));
+    for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p[key::axes], a.c_str()), is_size));
     if (repeats) cells.push_back(cell_text(value_or(p, "repeat")));
     cells.push_back(cell_text(value_or(p.value(key::context, json::object()), "engine")));
     cells.push_back(status_text(p));
@@ -626,7 +617,7 @@ void experiment_table(const std::vector<const json*>& pts, std::ostringstream& m
 
 }  // namespace
 
-std::string run_report_markdown(const json& results, const fs::path& dir) {
+std::string run_report_markdown(const json& results, const fs::path& dir, const size_axis_test& is_size) {
   std::ostringstream md;
   md << "# poreplab experiment report\n\n";
   const json cfg = results.value("config", json::object());
@@ -644,8 +635,8 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   md << "\n";
   figures(dir, md);
   limits_section(results, md);
-  replication_section(results, md);
-  scaling_section(results, md);
+  replication_section(results, is_size, md);
+  scaling_section(results, is_size, md);
   intervals_section(results, md);
   layers_section(results, md);
   repeat_section(results, md);
@@ -669,7 +660,7 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   for (const auto& e : order) {
     md << "### " << e << " (" << (*by_exp[e].front())[key::kind].get<std::string>() << ")\n\n";
     if (descriptions.count(e)) md << descriptions[e] << "\n\n";
-    experiment_table(by_exp[e], md);
+    experiment_table(by_exp[e], is_size, md);
   }
   if (results.contains("missing") && !results["missing"].empty()) {
     md << "## Missing points\n\n";
@@ -680,11 +671,11 @@ std::string run_report_markdown(const json& results, const fs::path& dir) {
   return md.str();
 }
 
-void write_run_report(const fs::path& dir, const json& results) {
-  write_file_atomic(dir / "report.md", run_report_markdown(results, dir));
+void write_run_report(const fs::path& dir, const json& results, const size_axis_test& is_size) {
+  write_file_atomic(dir / "report.md", run_report_markdown(results, dir, is_size));
 }
 
-void write_run_report(const fs::path& dir) {
+void write_run_report(const fs::path& dir, const size_axis_test& is_size) {
   const fs::path file = dir / "results.json";
   if (std::error_code ec; !fs::exists(fs::symlink_status(file, ec)))
     throw std::runtime_error(dir.string() + " holds no results.json");
@@ -697,7 +688,7 @@ void write_run_report(const fs::path& dir) {
          p[key::kind].is_string() && p.contains(key::axes) && p[key::axes].is_object();
   }
   if (!ok) throw std::runtime_error(file.string() + ": not a " + std::string(records::kResultsSchema) + " file");
-  write_run_report(dir, results);
+  write_run_report(dir, results, is_size);
 }
 
 }  // namespace poreplab::report

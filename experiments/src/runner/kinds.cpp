@@ -34,6 +34,13 @@ std::vector<std::string> kind_names() {
   return out;
 }
 
+bool is_size_axis(const std::string& axis) {
+  for (const auto& k : kinds())
+    for (const auto& a : k.axes)
+      if (a.name == axis) return a.type == axis_type::size;
+  return false;
+}
+
 std::string gib_text(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1ull << 30));

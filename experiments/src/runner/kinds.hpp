@@ -102,6 +102,8 @@ struct kind_spec {
 const std::vector<kind_spec>& kinds();
 const kind_spec* find_kind(std::string_view name);  // nullptr when unknown
 std::vector<std::string> kind_names();
+// Whether some kind declares the axis a size in bytes (report.md shows it as 2MiB).
+bool is_size_axis(const std::string& axis);
 
 // Bytes of memory available to a new allocation now (MemAvailable), 0 if unknown.
 using poreplab::available_memory_bytes;

@@ -359,7 +359,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
     status = status ? status : 1;
   }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
-  report::write_run_report(dir, res);  // after the reports and figures it shows
+  report::write_run_report(dir, res, is_size_axis);  // after the reports and figures it shows
   return status;
 }
 
@@ -377,7 +377,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   try {
     const json partial = partial_results();
     records::write_result_files(dir, partial);
-    report::write_run_report(dir, partial);
+    report::write_run_report(dir, partial, is_size_axis);
   } catch (const std::exception& x) {
     std::cerr << "poreplab: error: " << x.what() << "\n";
   }
@@ -634,7 +634,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   if (counts["failed"].get<int>() > 0) status = 1;
   if (!reports::write_config_reports(c.reports, out_dir)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
-  report::write_run_report(out_dir, res);
+  report::write_run_report(out_dir, res, is_size_axis);
   return status;
 }
 
