@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "poreplab/field/fr.hpp"
@@ -77,6 +81,134 @@ void check_canonical(const std::uint8_t* p, std::uint64_t count, std::uint64_t f
                                " is not a canonical field element (>= r)");
 }
 
+// One chunk of input: a column chunk (every layer's nodes) or a replica chunk.
+struct feed_item {
+  bool replica = false;
+  std::uint32_t tree = 0;
+  std::uint64_t index = 0;  // the chunk's place in its tree
+  std::uint64_t first = 0;  // its first node in the sector
+};
+
+// The reader thread and the buffers it fills in order, ring-wise; the hashing thread
+// takes them in the same order. A buffer is the reader's while free, the hasher's while
+// full: one owner at a time, handed over under the mutex.
+class chunk_feed {
+ public:
+  chunk_feed(const pc2_job& job, std::vector<feed_item> items, std::uint64_t chunk, std::uint32_t buffers)
+      : job_(job), items_(std::move(items)), chunk_(chunk), slots_(buffers) {
+    for (auto& s : slots_) s.bufs.assign(job.layers, std::vector<std::uint8_t>(chunk * 32));
+    reader_ = std::thread([this] { read_all(); });
+  }
+  ~chunk_feed() { end(); }
+  // Stops the reader (an error on the hashing side lands here) and waits for it.
+  void end() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (reader_.joinable()) reader_.join();
+  }
+  chunk_feed(const chunk_feed&) = delete;
+  chunk_feed& operator=(const chunk_feed&) = delete;
+
+  // Item k's buffers, once read and checked; rethrows the reader's error.
+  const std::vector<std::vector<std::uint8_t>>& take(std::uint64_t k, double& waited) {
+    const auto t0 = clock_type::now();
+    std::unique_lock lock(mu_);
+    slot& s = slots_[k % slots_.size()];
+    cv_.wait(lock, [&] { return error_ != nullptr || (s.full && s.item == k); });
+    waited += seconds_since(t0);
+    if (error_ != nullptr) std::rethrow_exception(error_);
+    return s.bufs;
+  }
+  // Item k's buffers go back to the reader; says whether item k + 1's read had begun.
+  bool give_back(std::uint64_t k) {
+    bool next_begun;
+    {
+      std::lock_guard lock(mu_);
+      slots_[k % slots_.size()].full = false;
+      next_begun = k + 1 >= items_.size() || begun_ > k + 1;
+    }
+    cv_.notify_all();
+    return next_begun;
+  }
+  // The reader's own figures, once end() has returned.
+  double busy_s() const { return busy_s_; }
+  double waited_s() const { return wait_s_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  struct slot {
+    std::vector<std::vector<std::uint8_t>> bufs;
+    std::uint64_t item = 0;
+    bool full = false;
+  };
+
+  void read_all() {
+    try {
+      for (std::uint64_t k = 0; k < items_.size(); ++k) {
+        slot* s = nullptr;
+        {
+          const auto t0 = clock_type::now();
+          std::unique_lock lock(mu_);
+          slot& want = slots_[k % slots_.size()];
+          cv_.wait(lock, [&] { return stop_ || !want.full; });
+          wait_s_ += seconds_since(t0);
+          if (stop_) return;
+          s = &want;
+          begun_ = k + 1;
+        }
+        const auto t0 = clock_type::now();
+        fill(items_[k], s->bufs);
+        busy_s_ += seconds_since(t0);
+        {
+          std::lock_guard lock(mu_);
+          s->item = k;
+          s->full = true;
+        }
+        cv_.notify_all();
+      }
+    } catch (...) {
+      {
+        std::lock_guard lock(mu_);
+        error_ = std::current_exception();
+      }
+      cv_.notify_all();
+    }
+  }
+
+  void fill(const feed_item& it, std::vector<std::vector<std::uint8_t>>& bufs) {
+    const auto name = [&](std::uint32_t input, const std::string& fallback) {
+      return job_.input_names.size() > input ? job_.input_names[input] + ": " + fallback : fallback;
+    };
+    if (it.replica) {
+      job_.read_replica(it.first, chunk_, bufs[0].data());
+      check_canonical(bufs[0].data(), chunk_, it.first, name(job_.layers, "replica"));
+      bytes_ += chunk_ * 32;
+      return;
+    }
+    for (std::uint32_t l = 1; l <= job_.layers; ++l) {
+      job_.read_label(l, it.first, chunk_, bufs[l - 1].data());
+      check_canonical(bufs[l - 1].data(), chunk_, it.first, name(l - 1, "layer " + std::to_string(l) + " label of"));
+      bytes_ += chunk_ * 32;
+    }
+  }
+
+  const pc2_job& job_;
+  const std::vector<feed_item> items_;
+  const std::uint64_t chunk_;
+  std::vector<slot> slots_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::uint64_t begun_ = 0;  // items whose read has begun
+  std::exception_ptr error_;
+  double busy_s_ = 0, wait_s_ = 0;  // the reader's own
+  std::uint64_t bytes_ = 0;         // likewise
+  std::thread reader_;              // last: started once the rest is built
+};
+
 // One base tree's file layout: where each row starts (in nodes), rows below `first_row`
 // not stored.
 struct row_layout {
@@ -99,24 +231,26 @@ row_layout layout_of(std::uint64_t leaves, std::uint32_t first_row) {
 }
 
 // A chunk's rows from its leaves up to its root (row `levels`), each row written where
-// the file keeps it; returns the chunk's root.
-bytes32 reduce_chunk(pc2_hasher& h, std::vector<std::uint8_t>& a, std::vector<std::uint8_t>& b, std::uint64_t leaves,
-                     std::uint32_t levels, std::uint64_t chunk, const row_layout& lay, std::uint32_t file,
-                     const pc2_job& job) {
+// the file keeps it; returns the chunk's root. a and b: room for chunk / 8 nodes each.
+bytes32 reduce_chunk(pc2_hasher& h, const std::uint8_t* leaves, std::vector<std::uint8_t>& a,
+                     std::vector<std::uint8_t>& b, std::uint64_t chunk_leaves, std::uint32_t levels,
+                     std::uint64_t chunk, const row_layout& lay, std::uint32_t file, const pc2_job& job) {
   const auto emit = [&](std::uint32_t row, const std::uint8_t* p, std::uint64_t w) {
     if (job.write && row >= lay.first_row)
       job.write(file, (lay.offset[row] + chunk * w) * 32, p, w * 32);
   };
-  emit(0, a.data(), leaves);
-  std::uint64_t w = leaves;
+  emit(0, leaves, chunk_leaves);
+  const std::uint8_t* in = leaves;
+  std::uint64_t w = chunk_leaves;
   for (std::uint32_t r = 1; r <= levels; ++r) {
     w /= 8;
-    h.hash_level(a.data(), w, 8, b.data());
-    emit(r, b.data(), w);
-    std::swap(a, b);
+    std::uint8_t* out = (r % 2 == 1 ? a : b).data();
+    h.hash_level(in, w, 8, out);
+    emit(r, out, w);
+    in = out;
   }
   bytes32 root;
-  std::copy_n(a.data(), 32, root.data());
+  std::copy_n(in, 32, root.data());
   return root;
 }
 
@@ -178,48 +312,58 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
 
   const std::uint32_t discard = tree_r_last_rows_to_discard(per_tree, 8);
   const row_layout c_lay = layout_of(per_tree, 0), r_lay = layout_of(per_tree, 1 + discard);
-  std::vector<std::vector<std::uint8_t>> label(job.layers, std::vector<std::uint8_t>(chunk * 32));
-  std::vector<const std::uint8_t*> label_ptr;
-  for (const auto& v : label) label_ptr.push_back(v.data());
-  std::vector<std::uint8_t> a(chunk * 32), b(chunk * 32 / 8);
+  if (job.buffers == 0 || job.buffers > 16)
+    throw std::invalid_argument("pc2: " + std::to_string(job.buffers) + " chunk buffers (1 to 16 expected)");
+  const auto start = clock_type::now();
+  const std::uint64_t per_chunk = per_tree / chunk;
+  std::vector<feed_item> items;
+  for (std::uint32_t t = 0; t < count; ++t)
+    for (const bool replica : {false, true})
+      for (std::uint64_t j = 0; j < per_chunk; ++j) items.push_back({replica, t, j, t * per_tree + j * chunk});
+  const std::uint64_t total = items.size();
+
+  std::vector<std::uint8_t> columns(chunk * 32), a(chunk * 32 / 8), b(chunk * 32 / 8);
+  std::vector<const std::uint8_t*> label_ptr(job.layers);
   std::vector<bytes32> c_roots, r_roots;
+  std::vector<std::uint8_t> chunk_roots;
   pc2_result res;
+  auto& st = res.pipeline;
+  st.buffers = job.buffers;
+  st.chunks = total;
+  st.chunk_nodes = chunk;
   std::uint64_t columns_done = 0, replica_done = 0;
-
-  for (std::uint32_t t = 0; t < count; ++t) {
-    const std::uint64_t base = t * per_tree;
-    std::vector<std::uint8_t> chunk_roots;
-    auto t0 = clock_type::now();
-    for (std::uint64_t j = 0; j < per_tree / chunk; ++j) {
-      const std::uint64_t first = base + j * chunk;
-      for (std::uint32_t l = 1; l <= job.layers; ++l) {
-        job.read_label(l, first, chunk, label[l - 1].data());
-        check_canonical(label[l - 1].data(), chunk, first, "layer " + std::to_string(l) + " label of");
+  {
+    chunk_feed feed(job, std::move(items), chunk, job.buffers);
+    for (std::uint64_t k = 0; k < total; ++k) {
+      const feed_item it{k % (2 * per_chunk) >= per_chunk, static_cast<std::uint32_t>(k / (2 * per_chunk)),
+                         k % per_chunk, 0};
+      const auto& bufs = feed.take(k, st.hash_wait_s);
+      const auto t0 = clock_type::now();
+      const row_layout& lay = it.replica ? r_lay : c_lay;
+      const std::uint32_t file = it.replica ? count + it.tree : it.tree;
+      const std::uint8_t* leaves = bufs[0].data();
+      if (!it.replica) {
+        for (std::uint32_t l = 0; l < job.layers; ++l) label_ptr[l] = bufs[l].data();
+        h.hash_columns(label_ptr, chunk, columns.data());
+        leaves = columns.data();
       }
-      a.resize(chunk * 32);
-      h.hash_columns(label_ptr, chunk, a.data());
-      const bytes32 root = reduce_chunk(h, a, b, chunk, levels, j, c_lay, t, job);
+      const bytes32 root = reduce_chunk(h, leaves, a, b, chunk, levels, it.index, lay, file, job);
       chunk_roots.insert(chunk_roots.end(), root.begin(), root.end());
-      columns_done += chunk;
+      (it.replica ? replica_done : columns_done) += chunk;
+      if (it.index + 1 == per_chunk) {
+        (it.replica ? r_roots : c_roots).push_back(reduce_top(h, std::move(chunk_roots), levels, lay, file, job));
+        chunk_roots.clear();
+      }
       if (job.progress) job.progress(columns_done, replica_done);
+      const double took = seconds_since(t0);
+      (it.replica ? res.tree_r_s : res.columns_s) += took;
+      st.hash_s += took;
+      if (feed.give_back(k) && k + 1 < total) ++st.overlapped_reads;
     }
-    c_roots.push_back(reduce_top(h, std::move(chunk_roots), levels, c_lay, t, job));
-    res.columns_s += seconds_since(t0);
-
-    t0 = clock_type::now();
-    chunk_roots.clear();
-    for (std::uint64_t j = 0; j < per_tree / chunk; ++j) {
-      const std::uint64_t first = base + j * chunk;
-      a.resize(chunk * 32);
-      job.read_replica(first, chunk, a.data());
-      check_canonical(a.data(), chunk, first, "replica");
-      const bytes32 root = reduce_chunk(h, a, b, chunk, levels, j, r_lay, count + t, job);
-      chunk_roots.insert(chunk_roots.end(), root.begin(), root.end());
-      replica_done += chunk;
-      if (job.progress) job.progress(columns_done, replica_done);
-    }
-    r_roots.push_back(reduce_top(h, std::move(chunk_roots), levels, r_lay, count + t, job));
-    res.tree_r_s += seconds_since(t0);
+    feed.end();
+    st.feed_s = feed.busy_s();
+    st.feed_wait_s = feed.waited_s();
+    st.bytes_read = feed.bytes();
   }
   res.comm_c = compound_root(h, c_roots, job.shape);
   res.comm_r_last = compound_root(h, r_roots, job.shape);
@@ -227,6 +371,7 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   std::copy(res.comm_c.begin(), res.comm_c.end(), pair);
   std::copy(res.comm_r_last.begin(), res.comm_r_last.end(), pair + 32);
   h.hash_level(pair, 1, 2, res.comm_r.data());
+  st.end_to_end_s = seconds_since(start);
   return res;
 }
 
@@ -243,6 +388,12 @@ pc2_result build_pc2_in_memory(std::span<const std::uint8_t* const> labels, cons
     std::copy_n(replica + 32 * first, 32 * count, out);
   };
   return build_pc2(job, h);
+}
+
+pc2_pace pace_of(const pc2_pipeline_stats& s) {
+  const double busier = std::max(s.feed_s, s.hash_s);
+  if (s.end_to_end_s > kHostPaceMargin * busier) return pc2_pace::host;
+  return s.feed_s >= s.hash_s ? pc2_pace::feed : pc2_pace::hashing;
 }
 
 std::uint64_t poseidon_multiplies(std::uint32_t arity) {

@@ -109,17 +109,18 @@ tree_shape pc2_shape_of(const fs::path& manifest_path, const seal_manifest& sm, 
   }
 }
 
-struct pc2_inputs {
+}  // namespace
+
+struct sealed_pc2_inputs::files {
   std::vector<digested_input> layers;
   digested_input replica;
 };
 
 // Every input present, regular and of its size before any work.
-pc2_inputs open_pc2_inputs(const fs::path& dir, const seal_manifest& sm) {
-  pc2_inputs in;
-  in.layers.resize(sm.layers);
+sealed_pc2_inputs::sealed_pc2_inputs(const fs::path& dir, const seal_manifest& sm) : in_(std::make_unique<files>()) {
+  in_->layers.resize(sm.layers);
   for (std::uint32_t l = 1; l <= sm.layers; ++l) {
-    auto& layer = in.layers[l - 1];
+    auto& layer = in_->layers[l - 1];
     layer.path = dir / layer_file_name(l);
     const std::uint64_t size = regular_file_size(layer.path);
     if (size != sm.sector_bytes)
@@ -129,7 +130,7 @@ pc2_inputs open_pc2_inputs(const fs::path& dir, const seal_manifest& sm) {
     if (!sm.layer_sha256.empty()) layer.recorded = sm.layer_sha256[l - 1];
     sha256::init(layer.digest);
   }
-  digested_input& replica = in.replica;
+  digested_input& replica = in_->replica;
   replica.path = dir / kReplicaFile;
   if (const std::uint64_t size = regular_file_size(replica.path); size != sm.sector_bytes)
     throw std::runtime_error(replica.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
@@ -137,10 +138,34 @@ pc2_inputs open_pc2_inputs(const fs::path& dir, const seal_manifest& sm) {
   replica.fd = open_regular_for_reading(replica.path);
   replica.recorded = sm.replica_sha256;
   sha256::init(replica.digest);
-  return in;
 }
 
-}  // namespace
+sealed_pc2_inputs::~sealed_pc2_inputs() = default;
+
+void sealed_pc2_inputs::feed(pc2_job& job) {
+  job.read_label = [this](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    in_->layers[l - 1].read(first * 32, count * 32, o);
+  };
+  job.read_replica = [this](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    in_->replica.read(first * 32, count * 32, o);
+  };
+  job.input_names.clear();
+  for (const auto& l : in_->layers) job.input_names.push_back(l.path.string());
+  job.input_names.push_back(in_->replica.path.string());
+}
+
+bool sealed_pc2_inputs::check_digests(const fs::path& manifest) {
+  for (auto& l : in_->layers) l.check(manifest);
+  in_->replica.check(manifest);
+  return !in_->replica.recorded.empty();
+}
+
+void sealed_pc2_inputs::read_node(std::uint32_t layer, std::uint64_t node, std::uint8_t* out) const {
+  const digested_input& f = layer == 0 ? in_->replica : in_->layers.at(layer - 1);
+  pread_exact(f.fd.get(), out, 32, node * 32, f.path);
+}
+
+const fs::path& sealed_pc2_inputs::replica_path() const { return in_->replica.path; }
 
 pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string& backend_name,
                            const pc2_seal_options& opt) {
@@ -149,9 +174,7 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   const seal_manifest sm = read_seal_manifest(manifest_path);
   nlohmann::json manifest = sm.document;
   const tree_shape shape = pc2_shape_of(manifest_path, sm, opt.existing);
-  pc2_inputs inputs = open_pc2_inputs(dir, sm);
-  auto& layers = inputs.layers;
-  auto& replica = inputs.replica;
+  sealed_pc2_inputs inputs(dir, sm);
 
   pc2_seal_result res;
   res.files = pc2_tree_files(sm.sector_bytes);
@@ -159,7 +182,9 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   for (const auto& f : res.files) disk = checked_add(disk, f.bytes, "pc2 bytes");
   require_disk_space(dir, disk);
   const std::uint64_t chunk = opt.chunk_nodes != 0 ? opt.chunk_nodes : std::uint64_t{1} << 18;
-  require_memory(checked_mul(checked_mul(std::min(chunk, sm.nodes), 32, "pc2 memory"), sm.layers + 3, "pc2 memory"),
+  // Every layer's chunk in each of the pipeline's buffers, and the hasher's column and row buffers.
+  const std::uint64_t chunk_buffers = std::uint64_t{sm.layers} * opt.buffers + 2;
+  require_memory(checked_mul(checked_mul(std::min(chunk, sm.nodes), 32, "pc2 memory"), chunk_buffers, "pc2 memory"),
                  dir.string());
 
   staged_outputs staged(dir);
@@ -169,7 +194,7 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   // the layers are re-labeled in part, the replica decoded back to comm_d.
   res.trust = check_seal_layers(sm, dir, 1);
   if (!res.trust.mac_verified && decoded_comm_d(sm, dir) != sm.comm_d)
-    throw std::runtime_error(replica.path.string() + ": does not decode with the last layer to the data of comm_d " +
+    throw std::runtime_error(inputs.replica_path().string() + ": does not decode with the last layer to the data of comm_d " +
                              to_hex(sm.comm_d) + " (" + res.trust.why + ", so its digests alone are not trusted)");
   std::vector<unique_fd> out;
   std::vector<fs::path> out_paths;
@@ -183,12 +208,8 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   job.layers = sm.layers;
   job.shape = shape;
   job.chunk_nodes = opt.chunk_nodes;
-  job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    layers[l - 1].read(first * 32, count * 32, o);
-  };
-  job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    replica.read(first * 32, count * 32, o);
-  };
+  job.buffers = opt.buffers;
+  inputs.feed(job);
   job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
     pwrite_exact(out[f].get(), p, n, off, out_paths[f]);
   };
@@ -202,15 +223,9 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
     *opt.progress << "pc2: columns " << columns << "/" << sm.nodes << ", replica nodes " << replica_nodes << "/"
                   << sm.nodes << "\n";
   };
-  try {
-    res.trees = build_pc2(job, h);
-  } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const interrupted*>(&e) != nullptr) throw;
-    throw std::runtime_error(dir.string() + ": " + e.what());
-  }
-  for (auto& in : layers) in.check(manifest_path);
-  replica.check(manifest_path);
-  res.inputs_checked = !replica.recorded.empty();
+  // The reader thread reads the inputs in order, each file's digest taken as it goes.
+  res.trees = build_pc2(job, h);
+  res.inputs_checked = inputs.check_digests(manifest_path);
   for (std::size_t i = 0; i < out.size(); ++i) sync_file(out[i].get(), out_paths[i]);
   throw_if_interrupted();
 

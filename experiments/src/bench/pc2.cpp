@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <chrono>
 #include <random>
 #include <stdexcept>
@@ -20,6 +22,8 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/seal/pc2_seal.hpp"
+#include "poreplab/seal/seal.hpp"
 #include "poreplab/stats.hpp"
 #include "util/field_data.hpp"
 #include "util/text.hpp"
@@ -33,6 +37,7 @@ namespace poreplab {
 namespace {
 
 namespace m = fr::mont;
+namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 
 bool is_power_of_8(std::uint64_t x) {
@@ -211,11 +216,24 @@ double fr32_matrix_product_ns() {
 pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   pc2_bench_result r;
   r.options = opt;
-  if (opt.layers != 2 && opt.layers != 11)
-    throw std::invalid_argument("layers: " + std::to_string(opt.layers) + " (PC2 hashes columns of 2 or 11 layers)");
-  const sdr::tree_shape sector_shape = sdr::tree_shape_for_sector_size(opt.sector_size);
-  r.sector_nodes = opt.sector_size / 32;
   if (opt.samples == 0) throw std::invalid_argument("samples: at least 1");
+  const bool from_files = opt.source == pc2_source::files;
+  const fs::path dir = opt.from;
+  std::optional<seal::seal_manifest> sm;
+  if (from_files) {
+    if (opt.from.empty()) throw std::invalid_argument("--source files: name the sealed directory (--from DIR)");
+    if (opt.window_nodes != 0)
+      throw std::invalid_argument("--window: PC2 from files hashes the whole sector the directory holds");
+    sm = seal::read_seal_manifest(dir / seal::kSealManifest);
+    r.options.sector_size = sm->sector_bytes;
+    r.options.layers = sm->layers;
+  }
+  const std::uint32_t layers = r.options.layers;
+  if (layers != 2 && layers != 11)
+    throw std::invalid_argument((from_files ? (dir / seal::kSealManifest).string() + ": /inputs/layers: " : "layers: ") +
+                                std::to_string(layers) + " (PC2 hashes columns of 2 or 11 layers)");
+  const sdr::tree_shape sector_shape = sdr::tree_shape_for_sector_size(r.options.sector_size);
+  r.sector_nodes = r.options.sector_size / 32;
   sdr::tree_shape shape = sector_shape;
   std::uint64_t nodes = r.sector_nodes;
   if (opt.window_nodes != 0) {
@@ -230,62 +248,104 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   auto be = make_backend(opt.backend, opt.knobs);
   auto h = be->make_pc2_hasher();
   r.hasher = h->name();
-  // Labels, replica and tree_c held in memory.
-  const double need = double(nodes) * 32 * (opt.layers + 1) + double(sdr::tree_nodes(nodes / shape.base_count(), 8)) *
-                                                                      32 * shape.base_count();
-  require_memory(static_cast<std::uint64_t>(need), "pc2 bench");
+  // tree_c held in memory, and from memory the labels and replica.
+  const std::uint64_t per_tree = nodes / shape.base_count();
+  const double tree_c_bytes = double(sdr::tree_nodes(per_tree, 8)) * 32 * shape.base_count();
+  require_memory(static_cast<std::uint64_t>(tree_c_bytes + (from_files ? 0.0 : double(nodes) * 32 * (layers + 1))),
+                 "pc2 bench");
   std::vector<std::vector<std::uint8_t>> labels;
   std::vector<const std::uint8_t*> ptr;
-  const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
-  for (std::uint32_t l = 0; l < opt.layers; ++l) labels.push_back(field_element_data(nodes * 32, seed(l + 1)));
-  for (const auto& v : labels) ptr.push_back(v.data());
-  const auto replica = field_element_data(nodes * 32, seed(1000));
-  const std::uint64_t per_tree = nodes / shape.base_count();
+  std::vector<std::uint8_t> replica;
+  if (!from_files) {
+    const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
+    for (std::uint32_t l = 0; l < layers; ++l) labels.push_back(field_element_data(nodes * 32, seed(l + 1)));
+    for (const auto& v : labels) ptr.push_back(v.data());
+    replica = field_element_data(nodes * 32, seed(1000));
+  }
   std::vector<std::vector<std::uint8_t>> tree_c(shape.base_count(),
                                                 std::vector<std::uint8_t>(sdr::tree_nodes(per_tree, 8) * 32));
 
   sdr::pc2_job job;
   job.nodes = nodes;
-  job.layers = opt.layers;
+  job.layers = layers;
   job.shape = shape;
-  job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    std::copy_n(ptr[l - 1] + 32 * first, 32 * count, o);
-  };
-  job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    std::copy_n(replica.data() + 32 * first, 32 * count, o);
-  };
+  job.buffers = opt.buffers;
+  job.chunk_nodes = opt.chunk_nodes;
   job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
     if (f < shape.base_count()) std::copy_n(p, n, tree_c[f].data() + off);
   };
+  // One build: from files, each through inputs opened afresh (their pages dropped as read,
+  // so each reads the disk) and their digests checked against seal.json after.
+  const auto build = [&] {
+    if (!from_files) {
+      job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+        std::copy_n(ptr[l - 1] + 32 * first, 32 * count, o);
+      };
+      job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+        std::copy_n(replica.data() + 32 * first, 32 * count, o);
+      };
+      return sdr::build_pc2(job, *h);
+    }
+    seal::sealed_pc2_inputs in(dir, *sm);
+    in.feed(job);
+    const auto out = sdr::build_pc2(job, *h);
+    in.check_digests(dir / seal::kSealManifest);
+    return out;
+  };
   sdr::pc2_result out;
   std::vector<double> kernel_ns;
-  for (std::uint32_t i = 0; i < opt.warmup; ++i) out = sdr::build_pc2(job, *h);
+  std::vector<sdr::pc2_pipeline_stats> runs;
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) out = build();
   stopping_rule rule{stopping_options{opt.samples}};
   sample_until(
       rule,
       [&](std::size_t) {
         const double k0 = h->kernel_seconds();
         const auto t0 = clock_type::now();
-        out = sdr::build_pc2(job, *h);
+        out = build();
         r.samples_ns_per_node.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() /
                                         double(nodes));
+        runs.push_back(out.pipeline);
         if (k0 >= 0) kernel_ns.push_back((h->kernel_seconds() - k0) * 1e9 / double(nodes));
       },
       [&]() -> const std::vector<double>& { return r.samples_ns_per_node; });
   r.kernel_ns_per_node = kernel_ns.empty() ? -1 : median(kernel_ns);
   r.digest = to_hex(out.comm_r);
+  const auto median_of = [&](auto field) {
+    std::vector<double> v;
+    for (const auto& s : runs) v.push_back(double(s.*field));
+    return median(v);
+  };
+  sdr::pc2_pipeline_stats mid;
+  mid.feed_s = r.feed_s = median_of(&sdr::pc2_pipeline_stats::feed_s);
+  mid.hash_s = r.hash_s = median_of(&sdr::pc2_pipeline_stats::hash_s);
+  mid.end_to_end_s = r.end_to_end_s = median_of(&sdr::pc2_pipeline_stats::end_to_end_s);
+  r.pace = sdr::pace_of(mid);
+  r.bytes_read = runs.back().bytes_read;
+  r.chunks = runs.back().chunks;
+  r.chunk_nodes = runs.back().chunk_nodes;
+  r.overlapped_reads = static_cast<std::uint64_t>(median_of(&sdr::pc2_pipeline_stats::overlapped_reads));
+  r.feed_gib_per_s = r.feed_s > 0 ? double(r.bytes_read) / r.feed_s / double(1ull << 30) : 0;
 
   // Sampled check with the plain permutation: leaves (column hashes) and internal nodes of
   // tree_c from the children the file holds, and comm_r from comm_c and comm_r_last.
+  std::optional<seal::sealed_pc2_inputs> check_files;
+  if (from_files) check_files.emplace(dir, *sm);
+  const auto label_at = [&](std::uint32_t l, std::uint64_t node) {
+    if (!from_files) return load(ptr[l - 1] + 32 * node);
+    std::uint8_t b[32];
+    check_files->read_node(l, node, b);
+    return load(b);
+  };
   std::mt19937_64 rng(7);
   bool ok = true;
-  const auto& col = poseidon::constants_for(static_cast<int>(opt.layers));
+  const auto& col = poseidon::constants_for(static_cast<int>(layers));
   const auto& oct = poseidon::constants_for(8);
   for (std::uint64_t s = 0; s < opt.verify_samples && ok; ++s) {
     const std::uint32_t t = static_cast<std::uint32_t>(rng() % shape.base_count());
     const std::uint64_t leaf = rng() % per_tree;
     m::elem in[11];
-    for (std::uint32_t l = 0; l < opt.layers; ++l) in[l] = load(ptr[l] + 32 * (t * per_tree + leaf));
+    for (std::uint32_t l = 0; l < layers; ++l) in[l] = label_at(l + 1, t * per_tree + leaf);
     ok = equal_bytes(poseidon::hash_plain(col, in), tree_c[t].data() + 32 * leaf);
     const std::uint64_t internal = rng() % ((per_tree - 1) / 7);  // node index above the leaves
     const std::uint64_t children = internal * 8;                  // its first child, counted from the file's start
@@ -295,15 +355,21 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   }
   const m::elem pair[2] = {load(out.comm_c.data()), load(out.comm_r_last.data())};
   ok = ok && equal_bytes(poseidon::hash_plain(poseidon::constants_for(2), pair), out.comm_r.data());
-  r.verified = ok;
   r.verified_against = std::to_string(opt.verify_samples) +
                        " sampled column hashes and tree_c nodes, and comm_r, recomputed with the plain permutation";
+  // A directory whose PC2 was run holds its comm_r: the bench's must be it.
+  if (from_files && sm->document.contains("pc2") && sm->document["pc2"].is_object() &&
+      sm->document["pc2"].contains("comm_r")) {
+    ok = ok && sm->document["pc2"]["comm_r"] == r.digest;
+    r.verified_against += "; comm_r equal to seal.json's /pc2/comm_r";
+  }
+  r.verified = ok;
 
   r.median_ns_per_node = median(r.samples_ns_per_node);
   r.sector_seconds = r.median_ns_per_node * double(r.sector_nodes) * 1e-9;
-  r.multiplies_per_node = sdr::pc2_multiplies(r.sector_nodes, opt.layers, sector_shape) / double(r.sector_nodes);
+  r.multiplies_per_node = sdr::pc2_multiplies(r.sector_nodes, layers, sector_shape) / double(r.sector_nodes);
   r.fr_mul_per_s = r.multiplies_per_node / (r.median_ns_per_node * 1e-9);
-  set_mul_bound(opt, r);
+  set_mul_bound(r.options, r);
   r.vs_bound = r.bound_mul_per_s > 0 ? r.fr_mul_per_s / r.bound_mul_per_s : 0;
   return r;
 }
@@ -311,6 +377,18 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
 nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
   return {{"backend", r.options.backend},
           {"hasher", r.hasher},
+          {"source", kPc2Sources.name(r.options.source)},
+          {"from", r.options.from},
+          {"buffers", r.options.buffers},
+          {"chunk_nodes", r.chunk_nodes},
+          {"feed_s", r.feed_s},
+          {"feed_gib_per_s", r.feed_gib_per_s},
+          {"bytes_read", r.bytes_read},
+          {"hash_s", r.hash_s},
+          {"end_to_end_s", r.end_to_end_s},
+          {"pace", sdr::kPc2Paces.name(r.pace)},
+          {"chunks", r.chunks},
+          {"overlapped_reads", r.overlapped_reads},
           {"sector_size", r.options.sector_size},
           {"layers", r.options.layers},
           {"window_nodes", r.options.window_nodes},

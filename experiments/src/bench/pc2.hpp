@@ -1,16 +1,26 @@
 #pragma once
-// Timed PC2 (tree_c, tree_r_last, comm_r) on one backend's Poseidon over generated labels,
-// each sample checked by sampled recomputation with the plain permutation; its multiplies/s
-// set against one core's multiply rate on the same engine. Shared by
-// `poreplab bench pc2` and the runner's `pc2` kind.
+// Timed PC2 (tree_c, tree_r_last, comm_r) on one backend's Poseidon, through build_pc2's
+// pipeline, over generated labels held in memory or over the layer files and replica a seal
+// wrote (read from the disk each sample); each sample checked by sampled recomputation with
+// the plain permutation; its multiplies/s set against one core's multiply rate on the same
+// engine, its pace against the pipeline's feed and hashing. Shared by `poreplab bench pc2`
+// and the runner's `pc2` kind.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "backends/backends.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/name_table.hpp"
 
 namespace poreplab {
+
+// Where the labels come from: generated field elements in memory (the synthetic figure),
+// or a sealed directory's files (PC2 as an operator runs it).
+enum class pc2_source { memory, files };
+inline constexpr name_table<pc2_source, 2> kPc2Sources{
+    "pc2 source", {named<pc2_source>{pc2_source::memory, "memory"}, named<pc2_source>{pc2_source::files, "files"}}};
 
 struct pc2_bench_options {
   std::string backend = backend_of(device_class::host_cpu);
@@ -23,6 +33,11 @@ struct pc2_bench_options {
   std::uint32_t warmup = 0;
   std::uint32_t samples = 3;
   std::uint64_t verify_samples = 256;  // leaves and internal nodes recomputed per sample
+  pc2_source source = pc2_source::memory;
+  // files: the sealed directory (seal.json gives the sector size and layers; whole sector).
+  std::string from;
+  std::uint32_t buffers = 3;  // build_pc2's chunk buffers; 1 serializes reading and hashing
+  std::uint64_t chunk_nodes = 0;  // build_pc2's chunk; 0: the hasher's or the builder's
 };
 
 struct pc2_bench_result {
@@ -42,6 +57,15 @@ struct pc2_bench_result {
   std::string bound_basis;          // how the bound was had, "measured: ..." or "modeled: ..."
   double vs_bound = 0;              // fr_mul_per_s / bound_mul_per_s
   double kernel_ns_per_node = -1;   // device kernels alone (events), per node; < 0: not timed apart
+  // The pipeline, each the median over the samples (measured): the reader's time reading
+  // and checking, the hashing thread's, the whole, and the feed rate they give.
+  double feed_s = 0, hash_s = 0, end_to_end_s = 0;
+  double feed_gib_per_s = 0;        // bytes read and checked / feed_s
+  std::uint64_t bytes_read = 0;     // per sample
+  std::uint64_t chunks = 0;
+  std::uint64_t chunk_nodes = 0;    // leaves per chunk, as build_pc2 chose
+  std::uint64_t overlapped_reads = 0;  // the median sample's
+  sdr::pc2_pace pace = sdr::pc2_pace::host;  // set by the medians (sdr::pace_of)
   std::string hasher;
   std::string digest;               // comm_r of the last sample (hex)
   bool verified = false;
@@ -49,8 +73,9 @@ struct pc2_bench_result {
 };
 
 // std::invalid_argument for bad options (a size without a tree shape, a window that is
-// not a power of 8 or exceeds the sector, layers not 2 or 11); unavailable_error when the
-// backend has no PC2 path.
+// not a power of 8 or exceeds the sector, layers not 2 or 11, a window or no directory
+// with files); std::runtime_error naming the file for a sealed directory's bad input (as
+// `poreplab pc2`'s, digests included); unavailable_error when the backend has no PC2 path.
 pc2_bench_result run_pc2_bench(const pc2_bench_options& opt);
 
 // ns per Fr product of the device code's 32-bit words as cuda-emu runs them on one host

@@ -78,6 +78,10 @@ void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progre
             << "seal.json: " << r.trust.text()
             << (r.trust.mac_verified ? "" : ", and the replica decoded to comm_d; its new seal.json carries no MAC")
             << "\n";
+  const auto& p = r.trees.pipeline;
+  std::cout << "pipeline: feed " << p.feed_s << " s (" << p.bytes_read << " bytes read and checked), hashing " << p.hash_s
+            << " s, end to end " << p.end_to_end_s << " s, pace set by " << sdr::kPc2Paces.name(sdr::pace_of(p)) << "; "
+            << p.overlapped_reads << " of " << p.chunks << " chunk reads overlapped a hash\n";
 }
 
 // The proof's parameters and the sector's identity from the flags.
@@ -176,7 +180,8 @@ void add_pc2_command(CLI::App& app) {
   auto po = std::make_shared<pc2_options>();
   auto* pc2 = app.add_subcommand(
       "pc2", "PC2 of a sealed directory: tree_c over the layers' columns, tree_r_last over the replica, comm_r (Poseidon), "
-             "written beside the seal and into its seal.json");
+             "written beside the seal and into its seal.json; a reader thread reads and checks the next chunks of the "
+             "layer files while the hasher hashes one (timed by `bench pc2 --source files --from DIR`)");
   pc2->add_option("--sealed", po->sealed, "directory written by poreplab seal")->required();
   pc2->add_option("--backend", po->backend, "backend whose Poseidon runs it")->capture_default_str();
   auto pc2_knobs = std::make_shared<backend_settings>();

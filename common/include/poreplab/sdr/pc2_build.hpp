@@ -8,7 +8,9 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/pc2.hpp"
 
 namespace poreplab::sdr {
@@ -51,18 +53,56 @@ struct pc2_job {
   std::uint64_t chunk_nodes = 0;
   // Called between chunks (an interrupt check may throw from it); may be empty.
   std::function<void(std::uint64_t columns_done, std::uint64_t replica_nodes_done)> progress;
+  // Chunk buffers between the reader thread (reads, canonical check) and the hashing
+  // thread: 2 or more let the next chunks be read while one is hashed; 1 serializes them.
+  std::uint32_t buffers = 3;
+  // What errors call the inputs: layers 1..L at 0..L-1, the replica at L (a file's path);
+  // empty: "layer l" and "replica".
+  std::vector<std::string> input_names;
 };
+
+// How the pipeline's two stages spent a build_pc2 call.
+struct pc2_pipeline_stats {
+  std::uint32_t buffers = 0;
+  std::uint64_t chunk_nodes = 0;       // leaves per chunk
+  std::uint64_t chunks = 0;            // chunks fed (column chunks and replica chunks)
+  std::uint64_t bytes_read = 0;        // layers' and replica's bytes read and checked
+  double feed_s = 0;                   // the reader busy reading and checking
+  double feed_wait_s = 0;              // the reader waiting for a free buffer
+  double hash_s = 0;                   // the hashing thread busy: hashing, tree rows written, progress
+  double hash_wait_s = 0;              // the hashing thread waiting for a chunk
+  double end_to_end_s = 0;             // the whole call
+  // Chunks whose read began before the hashing thread was done with the chunk before
+  // them: 0 when reading and hashing take turns.
+  std::uint64_t overlapped_reads = 0;
+};
+
+// What set a pipelined PC2's pace: the reader (disk, reads and checks), the hashing thread
+// (Poseidon on the host cores or the device's kernels, tree rows written), or neither
+// alone: the whole took over kHostPaceMargin x the busier stage, the time going to what
+// both share (the host's cores, the hand-offs).
+enum class pc2_pace { feed, hashing, host };
+inline constexpr name_table<pc2_pace, 3> kPc2Paces{"pc2 pace",
+                                                   {named<pc2_pace>{pc2_pace::feed, "feed"},
+                                                    named<pc2_pace>{pc2_pace::hashing, "hashing"},
+                                                    named<pc2_pace>{pc2_pace::host, "host"}}};
+inline constexpr double kHostPaceMargin = 1.15;
+pc2_pace pace_of(const pc2_pipeline_stats& s);
 
 struct pc2_result {
   bytes32 comm_c{};
   bytes32 comm_r_last{};
   bytes32 comm_r{};
-  double columns_s = 0;  // hashing columns and tree_c's rows
+  double columns_s = 0;  // the hashing thread on column chunks: columns and tree_c's rows
   double tree_r_s = 0;   // tree_r_last's rows
+  pc2_pipeline_stats pipeline;
 };
 
-// Builds both trees. std::invalid_argument for a bad shape, layer count or chunk size;
-// std::runtime_error naming the layer (or replica) and node of a value >= r.
+// Builds both trees: a reader thread reads and checks the next chunks into job.buffers
+// buffers while this thread hashes one. std::invalid_argument for a bad shape, layer count,
+// chunk size or buffer count; std::runtime_error naming the layer (or replica) and node of
+// a value >= r. An error in either stage (a read, the check, the hasher, job.progress)
+// stops both and is rethrown here once the reader has ended.
 pc2_result build_pc2(const pc2_job& job, pc2_hasher& h);
 
 // The whole computation with every input in memory (labels: one pointer per layer).

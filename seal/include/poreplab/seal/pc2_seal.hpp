@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct pc2_seal_options {
   // PC2 is computed again and its files and /pc2 replaced once all are written.
   existing_output existing = existing_output::refuse;
   std::uint64_t chunk_nodes = 0;  // build_pc2's; 0: it picks
+  std::uint32_t buffers = sdr::pc2_job{}.buffers;  // build_pc2's chunk buffers
   std::ostream* progress = nullptr;
   double progress_interval_s = 10;
 };
@@ -28,6 +30,30 @@ struct pc2_seal_result {
   bool inputs_checked = false;   // the layers and replica read matched seal.json's digests
   manifest_trust trust;          // seal.json's MAC, or the sampled labels and comm_d checked
   nlohmann::json manifest;       // seal.json as written
+};
+
+// A sealed directory's layer files and replica.dat as build_pc2's inputs: each present,
+// regular and of the seal's size before any work (else std::runtime_error naming it), read
+// front to back on the pipeline's reader thread, each file's SHA-256 taken as it is read
+// and its pages dropped (so a second build reads from the disk again). One build per object.
+class sealed_pc2_inputs {
+ public:
+  sealed_pc2_inputs(const std::filesystem::path& dir, const seal_manifest& sm);
+  ~sealed_pc2_inputs();
+  sealed_pc2_inputs(const sealed_pc2_inputs&) = delete;
+  sealed_pc2_inputs& operator=(const sealed_pc2_inputs&) = delete;
+  // Sets job's read_label, read_replica and input_names (the files' paths).
+  void feed(sdr::pc2_job& job);
+  // Once build_pc2 has read everything: std::runtime_error naming the first file whose
+  // digest is not the one `manifest` records; false when it records none.
+  bool check_digests(const std::filesystem::path& manifest);
+  // One node of layer `layer` (1-based; 0: the replica), read apart from the build.
+  void read_node(std::uint32_t layer, std::uint64_t node, std::uint8_t* out) const;
+  const std::filesystem::path& replica_path() const;
+
+ private:
+  struct files;
+  std::unique_ptr<files> in_;
 };
 
 // Checks seal.json's MAC; without one that verifies here, re-labels a sample of every

@@ -1,0 +1,353 @@
+// PC2 as a pipeline (pc2_build.hpp): a reader thread reads and checks the next chunks
+// while the hashing thread hashes one. Bit-exact with the reference and the vectors on
+// cpu and cuda-emu whatever the buffer count; reading overlaps hashing (checked without
+// timing: the hashing thread waits for the next read to begin); an error in either stage
+// stops both, leaves no tree file under its final name and keeps the previous ones; and
+// `pc2` / `bench pc2 --source files` of a sealed directory.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+
+#include "backends/backends.hpp"
+#include "poreplab/hex.hpp"
+#include "poreplab/sdr/pc2.hpp"
+#include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/seal/pc2_seal.hpp"
+#include "poreplab/seal/seal.hpp"
+#include "poreplab/seal/vector_file.hpp"
+#include "support.hpp"
+
+using namespace poreplab;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& d) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
+}
+
+std::map<std::string, std::vector<std::uint8_t>> snapshot(const fs::path& dir) {
+  std::map<std::string, std::vector<std::uint8_t>> m;
+  for (const auto& e : fs::directory_iterator(dir)) m[e.path().filename().string()] = read_bytes(e.path());
+  return m;
+}
+
+std::vector<std::uint8_t> random_nodes(std::mt19937_64& rng, std::uint64_t nodes) {
+  std::vector<std::uint8_t> v(nodes * 32);
+  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
+  for (std::uint64_t i = 0; i < nodes; ++i) v[32 * i + 31] &= 0x3f;  // below 2^254 < r
+  return v;
+}
+
+const seal::sdr_vector& vector_2kib() {
+  static const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
+  return v;
+}
+
+// A sealed directory of the 2KiB vector's inputs (PC1 only).
+fs::path seal_2kib(const test::temp_dir& tmp, sdr::backend& be) {
+  const auto& v = vector_2kib();
+  write_bytes(tmp / "staged", seal::generate_data(v.generator, v.sector_size));
+  seal::seal(seal::seal_inputs_of(v), tmp / "staged", tmp / "out", be);
+  return tmp / "out";
+}
+
+// A job over in-memory inputs (one pointer per layer), tree files into `files`.
+sdr::pc2_job memory_job(const std::vector<const std::uint8_t*>& labels, const std::uint8_t* replica,
+                        std::uint64_t nodes, std::vector<std::vector<std::uint8_t>>& files) {
+  const sdr::tree_shape shape = sdr::tree_shape_for_sector_size(nodes * 32);
+  const std::uint64_t per_tree = nodes / shape.base_count();
+  files.assign(2 * shape.base_count(), {});
+  for (std::uint32_t t = 0; t < shape.base_count(); ++t) {
+    files[t].assign(sdr::tree_nodes(per_tree, 8) * 32, 0xee);
+    files[shape.base_count() + t].assign(sdr::tree_r_last_stored_nodes(per_tree, 8) * 32, 0xee);
+  }
+  sdr::pc2_job job;
+  job.nodes = nodes;
+  job.layers = static_cast<std::uint32_t>(labels.size());
+  job.shape = shape;
+  job.read_label = [labels](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    std::memcpy(o, labels[l - 1] + 32 * first, 32 * count);
+  };
+  job.read_replica = [replica](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    std::memcpy(o, replica + 32 * first, 32 * count);
+  };
+  job.write = [&files](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
+    if (f < files.size() && off + n <= files[f].size()) std::memcpy(files[f].data() + off, p, n);
+  };
+  return job;
+}
+
+// The hasher of `inner`, throwing at its hash_level call after the first `calls`.
+class failing_hasher final : public sdr::pc2_hasher {
+ public:
+  failing_hasher(sdr::pc2_hasher& inner, int calls) : inner_(inner), left_(calls) {}
+  std::string name() const override { return inner_.name(); }
+  void hash_columns(std::span<const std::uint8_t* const> layers, std::uint64_t count, std::uint8_t* out) override {
+    inner_.hash_columns(layers, count, out);
+  }
+  void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) override {
+    if (left_-- == 0) throw std::runtime_error("injected hasher failure");
+    inner_.hash_level(in, count, arity, out);
+  }
+
+ private:
+  sdr::pc2_hasher& inner_;
+  int left_;
+};
+
+}  // namespace
+
+TEST_CASE("pc2 pipeline: every buffer count gives the reference's trees on cpu and cuda-emu", "[pc2]") {
+  std::mt19937_64 rng(65);
+  for (const std::uint32_t layers : {2u, 11u}) {
+    const std::uint64_t nodes = 64;  // a 2KiB sector: one tree of 64 leaves
+    std::vector<std::vector<std::uint8_t>> labels;
+    std::vector<const std::uint8_t*> ptr;
+    for (std::uint32_t l = 0; l < layers; ++l) labels.push_back(random_nodes(rng, nodes));
+    for (const auto& v : labels) ptr.push_back(v.data());
+    const auto replica = random_nodes(rng, nodes);
+    const auto want = sdr::pc2_reference_for_sector(ptr, replica.data(), nodes * 32, true);
+    for (const char* backend : {"cpu", "cuda-emu"}) {
+      auto h = make_backend(backend)->make_pc2_hasher();
+      for (const std::uint32_t buffers : {1u, 2u, 3u, 5u}) {
+        INFO(layers << " layers, " << backend << ", " << buffers << " buffers");
+        std::vector<std::vector<std::uint8_t>> files;
+        auto job = memory_job(ptr, replica.data(), nodes, files);
+        job.chunk_nodes = 8;  // 8 column chunks and 8 replica chunks: the ring turns over
+        job.buffers = buffers;
+        const auto res = sdr::build_pc2(job, *h);
+        CHECK(res.comm_c == want.comm_c);
+        CHECK(res.comm_r_last == want.comm_r_last);
+        CHECK(res.comm_r == want.comm_r);
+        CHECK(files[0] == want.tree_c_files[0]);
+        CHECK(files[1] == want.tree_r_last_files[0]);
+        CHECK(res.pipeline.chunks == 16);
+        CHECK(res.pipeline.bytes_read == nodes * 32 * (layers + 1));
+        CHECK(res.pipeline.buffers == buffers);
+      }
+    }
+  }
+}
+
+TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not with one buffer", "[pc2]") {
+  std::mt19937_64 rng(66);
+  const std::uint64_t nodes = 64;
+  std::vector<std::vector<std::uint8_t>> labels{random_nodes(rng, nodes), random_nodes(rng, nodes)};
+  const std::vector<const std::uint8_t*> ptr{labels[0].data(), labels[1].data()};
+  const auto replica = random_nodes(rng, nodes);
+  auto h = make_backend("cpu")->make_pc2_hasher();
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::uint32_t buffers : {2u, 3u}) {
+    INFO(buffers << " buffers");
+    auto job = memory_job(ptr, replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = buffers;
+    // A slow hasher, without clocks: before it is done with chunk k (progress runs on the
+    // hashing thread at its end) it waits for chunk k + 1's read to begin on the reader.
+    // Reading and hashing taking turns would never let it begin: the wait gives up after
+    // seconds and the count below stays 0.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint64_t reads_begun = 0, hashed = 0, gave_up = 0;
+    const auto begun = [&] {
+      {
+        std::lock_guard lock(mu);
+        ++reads_begun;
+      }
+      cv.notify_all();
+    };
+    const auto read_label = job.read_label;
+    job.read_label = [&, read_label](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+      if (l == 1) begun();
+      read_label(l, first, count, o);
+    };
+    const auto read_replica = job.read_replica;
+    job.read_replica = [&, read_replica](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+      begun();
+      read_replica(first, count, o);
+    };
+    job.progress = [&](std::uint64_t, std::uint64_t) {
+      std::unique_lock lock(mu);
+      ++hashed;
+      if (hashed < 16 && gave_up == 0 &&
+          !cv.wait_for(lock, std::chrono::seconds(3), [&] { return reads_begun > hashed; }))
+        ++gave_up;
+    };
+    const auto res = sdr::build_pc2(job, *h);
+    CHECK(gave_up == 0);
+    CHECK(res.pipeline.overlapped_reads == 15);  // every chunk but the first
+  }
+  // One buffer: the reader waits for the hasher to give it back, so no read overlaps.
+  auto job = memory_job(ptr, replica.data(), nodes, files);
+  job.chunk_nodes = 8;
+  job.buffers = 1;
+  CHECK(sdr::build_pc2(job, *h).pipeline.overlapped_reads == 0);
+}
+
+TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[pc2][reliability]") {
+  std::mt19937_64 rng(67);
+  const std::uint64_t nodes = 64;
+  std::vector<std::vector<std::uint8_t>> labels{random_nodes(rng, nodes), random_nodes(rng, nodes)};
+  const std::vector<const std::uint8_t*> ptr{labels[0].data(), labels[1].data()};
+  const auto replica = random_nodes(rng, nodes);
+  auto h = make_backend("cpu")->make_pc2_hasher();
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::uint32_t buffers : {1u, 2u, 3u}) {
+    INFO(buffers << " buffers");
+    // A read failing at chunk 3: no chunk after it is hashed, no read after it is made.
+    auto job = memory_job(ptr, replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = buffers;
+    std::uint64_t reads = 0, hashed = 0;
+    const auto read_label = job.read_label;
+    job.read_label = [&, read_label](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+      if (first == 24) throw std::runtime_error("injected read failure at node 24");
+      ++reads;
+      read_label(l, first, count, o);
+    };
+    job.progress = [&](std::uint64_t, std::uint64_t) { ++hashed; };
+    CHECK_THROWS_WITH(sdr::build_pc2(job, *h), "injected read failure at node 24");
+    CHECK(reads == 3 * 2);
+    CHECK(hashed <= 3);
+    // The hasher failing at chunk 3 (one level a chunk): the reader, however far ahead, stops.
+    job = memory_job(ptr, replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = buffers;
+    failing_hasher bad(*h, 3);
+    CHECK_THROWS_WITH(sdr::build_pc2(job, bad), "injected hasher failure");
+    // A value >= r names its input and node.
+    auto damaged = labels[1];
+    std::fill_n(damaged.begin() + 32 * 37, 32, 0xff);
+    job = memory_job({labels[0].data(), damaged.data()}, replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = buffers;
+    job.input_names = {"/l1", "/l2", "/replica"};
+    CHECK_THROWS_WITH(sdr::build_pc2(job, *h),
+                      "pc2: /l2: layer 2 label of node 37 is not a canonical field element (>= r)");
+  }
+}
+
+TEST_CASE("pc2 of a sealed directory through the pipeline: the vector's commitments on cpu and cuda-emu",
+          "[pc2][seal]") {
+  const auto& v = vector_2kib();
+  for (const char* backend : {"cpu", "cuda-emu"}) {
+    INFO(backend);
+    test::temp_dir tmp("pc2-pipe");
+    auto be = make_backend(backend);
+    const fs::path dir = seal_2kib(tmp, *be);
+    auto h = be->make_pc2_hasher();
+    for (const std::uint32_t buffers : {1u, 3u}) {
+      seal::pc2_seal_options opt;
+      opt.existing = seal::existing_output::replace;
+      opt.chunk_nodes = 8;
+      opt.buffers = buffers;
+      const auto r = seal::pc2_sealed(dir, *h, be->name(), opt);
+      CHECK(to_hex(r.trees.comm_c) == v.json.at("comm_c").get<std::string>());
+      CHECK(to_hex(r.trees.comm_r_last) == v.json.at("comm_r_last").get<std::string>());
+      CHECK(to_hex(r.trees.comm_r) == v.json.at("comm_r").get<std::string>());
+      CHECK(r.inputs_checked);
+      CHECK(r.trees.pipeline.chunks == 16);
+    }
+  }
+}
+
+TEST_CASE("pc2 stopped by a bad chunk mid-way keeps the previous trees and names the file and node",
+          "[pc2][seal][reliability]") {
+  test::temp_dir tmp("pc2-pipe");
+  auto be = make_backend("cpu");
+  const fs::path dir = seal_2kib(tmp, *be);
+  auto h = be->make_pc2_hasher();
+  seal::pc2_sealed(dir, *h, be->name());
+  const auto before = snapshot(dir);
+  // Node 37 of layer 2 not a field element: chunk 4 of 8, read after chunks were hashed.
+  const fs::path layer2 = dir / seal::layer_file_name(2);
+  auto b = read_bytes(layer2);
+  std::fill_n(b.begin() + 32 * 37, 32, 0xff);
+  write_bytes(layer2, b);
+  auto damaged = before;
+  damaged[layer2.filename().string()] = b;
+  seal::pc2_seal_options opt;
+  opt.existing = seal::existing_output::replace;
+  opt.chunk_nodes = 8;
+  CHECK_THROWS_WITH(seal::pc2_sealed(dir, *h, be->name(), opt),
+                    "pc2: " + layer2.string() + ": layer 2 label of node 37 is not a canonical field element (>= r)");
+  CHECK(snapshot(dir) == damaged);  // the trees and seal.json as they were, no staging file left
+  // The CLI: one line, exit 1.
+  const auto run = test::run_poreplab("pc2 --sealed " + test::shell_quote(dir.string()) + " --force", tmp);
+  CHECK(run.status == 1);
+  CHECK(run.err == "poreplab: error: pc2: " + layer2.string() +
+                       ": layer 2 label of node 37 is not a canonical field element (>= r)\n");
+  CHECK(snapshot(dir) == damaged);
+}
+
+TEST_CASE("bench pc2 --source files times PC2 of a sealed directory; --source memory is labeled synthetic",
+          "[pc2][seal]") {
+  const auto& v = vector_2kib();
+  test::temp_dir tmp("pc2-pipe");
+  auto be = make_backend("cpu");
+  const fs::path dir = seal_2kib(tmp, *be);
+  const auto before = snapshot(dir);
+  auto run = test::run_poreplab(
+      "bench pc2 --source files --from " + test::shell_quote(dir.string()) + " --samples 2 --json", tmp);
+  REQUIRE(run.status == 0);
+  auto j = nlohmann::json::parse(run.out);
+  CHECK(j.at("source") == "files");
+  CHECK(j.at("comm_r") == v.json.at("comm_r"));
+  CHECK(j.at("verified") == true);
+  CHECK(j.at("sector_size") == 2048);
+  CHECK(j.at("bytes_read") == 2048 * 3);
+  CHECK(j.at("feed_s").get<double>() > 0);
+  CHECK(j.at("hash_s").get<double>() > 0);
+  CHECK(j.at("end_to_end_s").get<double>() >= j.at("hash_s").get<double>());
+  CHECK(sdr::kPc2Paces.has(j.at("pace").get<std::string>()));
+  CHECK(snapshot(dir) == before);  // only read
+  run = test::run_poreplab("bench pc2 --sector-size 2KiB --samples 1 --json", tmp);
+  REQUIRE(run.status == 0);
+  CHECK(nlohmann::json::parse(run.out).at("source") == "memory");
+  run = test::run_poreplab("bench pc2 --sector-size 2KiB --samples 1", tmp);
+  CHECK_THAT(run.out, Catch::Contains("memory: generated labels, no disk (synthetic)"));
+
+  // Bad input: one line naming the file, exit 1.
+  const auto refused = [&](const std::string& args, const std::string& says) {
+    const auto r = test::run_poreplab("bench pc2 " + args, tmp);
+    INFO(args << "\n" << r.err);
+    CHECK(r.status == 1);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains(says));
+  };
+  const std::string from = "--source files --from " + test::shell_quote(dir.string()) + " --samples 1";
+  const fs::path layer1 = dir / seal::layer_file_name(1);
+  const auto layer1_bytes = read_bytes(layer1);
+  fs::remove(layer1);
+  refused(from, layer1.string());
+  write_bytes(layer1, std::vector<std::uint8_t>(layer1_bytes.begin(), layer1_bytes.begin() + 1000));
+  refused(from, layer1.string() + ": size 1000 bytes");
+  write_bytes(layer1, layer1_bytes);
+  const fs::path replica = dir / seal::kReplicaFile;
+  auto rb = read_bytes(replica);
+  const auto replica_bytes = rb;
+  rb[32 * 3] ^= 1;  // still a field element: only seal.json's digest tells
+  write_bytes(replica, rb);
+  refused(from, replica.string() + ": SHA-256");
+  std::fill_n(rb.begin() + 32 * 9, 32, 0xff);
+  write_bytes(replica, rb);
+  refused(from, replica.string() + ": replica node 9 is not a canonical field element");
+  write_bytes(replica, replica_bytes);
+  refused("--source files --samples 1", "--from DIR");
+  refused("--source memory --from " + test::shell_quote(dir.string()), "--from: only with --source files");
+  refused("--source disk", "unknown pc2 source 'disk' (valid: memory, files)");
+}
