@@ -68,13 +68,6 @@ std::string read_bounded(int fd, const fs::path& p, std::uint64_t max_bytes) {
   }
 }
 
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: the rename itself is atomic
-  ::fsync(fd);
-  ::close(fd);
-}
-
 template <class Buffer>
 Buffer read_all(const fs::path& p) {
   std::uint64_t size = 0;
@@ -105,6 +98,13 @@ std::uint64_t fd_available(int fd) {
 }
 
 }  // namespace
+
+void sync_directory(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the rename itself is atomic
+  ::fsync(fd);
+  ::close(fd);
+}
 
 std::uint64_t regular_file_size(const fs::path& path) {
   std::uint64_t size = 0;
@@ -201,7 +201,7 @@ void write_file_atomic(const fs::path& path, std::string_view content, const fs:
     ::unlink(tmp.c_str());
     throw;
   }
-  fsync_dir(path.parent_path());
+  sync_directory(path.parent_path());
 }
 
 unique_fd open_own_file(const fs::path& path, int flags) {

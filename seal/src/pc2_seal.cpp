@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 
@@ -15,6 +16,7 @@
 #include "poreplab/interrupt.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/writer_lock.hpp"
 
 namespace poreplab::seal {
 
@@ -171,6 +173,13 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
                            const pc2_seal_options& opt) {
   const auto t0 = clock_type::now();
   const fs::path manifest_path = dir / kSealManifest;
+  // Held until seal.json is renamed, before seal.json is read: a seal --force or a second
+  // PC2 here would replace the files this one reads or writes. A directory that is not
+  // there is named by the read below.
+  std::optional<writer_lock> lock;
+  if (std::error_code ec; fs::is_directory(dir, ec))
+    lock.emplace(dir / kLockFile, [&](const std::string& pid) { return being_written(dir, pid); },
+                 writer_lock::file_after::removed);
   const seal_manifest sm = read_seal_manifest(manifest_path);
   nlohmann::json manifest = sm.document;
   const tree_shape shape = pc2_shape_of(manifest_path, sm, opt.existing);

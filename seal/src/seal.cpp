@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "poreplab/checked.hpp"
+#include "poreplab/crash_point.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/hmac_sha256.hpp"
@@ -30,6 +31,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/sampled_check.hpp"
 #include "poreplab/sdr/tree_d.hpp"
+#include "poreplab/writer_lock.hpp"
 
 namespace poreplab::seal {
 
@@ -87,22 +89,42 @@ bool is_seal_file(std::string name) {
   return std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// What an output directory holds: nothing, a previous seal or other files (refused
-// unless `existing` allows replacing), or an unfinished seal (its state file, no
-// seal.json), which the caller checks.
-enum class dir_holds { nothing_in_the_way, unfinished_seal };
+// The names in an output directory, but its lock file.
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != kLockFile) names.push_back(e.path().filename().string());
+  if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
+  return names;
+}
 
-dir_holds check_output_dir(const fs::path& dir, existing_output existing) {
+// What a seal killed before its first state file leaves: tree_d's staging file and the
+// state file's. Nothing records them, and the next seal writes both again.
+bool is_first_staging_file(const std::string& name) {
+  return name == std::string(kTreeDFile) + ".tmp" || name == std::string(kSealState) + ".tmp";
+}
+
+// What an output directory holds: nothing in the way, an unfinished seal (its state file,
+// no seal.json), a state file beside a seal.json (the caller checks whether the state was
+// committing), or a previous seal or other files (refused unless `existing` replaces them).
+enum class dir_holds { nothing_in_the_way, unfinished_seal, state_and_manifest, other_files };
+
+dir_holds check_output_dir(const fs::path& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return dir_holds::nothing_in_the_way;
   if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir.string() + ": exists and is not a directory");
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
+  const std::vector<std::string> names = names_in(dir);
   const auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
-  // A complete seal is a result: never resumed over, replaced only when asked.
-  if (has(kSealState) && !has(kSealManifest)) return dir_holds::unfinished_seal;
-  if (names.empty() || existing == existing_output::replace) return dir_holds::nothing_in_the_way;
+  if (has(kSealState)) return has(kSealManifest) ? dir_holds::state_and_manifest : dir_holds::unfinished_seal;
+  if (std::all_of(names.begin(), names.end(), is_first_staging_file)) return dir_holds::nothing_in_the_way;
+  return dir_holds::other_files;
+}
+
+// A complete seal is a result: never resumed over, replaced only when asked.
+void refuse_unless_replacing(const fs::path& dir, existing_output existing) {
+  if (existing == existing_output::replace) return;
+  std::vector<std::string> names = names_in(dir);
   std::sort(names.begin(), names.end());
   std::string shown;
   for (std::size_t i = 0; i < names.size() && i < 3; ++i) shown += (i ? ", " : "") + names[i];
@@ -119,11 +141,12 @@ dir_holds check_output_dir(const fs::path& dir, existing_output existing) {
 // that fails leaves nothing. With `replace`, the commit also removes
 // the files of a previous seal that the new one does not have (layers beyond its count,
 // leftover .tmp files); the old seal.json goes first and the new one comes last, so the
-// directory never looks like a complete seal that mixes the two.
+// directory never looks like a complete seal that mixes the two. The seal's lock on the
+// directory is released once it is left as it stays.
 class staged_files {
  public:
-  staged_files(fs::path dir, bool created_dir, bool replace)
-      : dir_(std::move(dir)), created_dir_(created_dir), replace_(replace) {}
+  staged_files(fs::path dir, bool created_dir, bool replace, writer_lock& lock)
+      : dir_(std::move(dir)), created_dir_(created_dir), replace_(replace), lock_(lock) {}
   ~staged_files() {
     if (committed_) return;
     const std::vector<std::string>& keep = interrupt_signal() != 0 ? recorded_ : checked_;
@@ -133,6 +156,7 @@ class staged_files {
     fs::remove(dir_ / (std::string(kSealState) + ".tmp"), ec);
     if (!keep.empty()) return;
     fs::remove(dir_ / kSealState, ec);
+    lock_.release();
     if (created_dir_) fs::remove(dir_, ec);  // only if empty
   }
   // The files seal-state.json records (kept on an interrupt), and those an earlier run
@@ -151,15 +175,20 @@ class staged_files {
       require_not_directory(tmp(n), "the seal's staging file");
     }
   }
+  // The state file, which says the seal is committing, goes last: a kill at any point
+  // before leaves it for the same command to finish the commit.
   void commit() {
     if (replace_) fs::remove(dir_ / kSealManifest);
     for (const auto& f : files_)
-      if (f != kSealManifest) rename_into_place(tmp(f), dir_ / f);
+      if (f != kSealManifest) {
+        rename_into_place(tmp(f), dir_ / f);
+        reach(crash_point::file_renamed);
+      }
     if (replace_) {
       std::vector<fs::path> stale;
       for (const auto& e : fs::directory_iterator(dir_)) {
         const std::string name = e.path().filename().string();
-        if (name != kSealManifest + std::string(".tmp") && is_seal_file(name) &&
+        if (name != kSealManifest + std::string(".tmp") && name != kSealState && is_seal_file(name) &&
             std::find(files_.begin(), files_.end(), name) == files_.end())
           stale.push_back(e.path());
       }
@@ -167,9 +196,12 @@ class staged_files {
     }
     for (const auto& f : files_)
       if (f == kSealManifest) rename_into_place(tmp(f), dir_ / f);
+    sync_directory(dir_);
+    reach(crash_point::manifest_renamed);
     committed_ = true;
     std::error_code ec;
     fs::remove(dir_ / kSealState, ec);
+    lock_.release();
   }
 
  private:
@@ -177,6 +209,7 @@ class staged_files {
   fs::path dir_;
   bool created_dir_;
   bool replace_;
+  writer_lock& lock_;
   std::vector<std::string> files_;
   std::vector<std::string> recorded_, checked_;
   bool committed_ = false;
@@ -298,11 +331,13 @@ seal_state read_seal_state(const fs::path& file, std::uint32_t max_layers) {
 
 // What a state file's MAC covers: every field but the MAC, as one canonical JSON text.
 nlohmann::json state_fields(const seal_state& st) {
-  return {{"format", "poreplab-seal-state/1"},
-          {"inputs", st.identity},
-          {"tree_d_sha256", st.tree_d_sha256},
-          {"comm_d", to_hex(st.comm_d)},
-          {"layers", st.layers}};
+  nlohmann::json j = {{"format", "poreplab-seal-state/1"},
+                      {"inputs", st.identity},
+                      {"tree_d_sha256", st.tree_d_sha256},
+                      {"comm_d", to_hex(st.comm_d)},
+                      {"layers", st.layers}};
+  if (st.committing) j["committing"] = true;
+  return j;
 }
 
 std::string state_mac(const seal_state& st, const machine_key& key) { return json_mac(state_fields(st), key); }
@@ -312,7 +347,22 @@ std::string state_mac(const seal_state& st, const machine_key& key) { return jso
 void write_seal_state(const fs::path& dir, const seal_state& st, const std::optional<machine_key>& key) {
   nlohmann::json j = state_fields(st);
   if (key) j["mac"] = state_mac(st, *key);
-  write_file_atomic(dir / kSealState, j.dump(2) + "\n", dir / (std::string(kSealState) + ".tmp"));
+  const std::string text = j.dump(2) + "\n";
+  const fs::path file = dir / kSealState, staging = dir / (std::string(kSealState) + ".tmp");
+  require_not_directory(file, "this file");
+  write_staging_file(staging, text.data(), text.size());
+  reach(crash_point::state_staged);
+  rename_into_place(staging, file);
+  sync_directory(dir);
+  reach(crash_point::state_written);
+}
+
+// Whether a state file carries the MAC of its fields under this machine's key (true where
+// no key can be had: the files it records are then checked by their digests only).
+bool mac_verifies(const seal_state& st) {
+  std::string why;
+  const std::optional<machine_key> key = load_machine_key(why);
+  return !key || (!st.mac.empty() && st.mac == state_mac(st, *key));
 }
 
 // The first input that differs, named for the error.
@@ -434,17 +484,26 @@ class seal_monitor {
 // into the state file, then a recorded signal stops the seal.
 class recording_store final : public layer_store {
  public:
-  recording_store(mmap_layer_store& inner, std::function<void(std::uint32_t)> on_done)
-      : inner_(inner), on_done_(std::move(on_done)) {}
-  std::uint8_t* layer(std::uint32_t l) override { return inner_.layer(l); }
+  recording_store(mmap_layer_store& inner, std::uint32_t first_new_layer, std::function<void(std::uint32_t)> on_done)
+      : inner_(inner), created_up_to_(first_new_layer - 1), on_done_(std::move(on_done)) {}
+  std::uint8_t* layer(std::uint32_t l) override {
+    std::uint8_t* p = inner_.layer(l);
+    if (l > created_up_to_) {  // its staging file was created just now
+      created_up_to_ = l;
+      reach(crash_point::layer_created);
+    }
+    return p;
+  }
   void layer_done(std::uint32_t l) override {
     inner_.layer_done(l);
+    reach(crash_point::layer_labeled);
     on_done_(l);
     throw_if_interrupted();
   }
 
  private:
   mmap_layer_store& inner_;
+  std::uint32_t created_up_to_;
   std::function<void(std::uint32_t)> on_done_;
 };
 
@@ -621,15 +680,30 @@ std::string read_data(const seal_plan& p, const fs::path& data_file, std::vector
 }
 
 // An unfinished seal of the same inputs is continued; of other inputs, refused (or, with
-// replace, discarded).
+// replace, discarded). A seal.json beside a committing state of the same inputs is that
+// seal's own, renamed into place just before it was killed: it is taken back and the
+// commit done again. Beside any other state, seal.json is a complete seal.
 std::optional<seal_state> unfinished_seal(const fs::path& out_dir, const seal_options& opt, std::uint32_t layers,
                                           const nlohmann::json& identity) {
   std::optional<seal_state> previous;
-  if (check_output_dir(out_dir, opt.existing) != dir_holds::unfinished_seal) return previous;
+  const dir_holds holds = check_output_dir(out_dir);
+  if (holds == dir_holds::nothing_in_the_way) return previous;
+  if (holds == dir_holds::other_files) {
+    refuse_unless_replacing(out_dir, opt.existing);
+    return previous;
+  }
   try {
     previous = read_seal_state(out_dir / kSealState, layers);
   } catch (const std::runtime_error&) {
-    if (opt.existing != existing_output::replace) throw;
+    if (opt.existing != existing_output::replace && holds == dir_holds::unfinished_seal) throw;
+  }
+  if (holds == dir_holds::state_and_manifest) {
+    if (!previous || !previous->committing || !first_difference(previous->identity, identity).empty() ||
+        !mac_verifies(*previous)) {
+      refuse_unless_replacing(out_dir, opt.existing);
+      return std::nullopt;
+    }
+    fs::remove(out_dir / kSealManifest);
   }
   if (previous) {
     if (const auto diff = first_difference(previous->identity, identity); !diff.empty()) {
@@ -686,10 +760,21 @@ void trust_previous(std::optional<seal_state>& previous, const std::optional<mac
   }
 }
 
+// A file an earlier run recorded and its commit, cut short, renamed already: put back
+// under its staging name while it still holds the recorded bytes, where the resume looks.
+void take_back_renamed(const fs::path& staging, std::uint64_t bytes, const std::string& sha256) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(staging, ec))) return;
+  fs::path final_name = staging;
+  final_name.replace_extension();  // without ".tmp"
+  if (kept_file_matches(final_name, bytes, sha256)) rename_into_place(final_name, staging);
+}
+
 // tree_d: kept when its file still has the recorded digest and root, else built.
 void make_tree_d(const seal_plan& p, const fs::path& data_file, const std::vector<std::uint8_t>& data,
                  const fs::path& tree_tmp, const std::optional<seal_state>& previous, backend& be, seal_state& state,
                  seal_result& res, const seal_notes& note) {
+  if (previous) take_back_renamed(tree_tmp, tree_d_bytes(p.nodes), previous->tree_d_sha256);
   if (previous && fs::exists(tree_tmp)) {
     if (kept_file_matches(tree_tmp, tree_d_bytes(p.nodes), previous->tree_d_sha256)) {
       unique_fd fd = open_regular_for_reading(tree_tmp, false);
@@ -715,6 +800,7 @@ void make_tree_d(const seal_plan& p, const fs::path& data_file, const std::vecto
       res.comm_d = write_tree_d_streamed(data_file, p.nodes, p.chunk_nodes, tree_tmp, be.tree_d_rows());
       state.tree_d_sha256 = file_sha256_hex(tree_tmp);
     }
+    reach(crash_point::tree_d_written);
   }
   state.comm_d = res.comm_d;
 }
@@ -727,6 +813,7 @@ void reuse_layers(const seal_plan& p, const graph::graph_params& g, const std::v
   std::uint64_t sampled = 0;
   for (std::uint32_t l = 1; l <= previous.layers.size(); ++l) {
     const fs::path& f = layer_files[l - 1];
+    take_back_renamed(f, p.size, previous.layers[l - 1]);
     bool good = kept_file_matches(f, p.size, previous.layers[l - 1]);
     std::string why = "does not match " + std::string(kSealState);
     if (good) {
@@ -778,7 +865,7 @@ std::string label_layers(const seal_inputs& in, const seal_plan& p, const graph:
   seal_monitor mon(opt.progress, opt.progress_interval_s, progress, in.layers, p.nodes, p.bounded ? &store : nullptr);
   note.monitor = &mon;
   auto t0 = std::chrono::steady_clock::now();
-  recording_store recorded(store, [&](std::uint32_t l) {
+  recording_store recorded(store, first, [&](std::uint32_t l) {
     const auto t1 = std::chrono::steady_clock::now();
     state.layers.push_back(file_sha256_hex(layer_files[l - 1]));
     write_seal_state(out_dir, state, key);
@@ -820,9 +907,29 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   std::vector<std::uint8_t> data;  // in memory only
   const nlohmann::json identity = identity_of(in, p.nodes, p.size, read_data(p, data_file, data));
 
-  std::optional<seal_state> previous = unfinished_seal(out_dir, opt, in.layers, identity);
-  staged_files staged(out_dir, ensure_writable_dir(out_dir), opt.existing == existing_output::replace);
-  check_outputs(staged, out_dir, p, in.layers, previous.has_value());
+  if (std::error_code ec; fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+    throw std::runtime_error(out_dir.string() + ": exists and is not a directory");
+  const bool created_dir = ensure_writable_dir(out_dir);
+  // Held until the last rename: a second seal, PC2 or unseal here would remove or rename
+  // this one's staging files and mix the two.
+  writer_lock lock(out_dir / kLockFile, [&](const std::string& pid) { return being_written(out_dir, pid); },
+                   writer_lock::file_after::removed);
+  std::optional<seal_state> previous;
+  try {
+    previous = unfinished_seal(out_dir, opt, in.layers, identity);
+  } catch (...) {
+    lock.refused();  // the directory as it was found
+    throw;
+  }
+  staged_files staged(out_dir, created_dir, opt.existing == existing_output::replace, lock);
+  // Until they are checked, what the earlier run recorded is kept on any failure.
+  if (previous) staged.set_checked(resumable_files(previous->layers.size()));
+  try {
+    check_outputs(staged, out_dir, p, in.layers, previous.has_value());
+  } catch (...) {
+    lock.refused();
+    throw;
+  }
 
   seal_notes note{opt.progress, nullptr};
   std::string key_why;
@@ -854,6 +961,7 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   files[kReplicaFile] = {{"bytes", p.size},
                          {"sha256", write_replica(p, in.layers, out_dir, data_file, data, layer_files[in.layers - 1],
                                                   staged.add(kReplicaFile))}};
+  reach(crash_point::replica_written);
 
   nlohmann::json inputs = identity;
   inputs["proof"] = in.proof_name;
@@ -869,7 +977,10 @@ seal_result seal_files(const seal_inputs& in, const fs::path& data_file, const f
   sign_seal_manifest(res.manifest, true);
   const std::string text = res.manifest.dump(2) + "\n";
   write_file(staged.add(kSealManifest), reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  reach(crash_point::manifest_written);
   throw_if_interrupted();
+  state.committing = true;
+  write_seal_state(out_dir, state, key);
   staged.commit();
   return res;
 }
@@ -892,6 +1003,10 @@ seal_state parse_seal_state(std::string_view text, const fs::path& file, std::ui
     f.fail("/layers", std::to_string(layers.size()) + " finished layers, more than the " + std::to_string(max_layers) +
                           " of this seal");
   for (std::size_t i = 0; i < layers.size(); ++i) st.layers.push_back(hex_digest_field(f, layers[i], "/layers/" + std::to_string(i)));
+  if (j.is_object() && j.contains("committing")) {
+    if (!j.at("committing").is_boolean()) f.fail("/committing", "expected true or false, got " + j.at("committing").dump());
+    st.committing = j.at("committing").get<bool>();
+  }
   if (j.is_object() && j.contains("mac")) st.mac = hex_digest_field(f, j.at("mac"), "/mac");
   return st;
 }
@@ -1076,6 +1191,12 @@ void check_recorded_digest(const seal_manifest& sm, const fs::path& manifest_pat
 
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
                      const fs::path& parent_cache_dir, existing_output existing) {
+  // One unseal into a file at a time, held until its rename; before anything is checked.
+  // A directory that is not there is named when the file is created.
+  std::optional<writer_lock> lock;
+  if (std::error_code ec; fs::is_directory(out_file.parent_path().empty() ? "." : out_file.parent_path(), ec))
+    lock.emplace(out_file.string() + kLockFile, [&](const std::string& pid) { return being_written(out_file, pid); },
+                 writer_lock::file_after::removed);
   // Before any work: an existing file is never silently replaced.
   if (std::error_code ec; fs::exists(fs::symlink_status(out_file, ec))) {
     if (fs::is_directory(out_file, ec)) throw std::runtime_error(out_file.string() + ": is a directory");

@@ -116,6 +116,9 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 // through or waited on; it must be a regular file. Throws naming the path.
 unique_fd open_own_file(const std::filesystem::path& path, int flags);
 
+// fsync of a directory, after a rename in it (best effort: the rename itself is atomic).
+void sync_directory(const std::filesystem::path& dir);
+
 // rename(from, to); a `to` that is a directory is named as such.
 void rename_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
 

@@ -1,7 +1,6 @@
 #include "records/records.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,49 +82,6 @@ sample_stats compute_stats(std::vector<double> samples) {
 json stats_json(const sample_stats& s) {
   return {{"n", s.n},           {"min", s.min},   {"median", s.median}, {"max", s.max},
           {"spread", s.spread}, {"ci95", {s.ci_lo, s.ci_hi}}};
-}
-
-dir_lock::dir_lock(const fs::path& dir) : file_(dir / ".lock") {
-  const fs::path& file = file_;
-  // Made here (O_EXCL: the proof refused() needs before it removes it), or the one already
-  // there, truncated below: never through a link planted at its name, never a FIFO that blocks.
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  created_ = fd_ >= 0;
-  if (!created_) fd_ = open_own_file(file, O_RDWR | O_CREAT).release();
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int e = errno;
-    char buf[32] = {};
-    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
-    ::close(fd_);
-    fd_ = -1;
-    if (e != EWOULDBLOCK) {
-      errno = e;
-      fail_errno("cannot lock", file);
-    }
-    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-    throw std::runtime_error("results directory " + dir.string() + " is in use by another run (pid " +
-                             (pid.empty() ? std::string("unknown") : pid) + ")");
-  }
-  // Without the pid the lock still holds; only a second run's message loses it.
-  const std::string me = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) == 0) {
-    const ssize_t written = ::pwrite(fd_, me.data(), me.size(), 0);
-    (void)written;
-  }
-}
-
-void dir_lock::refused() {
-  struct stat mine {}, there {};
-  // Only while the name still holds the file this lock created.
-  if (created_ && fd_ >= 0 && ::fstat(fd_, &mine) == 0 && ::lstat(file_.c_str(), &there) == 0 &&
-      mine.st_dev == there.st_dev && mine.st_ino == there.st_ino)
-    ::unlink(file_.c_str());
-  created_ = false;
-}
-
-dir_lock::~dir_lock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 namespace {

@@ -85,27 +85,6 @@ class records_writer {
   int fd_ = -1;
 };
 
-// An exclusive lock on <dir>/.lock (flock) held while alive, with this process's pid
-// in the file: two runs (or a run and a merge) into one directory would both append
-// every point. Throws std::runtime_error "results directory X is in use by another run
-// (pid N)" when another process holds it. The lock goes with the process, however it
-// ends; the file stays, unless the run is refused before it writes (refused()).
-class dir_lock {
- public:
-  explicit dir_lock(const std::filesystem::path& dir);
-  ~dir_lock();
-  dir_lock(const dir_lock&) = delete;
-  dir_lock& operator=(const dir_lock&) = delete;
-  // The run is refused before its first write: the lock file goes if this lock made it,
-  // so the directory is left as it was found.
-  void refused();
-
- private:
-  std::filesystem::path file_;
-  bool created_ = false;
-  int fd_ = -1;
-};
-
 // The result set of a run or a merge. `expected` is the ordered list of points the run
 // was asked for ({"index","experiment","kind","axes","description"}); point records are
 // matched to it by key, the last record of a key winning.

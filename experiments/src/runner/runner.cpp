@@ -27,6 +27,7 @@
 #include "backends/backends.hpp"
 #include "poreplab/require_cuda.hpp"
 #include "poreplab/unavailable.hpp"
+#include "poreplab/writer_lock.hpp"
 #include "records/environment.hpp"
 #include "poreplab/interrupt.hpp"
 #include "records/records.hpp"
@@ -42,6 +43,13 @@ namespace key = records::key;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
+
+// A second run, resume or merge into a directory a run holds: its records would be appended twice.
+std::function<std::string(const std::string&)> run_busy(const fs::path& dir) {
+  return [dir](const std::string& pid) {
+    return "results directory " + dir.string() + " is in use by another run (pid " + (pid.empty() ? "unknown" : pid) + ")";
+  };
+}
 
 volatile std::sig_atomic_t g_signal = 0;
 
@@ -414,7 +422,7 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
-  records::dir_lock held(dir);  // one run at a time in a directory
+  writer_lock held(dir / kLockFile, run_busy(dir));  // one run at a time in a directory
   const records::records_log log = [&] {
     try {
       return records_to_resume(c, opt, dir, records_file);
@@ -553,7 +561,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
-  records::dir_lock held(out_dir);
+  writer_lock held(out_dir / kLockFile, run_busy(out_dir));
   if (fs::exists(out_dir / "records.jsonl")) {
     held.refused();
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");

@@ -106,6 +106,9 @@ struct seal_state {
   std::string tree_d_sha256;
   sdr::bytes32 comm_d{};
   std::vector<std::string> layers;  // sha256 of layers 1..k, finished in that order
+  // Every file is staged and the commit's renames have begun: files recorded here may be
+  // under their final names, and a seal.json beside this state is this seal's.
+  bool committing = false;
   std::string mac;  // HMAC-SHA256 of the other fields under the machine key (machine_key.hpp); "" if none
 };
 
