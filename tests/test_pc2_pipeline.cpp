@@ -294,7 +294,7 @@ TEST_CASE("pc2 stopped by a bad chunk mid-way keeps the previous trees and names
   CHECK(snapshot(dir) == damaged);
 }
 
-TEST_CASE("bench pc2 --source files times PC2 of a sealed directory; --source memory is labeled synthetic",
+TEST_CASE("bench pc2 --source files times PC2 of a sealed directory, and --source memory is labeled synthetic",
           "[pc2][seal]") {
   const auto& v = vector_2kib();
   test::temp_dir tmp("pc2-pipe");

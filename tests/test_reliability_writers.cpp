@@ -141,7 +141,7 @@ std::string holder(pid_t pid) { return "is being written by process " + std::to_
 
 // ---- one writer per output ----
 
-TEST_CASE("seal: a second seal into a directory a seal holds is refused and touches nothing; the first finishes",
+TEST_CASE("seal: a second seal into a directory a seal holds is refused and touches nothing, and the first finishes",
           "[reliability][seal][writers]") {
   // The sweep's "resume that did not resume": the same command run again while the first
   // was still writing resumed from its state, created layer 2 anew and renamed it into
@@ -171,7 +171,7 @@ TEST_CASE("seal: a second seal into a directory a seal holds is refused and touc
   check_same_seal(dir / "out", dir / "whole");
 }
 
-TEST_CASE("seal --force: a second seal --force is refused; the previous seal and its PC2 stay until the first commits",
+TEST_CASE("seal --force: a second seal --force is refused, and the previous seal and its PC2 stay until the first commits",
           "[reliability][seal][writers]") {
   // Before: both failed, the previous seal's PC2 files were gone and seal.json's MAC
   // verified over a layer 1 of the other run.
