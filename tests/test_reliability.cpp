@@ -1255,7 +1255,7 @@ TEST_CASE("pc2 and unseal: seal.json vouches for the layers only under its MAC, 
     flip_node(dir / "sealed" / "sc-02-data-layer-2.dat", 9);
     rewrite_digest(dir / "sealed", "sc-02-data-layer-2.dat");
     check_error(sh(dir, cli_keyed(dir, "unseal --sealed " + quote(dir / "sealed") + " --out " + quote(dir / "d.bin"))),
-                {"sc-02-data-layer-2.dat: ", "re-labeled from their parents differ", "MAC does not verify"});
+                {"sc-02-data-layer-1.dat: ", "re-labeled from their parents differ", "MAC does not verify"});
     CHECK_FALSE(fs::exists(dir / "d.bin"));
   }
   SECTION("a flipped replica byte with its digest rewritten") {

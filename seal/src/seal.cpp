@@ -96,12 +96,23 @@ dir_holds check_output_dir(const fs::path& dir, existing_output existing) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return dir_holds::nothing_in_the_way;
   if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir.string() + ": exists and is not a directory");
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  std::vector<std::string> names, staged;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    (name.ends_with(".tmp") && is_seal_file(name) ? staged : names).push_back(std::move(name));
+  }
   if (ec) throw std::runtime_error(dir.string() + ": cannot list: " + ec.message());
   const auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   // A complete seal is a result: never resumed over, replaced only when asked.
   if (has(kSealState) && !has(kSealManifest)) return dir_holds::unfinished_seal;
+  // Staging files of a seal that was killed (a failure removes its own): what the last
+  // run left is cleaned here, not a reason to refuse the directory.
+  for (const auto& name : staged) {
+    const fs::path p = dir / name;
+    require_replaceable(p, "a seal's staging file");
+    if (::unlink(p.c_str()) != 0 && errno != ENOENT)
+      throw std::runtime_error(p.string() + ": cannot remove a killed seal's staging file: " + std::strerror(errno));
+  }
   if (names.empty() || existing == existing_output::replace) return dir_holds::nothing_in_the_way;
   std::sort(names.begin(), names.end());
   std::string shown;
@@ -147,8 +158,8 @@ class staged_files {
   // half-way, after a replaced seal's seal.json is gone.
   void require_replaceable(const std::vector<std::string>& names) const {
     for (const auto& n : names) {
-      require_not_directory(dir_ / n, "the seal's " + n);
-      require_not_directory(tmp(n), "the seal's staging file");
+      poreplab::require_replaceable(dir_ / n, "the seal's " + n);
+      poreplab::require_replaceable(tmp(n), "the seal's staging file");
     }
   }
   void commit() {
@@ -1018,13 +1029,23 @@ manifest_trust check_seal_layers(const seal_manifest& sm, const fs::path& dir, s
   manifest_trust t = verify_manifest_mac(sm);
   if (t.mac_verified) return t;
   const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, sm.nodes);
+  const auto check = [&](std::uint32_t l) {
+    return check_layer_file_samples(g, sm.replica_id.data(), l, dir / layer_file_name(l),
+                                    l > 1 ? dir / layer_file_name(l - 1) : fs::path{}, kDefaultVerifySamples);
+  };
   for (std::uint32_t l = std::max<std::uint32_t>(first_layer, 1); l <= sm.layers; ++l) {
-    const fs::path file = dir / layer_file_name(l);
-    const sampled_result r = check_layer_file_samples(g, sm.replica_id.data(), l, file,
-                                                      l > 1 ? dir / layer_file_name(l - 1) : fs::path{},
-                                                      kDefaultVerifySamples);
+    sampled_result r = check(l);
+    // A layer's labels are re-labeled from the layer before it: a damaged earlier layer
+    // fails this one too, so the first layer that fails is the one named.
+    std::uint32_t bad = l;
+    for (std::uint32_t earlier = 1; !r.ok() && earlier < l; ++earlier)
+      if (sampled_result e = check(earlier); !e.ok()) {
+        r = std::move(e);
+        bad = earlier;
+        break;
+      }
     if (!r.ok())
-      throw std::runtime_error(file.string() + ": " + std::to_string(r.mismatched) + " of " +
+      throw std::runtime_error((dir / layer_file_name(bad)).string() + ": " + std::to_string(r.mismatched) + " of " +
                                std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " +
                                r.first_mismatch + "): not the layer " + kSealManifest + " describes (" + t.why +
                                ", so its digests alone are not trusted)");
@@ -1077,11 +1098,7 @@ void check_recorded_digest(const seal_manifest& sm, const fs::path& manifest_pat
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
                      const fs::path& parent_cache_dir, existing_output existing) {
   // Before any work: an existing file is never silently replaced.
-  if (std::error_code ec; fs::exists(fs::symlink_status(out_file, ec))) {
-    if (fs::is_directory(out_file, ec)) throw std::runtime_error(out_file.string() + ": is a directory");
-    if (existing == existing_output::refuse)
-      throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
-  }
+  refuse_existing_output(out_file, existing == existing_output::replace);
   const fs::path manifest_path = sealed_dir / kSealManifest;
   const seal_manifest sm = read_seal_manifest(manifest_path);
   unseal_result res;
@@ -1095,6 +1112,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const fs::path replica_file = sealed_dir / kReplicaFile;
   check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
   const fs::path tmp = staging_path(out_file);
+  remove_stale_staging_files(out_file);
   struct scratch {
     const fs::path& p;
     bool keep = false;
