@@ -163,7 +163,7 @@ TEST_CASE("--force: a FIFO at the output's name is refused by plan, report, unse
   for (const auto& [name, args] : output_commands(dir, fifo)) {
     INFO(name);
     // Before: renamed a regular file over the FIFO.
-    check_error(sh(dir, cli(args), 60), {fifo.string() + ": is a FIFO", "even with --force"});
+    check_error(sh(dir, cli(args), 60), {fifo.string() + ": is a FIFO, not an output file poreplab replaces", "even with --force"});
     CHECK(fifo_at(fifo));
     // Without --force: the same refusal, not "already exists".
     std::string plain = args.substr(0, args.size() - std::string(" --force").size());
@@ -181,7 +181,7 @@ TEST_CASE("--force: -o /dev/null is refused and /dev/null stays a character devi
   for (const auto& [name, args] : output_commands(dir, "/dev/null")) {
     if (name == "compare") continue;  // compare names a directory: below, with a device in it
     INFO(name);
-    check_error(sh(dir, cli(args), 60), {"/dev/null: is a character device", "even with --force"});
+    check_error(sh(dir, cli(args), 60), {"/dev/null: is a character device, not an output file poreplab replaces", "even with --force"});
     REQUIRE(char_device_at("/dev/null"));
   }
   // A device node at compare's file name (made by root only).

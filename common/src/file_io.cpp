@@ -283,14 +283,16 @@ void require_replaceable(const fs::path& path, const std::string& what) {
   if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return;
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, where " + what + " goes: remove it or write elsewhere");
   fail(path, std::string("is ") + kind_of(st.st_mode) + ", where " + what +
-                 " goes: poreplab replaces only a regular file or a link there, even with --force");
+                 " goes: poreplab replaces only a regular file or a symbolic link (remove it or write elsewhere)");
 }
 
 void refuse_existing_output(const fs::path& path, bool force) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not an output file");
-  require_replaceable(path, "the output file");
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    fail(path, std::string("is ") + kind_of(st.st_mode) +
+                   ", not an output file poreplab replaces (only a regular file or a symbolic link, even with --force)");
   if (!force) fail(path, "already exists; pass --force to replace it");
 }
 
