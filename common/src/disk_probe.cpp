@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/huge_buffer.hpp"
 #include "poreplab/storage/scratch_file.hpp"
@@ -83,6 +84,7 @@ read_probe_result probe_random_reads(const fs::path& dir, const read_probe_optio
   const std::uint64_t block = opt.block_bytes;
   if (block == 0 || block % kDirectAlign != 0 || opt.file_bytes < block || opt.queue_depth == 0 || !(opt.seconds > 0))
     throw std::invalid_argument("disk probe: block a multiple of 4096, a file of at least one block, depth >= 1, time > 0");
+  checked_deadline(std::chrono::steady_clock::now(), opt.seconds, "disk probe seconds");  // before the scratch file
   require_disk_space(dir, opt.file_bytes);
   unique_fd fd = open_scratch_file(dir, opt.direct);
   const std::uint64_t blocks = opt.file_bytes / block;
@@ -113,7 +115,7 @@ read_probe_result probe_random_reads(const fs::path& dir, const read_probe_optio
     q->submit(fd.get(), bufs.data() + slot * block, static_cast<std::uint32_t>(block), b * block, slot);
   };
   const auto t0 = clock::now();
-  const auto stop = t0 + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(opt.seconds));
+  const auto stop = checked_deadline(t0, opt.seconds, "disk probe seconds");
   for (std::uint32_t s = 0; s < depth; ++s) issue(s);
   q->flush();
   std::uint32_t outstanding = depth;

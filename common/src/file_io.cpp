@@ -1,6 +1,7 @@
 #include "poreplab/file_io.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -23,6 +24,19 @@ namespace {
 std::string errno_text(int e) { return std::system_category().message(e); }
 
 [[noreturn]] void fail(const fs::path& p, const std::string& what) { throw std::runtime_error(p.string() + ": " + what); }
+
+// The file a staging name is for: "<name>.tmp" and "<name>.tmp.<pid>" are named as
+// <name> when a write fails, the file the user asked for (a staging name means nothing
+// to them). Only on the writing side: a file the user gives may well end in ".tmp".
+fs::path staged_for(const fs::path& p) {
+  const std::string n = p.filename().string();
+  const auto at = n.rfind(".tmp");
+  if (at == std::string::npos || at == 0) return p;
+  const std::string rest = n.substr(at + 4);
+  const bool pid = rest.size() > 1 && rest[0] == '.' &&
+                   std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return rest.empty() || pid ? p.parent_path() / n.substr(0, at) : p;
+}
 
 const char* kind_of(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
@@ -112,6 +126,16 @@ std::uint64_t regular_file_size(const fs::path& path) {
   return size;
 }
 
+bool regular_file_exists(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    fail(path, "cannot stat: " + errno_text(errno));
+  }
+  if (!S_ISREG(st.st_mode)) fail(path, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
+  return true;
+}
+
 std::vector<std::uint8_t> read_regular_file(const fs::path& path) { return read_all<std::vector<std::uint8_t>>(path); }
 
 std::string read_text_file(const fs::path& path) { return read_all<std::string>(path); }
@@ -148,25 +172,36 @@ void reserve_file_space(int fd, std::uint64_t bytes, const fs::path& path) {
   do e = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
   while (e == EINTR);
   if (e == 0) return;
+  const fs::path shown = staged_for(path);
   if (e == ENOSPC || e == EDQUOT)
     throw no_space("no space left on " + path.parent_path().string() + ": need " + space_text(bytes) + " for " +
-                   path.filename().string() + ", have " + space_text(fd_available(fd)));
+                   shown.filename().string() + ", have " + space_text(fd_available(fd)));
   if (e == EFBIG)
-    throw no_space(path.string() + ": " + std::to_string(bytes) + " bytes exceed the file size limit (ulimit -f)");
-  fail(path, "cannot reserve " + space_text(bytes) + ": " + errno_text(e));
+    throw no_space(shown.string() + ": " + std::to_string(bytes) + " bytes exceed the file size limit (ulimit -f)");
+  fail(shown, "cannot reserve " + space_text(bytes) + ": " + errno_text(e));
 }
 
 unique_fd create_staging_file(const fs::path& path, std::uint64_t bytes, mode_t mode) {
-  // A directory cannot be unlinked (EISDIR, or EPERM on Linux): named below by the create.
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT && errno != EISDIR && errno != EPERM)
-    fail(path, "cannot remove what is there: " + errno_text(errno));
+  // Only what poreplab could have left there is removed: a regular file or a symbolic link
+  // (unlinked, never followed). Asked first, so that a read-only filesystem reports the
+  // create, not the removal of a name that never existed.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    require_replaceable(path, "a file of poreplab's own");
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      fail(staged_for(path), "cannot remove what is there: " + errno_text(errno));
+  }
   unique_fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (fd.get() < 0) {
     const int e = errno;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      fail(path, "is a directory, where poreplab writes a file of its own; remove it");
-    fail(path, "cannot create: " + errno_text(e));
+    if (::lstat(path.c_str(), &st) == 0) require_replaceable(path, "a file of poreplab's own");
+    // What keeps a file from being made in a directory is the directory's: it is named,
+    // never the staging name in it.
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    if (e == ENOENT || e == ENOTDIR) fail(dir, "no such directory");
+    if (e == EACCES || e == EPERM || e == EROFS || e == ENOSPC || e == EDQUOT)
+      fail(dir, "cannot create a file there: " + errno_text(e));
+    fail(staged_for(path), "cannot create: " + errno_text(e));
   }
   try {
     reserve_file_space(fd.get(), bytes, path);
@@ -182,7 +217,7 @@ void write_staging_file(const fs::path& path, const void* data, std::uint64_t n)
   try {
     pwrite_exact(fd.get(), data, n, 0, path);
     sync_file(fd.get(), path);
-    if (::close(fd.release()) != 0) fail(path, "write failed: " + errno_text(errno));
+    if (::close(fd.release()) != 0) fail(staged_for(path), "write failed: " + errno_text(errno));
   } catch (...) {
     ::unlink(path.c_str());
     throw;
@@ -191,9 +226,29 @@ void write_staging_file(const fs::path& path, const void* data, std::uint64_t n)
 
 fs::path staging_path(const fs::path& path) { return path.string() + ".tmp." + std::to_string(::getpid()); }
 
+void remove_stale_staging_files(const fs::path& path) {
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const std::string prefix = path.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() - prefix.size() > 9) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    // A process of that id that is still alive may be writing it (or another process
+    // reuses the id: its file then stays until a later run).
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+      ::unlink(it->path().c_str());
+  }
+}
+
 void write_file_atomic(const fs::path& path, std::string_view content, const fs::path& staging) {
   const fs::path tmp = staging.empty() ? staging_path(path) : staging;
-  require_not_directory(path, "this file");
+  require_replaceable(path, "this file");
+  if (staging.empty()) remove_stale_staging_files(path);
   write_staging_file(tmp, content.data(), content.size());
   try {
     rename_into_place(tmp, path);
@@ -212,6 +267,9 @@ unique_fd open_own_file(const fs::path& path, int flags) {
 }
 
 void rename_into_place(const fs::path& from, const fs::path& to) {
+  // Checked just before the rename: a FIFO or a device made at the name during the work
+  // is not replaced either.
+  require_replaceable(to, "a file");
   if (::rename(from.c_str(), to.c_str()) == 0) return;
   const int e = errno;
   struct stat st {};
@@ -220,28 +278,38 @@ void rename_into_place(const fs::path& from, const fs::path& to) {
   fail(to, "cannot rename " + from.filename().string() + " into place: " + errno_text(e));
 }
 
-void require_not_directory(const fs::path& path, const std::string& what) {
+void require_replaceable(const fs::path& path, const std::string& what) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    fail(path, "is a directory, where " + what + " goes: remove it or write elsewhere");
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return;
+  if (S_ISDIR(st.st_mode)) fail(path, "is a directory, where " + what + " goes: remove it or write elsewhere");
+  fail(path, std::string("is ") + kind_of(st.st_mode) + ", where " + what +
+                 " goes: poreplab replaces only a regular file or a symbolic link (remove it or write elsewhere)");
 }
 
 void refuse_existing_output(const fs::path& path, bool force) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not an output file");
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+    fail(path, std::string("is ") + kind_of(st.st_mode) +
+                   ", not an output file poreplab replaces (only a regular file or a symbolic link, even with --force)");
   if (!force) fail(path, "already exists; pass --force to replace it");
 }
 
 void make_directories(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (fs::is_directory(dir)) return;
+  const std::error_code made = ec;  // the questions below reset ec
+  if (fs::is_directory(dir, ec)) return;
   if (fs::exists(fs::symlink_status(dir, ec))) fail(dir, "exists and is not a directory");
   for (fs::path up = dir.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path())
     if (fs::exists(fs::symlink_status(up, ec)) && !fs::is_directory(up, ec))
       fail(dir, "cannot create: " + up.string() + " is not a directory");
-  fail(dir, "cannot create the directory: " + (ec ? ec.message() : std::string("unknown reason")));
+  if (made) fail(dir, "cannot create the directory: " + errno_text(made.value()));
+  // No reason given: the directory itself is made once more to learn why not.
+  const int e = ::mkdir(dir.c_str(), 0755) == 0 ? 0 : errno;
+  if (e == 0 || fs::is_directory(dir, ec)) return;
+  fail(dir, "cannot create the directory: " + errno_text(e));
 }
 
 unique_fd& unique_fd::operator=(unique_fd&& o) noexcept {
@@ -279,7 +347,7 @@ void pwrite_exact(int fd, const void* buf, std::uint64_t n, std::uint64_t offset
   while (n != 0) {
     const ssize_t w = ::pwrite(fd, p, std::min<std::uint64_t>(n, 1u << 30), static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fail(path, "write failed: " + errno_text(w < 0 ? errno : EIO));
+    if (w <= 0) fail(staged_for(path), "write failed: " + errno_text(w < 0 ? errno : EIO));
     p += w;
     n -= static_cast<std::uint64_t>(w);
     offset += static_cast<std::uint64_t>(w);
@@ -291,12 +359,12 @@ void start_writeback(int fd) { ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE
 void flush_and_drop(int fd, const fs::path& path) {
   if (::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) !=
       0)
-    fail(path, "write-back failed: " + errno_text(errno));
+    fail(staged_for(path), "write-back failed: " + errno_text(errno));
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 void sync_file(int fd, const fs::path& path) {
-  if (::fsync(fd) != 0) fail(path, "flush failed: " + errno_text(errno));
+  if (::fsync(fd) != 0) fail(staged_for(path), "flush failed: " + errno_text(errno));
 }
 
 std::string file_sha256_hex(const std::filesystem::path& p, std::uint64_t chunk) {

@@ -353,9 +353,15 @@ parent_table load_parent_cache(const std::filesystem::path& dir, const graph_par
   return t;
 }
 
+bool parent_cache_present(const std::filesystem::path& dir, const graph_params& g) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) fail(dir, "exists and is not a directory");
+  return regular_file_exists(parent_cache_path(dir, g));
+}
+
 parent_table load_or_create_parent_cache(const std::filesystem::path& dir, const graph_params& g) {
   const auto file = parent_cache_path(dir, g);
-  if (std::filesystem::exists(file)) {
+  if (parent_cache_present(dir, g)) {
     const auto sidecar = parent_cache_sidecar_path(file);
     if (std::filesystem::exists(sidecar)) return load_parent_cache(dir, g, cache_check::digest);
     // No sidecar (a file rust-fil-proofs wrote): a production graph's file is checked
@@ -376,7 +382,7 @@ std::filesystem::path generate_parent_cache_file(const std::filesystem::path& di
                                                  std::uint64_t slice_nodes) {
   make_directories(dir);
   const auto file = parent_cache_path(dir, g);
-  require_not_directory(file, "the parent cache file");
+  require_replaceable(file, "the parent cache file");
   const std::filesystem::path tmp = staging_path(file);
   // Removes the temporary file on every way out but the rename.
   struct scratch {

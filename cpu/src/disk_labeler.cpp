@@ -135,12 +135,13 @@ void disk_labeling::state::size_buffers() {
   // Rows in flight: the lookahead, and a write chunk being filled and one being written.
   const std::uint64_t in_flight = opt.lookahead + 2 * chunk_rows;
   cache = std::max(opt.cache_nodes, in_flight);
-  ring_rows = round_up(cache + in_flight, chunk_rows);
+  // A cache of 2^64 - 1 rows must not wrap to a small ring that passes the memory check.
+  ring_rows = round_up(checked_add(cache, in_flight + chunk_rows, "node cache rows") - chunk_rows, chunk_rows);
   read_span = round_up(row_bytes, kPage) + kPage;
   const std::uint64_t ring_bytes = checked_mul(ring_rows, row_bytes, "node cache bytes");
   const std::uint64_t read_bytes = checked_mul(static_cast<std::uint64_t>(opt.lookahead) * sdr::kParents, read_span,
                                                "read buffer bytes");
-  require_memory(ring_bytes + read_bytes, "the node cache and read buffers of labeling with layers on disk");
+  require_memory(checked_add(ring_bytes, read_bytes, "node cache and read buffer bytes"), "the node cache and read buffers of labeling with layers on disk");
   ring = huge_buffer(ring_bytes);
   read_bufs = huge_buffer(read_bytes);
   stats.cache_nodes = cache;

@@ -71,8 +71,8 @@ class staged_outputs {
   fs::path tmp(const std::string& name) const { return dir_ / (name + ".tmp"); }
   // Before any work: a directory where a file goes would fail the commit half-way.
   void require_replaceable(const std::string& name) const {
-    require_not_directory(dir_ / name, "PC2's " + name);
-    require_not_directory(tmp(name), "PC2's staging file");
+    poreplab::require_replaceable(dir_ / name, "PC2's " + name);
+    poreplab::require_replaceable(tmp(name), "PC2's staging file");
   }
   // Tree files first, seal.json (added last) last: the directory never records a PC2
   // whose files are not all in place.

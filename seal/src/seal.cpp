@@ -171,8 +171,8 @@ class staged_files {
   // half-way, after a replaced seal's seal.json is gone.
   void require_replaceable(const std::vector<std::string>& names) const {
     for (const auto& n : names) {
-      require_not_directory(dir_ / n, "the seal's " + n);
-      require_not_directory(tmp(n), "the seal's staging file");
+      poreplab::require_replaceable(dir_ / n, "the seal's " + n);
+      poreplab::require_replaceable(tmp(n), "the seal's staging file");
     }
   }
   // The state file, which says the seal is committing, goes last: a kill at any point
@@ -349,7 +349,7 @@ void write_seal_state(const fs::path& dir, const seal_state& st, const std::opti
   if (key) j["mac"] = state_mac(st, *key);
   const std::string text = j.dump(2) + "\n";
   const fs::path file = dir / kSealState, staging = dir / (std::string(kSealState) + ".tmp");
-  require_not_directory(file, "this file");
+  require_replaceable(file, "this file");
   write_staging_file(staging, text.data(), text.size());
   reach(crash_point::state_staged);
   rename_into_place(staging, file);
@@ -1133,13 +1133,23 @@ manifest_trust check_seal_layers(const seal_manifest& sm, const fs::path& dir, s
   manifest_trust t = verify_manifest_mac(sm);
   if (t.mac_verified) return t;
   const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, sm.nodes);
+  const auto check = [&](std::uint32_t l) {
+    return check_layer_file_samples(g, sm.replica_id.data(), l, dir / layer_file_name(l),
+                                    l > 1 ? dir / layer_file_name(l - 1) : fs::path{}, kDefaultVerifySamples);
+  };
   for (std::uint32_t l = std::max<std::uint32_t>(first_layer, 1); l <= sm.layers; ++l) {
-    const fs::path file = dir / layer_file_name(l);
-    const sampled_result r = check_layer_file_samples(g, sm.replica_id.data(), l, file,
-                                                      l > 1 ? dir / layer_file_name(l - 1) : fs::path{},
-                                                      kDefaultVerifySamples);
+    sampled_result r = check(l);
+    // A layer's labels are re-labeled from the layer before it: a damaged earlier layer
+    // fails this one too, so the first layer that fails is the one named.
+    std::uint32_t bad = l;
+    for (std::uint32_t earlier = 1; !r.ok() && earlier < l; ++earlier)
+      if (sampled_result e = check(earlier); !e.ok()) {
+        r = std::move(e);
+        bad = earlier;
+        break;
+      }
     if (!r.ok())
-      throw std::runtime_error(file.string() + ": " + std::to_string(r.mismatched) + " of " +
+      throw std::runtime_error((dir / layer_file_name(bad)).string() + ": " + std::to_string(r.mismatched) + " of " +
                                std::to_string(r.checked) + " labels re-labeled from their parents differ (first: " +
                                r.first_mismatch + "): not the layer " + kSealManifest + " describes (" + t.why +
                                ", so its digests alone are not trusted)");
@@ -1198,11 +1208,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
     lock.emplace(out_file.string() + kLockFile, [&](const std::string& pid) { return being_written(out_file, pid); },
                  writer_lock::file_after::removed);
   // Before any work: an existing file is never silently replaced.
-  if (std::error_code ec; fs::exists(fs::symlink_status(out_file, ec))) {
-    if (fs::is_directory(out_file, ec)) throw std::runtime_error(out_file.string() + ": is a directory");
-    if (existing == existing_output::refuse)
-      throw std::runtime_error(out_file.string() + ": already exists; pass --force to replace it");
-  }
+  refuse_existing_output(out_file, existing == existing_output::replace);
   const fs::path manifest_path = sealed_dir / kSealManifest;
   const seal_manifest sm = read_seal_manifest(manifest_path);
   unseal_result res;
@@ -1216,6 +1222,7 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const fs::path replica_file = sealed_dir / kReplicaFile;
   check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
   const fs::path tmp = staging_path(out_file);
+  remove_stale_staging_files(out_file);
   struct scratch {
     const fs::path& p;
     bool keep = false;

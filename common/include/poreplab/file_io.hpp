@@ -22,6 +22,11 @@ namespace poreplab {
 // or "<path>: is a FIFO, not a regular file" (directory, device, socket likewise).
 std::uint64_t regular_file_size(const std::filesystem::path& path);
 
+// Whether anything is at `path` (links followed, nothing opened); throws "<path>: is a
+// FIFO, not a regular file" (directory, device, socket likewise) when what is there is not
+// a regular file.
+bool regular_file_exists(const std::filesystem::path& path);
+
 // The whole contents of a regular file, after require_memory() for its size.
 std::vector<std::uint8_t> read_regular_file(const std::filesystem::path& path);
 std::string read_text_file(const std::filesystem::path& path);
@@ -91,11 +96,15 @@ class unique_fd {
 unique_fd open_regular_for_reading(const std::filesystem::path& path, bool follow_links = true);
 
 // The one way a file is created for writing, always under a staging name that is renamed
-// into place once the file is complete. Whatever is at `path` and is not a directory is
-// removed first (a leftover of an interrupted run, or a symbolic link planted there:
-// unlinked, never followed), then the file is created with O_CREAT | O_EXCL | O_NOFOLLOW,
-// so nothing that was there is ever written through (a name that reappears in between is
-// an error). `bytes` are reserved. Throws std::runtime_error naming the path.
+// into place once the file is complete. A regular file or a symbolic link at `path` is
+// removed first (a leftover of an interrupted run, or a link planted there: unlinked,
+// never followed); anything else there (a directory, FIFO, device, socket) is refused.
+// The file is then created with O_CREAT | O_EXCL | O_NOFOLLOW, so nothing that was there
+// is ever written through (a name that reappears in between is an error). `bytes` are
+// reserved. Throws std::runtime_error naming the path, or its directory when the file
+// cannot be made there ("<dir>: no such directory"). Here and in the writes below
+// (pwrite_exact, sync_file, flush_and_drop), a staging name "<name>.tmp" or
+// "<name>.tmp.<pid>" is named as <name>, the file the user knows.
 unique_fd create_staging_file(const std::filesystem::path& path, std::uint64_t bytes, mode_t mode = 0644);
 
 // create_staging_file, then `n` bytes written and fsynced; on failure the file is removed.
@@ -104,9 +113,14 @@ void write_staging_file(const std::filesystem::path& path, const void* data, std
 // The staging name write_file_atomic uses for `path`: "<path>.tmp.<pid>".
 std::filesystem::path staging_path(const std::filesystem::path& path);
 
+// Removes "<path>.tmp.<pid>" files whose process is gone: what a killed writer left (a
+// failure removes its own). Regular files and links only; nothing else is touched.
+void remove_stale_staging_files(const std::filesystem::path& path);
+
 // Replaces `path` whole: `content` staged (write_staging_file) at `staging` (default
-// staging_path), renamed over `path`, the directory fsynced. A reader sees the old file or
-// the new one, never a part; a failure leaves the old one.
+// staging_path; a killed writer's are removed first), renamed over `path`, the directory
+// fsynced. A reader sees the old file or the new one, never a part; a failure leaves the
+// old one.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content,
                        const std::filesystem::path& staging = {});
 
@@ -119,15 +133,18 @@ unique_fd open_own_file(const std::filesystem::path& path, int flags);
 // fsync of a directory, after a rename in it (best effort: the rename itself is atomic).
 void sync_directory(const std::filesystem::path& dir);
 
-// rename(from, to); a `to` that is a directory is named as such.
+// rename(from, to), after require_replaceable(to); a `to` that is a directory is named as such.
 void rename_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
 
-// Throws "<path>: is a directory, where <what> goes" when a file the tool is about to
-// write would have to replace a directory: checked before the work, not at the rename.
-void require_not_directory(const std::filesystem::path& path, const std::string& what);
+// What poreplab replaces is only what it could have written: a regular file, or a
+// symbolic link (replaced, never followed). Throws "<path>: is a directory, where <what>
+// goes: ..." or "<path>: is a FIFO, where <what> goes: ..." (a device or socket likewise),
+// checked before the work as well as at the rename. Nothing at `path` is fine.
+void require_replaceable(const std::filesystem::path& path, const std::string& what);
 
 // An output file the user names (-o FILE): an existing one is refused unless `force`
-// ("<path>: already exists; pass --force to replace it"), a directory always.
+// ("<path>: already exists; pass --force to replace it"); what require_replaceable refuses
+// (a directory, FIFO, device, socket) always.
 void refuse_existing_output(const std::filesystem::path& path, bool force);
 
 // create_directories, with a file in the way named: "<path>: exists and is not a directory".

@@ -1,6 +1,9 @@
 #include "cli/cli.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -71,7 +74,10 @@ std::string number_as_typed(std::string& text) {
 
 void check_numbers_as_typed(CLI::App& app) {
   for (CLI::Option* o : app.get_options()) {
-    const std::string& type = o->get_type_name();
+    // CLI11 appends its validators' descriptions ("FLOAT:FLOAT in [0 - 30]"): an option
+    // with a range is still a number, and its range alone lets NaN through.
+    const std::string full = o->get_type_name();
+    const std::string type = full.substr(0, full.find(':'));
     if (type == "UINT" || type == "INT")
       o->check(CLI::Validator([is_signed = type == "INT"](std::string& t) { return whole_number_as_typed(t, is_signed); },
                               "", "number as typed"));
@@ -136,6 +142,13 @@ int run_cli(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "poreplab: error: " << one_line(e.what()) << "\n";
+    return 1;
+  }
+  // What could not be written (a full disk, the file size limit of a redirected stdout)
+  // is an error, not a report cut short without a word.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "poreplab: error: standard output: write failed: " << std::strerror(errno) << "\n";
     return 1;
   }
   return g_exit_status;

@@ -479,6 +479,13 @@ finding check_parent_cache(const system_facts& f, const seal_plan& p) {
   const std::string graph = p.proof.empty() ? "the " + format_size(p.sector_bytes) + " custom graph" : p.proof;
   x.values = {{"file", c.file.string()}, {"present", c.present}, {"bytes", c.bytes}, {"expected_bytes", c.expected_bytes},
               {"sidecar", c.sidecar}, {"rows_checked", c.rows_checked}, {"free_bytes", c.space.free_bytes}};
+  if (!c.path_error.empty()) {
+    x.status = level::fail;
+    x.found = c.path_error;
+    x.cost = "a seal refuses it";
+    x.fix = "remove what is there, or set FIL_PROOFS_PARENT_CACHE (or --parent-cache) to a directory";
+    return x;
+  }
   if (c.present) {
     if (c.bytes != c.expected_bytes) {
       x.status = level::fail;
@@ -539,6 +546,12 @@ finding check_layer_dir(const system_facts& f, const seal_plan& p) {
     x.found = dir + " is not a directory";
     x.cost = "a seal there fails";
     x.fix = "a directory for --layer-dir";
+    return x;
+  }
+  if (!d.writable && d.read_only) {
+    x.found = dir + " is on a read-only filesystem (" + d.probed.string() + ")";
+    x.cost = "a seal there fails";
+    x.fix = "a --layer-dir on a filesystem mounted read-write";
     return x;
   }
   if (!d.writable) {

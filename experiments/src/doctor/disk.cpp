@@ -128,7 +128,10 @@ disk_result measure_disk(const fs::path& dir, double seconds, std::uint64_t free
       continue;
     }
     if (n != static_cast<ssize_t>(kBlock)) {
-      r.error = "write: " + (n < 0 ? errno_text(errno) : std::string("short write"));
+      // A short write stopped at a limit (ulimit -f, a full disk): writing the rest says which.
+      const ssize_t rest = n < 0 ? -1 : ::pwrite(fd.get(), buf.get() + n, kBlock - static_cast<std::size_t>(n),
+                                                 static_cast<off_t>(written) + n);
+      r.error = "write: " + (rest < 0 ? errno_text(errno) : std::string("short write"));
       break;
     }
     written += kBlock;

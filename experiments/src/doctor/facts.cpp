@@ -158,7 +158,13 @@ parent_cache_facts read_parent_cache(const fs::path& root, const request& req, c
   p.expected_bytes = plan.memory.parent_table_bytes;
   p.space = read_dir_facts(root, p.dir);
   std::error_code ec;
-  p.present = fs::is_regular_file(p.file, ec);
+  // Seal's own check of the path: what it refuses is a failure here too.
+  try {
+    p.present = graph::parent_cache_present(p.dir, plan.graph);
+  } catch (const std::exception& e) {
+    p.path_error = e.what();
+    return p;
+  }
   if (!p.present) return p;
   p.bytes = fs::file_size(p.file, ec);
   p.sidecar = fs::exists(graph::parent_cache_sidecar_path(p.file), ec);
@@ -298,6 +304,7 @@ dir_facts read_dir_facts(const fs::path& root, const fs::path& dir) {
   if (::statvfs(d.probed.c_str(), &st) == 0) {
     d.free_bytes = static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
     d.total_bytes = static_cast<std::uint64_t>(st.f_blocks) * st.f_frsize;
+    d.read_only = (st.f_flag & ST_RDONLY) != 0;
   }
   d.fs_type = mount_type(root, d.probed);
   return d;

@@ -92,6 +92,7 @@ struct cpu_facts {
 struct dir_facts {
   std::filesystem::path path;
   bool exists = false, is_dir = false, writable = false;
+  bool read_only = false;        // its filesystem is mounted read-only: no owner or mode makes it writable
   std::filesystem::path probed;  // path, or its nearest existing parent: where space and type were read
   std::uint64_t free_bytes = 0, total_bytes = 0;
   std::string fs_type;           // of the mount holding it (/proc/self/mountinfo); "": unknown
@@ -103,6 +104,7 @@ struct parent_cache_facts {
   std::uint64_t bytes = 0, expected_bytes = 0;
   std::uint64_t rows_checked = 0;  // sampled rows recomputed from the graph and compared
   std::string check_error;         // the first row that differs, or why the file could not be read
+  std::string path_error;          // what a seal refuses at the path (graph::parent_cache_present)
   dir_facts space;                 // where the file is or would go
 };
 

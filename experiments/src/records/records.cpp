@@ -90,11 +90,20 @@ namespace {
   throw std::runtime_error(where + ": " + ptr + ": " + what);
 }
 
-// A timing: positive and finite (a zero or negative one would make any ratio meaningless).
+// What a run can measure, in a point's metric (ns a node, a block, an iteration; reads a
+// second; seconds): a sample spans 1 ns to 1e7 s of the clock, and a per-unit figure
+// divides that by the units timed, which bring GPU hash blocks to 0.05 ns. 5e-324 and
+// 1e308 pass "positive and finite" and make every ratio to them -100% or inf.
+constexpr double kMinTiming = 1e-6, kMaxTiming = 1e16;
+
+// A timing: positive, finite and within what a run can measure (a zero or negative one
+// would make any ratio meaningless).
 void check_timing(const json& v, const std::string& where, const std::string& ptr) {
   if (!v.is_number()) fail_at(where, ptr, "expected a number, got " + v.dump());
   const double x = v.get<double>();
   if (!(x > 0) || !std::isfinite(x)) fail_at(where, ptr, v.dump() + " is not a timing (positive and finite)");
+  if (x < kMinTiming || x > kMaxTiming)
+    fail_at(where, ptr, v.dump() + " is not a timing a run can measure (1e-06 to 1e+16 in the metric's unit)");
 }
 
 // The fields readers take as text, objects or flags have those types: a number where a

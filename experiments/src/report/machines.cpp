@@ -6,6 +6,7 @@
 
 #include "model/gpu_model.hpp"
 #include "model/storage_model.hpp"
+#include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "util/json_check.hpp"
@@ -21,6 +22,14 @@ namespace {
 constexpr std::uint64_t kMaxMachineFileBytes = 1 << 20;
 constexpr std::size_t kMaxText = 1000;
 constexpr std::size_t kMaxKinds = 64;
+
+// What a machine's figures can plausibly be: a value outside (5e-324 cycles a node, 1e308
+// watts) passes "positive" and turns sectors an hour into 0 or inf.
+constexpr double kMinCyclesPerNode = 10, kMaxCyclesPerNode = 1e7;
+constexpr double kMinMemoryBytes = double(std::uint64_t{1} << 30);      // 1 GiB
+constexpr double kMaxRamBytes = double(std::uint64_t{1} << 50);         // 1 PiB
+constexpr double kMaxGpuMemoryBytes = double(std::uint64_t{1} << 44);   // 16 TiB
+constexpr double kMinDriveBytes = 1e9, kMaxDriveBytes = 1e15;           // 1 GB to 1 PB
 
 // "3.84TB", "960GB": drive capacities as sold, in powers of ten.
 std::optional<double> decimal_bytes(const std::string& s) {
@@ -48,15 +57,29 @@ struct reader : json_checker<machine_error> {
     return obj.contains(key) ? short_text(obj[key], json_pointer_child(ptr, key)) : std::string();
   }
 
-  double bytes(const json& v, const std::string& ptr) const {
+  // A size from lo to hi bytes: "expected <what> from 1GiB to 1PiB, got ...".
+  double bytes(const json& v, const std::string& ptr, double lo, double hi, const std::string& what) const {
+    double b = 0;
     if (v.is_string()) {
       const std::string s = v.get<std::string>();
-      if (const auto d = decimal_bytes(s)) return *d;
-      const auto b = parse_size(s);
-      if (!b || *b == 0) fail(ptr, v.dump() + " is not a size (write e.g. 80GiB, 1TiB, 3.84TB or a byte count)");
-      return static_cast<double>(*b);
+      if (const auto d = decimal_bytes(s)) {
+        b = *d;
+      } else {
+        const auto parsed = parse_size(s);
+        if (!parsed || *parsed == 0) fail(ptr, v.dump() + " is not a size (write e.g. 80GiB, 1TiB, 3.84TB or a byte count)");
+        b = static_cast<double>(*parsed);
+      }
+    } else {
+      b = static_cast<double>(integer(v, ptr, 1, std::uint64_t{1} << 60, "a size such as \"80GiB\" or a byte count"));
     }
-    return static_cast<double>(integer(v, ptr, 1, std::uint64_t{1} << 60, "a size such as \"80GiB\" or a byte count"));
+    const auto shown = [](double x) {
+      const std::string binary = format_size(static_cast<std::uint64_t>(x));
+      return binary.size() > 1 && binary[binary.size() - 2] >= '0' && binary[binary.size() - 2] <= '9'
+                 ? format_number(x) + " bytes"  // not a power of 1024: "1e+09 bytes", not "1000000000B"
+                 : binary;
+    };
+    if (b < lo || b > hi) fail(ptr, "expected " + what + " from " + shown(lo) + " to " + shown(hi) + ", got " + v.dump());
+    return b;
   }
 
   const json& array(const json& obj, const char* key, const std::string& what) const {
@@ -78,9 +101,7 @@ void read_cpu(const reader& r, const json& j, machine& m) {
                                       : m.cores;
   m.cpu_model = r.optional_text(cpu, "/cpu", "model");
   if (cpu.contains("all_core_ghz")) {
-    const double ghz = r.positive(cpu["all_core_ghz"], "/cpu/all_core_ghz");
-    if (ghz < 0.1 || ghz > 10) r.fail("/cpu/all_core_ghz", "expected a clock from 0.1 to 10 GHz, got " + cpu["all_core_ghz"].dump());
-    m.all_core_hz = ghz * 1e9;
+    m.all_core_hz = r.between(cpu["all_core_ghz"], "/cpu/all_core_ghz", 0.1, 10, "a clock in GHz") * 1e9;
   }
   m.clock_source = r.optional_text(cpu, "/cpu", "clock_source");
   m.microarchitecture = r.optional_text(cpu, "/cpu", "microarchitecture");
@@ -100,11 +121,9 @@ void read_disks(const reader& r, const json& j, machine& m) {
     md.count = static_cast<std::uint32_t>(r.integer(r.require(d, p, "count"), p + "/count", 1, 1024,
                                                     "a drive count from 1 to 1024"));
     md.model = r.optional_text(d, p, "model");
-    const double iops = r.positive(r.require(d, p, "random_read_iops"), p + "/random_read_iops");
-    if (iops > 1e8) r.fail(p + "/random_read_iops", "expected random 4 KiB reads/s of one drive (at most 1e8), got " +
-                                                       d["random_read_iops"].dump());
-    md.random_read_iops = iops;
-    md.capacity_bytes = r.bytes(r.require(d, p, "capacity"), p + "/capacity");
+    md.random_read_iops = r.between(r.require(d, p, "random_read_iops"), p + "/random_read_iops", 1, 1e8,
+                                    "random 4 KiB reads/s of one drive");
+    md.capacity_bytes = r.bytes(r.require(d, p, "capacity"), p + "/capacity", kMinDriveBytes, kMaxDriveBytes, "a drive's capacity");
     md.source = r.short_text(r.require(d, p, "source"), p + "/source");
     m.disks.push_back(md);
   }
@@ -123,7 +142,7 @@ machine_gpu read_gpu(const reader& r, const json& g, const std::string& p, const
   mg.count = g.contains("count") ? static_cast<std::uint32_t>(r.integer(g["count"], p + "/count", 1, 1024,
                                                                         "a GPU count from 1 to 1024"))
                                  : 1;
-  mg.memory_bytes = r.bytes(r.require(g, p, "memory"), p + "/memory");
+  mg.memory_bytes = r.bytes(r.require(g, p, "memory"), p + "/memory", kMinMemoryBytes, kMaxGpuMemoryBytes, "a GPU's memory");
   mg.link = r.optional_text(g, p, "link");
   if (!mg.link.empty() && storage_model::find_link(mg.link) == nullptr)
     r.fail(p + "/link", "unknown link \"" + mg.link + "\" (known: " + join(storage_model::link_names()) + ")");
@@ -147,9 +166,11 @@ void read_pc1_facts(const reader& r, const json& j, machine& m) {
     machine_hashing mh;
     mh.sectors_per_core = static_cast<std::uint32_t>(r.integer(r.require(h, "/pc1_hashing", "sectors_per_core"),
                                                                "/pc1_hashing/sectors_per_core", 1, 1024, "1 to 1024 sectors"));
-    mh.cycles_per_node = r.positive(r.require(h, "/pc1_hashing", "cycles_per_node"), "/pc1_hashing/cycles_per_node");
+    mh.cycles_per_node = r.between(r.require(h, "/pc1_hashing", "cycles_per_node"), "/pc1_hashing/cycles_per_node",
+                                   kMinCyclesPerNode, kMaxCyclesPerNode, "core cycles a node");
     if (h.contains("one_sector_cycles_per_node"))
-      mh.one_sector_cycles_per_node = r.positive(h["one_sector_cycles_per_node"], "/pc1_hashing/one_sector_cycles_per_node");
+      mh.one_sector_cycles_per_node = r.between(h["one_sector_cycles_per_node"], "/pc1_hashing/one_sector_cycles_per_node",
+                                                kMinCyclesPerNode, kMaxCyclesPerNode, "core cycles a node");
     mh.source = r.short_text(r.require(h, "/pc1_hashing", "source"), "/pc1_hashing/source");
     m.hashing = mh;
   }
@@ -157,10 +178,12 @@ void read_pc1_facts(const reader& r, const json& j, machine& m) {
     const json& rec = r.object(j["pc1_record"], "/pc1_record", "an object (sector_size, sectors, seconds, source)");
     r.only_keys(rec, "/pc1_record", {"sector_size", "sectors", "seconds", "source"});
     machine_record mr;
-    mr.sector_size = static_cast<std::uint64_t>(r.bytes(r.require(rec, "/pc1_record", "sector_size"), "/pc1_record/sector_size"));
+    mr.sector_size = static_cast<std::uint64_t>(r.bytes(r.require(rec, "/pc1_record", "sector_size"), "/pc1_record/sector_size",
+                                                        2048, double(std::uint64_t{1} << 40), "a sector size"));
     mr.sectors = static_cast<std::uint32_t>(r.integer(r.require(rec, "/pc1_record", "sectors"), "/pc1_record/sectors", 1,
                                                       1u << 20, "a sector count"));
-    mr.seconds = r.positive(r.require(rec, "/pc1_record", "seconds"), "/pc1_record/seconds");
+    mr.seconds = r.between(r.require(rec, "/pc1_record", "seconds"), "/pc1_record/seconds", 1, kMaxInputSeconds,
+                           "a record's seconds");
     mr.source = r.short_text(r.require(rec, "/pc1_record", "source"), "/pc1_record/source");
     m.pc1_record = mr;
   }
@@ -189,12 +212,12 @@ machine load_machine(const std::filesystem::path& file) {
   m.description = r.optional_text(j, "", "description");
   m.source = r.optional_text(j, "", "source");
   read_cpu(r, j, m);
-  m.ram_bytes = r.bytes(r.require(j, "", "ram"), "/ram");
+  m.ram_bytes = r.bytes(r.require(j, "", "ram"), "/ram", kMinMemoryBytes, kMaxRamBytes, "a machine's RAM");
   read_disks(r, j, m);
   read_gpus(r, j, m);
   read_pc1_facts(r, j, m);
-  if (j.contains("price_usd")) m.price_usd = r.positive(j["price_usd"], "/price_usd");
-  if (j.contains("power_watts")) m.power_watts = r.positive(j["power_watts"], "/power_watts");
+  if (j.contains("price_usd")) m.price_usd = r.between(j["price_usd"], "/price_usd", 1, 1e8, "a price in USD");
+  if (j.contains("power_watts")) m.power_watts = r.between(j["power_watts"], "/power_watts", 1, 1e6, "a power in watts");
   return m;
 }
 

@@ -79,6 +79,14 @@ class json_checker {
     return x;
   }
 
+  // A number within what the field can plausibly hold: 5e-324 or 1e308 pass positive()
+  // and turn a model's rates into 0 or inf. "expected <what> from <lo> to <hi>, got <v>".
+  double between(const nlohmann::json& v, const std::string& ptr, double lo, double hi, const std::string& what) const {
+    const double x = positive(v, ptr);
+    if (x < lo || x > hi) fail(ptr, "expected " + what + " from " + format_number(lo) + " to " + format_number(hi) + ", got " + v.dump());
+    return x;
+  }
+
   // Exact: a JSON integer, or a float that is an integer no larger than 2^53 (1e3 is
   // 1000). 1.5, -1, 1e20, 1e300 and integers past 2^64 (which the parser keeps as
   // floats) are errors; a cast would turn them into other numbers, often 0.

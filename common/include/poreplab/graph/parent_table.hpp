@@ -141,6 +141,12 @@ inline constexpr const char* kDefaultParentCacheDir = "/var/tmp/filecoin-parents
 // empty, else kDefaultParentCacheDir.
 std::filesystem::path default_parent_cache_dir();
 
+// Whether g's table is in `dir` as a seal takes it: a regular file at its name (a link to
+// one is followed). Throws what a seal would refuse: "<dir>: exists and is not a
+// directory", "<file>: is a FIFO, not a regular file" (directory, device likewise).
+// `poreplab doctor` asks this too, so that both say the same.
+bool parent_cache_present(const std::filesystem::path& dir, const graph_params& g);
+
 // Loads a checked cache file, or generates and writes it when absent (slice by slice,
 // generate_parent_cache_file). A file without a
 // sidecar is verified by regeneration and then gets one. A bad file is an error, not

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <stdexcept>
 
 #include "poreplab/hex.hpp"
 #include "poreplab/huge_buffer.hpp"
@@ -32,11 +33,17 @@ constexpr std::uint32_t kCheckBlocks = 64;
 // The places a config may name (a path in a config would be read from untrusted text).
 std::vector<std::string> place_names() { return {"cwd", "tmp", "var-tmp"}; }
 
+// The library's own exceptions name the function that failed ("filesystem error:
+// temp_directory_path: ..."), which a record would then keep as its reason.
 fs::path dir_of(const json& axes) {
   const std::string p = axes["disk_dir"];
-  if (p == "tmp") return fs::temp_directory_path();
   if (p == "var-tmp") return "/var/tmp";
-  return fs::current_path();
+  std::error_code ec;
+  const fs::path dir = p == "tmp" ? fs::temp_directory_path(ec) : fs::current_path(ec);
+  if (ec)
+    throw std::runtime_error(p == "tmp" ? "the temporary directory ($TMPDIR, else /tmp): " + ec.message()
+                                        : "the current directory: " + ec.message());
+  return dir;
 }
 
 std::string unavailable(const json& axes) {
@@ -99,7 +106,9 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
     if (i >= warmup) m.samples.push_back(last.reads_per_s);
   }
   const storage::disk_description d = storage::describe_disk(dir);
-  const fs::space_info room = fs::space(dir);
+  std::error_code ec;
+  const fs::space_info room = fs::space(dir, ec);
+  if (ec) throw std::runtime_error(dir.string() + ": cannot read its free space: " + ec.message());
   const std::string check = read_back(dir, last.engine);
   m.verified = check.empty();
   m.verified_against = std::to_string(kCheckBlocks) + " random 4 KiB blocks of a second scratch file written and read "
