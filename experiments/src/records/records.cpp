@@ -19,6 +19,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/sdr/window_store.hpp"
 #include "poreplab/stats.hpp"
 #include "records/schema.hpp"
@@ -171,6 +172,11 @@ void check_point(const json& rec, const std::string& where) {
   if (rec.contains(key::samples)) {
     const json& samples = rec[key::samples];
     if (!samples.is_array()) fail_at(where, "/samples", "expected a list of numbers");
+    // No run takes more (sampling.hpp's cap): more would only make every reader slow.
+    if (samples.size() > kMaxSamples)
+      fail_at(where, "/samples",
+              std::to_string(samples.size()) + " samples, more than the " + std::to_string(kMaxSamples) +
+                  " a run takes of one point");
     for (std::size_t i = 0; i < samples.size(); ++i) check_timing(samples[i], where, "/samples/" + std::to_string(i));
   }
   if (const std::string status = text_of(rec, key::status); !status.empty() && !kPointStatuses.has(status))
@@ -298,6 +304,21 @@ records_log read_records(const fs::path& file, bool repair) {
   if (repair && log.truncated_bytes > 0 && ::truncate(file.c_str(), static_cast<off_t>(size - log.truncated_bytes)) != 0)
     fail_errno("cannot truncate", file);
   return log;
+}
+
+void require_records_memory(const std::vector<fs::path>& files, std::uint64_t per_byte) {
+  std::uint64_t total = 0;
+  std::vector<std::string> names;
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    total = checked_add(total, static_cast<std::uint64_t>(st.st_size), "records size");
+    names.push_back(f.string());
+  }
+  if (total == 0) return;
+  require_memory(checked_mul(total, per_byte, "records memory"),
+                 names_text(names) + ": " + byte_size_text(total) + " of records, taking " + std::to_string(per_byte) +
+                     " bytes of memory per byte in this command");
 }
 
 records_writer::records_writer(const fs::path& file) : path_(file) {
