@@ -272,6 +272,12 @@ std::size_t feed_lines(records_parser& parser, std::string_view text, std::uint6
   return text.size() - pos;
 }
 
+void refuse_oversized(const fs::path& file, std::uint64_t size) {
+  if (size > kMaxRecordsBytes)
+    throw std::runtime_error(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                             byte_size_text(kMaxRecordsBytes) + " a records file may hold here");
+}
+
 }  // namespace
 
 records_log parse_records(std::string_view text, const fs::path& file) {
@@ -286,9 +292,7 @@ records_log read_records(const fs::path& file, bool repair) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno("cannot stat", file);
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > kMaxRecordsBytes)
-    throw std::runtime_error(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                             byte_size_text(kMaxRecordsBytes) + " a records file may hold here");
+  refuse_oversized(file, size);
   require_memory(checked_mul(size, kRecordsMemoryPerByte, "records memory"), file.string());
   records_parser parser(file);
   std::string buf;  // the unfinished line so far, then the next chunk
@@ -312,12 +316,13 @@ void require_records_memory(const std::vector<fs::path>& files, std::uint64_t pe
   for (const auto& f : files) {
     struct stat st {};
     if (::stat(f.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    refuse_oversized(f, static_cast<std::uint64_t>(st.st_size));  // the file's own limit named first
     total = checked_add(total, static_cast<std::uint64_t>(st.st_size), "records size");
     names.push_back(f.string());
   }
   if (total == 0) return;
   require_memory(checked_mul(total, per_byte, "records memory"),
-                 names_text(names) + ": " + byte_size_text(total) + " of records, taking " + std::to_string(per_byte) +
+                 names_text(names, kNamesShown, std::string::npos) + ": " + byte_size_text(total) + " of records, taking " + std::to_string(per_byte) +
                      " bytes of memory per byte in this command");
 }
 
