@@ -1394,7 +1394,7 @@ TEST_CASE("records: impossible timings are errors naming file:line and field, du
   // Bounded: records that would not fit in memory, and a file past the limit, are refused
   // before they are read.
   check_error(sh(dir, "POREPLAB_MEM_AVAILABLE=1000 " + cli(compare)),
-              {(dir / "base" / "records.jsonl").string() + ": does not fit in memory"});
+              {(dir / "base" / "records.jsonl").string() + ", ", "bytes of memory per byte in this command: does not fit in memory"});
   fs::resize_file(other, records::kMaxRecordsBytes + 1);
   check_error(sh(dir, cli(compare)), {other.string() + ": 1073741825 bytes, more than the 1.0 GiB a records file may hold"});
 }

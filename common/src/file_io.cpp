@@ -312,6 +312,23 @@ void make_directories(const fs::path& dir) {
   fail(dir, "cannot create the directory: " + errno_text(e));
 }
 
+void check_own_directory(const fs::path& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    fail(dir, "cannot inspect: " + errno_text(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return;
+  fail(dir, std::string("is ") + (S_ISLNK(st.st_mode) ? "a link" : S_ISREG(st.st_mode) ? "a file" : kind_of(st.st_mode)) +
+                ", where poreplab makes its own directory: remove it or write elsewhere");
+}
+
+void make_own_directory(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    fail(dir, "cannot create the directory: " + errno_text(errno));
+  check_own_directory(dir);
+}
+
 unique_fd& unique_fd::operator=(unique_fd&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);

@@ -503,14 +503,27 @@ def write_file(path, write):
         raise
 
 
+def own_directory(path):
+    """The directory figures go into, made here or already a real directory: a link
+    planted at its name (or a file) is refused, never written through."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        sys.exit("plot: error: %s: is %s, where the figures' directory goes; nothing drawn"
+                 % (path, "a link" if stat.S_ISLNK(st.st_mode) else "not a directory"))
+    return path
+
+
 def save_figure(fig, path, ext, **kwargs):
     write_file(path, lambda f: fig.savefig(f, format=ext, **kwargs))
 
 
 class Figures:
     def __init__(self, d, results):
-        self.dir = os.path.join(d, "plots")
-        os.makedirs(self.dir, exist_ok=True)
+        self.dir = own_directory(os.path.join(d, "plots"))
         self.results = results
         self.verdict_data = load_verdict(d)
         self.index = []
@@ -1060,8 +1073,7 @@ def compare_figure(d):
             fontsize=9)
         ax.set_xlabel("ratio of medians, other / baseline (log)\nfor times, below 1 is faster", fontsize=8)
     fig.tight_layout()
-    out = os.path.join(d, "plots")
-    os.makedirs(out, exist_ok=True)
+    out = own_directory(os.path.join(d, "plots"))
     for ext in ("png", "svg"):
         save_figure(fig, os.path.join(out, "compare." + ext), ext, dpi=110)
     plt.close(fig)

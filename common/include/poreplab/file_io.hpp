@@ -150,6 +150,14 @@ void refuse_existing_output(const std::filesystem::path& path, bool force);
 // create_directories, with a file in the way named: "<path>: exists and is not a directory".
 void make_directories(const std::filesystem::path& dir);
 
+// A directory poreplab makes inside a directory it writes (a results directory's plots/):
+// absent, or a real directory. A link planted at its name, or anything else there, is
+// refused ("<path>: is a link, where poreplab makes its own directory: ..."), never
+// written through. check_own_directory only checks (before the work); make_own_directory
+// also creates it (mkdir, its parent must exist).
+void check_own_directory(const std::filesystem::path& dir);
+void make_own_directory(const std::filesystem::path& dir);
+
 // Exactly n bytes at offset, or std::runtime_error naming the path (a short read is "the
 // file shrank").
 void pread_exact(int fd, void* buf, std::uint64_t n, std::uint64_t offset, const std::filesystem::path& path);

@@ -70,7 +70,8 @@ class stopping_rule {
   // For work sampled in batches: after `taken` samples costing `per_sample_s` each, how many
   // more of the fixed count fit the time left (all of them without a budget).
   std::size_t more_that_fit(std::size_t taken, double per_sample_s) const {
-    const std::size_t left = o_.samples > taken ? o_.samples - taken : 0;
+    const std::size_t wanted = std::min(o_.samples, o_.max_samples);  // the cap holds here too
+    const std::size_t left = wanted > taken ? wanted - taken : 0;
     if (o_.max_seconds <= 0 || left == 0) return left;
     const double remaining = o_.max_seconds - std::chrono::duration<double>(clock::now() - start_).count();
     if (remaining <= 0 || per_sample_s <= 0) return 0;

@@ -46,8 +46,10 @@ void add_compare_command(CLI::App& app) {
     if (o->fail_pct != -1) pct = o->fail_pct;
     std::vector<std::filesystem::path> dirs(o->dirs.begin(), o->dirs.end());
     const std::filesystem::path out = o->out;
-    if (!out.empty())
+    if (!out.empty()) {
       for (const char* name : {"compare.md", "compare.json"}) refuse_existing_output(out / name, o->force);
+      check_own_directory(out / runner::kPlotsDir);
+    }
     const compare::result r = compare::compare(dirs, pct);
     for (const auto& s : r.sides)
       for (const auto& d : s.duplicates) std::cerr << "poreplab: warning: " << d << "\n";

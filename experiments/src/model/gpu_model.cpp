@@ -294,10 +294,10 @@ std::vector<model_row> run_model(const latency_table& t, const model_options& o)
     for (const auto& a : built)
       if (t.archs.count(a)) archs.push_back(a);
   if (archs.empty())
-    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + join(built) + ")");
+    throw model_error(t.file + ": has none of the architectures this build has SASS for (" + names_text(built) + ")");
   for (const auto& a : archs) {
     if (std::find(built.begin(), built.end(), a) == built.end()) {
-      throw model_error("this build has no SASS for " + a + " (it was built for " + join(built) +
+      throw model_error("this build has no SASS for " + a + " (it was built for " + names_text(built) +
                         "; add it with -DCMAKE_CUDA_ARCHITECTURES)");
     }
     arch_of(t, a);  // the table must describe it

@@ -18,6 +18,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
+#include "poreplab/sampling.hpp"
 #include "poreplab/sdr/window_store.hpp"
 #include "poreplab/stats.hpp"
 #include "records/schema.hpp"
@@ -136,6 +137,11 @@ void check_point(const json& rec, const std::string& where) {
   if (rec.contains(key::samples)) {
     const json& samples = rec[key::samples];
     if (!samples.is_array()) fail_at(where, "/samples", "expected a list of numbers");
+    // No run takes more (sampling.hpp's cap): more would only make every reader slow.
+    if (samples.size() > kMaxSamples)
+      fail_at(where, "/samples",
+              std::to_string(samples.size()) + " samples, more than the " + std::to_string(kMaxSamples) +
+                  " a run takes of one point");
     for (std::size_t i = 0; i < samples.size(); ++i) check_timing(samples[i], where, "/samples/" + std::to_string(i));
   }
   if (const std::string status = text_of(rec, key::status); !status.empty() && !kPointStatuses.has(status))
@@ -231,6 +237,12 @@ std::size_t feed_lines(records_parser& parser, std::string_view text, std::uint6
   return text.size() - pos;
 }
 
+void refuse_oversized(const fs::path& file, std::uint64_t size) {
+  if (size > kMaxRecordsBytes)
+    throw std::runtime_error(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                             byte_size_text(kMaxRecordsBytes) + " a records file may hold here");
+}
+
 }  // namespace
 
 records_log parse_records(std::string_view text, const fs::path& file) {
@@ -245,9 +257,7 @@ records_log read_records(const fs::path& file, bool repair) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno("cannot stat", file);
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > kMaxRecordsBytes)
-    throw std::runtime_error(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                             byte_size_text(kMaxRecordsBytes) + " a records file may hold here");
+  refuse_oversized(file, size);
   require_memory(checked_mul(size, kRecordsMemoryPerByte, "records memory"), file.string());
   records_parser parser(file);
   std::string buf;  // the unfinished line so far, then the next chunk
@@ -263,6 +273,22 @@ records_log read_records(const fs::path& file, bool repair) {
   if (repair && log.truncated_bytes > 0 && ::truncate(file.c_str(), static_cast<off_t>(size - log.truncated_bytes)) != 0)
     fail_errno("cannot truncate", file);
   return log;
+}
+
+void require_records_memory(const std::vector<fs::path>& files, std::uint64_t per_byte) {
+  std::uint64_t total = 0;
+  std::vector<std::string> names;
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    refuse_oversized(f, static_cast<std::uint64_t>(st.st_size));  // the file's own limit named first
+    total = checked_add(total, static_cast<std::uint64_t>(st.st_size), "records size");
+    names.push_back(f.string());
+  }
+  if (total == 0) return;
+  require_memory(checked_mul(total, per_byte, "records memory"),
+                 names_text(names, kNamesShown, std::string::npos) + ": " + byte_size_text(total) + " of records, taking " + std::to_string(per_byte) +
+                     " bytes of memory per byte in this command");
 }
 
 records_writer::records_writer(const fs::path& file) : path_(file) {

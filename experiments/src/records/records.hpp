@@ -49,6 +49,17 @@ inline constexpr std::uint64_t kMaxRecordsBytes = std::uint64_t{1} << 30;
 // Memory the parsed records take per byte of the file, checked before reading
 // (docs/reliability.md gives the measurement).
 inline constexpr std::uint64_t kRecordsMemoryPerByte = 16;
+// What a command takes in all per byte of the records files it loads (peak RSS over their
+// size, measured: docs/reliability.md): the reports and the GPU model hold a result set
+// (load_result_set); compare holds two or more and its tables of them.
+inline constexpr std::uint64_t kReportMemoryPerByte = 32;
+inline constexpr std::uint64_t kCompareMemoryPerByte = 48;
+
+// Refuses, before the first is read, the records files a command loads together when
+// their sizes summed, times `per_byte`, do not fit in memory (insufficient_memory naming
+// the files, their size and the factor). A file that is not there counts nothing: its
+// reader names it.
+void require_records_memory(const std::vector<std::filesystem::path>& files, std::uint64_t per_byte);
 
 // Records are data to validate, read line by line (the file is never held whole). Every
 // line is a JSON object of type header or point; a point names its experiment (a string)

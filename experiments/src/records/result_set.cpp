@@ -26,8 +26,13 @@ json header_of(const records_log& log, const json& point, std::size_t line) {
 
 }  // namespace
 
-result_set load_result_set(const std::vector<fs::path>& dirs) {
+result_set load_result_set(const std::vector<fs::path>& dirs, std::uint64_t per_byte) {
   if (dirs.empty()) throw std::invalid_argument("give at least one result directory");
+  {
+    std::vector<fs::path> files;
+    for (const auto& d : dirs) files.push_back(d / "records.jsonl");
+    require_records_memory(files, per_byte);
+  }
   result_set in;
   for (const auto& d : dirs) {
     std::error_code ec;

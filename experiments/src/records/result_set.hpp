@@ -2,11 +2,14 @@
 // A result set: the latest record of each point of one or more result directories, each
 // with the header of the run that measured it. The one loader every report and the GPU model
 // read records through.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "records/records.hpp"
 
 namespace poreplab::records {
 
@@ -27,6 +30,8 @@ struct result_set {
 // Throws std::invalid_argument for no directory; std::runtime_error for a missing
 // directory, a directory without records.jsonl, or a malformed line or field (an
 // incomplete last line is ignored, as after a crash).
-result_set load_result_set(const std::vector<std::filesystem::path>& dirs);
+// All the directories' records together must fit in memory at `per_byte`
+// (require_records_memory) before the first is read.
+result_set load_result_set(const std::vector<std::filesystem::path>& dirs, std::uint64_t per_byte = kReportMemoryPerByte);
 
 }  // namespace poreplab::records

@@ -499,7 +499,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
   if (used == 0) {
     std::size_t ok = 0;
     for (const auto& rec : in.records) ok += records::is_ok(rec.point) ? 1 : 0;
-    throw std::runtime_error("no usable records in " + join(in.dirs) + ": " + std::to_string(in.records.size()) +
+    throw std::runtime_error("no usable records in " + names_text(in.dirs, kNamesShown, std::string::npos) + ": " + std::to_string(in.records.size()) +
                              " point records (" + std::to_string(ok) +
                              " ok), none an ok `hash` record in mode chain or an ok `limits` record");
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "poreplab/stats.hpp"
+#include "records/records.hpp"
 #include "records/schema.hpp"
 #include "report/amax.hpp"
 #include "util/text.hpp"
@@ -303,12 +304,13 @@ comparison compare_pair(const side_data& base, const side_data& other, std::size
 }
 
 std::string experiments_of(const side_data& s) {
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // in the order first seen
+  std::set<std::string> seen;
   for (const auto& key : s.order) {
-    const std::string e = s.points.at(key).record.value(key::experiment, "");
-    if (std::find(names.begin(), names.end(), e) == names.end()) names.push_back(e);
+    std::string e = s.points.at(key).record.value(key::experiment, "");
+    if (seen.insert(e).second) names.push_back(std::move(e));
   }
-  return names.empty() ? "no points" : join(names, ", ");
+  return names.empty() ? "no points" : names_text(names);
 }
 
 }  // namespace
@@ -348,6 +350,13 @@ result compare(const std::vector<fs::path>& dirs, std::optional<double> fail_pct
   if (dirs.size() < 2) throw std::runtime_error("compare needs two or more result directories");
   if (fail_pct && !(*fail_pct >= 0 && *fail_pct < 1e4))
     throw std::runtime_error("--fail-on-regression " + format_number(*fail_pct) + ": expected a percentage from 0 to 10000");
+  {
+    // Every side's records together, at compare's own factor, before the first is read.
+    std::vector<fs::path> files;
+    for (const auto& d : dirs)
+      for (const auto& sub : result_dirs_of(d)) files.push_back(sub.second / "records.jsonl");
+    records::require_records_memory(files, records::kCompareMemoryPerByte);
+  }
   std::vector<side_data> sides;
   for (const auto& d : dirs) sides.push_back(load_side(d));
   // Two directories of one name (xeon/scaling and epyc/scaling) are named with their parent

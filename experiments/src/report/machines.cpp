@@ -136,7 +136,7 @@ machine_gpu read_gpu(const reader& r, const json& g, const std::string& p, const
   if (!table.archs.count(mg.arch)) {
     std::vector<std::string> known;
     for (const auto& [name, a] : table.archs) known.push_back(name);
-    r.fail(p + "/arch", "no GPU latency table for \"" + mg.arch + "\" (" + table.file + " has " + join(known) + ")");
+    r.fail(p + "/arch", "no GPU latency table for \"" + mg.arch + "\" (" + table.file + " has " + names_text(known) + ")");
   }
   mg.name = g.contains("name") ? r.short_text(g["name"], p + "/name") : mg.arch;
   mg.count = g.contains("count") ? static_cast<std::uint32_t>(r.integer(g["count"], p + "/count", 1, 1024,
@@ -192,10 +192,19 @@ void read_pc1_facts(const reader& r, const json& j, machine& m) {
 }  // namespace
 
 machine load_machine(const std::filesystem::path& file) {
-  const std::string source = file.string();
+  std::string text;
+  try {
+    text = read_small_file(file, {.max_bytes = kMaxMachineFileBytes});
+  } catch (const std::exception& e) {
+    throw machine_error(e.what());
+  }
+  return parse_machine(text, file.string());
+}
+
+machine parse_machine(std::string_view text, const std::string& source) {
   json j;
   try {
-    j = parse_json(read_small_file(file, {.max_bytes = kMaxMachineFileBytes}), source);
+    j = parse_json(text, source);
   } catch (const std::exception& e) {
     throw machine_error(e.what());
   }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace poreplab::verdict {
@@ -87,5 +88,7 @@ struct machine_error : std::invalid_argument {
 // Reads and checks one machine file. A GPU whose architecture has no entry in the GPU
 // latency table is refused by name.
 machine load_machine(const std::filesystem::path& file);
+// The same from the file's text (`source` names it in errors; the fuzz target's entry).
+machine parse_machine(std::string_view text, const std::string& source);
 
 }  // namespace poreplab::verdict

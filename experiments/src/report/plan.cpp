@@ -187,7 +187,7 @@ plan_report make_plan(const std::string& proof_name, const std::vector<fs::path>
   const std::string cpu = results_cpu(in);
   const cpu_evidence e = cpu.empty() ? cpu_evidence{} : cpu_evidence_of(in, cpu, proof.sector_size);
   if (machines.empty()) {
-    if (!e.hash) throw plan_error("no one-core label record of a CPU in " + join(r.dirs) + ": run `poreplab run` (the "
+    if (!e.hash) throw plan_error("no one-core label record of a CPU in " + names_text(r.dirs, kNamesShown, std::string::npos) + ": run `poreplab run` (the "
                                   "default config measures this machine) or name a machine with --machine FILE");
     machine here;
     here.name = "this machine (" + cpu + ")";

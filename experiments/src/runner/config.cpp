@@ -59,7 +59,7 @@ struct validator : json_checker<config_error> {
         if (std::find(ok.begin(), ok.end(), s) == ok.end()) {
           auto shown = ok;
           if (ax.all) shown.push_back("all");
-          fail(ptr, "unknown " + ax.name + " \"" + s + "\" (known: " + join(shown) + ")");
+          fail(ptr, "unknown " + ax.name + " \"" + s + "\" (known: " + names_text(shown) + ")");
         }
         return s;
       }

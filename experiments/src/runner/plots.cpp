@@ -3,6 +3,7 @@
 #include <iostream>
 #include <system_error>
 
+#include "poreplab/file_io.hpp"
 #include "runner/runner.hpp"
 #include "util/share_dir.hpp"
 
@@ -30,6 +31,7 @@ bool run_plot_script(const std::vector<std::string>& args, const fs::path& out_d
                 << out_dir.string() << "\n";
       return true;
     }
+    make_own_directory(out_dir / kPlotsDir);  // the script writes its figures there
     std::vector<std::string> argv = {python->string(), script.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     const int rc = run_program(argv);

@@ -137,7 +137,7 @@ measurement measure(const kind_spec& k, const experiment& e, const json& axes, j
     // Both calls must have produced the same, verified output.
     m.verified = m.verified && rest.verified && m.digest == rest.digest;
   }
-  if (m.samples.size() < e.samples) rec[records::key::budget_limited] = true;
+  if (m.samples.size() < std::min<std::size_t>(e.samples, kMaxSamples)) rec[records::key::budget_limited] = true;
   return m;
 }
 
@@ -422,6 +422,7 @@ int run_experiments(const config& c, const run_options& opt) {
 
   // Everything that can refuse the run does so before the first point.
   prepare_out_dir(dir);
+  if (opt.plots) check_own_directory(dir / kPlotsDir);
   writer_lock held(dir / kLockFile, run_busy(dir));  // one run at a time in a directory
   const records::records_log log = [&] {
     try {
@@ -535,6 +536,11 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     records::records_log log;
   };
   std::vector<shard_log> shards;
+  {
+    std::vector<fs::path> files;
+    for (const auto& d : shard_dirs) files.push_back(d / "records.jsonl");
+    records::require_records_memory(files, records::kRecordsMemoryPerByte);  // all shards are held at once
+  }
   for (const auto& d : shard_dirs) {
     const fs::path f = d / "records.jsonl";
     if (!fs::exists(f)) throw std::runtime_error("merge: " + d.string() + " holds no records.jsonl");
@@ -561,6 +567,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
+  if (plots) check_own_directory(out_dir / kPlotsDir);
   writer_lock held(out_dir / kLockFile, run_busy(out_dir));
   if (fs::exists(out_dir / "records.jsonl")) {
     held.refused();

@@ -59,6 +59,10 @@ std::vector<point> shard_points(const std::vector<point>& all, std::size_t index
 // "I/N" -> {I, N}; throws std::invalid_argument unless 0 <= I < N.
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
 
+// The subdirectory of a results directory (and of compare's --out) that plot.py draws
+// its figures into: made by poreplab (make_own_directory), never through a link.
+inline constexpr const char* kPlotsDir = "plots";
+
 // Runs `<python> <share>/plots/plot.py args...` (util/share_dir.hpp finds both). Without
 // the script or a Python with matplotlib it notes on stderr that the plots of out_dir are
 // skipped and returns true; false (after a warning) when the script fails.

@@ -18,6 +18,15 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::string names_text(const std::vector<std::string>& names, std::size_t shown, std::size_t longest) {
+  std::vector<std::string> first;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+    first.push_back(names[i].size() > longest && longest > 3 ? names[i].substr(0, longest - 3) + "..." : names[i]);
+  std::string out = join(first);
+  if (names.size() > first.size()) out += (out.empty() ? "" : " and ") + std::to_string(names.size() - first.size()) + " more";
+  return out;
+}
+
 std::string show(const nlohmann::json& v) {
   using t = nlohmann::json::value_t;
   switch (v.type()) {

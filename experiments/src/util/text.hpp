@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers of messages, tables and reports: lists, JSON values, sizes and
 // numbers as words.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,15 @@ namespace poreplab {
 
 // The items separated by `sep`: {"a", "b"} -> "a, b".
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
+// Names as an error message lists them: at most `shown` of them, each cut to `longest`
+// bytes, then "and N more": {"a", "b", "c"} with shown 2 -> "a, b and 1 more". An error
+// line stays short however many names (or how long a name) the input holds. Paths the
+// user gave are listed whole (longest = npos).
+inline constexpr std::size_t kNamesShown = 5;
+inline constexpr std::size_t kNameLongest = 64;
+std::string names_text(const std::vector<std::string>& names, std::size_t shown = kNamesShown,
+                       std::size_t longest = kNameLongest);
 
 // A JSON value as a validation message names what it got: `string "x"`, `number 3`,
 // `boolean true`, `null`, `an array`, `an object`.
