@@ -127,3 +127,25 @@ TEST_CASE("house rules: the may-include check catches an include the table forbi
   REQUIRE(bad.size() == 1);
   CHECK(bad[0] == "util/a.hpp: includes report/b.hpp");
 }
+
+TEST_CASE("house rules: every test name reaches Catch whole from CTest", "[house]") {
+  // catch_discover_tests hands each name to Catch as one argument: CMake splits a list at
+  // ';', and Catch reads a leading '-' as an option; such a test runs nothing and fails.
+  const std::regex name(R"re(TEST_CASE\(\s*"([^"]*)")re");
+  std::vector<std::string> bad;
+  for (const auto& e : fs::directory_iterator(fs::path(POREPLAB_SOURCE_DIR) / "tests")) {
+    if (e.path().extension() != ".cpp") continue;
+    const std::string text = read_all(e.path());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), name); it != std::sregex_iterator(); ++it) {
+      const std::string n = (*it)[1];
+      if (n.empty() || n.front() == '-' || n.find(';') != std::string::npos)
+        bad.push_back(e.path().filename().string() + ": \"" + n + "\"");
+    }
+  }
+  INFO([&] {
+    std::string s;
+    for (const auto& b : bad) s += "  " + b + "\n";
+    return s;
+  }());
+  CHECK(bad.empty());
+}

@@ -152,7 +152,7 @@ std::vector<std::pair<std::string, std::string>> output_commands(const temp_dir&
 
 // ---- A. --force replaces only what poreplab could have written ----
 
-TEST_CASE("--force: a FIFO at the output's name is refused by plan, report, unseal and compare, and stays",
+TEST_CASE("an output (-o) with --force: a FIFO at the output's name is refused by plan, report, unseal and compare, and stays",
           "[reliability][outputs]") {
   temp_dir dir;
   write_results(dir);
@@ -173,7 +173,7 @@ TEST_CASE("--force: a FIFO at the output's name is refused by plan, report, unse
   CHECK(staging_left(dir.path).empty());
 }
 
-TEST_CASE("--force: -o /dev/null is refused and /dev/null stays a character device", "[reliability][outputs]") {
+TEST_CASE("an output (-o) with --force: -o /dev/null is refused and /dev/null stays a character device", "[reliability][outputs]") {
   temp_dir dir;
   write_results(dir);
   seal_2kib(dir);
@@ -195,7 +195,7 @@ TEST_CASE("--force: -o /dev/null is refused and /dev/null stays a character devi
   CHECK(char_device_at(dir / "o" / "compare.md"));
 }
 
-TEST_CASE("--force: a symbolic link at the output's name is replaced, never written through", "[reliability][outputs]") {
+TEST_CASE("an output (-o) with --force: a symbolic link at the output's name is replaced, never written through", "[reliability][outputs]") {
   temp_dir dir;
   write_results(dir);
   test::write_text(dir / "target.md", "not poreplab's");

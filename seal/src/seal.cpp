@@ -99,10 +99,17 @@ std::vector<std::string> names_in(const fs::path& dir) {
   return names;
 }
 
-// What a seal killed before its first state file leaves: tree_d's staging file and the
-// state file's. Nothing records them, and the next seal writes both again.
-bool is_first_staging_file(const std::string& name) {
-  return name == std::string(kTreeDFile) + ".tmp" || name == std::string(kSealState) + ".tmp";
+// Staging files of a seal whose state file never recorded them: a seal killed before its
+// first state file (tree_d's and the state's own), or one left by an older run. Nothing can
+// resume from them; the next seal cleans them rather than refusing the directory.
+void remove_unrecorded_staging(const fs::path& dir, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    if (!name.ends_with(".tmp") || !is_seal_file(name)) continue;
+    const fs::path p = dir / name;
+    require_replaceable(p, "a seal's staging file");
+    if (::unlink(p.c_str()) != 0 && errno != ENOENT)
+      throw std::runtime_error(p.string() + ": cannot remove a killed seal's staging file: " + std::strerror(errno));
+  }
 }
 
 // What an output directory holds: nothing in the way, an unfinished seal (its state file,
@@ -117,8 +124,8 @@ dir_holds check_output_dir(const fs::path& dir) {
   const std::vector<std::string> names = names_in(dir);
   const auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   if (has(kSealState)) return has(kSealManifest) ? dir_holds::state_and_manifest : dir_holds::unfinished_seal;
-  if (std::all_of(names.begin(), names.end(), is_first_staging_file)) return dir_holds::nothing_in_the_way;
-  return dir_holds::other_files;
+  remove_unrecorded_staging(dir, names);
+  return names_in(dir).empty() ? dir_holds::nothing_in_the_way : dir_holds::other_files;
 }
 
 // A complete seal is a result: never resumed over, replaced only when asked.
