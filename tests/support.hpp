@@ -21,6 +21,15 @@
 #include <vector>
 
 namespace poreplab::test {
+// The checkout the tests were built from and the poreplab binary built beside them
+// (tests/paths.cpp: the one unit that knows them).
+const char* source_dir();
+const char* binary_path();
+}  // namespace poreplab::test
+#define POREPLAB_SOURCE_DIR (::poreplab::test::source_dir())
+#define POREPLAB_BINARY (::poreplab::test::binary_path())
+
+namespace poreplab::test {
 
 // The ASan+UBSan build (POREPLAB_SANITIZE): a test whose cost is arithmetic over a large
 // input runs a smaller one there; the release build runs it whole. Memory and undefined-

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
