@@ -40,7 +40,7 @@ TEST_CASE("backend registry: names, knobs and who reads them", "[backends]") {
   };
   CHECK(read_by("cpu") == std::set<std::string>{"engine", "threads", "prefetch_distance", "prefetch_level",
                                                "assembly", "encoding", "huge_pages", "pad_precompute", "schedule_reuse", "header_ahead",
-                                               "whole_node", "producer", "ring_depth", "placement"});
+                                               "whole_node", "producer", "ring_depth", "hashers_per_coordinator", "placement"});
   CHECK(read_by("cuda").count("device") == 1);
   CHECK(read_by("cuda-emu").count("device") == 0);
   CHECK(read_by("cuda-emu").count("launch_nodes") == 1);
@@ -221,7 +221,7 @@ TEST_CASE("every knob is a flag of bench label, seal, unseal and vector verify",
   CHECK(bad.err == "poreplab: error: --producer: 'smt' is not one of off, auto, core, sibling\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --ring-depth 100", dir);
   CHECK(bad.status == 1);
-  CHECK(bad.err == "poreplab: error: ring_depth (--ring-depth) 100 is not a power of two from 4 to 4096\n");
+  CHECK(bad.err == "poreplab: error: ring_depth (--ring-depth) 100 is not 0 (auto) or a power of two from 4 to 4096\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --ring-depth 8192", dir);
   CHECK(bad.status == 1);
   CHECK(bad.err.find("--ring-depth") != std::string::npos);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -27,13 +28,13 @@ namespace {
 // The CPUs of this process's affinity mask, in order.
 std::vector<int> allowed_cpus() { return affinity_cpus(); }
 
-// The producer pairs' pinning (label_with_producers: odd OpenMP threads are producers).
-// A placed labeling (topology.hpp) records it; placement none pins nothing.
-void pin_to_cpu(int cpu) {
+// A coordinator team's thread onto its CPU (-1: none). A placed labeling (topology.hpp)
+// records it; placement none pins nothing.
+void pin_team_thread(int cpu, thread_role role) {
   const int t = omp_get_thread_num();
   const int placed = detail::placed_cpu(t);
-  if (placed != -1) pin_this_thread(cpu);
-  if (placed != detail::kNotPlaced) detail::note_thread(t, t % 2 == 1 ? thread_role::producer : thread_role::label, placed != -1);
+  if (placed != -1 && cpu >= 0) pin_this_thread(cpu);
+  if (placed != detail::kNotPlaced) detail::note_thread(t, role, placed != -1 && cpu >= 0);
 }
 
 // Labeling thread `index`: on the CPU its placement gives (topology.hpp) in a placed
@@ -46,11 +47,6 @@ void pin_current_thread(int index) {
   }
   const std::vector<int> cpus = allowed_cpus();
   if (cpus.size() > 1) pin_this_thread(cpus[static_cast<std::size_t>(index) % cpus.size()]);
-}
-
-// (labeling CPU, producer CPU) pairs over this process's CPUs (topology.hpp).
-std::vector<std::pair<int, int>> producer_pairs(parent_producer where) {
-  return producer_cpu_pairs(where, topology(), allowed_cpus());
 }
 
 // Advisory: a range the kernel cannot advise (a file mapping, THP compiled out) keeps
@@ -95,32 +91,70 @@ int threads_used(const labeler_options& opt, std::uint32_t groups) {
   return static_cast<int>(std::min<std::uint32_t>(groups, static_cast<std::uint32_t>(threads)));
 }
 
-// Where the producers run (off: none) and the CPU pairs of the labeling threads and their
-// producers (one unpinned pair where core is asked for on a single CPU).
-struct producer_placement {
+// Where the coordinators run (off: none), their teams, and the groups of lanes each hasher
+// owns (hasher h, counted over the teams in order: groups [first[h], first[h + 1])).
+struct coordination {
   parent_producer where = parent_producer::off;
-  std::vector<std::pair<int, int>> pairs;
+  std::vector<coordinator_team> teams;
+  std::vector<std::uint32_t> first;
+  std::uint32_t hashers() const { return static_cast<std::uint32_t>(first.empty() ? 0 : first.size() - 1); }
 };
 
-producer_placement producer_plan(const labeler_options& opt, const sdr::label_job& job, const engine& e, int used) {
+// Keeps the first `hashers` hashers of the teams (a team left without one goes) and gives
+// them the groups in contiguous, balanced slices.
+coordination with_hashers(parent_producer where, std::vector<coordinator_team> teams, std::uint32_t hashers,
+                          std::uint32_t groups) {
+  coordination c{where, {}, {}};
+  std::uint32_t kept = 0;
+  for (auto& t : teams) {
+    if (kept == hashers) break;
+    t.hashers.resize(std::min<std::size_t>(t.hashers.size(), hashers - kept));
+    kept += static_cast<std::uint32_t>(t.hashers.size());
+    c.teams.push_back(std::move(t));
+  }
+  for (std::uint32_t h = 0; h <= kept; ++h) c.first.push_back(static_cast<std::uint32_t>(std::uint64_t{groups} * h / kept));
+  return c;
+}
+
+std::string hashers_flag(std::size_t k) { return "hashers_per_coordinator (--hashers-per-coordinator) " + std::to_string(k); }
+
+// The teams for `job`: `used` hashing threads wanted (threads_used). Pinned, a team asked
+// for must fit the CPUs of this process; unpinned (or on one CPU) it runs where the OS puts it.
+coordination coordination_plan(const labeler_options& opt, const sdr::label_job& job, const engine& e, int used) {
   if (opt.producer == parent_producer::off) return {};
   const bool fits = job.scheme.variant == sdr::porep_variant::sdr && e.algo == hash_family::sha256 &&
                     opt.assembly != message_assembly::gather;
+  const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
+  const std::vector<int> cpus = allowed_cpus();
+  const std::size_t k = opt.hashers_per_coordinator;
   if (opt.producer != parent_producer::automatic) {
     if (!fits)
       throw std::invalid_argument("producer " + std::string(kParentProducers.name(opt.producer)) +
                                   ": parents are gathered ahead for SDR SHA-256 jobs with in-place assembly only "
                                   "(use producer off or auto)");
-    producer_placement p{opt.producer, producer_pairs(opt.producer)};
-    if (p.pairs.empty()) p.pairs.emplace_back(-1, -1);
-    return p;
+    if (opt.pin_threads && cpus.size() > 1 && k + 1 > cpus.size())
+      throw std::invalid_argument(hashers_flag(k) + ": a coordinator and its hashers need " + std::to_string(k + 1) +
+                                  " CPUs, this process may run on " + std::to_string(cpus.size()) +
+                                  " (valid: 0 (auto) to " + std::to_string(cpus.size() - 1) + ")");
+    std::vector<coordinator_team> teams;
+    if (opt.pin_threads) teams = coordinator_teams(opt.producer, k, topology(), cpus);
+    if (teams.empty()) {  // unpinned teams of k (or one) hashers
+      const std::size_t per = std::max<std::size_t>(1, k);
+      for (std::size_t h = 0; h < static_cast<std::size_t>(used); h += per)
+        teams.push_back({-1, std::vector<int>(std::min(per, static_cast<std::size_t>(used) - h), -1)});
+    }
+    std::uint32_t room = 0;
+    for (const auto& t : teams) room += static_cast<std::uint32_t>(t.hashers.size());
+    return with_hashers(opt.producer, std::move(teams), std::min(room, static_cast<std::uint32_t>(used)), groups);
   }
   if (!fits || 32ull * job.nodes * job.sectors <= producer_min_layer_bytes(last_level_cache_bytes())) return {};
   // Another core only: it is what was measured (docs/cpu-backend.md); a sibling shares the
-  // core's ports with the hash chain, and is used when asked for.
-  producer_placement p{parent_producer::core, producer_pairs(parent_producer::core)};
-  if (p.pairs.size() >= static_cast<std::size_t>(used)) return p;
-  return {};
+  // core's ports with the hash chains, and is used when asked for.
+  std::vector<coordinator_team> teams = coordinator_teams(parent_producer::core, k, topology(), cpus);
+  std::uint32_t room = 0;
+  for (const auto& t : teams) room += static_cast<std::uint32_t>(t.hashers.size());
+  if (room < static_cast<std::uint32_t>(used)) return {};
+  return with_hashers(parent_producer::core, std::move(teams), static_cast<std::uint32_t>(used), groups);
 }
 
 class cpu_backend final : public sdr::backend {
@@ -145,24 +179,35 @@ class cpu_backend final : public sdr::backend {
                                   }() + ")");
     const std::uint32_t width = lane_width(e);
     const std::uint32_t groups = (job.sectors + width - 1) / width;
-    int used = threads_used(opt_, groups);
-    const std::vector<std::pair<int, int>> pairs = producer_plan(opt_, job, e, used).pairs;
-    if (!pairs.empty()) used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(used), pairs.size()));
+    const int used = threads_used(opt_, groups);
+    const coordination plan = coordination_plan(opt_, job, e, used);
     // Pinning runs on the calling thread too (it is OpenMP's thread 0): its own affinity
     // comes back when the labeling ends, or the next job would see one allowed CPU.
     const affinity_guard restore_affinity;
     sdr::with_scheme(job.scheme, [&](auto v, auto h) {
-      run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used, pairs);
+      run<decltype(v)::value, decltype(h)::value>(e, job, store, width, groups, used, plan);
     });
+  }
+
+  sdr::label_run_times timed_label(const sdr::label_job& job, sdr::layer_store& store) override {
+    account_ = {};
+    sdr::label_run_times t = sdr::backend::timed_label(job, store);
+    t.coordination = account_;
+    return t;
   }
 
   template <sdr::porep_variant V, hash_family H>
   void run(const engine& e, const sdr::label_job& job, sdr::layer_store& store, std::uint32_t width,
-           std::uint32_t groups, int used, const std::vector<std::pair<int, int>>& pairs) const {
+           std::uint32_t groups, int used, const coordination& plan) {
     std::vector<std::unique_ptr<detail::parent_ring>> rings;
-    if (!pairs.empty())
-      for (int p = 0; p < used; ++p)
-        rings.push_back(std::make_unique<detail::parent_ring>(static_cast<std::uint32_t>(opt_.ring_depth), width));
+    for (std::size_t t = 0, h = 0; t < plan.teams.size(); h += plan.teams[t].hashers.size(), ++t) {
+      const std::uint32_t lanes = std::min(job.sectors, plan.first[h + plan.teams[t].hashers.size()] * width) - plan.first[h] * width;
+      const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+      const auto depth = opt_.ring_depth != 0 ? static_cast<std::uint32_t>(opt_.ring_depth)
+                                              : detail::parent_ring::auto_slots(lanes, l2 > 0 ? static_cast<std::uint64_t>(l2) : 0);
+      rings.push_back(std::make_unique<detail::parent_ring>(depth, lanes,
+                                                            static_cast<std::uint32_t>(plan.teams[t].hashers.size())));
+    }
     for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
       sdr::report_layer_start(job, l);
       const sdr::layer_inputs in = sdr::begin_layer(job, store, l);
@@ -170,9 +215,9 @@ class cpu_backend final : public sdr::backend {
       advise_pages(in.cur, layer_bytes, opt_.pages);
       advise_pages(in.prev, layer_bytes, opt_.pages);
       advise_pages(job.parents, 4ull * sdr::kParents * job.parent_rows(), opt_.pages);
-      if (!pairs.empty()) {
+      if (!rings.empty()) {
         if constexpr (V == sdr::porep_variant::sdr && H == hash_family::sha256) {
-          label_with_producers<H>(e, job, l, in, width, groups, used, pairs, rings);
+          label_with_coordinators<H>(e, job, l, in, width, plan, rings);
           sdr::report_nodes(job, job.nodes);
           store.layer_done(l);
           continue;
@@ -192,48 +237,95 @@ class cpu_backend final : public sdr::backend {
       sdr::report_nodes(job, job.nodes);
       store.layer_done(l);
     }
+    for (const auto& r : rings) {
+      account_.coordinators += 1;
+      account_.hashers += r->hashers();
+      account_.coordinator_ticks += r->ticks;
+      account_.coordinator_wait_ticks += r->wait_ticks;
+      account_.parent_rows_copied += r->rows_copied;
+    }
   }
 
-  // Pair p: thread 2p labels groups p, p + used, ...; thread 2p + 1 produces their
-  // parents. A team smaller than asked (OpenMP limits) labels without producers.
+  // Thread 0 of each team's run coordinates, the next ones hash (in the plan's order). A
+  // thread that throws stops every team; the first exception is the labeling's. A team
+  // smaller than asked (OpenMP limits) labels in place.
   template <hash_family H>
-  void label_with_producers(const engine& e, const sdr::label_job& job, std::uint32_t l, const sdr::layer_inputs& in,
-                            std::uint32_t width, std::uint32_t groups, int used,
-                            const std::vector<std::pair<int, int>>& pairs,
-                            std::vector<std::unique_ptr<detail::parent_ring>>& rings) const {
+  void label_with_coordinators(const engine& e, const sdr::label_job& job, std::uint32_t l, const sdr::layer_inputs& in,
+                               std::uint32_t width, const coordination& plan,
+                               std::vector<std::unique_ptr<detail::parent_ring>>& rings) const {
     constexpr auto kSdr = sdr::porep_variant::sdr;
+    struct role {
+      std::size_t team;
+      int hasher;  // -1: the coordinator
+      std::uint32_t global;  // hasher index over every team
+    };
+    std::vector<role> roles;
+    for (std::size_t t = 0, h = 0; t < plan.teams.size(); ++t) {
+      roles.push_back({t, -1, 0});
+      for (std::size_t j = 0; j < plan.teams[t].hashers.size(); ++j, ++h)
+        roles.push_back({t, static_cast<int>(j), static_cast<std::uint32_t>(h)});
+    }
+    std::vector<std::uint32_t> team_first(plan.teams.size());
+    for (std::size_t t = 0; t < roles.size(); ++t)
+      if (roles[t].hasher == 0) team_first[roles[t].team] = plan.first[roles[t].global];
     const std::uint64_t nodes = job.node_end() - job.node_begin();
-#pragma omp parallel num_threads(2 * used)
+    const std::uint32_t groups = plan.first.back();
+    std::mutex failed_mu;
+    std::exception_ptr failed;
+    const auto stop_all = [&](std::exception_ptr ex) {
+      {
+        const std::lock_guard<std::mutex> lock(failed_mu);
+        if (!failed) failed = std::move(ex);
+      }
+      for (auto& r : rings) r->stop();
+    };
+    bool teamed = true;
+#pragma omp parallel num_threads(static_cast<int>(roles.size()))
     {
       const int t = omp_get_thread_num(), team = omp_get_num_threads();
-      const bool paired = team == 2 * used;
-      const int pair = paired ? t / 2 : t;
-      const bool producer = paired && t % 2 == 1;
-      if (opt_.pin_threads && paired && pairs[static_cast<std::size_t>(pair)].first >= 0) {
-        const auto& cpus = pairs[static_cast<std::size_t>(pair)];
-        pin_to_cpu(producer ? cpus.second : cpus.first);
-      }
-      std::uint64_t pos = paired ? rings[static_cast<std::size_t>(pair)]->next : 0;
-      for (std::uint32_t g = static_cast<std::uint32_t>(pair); g < groups; g += static_cast<std::uint32_t>(paired ? used : team)) {
-        const std::uint32_t first = g * width;
-        const detail::lane_layer<kSdr> at(job, l, in, first, std::min(width, job.sectors - first));
-        detail::parent_ring& ring = *rings[static_cast<std::size_t>(pair % used)];  // paired: pair < used
-        if (!paired) {
+      if (t == 0) teamed = team == static_cast<int>(roles.size());
+      if (team != static_cast<int>(roles.size())) {
+        for (std::uint32_t g = static_cast<std::uint32_t>(t); g < groups; g += static_cast<std::uint32_t>(team)) {
+          const std::uint32_t first = g * width;
+          const detail::lane_layer<kSdr> at(job, l, in, first, std::min(width, job.sectors - first));
           detail::phase_ticks untimed;
           detail::label_lanes<false, kSdr, H>(e, job, at, opt_, {}, untimed);
-        } else if (producer) {
-          detail::produce_parents(at, ring, pos, opt_.prefetch_distance == 0 ? 0 : 16, opt_.header_ahead ? &e : nullptr);
-        } else {
-          detail::label_lanes_from_ring<H>(e, job, at, opt_, ring, pos);
         }
-        pos += nodes;
+      } else {
+        const role& r = roles[static_cast<std::size_t>(t)];
+        const coordinator_team& cpus = plan.teams[r.team];
+        detail::parent_ring& ring = *rings[r.team];
+        if (opt_.pin_threads)
+          pin_team_thread(r.hasher < 0 ? cpus.coordinator : cpus.hashers[static_cast<std::size_t>(r.hasher)],
+                          r.hasher < 0 ? thread_role::producer : thread_role::label);
+        const std::uint32_t lane0 = team_first[r.team] * width;
+        try {
+          if (r.hasher < 0) {
+            const detail::lane_layer<kSdr> at(job, l, in, lane0, ring.lanes());
+            detail::produce_parents(at, ring, ring.next, opt_.prefetch_distance == 0 ? 0 : 16,
+                                    opt_.header_ahead ? &e : nullptr);
+          } else {
+            detail::hasher_slice slice;
+            slice.index = static_cast<std::uint32_t>(r.hasher);
+            for (std::uint32_t g = plan.first[r.global]; g < plan.first[r.global + 1]; ++g) {
+              const std::uint32_t first = g * width;
+              slice.groups.emplace_back(job, l, in, first, std::min(width, job.sectors - first));
+              slice.offsets.push_back(first - lane0);
+            }
+            detail::label_slice_from_ring<H>(e, job, slice, ring.lanes(), opt_, ring, ring.next);
+          }
+        } catch (const detail::team_stopped&) {
+        } catch (...) {
+          stop_all(std::current_exception());
+        }
       }
     }
-    // Both threads of a pair started from ring.next: it moves on by the pair's nodes only now.
-    for (std::uint32_t p = 0; p < static_cast<std::uint32_t>(used); ++p)
-      rings[p]->next += nodes * ((groups - p + static_cast<std::uint32_t>(used) - 1) / static_cast<std::uint32_t>(used));
+    if (failed) std::rethrow_exception(failed);
+    if (teamed)
+      for (auto& r : rings) r->next += nodes;
   }
 
+  mutable sdr::coordination_account account_;
   labeler_options opt_;
 };
 
@@ -243,10 +335,15 @@ const engine& pick_label_engine(std::size_t sectors, int threads) {
   return pick_label_engine(sdr::kFilecoinScheme, sectors, "auto", threads);
 }
 
-parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job) {
+planned_teams planned_coordination(const labeler_options& opt, const sdr::label_job& job) {
   const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
   const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
-  return producer_plan(opt, job, e, threads_used(opt, groups)).where;
+  const coordination c = coordination_plan(opt, job, e, threads_used(opt, groups));
+  return {c.where, static_cast<std::uint32_t>(c.teams.size()), c.hashers()};
+}
+
+parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job) {
+  return planned_coordination(opt, job).where;
 }
 
 bool header_off_chain(const labeler_options& opt, const sdr::label_job& job) {
@@ -258,10 +355,17 @@ bool header_off_chain(const labeler_options& opt, const sdr::label_job& job) {
 
 std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {
   check_engine_name(opt.engine);
-  if (opt.ring_depth < 4 || opt.ring_depth > 4096 || (opt.ring_depth & (opt.ring_depth - 1)) != 0)
+  if (opt.ring_depth != 0 && (opt.ring_depth < 4 || opt.ring_depth > 4096 || (opt.ring_depth & (opt.ring_depth - 1)) != 0))
     throw std::invalid_argument("ring_depth (--ring-depth) " + std::to_string(opt.ring_depth) +
-                                " is not a power of two from 4 to 4096");
-  if (opt.producer == parent_producer::sibling && producer_pairs(parent_producer::sibling).empty())
+                                " is not 0 (auto) or a power of two from 4 to 4096");
+  if (opt.hashers_per_coordinator > kMaxHashersPerCoordinator)
+    throw std::invalid_argument(hashers_flag(opt.hashers_per_coordinator) + " is out of range (valid: 0 (auto) to " +
+                                std::to_string(kMaxHashersPerCoordinator) + ")");
+  if (opt.producer == parent_producer::sibling && opt.hashers_per_coordinator > 1)
+    throw std::invalid_argument(hashers_flag(opt.hashers_per_coordinator) +
+                                ": producer sibling feeds the one hasher of its core (valid: 0 or 1; more with producer core)");
+  if (opt.producer == parent_producer::sibling &&
+      coordinator_teams(parent_producer::sibling, 1, topology(), allowed_cpus()).empty())
     throw unavailable_error(
         "producer sibling: no CPU of this process has an SMT sibling it may run on (one thread per core here); "
         "valid here: off, auto, core");

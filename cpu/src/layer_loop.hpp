@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "fr_montgomery.hpp"
@@ -164,62 +165,85 @@ void label_lanes(const engine& e, const sdr::label_job& job, const lane_layer<V>
   }
 }
 
-// SDR, SHA-256 in place: labels the nodes of `at` from the parents a producer thread puts
-// in `ring` (produce_parents, same positions), reading in place only the base parents it
-// left out; with the header ahead, from the header states it made. Prefetches the slot
-// `prefetch_distance` ahead once it is filled.
+// One hasher of a coordinator's team (parent_ring.hpp): its lanes of the team's, in groups
+// of the engine's width, each group a lane_layer and its offset among the team's lanes.
+struct hasher_slice {
+  std::uint32_t index = 0;  // among the team's hashers
+  std::vector<lane_layer<sdr::porep_variant::sdr>> groups;
+  std::vector<std::uint32_t> offsets;
+};
+
+// SDR, SHA-256 in place: labels the hasher's lanes of nodes [begin, end) from the parents the
+// team's coordinator puts in `ring` (produce_parents, same positions), node after node, each
+// of its groups in turn; the base parents the coordinator left out are read in place. With
+// the header ahead, from the header states it made. Prefetches the slot `prefetch_distance`
+// ahead once it is filled.
 template <hash_family H>
-void label_lanes_from_ring(const engine& e, const sdr::label_job& job, const lane_layer<sdr::porep_variant::sdr>& at,
-                           const labeler_options& opt, parent_ring& ring, std::uint64_t first_pos) {
+void label_slice_from_ring(const engine& e, const sdr::label_job& job, const hasher_slice& slice,
+                           std::uint32_t team_lanes, const labeler_options& opt, parent_ring& ring,
+                           std::uint64_t first_pos) {
   static_assert(H == hash_family::sha256);
-  label_message<sdr::porep_variant::sdr, H> m(e, at, opt);
-  const std::uint32_t lanes = m.lanes();
-  const std::uint32_t words = at.read_words();
-  const std::size_t span = 32ull * lanes;
+  using message = label_message<sdr::porep_variant::sdr, H>;
+  const auto& lead = slice.groups.front();
+  const std::uint32_t words = lead.read_words();
+  const std::size_t team_span = 32ull * team_lanes;
   const std::uint64_t pd = opt.prefetch_distance;
-  const std::uint64_t n = at.end - at.begin;
+  const std::uint64_t n = lead.end - lead.begin;
   const std::uint64_t batch = ring.labeled_batch();
-  const bool headers_made = opt.header_ahead;  // by the producer, in the slots
-  // labeler_options::whole_node: the engine is handed the node's parents, writes its label
-  // (one lane, or many from their header states).
-  const bool whole_node = opt.whole_node && headers_made && lanes == 1 && e.sha256_sdr_node != nullptr;
-  const bool whole_nodes = opt.whole_node && headers_made && lanes > 1 && opt.schedule_reuse &&
-                           e.sha256_sdr_nodes != nullptr;
+  const bool headers_made = opt.header_ahead;  // by the coordinator, in the slots
+  std::vector<std::unique_ptr<message>> messages;
+  std::vector<std::uint8_t> whole;  // per group: hashed whole by the engine (labeler_options::whole_node)
+  for (const auto& at : slice.groups) {
+    messages.push_back(std::make_unique<message>(e, at, opt));
+    const bool one = opt.whole_node && headers_made && at.lanes == 1 && e.sha256_sdr_node != nullptr;
+    const bool many = opt.whole_node && headers_made && at.lanes > 1 && opt.schedule_reuse && e.sha256_sdr_nodes != nullptr;
+    whole.push_back(one || many ? 1 : 0);
+  }
   std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
   for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t pos = first_pos + i, v = at.begin + i;
-    if (produced <= pos)
-      parent_ring::wait_until([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
-    if (pd != 0 && i + pd < n && pos + pd < produced) prefetch_span(ring.slot(pos + pd), ring.slot_bytes(), opt.prefetch_to);
-    if (at.first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
-    std::uint8_t* out = at.cur + v * at.stride;
-    bool labeled = false;  // by the engine, whole
-    if (v == 0) {
-      m.fetch_short(v);
-    } else {
-      const std::uint32_t* row = at.row(v);
-      const std::uint32_t mask = ring.mask(pos);
-      const std::uint8_t* slot = ring.parents(pos);
-      const std::uint8_t* p[sdr::kParents];
-      for (std::uint32_t k = 0; k < words; ++k) p[k] = (mask >> k & 1) != 0 ? slot + span * k : at.word(row, k);
-      if (whole_node) {
-        e.sha256_sdr_node(ring.header_states(pos), p, words, out, nullptr, nullptr, nullptr);
-        labeled = true;
-      } else if (whole_nodes) {
-        e.sha256_sdr_nodes(at.replica_ids, at.layer, v, ring.header_states(pos), p, words, lanes, out);
-        labeled = true;
-      } else {
-        m.fetch_from(v, p, at);
+    const std::uint64_t pos = first_pos + i, v = lead.begin + i;
+    if (produced <= pos) ring.wait([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
+    if (pd != 0 && i + pd < n && pos + pd < produced) {
+      // The hasher's own lanes of the slot ahead, and their header states.
+      const std::uint32_t lo = slice.offsets.front(), hi = slice.offsets.back() + slice.groups.back().lanes;
+      std::uint8_t* ahead = ring.parents(pos + pd);
+      for (std::uint32_t k = 0; k < words; ++k) prefetch_span(ahead + team_span * k + 32ull * lo, 32ull * (hi - lo), opt.prefetch_to);
+      if (headers_made) prefetch_span(reinterpret_cast<const std::uint8_t*>(ring.header_states(pos + pd) + 8ull * lo), 32ull * (hi - lo), opt.prefetch_to);
+    }
+    if (lead.first == 0 && (v & (sdr::kProgressNodes - 1)) == 0) sdr::report_nodes(job, v);
+    const std::uint32_t mask = v == 0 ? 0 : ring.mask(pos);
+    const std::uint8_t* slot = ring.parents(pos);
+    const std::uint32_t* states = ring.header_states(pos);
+    for (std::size_t g = 0; g < slice.groups.size(); ++g) {
+      const auto& at = slice.groups[g];
+      message& m = *messages[g];
+      const std::uint32_t off = slice.offsets[g];
+      std::uint8_t* out = at.cur + v * at.stride;
+      if (v == 0) {
+        m.fetch_short(v);
+        m.hash(e, true);
+        for (std::uint32_t j = 0; j < at.lanes; ++j) m.digest(j, out + 32ull * j);
+        continue;
       }
-    }
-    if (!labeled) {
-      if (headers_made && v != 0)
-        m.hash_from_header(e, ring.header_states(pos));
+      const std::uint32_t* row = at.row(v);
+      const std::uint8_t* p[sdr::kParents];
+      for (std::uint32_t k = 0; k < words; ++k)
+        p[k] = (mask >> k & 1) != 0 ? slot + team_span * k + 32ull * off : at.word(row, k);
+      if (whole[g] != 0) {
+        if (at.lanes == 1)
+          e.sha256_sdr_node(states + 8ull * off, p, words, out, nullptr, nullptr, nullptr);
+        else
+          e.sha256_sdr_nodes(at.replica_ids, at.layer, v, states + 8ull * off, p, words, at.lanes, out);
+        continue;
+      }
+      m.fetch_from(v, p, at);
+      if (headers_made)
+        m.hash_from_header(e, states + 8ull * off);
       else
-        m.hash(e, v == 0);
-      for (std::uint32_t j = 0; j < lanes; ++j) m.digest(j, out + 32ull * j);
+        m.hash(e, false);
+      for (std::uint32_t j = 0; j < at.lanes; ++j) m.digest(j, out + 32ull * j);
     }
-    if ((i + 1) % batch == 0 || i + 1 == n) ring.labeled.store(pos + 1, std::memory_order_release);
+    if ((i + 1) % batch == 0 || i + 1 == n) ring.publish_labeled(slice.index, pos + 1);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <utility>
 
 #include "poreplab/sdr/pc2_build.hpp"
@@ -60,6 +61,16 @@ placed_backend::placed_backend(const labeler_options& opt, thread_placement p)
 std::unique_ptr<sdr::pc2_hasher> placed_backend::make_pc2_hasher() { return inner_->make_pc2_hasher(); }
 
 void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
+  run_placed([&] { inner_->label(job, store); });
+}
+
+sdr::label_run_times placed_backend::timed_label(const sdr::label_job& job, sdr::layer_store& store) {
+  sdr::label_run_times t;
+  run_placed([&] { t = inner_->timed_label(job, store); });
+  return t;
+}
+
+void placed_backend::run_placed(const std::function<void()>& labeling) {
   const std::lock_guard<std::mutex> one(g_one_run);
   placed_run run;
   run.cpus = placement_cpus(placement_, topology(), affinity_cpus());
@@ -82,8 +93,8 @@ void placed_backend::label(const sdr::label_job& job, sdr::layer_store& store) {
   {
     g_run.store(&run, std::memory_order_release);
     const uninstall u{pin0, &saved};
-    inner_->label(job, store);
-    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0 && t.role == thread_role::label; })) {
+    labeling();
+    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0; })) {
       // Pinned here, or by the caller (a mask of one CPU).
       const bool pinned = pin0 || affinity_cpus().size() == 1;
       const int cpu = sched_getcpu();

@@ -259,6 +259,37 @@ std::vector<std::pair<int, int>> producer_cpu_pairs(parent_producer where, const
   return pairs;
 }
 
+std::vector<coordinator_team> coordinator_teams(parent_producer where, std::size_t hashers_per_coordinator,
+                                                const machine_topology& t, const std::vector<int>& allowed) {
+  std::vector<coordinator_team> teams;
+  if (where == parent_producer::sibling) {
+    for (const auto& [label, sibling] : producer_cpu_pairs(where, t, allowed)) teams.push_back({sibling, {label}});
+    return teams;
+  }
+  if (where != parent_producer::core) return teams;
+  // The allowed CPUs by L3 domain, domains in the order their first CPU comes.
+  std::vector<std::pair<int, std::vector<int>>> domains;
+  for (const int cpu : allowed) {
+    int d = -1;
+    for (std::size_t i = 0; i < t.l3.size() && d < 0; ++i)
+      if (std::find(t.l3[i].begin(), t.l3[i].end(), cpu) != t.l3[i].end()) d = static_cast<int>(i);
+    if (t.l3.empty()) d = 0;
+    auto it = std::find_if(domains.begin(), domains.end(), [&](const auto& g) { return d >= 0 && g.first == d; });
+    if (it == domains.end()) domains.push_back({d, {cpu}});
+    else it->second.push_back(cpu);
+  }
+  for (const auto& [d, cpus] : domains) {
+    // One core after another: a team's CPUs are siblings only where the domain has no more cores.
+    const std::vector<int> order = placement_cpus(thread_placement::spread, t, cpus);
+    const std::size_t n = order.size();
+    const std::size_t k = hashers_per_coordinator > 0 ? hashers_per_coordinator : std::max<std::size_t>(1, n - 1);
+    for (std::size_t i = 0; i + 1 < n; i += k + 1)
+      teams.push_back({order[i], std::vector<int>(order.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                                                  order.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + 1 + k)))});
+  }
+  return teams;
+}
+
 std::uint64_t last_level_cache_bytes() {
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   return l3 > 0 ? static_cast<std::uint64_t>(l3) : 0;

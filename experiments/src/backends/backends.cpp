@@ -86,10 +86,16 @@ const std::vector<backend_knob>& backend_knobs() {
                  "node's header beside the chain), or many lanes read in place or "
                  "from a producer (sha256_sdr_nodes: avx512-x16); 0 = through the message's chunk rows"),
       text_knob("producer", "auto", [] { return cpu::kParentProducers.names(); }, {kCpu},
-                "SDR SHA-256: a producer thread copies the parents of the nodes ahead into a ring the labeling "
-                "thread hashes from: off, on another core (core), on the SMT sibling (sibling); auto = core where a "
-                "CPU is free for it and a layer exceeds the last-level cache (and 64 MiB)"),
-      count_knob("ring_depth", 256, 4, 4096, {kCpu}, "nodes a producer may run ahead (a power of two)"),
+                "SDR SHA-256: a coordinator thread copies the parents of the nodes ahead, for a team of hashing "
+                "threads (each a slice of the sectors), into a ring they hash from: off, on other cores (core: per "
+                "last-level-cache domain, a coordinator and its hashers), on the SMT sibling of its one hasher "
+                "(sibling); auto = core where the teams have a CPU for every hashing thread and a layer exceeds "
+                "the last-level cache (and 64 MiB)"),
+      count_knob("ring_depth", 0, 0, 4096, {kCpu},
+                 "nodes a coordinator may run ahead (a power of two); 0 = as many as fill half the L2 (16 to 256)"),
+      count_knob("hashers_per_coordinator", 0, 0, cpu::kMaxHashersPerCoordinator, {kCpu},
+                 "hashing threads one coordinator feeds (producer core); 0 = every other CPU of its last-level-cache "
+                 "domain"),
       text_knob("layout", "sector-minor", [] { return sdr::kSectorLayouts.names(); }, kGpu,
                 "layer layout on the GPU"),
       count_knob("threads_per_block", 32, 1, 1024, kGpu, "GPU threads per block of the label kernel"),
@@ -296,6 +302,7 @@ cpu::labeler_options cpu_labeler_options(const backend_settings& o) {
   l.whole_node = o.count("whole_node") != 0;
   l.producer = cpu::kParentProducers.parse(o.text("producer"));
   l.ring_depth = o.count("ring_depth");
+  l.hashers_per_coordinator = o.count("hashers_per_coordinator");
   return l;
 }
 

@@ -272,6 +272,8 @@ struct sample_log {
   std::vector<std::vector<double>> per_layer_ns;  // [layer - first labeled layer][sample]
   double best_kernel_s = -1;
   sdr::sampled_result sampled;
+  sdr::coordination_account coordination;  // summed over the timed samples
+  double label_s = 0;                      // their wall time, summed
 };
 
 // One run's fixed parts, as the sample loop reads them.
@@ -353,6 +355,12 @@ void take_sample(const bench_run& run, std::uint32_t i, label_bench_result& r, s
   }
   if (!run.sampled) log.digests.push_back(run.output_digest());
   if (!t.kernel.empty()) r.fastest_run.kernel = t.kernel;  // every sample runs the same kernel
+  log.label_s += t.end_to_end_s;
+  log.coordination.coordinators = t.coordination.coordinators;
+  log.coordination.hashers = t.coordination.hashers;
+  log.coordination.coordinator_ticks += t.coordination.coordinator_ticks;
+  log.coordination.coordinator_wait_ticks += t.coordination.coordinator_wait_ticks;
+  log.coordination.parent_rows_copied += t.coordination.parent_rows_copied;
   if (!t.device.empty()) {
     r.device = t.device;
     r.device_sm_count = t.device_multiprocessors;
@@ -428,6 +436,17 @@ void derive_figures(const sample_log& log, bool has_engine, bool header_ahead, l
     r.efficiency_hi = ci.hi;
     r.efficiency_spread = relative_spread(log.ratios);
   }
+  if (const sdr::coordination_account& c = log.coordination; c.coordinators > 0 && c.coordinator_ticks > 0) {
+    r.coordinators = c.coordinators;
+    r.hashers = c.hashers;
+    r.coordinator_busy_share = c.busy_share();
+    r.parent_rows_per_s = log.label_s > 0 ? static_cast<double>(c.parent_rows_copied) / log.label_s : 0;
+    r.labels_per_s_per_cpu = r.labels_per_s / (c.coordinators + c.hashers);
+    const double per = static_cast<double>(c.hashers) / c.coordinators;
+    const double hashing = std::min(1.0, header_ahead ? r.chain_efficiency : r.efficiency);
+    if (hashing > 0 && r.coordinator_busy_share > 0)
+      r.hashers_per_coordinator_max = static_cast<std::uint32_t>(per * hashing / r.coordinator_busy_share + 1e-9);
+  }
   // The host's clock says nothing about a device's samples.
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
     // A device sample's host thread waits on the device: its CPU share says nothing.
@@ -473,8 +492,11 @@ label_bench_result bench_label(const label_bench_options& in) {
 
   const bench_job bj(opt, proof, scheme, r);
   const sdr::label_job& job = bj.job;
-  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr)
-    r.producer = cpu::kParentProducers.name(cpu::planned_producer(cpu_labeler_options(opt.knobs), job));
+  cpu::planned_teams teams;
+  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr) {
+    teams = cpu::planned_coordination(cpu_labeler_options(opt.knobs), job);
+    r.producer = cpu::kParentProducers.name(teams.where);
+  }
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
   // allocates; the parent table (56 B/node, or mapped from a cache file) is not included.
@@ -487,6 +509,8 @@ label_bench_result bench_label(const label_bench_options& in) {
   bench_run run{opt, job, *be, *store, engine, dynamic_cast<const cpu::placed_backend*>(be.get()), sampled, false,
                 window ? static_cast<double>(opt.window_nodes) : static_cast<double>(r.nodes) * opt.layers, {}, 0,
                 knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads()};
+  // With coordinators the floor runs on the hashing threads: the efficiency is each one's.
+  if (teams.hashers > 0) run.threads = static_cast<int>(teams.hashers);
   // The floor beside each sample runs a shorter chain than the labeling (measure_floor_seconds
   // repeats it to at least 50 ms): a pair of an 8 MiB sector stays well under a second.
   run.floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(run.work), kFloorPairChain);
@@ -602,6 +626,14 @@ nlohmann::json to_json(const label_bench_result& r) {
     j["chain_efficiency"] = r.chain_efficiency;
   }
   if (!r.fastest_run.kernel.empty()) j["kernel_used"] = r.fastest_run.kernel;
+  if (r.coordinators > 0) {
+    j["coordinators"] = r.coordinators;
+    j["hashers"] = r.hashers;
+    j["coordinator_busy_share"] = r.coordinator_busy_share;
+    j["parent_rows_per_s"] = r.parent_rows_per_s;
+    j["hashers_per_coordinator_max"] = r.hashers_per_coordinator_max;
+    j["labels_per_s_per_cpu"] = r.labels_per_s_per_cpu;
+  }
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
     // Samples are end to end (uploads, launches, layers back in host memory); the label
     // kernels alone are kept beside them.

@@ -84,7 +84,15 @@ struct label_bench_result {
   std::uint64_t hashed_bytes_per_node = 0;  // message bytes per regular node (1248 or 448)
   double cycles_per_byte = 0;      // TSC cycles per hashed byte at the median (0: no TSC)
   std::string engine;              // the engine actually used
-  std::string producer = "off";    // cpu: where parent producers ran (off, core, sibling)
+  std::string producer = "off";    // cpu: where the coordinators ran (off, core, sibling)
+  // cpu with coordinators: the teams (the floor beside each sample then runs on `hashers`
+  // threads, so efficiency is each hashing thread's), and over the timed samples the share
+  // of their time the coordinators worked, the parent rows they copied a second, the hashers
+  // one coordinator could feed with every hasher at its floor (k x efficiency / busy share),
+  // and labels/s per CPU, coordinators counted.
+  std::uint32_t coordinators = 0, hashers = 0;
+  double coordinator_busy_share = 0, parent_rows_per_s = 0, labels_per_s_per_cpu = 0;
+  std::uint32_t hashers_per_coordinator_max = 0;
   // cpu: the thread placement (compact, spread, siblings, cores, none) and where each
   // thread of the last timed sample ran (records/environment.hpp, thread_map_json).
   std::string placement;

@@ -42,7 +42,7 @@ void print_setup(const label_bench_result& r) {
   std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
             << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
             << "backend " << r.options.backend << ", engine " << r.engine
-            << (r.producer != "off" ? ", parents gathered by a producer thread (" + r.producer + ")" : std::string())
+            << (r.producer != "off" ? ", parents gathered by coordinators (" + r.producer + ")" : std::string())
             << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
             << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
   if (!r.thread_map.empty()) {
@@ -103,6 +103,12 @@ void print_quality(const label_bench_result& r) {
     std::cout << std::setprecision(1) << "  19-block floor     " << r.chain_floor_ns_per_node_layer
               << " ns/node/layer (the header compressed ahead)\n"
               << std::setprecision(3) << "  efficiency vs 19   " << r.chain_efficiency << " (median of the pairs)\n";
+  if (r.coordinators > 0)
+    std::cout << "  coordinators       " << r.coordinators << " feeding " << r.hashers << " hashers (floor and efficiency: "
+              << "each hashing thread's); busy " << std::setprecision(3) << r.coordinator_busy_share << ", "
+              << std::setprecision(0) << r.parent_rows_per_s << " parent rows/s, could feed "
+              << r.hashers_per_coordinator_max << " hashers at their floor; " << r.labels_per_s_per_cpu
+              << " labels/s per CPU, coordinators counted\n";
   if (r.layer_groups.size() > 1) {
     std::cout << std::setprecision(1) << "  per layer          ";
     for (std::size_t g = 0; g < r.layer_groups.size(); ++g)

@@ -98,6 +98,19 @@ struct label_job {
   std::uint32_t start_layer() const { return windowed() ? layers : first_layer; }
 };
 
+// What the coordinator threads of a host labeling did (threads that gather parents for a
+// team of hashing threads; cpu: labeler_options::producer), over every layer: none = 0.
+struct coordination_account {
+  std::uint32_t coordinators = 0, hashers = 0;
+  std::uint64_t coordinator_ticks = 0;       // TSC ticks the coordinators ran, in all
+  std::uint64_t coordinator_wait_ticks = 0;  // of which waiting for a hasher to free a slot
+  std::uint64_t parent_rows_copied = 0;      // a row: one parent's labels of a team's sectors
+  // The share of their time the coordinators worked (0: none ran).
+  double busy_share() const {
+    return coordinator_ticks == 0 ? 0 : 1.0 - static_cast<double>(coordinator_wait_ticks) / static_cast<double>(coordinator_ticks);
+  }
+};
+
 // One labeling as timed by the backend. Host backends give the wall time; device backends
 // add their label kernels' own time and where the rest went.
 struct label_run_times {
@@ -114,6 +127,7 @@ struct label_run_times {
   std::string device;              // the device's name; empty: the host CPU
   int device_multiprocessors = 0;
   int device_clock_mhz = 0;
+  coordination_account coordination;  // host backends with coordinators
 };
 
 class pc2_hasher;  // pc2_build.hpp

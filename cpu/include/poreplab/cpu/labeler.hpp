@@ -19,8 +19,14 @@
 
 namespace poreplab::cpu {
 
-// Where label() runs the producers of `job` under `opt`: off, core or sibling (auto resolved).
-// Throws what label() throws for an engine or producer it cannot use.
+// Where label() runs the coordinators of `job` under `opt` (off, core or sibling: auto
+// resolved), how many, and the hashers they feed in all. Throws what label() throws for an
+// engine or a team it cannot use.
+struct planned_teams {
+  parent_producer where = parent_producer::off;
+  std::uint32_t coordinators = 0, hashers = 0;
+};
+planned_teams planned_coordination(const labeler_options& opt, const sdr::label_job& job);
 parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job);
 
 // Whether label() hashes `job`'s regular nodes as 19 chained compressions, the header block

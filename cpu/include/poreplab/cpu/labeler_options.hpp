@@ -25,14 +25,14 @@ enum class huge_pages { system, on, off };
 // larger power of two, a lane group's lines fall in 8 or fewer L1 sets) nor hold L1 miss
 // buffers for a DRAM latency (docs/cpu-backend.md, "Prefetch into L2").
 enum class prefetch_level { l1, l2 };
-// SDR + SHA-256 (in place): a producer thread beside each labeling thread copies the
-// parents of the nodes ahead into a ring the labeling thread hashes from (parent_ring.hpp),
-// so that their DRAM latency and page walks stall the producer, not the hash chain. Where
-// it runs: off; core (each labeling thread on a free CPU of the affinity mask, its producer
-// on the next free CPU that is not its SMT sibling); sibling (the SMT sibling of the
-// labeling thread's CPU);
-// auto (core, when every labeling thread gets a free CPU for its producer and a layer is
-// larger than the last-level cache and 64 MiB; else off).
+// SDR + SHA-256 (in place): a coordinator thread copies the parents of the nodes ahead, for
+// a team of hashing threads, into a ring they hash from (parent_ring.hpp), so that their
+// DRAM latency and page walks stall the coordinator, not the hash chains. Each hasher owns
+// a contiguous slice of the batch's sectors. Where it runs: off; core (per last-level-cache
+// domain, a coordinator and up to hashers_per_coordinator hashers on CPUs of their own,
+// topology.hpp's coordinator_teams); sibling (the SMT sibling of its one hasher's CPU: the
+// producer of docs/cpu-backend.md); auto (core, when the teams have a CPU for every hashing
+// thread asked for and a layer is larger than the last-level cache and 64 MiB; else off).
 enum class parent_producer { off, automatic, core, sibling };
 // Their names, as the knobs and records spell them (parse throws std::invalid_argument
 // listing the valid ones).
@@ -88,10 +88,15 @@ struct labeler_options {
   // (from its header states).
   bool whole_node = true;
   parent_producer producer = parent_producer::automatic;
-  std::size_t ring_depth = 256;  // nodes a producer may run ahead (power of two)
+  // Nodes a coordinator may run ahead (a power of two); 0 = auto: as many as fill half the L2
+  // (16 to 256 slots; a slot holds a node's parents for every lane of the team).
+  std::size_t ring_depth = 0;
+  // Hashers one coordinator feeds; 0 = every other CPU of its last-level-cache domain.
+  std::size_t hashers_per_coordinator = 0;
 };
+inline constexpr std::size_t kMaxHashersPerCoordinator = 1024;
 
-// Whether a labeling thread without a producer compresses a group's headers off its chain:
+// Whether a labeling thread without a coordinator compresses a group's headers off its chain:
 // a one-lane group only (labeler_options::header_ahead).
 inline bool header_ahead_in_thread(const labeler_options& o, std::size_t group_lanes) {
   return o.header_ahead && group_lanes == 1;

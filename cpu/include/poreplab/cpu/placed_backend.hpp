@@ -1,6 +1,7 @@
 #pragma once
 // The cpu backend with its labeling threads placed as a thread_placement (topology.hpp)
 // says, and the record of where each thread ran.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +36,7 @@ class placed_backend final : public sdr::backend {
   placed_backend(const labeler_options& opt, thread_placement p);
   std::string name() const override { return inner_->name(); }
   void label(const sdr::label_job& job, sdr::layer_store& store) override;
+  sdr::label_run_times timed_label(const sdr::label_job& job, sdr::layer_store& store) override;
   std::unique_ptr<sdr::pc2_hasher> make_pc2_hasher() override;
   sdr::tree_d_row_hasher tree_d_rows() override { return inner_->tree_d_rows(); }
   thread_placement placement() const { return placement_; }
@@ -42,6 +44,9 @@ class placed_backend final : public sdr::backend {
   std::vector<thread_cpu> last_threads() const;
 
  private:
+  // Runs `labeling` (the inner backend's) with the threads placed, and keeps where they ran.
+  void run_placed(const std::function<void()>& labeling);
+
   std::unique_ptr<sdr::backend> inner_;
   thread_placement placement_;
   mutable std::mutex mu_;

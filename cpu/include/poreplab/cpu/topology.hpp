@@ -88,6 +88,19 @@ std::string placement_unavailable(thread_placement p, const machine_topology& t,
 // sibling without SMT siblings, and for off or automatic.
 std::vector<std::pair<int, int>> producer_cpu_pairs(parent_producer where, const machine_topology& t,
                                                     const std::vector<int>& allowed);
+// A coordinator and the hashing threads it feeds (labeler_options::producer): their CPUs
+// (-1: not pinned).
+struct coordinator_team {
+  int coordinator = -1;
+  std::vector<int> hashers;
+};
+// The teams over the `allowed` CPUs (in mask order) of topology `t`. core: the CPUs of each
+// last-level-cache domain, one core after another, cut into a coordinator and up to
+// `hashers_per_coordinator` hashers (0: every other CPU of the domain), a last, smaller team
+// where two CPUs or more are left; a CPU `t` puts in no domain counts as one of its own.
+// sibling: each producer_cpu_pairs pair, the sibling coordinating. Empty for off, automatic.
+std::vector<coordinator_team> coordinator_teams(parent_producer where, std::size_t hashers_per_coordinator,
+                                                const machine_topology& t, const std::vector<int>& allowed);
 // The layer size (bytes, all sectors) above which producer auto gives a producer, with a
 // last-level cache of `llc_bytes` (0: unknown): larger than the cache and at least 64 MiB.
 std::uint64_t producer_min_layer_bytes(std::uint64_t llc_bytes);

@@ -1,0 +1,194 @@
+// Coordinators feeding teams of hashing threads (labeler_options::producer,
+// hashers_per_coordinator): labels equal to the reference at every team size, teams over a
+// topology, bad values, and a team that stops as a whole.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "parent_ring.hpp"  // cpu/src: the ring's wait and stop
+#include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/topology.hpp"
+#include "poreplab/graph/graph_params.hpp"
+#include "poreplab/graph/parents.hpp"
+#include "poreplab/interrupt.hpp"
+#include "poreplab/sdr/backend.hpp"
+
+using namespace poreplab;
+
+namespace {
+
+std::vector<std::uint32_t> parents_of(std::uint64_t nodes) {
+  std::uint8_t porep_id[32] = {9};
+  const auto g = graph::make_graph_params(porep_id, graph::api_version::v1_1_0, nodes);
+  std::vector<std::uint32_t> t(nodes * 14);
+  for (std::uint64_t v = 0; v < nodes; ++v) graph::node_parents(g, v, t.data() + 14 * v);
+  return t;
+}
+
+std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
+  std::vector<std::uint8_t> ids(32ull * sectors);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint8_t>(i * 29 + 3);
+  for (std::uint32_t s = 0; s < sectors; ++s) ids[32ull * s + 31] &= 0x3f;
+  return ids;
+}
+
+// Teams not pinned: more threads than this machine's CPUs still run (oversubscribed).
+cpu::labeler_options team_options(const cpu::engine& e, std::size_t hashers_per_coordinator, int hashers) {
+  cpu::labeler_options o;
+  o.engine = std::string(e.name);
+  o.producer = cpu::parent_producer::core;
+  o.pin_threads = false;
+  o.hashers_per_coordinator = hashers_per_coordinator;
+  o.threads = hashers;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("coordinators feeding 1, 2 and 4 hashers label like the reference", "[labeler][coordinators]") {
+  // 1024 nodes: rings of 4 and 64 slots wrap; base parents both copied and left out.
+  const std::uint64_t nodes = 1024;
+  const std::uint32_t layers = 3;
+  const auto parents = parents_of(nodes);
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
+    const auto width = static_cast<std::uint32_t>(std::max<std::size_t>(1, e->lanes));
+    const std::uint32_t sectors = 4 * width + 1;  // five groups: slices of unequal size
+    const auto ids = replica_ids(sectors);
+    sdr::label_job job{nodes, parents.data(), layers, sectors, ids.data()};
+    const std::uint64_t bytes = nodes * 32 * sectors;
+    sdr::memory_layer_store want(bytes, layers);
+    sdr::make_reference_backend()->label(job, want);
+    for (std::size_t k : {1u, 2u, 4u})
+      for (int hashers : {static_cast<int>(k), 4}) {
+        const bool small_ring = hashers == 4;
+        const bool ahead = k != 2, whole = k != 4;
+        INFO("engine " << e->name << ", hashers per coordinator " << k << ", hashers " << hashers << ", ring "
+                       << (small_ring ? 4 : 64) << ", header ahead " << ahead << ", whole nodes " << whole);
+        cpu::labeler_options o = team_options(*e, k, hashers);
+        o.ring_depth = small_ring ? 4 : 64;
+        o.header_ahead = ahead;
+        o.whole_node = whole;
+        o.prefetch_distance = small_ring ? 0 : 4;
+        const cpu::planned_teams plan = cpu::planned_coordination(o, job);
+        CHECK(plan.where == cpu::parent_producer::core);
+        CHECK(plan.hashers == static_cast<std::uint32_t>(hashers));
+        CHECK(plan.coordinators == static_cast<std::uint32_t>((hashers + static_cast<int>(k) - 1) / static_cast<int>(k)));
+        sdr::memory_layer_store got(bytes, layers);
+        const auto be = cpu::make_cpu_backend(o);
+        const sdr::label_run_times t = be->timed_label(job, got);
+        for (std::uint32_t l = 1; l <= layers; ++l) REQUIRE(std::equal(want.layer(l), want.layer(l) + bytes, got.layer(l)));
+        // The coordinators' account: every team, and every regular node's parent rows copied
+        // but the base parents left out: the expander parents (layers 2 on) always.
+        CHECK(t.coordination.coordinators == plan.coordinators);
+        CHECK(t.coordination.hashers == plan.hashers);
+        CHECK(t.coordination.coordinator_ticks > t.coordination.coordinator_wait_ticks);
+        const std::uint64_t regular = (nodes - 1) * plan.coordinators;
+        CHECK(t.coordination.parent_rows_copied <= regular * (6 + 14ull * (layers - 1)));
+        CHECK(t.coordination.parent_rows_copied >= regular * 8ull * (layers - 1));
+      }
+  }
+}
+
+TEST_CASE("coordinator teams over a topology: per last-level cache, k hashers each", "[labeler][coordinators]") {
+  cpu::machine_topology t;
+  t.source = "test";
+  t.packages = 1;
+  for (int i = 0; i < 8; ++i) t.pus.push_back({i, i, 0});
+  t.cores = 8;
+  t.l3 = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
+  const auto at = [&](std::size_t k, const std::vector<int>& allowed) {
+    std::vector<std::vector<int>> out;
+    for (const auto& team : cpu::coordinator_teams(cpu::parent_producer::core, k, t, allowed)) {
+      std::vector<int> cpus{team.coordinator};
+      cpus.insert(cpus.end(), team.hashers.begin(), team.hashers.end());
+      out.push_back(cpus);
+    }
+    return out;
+  };
+  // auto: one coordinator per domain, every other CPU of it hashing.
+  CHECK(at(0, all) == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  CHECK(at(1, all) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  // A last, smaller team where two CPUs are left; none across domains.
+  CHECK(at(2, all) == std::vector<std::vector<int>>{{0, 1, 2}, {4, 5, 6}});
+  CHECK(at(2, {0, 1, 2, 3, 4}) == std::vector<std::vector<int>>{{0, 1, 2}});
+  CHECK(at(0, {3, 5}).empty());
+  CHECK(cpu::coordinator_teams(cpu::parent_producer::off, 0, t, all).empty());
+}
+
+TEST_CASE("coordinator team sizes out of range name the valid range", "[labeler][coordinators]") {
+  const std::uint64_t nodes = 256;
+  const auto parents = parents_of(nodes);
+  const auto ids = replica_ids(8);
+  sdr::label_job job{nodes, parents.data(), 2, 8, ids.data()};
+  cpu::labeler_options o;
+  o.producer = cpu::parent_producer::core;
+  o.hashers_per_coordinator = cpu::kMaxHashersPerCoordinator + 1;
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o),
+                    Catch::Contains("--hashers-per-coordinator") && Catch::Contains("valid: 0 (auto) to 1024"));
+  o.producer = cpu::parent_producer::sibling;
+  o.hashers_per_coordinator = 2;
+  CHECK_THROWS_WITH(cpu::make_cpu_backend(o), Catch::Contains("valid: 0 or 1"));
+  // Pinned, a team must fit this process's CPUs.
+  const std::size_t cpus = cpu::affinity_cpus().size();
+  if (cpus > 1) {
+    o.producer = cpu::parent_producer::core;
+    o.hashers_per_coordinator = cpus;
+    sdr::memory_layer_store store(nodes * 32 * 8, 2);
+    CHECK_THROWS_WITH(cpu::make_cpu_backend(o)->label(job, store),
+                      Catch::Contains("need " + std::to_string(cpus + 1) + " CPUs") &&
+                          Catch::Contains("valid: 0 (auto) to " + std::to_string(cpus - 1)));
+  }
+}
+
+TEST_CASE("a team stops as a whole: a thread that throws ends the others' waits", "[labeler][coordinators]") {
+  // The ring alone: a hasher waiting for a slot, a coordinator for a hasher that never comes.
+  cpu::detail::parent_ring ring(4, 2, 2);
+  ring.publish_labeled(0, 10);
+  CHECK(ring.labeled_by_all() == 0);  // the slower hasher's
+  bool hasher_returned = false, coordinator_returned = false;
+  std::thread hasher([&] {
+    try {
+      ring.wait([&] { return ring.produced.load() > 0; });
+    } catch (const cpu::detail::team_stopped&) {
+      hasher_returned = true;
+    }
+  });
+  std::thread coordinator([&] {
+    try {
+      ring.wait([&] { return ring.labeled_by_all() > 0; });
+    } catch (const cpu::detail::team_stopped&) {
+      coordinator_returned = true;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ring.stop();
+  hasher.join();
+  coordinator.join();
+  CHECK(hasher_returned);
+  CHECK(coordinator_returned);
+
+  // A labeling: the coordinators see an interrupt and throw; their hashers return, and the
+  // labeling throws the coordinator's exception.
+  const std::uint64_t nodes = 1u << 14;
+  const auto parents = parents_of(nodes);
+  const cpu::engine* narrow = nullptr;  // two groups of 4 sectors at most: two hashers
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256))
+    if (narrow == nullptr || e->lanes < narrow->lanes) narrow = e;
+  REQUIRE(narrow != nullptr);
+  const auto ids = replica_ids(8);
+  sdr::label_job job{nodes, parents.data(), 2, 8, ids.data()};
+  for (std::size_t k : {1u, 2u}) {
+    INFO("hashers per coordinator " << k);
+    const cpu::labeler_options o = team_options(*narrow, k, 2);
+    sdr::memory_layer_store store(nodes * 32 * 8, 2);
+    request_interrupt(SIGINT);
+    CHECK_THROWS_AS(cpu::make_cpu_backend(o)->label(job, store), interrupted);
+    clear_interrupt();
+    cpu::make_cpu_backend(o)->label(job, store);  // and the next labeling runs
+  }
+}
