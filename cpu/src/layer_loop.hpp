@@ -204,8 +204,9 @@ void label_slice_from_ring(const engine& e, const sdr::label_job& job, const has
     const std::uint64_t pos = first_pos + i, v = lead.begin + i;
     if (produced <= pos) ring.wait([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
     if (pd != 0 && i + pd < n && pos + pd < produced) {
-      // The hasher's own lanes of the slot ahead, and their header states.
+      // The slot ahead's mask line, the hasher's own lanes of it, and their header states.
       const std::uint32_t lo = slice.offsets.front(), hi = slice.offsets.back() + slice.groups.back().lanes;
+      prefetch_span(ring.slot(pos + pd), 64, opt.prefetch_to);
       std::uint8_t* ahead = ring.parents(pos + pd);
       for (std::uint32_t k = 0; k < words; ++k) prefetch_span(ahead + team_span * k + 32ull * lo, 32ull * (hi - lo), opt.prefetch_to);
       if (headers_made) prefetch_span(reinterpret_cast<const std::uint8_t*>(ring.header_states(pos + pd) + 8ull * lo), 32ull * (hi - lo), opt.prefetch_to);

@@ -20,6 +20,7 @@ struct plan_cli_options {
   std::string proof;
   std::vector<std::string> machines;
   std::vector<std::string> results;
+  std::string rates = "measured";  // verdict::kRateSources
   bool json = false;
   bool force = false;
   std::string out;
@@ -54,6 +55,10 @@ void add_plan_command(CLI::App& app) {
                   "machine files to size (e.g. experiments/machines/*.json); without one, the machine of the results");
   cmd->add_option("--results", o->results,
                   "result directories the rates come from (default results/default when it exists)");
+  cmd->add_option("--rates", o->rates,
+                  "the hashing rate that sizes a --machine file: measured (the results', carried to its clock) or "
+                  "quoted (its pc1_hashing); each falls back to the other where it is missing")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "JSON instead of Markdown");
   cmd->add_option("-o,--out", o->out, "write to FILE instead of standard output");
   cmd->add_flag("--force", o->force, "replace the -o FILE that exists");
@@ -68,7 +73,7 @@ void add_plan_command(CLI::App& app) {
                         " does not exist: scripts/main or poreplab run writes it)");
     std::vector<verdict::machine> machines;
     for (const auto& f : o->machines) machines.push_back(verdict::load_machine(f));
-    const verdict::plan_report r = verdict::make_plan(proof, dirs, machines);
+    const verdict::plan_report r = verdict::make_plan(proof, dirs, machines, verdict::kRateSources.parse(o->rates));
     const std::string text = o->json ? verdict::plan_json(r).dump(2) + "\n" : verdict::plan_markdown(r);
     if (o->out.empty()) std::cout << text;
     else write_file_atomic(o->out, text);

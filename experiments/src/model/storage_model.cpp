@@ -64,10 +64,12 @@ struct trial {
 };
 
 // Hashing and other cores for `hashing` hashing cores: supraseal's topology (a coordinator
-// per CCX of ccx_cores - 1 hashers, plus writer, reader, orchestrator), or on a machine too
-// small for it (under 5 cores) one core for all of those.
-std::string place_cores(const cpu_machine& m, std::uint32_t hashing, plan& p) {
-  const std::uint32_t per_ccx = std::max(1u, m.ccx_cores - 1);
+// per CCX of ccx_cores - 1 hashers, or per the fewer hashers one was measured to feed, plus
+// writer, reader, orchestrator), or on a machine too small for it (under 5 cores) one core
+// for all of those.
+std::string place_cores(const cpu_machine& m, const hash_rate& h, std::uint32_t hashing, plan& p) {
+  std::uint32_t per_ccx = std::max(1u, m.ccx_cores - 1);
+  if (h.hashers_per_coordinator > 0) per_ccx = std::min(per_ccx, h.hashers_per_coordinator);
   const std::uint32_t dedicated = (hashing + per_ccx - 1) / per_ccx + kIoCores;
   p.hashing_cores = hashing;
   if (hashing + dedicated <= m.cores) {
@@ -103,8 +105,8 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
                            (h.single_labels_per_s > 0 ? h.single_from.text() : "the multi-sector rate / " + std::to_string(k)) + ")";
   const double single = at_clock(m, one, h.clock_hz, single_how) * batch;
   plan alone = p;
-  const std::string alone_why = place_cores(m, batch, alone);
-  why_not = place_cores(m, (batch + k - 1) / k, p);
+  const std::string alone_why = place_cores(m, h, batch, alone);
+  why_not = place_cores(m, h, (batch + k - 1) / k, p);
   if (alone_why.empty() && (single > lanes || !why_not.empty())) {
     p = alone;
     why_not.clear();

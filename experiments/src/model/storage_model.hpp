@@ -57,6 +57,9 @@ struct hash_rate {
   provenance from;
   double single_labels_per_s = 0;  // one sector on one core; 0: unknown (then labels_per_s / sectors)
   provenance single_from;
+  // Measured with coordinators: the hashing cores one coordinator fed at their floor (k_max);
+  // 0: not measured (supraseal's topology, a coordinator per CCX).
+  std::uint32_t hashers_per_coordinator = 0;
   double cycles_per_label() const { return clock_hz / labels_per_s; }
 };
 

@@ -170,7 +170,8 @@ machine_plan plan_one(const machine& m, const storage_model::cpu_machine& cm, co
 
 }  // namespace
 
-plan_report make_plan(const std::string& proof_name, const std::vector<fs::path>& dirs, const std::vector<machine>& machines) {
+plan_report make_plan(const std::string& proof_name, const std::vector<fs::path>& dirs, const std::vector<machine>& machines,
+                      rate_source rates) {
   const auto& proof = sdr::find_registered_proof(proof_name);
   plan_report r;
   r.proof = std::string(proof.name);
@@ -201,7 +202,7 @@ plan_report make_plan(const std::string& proof_name, const std::vector<fs::path>
     return r;
   }
   for (const auto& m : machines) {
-    const auto h = machine_hash_rate(m, e.hash);
+    const auto h = machine_hash_rate(m, e.hash, rates);
     if (!h) throw plan_error(m.file + ": no hashing rate: the file quotes none (pc1_hashing) and " +
                              (r.dirs.empty() ? std::string("no results were given") : join(r.dirs)) +
                              " hold no one-core label record of a CPU");

@@ -14,6 +14,7 @@
 
 #include "model/storage_model.hpp"
 #include "report/machines.hpp"
+#include "report/storage.hpp"
 #include "util/figure.hpp"
 
 namespace poreplab::verdict {
@@ -51,9 +52,10 @@ struct plan_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `machines` empty: the machine the results' CPU records ran on.
+// `machines` empty: the machine the results' CPU records ran on; `rates`: the hashing rate
+// that sizes a machine file (machine_hash_rate).
 plan_report make_plan(const std::string& proof, const std::vector<std::filesystem::path>& dirs,
-                      const std::vector<machine>& machines);
+                      const std::vector<machine>& machines, rate_source rates = rate_source::measured);
 
 std::string plan_markdown(const plan_report& r);
 nlohmann::json plan_json(const plan_report& r);

@@ -23,6 +23,11 @@ struct rate_record {
   double labels = 0, hz = 0;
   std::uint32_t sectors = 1, cores = 1;
   std::uint64_t size = 0, window = 0;
+  // With coordinators: how many ran, and the hashers one can feed (labels: counted per core
+  // with k_max hashers to one coordinator).
+  struct teams {
+    std::uint32_t coordinators = 0, k_max = 0;
+  } coordinated;
 };
 
 double number_at(const json& j, std::initializer_list<const char*> path) {
@@ -38,13 +43,16 @@ std::string text_at(const json& j, const char* object, const char* key) {
   return j.contains(object) && j[object].is_object() ? j[object].value(key, std::string()) : std::string();
 }
 
-// Filecoin's scheme on this CPU, no second CPU gathering parents.
+// Filecoin's scheme on this CPU: parents read in place, or gathered by coordinators whose
+// record counts them (coordinators, hashers, hashers_per_coordinator_max).
 bool cpu_label_record(const records::result_record& r, const std::string& device) {
   const json& p = r.point;
   if (!records::is_ok(p, records::record_kind::label)) return false;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
-  return backend_is(axes.value("backend", ""), device_class::host_cpu) && ctx.value("scheme", "sdr/sha256") == "sdr/sha256" &&
-         ctx.value("device", "") == device && records::record_producer(ctx) == cpu::parent_producer::off;
+  if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256" ||
+      ctx.value("device", "") != device)
+    return false;
+  return records::record_producer(ctx) == cpu::parent_producer::off || ctx.value("coordinators", 0u) > 0;
 }
 
 // The threads that labeled: the record's thread map (role "label"), else its threads axis,
@@ -63,17 +71,21 @@ std::uint32_t labeling_threads(const records::result_record& r) {
 }
 
 // One core's rate from record r: one thread (or one sector, one stream whatever the
-// threads), or a node window with several threads each hashing sectors of its own.
+// threads), or a node window with several threads each hashing sectors of its own. With
+// coordinators, a hashing core's rate, and the hashers one coordinator was measured able to
+// feed at their floor (k_max): the model gives each that many a coordinator core.
 bool core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
   if (!cpu_label_record(r, device)) return false;
   const json& p = r.point;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
   const auto sectors = static_cast<std::uint32_t>(axes.value("sectors", 1u));
   const std::uint64_t window = axes.value("window_nodes", std::uint64_t{0});
-  const std::uint32_t threads = sectors == 1 ? 1 : labeling_threads(r);
+  const auto coordinators = ctx.value("coordinators", 0u);
+  const std::uint32_t threads = coordinators > 0 ? ctx.value("hashers", 0u) : sectors == 1 ? 1 : labeling_threads(r);
   if (threads == 0 || (threads > 1 && (window == 0 || sectors < threads))) return false;
-  out = {&r, number_at(p, {"rates", "labels_per_s"}) / threads, ctx.value("core_hz", 0.0), sectors / threads, threads,
-         axes.value("sector_size", std::uint64_t{0}), window};
+  const double labels = number_at(p, {"rates", "labels_per_s"}) / threads;
+  out = {&r, labels, ctx.value("core_hz", 0.0), sectors / threads, threads, axes.value("sector_size", std::uint64_t{0}), window, {}};
+  if (coordinators > 0) out.coordinated = {coordinators, std::max(1u, ctx.value("hashers_per_coordinator_max", 1u))};
   return out.labels > 0 && out.size > 0;
 }
 
@@ -87,15 +99,22 @@ bool better(const rate_record& a, const rate_record& b, std::uint64_t size) {
   };
   if ((a.window > 0) != (b.window > 0)) return a.window > 0;
   if (dist(a) != dist(b)) return dist(a) < dist(b);
-  if ((a.cores > 1) != (b.cores > 1)) return a.cores > 1;
+  // Coordinators count among the cores working together.
+  const auto together = [](const rate_record& r) { return r.cores + r.coordinated.coordinators > 1; };
+  if (together(a) != together(b)) return together(a);
   return a.labels > b.labels;
 }
 
 storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) {
   const bool here = r.window > 0 && r.size == size;
-  const std::string on = r.cores > 1 ? " sectors a core on each of " + std::to_string(r.cores) + " cores hashing together (" +
-                                           format_number(r.labels * r.cores, 4) + " labels/s in all), "
-                                     : " sectors on one core, ";
+  const std::string on =
+      r.coordinated.coordinators > 0
+          ? " sectors a core on each of " + std::to_string(r.cores) + " hashing cores fed by " +
+                std::to_string(r.coordinated.coordinators) + " coordinator" + (r.coordinated.coordinators > 1 ? "s" : "") +
+                ", each able to feed " + std::to_string(r.coordinated.k_max) + " at their floor, "
+      : r.cores > 1 ? " sectors a core on each of " + std::to_string(r.cores) + " cores hashing together (" +
+                          format_number(r.labels * r.cores, 4) + " labels/s in all), "
+                    : " sectors on one core, ";
   const std::string how = format_number(r.labels, 4) + " labels/s with " + std::to_string(r.sectors) + on +
                           (r.window > 0 ? "a " + std::to_string(r.window) + "-node window of " : "a whole ") +
                           format_size(r.size) + " sector" +
@@ -103,7 +122,7 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
                           (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
                           " (record " + r.rec->where + ")";
   return {r.labels, r.sectors, r.hz, {here ? figure_status::measured : figure_status::extrapolated, here ? how : how + ", used at " + format_size(size)},
-          0, {}};
+          0, {}, r.coordinated.k_max};
 }
 
 std::optional<storage_model::disk_array> disk_of(const records::result_set& in, const std::string& device) {
@@ -176,12 +195,15 @@ storage_model::cpu_machine model_machine(const machine& m) {
 }
 
 std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
-                                                          const std::optional<storage_model::hash_rate>& measured) {
-  if (m.hashing && m.all_core_hz > 0) {
+                                                          const std::optional<storage_model::hash_rate>& measured,
+                                                          rate_source prefer) {
+  const bool quoted = m.hashing && m.all_core_hz > 0;
+  if (quoted && (prefer == rate_source::quoted || !measured)) {
     const auto& h = *m.hashing;
     storage_model::hash_rate r{h.sectors_per_core * m.all_core_hz / h.cycles_per_node, h.sectors_per_core, m.all_core_hz,
                                {figure_status::quoted, std::to_string(h.sectors_per_core) + " sectors per core in " +
-                                              format_number(h.cycles_per_node, 4) + " cycles per node (" + h.source + ")"},
+                                              format_number(h.cycles_per_node, 4) + " cycles per node (" + h.source + ")" +
+                                              (prefer == rate_source::measured ? "; no measured rate in the results" : "")},
                                0, {}};
     if (h.one_sector_cycles_per_node > 0) {
       r.single_labels_per_s = m.all_core_hz / h.one_sector_cycles_per_node;
@@ -193,7 +215,8 @@ std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
   if (!measured) return std::nullopt;
   storage_model::hash_rate r = *measured;
   r.from = {figure_status::extrapolated, measured->from.text() + "; assumes " + m.name + "'s cores take as many cycles per label" +
-                                (m.microarchitecture.empty() ? "" : " (" + m.microarchitecture + ")")};
+                                (m.microarchitecture.empty() ? "" : " (" + m.microarchitecture + ")") +
+                                (prefer == rate_source::quoted ? "; the file quotes no rate" : "")};
   return r;
 }
 

@@ -4,12 +4,14 @@
 // disk from a `disk` record), a core's labeling rate at the 32GiB node window (measured with
 // every core hashing where a record has it, else one core alone), and a
 // target machine's own figures (quoted) with this run's cycles per label carried to its
-// clock (extrapolated) unless it quotes its own hashing rate.
+// clock (extrapolated), or the hashing rate it quotes where that is asked for.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "model/storage_model.hpp"
+#include "poreplab/name_table.hpp"
 #include "report/amax.hpp"
 #include "report/machines.hpp"
 
@@ -20,7 +22,8 @@ struct cpu_evidence {
   storage_model::cpu_machine machine;            // where those records ran
 };
 
-// From the ok label records of CPU `device` (the records' CPU model) without a producer, one
+// From the ok label records of CPU `device` (the records' CPU model), parents in place or
+// gathered by coordinators (their cores counted, storage.cpp's core_rate), one
 // core's share of each: a node window at `size` first, else the window of the nearest size,
 // else the whole sector of the nearest size (extrapolated, named); at one size, a window
 // labeled by every core at once (its labels/s over the labeling threads, its sectors a core
@@ -31,9 +34,17 @@ cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& d
 // A machine file as the model reads it (its figures quoted from the file).
 storage_model::cpu_machine model_machine(const machine& m);
 
-// The machine's own quoted hashing rate (pc1_hashing at its all-core clock), else this
-// run's rate carried to it (extrapolated: the model scales it by the clocks).
+// Which hashing rate sizes a machine file: the results' measured one, carried to its clock,
+// or the one the file quotes (pc1_hashing); each falls back to the other where it is missing.
+enum class rate_source { measured, quoted };
+inline constexpr name_table kRateSources{
+    "rate source", std::array{named<rate_source>{rate_source::measured, "measured"}, named<rate_source>{rate_source::quoted, "quoted"}}};
+
+// The rate `prefer` names: this run's rate carried to the machine (extrapolated: the model
+// scales it by the clocks), or its own quoted one (pc1_hashing at its all-core clock); the
+// other where it is missing, saying so.
 std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
-                                                          const std::optional<storage_model::hash_rate>& measured);
+                                                          const std::optional<storage_model::hash_rate>& measured,
+                                                          rate_source prefer = rate_source::measured);
 
 }  // namespace poreplab::verdict
