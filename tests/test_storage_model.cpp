@@ -33,7 +33,7 @@ cpu_machine box(std::uint32_t cores, double ram_gib, std::uint32_t drives, doubl
   return m;
 }
 
-hash_rate per_core(double labels, std::uint32_t sectors) { return {labels, sectors, 0, {figure_status::assumed, "test"}, 0, {}}; }
+hash_rate per_core(double labels, std::uint32_t sectors) { return {labels, sectors, 0, {figure_status::assumed, "test"}, 0, {}, 0, {}}; }
 
 std::filesystem::path machine_file(const char* name) {
   return std::filesystem::path(POREPLAB_SOURCE_DIR) / "experiments" / "machines" / name;
@@ -61,6 +61,34 @@ TEST_CASE("storage model: the hash bound with supraseal's topology", "[storage_m
   CHECK(*p.disk_bytes.value == Approx(11.0 * (32ull << 30) * 64));
   CHECK(*p.iops_needed.value == Approx(16e6 / 64 * 10));
   CHECK(p.text().find("hash-bound") != std::string::npos);
+}
+
+TEST_CASE("storage model: the sector count a core is chosen from the measured ones, coordinators by k_max", "[storage_model]") {
+  // Measured: 32 sectors a core at 3.2e6 labels/s, 4 at 3e6, one at 0.9e6; 32 cores.
+  hash_rate h = per_core(3.2e6, 32);
+  h.single_labels_per_s = 0.9e6;
+  h.other_lanes.push_back({4, 3e6, 0, {figure_status::assumed, "test"}});
+  auto p = plan_cpu(box(32, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
+  REQUIRE(p.feasible);
+  // 64 sectors at 4 a core: 16 hashing cores and 48e6 labels/s, not 2 cores at 32 a core.
+  CHECK(p.batch == 64);
+  CHECK(p.hashing_cores == 16);
+  CHECK(*p.labels_per_s.value == Approx(48e6));
+  CHECK(p.bounds.front().why.find("16 cores with up to 4 sectors each") == 0);
+  // One coordinator measured to feed 2 hashers: 16 hashing cores need 8 of them, 27 cores in
+  // all; 128 sectors would need 32 + 16 + 3.
+  h.hashers_per_coordinator = 2;
+  p = plan_cpu(box(32, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
+  CHECK(p.batch == 64);
+  CHECK(p.hashing_cores == 16);
+  CHECK(p.other_cores == 8 + 3);
+  // On 24 cores 64 sectors at 4 a core no longer fit (16 + 8 + 3), and at 32 a core they
+  // label 6.4e6: 32 sectors at 4 a core (8 + 4 + 3 cores) label most.
+  p = plan_cpu(box(24, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
+  CHECK(p.batch == 32);
+  CHECK(p.hashing_cores == 8);
+  CHECK(p.other_cores == 4 + 3);
+  CHECK(*p.labels_per_s.value == Approx(24e6));
 }
 
 TEST_CASE("storage model: IOPS, capacity and small machines", "[storage_model]") {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "label_message.hpp"
+#include "wait.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/file_io.hpp"
@@ -36,21 +37,11 @@ using clock_type = std::chrono::steady_clock;
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
 
-// Spin briefly, yield a little, then sleep ever longer (up to 100 us): the threads of a
-// pipeline share cores with each other and with the reads' own threads, and a wait for a
-// disk is long.
-void back_off(std::uint32_t& spins) {
-  if (spins < 256)
-    __builtin_ia32_pause();
-  else if (spins < 272)
-    sched_yield();
-  else
-    std::this_thread::sleep_for(std::chrono::microseconds(std::min<std::uint32_t>(100, 5 * (spins - 271))));
-  ++spins;
-}
+// The pipeline's threads share cores with each other and with the reads' own threads, and a
+// wait for a disk is long: a short spin (wait.hpp).
 template <class Ready>
 void wait_until(Ready ready) {
-  for (std::uint32_t spins = 0; !ready();) back_off(spins);
+  detail::wait_until(ready, detail::kDiskSpins);
 }
 
 // A read's pages: the page holding a row's first byte through the one holding its last.
@@ -335,7 +326,7 @@ class layer_pipeline {
     for (std::uint64_t v = begin_; v < end_ && !stopped(); ++v) {
       const auto slot = static_cast<std::uint32_t>(v & (slots_ - 1));
       // The slot's last node must be hashed by every thread before it is reused.
-      for (std::uint32_t spins = 0; v >= begin_ + slots_ && hashed() <= v - slots_ && !stopped(); back_off(spins)) {
+      for (detail::back_off wait(detail::kDiskSpins); v >= begin_ + slots_ && hashed() <= v - slots_ && !stopped(); wait()) {
         q->flush();
         if (outstanding > 0) reap(false);
       }
@@ -375,7 +366,7 @@ class layer_pipeline {
         }
         // An older base parent: its row must be written out before it can be read back.
         if (base)
-          for (std::uint32_t spins = 0; flushed_.load(std::memory_order_acquire) <= u && !stopped(); back_off(spins)) {
+          for (detail::back_off wait(detail::kDiskSpins); flushed_.load(std::memory_order_acquire) <= u && !stopped(); wait()) {
             q->flush();
             if (outstanding > 0) reap(false);
           }

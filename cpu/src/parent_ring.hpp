@@ -15,24 +15,22 @@
 //
 // Positions count nodes over every layer the team labels in turn, so the counters never
 // reset. A thread that throws stops the team: every wait then throws team_stopped.
-#include <sched.h>
 #include <x86intrin.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "label_message.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "wait.hpp"
 
 namespace poreplab::cpu::detail {
 
@@ -44,20 +42,6 @@ namespace poreplab::cpu::detail {
 // Thrown out of a wait of a team another of its threads stopped (its own exception is the one
 // the labeling reports).
 struct team_stopped {};
-
-// Spin, then yield, then sleep ever longer (up to 100 us): a team on cores of its own waits
-// a few hundred cycles; one sharing CPUs with other work (or with a disk) must not starve it.
-template <class Ready>
-void wait_until(Ready ready) {
-  for (std::uint32_t spins = 0; !ready(); ++spins) {
-    if (spins < 4096)
-      _mm_pause();
-    else if (spins < 4096 + 64)
-      sched_yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min<std::uint32_t>(100, spins - 4096 - 63)));
-  }
-}
 
 class parent_ring {
  public:

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "poreplab/sdr/parent_reads.hpp"
@@ -94,26 +95,49 @@ double at_clock(const cpu_machine& m, double rate, double at_hz, std::string& ho
   return rate;
 }
 
-// The hash bound of a batch: k sectors per core (the multi-lane rate), or one sector per
-// core where the cores allow it and that labels more. Sets the plan's cores.
+// The hash bound of a batch: k sectors per core at the rate measured with k (the record's
+// count and every other one measured), or one sector per core; the count that labels most
+// with the cores the machine has. Sets the plan's cores.
 bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, plan& p, std::string& why_not) {
-  const std::uint32_t k = std::max(1u, h.sectors);
-  std::string lanes_how = rate(h.labels_per_s) + " a core with " + std::to_string(k) + " sectors (" + h.from.text() + ")";
-  const double lanes = at_clock(m, h.labels_per_s, h.clock_hz, lanes_how) / k * batch;
-  const double one = h.single_labels_per_s > 0 ? h.single_labels_per_s : h.labels_per_s / k;
-  std::string single_how = rate(one) + " a core with one sector (" +
-                           (h.single_labels_per_s > 0 ? h.single_from.text() : "the multi-sector rate / " + std::to_string(k)) + ")";
-  const double single = at_clock(m, one, h.clock_hz, single_how) * batch;
-  plan alone = p;
-  const std::string alone_why = place_cores(m, h, batch, alone);
-  why_not = place_cores(m, h, (batch + k - 1) / k, p);
-  if (alone_why.empty() && (single > lanes || !why_not.empty())) {
-    p = alone;
-    why_not.clear();
-    return {"hash", single, std::to_string(batch) + " cores with one sector each at " + single_how};
+  std::vector<lane_rate> counts{{std::max(1u, h.sectors), h.labels_per_s, h.clock_hz, h.from}};
+  counts.insert(counts.end(), h.other_lanes.begin(), h.other_lanes.end());
+  if (std::none_of(counts.begin(), counts.end(), [](const lane_rate& c) { return c.sectors == 1; }))
+    counts.push_back({1, h.single_labels_per_s > 0 ? h.single_labels_per_s : h.labels_per_s / std::max(1u, h.sectors), h.clock_hz,
+                      h.single_labels_per_s > 0 ? h.single_from
+                                                : provenance{h.from.status, "the multi-sector rate / " + std::to_string(h.sectors)}});
+  std::optional<bound> best;
+  plan best_plan = p;
+  std::string first_why;
+  for (const auto& c : counts) {
+    const std::uint32_t k = std::max(1u, c.sectors);
+    std::string how = rate(c.labels_per_s) + " a core with " + std::to_string(k) + (k == 1 ? " sector (" : " sectors (") +
+                      c.from.text() + ")";
+    const double labels = at_clock(m, c.labels_per_s, c.clock_hz, how) / k * batch;
+    plan trial = p;
+    const std::string why = place_cores(m, h, (batch + k - 1) / k, trial);
+    if (!why.empty()) {
+      if (first_why.empty() || c.sectors == h.sectors) first_why = why;
+      continue;
+    }
+    if (!best || labels > best->labels_per_s) {
+      best = bound{"hash", labels,
+                   std::to_string(trial.hashing_cores) + " cores with up to " + std::to_string(k) +
+                       (k == 1 ? " sector each at " : " sectors each at ") + how};
+      best_plan = trial;
+    }
   }
-  return {"hash", lanes, std::to_string(p.hashing_cores) + " cores with up to " + std::to_string(k) + " sectors each at " +
-                             lanes_how};
+  if (best) {
+    p = best_plan;
+    why_not.clear();
+    return *best;
+  }
+  // No count fits the cores: the record's own, and why.
+  why_not = first_why;
+  const std::uint32_t k = std::max(1u, h.sectors);
+  std::string how = rate(h.labels_per_s) + " a core with " + std::to_string(k) + " sectors (" + h.from.text() + ")";
+  const double labels = at_clock(m, h.labels_per_s, h.clock_hz, how) / k * batch;
+  place_cores(m, h, (batch + k - 1) / k, p);
+  return {"hash", labels, std::to_string(p.hashing_cores) + " cores with up to " + std::to_string(k) + " sectors each at " + how};
 }
 
 void finish_rates(plan& p, const sizing& s, double labels, const std::string& status_detail) {

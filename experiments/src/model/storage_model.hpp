@@ -50,6 +50,14 @@ struct sizing {
 };
 
 // One core labeling `sectors` sectors at once at `clock_hz`, and one sector alone.
+// A core's labels/s with `sectors` sectors in its lanes, at clock_hz (0: unknown).
+struct lane_rate {
+  std::uint32_t sectors = 1;
+  double labels_per_s = 0;
+  double clock_hz = 0;
+  provenance from;
+};
+
 struct hash_rate {
   double labels_per_s = 0;
   std::uint32_t sectors = 1;
@@ -60,6 +68,9 @@ struct hash_rate {
   // Measured with coordinators: the hashing cores one coordinator fed at their floor (k_max);
   // 0: not measured (supraseal's topology, a coordinator per CCX).
   std::uint32_t hashers_per_coordinator = 0;
+  // Rates measured at other sector counts a core: a batch takes the count that labels most
+  // with the cores it has.
+  std::vector<lane_rate> other_lanes;
   double cycles_per_label() const { return clock_hz / labels_per_s; }
 };
 

@@ -1,6 +1,7 @@
 #include "report/storage.hpp"
 
 #include <cmath>
+#include <map>
 
 #include "backends/device_class.hpp"
 #include "poreplab/cpu/placed_backend.hpp"
@@ -89,6 +90,9 @@ bool core_rate(const records::result_record& r, const std::string& device, rate_
   return out.labels > 0 && out.size > 0;
 }
 
+// A core measured beside others working (hashing, or coordinating: they count among the cores).
+bool together(const rate_record& r) { return r.cores + r.coordinated.coordinators > 1; }
+
 // Windows before whole sectors, then the nearest size (the smaller on a tie), then a core
 // measured beside the others hashing (what a whole CPU gets per core, its shared caches,
 // memory and clock included) before one alone, then labels/s.
@@ -99,8 +103,6 @@ bool better(const rate_record& a, const rate_record& b, std::uint64_t size) {
   };
   if ((a.window > 0) != (b.window > 0)) return a.window > 0;
   if (dist(a) != dist(b)) return dist(a) < dist(b);
-  // Coordinators count among the cores working together.
-  const auto together = [](const rate_record& r) { return r.cores + r.coordinated.coordinators > 1; };
   if (together(a) != together(b)) return together(a);
   return a.labels > b.labels;
 }
@@ -122,7 +124,7 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
                           (r.hz > 0 ? " at " + format_number(r.hz / 1e9, 4) + " GHz" : "") +
                           " (record " + r.rec->where + ")";
   return {r.labels, r.sectors, r.hz, {here ? figure_status::measured : figure_status::extrapolated, here ? how : how + ", used at " + format_size(size)},
-          0, {}, r.coordinated.k_max};
+          0, {}, r.coordinated.k_max, {}};
 }
 
 std::optional<storage_model::disk_array> disk_of(const records::result_set& in, const std::string& device) {
@@ -152,14 +154,24 @@ std::optional<storage_model::disk_array> disk_of(const records::result_set& in, 
 cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& device, std::uint64_t size) {
   cpu_evidence e;
   std::optional<rate_record> best, single;
+  std::map<std::uint32_t, rate_record> by_sectors;  // the best of each sector count a core
   for (const auto& r : in.records) {
     rate_record x;
     if (!core_rate(r, device, x)) continue;
     if (!best || better(x, *best, size)) best = x;
     if (x.sectors == 1 && (!single || better(x, *single, size))) single = x;
+    auto it = by_sectors.find(x.sectors);
+    if (it == by_sectors.end()) by_sectors.emplace(x.sectors, x);
+    else if (better(x, it->second, size)) it->second = x;
   }
   if (!best) return e;
   e.hash = to_hash_rate(*best, size);
+  // Other sector counts a core, measured as the best one was (beside the others or alone).
+  for (const auto& [sectors, x] : by_sectors)
+    if (sectors != best->sectors && sectors != 1 && together(x) == together(*best)) {
+      const auto h = to_hash_rate(x, size);
+      e.hash->other_lanes.push_back({sectors, h.labels_per_s, h.clock_hz, h.from});
+    }
   if (single) {
     const auto one = to_hash_rate(*single, size);
     e.hash->single_labels_per_s = one.labels_per_s;
@@ -204,7 +216,7 @@ std::optional<storage_model::hash_rate> machine_hash_rate(const machine& m,
                                {figure_status::quoted, std::to_string(h.sectors_per_core) + " sectors per core in " +
                                               format_number(h.cycles_per_node, 4) + " cycles per node (" + h.source + ")" +
                                               (prefer == rate_source::measured ? "; no measured rate in the results" : "")},
-                               0, {}};
+                               0, {}, 0, {}};
     if (h.one_sector_cycles_per_node > 0) {
       r.single_labels_per_s = m.all_core_hz / h.one_sector_cycles_per_node;
       r.single_from = {figure_status::quoted, "one sector in " + format_number(h.one_sector_cycles_per_node, 4) + " cycles per node (" +
