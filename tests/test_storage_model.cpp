@@ -67,7 +67,7 @@ TEST_CASE("storage model: the sector count a core is chosen from the measured on
   // Measured: 32 sectors a core at 3.2e6 labels/s, 4 at 3e6, one at 0.9e6; 32 cores.
   hash_rate h = per_core(3.2e6, 32);
   h.single_labels_per_s = 0.9e6;
-  h.other_lanes.push_back({4, 3e6, 0, {figure_status::assumed, "test"}});
+  h.other_lanes.push_back({4, 3e6, 0, {figure_status::assumed, "test"}, 0});
   auto p = plan_cpu(box(32, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
   REQUIRE(p.feasible);
   // 64 sectors at 4 a core: 16 hashing cores and 48e6 labels/s, not 2 cores at 32 a core.
@@ -75,9 +75,9 @@ TEST_CASE("storage model: the sector count a core is chosen from the measured on
   CHECK(p.hashing_cores == 16);
   CHECK(*p.labels_per_s.value == Approx(48e6));
   CHECK(p.bounds.front().why.find("16 cores with up to 4 sectors each") == 0);
-  // One coordinator measured to feed 2 hashers: 16 hashing cores need 8 of them, 27 cores in
-  // all; 128 sectors would need 32 + 16 + 3.
-  h.hashers_per_coordinator = 2;
+  // One coordinator measured to feed 2 hashers at 4 sectors a core: 16 hashing cores need 8
+  // of them, 27 cores in all; 128 sectors would need 32 + 16 + 3.
+  h.other_lanes.back().hashers_per_coordinator = 2;
   p = plan_cpu(box(32, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
   CHECK(p.batch == 64);
   CHECK(p.hashing_cores == 16);
@@ -89,6 +89,12 @@ TEST_CASE("storage model: the sector count a core is chosen from the measured on
   CHECK(p.hashing_cores == 8);
   CHECK(p.other_cores == 4 + 3);
   CHECK(*p.labels_per_s.value == Approx(24e6));
+  // Fed one hasher each at 4 sectors, 64 sectors take 32 sectors a core on 2 (+ 2 + 3)
+  // cores, and 32 sectors 4 a core on 8 (+ 8 + 3): the larger labels more.
+  h.other_lanes.back().hashers_per_coordinator = 1;
+  p = plan_cpu(box(24, 256, 100, 1e6, 8), h, k32, fixed_reads(10));
+  CHECK(p.batch == 32);
+  CHECK(p.other_cores == 8 + 3);
 }
 
 TEST_CASE("storage model: IOPS, capacity and small machines", "[storage_model]") {

@@ -68,9 +68,9 @@ struct trial {
 // per CCX of ccx_cores - 1 hashers, or per the fewer hashers one was measured to feed, plus
 // writer, reader, orchestrator), or on a machine too small for it (under 5 cores) one core
 // for all of those.
-std::string place_cores(const cpu_machine& m, const hash_rate& h, std::uint32_t hashing, plan& p) {
+std::string place_cores(const cpu_machine& m, std::uint32_t hashers_per_coordinator, std::uint32_t hashing, plan& p) {
   std::uint32_t per_ccx = std::max(1u, m.ccx_cores - 1);
-  if (h.hashers_per_coordinator > 0) per_ccx = std::min(per_ccx, h.hashers_per_coordinator);
+  if (hashers_per_coordinator > 0) per_ccx = std::min(per_ccx, hashers_per_coordinator);
   const std::uint32_t dedicated = (hashing + per_ccx - 1) / per_ccx + kIoCores;
   p.hashing_cores = hashing;
   if (hashing + dedicated <= m.cores) {
@@ -99,12 +99,13 @@ double at_clock(const cpu_machine& m, double rate, double at_hz, std::string& ho
 // count and every other one measured), or one sector per core; the count that labels most
 // with the cores the machine has. Sets the plan's cores.
 bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, plan& p, std::string& why_not) {
-  std::vector<lane_rate> counts{{std::max(1u, h.sectors), h.labels_per_s, h.clock_hz, h.from}};
+  std::vector<lane_rate> counts{{std::max(1u, h.sectors), h.labels_per_s, h.clock_hz, h.from, h.hashers_per_coordinator}};
   counts.insert(counts.end(), h.other_lanes.begin(), h.other_lanes.end());
   if (std::none_of(counts.begin(), counts.end(), [](const lane_rate& c) { return c.sectors == 1; }))
     counts.push_back({1, h.single_labels_per_s > 0 ? h.single_labels_per_s : h.labels_per_s / std::max(1u, h.sectors), h.clock_hz,
                       h.single_labels_per_s > 0 ? h.single_from
-                                                : provenance{h.from.status, "the multi-sector rate / " + std::to_string(h.sectors)}});
+                                                : provenance{h.from.status, "the multi-sector rate / " + std::to_string(h.sectors)},
+                      h.hashers_per_coordinator});
   std::optional<bound> best;
   plan best_plan = p;
   std::string first_why;
@@ -114,7 +115,7 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
                       c.from.text() + ")";
     const double labels = at_clock(m, c.labels_per_s, c.clock_hz, how) / k * batch;
     plan trial = p;
-    const std::string why = place_cores(m, h, (batch + k - 1) / k, trial);
+    const std::string why = place_cores(m, c.hashers_per_coordinator, (batch + k - 1) / k, trial);
     if (!why.empty()) {
       if (first_why.empty() || c.sectors == h.sectors) first_why = why;
       continue;
@@ -136,7 +137,7 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
   const std::uint32_t k = std::max(1u, h.sectors);
   std::string how = rate(h.labels_per_s) + " a core with " + std::to_string(k) + " sectors (" + h.from.text() + ")";
   const double labels = at_clock(m, h.labels_per_s, h.clock_hz, how) / k * batch;
-  place_cores(m, h, (batch + k - 1) / k, p);
+  place_cores(m, h.hashers_per_coordinator, (batch + k - 1) / k, p);
   return {"hash", labels, std::to_string(p.hashing_cores) + " cores with up to " + std::to_string(k) + " sectors each at " + how};
 }
 

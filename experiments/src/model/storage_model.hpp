@@ -50,12 +50,14 @@ struct sizing {
 };
 
 // One core labeling `sectors` sectors at once at `clock_hz`, and one sector alone.
-// A core's labels/s with `sectors` sectors in its lanes, at clock_hz (0: unknown).
+// A core's labels/s with `sectors` sectors in its lanes, at clock_hz (0: unknown), and the
+// hashers one coordinator fed at their floor there (0: not measured with coordinators).
 struct lane_rate {
   std::uint32_t sectors = 1;
   double labels_per_s = 0;
   double clock_hz = 0;
   provenance from;
+  std::uint32_t hashers_per_coordinator = 0;
 };
 
 struct hash_rate {

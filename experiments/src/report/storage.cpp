@@ -170,7 +170,7 @@ cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& d
   for (const auto& [sectors, x] : by_sectors)
     if (sectors != best->sectors && sectors != 1 && together(x) == together(*best)) {
       const auto h = to_hash_rate(x, size);
-      e.hash->other_lanes.push_back({sectors, h.labels_per_s, h.clock_hz, h.from});
+      e.hash->other_lanes.push_back({sectors, h.labels_per_s, h.clock_hz, h.from, h.hashers_per_coordinator});
     }
   if (single) {
     const auto one = to_hash_rate(*single, size);
