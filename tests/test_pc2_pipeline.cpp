@@ -19,6 +19,7 @@
 #include "backends/backends.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/pc2.hpp"
+#include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/seal/pc2_seal.hpp"
 #include "poreplab/seal/seal.hpp"
@@ -196,6 +197,22 @@ TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not wit
   job.chunk_nodes = 8;
   job.buffers = 1;
   CHECK(sdr::build_pc2(job, *h).pipeline.overlapped_reads == 0);
+}
+
+TEST_CASE("pc2 pipeline: chunk buffers that do not fit are refused before any is allocated", "[pc2][reliability]") {
+  // A 32GiB sector's tree as one chunk: 2^27 nodes x 32 bytes x 11 layers x 3 buffers.
+  sdr::pc2_job job;
+  job.nodes = std::uint64_t{1} << 30;
+  job.layers = 11;
+  job.shape = sdr::tree_shape_for_sector_size(job.nodes * 32);
+  job.chunk_nodes = std::uint64_t{1} << 27;
+  bool read = false;
+  job.read_label = [&read](std::uint32_t, std::uint64_t, std::uint64_t, std::uint8_t*) { read = true; };
+  job.read_replica = [&read](std::uint64_t, std::uint64_t, std::uint8_t*) { read = true; };
+  const auto hasher = sdr::make_reference_pc2_hasher();
+  CHECK_THROWS_AS(sdr::build_pc2(job, *hasher), insufficient_memory);
+  CHECK_THROWS_WITH(sdr::build_pc2(job, *hasher), Catch::Contains("pc2: 3 chunk buffers of 134217728 nodes x 11 layers"));
+  CHECK_FALSE(read);
 }
 
 TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[pc2][reliability]") {

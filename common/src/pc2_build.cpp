@@ -14,6 +14,7 @@
 
 #include "poreplab/field/fr.hpp"
 #include "poreplab/hash/poseidon.hpp"
+#include "poreplab/memory_check.hpp"
 
 namespace poreplab::sdr {
 
@@ -314,6 +315,12 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   const row_layout c_lay = layout_of(per_tree, 0), r_lay = layout_of(per_tree, 1 + discard);
   if (job.buffers == 0 || job.buffers > 16)
     throw std::invalid_argument("pc2: " + std::to_string(job.buffers) + " chunk buffers (1 to 16 expected)");
+  // The feed's buffers (every layer's chunk in each) and the hashing side's: refused before
+  // any is allocated where they do not fit (a 32GiB sector's whole tree as one chunk would
+  // take 132 GiB with 3 buffers of 11 layers).
+  require_memory(32 * chunk * (std::uint64_t{job.buffers} * job.layers + 2), "pc2: " + std::to_string(job.buffers) +
+                                                                               " chunk buffers of " + std::to_string(chunk) +
+                                                                               " nodes x " + std::to_string(job.layers) + " layers");
   const auto start = clock_type::now();
   const std::uint64_t per_chunk = per_tree / chunk;
   std::vector<feed_item> items;
