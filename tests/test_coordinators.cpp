@@ -12,29 +12,13 @@
 #include "parent_ring.hpp"  // cpu/src: the ring's wait and stop
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/cpu/topology.hpp"
-#include "poreplab/graph/graph_params.hpp"
-#include "poreplab/graph/parents.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "sdr_inputs.hpp"
 
 using namespace poreplab;
 
 namespace {
-
-std::vector<std::uint32_t> parents_of(std::uint64_t nodes) {
-  std::uint8_t porep_id[32] = {9};
-  const auto g = graph::make_graph_params(porep_id, graph::api_version::v1_1_0, nodes);
-  std::vector<std::uint32_t> t(nodes * 14);
-  for (std::uint64_t v = 0; v < nodes; ++v) graph::node_parents(g, v, t.data() + 14 * v);
-  return t;
-}
-
-std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
-  std::vector<std::uint8_t> ids(32ull * sectors);
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint8_t>(i * 29 + 3);
-  for (std::uint32_t s = 0; s < sectors; ++s) ids[32ull * s + 31] &= 0x3f;
-  return ids;
-}
 
 // Teams not pinned: more threads than this machine's CPUs still run (oversubscribed).
 cpu::labeler_options team_options(const cpu::engine& e, std::size_t hashers_per_coordinator, int hashers) {
@@ -53,11 +37,11 @@ TEST_CASE("coordinators feeding 1, 2 and 4 hashers label like the reference", "[
   // 1024 nodes: rings of 4 and 64 slots wrap; base parents both copied and left out.
   const std::uint64_t nodes = 1024;
   const std::uint32_t layers = 3;
-  const auto parents = parents_of(nodes);
+  const auto parents = test::sdr_parent_table(nodes);
   for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
     const auto width = static_cast<std::uint32_t>(std::max<std::size_t>(1, e->lanes));
     const std::uint32_t sectors = 4 * width + 1;  // five groups: slices of unequal size
-    const auto ids = replica_ids(sectors);
+    const auto ids = test::sdr_replica_ids(sectors);
     sdr::label_job job{nodes, parents.data(), layers, sectors, ids.data()};
     const std::uint64_t bytes = nodes * 32 * sectors;
     sdr::memory_layer_store want(bytes, layers);
@@ -122,8 +106,8 @@ TEST_CASE("coordinator teams over a topology: per last-level cache, k hashers ea
 
 TEST_CASE("coordinator team sizes out of range name the valid range", "[labeler][coordinators]") {
   const std::uint64_t nodes = 256;
-  const auto parents = parents_of(nodes);
-  const auto ids = replica_ids(8);
+  const auto parents = test::sdr_parent_table(nodes);
+  const auto ids = test::sdr_replica_ids(8);
   sdr::label_job job{nodes, parents.data(), 2, 8, ids.data()};
   cpu::labeler_options o;
   o.producer = cpu::parent_producer::core;
@@ -175,12 +159,12 @@ TEST_CASE("a team stops as a whole: a thread that throws ends the others' waits"
   // A labeling: the coordinators see an interrupt and throw; their hashers return, and the
   // labeling throws the coordinator's exception.
   const std::uint64_t nodes = 1u << 14;
-  const auto parents = parents_of(nodes);
+  const auto parents = test::sdr_parent_table(nodes);
   const cpu::engine* narrow = nullptr;  // two groups of 4 sectors at most: two hashers
   for (const cpu::engine* e : cpu::available_engines(hash_family::sha256))
     if (narrow == nullptr || e->lanes < narrow->lanes) narrow = e;
   REQUIRE(narrow != nullptr);
-  const auto ids = replica_ids(8);
+  const auto ids = test::sdr_replica_ids(8);
   sdr::label_job job{nodes, parents.data(), 2, 8, ids.data()};
   for (std::size_t k : {1u, 2u}) {
     INFO("hashers per coordinator " << k);

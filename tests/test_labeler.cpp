@@ -23,28 +23,14 @@
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/unavailable.hpp"
 #include "runner/kinds.hpp"
+#include "sdr_inputs.hpp"
 
 using namespace poreplab;
 
 namespace {
 
-std::vector<std::uint32_t> table_for(std::uint64_t nodes) {
-  std::uint8_t porep_id[32] = {8};
-  const auto g = graph::make_graph_params(porep_id, graph::api_version::v1_1_0, nodes);
-  std::vector<std::uint32_t> t(nodes * 14);
-  for (std::uint64_t v = 0; v < nodes; ++v) graph::node_parents(g, v, t.data() + 14 * v);
-  return t;
-}
-
-std::vector<std::uint8_t> ids_for(std::uint32_t sectors) {
-  std::vector<std::uint8_t> ids(32ull * sectors);
-  for (std::uint32_t s = 0; s < sectors; ++s) {
-    const std::uint8_t seed[4] = {static_cast<std::uint8_t>(s), 1, 2, 3};
-    sha256::digest(ids.data() + 32 * s, seed, sizeof seed);
-    ids[32 * s + 31] &= 0x3f;
-  }
-  return ids;
-}
+std::vector<std::uint32_t> table_for(std::uint64_t nodes) { return test::sdr_parent_table(nodes); }
+std::vector<std::uint8_t> ids_for(std::uint32_t sectors) { return test::sdr_replica_ids(sectors); }
 
 constexpr hash_family kHashes[] = {hash_family::sha256, hash_family::blake2s,
                                        hash_family::blake2b};
