@@ -34,8 +34,8 @@ cpu::labeler_options team_options(const cpu::engine& e, std::size_t hashers_per_
 }  // namespace
 
 TEST_CASE("coordinators feeding 1, 2 and 4 hashers label like the reference", "[labeler][coordinators]") {
-  // 1024 nodes: rings of 4 and 64 slots wrap; base parents both copied and left out.
-  const std::uint64_t nodes = 1024;
+  // 256 nodes: rings of 4 and 64 slots wrap; base parents both copied and left out.
+  const std::uint64_t nodes = 256;
   const std::uint32_t layers = 3;
   const auto parents = test::sdr_parent_table(nodes);
   for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {

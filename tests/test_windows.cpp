@@ -82,6 +82,14 @@ std::vector<std::pair<std::string, std::unique_ptr<sdr::backend>>> all_backends(
       o.producer = cpu::parent_producer::core;
       o.ring_depth = 4;
       v.emplace_back("cpu/" + std::string(e->name) + " producer", cpu::make_cpu_backend(o));
+      // Coordinators feeding teams of 2 and 4 hashers (unpinned: more threads than CPUs).
+      for (const std::size_t k : {2u, 4u}) {
+        cpu::labeler_options t = o;
+        t.pin_threads = false;
+        t.hashers_per_coordinator = k;
+        t.threads = static_cast<int>(k);
+        v.emplace_back("cpu/" + std::string(e->name) + " coordinator of " + std::to_string(k), cpu::make_cpu_backend(t));
+      }
     }
   }
   sdr::emulation_options resident;
