@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "poreplab/hex.hpp"
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace poreplab::test {
@@ -92,6 +94,18 @@ inline void write_text(const std::filesystem::path& p, const std::string& text) 
   if (!out.good()) throw std::runtime_error("cannot write " + p.string());
 }
 
+// The whole file as bytes (empty when it cannot be read), and bytes written as a file.
+inline std::vector<std::uint8_t> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+inline void write_bytes(const std::filesystem::path& p, const std::vector<std::uint8_t>& d) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
+  if (!out.good()) throw std::runtime_error("cannot write " + p.string());
+}
+
 // s as one word of a POSIX shell command line.
 inline std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -116,6 +130,27 @@ inline run_result run_shell(const std::string& cmd, const temp_dir& dir) {
 }
 
 // `poreplab ARGS`, the binary these tests were built with, as a shell command line.
+// poreplab with `args` (argv without the program) as a child process, the environment
+// variables `env` set in it, its output to the files `out` and `err`; -1 when fork fails.
+// The caller waits for the returned pid.
+inline pid_t spawn_poreplab(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env,
+                            const std::filesystem::path& out, const std::filesystem::path& err) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    std::vector<char*> argv{const_cast<char*>(POREPLAB_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(POREPLAB_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
 // `poreplab run CONFIG -o OUT --no-plots` as a child process with its output discarded
 // (for tests that signal or race it); the caller waits for the returned pid.
 inline pid_t spawn_poreplab_run(const std::filesystem::path& config, const std::filesystem::path& out) {

@@ -31,14 +31,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::uint8_t> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& d) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
-}
+using test::read_bytes;
+using test::write_bytes;
 
 std::map<std::string, std::vector<std::uint8_t>> snapshot(const fs::path& dir) {
   std::map<std::string, std::vector<std::uint8_t>> m;
@@ -65,6 +59,19 @@ fs::path seal_2kib(const test::temp_dir& tmp, sdr::backend& be) {
   seal::seal(seal::seal_inputs_of(v), tmp / "staged", tmp / "out", be);
   return tmp / "out";
 }
+
+// Two layers and a replica of random canonical nodes.
+struct two_random_layers {
+  std::vector<std::vector<std::uint8_t>> labels;
+  std::vector<const std::uint8_t*> ptr;
+  std::vector<std::uint8_t> replica;
+  two_random_layers(std::uint64_t seed, std::uint64_t nodes) {
+    std::mt19937_64 rng(seed);
+    labels = {random_nodes(rng, nodes), random_nodes(rng, nodes)};
+    ptr = {labels[0].data(), labels[1].data()};
+    replica = random_nodes(rng, nodes);
+  }
+};
 
 // A job over in-memory inputs (one pointer per layer), tree files into `files`.
 sdr::pc2_job memory_job(const std::vector<const std::uint8_t*>& labels, const std::uint8_t* replica,
@@ -145,11 +152,10 @@ TEST_CASE("pc2 pipeline: every buffer count gives the reference's trees on cpu a
 }
 
 TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not with one buffer", "[pc2]") {
-  std::mt19937_64 rng(66);
   const std::uint64_t nodes = 64;
-  std::vector<std::vector<std::uint8_t>> labels{random_nodes(rng, nodes), random_nodes(rng, nodes)};
-  const std::vector<const std::uint8_t*> ptr{labels[0].data(), labels[1].data()};
-  const auto replica = random_nodes(rng, nodes);
+  const two_random_layers in(66, nodes);
+  const auto& ptr = in.ptr;
+  const auto& replica = in.replica;
   auto h = make_backend("cpu")->make_pc2_hasher();
   std::vector<std::vector<std::uint8_t>> files;
   for (const std::uint32_t buffers : {2u, 3u}) {
@@ -216,11 +222,10 @@ TEST_CASE("pc2 pipeline: chunk buffers that do not fit are refused before any is
 }
 
 TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[pc2][reliability]") {
-  std::mt19937_64 rng(67);
   const std::uint64_t nodes = 64;
-  std::vector<std::vector<std::uint8_t>> labels{random_nodes(rng, nodes), random_nodes(rng, nodes)};
-  const std::vector<const std::uint8_t*> ptr{labels[0].data(), labels[1].data()};
-  const auto replica = random_nodes(rng, nodes);
+  const two_random_layers in(67, nodes);
+  const auto& ptr = in.ptr;
+  const auto& replica = in.replica;
   auto h = make_backend("cpu")->make_pc2_hasher();
   std::vector<std::vector<std::uint8_t>> files;
   for (const std::uint32_t buffers : {1u, 2u, 3u}) {
@@ -247,9 +252,9 @@ TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[
     failing_hasher bad(*h, 3);
     CHECK_THROWS_WITH(sdr::build_pc2(job, bad), "injected hasher failure");
     // A value >= r names its input and node.
-    auto damaged = labels[1];
+    auto damaged = in.labels[1];
     std::fill_n(damaged.begin() + 32 * 37, 32, 0xff);
-    job = memory_job({labels[0].data(), damaged.data()}, replica.data(), nodes, files);
+    job = memory_job({in.labels[0].data(), damaged.data()}, replica.data(), nodes, files);
     job.chunk_nodes = 8;
     job.buffers = buffers;
     job.input_names = {"/l1", "/l2", "/replica"};

@@ -23,14 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::uint8_t> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& d) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), static_cast<std::streamsize>(d.size()));
-}
+using test::read_bytes;
+using test::write_bytes;
 
 seal::seal_inputs inputs_of(const seal::sdr_vector& v) { return seal::seal_inputs_of(v); }
 

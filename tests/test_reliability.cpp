@@ -556,20 +556,8 @@ namespace {
 
 // Starts `args` (argv without the program) with TMPDIR set, output to files in dir.
 pid_t spawn(const temp_dir& dir, const std::vector<std::string>& args, const fs::path& tmpdir) {
-  const pid_t pid = fork();
+  const pid_t pid = test::spawn_poreplab(args, {{"TMPDIR", tmpdir.string()}}, dir / "spawn.out", dir / "spawn.err");
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::setenv("TMPDIR", tmpdir.c_str(), 1);
-    const int out = ::open((dir / "spawn.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open((dir / "spawn.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    std::vector<char*> argv{const_cast<char*>(POREPLAB_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(POREPLAB_BINARY, argv.data());
-    ::_exit(127);
-  }
   return pid;
 }
 

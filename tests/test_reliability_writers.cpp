@@ -54,21 +54,8 @@ struct outcome {
 // Starts poreplab with `args` and the environment variables `env` (output to files in dir).
 pid_t launch(const temp_dir& dir, const std::vector<std::string>& args,
              const std::vector<std::pair<std::string, std::string>>& env = {}, const std::string& tag = "a") {
-  const fs::path out = dir / (tag + ".out"), err = dir / (tag + ".err");
-  const pid_t pid = ::fork();
+  const pid_t pid = test::spawn_poreplab(args, env, dir / (tag + ".out"), dir / (tag + ".err"));
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    std::vector<char*> argv{const_cast<char*>(POREPLAB_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(POREPLAB_BINARY, argv.data());
-    ::_exit(127);
-  }
   return pid;
 }
 
