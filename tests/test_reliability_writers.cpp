@@ -122,6 +122,9 @@ void check_same_seal(const fs::path& got, const fs::path& want) {
     for (const char* k : {"comm_c", "comm_r_last", "comm_r"}) CHECK(ja.at("pc2").at(k) == jb.at("pc2").at(k));
 }
 
+// A 2KiB sector's data (pattern37) at dir/data.bin, the input of seal_args.
+void write_sector_data(const temp_dir& dir) { test::write_bytes(dir / "data.bin", seal::generate_data("pattern37", 2048)); }
+
 std::string holder(pid_t pid) { return "is being written by process " + std::to_string(pid); }
 
 }  // namespace
@@ -134,10 +137,7 @@ TEST_CASE("seal: a second seal into a directory a seal holds is refused and touc
   // was still writing resumed from its state, created layer 2 anew and renamed it into
   // place, and the first then failed with "sc-02-data-layer-2.dat.tmp: cannot open".
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   REQUIRE(run(dir, seal_args(dir, dir / "whole")).status == 0);
 
   const pid_t first = launch(dir, seal_args(dir, dir / "out"), {{"POREPLAB_TEST_STOP_AT", "layer-created:2"}});
@@ -163,10 +163,7 @@ TEST_CASE("seal --force: a second seal --force is refused, and the previous seal
   // Before: both failed, the previous seal's PC2 files were gone and seal.json's MAC
   // verified over a layer 1 of the other run.
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   for (const char* out : {"out", "whole"}) {
     REQUIRE(run(dir, seal_args(dir, dir / out, kOtherTicket)).status == 0);
     REQUIRE(run(dir, {"pc2", "--sealed", (dir / out).string()}).status == 0);
@@ -196,10 +193,7 @@ TEST_CASE("seal --force: a second seal --force is refused, and the previous seal
 TEST_CASE("pc2 and unseal: refused while another process holds their output, which they leave as it was",
           "[reliability][seal][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   REQUIRE(run(dir, seal_args(dir, dir / "sealed")).status == 0);
   const auto sealed = contents(dir / "sealed");
   {
@@ -259,10 +253,7 @@ std::vector<std::string> crash_specs() {
 TEST_CASE("seal killed at each crash point: the same command resumes and writes an uninterrupted seal's files",
           "[reliability][seal][resume][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   // In memory; bounded with the previous layer in memory (4x the sector does not fit
   // 11000 bytes, the layer and its margin do); bounded with it left to the page cache.
   const std::vector<std::pair<std::string, std::vector<std::string>>> modes = {
@@ -292,10 +283,7 @@ TEST_CASE("seal killed at each crash point: the same command resumes and writes 
 TEST_CASE("seal --force over a previous seal killed at each crash point: the same command writes the new seal",
           "[reliability][seal][resume][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   REQUIRE(run(dir, seal_args(dir, dir / "whole")).status == 0);
   for (const std::string& spec : crash_specs()) {
     INFO("killed at " << spec);
@@ -314,10 +302,7 @@ TEST_CASE("seal --force over a previous seal killed at each crash point: the sam
 TEST_CASE("seal: a state file beside a complete seal.json that it does not say it committed is refused as before",
           "[reliability][seal][resume][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   REQUIRE(run(dir, seal_args(dir, dir / "out")).status == 0);
   // Killed after seal.json's rename: the committing state stays, and the same command
   // finishes; a state that is not committing beside it is a complete seal's neighbour.
@@ -335,10 +320,7 @@ TEST_CASE("seal: a state file beside a complete seal.json that it does not say i
 
 TEST_CASE("crash points: an unknown point or count is one error naming the variable", "[reliability][seal][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   check_error(run(dir, seal_args(dir, dir / "out"), {{"POREPLAB_TEST_KILL_AT", "layer-done"}}),
               "POREPLAB_TEST_KILL_AT: unknown crash point 'layer-done' (valid: tree-d-written, ");
   CHECK_FALSE(fs::exists(dir / "out"));
@@ -350,10 +332,7 @@ TEST_CASE("crash points: an unknown point or count is one error naming the varia
 TEST_CASE("seal: a resume refused before its work keeps the state and the files it records",
           "[reliability][seal][resume][writers]") {
   temp_dir dir;
-  test::write_text(dir / "data.bin", [] {
-    const auto d = seal::generate_data("pattern37", 2048);
-    return std::string(d.begin(), d.end());
-  }());
+  write_sector_data(dir);
   REQUIRE(run(dir, seal_args(dir, dir / "whole")).status == 0);
   REQUIRE(run(dir, seal_args(dir, dir / "out"), {{"POREPLAB_TEST_KILL_AT", "layer-created:2"}}).status ==
           128 + SIGKILL);
