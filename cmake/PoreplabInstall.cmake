@@ -1,7 +1,9 @@
 # `cmake --install` and CPack (.deb, .tar.gz): bin/poreplab, the experiments' configs, data,
 # machines and plots in share/poreplab (where an installed poreplab finds them, as
 # bin/../share/poreplab: experiments/src/util/share_dir.hpp), README.md and docs/ in
-# share/doc/poreplab (not docs/results: measurements of particular machines).
+# share/doc/poreplab (not docs/results: measurements of particular machines). The datasets'
+# records and READMEs go to share/poreplab/reference: the GPUs measured elsewhere that the
+# verdict shows where a machine has none (experiments/src/report/reference.hpp).
 include(GNUInstallDirs)
 
 install(TARGETS poreplab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -14,6 +16,7 @@ if(TARGET poreplab_cuda)
 endif()
 set(_pl_share ${CMAKE_INSTALL_DATADIR}/poreplab)
 install(DIRECTORY experiments/configs experiments/data experiments/machines DESTINATION ${_pl_share})
+install(DIRECTORY docs/results/ DESTINATION ${_pl_share}/reference FILES_MATCHING PATTERN "records.jsonl" PATTERN "README.md")
 install(FILES experiments/plots/plot.py experiments/plots/requirements.txt experiments/plots/README.md
   DESTINATION ${_pl_share}/plots)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -22,6 +22,7 @@ fail() {
 for f in bin/poreplab share/poreplab/configs/scaling.json share/poreplab/configs/gpu-study/hash.json \
   share/poreplab/data/custom-hardware.json share/poreplab/data/report-2019.json \
   share/poreplab/machines/dgx-h100-8gpu.json share/poreplab/plots/plot.py \
+  share/poreplab/reference/nvidia-h100-80gb-hbm3-2026-11-27/raw/key/records.jsonl \
   share/doc/poreplab/README.md share/doc/poreplab/experiments.md share/doc/poreplab/spec/sdr.md; do
   [ -e "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
 done
@@ -52,6 +53,17 @@ chmod +x python
 POREPLAB_PYTHON=$tmp/work/python "$poreplab" run c.json -o out >run.log 2>&1 || fail "run c.json: $(cat run.log)"
 [ "$(cat plot-args)" = "$share/plots/plot.py out" ] || fail "plots: ran '$(cat plot-args)'"
 grep -qF "Custom hardware: $share/data/custom-hardware.json" out/amax.md || fail "run: amax.md not from $share"
+# A one-point label run: its verdict shows the GPUs measured elsewhere from the install's
+# reference datasets, and none with --reference none.
+cat >l.json <<'JSON'
+{"schema": "poreplab-experiments/1", "experiments": [{"name": "l", "kind": "label",
+  "axes": {"backend": ["cpu"], "sector_size": ["2KiB"]}, "samples": 1}]}
+JSON
+"$poreplab" run l.json -o lab --no-plots >lab.log 2>&1 || fail "run l.json: $(cat lab.log)"
+grep -qF "GPU, measured elsewhere: NVIDIA H100 80GB HBM3 (2026-11-27, $share/reference/nvidia-h100-80gb-hbm3-2026-11-27)" \
+  lab/verdict.md || fail "verdict: no reference GPU from $share/reference"
+"$poreplab" report verdict --reference none lab >none.md || fail "report verdict --reference none"
+! grep -qF "measured elsewhere" none.md || fail "report verdict --reference none still shows a reference GPU"
 # report amax reads data/custom-hardware.json, --report-2019 data/report-2019.json.
 "$poreplab" report amax out >amax.md || fail "report amax"
 grep -qF "Custom hardware: $share/data/custom-hardware.json" amax.md || fail "report amax: not from $share"

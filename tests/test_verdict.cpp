@@ -702,3 +702,124 @@ TEST_CASE("figure statuses: one table, ordered from most to least trusted", "[ve
   CHECK_FALSE(stated(provenance{}));
   CHECK(stated(provenance{figure_status::none, "no record"}));
 }
+
+namespace {
+
+// A reference dataset as docs/results holds one: a GPU study's step folders under raw/, its
+// header started on 2026-11-27, a GPU and its host CPU.
+void write_reference(const std::filesystem::path& dataset, double gpu_ns = 20000) {
+  const json gpus = json::array({{{"name", "Ref GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}, {"compute_capability", "9.0"}}});
+  json h = header("Ref host CPU", 16, gpus);
+  h["started"] = "2026-11-27T08:31:15Z";
+  std::filesystem::create_directories(dataset / "raw" / "key");
+  test::write_text(dataset / "raw" / "key" / "records.jsonl",
+                   lines({h, label("cuda", "Ref GPU", k8MiB, 1, 0, gpu_ns), label("cuda", "Ref GPU", k8MiB, 4096, 0, 32000),
+                          label("cpu", "Ref host CPU", k8MiB, 1, 1, 500)}));
+}
+
+}  // namespace
+
+TEST_CASE("verdict: a GPU measured elsewhere stands beside the model, never in this machine's rows", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                                               label("cpu", "Test CPU", k8MiB, 16, 0, 200)}));
+  test::temp_dir refs("verdict-refs");
+  write_reference(refs / "ref-gpu-2026-11-27");
+  const auto alone = verdict::compute({s.path});
+  const auto r = verdict::compute({s.path}, {}, {}, 0, {{refs / "ref-gpu-2026-11-27"}, {}});
+  const auto& g = row(r, k8MiB, "gpu-reference");
+  CHECK(g.device.find("GPU, measured elsewhere: Ref GPU (2026-11-27, ") == 0);
+  CHECK(g.device.find("ref-gpu-2026-11-27") != std::string::npos);
+  CHECK(g.reference.find("2026-11-27") == 0);
+  CHECK(g.pc1_seconds.from.status == figure_status::measured);
+  CHECK(*g.pc1_seconds.value == Approx(20000e-9 * 262144 * 2));
+  CHECK(g.pc1_seconds.from.detail.find("raw/key/records.jsonl:2") != std::string::npos);
+  // The reference's host CPU (500 ns) never becomes this machine's: the CPU rows are the same
+  // with and without the reference.
+  for (const auto& size : r.sizes)
+    for (const auto& d : size.devices) {
+      if (!verdict::is_cpu(d.kind)) continue;
+      const auto& before = row(alone, size.sector_size, verdict::kDeviceKinds.name(d.kind));
+      CHECK(d.device == before.device);
+      CHECK(d.pc1_seconds.value == before.pc1_seconds.value);
+      CHECK(d.sectors_per_hour.value == before.sectors_per_hour.value);
+      CHECK(d.device.find("Ref host CPU") == std::string::npos);
+    }
+  // The contest takes the measured GPU, and says where it was measured.
+  const auto& x = size_row(r, k8MiB);
+  REQUIRE_FALSE(x.one_sector.why_not);
+  CHECK(x.one_sector.loser_kind == verdict::device_kind::gpu_reference);
+  CHECK(x.one_sector.loser_source == figure_status::measured);
+  const std::string md = verdict::to_markdown(r);
+  CHECK(md.find("Ref GPU (measured elsewhere: 2026-11-27") != std::string::npos);
+  CHECK(md.find("| batch used for throughput |") != std::string::npos);
+  CHECK(md.find("| fit in memory |") != std::string::npos);
+  // The model, where this build carries the kernel's SASS, stays beside it with its ratio.
+  bool modeled = false;
+  for (const auto& d : x.devices) modeled = modeled || d.kind == verdict::device_kind::gpu_model;
+  if (modeled) {
+    REQUIRE(x.model_checks.size() == 1);
+    REQUIRE(x.model_checks[0].pc1_ratio);
+    CHECK(*x.model_checks[0].pc1_ratio == Approx(*row(r, k8MiB, "gpu-model").pc1_seconds.value / *g.pc1_seconds.value));
+    CHECK(md.find("The GPU model against the measured GPUs") != std::string::npos);
+  }
+  CHECK(verdict::to_json(r)["sizes"][1]["devices"].dump().find("\"gpu-reference\"") != std::string::npos);
+}
+
+TEST_CASE("verdict: references give way to a GPU measured here, and bad ones are a warning", "[verdict][reliability]") {
+  test::temp_dir s("verdict");
+  const json gpus = json::array({{{"name", "Test GPU"}, {"total_memory_bytes", 80.0 * (1ull << 30)}}});
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16, gpus), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                                               label("cuda", "Test GPU", k8MiB, 1, 0, 30000)}));
+  test::temp_dir refs("verdict-refs");
+  write_reference(refs / "good");
+  const auto here = verdict::compute({s.path}, {}, {}, 0, {{refs / "good"}, {}});
+  for (const auto& d : size_row(here, k8MiB).devices) CHECK(d.kind != verdict::device_kind::gpu_reference);
+
+  test::temp_dir cpu_only("verdict");
+  test::write_text(cpu_only / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000)}));
+  std::filesystem::create_directories(refs / "corrupt" / "raw");
+  test::write_text(refs / "corrupt" / "raw" / "records.jsonl", "{\"type\": \"point\", \"broken\n{ not json }\n");
+  std::filesystem::create_directories(refs / "empty");
+  const auto r = verdict::compute({cpu_only.path}, {}, {}, 0, {{refs / "missing", refs / "corrupt", refs / "empty", refs / "good"}, {}});
+  std::vector<std::string> warnings;
+  for (const auto& n : r.notes)
+    if (n.find("reference dataset") == 0) warnings.push_back(n);
+  REQUIRE(warnings.size() == 3);
+  for (const auto& w : warnings) {
+    CHECK(w.find('\n') == std::string::npos);
+    CHECK(w.find("(skipped)") != std::string::npos);
+  }
+  CHECK(warnings[0].find("missing: not a directory") != std::string::npos);
+  CHECK(warnings[1].find("corrupt") != std::string::npos);
+  CHECK(warnings[2].find("empty: holds no records.jsonl") != std::string::npos);
+  // The good one still stands.
+  CHECK(row(r, k8MiB, "gpu-reference").pc1_seconds.value);
+
+  CHECK_FALSE(verdict::parse_reference_flag({}));
+  CHECK(verdict::parse_reference_flag({"none"})->empty());
+  CHECK(verdict::parse_reference_flag({"a", "b"})->size() == 2);
+  CHECK_THROWS_WITH(verdict::parse_reference_flag({"none", "a"}), Catch::Contains("none stands alone"));
+}
+
+TEST_CASE("verdict: where this machine seals no 32GiB batch, the reference machines answer with its rate", "[verdict]") {
+  test::temp_dir s("verdict");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                                               label("cpu", "Test CPU", k8MiB, 32, 1, 3200)}));
+  const auto rig = verdict::load_machine(std::filesystem::path(POREPLAB_SOURCE_DIR) / "experiments" / "machines" /
+                                         "supraseal-5975wx-12nvme.json");
+  const auto r = verdict::compute({s.path}, {}, {}, 0, {{}, {rig}});
+  for (const std::uint64_t size : {k32GiB, 2 * k32GiB}) {
+    const auto& x = size_row(r, size);
+    REQUIRE(x.reference_machines.size() == 1);
+    CHECK(x.reference_machines[0].machine == rig.name);
+    REQUIRE(x.reference_machines[0].sectors_per_hour.value);
+    CHECK(*x.reference_machines[0].sectors_per_hour.value > 0);
+    CHECK(x.reference_pipeline.size() == 1);
+    CHECK(x.machines.empty());  // --machine rows stay the user's own
+  }
+  CHECK(size_row(r, k8MiB).reference_machines.empty());
+  const std::string md = verdict::to_markdown(r);
+  CHECK(md.find("## Real sizes on the reference machines") != std::string::npos);
+  CHECK(md.find("On the reference machines, with this CPU's per-core rate") != std::string::npos);
+}

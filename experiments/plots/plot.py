@@ -34,7 +34,10 @@ STYLE = {
     "emu": ("#9467bd", "D"),          # cuda-emu: the kernels on the host CPU
     "gpu": ("#2ca02c", "^"),          # a GPU, measured
     "gpu-model": ("#d62728", "P"),    # a GPU, MODELED
+    "gpu-reference": ("#2ca02c", "*"),  # a GPU measured elsewhere (a reference dataset)
 }
+# Reference GPUs after the first: their own colours, the same star.
+REFERENCE_COLORS = ["#2ca02c", "#bcbd22", "#e377c2", "#7f7f7f"]
 EMU_LABEL = "cuda-emu (emulation on the CPU, not a GPU)"
 
 
@@ -937,44 +940,56 @@ class Figures:
         ("cpu-no-sha-ni-core", "CPU, one core, without SHA-NI"),
         ("gpu", None),  # the measured GPU's name
         ("gpu-model", None),
+        ("gpu-reference", None),  # one series per GPU measured elsewhere, drawn over the model
         ("gpu-emulated", EMU_LABEL),
     ])
     VERDICT_STYLE = {"cpu-core": "cpu", "cpu-no-sha-ni-core": "cpu-no-sha-ni", "gpu": "gpu",
-                     "gpu-model": "gpu-model", "gpu-emulated": "emu"}
+                     "gpu-reference": "gpu-reference", "gpu-model": "gpu-model", "gpu-emulated": "emu"}
 
     def verdict(self):
         """PC1 time of one sector against sector size, per device, from DIR/verdict.json.
         The whole-CPU rows are left out as lines: one sector's chain runs on one core; a
         producer thread's gain shows in the window pentagons."""
-        series = OrderedDict()
+        series = OrderedDict()  # (kind, device) -> (label, rows, colour)
         for kind, label in self.VERDICT_KINDS.items():
             rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,)
                     for s, d in verdict_rows(self.verdict_data, kind)]
             rows = [r for r in rows if r[1] is not None and r[1] > 0]
-            if rows:
-                d = rows[0][3]
+            for device in OrderedDict((r[3].get("device"), None) for r in rows):
+                mine = [r for r in rows if r[3].get("device") == device]
+                d = mine[0][3]
                 name = short_gpu_name(d.get("name") or d.get("device", "GPU"))
-                label = label or ("GPU MODELED: %s (not measured)" % name if kind == "gpu-model"
-                                  else "GPU: %s (measured)" % name)
-                series[kind] = (label, sorted(rows, key=lambda r: r[0]))
+                color = STYLE[self.VERDICT_STYLE[kind]][0]
+                if kind == "gpu-reference":
+                    color = REFERENCE_COLORS[sum(k == kind for k, _ in series) % len(REFERENCE_COLORS)]
+                    text = "GPU: %s, measured elsewhere (%s)" % (name, d.get("reference", "").split(",")[0])
+                elif kind == "gpu-model":
+                    text = "GPU MODELED: %s (not measured)" % name
+                else:
+                    text = "GPU: %s (measured)" % name
+                series[(kind, device)] = (label or text, sorted(mine, key=lambda r: r[0]), color)
+                if kind != "gpu-reference":
+                    break  # one series per kind: its first device
         if not series:
             return
         fig, ax = plt.subplots(figsize=(9.0, 5.0))
         ys, seen = [], set()
-        for kind, (label, rows) in series.items():
-            color, marker = STYLE[self.VERDICT_STYLE[kind]]
+        for (kind, _), (label, rows, color) in series.items():
+            marker = STYLE[self.VERDICT_STYLE[kind]][1]
             xs = [r[0] for r in rows]
-            ax.plot(xs, [r[1] for r in rows], color=color, linestyle="--" if kind == "gpu-model" else "-",
+            ax.plot(xs, [r[1] for r in rows], color=color,
+                    linestyle="--" if kind == "gpu-model" else ":" if kind == "gpu-reference" else "-",
                     linewidth=1.5, label=label)
             for x, y, src, _ in rows:
-                # Filled: measured here; hollow: extrapolated or modeled.
-                ax.plot([x], [y], color=color, marker=marker, markersize=7, linestyle="none",
-                        markerfacecolor=color if src == "measured" else "white")
-                seen.add(src)
+                # Filled: measured (here, or elsewhere for a reference star); hollow: extrapolated or modeled.
+                ax.plot([x], [y], color=color, marker=marker, markersize=10 if kind == "gpu-reference" else 7,
+                        linestyle="none", markerfacecolor=color if src == "measured" else "white",
+                        zorder=3 if kind == "gpu-reference" else 2)
+                seen.add("elsewhere" if kind == "gpu-reference" and src == "measured" else src)
                 ys.append(y)
         windows = self.verdict_windows(ax)
         ys += windows.get_ydata().tolist() if windows else []
-        sizes = sorted({r[0] for _, rows in series.values() for r in rows})
+        sizes = sorted({r[0] for _, rows, _ in series.values() for r in rows})
         log2_x(ax, sizes, True)
         # 32GiB and 64GiB sit one doubling apart on a 2KiB..64GiB axis: slanted labels.
         plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
@@ -986,13 +1001,16 @@ class Figures:
               "PC1 time for one sector (log scale)")
         from matplotlib.lines import Line2D
         handles = []
-        for kind, (label, _) in series.items():
-            color, marker = STYLE[self.VERDICT_STYLE[kind]]
-            handles.append(Line2D([], [], color=color, marker=marker, linestyle="--" if kind == "gpu-model" else "-",
+        for (kind, _), (label, _, color) in series.items():
+            marker = STYLE[self.VERDICT_STYLE[kind]][1]
+            handles.append(Line2D([], [], color=color, marker=marker,
+                                  linestyle="--" if kind == "gpu-model" else ":" if kind == "gpu-reference" else "-",
                                   label=label))
         if windows:
             handles.append(windows)
         key = [("measured", Line2D([], [], color="0.3", marker="o", linestyle="none", label="filled: measured here")),
+               ("elsewhere", Line2D([], [], color="0.3", marker="*", markersize=10, linestyle="none",
+                                    label="filled star: measured elsewhere (a reference dataset)")),
                ("extrapolated", Line2D([], [], color="0.3", marker="o", markerfacecolor="white", linestyle="none",
                                        label="hollow: extrapolated from a measured size")),
                ("modeled", Line2D([], [], color="0.3", linestyle="--", marker="o", markerfacecolor="white",
@@ -1001,7 +1019,9 @@ class Figures:
         legend_right(ax, handles)
         self.save(fig, "verdict_pc1", "PC1 time per sector by sector size (verdict)",
                   "Wall time of PC1 (every layer) for one sector against sector size per device (log-log), from "
-                  "verdict.json. Filled markers are measured here, hollow ones extrapolated from a measured size "
+                  "verdict.json. Filled markers are measured here, filled stars on dotted lines measured on a GPU "
+                  "elsewhere (a reference dataset the repository holds, named in the legend), hollow ones "
+                  "extrapolated from a measured size "
                   "(time per node x nodes x layers); dashed lines are MODELED from the kernel's SASS, not measured. "
                   "One sector's hash chain runs on one core, so the line is one core's; a second core can only "
                   "gather the parents ahead (a producer thread), which the pentagons include. cuda-emu runs the "

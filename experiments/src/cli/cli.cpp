@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "poreplab/interrupt.hpp"
+#include "report/reference.hpp"
 #include "poreplab/json_input.hpp"
 
 namespace poreplab::cli {
@@ -90,6 +91,23 @@ void check_numbers_as_typed(CLI::App& app) {
 
 void set_exit_status(int status) {
   if (g_exit_status == 0) g_exit_status = status;
+}
+
+CLI::Option* add_reference_option(CLI::App* cmd, std::vector<std::string>& values) {
+  return cmd
+      ->add_option("--reference", values,
+                   "a reference dataset (a folder of docs/results, e.g. a GPU measured elsewhere) whose GPU records the "
+                   "verdict shows beside the model where these results measured no GPU, or none (repeatable; default: "
+                   "the shipped ones, docs/results of a checkout or share/poreplab/reference of an install)")
+      ->allow_extra_args(false);
+}
+
+verdict::reference_inputs reference_paths(const std::vector<std::string>& values) {
+  try {
+    return verdict::reference_inputs_for(verdict::parse_reference_flag(values));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
 }
 
 int run_cli(int argc, char** argv) {

@@ -2,8 +2,12 @@
 // The `poreplab` command line: each subcommand lives in its own cmd_*.cpp and adds
 // itself to the CLI11 app. Errors are exceptions, reported once by run_cli().
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "report/reference.hpp"
 
 namespace poreplab::cli {
 
@@ -37,6 +41,12 @@ void add_tune_command(CLI::App& app);     // cmd_tune.cpp: tune
 // A command that ran but found a failure (e.g. a mismatching check) sets a non-zero
 // status here instead of throwing, so that all of its report is printed.
 void set_exit_status(int status);
+
+// --reference none|DIR... (one value per flag): the reference datasets the verdict shows
+// beside the model where the results measured no GPU (report/reference.hpp); unset, the
+// shipped ones. reference_paths resolves what was given (usage_error for "none" with others).
+CLI::Option* add_reference_option(CLI::App* cmd, std::vector<std::string>& values);
+verdict::reference_inputs reference_paths(const std::vector<std::string>& values);
 
 int run_cli(int argc, char** argv);
 

@@ -111,7 +111,9 @@ void add_report_command(CLI::App& app) {
                    "repeatable: one file per --machine)")
       ->allow_extra_args(false);
   vcmd->add_option("--kwh-price", *kwh, "USD per kWh: prices the energy per sector of machines with power_watts");
-  vcmd->callback([v, machine_files, kwh] {
+  auto refs = std::make_shared<std::vector<std::string>>();
+  add_reference_option(vcmd, *refs);
+  vcmd->callback([v, machine_files, kwh, refs] {
     if (!(*kwh >= 0 && *kwh < 1e6)) throw usage_error("--kwh-price: expected USD per kWh from 0 to 1e6");
     v->check_out();
     for (const auto& f : *machine_files)
@@ -126,7 +128,7 @@ void add_report_command(CLI::App& app) {
     }
     std::vector<verdict::machine> machines;
     for (const auto& f : *machine_files) machines.push_back(verdict::load_machine(f));
-    const verdict::report r = verdict::compute(v->paths(), v->cost_map(), machines, *kwh);
+    const verdict::report r = verdict::compute(v->paths(), v->cost_map(), machines, *kwh, reference_paths(*refs));
     v->emit(v->json ? verdict::to_json(r).dump(2) + "\n" : verdict::to_markdown(r));
   });
 

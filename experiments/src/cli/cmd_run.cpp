@@ -26,12 +26,14 @@ struct run_cli_options {
   std::vector<std::string> require;
   std::size_t repeat = 1;
   double time_limit_s = 0;
+  std::vector<std::string> references;
 };
 
 struct merge_cli_options {
   std::string out_dir;
   std::vector<std::string> shards;
   bool no_plots = false;
+  std::vector<std::string> references;
 };
 
 // The command line as the process got it, for the records (run_cli keeps argv to itself).
@@ -94,6 +96,7 @@ void add_run_commands(CLI::App& app) {
                   "run-to-run spread (1 to 100)");
   run->add_option("--time-limit", opt->time_limit_s,
                   "stop after this many seconds as after SIGTERM (finished points kept, exit 75; resume later)");
+  add_reference_option(run, opt->references);
   run->callback([opt] {
     if (opt->repeat < 1 || opt->repeat > runner::kMaxRepeat)
       throw usage_error("--repeat " + std::to_string(opt->repeat) + ": expected an integer from 1 to " +
@@ -121,6 +124,7 @@ void add_run_commands(CLI::App& app) {
     o.require = runner::required_backends(opt->require);
     o.repeat = opt->repeat;
     o.time_limit_s = opt->time_limit_s;
+    o.references = reference_paths(opt->references);
     set_exit_status(runner::run_experiments(c, o));
   });
 
@@ -129,9 +133,10 @@ void add_run_commands(CLI::App& app) {
   merge->add_option("-o,--out", mopt->out_dir, "output directory for the merged results")->required();
   merge->add_option("shards", mopt->shards, "shard output directories")->required();
   merge->add_flag("--no-plots", mopt->no_plots, "do not run the plot and report scripts");
+  add_reference_option(merge, mopt->references);
   merge->callback([mopt] {
     std::vector<std::filesystem::path> dirs(mopt->shards.begin(), mopt->shards.end());
-    set_exit_status(runner::merge_shards(mopt->out_dir, dirs, !mopt->no_plots, process_argv()));
+    set_exit_status(runner::merge_shards(mopt->out_dir, dirs, !mopt->no_plots, process_argv(), reference_paths(mopt->references)));
   });
 }
 

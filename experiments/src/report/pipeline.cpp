@@ -170,7 +170,8 @@ figure pc2_seconds_on_cpu(const size_row& row, const records::result_set& in, st
                                   std::to_string(threads) + "; assumes its threads as fast as this run's")};
 }
 
-void fill_machine_pipeline(size_row& row, const machine& m, const records::result_set& in, const std::string& measured_gpu_arch) {
+void fill_machine_pipeline(size_row& row, const machine& m, const records::result_set& in, const std::string& measured_gpu_arch,
+                           const records::result_set& references) {
   const machine_row* cpu = nullptr;
   for (const auto& r : row.machines)
     if (r.machine == m.name && r.kind == device_kind::cpu) cpu = &r;
@@ -211,8 +212,13 @@ void fill_machine_pipeline(size_row& row, const machine& m, const records::resul
   for (const auto& mg : m.gpus) {
     std::string name;
     figure one = mg.arch == measured_gpu_arch ? pc2_seconds(row, in, device_class::gpu, &name) : figure{};
-    if (one.value) one.from = src(figure_status::extrapolated, one.from.detail + " (this run's GPU, " + mg.arch + ")");
-    else one = modeled_gpu_pc2(row, mg.arch, nullptr);
+    if (one.value) {
+      one.from = src(figure_status::extrapolated, one.from.detail + " (this run's GPU, " + mg.arch + ")");
+    } else if (!mg.arch.empty() && mg.arch == measured_pc2_arch(references)) {
+      one = pc2_seconds(row, references, device_class::gpu, &name);
+      if (one.value) one.from = src(figure_status::extrapolated, one.from.detail + " (a GPU of the same architecture measured elsewhere, " + mg.arch + ")");
+    }
+    if (!one.value) one = modeled_gpu_pc2(row, mg.arch, nullptr);
     parts += (parts.empty() ? "" : " + ") + std::to_string(mg.count) + "x " + mg.name;
     if (!one.value || *one.value <= 0) {
       pc2_from = one.from;
@@ -234,14 +240,18 @@ void fill_machine_pipeline(size_row& row, const machine& m, const records::resul
   row.machine_pipeline.push_back(p);
 }
 
-void fill_pipeline(size_row& row, const records::result_set& in) {
+void fill_pipeline(size_row& row, const records::result_set& in, const records::result_set& references) {
   const device_row* cpu = find_row(row, {device_kind::cpu});
   const device_row* core = find_row(row, {device_kind::cpu_core});
-  const device_row* gpu = find_row(row, {device_kind::gpu, device_kind::gpu_model});
+  const device_row* gpu = find_row(row, {device_kind::gpu, device_kind::gpu_reference, device_kind::gpu_model});
   const figure cpu_pc2 = pc2_seconds(row, in, device_class::host_cpu, nullptr);
   std::string gpu_name;
   figure gpu_pc2 = pc2_seconds(row, in, device_class::gpu, &gpu_name);
-  // A GPU's PC2 measured (a pc2 record on cuda) wins over the model.
+  // A GPU's PC2 measured (a pc2 record on cuda) wins over the model: here, else elsewhere.
+  if (!gpu_pc2.value && !references.records.empty()) {
+    gpu_pc2 = pc2_seconds(row, references, device_class::gpu, &gpu_name);
+    gpu_name = "GPU, measured elsewhere: " + gpu_name;
+  }
   if (!gpu_pc2.value) gpu_pc2 = modeled_gpu_pc2(row, "sm_90", &gpu_name);
   if (cpu != nullptr) row.pipeline.push_back(combine("CPU only", *cpu, cpu_pc2, cpu->device, true));
   if (gpu != nullptr) row.pipeline.push_back(combine("GPU only", *gpu, gpu_pc2, gpu_name, true));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "poreplab/name_table.hpp"
+#include "report/reference.hpp"
 
 namespace poreplab::reports {
 
@@ -16,12 +17,14 @@ inline constexpr name_table kConfigReports{
                          named<config_report>{config_report::verdict, "verdict"},
                          named<config_report>{config_report::report_2019, "report-2019"}}};
 
-// Writes one report into `dir`; false after a warning on stderr.
-bool write_report(config_report r, const std::filesystem::path& dir);
+// Writes one report into `dir`; false after a warning on stderr. `references`: the reference
+// datasets the verdict shows beside the model where no GPU was measured (report/reference.hpp).
+bool write_report(config_report r, const std::filesystem::path& dir, const verdict::reference_inputs& references = {});
 
 // The reports of a config (names checked by the config reader) for the result directory
 // `dir`, and the verdict whenever the records can be judged even if not asked for. Returns
 // false (after a warning on stderr) when one could not be written.
-bool write_config_reports(const std::vector<std::string>& reports, const std::filesystem::path& dir);
+bool write_config_reports(const std::vector<std::string>& reports, const std::filesystem::path& dir,
+                          const verdict::reference_inputs& references = {});
 
 }  // namespace poreplab::reports

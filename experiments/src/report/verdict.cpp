@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "report/pipeline.hpp"
+#include "report/reference.hpp"
 #include "report/storage.hpp"
 #include "util/text.hpp"
 
@@ -59,6 +61,7 @@ struct observation {
   std::string window_pages;        // records::record_window_pages_text
   cpu::parent_producer producer = cpu::parent_producer::off;  // cpu: where a producer gathered the parents
   std::string where;
+  std::string reference;  // measured elsewhere: "DATE, DATASET" (report/reference.hpp); "" here
 
   // One sector's hash chain with its parents gathered on another CPU: not one core's rate.
   bool uses_second_cpu() const { return producer == cpu::parent_producer::core || producer == cpu::parent_producer::sibling; }
@@ -84,6 +87,7 @@ struct device_group {
   std::string model_detail;
   std::string arch;  // gpu, gpu-model: the architecture ("" unknown)
   std::string name;  // the CPU model or GPU name alone, for sentences
+  std::string reference;  // gpu-reference: the dataset's date and place
 };
 
 std::string format_number(double v) { return poreplab::format_number(v, 3); }
@@ -124,9 +128,12 @@ std::string gpu_arch_of(const json& header, const std::string& name) {
   return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
 }
 
-std::vector<observation> read_observations(const records::result_set& in) {
+// `datasets`: the set holds reference datasets' records (report/reference.hpp), each of the
+// dataset named at its index.
+std::vector<observation> read_observations(const records::result_set& in, const std::vector<std::string>* datasets = nullptr) {
   std::vector<observation> out;
-  for (const auto& r : in.records) {
+  for (std::size_t i = 0; i < in.records.size(); ++i) {
+    const auto& r = in.records[i];
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::label)) continue;
     const json& axes = p.value(key::axes, json::object());
@@ -160,6 +167,10 @@ std::vector<observation> read_observations(const records::result_set& in) {
     o.window_pages = records::record_window_pages_text(ctx);
     o.producer = records::record_producer(ctx);
     o.where = r.where;
+    if (datasets != nullptr) {
+      const std::string started = r.header.value(key::started, "");
+      o.reference = (started.size() >= 10 ? started.substr(0, 10) + ", " : "") + datasets->at(i);
+    }
     out.push_back(o);
   }
   return out;
@@ -171,11 +182,28 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
   auto group = [&](device_kind kind, const std::string& label) -> std::size_t {
     for (std::size_t i = 0; i < groups.size(); ++i)
       if (groups[i].kind == kind && groups[i].label == label) return i;
-    groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}, {}, {}});
+    groups.push_back({kind, label, {}, {}, 0, {}, 0, 0, {}, {}, {}, {}});
     return groups.size() - 1;
   };
-  const bool have_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.on == device_class::gpu; });
+  const bool have_gpu = std::any_of(obs.begin(), obs.end(),
+                                    [](const observation& o) { return o.on == device_class::gpu && o.reference.empty(); });
   for (const auto& o : obs) {
+    if (!o.reference.empty()) {
+      // Measured elsewhere: a row of its own per GPU and dataset, only where nothing here
+      // measured a GPU.
+      if (have_gpu || o.on != device_class::gpu) continue;
+      auto& g = groups[group(device_kind::gpu_reference, "GPU, measured elsewhere: " + o.device + " (" + o.reference + ")")];
+      if (o.sectors == 1) g.single.push_back(o);
+      g.throughput.push_back(o);
+      if (g.arch.empty()) g.arch = o.arch;
+      g.name = o.device;
+      g.reference = o.reference;
+      if (o.device_memory > g.memory) {
+        g.memory = o.device_memory;
+        g.memory_source = "device memory reported in " + o.where;
+      }
+      continue;
+    }
     if (o.on == device_class::host_cpu) {
       // A one-core and a whole-CPU group of this kind, each fed its records.
       const auto add_cpu = [&](device_kind kind, const std::string& what) {
@@ -199,7 +227,7 @@ std::vector<device_group> group_devices(const std::vector<observation>& obs) {
       };
       add_cpu(device_kind::cpu, ": ");
       if (!o.engine.empty() && !cpu::sha256_engine_uses_sha_ni(o.engine))
-        add_cpu(device_kind::cpu_no_sha_ni, ", without SHA-NI (engines that do not use the SHA extensions): ");
+        add_cpu(device_kind::cpu_no_sha_ni, ", without SHA-NI: ");
     } else if (o.on == device_class::gpu || !have_gpu) {
       const bool emu = o.on == device_class::gpu_emulated;
       auto& g = groups[group(emu ? device_kind::gpu_emulated : device_kind::gpu,
@@ -559,19 +587,27 @@ void whole_cpu_at_least_one_core(const std::vector<device_group>& groups, std::v
   }
 }
 
-// The best CPU row against the GPU row (measured before modeled; never the emulation) on
-// one figure: PC1 seconds of one sector (lower wins) or sectors per hour (higher wins).
+// The best CPU row against the GPU row on one figure: PC1 seconds of one sector (lower
+// wins) or sectors per hour (higher wins). The GPU row is the most trusted kind that has
+// one (measured here, then measured elsewhere, then modeled; never the emulation), and of
+// that kind the best figure.
 contest contest_of(const size_row& row, figure device_row::*field, bool higher_wins) {
   contest c;
   const device_row* cpu = nullptr;
   const device_row* gpu = nullptr;
+  const auto better = [&](const figure& f, const device_row* than) {
+    return f.value && (than == nullptr || !(than->*field).value ||
+                       (higher_wins ? *f.value > *(than->*field).value : *f.value < *(than->*field).value));
+  };
   for (const auto& d : row.devices) {
     const figure& f = d.*field;
     // One sector: one core's chain, or the whole CPU's (its parents gathered on a second CPU).
     const bool cpu_kind = higher_wins ? d.kind == device_kind::cpu : d.kind == device_kind::cpu_core || d.kind == device_kind::cpu;
-    if (cpu_kind && f.value && (cpu == nullptr || (higher_wins ? *f.value > *(cpu->*field).value : *f.value < *(cpu->*field).value)))
-      cpu = &d;
-    if (is_judged_gpu(d.kind) && gpu == nullptr) gpu = &d;
+    if (cpu_kind && f.value && better(f, cpu)) cpu = &d;
+    if (!is_judged_gpu(d.kind)) continue;
+    // Rows come in device_kind's order: a less trusted kind replaces no row of a kind before it.
+    if (gpu == nullptr || (d.kind == gpu->kind && better(f, gpu)) || (d.kind != gpu->kind && !(gpu->*field).value && f.value))
+      gpu = &d;
   }
   if (gpu == nullptr || !(gpu->*field).value || *(gpu->*field).value <= 0) {
     c.why_not = gpu == nullptr ? "no GPU measured or modeled" : "no GPU figure: " + (gpu->*field).from.detail;
@@ -589,6 +625,8 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   const device_row& l = cpu_wins ? *gpu : *cpu;
   c.winner = w.name;
   c.loser = l.name;
+  c.winner_reference = w.reference;
+  c.loser_reference = l.reference;
   c.winner_kind = w.kind;
   c.loser_kind = l.kind;
   c.winner_source = (w.*field).from.status;
@@ -599,8 +637,53 @@ contest contest_of(const size_row& row, figure device_row::*field, bool higher_w
   return c;
 }
 
+// The model row against each measured GPU row (here or elsewhere) of the size.
+void fill_model_checks(size_row& row) {
+  const device_row* model = nullptr;
+  for (const auto& d : row.devices)
+    if (d.kind == device_kind::gpu_model) model = &d;
+  if (model == nullptr) return;
+  const auto ratio = [](const figure& m, const figure& x) -> std::optional<double> {
+    if (!m.value || !x.value || *x.value <= 0 || *m.value <= 0) return std::nullopt;
+    return *m.value / *x.value;
+  };
+  for (const auto& d : row.devices)
+    if (is_measured_gpu(d.kind))
+      row.model_checks.push_back({d.device, ratio(model->pc1_seconds, d.pc1_seconds), ratio(model->sectors_per_hour, d.sectors_per_hour)});
+}
+
 // The sizes where a sector's layers outgrow RAM and the storage model sizes throughput.
 bool is_real_size(std::uint64_t size) { return size >= (32ull << 30); }
+
+machine_row size_machine_cpu(const machine& m, const device_group& core_group, std::uint64_t size, double work);
+void model_machine_cpu(machine_row& row, const machine& m, const records::result_set& in, const std::string& device,
+                       std::uint64_t size, double work);
+
+// Where the whole CPU seals no batch at this real size, each reference machine's CPU with
+// this machine's measured per-core rate (the storage model on the file's cores, clock, RAM
+// and disks) and its pipeline (PC2 on its GPUs or its CPU).
+void size_reference_machines(size_row& row, const std::vector<device_group>& groups, const records::result_set& in,
+                             const std::vector<machine>& machines, const records::result_set& references, double work) {
+  const auto seals = [](const device_row& d) {
+    return d.kind == device_kind::cpu && d.sectors_per_hour.value && *d.sectors_per_hour.value > 0;
+  };
+  if (machines.empty() || std::any_of(row.devices.begin(), row.devices.end(), seals)) return;
+  const device_group* core = nullptr;
+  for (const auto& g : groups)
+    if (g.kind == device_kind::cpu_core && core == nullptr) core = &g;
+  if (core == nullptr) return;
+  std::string gpu_arch;  // a measured GPU's, for the pipelines' PC2
+  size_row sized = row;
+  sized.machines.clear();
+  sized.machine_pipeline.clear();
+  for (const auto& m : machines) {
+    sized.machines.push_back(size_machine_cpu(m, *core, row.sector_size, work));
+    model_machine_cpu(sized.machines.back(), m, in, core->name, row.sector_size, work);
+    fill_machine_pipeline(sized, m, in, gpu_arch, references);
+  }
+  row.reference_machines = std::move(sized.machines);
+  row.reference_pipeline = std::move(sized.machine_pipeline);
+}
 
 storage_model::sizing sizing_of(std::uint64_t size, double work) {
   return {size, static_cast<std::uint32_t>(std::lround(work / (static_cast<double>(size) / 32)))};
@@ -636,6 +719,17 @@ void model_device_rows(size_row& row, const records::result_set& in, std::vector
     const auto p = storage_model::plan_cpu(e.machine, *e.hash, s, storage_model::counted_reads(s));
     if (d.sectors_per_hour.value && *d.sectors_per_hour.value > p.sectors_per_hour.value.value_or(0)) continue;
     apply_plan(p, d.sectors_per_hour, d.batch_sectors, d.pc1_seconds_at_rate, d.sectors_at_once, d.bound);
+    if (!p.feasible && !e.machine.disks.empty()) {
+      // What disk would let it seal: the same disks (their measured random reads), room
+      // without limit; the batch the model then takes says how much room that is.
+      storage_model::cpu_machine roomy = e.machine;
+      for (auto& disk : roomy.disks) disk.capacity_each = 1e18;
+      const auto q = storage_model::plan_cpu(roomy, *e.hash, s, storage_model::counted_reads(s));
+      if (q.feasible && q.disk_bytes.value && q.sectors_per_hour.value)
+        d.bound += "; with " + format_number(std::ceil(*q.disk_bytes.value / double(1ull << 30))) +
+                   " GiB of layer disk (its random reads as measured) it would seal " + std::to_string(q.batch) +
+                   " at once: " + format_number(*q.sectors_per_hour.value) + " sectors/hour (MODELED, " + q.summary() + ")";
+    }
     if (p.feasible) rates[i] = {rates[i].ns_per_node, p.labels_per_s, double(p.batch), row.sector_size};  // the crossover's CPU
   }
 }
@@ -650,13 +744,33 @@ void model_machine_cpu(machine_row& row, const machine& m, const records::result
   apply_plan(p, row.sectors_per_hour, row.batch_sectors, row.pc1_seconds_at_rate, row.sectors_at_once, row.bound);
 }
 
+// The measured GPU of architecture `arch`: this run's, else one measured elsewhere (the
+// fastest one-sector node of those), else nullopt.
+std::optional<device_group> measured_gpu_of(const std::vector<device_group>& groups, const std::string& arch) {
+  for (const device_kind kind : {device_kind::gpu, device_kind::gpu_reference}) {
+    const device_group* best = nullptr;
+    double best_ns = 0;
+    for (const auto& x : groups) {
+      if (x.kind != kind || x.arch != arch) continue;
+      double ns = std::numeric_limits<double>::infinity();
+      for (const auto& o : x.single) ns = std::min(ns, o.ns_per_node_layer);
+      if (best == nullptr || ns < best_ns) {
+        best = &x;
+        best_ns = ns;
+      }
+    }
+    if (best != nullptr) return *best;
+  }
+  return std::nullopt;
+}
+
 // A target machine's GPUs at a real size: layers in its host RAM or on its NVMe, read
 // across each GPU's link, at the rate this run measured (or the model gives) for the GPU.
 storage_model::gpu_part gpu_part_of(const machine_gpu& mg, const device_group& g, double node_ns) {
   storage_model::gpu_part part{mg.name, mg.count, mg.memory_bytes, mg.link, node_ns, g.model_rate, {}};
   part.rate_from = {figure_status::modeled, g.model_detail};
   for (const auto& o : g.throughput)
-    if (g.kind == device_kind::gpu && o.labels_per_s > part.peak_labels_per_s) {
+    if (is_measured_gpu(g.kind) && o.labels_per_s > part.peak_labels_per_s) {
       part.peak_labels_per_s = o.labels_per_s;
       part.rate_from = {figure_status::extrapolated, format_number(o.labels_per_s) + " labels/s measured with " +
                                             std::to_string(o.sectors) + " sectors of " + size_text(o.sector_size) +
@@ -733,9 +847,7 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
   row.machine = m.name;
   row.kind = device_kind::gpu;
   row.part = std::to_string(mg.count) + "x " + mg.name + " (" + mg.arch + ")";
-  std::optional<device_group> g;
-  for (const auto& x : groups)
-    if (x.kind == device_kind::gpu && x.arch == mg.arch) g = x;
+  std::optional<device_group> g = measured_gpu_of(groups, mg.arch);
   std::string why;
   if (!g) g = modeled_gpu(why, mg.arch);
   if (!g) {
@@ -743,14 +855,13 @@ machine_row size_machine_gpu(const machine& m, const machine_gpu& mg, const std:
     row.batch_sectors.from = row.pc1_seconds_at_rate.from = row.pc1_seconds.from;
     return row;
   }
-  const bool measured = g->kind == device_kind::gpu;
-  g->kind = measured ? device_kind::gpu : device_kind::gpu_model;
+  const bool measured = is_measured_gpu(g->kind);
   g->memory = mg.memory_bytes;
   g->memory_source = "memory of each " + mg.name + " (" + m.file + ")";
   const figure cap = capacity(*g, size);
   const rate_figure rf = rates_of(*g, size, cap);
   const figure_status status = measured ? figure_status::extrapolated : figure_status::modeled;
-  const std::string each = measured ? " (this run's " + g->label + ", one GPU)" : "";
+  const std::string each = measured ? " (" + std::string(g->kind == device_kind::gpu ? "this run's " : "") + g->label + ", one GPU)" : "";
   if (cap.value) row.sectors_at_once = {*cap.value * mg.count, {cap.from.status, cap.from.detail + ", x " + std::to_string(mg.count)}};
   else row.sectors_at_once.from = cap.from;
   if (rf.ns_per_node.value)
@@ -785,9 +896,7 @@ void price_machine_row(machine_row& row, const machine& m, double usd_per_kwh) {
 // latency model's; with its one-sector rate and capacity at `size`.
 std::optional<std::pair<device_group, rate_figure>> gpu_group_for(const std::vector<device_group>& groups,
                                                                  const machine_gpu& mg, std::uint64_t size) {
-  std::optional<device_group> g;
-  for (const auto& x : groups)
-    if (x.kind == device_kind::gpu && x.arch == mg.arch) g = x;
+  std::optional<device_group> g = measured_gpu_of(groups, mg.arch);
   std::string why;
   if (!g) g = modeled_gpu(why, mg.arch);
   if (!g) return std::nullopt;
@@ -810,22 +919,42 @@ std::optional<storage_model::gpu_part> machine_gpu_part(const records::result_se
 }
 
 report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
-               double usd_per_kwh) {
+               double usd_per_kwh, const reference_inputs& references) {
   const records::result_set in = records::load_result_set(dirs);
   report r;
   r.dirs = in.dirs;
-  const auto obs = read_observations(in);
+  auto obs = read_observations(in);
   if (obs.empty())
     throw no_usable_record("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
                            "cuda or cuda-emu");
+  const bool measured_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.on == device_class::gpu; });
+  // Measured elsewhere, read only where nothing here measured a GPU: never mixed with this
+  // machine's own rows (group_devices keeps them apart).
+  reference_records refs;
+  if (!measured_gpu && !references.datasets.empty()) {
+    refs = load_reference_records(references.datasets);
+    for (const auto& w : refs.warnings) {
+      std::cerr << "poreplab: warning: " << w << "\n";
+      r.notes.push_back(w);
+    }
+    const auto elsewhere = read_observations(refs.set, &refs.dataset);
+    obs.insert(obs.end(), elsewhere.begin(), elsewhere.end());
+  }
   std::vector<device_group> groups = group_devices(obs);
-  const bool measured_gpu = std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == device_kind::gpu; });
+  const bool reference_gpu =
+      std::any_of(groups.begin(), groups.end(), [](const device_group& g) { return g.kind == device_kind::gpu_reference; });
   if (!measured_gpu) {
     std::string why;
     if (auto m = modeled_gpu(why)) groups.push_back(*m);
     else r.notes.push_back("no GPU column: no GPU was measured and the model cannot run (" + why + ")");
-    r.notes.push_back("No GPU was measured in these results: every GPU figure is MODELED from the kernel's SASS "
-                      "(poreplab model gpu), or emulated on the host where marked cuda-emu.");
+    r.notes.push_back(reference_gpu
+                          ? "No GPU was measured in these results. The rows \"GPU, measured elsewhere\" are the "
+                            "repository's reference datasets (their GPU records alone, named with their date and "
+                            "place; poreplab report verdict --reference none leaves them out): they never feed this "
+                            "machine's rows. The GPU MODEL row is the kernel's SASS latency model, shown beside them "
+                            "with its ratio to the measurement."
+                          : "No GPU was measured in these results: every GPU figure is MODELED from the kernel's SASS "
+                            "(poreplab model gpu), or emulated on the host where marked cuda-emu.");
   }
   for (const auto& cost : costs) {
     const std::string name = lower(cost.first);
@@ -857,6 +986,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
       d.device = g.label;
       d.name = g.name;
       d.kind = g.kind;
+      d.reference = g.reference;
       d.sectors_at_once = cap;
       if (rf.ns_per_node.value) {
         d.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, rf.ns_per_node.from};
@@ -890,7 +1020,9 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     fill_crossover(row, rates, groups, caps);
     row.one_sector = contest_of(row, &device_row::pc1_seconds, false);
     row.throughput = contest_of(row, &device_row::sectors_per_hour, true);
-    fill_pipeline(row, in);
+    fill_model_checks(row);
+    fill_pipeline(row, in, refs.set);
+    if (is_real_size(row.sector_size)) size_reference_machines(row, groups, in, references.machines, refs.set, work);
     for (const auto& m : machines) {
       for (std::size_t i = 0; i < groups.size(); ++i)
         if (groups[i].kind == device_kind::cpu_core) {
@@ -904,13 +1036,15 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
       std::string gpu_arch;
       for (const auto& g : groups)
         if (g.kind == device_kind::gpu && gpu_arch.empty()) gpu_arch = g.arch;
-      fill_machine_pipeline(row, m, in, gpu_arch);
+      fill_machine_pipeline(row, m, in, gpu_arch, refs.set);
     }
     r.sizes.push_back(row);
   }
   r.notes.push_back("PC1 of one sector is sequential within each layer: its hash chain runs on one core; a second "
                     "core can only gather its parents ahead (a producer thread: the whole CPU's one-sector figure when "
                     "the records have one); more cores (or GPU threads) help only with more sectors.");
+  r.notes.push_back("\"Without SHA-NI\" rows: the engines that do not use the SHA extensions (an AVX-only CPU's "
+                    "figures on this one).");
   r.notes.push_back("Sectors at once (CPU): two layers per sector in RAM plus one shared parent table; at 32GiB and "
                     "64GiB also the storage model's batch with the layers on disk (11 layers per sector on disk, the "
                     "parents read through a node cache of the layer's recent nodes), whichever labels more.");
@@ -928,11 +1062,13 @@ std::string cell(const figure& f, const std::function<std::string(double)>& fmt)
 
 namespace {
 
-// "one core of <CPU> (measured)" from a row's name, kind and source.
-std::string who(const std::string& name, device_kind kind, figure_status status) {
+// "one core of <CPU> (measured)" from a row's name, kind and source; a GPU measured
+// elsewhere with its dataset's date and place.
+std::string who(const std::string& name, device_kind kind, figure_status status, const std::string& reference) {
   const std::string what = kind == device_kind::cpu_core ? "one core of " + name
                            : kind == device_kind::cpu    ? "all cores of " + name
                                                  : name;
+  if (!reference.empty()) return what + " (" + status_tag(status) + " elsewhere: " + reference + ")";
   return what + " (" + status_tag(status) + ")";
 }
 
@@ -940,8 +1076,9 @@ std::string contest_words(const contest& c, bool throughput) {
   if (c.why_not) return "not judged: " + *c.why_not + ".";
   auto value = [&](double v) { return throughput ? format_number(v) + " sectors/hour" : format_seconds(v); };
   std::ostringstream o;
-  o << who(c.winner, c.winner_kind, c.winner_source) << (throughput ? " labels " : " takes ") << value(c.winner_value)
-    << ", " << who(c.loser, c.loser_kind, c.loser_source) << " " << value(c.loser_value) << ": the "
+  o << who(c.winner, c.winner_kind, c.winner_source, c.winner_reference) << (throughput ? " labels " : " takes ")
+    << value(c.winner_value) << ", " << who(c.loser, c.loser_kind, c.loser_source, c.loser_reference) << " "
+    << value(c.loser_value) << ": the "
     << (is_cpu(c.winner_kind) ? "CPU" : "GPU") << " wins by " << format_number(c.factor) << "x. ";
   const bool modeled = c.winner_source == figure_status::modeled || c.loser_source == figure_status::modeled;
   o << "Break-even: the figures would have to be " << format_number(c.factor) << "x off for that to change";
@@ -958,15 +1095,64 @@ std::string contest_words(const contest& c, bool throughput) {
 
 namespace {
 
-// The cells every row of a device or a machine has: PC1 of one sector, sectors at once,
-// sectors per hour and the PC1 time of a sector at that rate.
-std::string rate_cells(const figure& pc1, const figure& at_once, const figure& per_hour, const figure& pc1_at_rate,
-                       const figure& batch) {
+// The header of the columns rate_cells fills.
+constexpr const char* kRateColumns =
+    "PC1, one sector | fit in memory | sectors / hour | batch used for throughput | PC1 per sector in that batch";
+
+// A figure equal to one of an earlier row (the same value from the same source).
+bool same_figure(const figure& a, const figure& b) {
+  return a.value == b.value && a.from.status == b.from.status && a.from.detail == b.from.detail;
+}
+
+// The cells every row of a device or a machine has: PC1 of one sector, sectors that fit in
+// its memory, sectors per hour, the batch that rate labels and the PC1 time of each of its
+// sectors. A figure an earlier row of the table (`earlier`, with its short name) already
+// shows says so instead of repeating it.
+struct rate_row {
+  const figure *pc1, *at_once, *per_hour, *batch, *pc1_at_rate;
+  std::string name;
+};
+std::string rate_cells(const rate_row& row, const std::vector<rate_row>& earlier) {
   auto number = [](double v) { return format_number(v); };
-  return cell(pc1, format_seconds) + " | " + cell(at_once, number) + " | " + cell(per_hour, number) + " | " +
-         (pc1_at_rate.value && batch.value
-              ? format_seconds(*pc1_at_rate.value) + " (" + format_number(*batch.value) + " at once)"
-              : std::string("—"));
+  const auto show = [&](const figure* rate_row::*field, const std::function<std::string(double)>& fmt) {
+    const figure& f = *(row.*field);
+    if (f.value)
+      for (const auto& e : earlier)
+        if (same_figure(*(e.*field), f)) return "as " + e.name + " above";
+    return cell(f, fmt);
+  };
+  return show(&rate_row::pc1, format_seconds) + " | " + show(&rate_row::at_once, number) + " | " +
+         show(&rate_row::per_hour, number) + " | " + show(&rate_row::batch, number) + " | " +
+         show(&rate_row::pc1_at_rate, format_seconds);
+}
+
+// A device's short name for "as ... above": its label up to the device's own name.
+std::string short_name(const std::string& label) {
+  const auto colon = label.find(": ");
+  return "\"" + (colon == std::string::npos ? label : label.substr(0, colon)) + "\"";
+}
+
+// 32GiB and 64GiB where this machine seals no batch: the reference machines with its rate.
+void reference_machines_markdown(const report& r, std::ostringstream& md) {
+  const bool any = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) { return !s.reference_machines.empty(); });
+  if (!any) return;
+  md << "\n## Real sizes on the reference machines, at this CPU's measured rate\n\nThis machine seals no 32GiB or "
+        "64GiB batch itself (its disk or RAM holds none). Each machine file the project ships (experiments/machines) "
+        "is sized here with this CPU's measured per-core hashing rate carried to the file's clock, and the file's "
+        "cores, RAM, disks and GPUs: the storage model's batch, its binding bound, and the pipeline with PC2 on the "
+        "machine's GPUs (or its CPU). All MODELED from those inputs; `poreplab plan --machine FILE` shows each in "
+        "full.\n\n| sector | machine | part | " << kRateColumns << " | bound |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.sizes)
+    for (const auto& m : s.reference_machines)
+      md << "| " << size_text(s.sector_size) << " | " << m.machine << " | " << m.part << " | "
+         << rate_cells({&m.pc1_seconds, &m.sectors_at_once, &m.sectors_per_hour, &m.batch_sectors, &m.pc1_seconds_at_rate, ""}, {})
+         << " | " << (m.bound.empty() ? "—" : m.bound) << " |\n";
+  md << "\n| sector | pipeline | PC1, one sector | PC2, one sector | sectors / hour | bottleneck |\n|---|---|---|---|---|---|\n";
+  for (const auto& s : r.sizes)
+    for (const auto& p : s.reference_pipeline)
+      md << "| " << size_text(s.sector_size) << " | " << p.mix << " | " << cell(p.pc1_seconds, format_seconds) << " | "
+         << cell(p.pc2_seconds, format_seconds) << " | " << cell(p.sectors_per_hour, format_number) << " | "
+         << (p.bottleneck.empty() ? "—" : p.bottleneck) << " |\n";
 }
 
 void machines_markdown(const report& r, std::ostringstream& md) {
@@ -979,12 +1165,12 @@ void machines_markdown(const report& r, std::ostringstream& md) {
         "model sizes each part from the machine file's cores, all-core clock, RAM, disks and GPU links (MODELED; "
         "the bound column names what binds). USD per sector/hour from its price, energy from its power draw (the "
         "whole machine while that part labels).\n\n"
-     << "| sector | machine | part | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate "
-        "| bound | USD per sector/hour | J per sector | energy USD per sector |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+     << "| sector | machine | part | " << kRateColumns
+     << " | bound | USD per sector/hour | J per sector | energy USD per sector |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : r.sizes)
     for (const auto& m : s.machines)
       md << "| " << size_text(s.sector_size) << " | " << m.machine << " | " << m.part << " | "
-         << rate_cells(m.pc1_seconds, m.sectors_at_once, m.sectors_per_hour, m.pc1_seconds_at_rate, m.batch_sectors)
+         << rate_cells({&m.pc1_seconds, &m.sectors_at_once, &m.sectors_per_hour, &m.batch_sectors, &m.pc1_seconds_at_rate, ""}, {})
          << " | " << (m.bound.empty() ? "—" : m.bound) << " | " << opt(m.usd_per_sector_hour) << " | " << opt(m.joules_per_sector) << " | "
          << opt(m.energy_usd_per_sector) << " |\n";
 }
@@ -995,7 +1181,18 @@ std::string plain_words(const report& r) {
   std::ostringstream md;
   for (const auto& s : r.sizes) {
     md << "- **" << size_text(s.sector_size) << "** (" << s.layers << " layers). One sector: "
-       << contest_words(s.one_sector, false) << " Throughput: " << contest_words(s.throughput, true) << "\n";
+       << contest_words(s.one_sector, false) << " Throughput: " << contest_words(s.throughput, true);
+    if (!s.reference_machines.empty()) {
+      md << " On the reference machines, with this CPU's per-core rate (MODELED):";
+      for (std::size_t i = 0; i < s.reference_machines.size(); ++i) {
+        const auto& m = s.reference_machines[i];
+        md << (i ? ";" : "") << " " << m.machine << " "
+           << (m.sectors_per_hour.value ? format_number(*m.sectors_per_hour.value) + " sectors/hour" : std::string("none"))
+           << (m.bound.empty() ? "" : " (" + m.bound.substr(0, m.bound.find(';')) + ")");
+      }
+      md << ".";
+    }
+    md << "\n";
   }
   return md.str();
 }
@@ -1010,23 +1207,36 @@ std::string to_markdown(const report& r) {
   const bool cost = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) {
     return std::any_of(s.devices.begin(), s.devices.end(), [](const device_row& d) { return d.usd_per_sector_hour.has_value(); });
   });
-  md << "| sector | layers | device | PC1, one sector | sectors at once | sectors / hour | PC1 per sector at that rate |"
-     << " bound |" << (cost ? " USD per sector/hour |" : "") << "\n|---|---|---|---|---|---|---|---|" << (cost ? "---|" : "")
-     << "\n";
-  for (const auto& s : r.sizes)
+  md << "| sector | layers | device | " << kRateColumns << " | bound |" << (cost ? " USD per sector/hour |" : "")
+     << "\n|---|---|---|---|---|---|---|---|---|" << (cost ? "---|" : "") << "\n";
+  for (const auto& s : r.sizes) {
+    std::vector<rate_row> earlier;
     for (const auto& d : s.devices) {
-      md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | "
-         << rate_cells(d.pc1_seconds, d.sectors_at_once, d.sectors_per_hour, d.pc1_seconds_at_rate, d.batch_sectors)
+      const rate_row cells{&d.pc1_seconds, &d.sectors_at_once, &d.sectors_per_hour, &d.batch_sectors, &d.pc1_seconds_at_rate,
+                           short_name(d.device)};
+      md << "| " << size_text(s.sector_size) << " | " << s.layers << " | " << d.device << " | " << rate_cells(cells, earlier)
          << " | " << (d.bound.empty() ? "—" : d.bound) << " |";
       if (cost) md << " " << (d.usd_per_sector_hour ? format_number(*d.usd_per_sector_hour) : "—") << " |";
       md << "\n";
+      earlier.push_back(cells);
     }
+  }
+  const bool checks = std::any_of(r.sizes.begin(), r.sizes.end(), [](const size_row& s) { return !s.model_checks.empty(); });
+  if (checks) {
+    md << "\nThe GPU model against the measured GPUs (model / measurement; 1 is exact, above 1 the model is slower "
+          "for PC1 and faster for sectors per hour):\n\n| sector | measured | PC1, one sector | sectors / hour |\n|---|---|---|---|\n";
+    auto opt = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string("—"); };
+    for (const auto& s : r.sizes)
+      for (const auto& m : s.model_checks)
+        md << "| " << size_text(s.sector_size) << " | " << m.measured << " | " << opt(m.pc1_ratio) << " | " << opt(m.per_hour_ratio) << " |\n";
+  }
   md << "\nAt 32GiB and 64GiB a sector's two layers outgrow most RAM: the whole CPU's sectors per hour there is the "
         "storage model's (docs/scaling.md, \"The storage model\"): the smallest of its measured one-core rate at the "
         "32GiB node window times the hashing cores, its disk's measured random reads over the reads per label counted "
         "on the graph, and what its RAM and disk hold (11 layers per sector on disk); the bound column names the one "
         "that binds.\n";
   md << "\n## In plain words\n\n" << plain_words(r);
+  reference_machines_markdown(r, md);
   machines_markdown(r, md);
   md << "\n## The sealing pipeline: PC1, then PC2\n\nPC2 (tree_c, tree_r_last, comm_r: Poseidon over BLS12-381) "
         "is parallel work; a phase's sectors per hour is the device's best rate for it. Phases on one device take "
@@ -1098,11 +1308,18 @@ json contest_json(const contest& c) {
   return {{"judged", true},          {"winner", c.winner},           {"winner_kind", kDeviceKinds.name(c.winner_kind)},
           {"winner_source", status_name(c.winner_source)}, {"winner_value", c.winner_value}, {"loser", c.loser},
           {"loser_kind", kDeviceKinds.name(c.loser_kind)}, {"loser_source", status_name(c.loser_source)}, {"loser_value", c.loser_value},
-          {"factor", c.factor}};
+          {"factor", c.factor}, {"winner_reference", c.winner_reference}, {"loser_reference", c.loser_reference}};
 }
 
 
 }  // namespace
+
+json model_checks_json(const std::vector<model_check>& rows) {
+  json out = json::array();
+  for (const auto& m : rows)
+    out.push_back({{"measured", m.measured}, {"pc1_ratio", opt_json(m.pc1_ratio)}, {"per_hour_ratio", opt_json(m.per_hour_ratio)}});
+  return out;
+}
 
 json pipeline_json(const std::vector<pipeline_row>& rows) {
   json out = json::array();
@@ -1124,6 +1341,7 @@ json to_json(const report& r) {
     for (const auto& d : s.devices)
       devs.push_back({{"device", d.device},
                       {"kind", kDeviceKinds.name(d.kind)},
+                      {"reference", d.reference},
                       {"pc1_seconds", figure_json(d.pc1_seconds)},
                       {"sectors_at_once", figure_json(d.sectors_at_once)},
                       {"sectors_per_hour", figure_json(d.sectors_per_hour)},
@@ -1141,18 +1359,21 @@ json to_json(const report& r) {
                      {"one_sector", contest_json(s.one_sector)},
                      {"throughput", contest_json(s.throughput)},
                      {"machines", machines_json(s.machines)},
+                     {"model_checks", model_checks_json(s.model_checks)},
                      {"pipeline", pipeline_json(s.pipeline)},
                      {"machine_pipeline", pipeline_json(s.machine_pipeline)},
+                     {"reference_machines", machines_json(s.reference_machines)},
+                     {"reference_pipeline", pipeline_json(s.reference_pipeline)},
                      {"cores_per_gpu", figure_json(s.cores_per_gpu)}});
   }
   return {{"schema", kVerdictSchema}, {"dirs", r.dirs}, {"sizes", sizes}, {"notes", r.notes}};
 }
 
-bool write_report_files(const fs::path& dir, bool when_usable) {
+bool write_report_files(const fs::path& dir, bool when_usable, const reference_inputs& references) {
   try {
     report r;
     try {
-      r = compute({dir});
+      r = compute({dir}, {}, {}, 0, references);
     } catch (const no_usable_record&) {
       if (when_usable) return true;
       throw;

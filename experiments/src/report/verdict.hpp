@@ -27,6 +27,7 @@
 #include "report/amax.hpp"
 #include "model/storage_model.hpp"
 #include "report/machines.hpp"
+#include "report/reference.hpp"
 
 namespace poreplab::verdict {
 
@@ -45,6 +46,7 @@ enum class device_kind {
   cpu_no_sha_ni_core,  // one core on engines without the SHA extensions (an AVX-only CPU)
   cpu_no_sha_ni,
   gpu,                 // a GPU measured
+  gpu_reference,       // a GPU measured elsewhere: a reference dataset the repository holds
   gpu_emulated,        // the GPU kernels run on the host CPU: not a GPU
   gpu_model,           // the SASS latency model: never measured
 };
@@ -53,11 +55,17 @@ inline constexpr name_table kDeviceKinds{
     std::array{named<device_kind>{device_kind::cpu_core, "cpu-core"}, named<device_kind>{device_kind::cpu, "cpu"},
                named<device_kind>{device_kind::cpu_no_sha_ni_core, "cpu-no-sha-ni-core"},
                named<device_kind>{device_kind::cpu_no_sha_ni, "cpu-no-sha-ni"}, named<device_kind>{device_kind::gpu, "gpu"},
+               named<device_kind>{device_kind::gpu_reference, "gpu-reference"},
                named<device_kind>{device_kind::gpu_emulated, "gpu-emulated"}, named<device_kind>{device_kind::gpu_model, "gpu-model"}}};
 constexpr bool is_cpu(device_kind k) { return k <= device_kind::cpu_no_sha_ni; }
 constexpr bool is_one_core(device_kind k) { return k == device_kind::cpu_core || k == device_kind::cpu_no_sha_ni_core; }
-// A GPU the verdict may judge: measured or modeled, never the emulation.
-constexpr bool is_judged_gpu(device_kind k) { return k == device_kind::gpu || k == device_kind::gpu_model; }
+// A GPU the verdict may judge: measured (here or in a reference dataset) or modeled, never
+// the emulation.
+constexpr bool is_judged_gpu(device_kind k) {
+  return k == device_kind::gpu || k == device_kind::gpu_reference || k == device_kind::gpu_model;
+}
+// A GPU measured, here or elsewhere.
+constexpr bool is_measured_gpu(device_kind k) { return k == device_kind::gpu || k == device_kind::gpu_reference; }
 // The one-core column of a whole CPU's kind.
 constexpr device_kind one_core_of(device_kind k) {
   return k == device_kind::cpu ? device_kind::cpu_core : k == device_kind::cpu_no_sha_ni ? device_kind::cpu_no_sha_ni_core : k;
@@ -67,8 +75,9 @@ struct device_row {
   std::string device;  // "CPU 1 core: <model>", "CPU 16 cores: <model>", "GPU: <name>"
   device_kind kind = device_kind::cpu;
   std::string name;    // the CPU model or GPU name alone
+  std::string reference;  // gpu-reference: "2026-11-27, docs/results/<dataset>"
   figure pc1_seconds;        // one sector, all layers
-  figure sectors_at_once;    // memory bound
+  figure sectors_at_once;    // what fits in memory (RAM, device memory) at once
   figure sectors_per_hour;   // best throughput
   figure batch_sectors;      // sectors labeled together at that throughput
   figure pc1_seconds_at_rate;  // PC1 of each sector of that batch (all progress together)
@@ -84,6 +93,7 @@ struct device_row {
 struct contest {
   std::optional<std::string> why_not;  // set when a side has no figure
   std::string winner, loser;           // device names (the CPU model, the GPU)
+  std::string winner_reference, loser_reference;  // a reference dataset's date and place, or 
   device_kind winner_kind = device_kind::cpu, loser_kind = device_kind::cpu;
   figure_status winner_source = figure_status::none, loser_source = figure_status::none;
   double winner_value = 0, loser_value = 0;  // seconds (one sector) or sectors/hour
@@ -115,6 +125,13 @@ struct pipeline_row {
   std::string bottleneck;  // "PC1" | "PC2" | ""
 };
 
+// The GPU model against a measured GPU at one size: model / measured of one sector's PC1
+// and of sectors per hour (nullopt where either side has no figure).
+struct model_check {
+  std::string measured;  // the measured row's device text
+  std::optional<double> pc1_ratio, per_hour_ratio;
+};
+
 struct size_row {
   std::string proof;
   std::uint64_t sector_size = 0;
@@ -126,8 +143,13 @@ struct size_row {
   contest one_sector;   // PC1 time of one sector: best CPU core vs GPU
   contest throughput;   // sectors per hour: whole CPU vs GPU
   std::vector<machine_row> machines;
+  std::vector<model_check> model_checks;
   std::vector<pipeline_row> pipeline;
   std::vector<pipeline_row> machine_pipeline;  // each --machine whole: PC1 and PC2 on its parts
+  // 32GiB, 64GiB where this machine seals no batch: each reference machine's CPU sized with
+  // this machine's per-core rate (the storage model), and its whole pipeline.
+  std::vector<machine_row> reference_machines;
+  std::vector<pipeline_row> reference_pipeline;
   // CPU cores whose PC1 keeps one GPU's PC2 busy (one core's best PC1 rate against the
   // GPU's PC2 rate).
   figure cores_per_gpu;
@@ -145,8 +167,13 @@ using cost_map = std::map<std::string, double>;
 // read or holds no usable record (no ok sdr/sha256 label record on any backend), and for
 // a --cost that names no device.
 // `machines` are sized per size as well; `usd_per_kwh` > 0 prices their energy per sector.
+// `references` (report/reference.hpp): datasets measured elsewhere whose GPU records stand
+// beside the model where these directories measured no GPU (a missing or corrupt one is a
+// note and a warning on stderr, never a failure), and machine files sized at 32GiB and 64GiB
+// with this machine's per-core rate where it seals no batch itself.
 report compute(const std::vector<std::filesystem::path>& dirs, const cost_map& costs = {},
-               const std::vector<machine>& machines = {}, double usd_per_kwh = 0);
+               const std::vector<machine>& machines = {}, double usd_per_kwh = 0,
+               const reference_inputs& references = {});
 
 std::string to_markdown(const report& r);
 // Per size, in plain words: who wins one sector and throughput, by what factor, from which
@@ -169,6 +196,8 @@ struct no_usable_record : std::runtime_error {
 // (after a warning on stderr) on failure; with `when_usable`, a directory without a
 // usable record is no failure and gets no files (the runner writes the verdict for every
 // run whose records it can judge).
-bool write_report_files(const std::filesystem::path& dir, bool when_usable = false);
+// `references` as compute() takes them.
+bool write_report_files(const std::filesystem::path& dir, bool when_usable = false,
+                        const reference_inputs& references = {});
 
 }  // namespace poreplab::verdict

@@ -363,7 +363,7 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   if (opt.shard_count > 1) {
     if (!c.reports.empty())
       std::cerr << "note: reports (" << c.reports.front() << "...) are written by poreplab merge, not by a shard\n";
-  } else if (!reports::write_config_reports(c.reports, dir)) {
+  } else if (!reports::write_config_reports(c.reports, dir, opt.references)) {
     status = status ? status : 1;
   }
   if (opt.plots && !make_plots(dir)) status = status ? status : 1;
@@ -529,7 +529,7 @@ int run_experiments(const config& c, const run_options& opt) {
 }
 
 int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dirs, bool plots,
-                 const std::vector<std::string>& argv) {
+                 const std::vector<std::string>& argv, const verdict::reference_inputs& references) {
   if (shard_dirs.empty()) throw std::invalid_argument("merge: give at least one shard directory");
   struct shard_log {
     fs::path dir;
@@ -647,7 +647,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     status = 1;
   }
   if (counts["failed"].get<int>() > 0) status = 1;
-  if (!reports::write_config_reports(c.reports, out_dir)) status = 1;
+  if (!reports::write_config_reports(c.reports, out_dir, references)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
   report::write_run_report(out_dir, res, is_size_axis);
   return status;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/reference.hpp"
 #include "runner/config.hpp"
 
 namespace poreplab::runner {
@@ -29,6 +30,8 @@ struct run_options {
   // `--time-limit S`: after S seconds the run stops as after SIGTERM (the point in flight
   // is not recorded, the rest resume later) and exits kExitTimeLimit. 0: no limit.
   double time_limit_s = 0;
+  // The reference datasets the verdict shows where the run measured no GPU (`--reference`).
+  verdict::reference_inputs references;
 };
 
 inline constexpr std::size_t kMaxRepeat = 100;
@@ -51,7 +54,8 @@ int run_experiments(const config& c, const run_options& opt);
 // Combines shard directories (same config digest) into out_dir. Returns 0, or 1 when
 // points are missing from every shard.
 int merge_shards(const std::filesystem::path& out_dir, const std::vector<std::filesystem::path>& shard_dirs,
-                 bool plots, const std::vector<std::string>& argv);
+                 bool plots, const std::vector<std::string>& argv,
+                 const verdict::reference_inputs& references = {});
 
 // Points of shard `index` of `count`: those whose position in the full list is index mod count.
 std::vector<point> shard_points(const std::vector<point>& all, std::size_t index, std::size_t count);
