@@ -471,6 +471,32 @@ def gpu_model(verdict):
     return out
 
 
+def gpu_references(verdict):
+    """The GPUs measured elsewhere (reference datasets) of the verdict, in its order: name,
+    date, and by size where a record of that size measured it: seconds per node and layer of
+    one sector, and (labels/s, sectors) of its best throughput."""
+    out = OrderedDict()
+    for s, d in verdict_rows(verdict, "gpu-reference"):
+        if not s.get("nodes") or not s.get("layers"):
+            continue
+        labels = s["nodes"] * s["layers"]
+        ref = out.setdefault(d.get("device"), {"name": short_gpu_name(d.get("name") or "GPU"),
+                                               "date": (d.get("reference") or "").split(",")[0],
+                                               "node_s": {}, "rate": {}})
+        sec, src = field(d, "pc1_seconds")
+        if sec and src == "measured":
+            ref["node_s"][s["sector_size"]] = sec / labels
+        sph, ssrc = field(d, "sectors_per_hour")
+        batch, _ = field(d, "batch_sectors")
+        if sph and ssrc == "measured" and batch:
+            ref["rate"][s["sector_size"]] = (sph * labels / 3600.0, batch)
+    return list(out.values())
+
+
+def reference_label(r):
+    return "GPU: %s, measured elsewhere (%s)" % (r["name"], r["date"])
+
+
 def nearest(table, size):
     """The entry of the size nearest (log scale) to size."""
     return table[min(table, key=lambda k: abs(math.log2(k) - math.log2(size)))]
@@ -702,9 +728,18 @@ class Figures:
         points), else the model's from verdict.json, dashed. Returns the caption's words."""
         if self.gpu_measured():
             return "GPU: measured."
+        refs = gpu_references(self.verdict_data)
+        for i, r in enumerate(refs):
+            pts = sorted(r["node_s"].items())
+            if pts:
+                ax.plot([k for k, _ in pts], [v * 1e9 for _, v in pts], color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)],
+                        marker="*", markersize=11, linestyle=":", label=reference_label(r), zorder=3)
+                ys += [v * 1e9 for _, v in pts]
+        said = (" Stars: %s, measured elsewhere (the reference datasets of verdict.json), not on this machine."
+                % " and ".join(r["name"] for r in refs)) if refs else ""
         m = gpu_model(self.verdict_data)
         if not m:
-            return "No GPU was measured and no GPU model is in this directory."
+            return ("No GPU was measured here and no GPU model is in this directory." + said)
         node_ns = {k: v * 1e9 for k, v in m["node_s"].items()}
         lo, hi = min(sizes), max(sizes)
         inside = sorted(k for k in node_ns if lo <= k <= hi)
@@ -719,7 +754,7 @@ class Figures:
         else:
             return "The GPU model of this directory covers other sector sizes."
         return ("Dashed: %s, from the SASS latency model (verdict.json), not a measurement. cuda-emu runs the CUDA "
-                "kernels on the host CPU: an emulation, not a GPU." % m["name"])
+                "kernels on the host CPU: an emulation, not a GPU." % m["name"]) + said
 
     # -- labels/s against sectors labeled together, one panel per sector size.
     def label_throughput(self):
@@ -740,6 +775,8 @@ class Figures:
             counts = sorted({sectors_of(p) for p in sp})
             if m:
                 ys += self.gpu_model_rate(ax, m, s, counts)
+            if not self.gpu_measured():
+                self.reference_rates(ax, s)
             log2_x(ax, counts, False)
             style(ax, "%s sectors" % size_text(s), "sectors labeled together", "")
         axs[0][0].set_ylabel("labels per second, all sectors together (log scale)")
@@ -762,6 +799,16 @@ class Figures:
         if any(device_class_of(p) == "gpu-emulated" for p in pts):
             caption += " cuda-emu runs the CUDA kernels on the host CPU: an emulation, not a GPU."
         self.save(fig, "label_throughput", "Labels per second vs sectors labeled together", caption)
+
+    def reference_rates(self, ax, size):
+        """The GPUs measured elsewhere at this size: their best labels/s and its sector count,
+        in words in the panel (their batches lie far right of this machine's counts)."""
+        lines = ["%s (measured elsewhere, %s): %s labels/s with %s sectors"
+                 % (r["name"], r["date"], sig3(r["rate"][size][0]), sig3(r["rate"][size][1]))
+                 for r in gpu_references(self.verdict_data) if size in r["rate"]]
+        if lines:
+            ax.annotate("\n".join(lines), (0.02, 0.98), xycoords="axes fraction", fontsize=6.5,
+                        color=REFERENCE_COLORS[0], ha="left", va="top")
 
     def gpu_model_rate(self, ax, m, size, counts):
         """The modeled GPU's labels/s for `counts` sectors of `size`: n x one sector's

@@ -1341,6 +1341,7 @@ json to_json(const report& r) {
     for (const auto& d : s.devices)
       devs.push_back({{"device", d.device},
                       {"kind", kDeviceKinds.name(d.kind)},
+                      {"name", d.name},
                       {"reference", d.reference},
                       {"pc1_seconds", figure_json(d.pc1_seconds)},
                       {"sectors_at_once", figure_json(d.sectors_at_once)},
