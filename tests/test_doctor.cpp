@@ -409,6 +409,18 @@ TEST_CASE("doctor memory checks: RAM against the plan, huge pages, memlock, swap
     CHECK(check_hugetlb(f, p).status == level::ok);
     f.memory.hugepages.clear();
     CHECK(check_hugetlb(f, p).status == level::skip);
+    // A real size: the 2 MiB pages a timed window on the aliased backing needs, and how to
+    // reserve them. 32 sectors of 32GiB: two 4 GiB periods (4096 pages) and the window's own
+    // 64 MiB of rows, each side rounded to whole pages.
+    const seal_plan big = make_plan(32ull << 30, 32);
+    f.memory.hugepages = {{2ull << 20, 0, 0}};
+    const finding w = check_hugetlb(f, big);
+    const auto pages = w.values["window_pages_2mib"].get<std::uint64_t>();
+    CHECK(pages == 4096 + 33);
+    CHECK_THAT(w.found, Catch::Contains("sysctl vm.nr_hugepages=" + std::to_string(pages)));
+    f.memory.hugepages = {{2ull << 20, 5000, 5000}};
+    CHECK_THAT(check_hugetlb(f, big).found, Catch::Contains("needs " + std::to_string(pages) + " of them, 5000 free"));
+    CHECK(check_hugetlb(f, make_plan(2048, 1)).values["window_pages_2mib"].get<std::uint64_t>() == 0);
   }
   {
     system_facts f = healthy();

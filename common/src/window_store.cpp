@@ -143,16 +143,19 @@ std::string alias_pages_text() {
   return t;
 }
 
-std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
-                                   const window_alias& alias) {
+std::array<huge_page_need, 2> aliased_huge_pages(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
+                                                 const window_alias& alias) {
   const std::uint64_t page = alias.page, own_page = alias_own_page(page);
   if (!hugetlb(page)) return {};
   const std::uint64_t period = std::min(round_up(alias.period, page), round_up(layer_bytes, page));
   // Pages of each size: the periods on the layer's pages, the own rows' pages on theirs.
-  const std::array<std::pair<std::uint64_t, std::uint64_t>, 2> need{
-      {{page, period * regions / page + (own_page == page ? round_up(own_bytes, page) / page : 0)},
-       {own_page, own_page == page ? 0 : round_up(own_bytes, own_page) / own_page}}};
-  for (const auto& [size, pages] : need) {
+  return {{{page, period * regions / page + (own_page == page ? round_up(own_bytes, page) / page : 0)},
+           {own_page, own_page == page ? 0 : round_up(own_bytes, own_page) / own_page}}};
+}
+
+std::string aliased_shortfall_text(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
+                                   const window_alias& alias) {
+  for (const auto& [size, pages] : aliased_huge_pages(layer_bytes, own_bytes, regions, alias)) {
     if (pages == 0) continue;
     const std::uint64_t free = free_huge_pages(size);
     if (free >= pages) continue;

@@ -8,6 +8,7 @@
 #include "poreplab/cuda/memory_plan.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/window_store.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::doctor {
@@ -390,6 +391,22 @@ finding check_thp(const system_facts& f, const seal_plan&) {
   return x;
 }
 
+// The node window poreplab times at real sizes (the default and coordinators configs).
+constexpr std::uint64_t kTimedWindowNodes = 65536;
+
+// 2 MiB pages that window of the plan's sectors needs with its layers on the aliased backing
+// (bench label --window-backing aliased), the arrangement that measured fastest for the 32GiB
+// windows on AMD Zen 4 (docs/scaling.md); 0 for a size no larger than the window.
+std::uint64_t aliased_window_pages(const seal_plan& p) {
+  if (p.nodes <= kTimedWindowNodes) return 0;
+  const std::uint64_t row = 32ull * p.sectors;
+  const sdr::window_alias alias{};
+  std::uint64_t pages = 0;
+  for (const auto& need : sdr::aliased_huge_pages(p.nodes * row, sdr::aliased_own_bytes_at_most(kTimedWindowNodes * row, alias.page), 2, alias))
+    if (need.page_bytes == alias.page) pages += need.pages;
+  return pages;
+}
+
 finding check_hugetlb(const system_facts& f, const seal_plan& p) {
   const memory_facts& m = f.memory;
   finding x = make("memory.hugetlb", "reserved huge pages");
@@ -402,13 +419,26 @@ finding check_hugetlb(const system_facts& f, const seal_plan& p) {
     pools.push_back(bytes(h.page_bytes) + ": " + std::to_string(h.pages) + " (" + std::to_string(h.free_pages) + " free)");
     jp.push_back({{"page_bytes", h.page_bytes}, {"pages", h.pages}, {"free_pages", h.free_pages}});
   }
-  x.values = {{"pools", jp}, {"reserved_bytes", reserved}, {"free_bytes", free_bytes}, {"plan_bytes", p.label_bytes}};
+  const std::uint64_t window_pages = aliased_window_pages(p);
+  x.values = {{"pools", jp},         {"reserved_bytes", reserved}, {"free_bytes", free_bytes},
+              {"plan_bytes", p.label_bytes}, {"window_pages_2mib", window_pages}};
   if (m.hugepages.empty()) {
     x.status = level::skip;
     x.found = "no /sys/kernel/mm/hugepages (a kernel without hugetlbfs)";
     return x;
   }
   x.found = bytes(reserved) + " reserved (" + join(pools, ", ") + ")";
+  if (window_pages > 0) {
+    std::uint64_t free_2mib = 0;
+    for (const auto& h : m.hugepages)
+      if (h.page_bytes == (2ull << 20)) free_2mib = h.free_pages;
+    x.found += "; a " + std::to_string(kTimedWindowNodes) + "-node window of " + std::to_string(p.sectors) +
+               " sector(s) of this size with its layers on 2 MiB pages (bench label --window-backing aliased, the "
+               "arrangement docs/scaling.md measured fastest at 32GiB on AMD Zen 4) needs " + std::to_string(window_pages) +
+               " of them, " + std::to_string(free_2mib) + " free" +
+               (free_2mib >= window_pages ? "" : ": reserve them with sysctl vm.nr_hugepages=" + std::to_string(window_pages) +
+                                                     " (and 0 after)");
+  }
   if (reserved == 0) {
     x.found += "; poreplab's layers use transparent huge pages, not reserved ones (only `bench label "
                "--window-backing aliased` maps a window's layers on reserved 2 MiB or 1 GiB pages, --window-page)";

@@ -107,6 +107,15 @@ class window_layer_store final : public layer_store {
   std::uint64_t pages_filled_ = 0, bytes_filled_ = 0;
 };
 
+// The huge pages an aliased store of `regions` layers of layer_bytes needs, whose window rows
+// lie in own_bytes of its span: of the layers' page size, and of the own rows' page size
+// (alias_own_page) where that differs; pages 0 where none (4 KiB layers need none).
+struct huge_page_need {
+  std::uint64_t page_bytes = 0, pages = 0;
+};
+std::array<huge_page_need, 2> aliased_huge_pages(std::uint64_t layer_bytes, std::uint64_t own_bytes, std::uint32_t regions,
+                                                 const window_alias& alias = {});
+
 // Why an aliased store of `regions` layers of layer_bytes, whose window rows lie in
 // own_bytes of its span (whole alias.page pages, on alias_own_page pages), cannot have its
 // huge pages here (the kernel has fewer free of a size; the text says how to reserve
