@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/kinds.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
@@ -150,4 +151,21 @@ TEST_CASE("house rules: every test name reaches Catch whole from CTest", "[house
     return s;
   }());
   CHECK(bad.empty());
+}
+
+TEST_CASE("house rules: docs/experiments.md documents every runner kind, and no other", "[house]") {
+  const std::string doc = read_all(fs::path(POREPLAB_SOURCE_DIR) / "docs" / "experiments.md");
+  const std::regex heading(R"re(\n### kind `([^`]+)`)re");
+  std::set<std::string> documented;
+  for (std::sregex_iterator it(doc.begin(), doc.end(), heading), end; it != end; ++it) documented.insert((*it)[1].str());
+  const auto names = poreplab::runner::kind_names();
+  const std::set<std::string> table(names.begin(), names.end());
+  for (const auto& k : table) {
+    INFO("kind " << k << " needs a \"### kind `" << k << "`\" section in docs/experiments.md");
+    CHECK(documented.count(k) == 1);
+  }
+  for (const auto& k : documented) {
+    INFO("docs/experiments.md documents kind " << k << ", which the kind table lacks");
+    CHECK(table.count(k) == 1);
+  }
 }
