@@ -218,3 +218,32 @@ TEST_CASE("runner: the reads and disk kinds record counted reads and a probed di
   }
   CHECK(reads == 4);
 }
+
+TEST_CASE("plan: a slower hasher whose coordinator feeds more of them wins where the cores bind", "[plan][storage_model]") {
+  // One coordinator feeding one hasher of 4 sectors on a 32GiB window, measured twice: headers
+  // made by the coordinator (3.6e6 labels/s, the coordinator able to feed 1 at the floor) and
+  // by the hasher (3.4e6, able to feed 2). Both are candidates.
+  const auto coordinated = [](double labels, std::uint32_t k_max) {
+    json w = window("Test CPU", 4, labels, 3.7e9);
+    w["context"]["producer"] = "core";
+    w["context"]["coordinators"] = 1;
+    w["context"]["hashers"] = 1;
+    w["context"]["hashers_per_coordinator_max"] = k_max;
+    w["axes"]["header_ahead"] = k_max == 1 ? 1 : 0;
+    return w;
+  };
+  test::temp_dir s("plan-kmax");
+  const auto rig = verdict::load_machine(machines_dir() / "supraseal-5975wx-12nvme.json");
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(3.6e6, 1)});
+  const auto one = verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig});
+  // k_max 1: 64 sectors at 4 a core need 16 + 16 + 3 cores of 32; the batch stops at 32.
+  CHECK(one.machines[0].pc1.batch < 64);
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(3.6e6, 1), coordinated(3.4e6, 2)});
+  const auto two = verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig});
+  const auto& p = two.machines[0].pc1;
+  // k_max 2: 16 hashing + 8 coordinators + 3 cores hold 64 sectors.
+  CHECK(p.batch == 64);
+  CHECK(p.hashing_cores == 16);
+  CHECK(p.other_cores == 8 + 3);
+  CHECK(p.labels_per_s.value.value_or(0) > one.machines[0].pc1.labels_per_s.value.value_or(0));
+}

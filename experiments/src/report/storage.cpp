@@ -154,21 +154,26 @@ std::optional<storage_model::disk_array> disk_of(const records::result_set& in, 
 cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& device, std::uint64_t size) {
   cpu_evidence e;
   std::optional<rate_record> best, single;
-  std::map<std::uint32_t, rate_record> by_sectors;  // the best of each sector count a core
+  // The best of each sector count a core and hashers a coordinator feeds (k_max): a slower
+  // hasher whose coordinator feeds more of them may seal more with the same cores.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, rate_record> by_sectors;
   for (const auto& r : in.records) {
     rate_record x;
     if (!core_rate(r, device, x)) continue;
     if (!best || better(x, *best, size)) best = x;
     if (x.sectors == 1 && (!single || better(x, *single, size))) single = x;
-    auto it = by_sectors.find(x.sectors);
-    if (it == by_sectors.end()) by_sectors.emplace(x.sectors, x);
+    const std::pair<std::uint32_t, std::uint32_t> arrangement{x.sectors, x.coordinated.k_max};
+    auto it = by_sectors.find(arrangement);
+    if (it == by_sectors.end()) by_sectors.emplace(arrangement, x);
     else if (better(x, it->second, size)) it->second = x;
   }
   if (!best) return e;
   e.hash = to_hash_rate(*best, size);
-  // Other sector counts a core, measured as the best one was (beside the others or alone).
-  for (const auto& [sectors, x] : by_sectors)
-    if (sectors != best->sectors && sectors != 1 && together(x) == together(*best)) {
+  // Other arrangements a core, measured as the best one was (beside the others or alone).
+  for (const auto& [arrangement, x] : by_sectors)
+    if (arrangement != std::pair{best->sectors, best->coordinated.k_max} && arrangement.first != 1 &&
+        together(x) == together(*best)) {
+      const std::uint32_t sectors = arrangement.first;
       const auto h = to_hash_rate(x, size);
       e.hash->other_lanes.push_back({sectors, h.labels_per_s, h.clock_hz, h.from, h.hashers_per_coordinator});
     }
