@@ -8,6 +8,7 @@
 // With Timed = false the clock reads compile to nothing.
 #include <x86intrin.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -173,15 +174,29 @@ struct hasher_slice {
   std::vector<std::uint32_t> offsets;
 };
 
+// Where a hasher finds node u's row of its layer (its labels at at.cur + row x at.stride):
+// the layer's row u when the whole layer is in RAM, row u mod `rows` of the disk labeler's
+// RAM rows. Called per node and per parent left out of the slot: a plain function object,
+// inlined.
+struct layer_rows {
+  std::uint64_t operator()(std::uint64_t u) const { return u; }
+};
+struct recent_rows {
+  std::uint64_t rows;
+  std::uint64_t operator()(std::uint64_t u) const { return u % rows; }
+};
+
 // SDR, SHA-256 in place: labels the hasher's lanes of nodes [begin, end) from the parents the
-// team's coordinator puts in `ring` (produce_parents, same positions), node after node, each
-// of its groups in turn; the base parents the coordinator left out are read in place. With
-// the header ahead, from the header states it made. Prefetches the slot `prefetch_distance`
-// ahead once it is filled.
-template <hash_family H>
-void label_slice_from_ring(const engine& e, const sdr::label_job& job, const hasher_slice& slice,
-                           std::uint32_t team_lanes, const labeler_options& opt, parent_ring& ring,
-                           std::uint64_t first_pos) {
+// team's coordinator puts in `ring` (produce_parents, or the disk labeler's reader; same
+// positions), node after node, each of its groups in turn; the base parents the
+// coordinator left out are read in place, at the rows `row_of` gives, where the labels go
+// too. With the header ahead, from the header states it made. Prefetches the slot
+// `prefetch_distance` ahead once it is filled. Returns the nanoseconds it waited for the
+// coordinator.
+template <hash_family H, class RowOf = layer_rows>
+std::uint64_t label_slice_from_ring(const engine& e, const sdr::label_job& job, const hasher_slice& slice,
+                                    std::uint32_t team_lanes, const labeler_options& opt, parent_ring& ring,
+                                    std::uint64_t first_pos, RowOf row_of = {}) {
   static_assert(H == hash_family::sha256);
   using message = label_message<sdr::porep_variant::sdr, H>;
   const auto& lead = slice.groups.front();
@@ -200,9 +215,14 @@ void label_slice_from_ring(const engine& e, const sdr::label_job& job, const has
     whole.push_back(one || many ? 1 : 0);
   }
   std::uint64_t produced = 0;  // the last value read: no shared load while the slot is known filled
+  std::chrono::steady_clock::duration waited{};
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i, v = lead.begin + i;
-    if (produced <= pos) ring.wait([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
+    if (produced <= pos && (produced = ring.produced.load(std::memory_order_acquire)) <= pos) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ring.wait([&] { return (produced = ring.produced.load(std::memory_order_acquire)) > pos; });
+      waited += std::chrono::steady_clock::now() - t0;
+    }
     if (pd != 0 && i + pd < n && pos + pd < produced) {
       // The slot ahead's mask line, the hasher's own lanes of it, and their header states.
       const std::uint32_t lo = slice.offsets.front(), hi = slice.offsets.back() + slice.groups.back().lanes;
@@ -219,7 +239,7 @@ void label_slice_from_ring(const engine& e, const sdr::label_job& job, const has
       const auto& at = slice.groups[g];
       message& m = *messages[g];
       const std::uint32_t off = slice.offsets[g];
-      std::uint8_t* out = at.cur + v * at.stride;
+      std::uint8_t* out = at.cur + row_of(v) * at.stride;
       if (v == 0) {
         m.fetch_short(v);
         m.hash(e, true);
@@ -228,8 +248,9 @@ void label_slice_from_ring(const engine& e, const sdr::label_job& job, const has
       }
       const std::uint32_t* row = at.row(v);
       const std::uint8_t* p[sdr::kParents];
+      // Only base parents are left out: they lie in this layer.
       for (std::uint32_t k = 0; k < words; ++k)
-        p[k] = (mask >> k & 1) != 0 ? slot + team_span * k + 32ull * off : at.word(row, k);
+        p[k] = (mask >> k & 1) != 0 ? slot + team_span * k + 32ull * off : at.cur + row_of(row[k]) * at.stride;
       if (whole[g] != 0) {
         if (at.lanes == 1)
           e.sha256_sdr_node(states + 8ull * off, p, words, out, nullptr, nullptr, nullptr);
@@ -246,6 +267,7 @@ void label_slice_from_ring(const engine& e, const sdr::label_job& job, const has
     }
     if ((i + 1) % batch == 0 || i + 1 == n) ring.publish_labeled(slice.index, pos + 1);
   }
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
 }
 
 }  // namespace poreplab::cpu::detail

@@ -9,6 +9,10 @@
 // slot's mask) and read in place: it lies at most a ring's depth back, written by the hasher
 // that reads it, in its own cache. One hasher is the producer of docs/cpu-backend.md.
 //
+// The disk labeler (disk_labeler.cpp) runs the same team with its reader as the coordinator:
+// it copies the parents it read from the disk, and the RAM rows of those every hasher has
+// labeled, into the slots in node order.
+//
 // With the header ahead (labeler_options::header_ahead), the coordinator also compresses
 // each node's header block (no parent in it) into the slot: a hasher's chain is then the 19
 // blocks that wait on parents, and the header costs its core nothing.
@@ -45,10 +49,15 @@ struct team_stopped {};
 
 class parent_ring {
  public:
-  parent_ring(std::uint32_t slots, std::uint32_t lanes, std::uint32_t hashers = 1)
+  // wait_spins: how long a wait spins before it yields (wait.hpp); max_batch: the most nodes
+  // a hasher labels between two publications of its progress.
+  parent_ring(std::uint32_t slots, std::uint32_t lanes, std::uint32_t hashers = 1, std::uint32_t wait_spins = kCoreSpins,
+              std::uint32_t max_batch = 32)
       : slots_(slots),
         lanes_(lanes),
         hashers_(hashers),
+        wait_spins_(wait_spins),
+        max_batch_(std::max<std::uint32_t>(1, max_batch)),
         states_at_(kHeader + 32ull * lanes * sdr::kParents),
         slot_bytes_(slot_bytes_for(lanes)),
         data_(slot_bytes_ * slots + 63),
@@ -64,7 +73,7 @@ class parent_ring {
   // A hasher publishes its progress every this many nodes (each store takes the line back
   // from a polling coordinator), and at a layer's end. At most half the ring: a coordinator
   // waiting for a slot always sees it freed.
-  std::uint64_t labeled_batch() const { return std::min<std::uint64_t>(32, slots_ / 2); }
+  std::uint64_t labeled_batch() const { return std::min<std::uint64_t>(max_batch_, slots_ / 2); }
   std::size_t slot_bytes() const { return slot_bytes_; }
   static std::size_t slot_bytes_for(std::uint32_t lanes) {
     return (kHeader + 32ull * lanes * (sdr::kParents + 1) + 63) & ~std::size_t{63};
@@ -101,10 +110,11 @@ class parent_ring {
   // Waits until ready(); throws team_stopped once a thread of the team has stopped it.
   template <class Ready>
   void wait(Ready ready) const {
-    wait_until([&] { return ready() || stopped_.load(std::memory_order_relaxed); });
+    wait_until([&] { return ready() || stopped_.load(std::memory_order_relaxed); }, wait_spins_);
     if (stopped_.load(std::memory_order_acquire)) throw team_stopped{};
   }
   void stop() { stopped_.store(true, std::memory_order_release); }
+  bool stopped() const { return stopped_.load(std::memory_order_acquire); }
 
   alignas(64) std::atomic<std::uint64_t> produced{0};  // slots [.., produced) filled
   std::uint64_t next = 0;  // the position of the next layer's first node (moved on between parallel regions)
@@ -117,7 +127,7 @@ class parent_ring {
     std::atomic<std::uint64_t> value{0};
   };
   static constexpr std::size_t kHeader = 64;
-  std::uint32_t slots_, lanes_, hashers_;
+  std::uint32_t slots_, lanes_, hashers_, wait_spins_, max_batch_;
   std::size_t states_at_, slot_bytes_;
   std::vector<std::uint8_t> data_;
   std::unique_ptr<counter[]> labeled_;
