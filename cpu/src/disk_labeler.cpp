@@ -1,7 +1,6 @@
 #include "poreplab/cpu/disk_labeler.hpp"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <mutex>
+#include <optional>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -17,7 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "label_message.hpp"
+#include "layer_loop.hpp"
+#include "parent_ring.hpp"
 #include "wait.hpp"
 #include "poreplab/checked.hpp"
 #include "poreplab/cpu/labeler.hpp"
@@ -36,13 +38,6 @@ constexpr std::uint64_t kPage = storage::kDirectAlign;
 using clock_type = std::chrono::steady_clock;
 
 std::uint64_t round_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) / a * a; }
-
-// The pipeline's threads share cores with each other and with the reads' own threads, and a
-// wait for a disk is long: a short spin (wait.hpp).
-template <class Ready>
-void wait_until(Ready ready) {
-  detail::wait_until(ready, detail::kDiskSpins);
-}
 
 // A read's pages: the page holding a row's first byte through the one holding its last.
 struct page_span {
@@ -76,6 +71,9 @@ struct disk_labeling::state {
   huge_buffer ring, read_bufs;
   const engine* eng = nullptr;
   std::uint32_t width = 1;
+  std::uint32_t hashers = 1;     // hashing threads run: at most one per engine-width group
+  std::uint32_t ring_slots = 0;  // the parent ring's
+  labeler_options label_opt;     // the hashers' (as the RAM labeler's defaults)
   disk_label_stats stats;
   bool ran = false;
 
@@ -132,11 +130,16 @@ void disk_labeling::state::size_buffers() {
   const std::uint64_t ring_bytes = checked_mul(ring_rows, row_bytes, "node cache bytes");
   const std::uint64_t read_bytes = checked_mul(static_cast<std::uint64_t>(opt.lookahead) * sdr::kParents, read_span,
                                                "read buffer bytes");
-  require_memory(checked_add(ring_bytes, read_bytes, "node cache and read buffer bytes"), "the node cache and read buffers of labeling with layers on disk");
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  ring_slots = detail::parent_ring::auto_slots(sectors, l2 > 0 ? static_cast<std::uint64_t>(l2) : 0);
+  const std::uint64_t parent_ring_bytes = checked_mul(ring_slots, detail::parent_ring::slot_bytes_for(sectors), "parent ring bytes");
+  const std::uint64_t ram_bytes =
+      checked_add(checked_add(ring_bytes, read_bytes, "node cache and read buffer bytes"), parent_ring_bytes, "labeling RAM bytes");
+  require_memory(ram_bytes, "the node cache, read buffers and parent ring of labeling with layers on disk");
   ring = huge_buffer(ring_bytes);
   read_bufs = huge_buffer(read_bytes);
   stats.cache_nodes = cache;
-  stats.ram_bytes = ring_bytes + read_bytes;
+  stats.ram_bytes = ram_bytes;
 }
 
 disk_labeling::disk_labeling(const sdr::label_job& job, const disk_label_options& opt) : s_(std::make_unique<state>()) {
@@ -147,6 +150,7 @@ disk_labeling::disk_labeling(const sdr::label_job& job, const disk_label_options
   s.sectors = job.sectors;
   s.eng = &pick_label_engine(job.scheme, job.sectors, opt.engine, static_cast<int>(opt.hashing_threads));
   s.width = static_cast<std::uint32_t>(std::max<std::size_t>(1, s.eng->lanes));
+  s.hashers = std::min(opt.hashing_threads, (s.sectors + s.width - 1) / s.width);
   s.size_buffers();
   // Whole jobs write two layers' files; a window its rows and the pages it reads.
   const std::uint64_t need =
@@ -161,7 +165,7 @@ disk_labeling::disk_labeling(const sdr::label_job& job, const disk_label_options
   }
   s.stats.lookahead = opt.lookahead;
   s.stats.queue_depth = opt.queue_depth;
-  s.stats.hashing_threads = opt.hashing_threads;
+  s.stats.hashing_threads = s.hashers;
   s.stats.lanes = s.width;
   s.stats.direct = opt.direct;
   s.stats.engine = std::string(s.eng->name);
@@ -242,8 +246,15 @@ void disk_labeling::state::fill_ring() {
 
 namespace {
 
-// One layer's pipeline: a producer reads the parents ahead into slots, hashing threads
-// label from the slots and the RAM rows, a writer writes finished rows out.
+// One layer's pipeline: a coordinator team (parent_ring.hpp) whose coordinator is the reader.
+// It issues node v's parent reads `lookahead` nodes ahead into read buffers (slot v mod
+// lookahead) and reaps their completions; in node order, once a node's reads are done, its
+// ring slot is free and the RAM row its labels take is written out, it copies the node's
+// parents into the ring (base parents not yet labeled by every hasher left out: each hasher
+// reads its own lanes of those in the RAM rows) and publishes it. Hashers label from the ring
+// as in RAM (label_slice_from_ring), into the RAM rows; a writer writes finished rows out.
+// A thread that throws stops the ring; the others leave their waits, and the first
+// exception is the layer's.
 class layer_pipeline {
  public:
   layer_pipeline(disk_labeling::state& s, std::uint32_t layer)
@@ -251,103 +262,97 @@ class layer_pipeline {
         layer_(layer),
         begin_(s.job.node_begin()),
         end_(s.job.node_end()),
-        slots_(s.opt.lookahead),
-        ready_(std::make_unique<std::atomic<std::uint64_t>[]>(slots_)),
-        pending_(slots_, 0),
-        parents_(static_cast<std::size_t>(slots_) * sdr::kParents),
-        spans_(static_cast<std::size_t>(slots_) * sdr::kParents),
-        progress_(std::make_unique<std::atomic<std::uint64_t>[]>(s.opt.hashing_threads)),
-        wait_ns_(std::make_unique<std::atomic<std::uint64_t>[]>(s.opt.hashing_threads)) {
-    for (std::uint32_t i = 0; i < slots_; ++i) ready_[i].store(kNone, std::memory_order_relaxed);
-    for (std::uint32_t t = 0; t < s.opt.hashing_threads; ++t) {
-      progress_[t].store(begin_, std::memory_order_relaxed);
-      wait_ns_[t].store(0, std::memory_order_relaxed);
-    }
+        lookahead_(s.opt.lookahead),
+        words_(layer == 1 ? sdr::kBaseDegree : sdr::kParents),
+        hashers_(s.hashers),
+        // Progress published at most a write chunk apart: the reader's waits for rows written
+        // out are then always met once the hashers catch up with it.
+        ring_(s.ring_slots, s.sectors, hashers_, detail::kDiskSpins,
+              static_cast<std::uint32_t>(std::min<std::uint64_t>(32, s.chunk_rows))),
+        pending_(lookahead_, 0),
+        parents_(static_cast<std::size_t>(lookahead_) * sdr::kParents),
+        spans_(static_cast<std::size_t>(lookahead_) * sdr::kParents),
+        wait_ns_(hashers_, 0) {
     flushed_.store(begin_ / s.chunk_rows * s.chunk_rows, std::memory_order_relaxed);
   }
 
   void run() {
-    const std::uint32_t threads = s_.opt.hashing_threads;
     std::vector<std::thread> team;
-    team.emplace_back([this] { guarded([this] { produce(); }); });
+    team.emplace_back([this] { guarded([this] { coordinate(); }); });
     team.emplace_back([this] { guarded([this] { write(); }); });
-    for (std::uint32_t t = 1; t < threads; ++t) team.emplace_back([this, t] { guarded([this, t] { hash(t); }); });
+    for (std::uint32_t h = 1; h < hashers_; ++h) team.emplace_back([this, h] { guarded([this, h] { hash(h); }); });
     guarded([this] { hash(0); });
     for (auto& t : team) t.join();
-    if (failed_.load()) throw std::runtime_error(error_);
-    for (std::uint32_t t = 0; t < threads; ++t) s_.stats.read_wait_s += static_cast<double>(wait_ns_[t].load()) * 1e-9;
+    if (failed_) std::rethrow_exception(failed_);
+    for (const std::uint64_t ns : wait_ns_) s_.stats.read_wait_s += static_cast<double>(ns) * 1e-9;
   }
 
  private:
-  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-
   template <class F>
   void guarded(F&& f) {
     try {
       f();
-    } catch (const std::exception& e) {
-      fail(e.what());
+    } catch (const detail::team_stopped&) {
+    } catch (...) {
+      {
+        const std::lock_guard lock(failed_mu_);
+        if (!failed_) failed_ = std::current_exception();
+      }
+      ring_.stop();
     }
   }
-  void fail(const std::string& what) {
-    std::lock_guard lock(error_mu_);
-    if (!failed_.load()) error_ = what;
-    failed_.store(true);
-  }
-  bool stopped() const { return failed_.load(std::memory_order_relaxed); }
 
-  std::uint64_t hashed() const {
-    std::uint64_t m = kNone;
-    for (std::uint32_t t = 0; t < s_.opt.hashing_threads; ++t) m = std::min(m, progress_[t].load(std::memory_order_acquire));
-    return m;
-  }
-
-  // The producer: node v's parents into slot v % slots, reads submitted as it goes and
-  // completions reaped between nodes, never more outstanding than the queue's depth.
-  void produce() {
-    auto q = storage::make_read_queue(s_.opt.io, s_.opt.queue_depth);
-    s_.stats.io = q->engine();
-    std::vector<storage::read_done> done(q->depth());
-    std::uint32_t outstanding = 0;
-    const auto reap = [&](bool wait) {
-      const std::size_t n = q->reap(done, wait && outstanding > 0);
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto slot = static_cast<std::uint32_t>(done[i].tag / sdr::kParents);
-        if (done[i].result != static_cast<std::int64_t>(spans_[done[i].tag].bytes))
-          throw std::runtime_error(s_.opt.layer_dir.string() + ": a parent read of layer " + std::to_string(layer_) +
-                                   " failed: " + (done[i].result < 0 ? std::strerror(static_cast<int>(-done[i].result)) : "short read"));
-        --outstanding;
-        if (--pending_[slot] == 0) ready_[slot].store(node_of_[slot], std::memory_order_release);
+  // The coordinator: reads issued, completions reaped and nodes published as each becomes
+  // possible; when none is, it waits for a read (the next node's) or backs off.
+  void coordinate() {
+    queue_ = storage::make_read_queue(s_.opt.io, s_.opt.queue_depth);
+    s_.stats.io = queue_->engine();
+    done_.resize(queue_->depth());
+    const sdr::layer_inputs in{s_.ring.data(), nullptr, s_.job.row(begin_)};
+    const detail::lane_layer<sdr::porep_variant::sdr> team(s_.job, layer_, in, 0, s_.sectors);
+    if (s_.label_opt.header_ahead) headers_.emplace(*s_.eng, team);
+    for (detail::back_off idle(detail::kDiskSpins); publish_ < end_;) {
+      bool moved = issue_reads();
+      queue_->flush();
+      if (outstanding_ > 0 && reap(false) > 0) moved = true;
+      if (publish_ready()) moved = true;
+      if (moved) {
+        idle = detail::back_off(detail::kDiskSpins);
+        continue;
       }
-    };
-    node_of_.assign(slots_, kNone);
-    const std::uint32_t words = layer_ == 1 ? sdr::kBaseDegree : sdr::kParents;
+      if (ring_.stopped()) throw detail::team_stopped{};
+      if (publish_ < submit_ && pending_[slot_of(publish_)] > 0)
+        reap(true);  // the next node waits for its reads
+      else
+        idle();
+    }
+  }
+
+  std::uint32_t slot_of(std::uint64_t v) const { return static_cast<std::uint32_t>(v & (lookahead_ - 1)); }
+
+  // Issues the reads of the nodes up to `lookahead` ahead of the next to publish, until one
+  // must wait for an older base parent to be written out (it goes on from that parent next
+  // time). Returns whether it issued anything.
+  bool issue_reads() {
+    bool issued = false;
     const int cur = s_.fd(layer_), prev = layer_ > 1 ? s_.fd(layer_ - 1) : -1;
-    for (std::uint64_t v = begin_; v < end_ && !stopped(); ++v) {
-      const auto slot = static_cast<std::uint32_t>(v & (slots_ - 1));
-      // The slot's last node must be hashed by every thread before it is reused.
-      for (detail::back_off wait(detail::kDiskSpins); v >= begin_ + slots_ && hashed() <= v - slots_ && !stopped(); wait()) {
-        q->flush();
-        if (outstanding > 0) reap(false);
-      }
+    while (submit_ < end_ && submit_ < publish_ + lookahead_) {
+      const std::uint64_t v = submit_;
+      const std::uint32_t slot = slot_of(v);
       const std::uint32_t* row = s_.job.row(v);
       const std::uint8_t** p = parents_.data() + static_cast<std::size_t>(slot) * sdr::kParents;
       page_span* spans = spans_.data() + static_cast<std::size_t>(slot) * sdr::kParents;
-      std::fill(spans, spans + sdr::kParents, page_span{});
-      std::uint32_t reads = 0;
-      node_of_[slot] = v;
-      // Held while the node's reads are being issued: a read reaped meanwhile cannot
-      // publish the slot early.
-      pending_[slot] = 1;
-      for (std::uint32_t k = 0; v != 0 && k < words; ++k) {
+      if (next_word_ == 0) std::fill(spans, spans + sdr::kParents, page_span{});
+      for (; v != 0 && next_word_ < words_; ++next_word_) {
+        const std::uint32_t k = next_word_;
         const std::uint64_t u = row[k];
         const bool base = k < sdr::kBaseDegree;
         if (base && v - u <= s_.cache) {
           p[k] = s_.ring_row(u);
           ++s_.stats.base_cached;
+          issued = true;
           continue;
         }
-        const int fd = base ? cur : prev;
         const page_span span = pages_of_row(u, s_.row_bytes);
         // A page another parent of this node already asked for.
         bool shared = false;
@@ -359,122 +364,126 @@ class layer_pipeline {
             shared = true;
           }
         }
-        (base ? s_.stats.base_read : s_.stats.expander_read) += 1;
-        if (shared) {
-          ++s_.stats.parents_shared;
-          continue;
-        }
-        // An older base parent: its row must be written out before it can be read back.
-        if (base)
-          for (detail::back_off wait(detail::kDiskSpins); flushed_.load(std::memory_order_acquire) <= u && !stopped(); wait()) {
-            q->flush();
-            if (outstanding > 0) reap(false);
-          }
-        while (outstanding >= q->depth()) reap(true);
-        spans[k] = span;
-        q->submit(fd, s_.read_buf(slot, k), span.bytes, s_.at(base ? layer_ : layer_ - 1, span.offset),
-                  static_cast<std::uint64_t>(slot) * sdr::kParents + k);
-        p[k] = s_.read_buf(slot, k) + (u * s_.row_bytes - span.offset);
-        ++outstanding;
-        ++reads;
-        ++pending_[slot];
-        s_.stats.bytes_read += span.bytes;
-      }
-      s_.stats.reads += reads;
-      if (--pending_[slot] == 0) ready_[slot].store(v, std::memory_order_release);
-      q->flush();
-      if (outstanding > 0) reap(false);
-    }
-    while (outstanding > 0) reap(true);
-  }
-
-  // Hashing thread t: its groups of sectors (t, t + threads, ...) through every node.
-  void hash(std::uint32_t t) {
-    const std::uint32_t threads = s_.opt.hashing_threads;
-    const std::uint32_t groups = (s_.sectors + s_.width - 1) / s_.width;
-    struct group {
-      std::uint32_t first;
-      std::unique_ptr<detail::lane_layer<sdr::porep_variant::sdr>> at;
-      std::unique_ptr<detail::label_message<sdr::porep_variant::sdr, hash_family::sha256>> m;
-    };
-    std::vector<group> mine;
-    labeler_options lo;
-    // The message reads only the job's replica ids and layer from its lane_layer: the
-    // layer pointers are never followed here.
-    const sdr::layer_inputs in{s_.ring.data(), s_.ring.data(), s_.job.row(begin_)};
-    for (std::uint32_t g = t; g < groups; g += threads) {
-      group x;
-      x.first = g * s_.width;
-      x.at = std::make_unique<detail::lane_layer<sdr::porep_variant::sdr>>(s_.job, layer_, in, x.first,
-                                                                            std::min(s_.width, s_.sectors - x.first));
-      x.m = std::make_unique<detail::label_message<sdr::porep_variant::sdr, hash_family::sha256>>(*s_.eng, *x.at, lo);
-      mine.push_back(std::move(x));
-    }
-    std::uint64_t waited = 0;
-    for (std::uint64_t v = begin_; v < end_; ++v) {
-      const auto slot = static_cast<std::uint32_t>(v & (slots_ - 1));
-      if (ready_[slot].load(std::memory_order_acquire) != v) {
-        const auto w0 = clock_type::now();
-        wait_until([&] { return ready_[slot].load(std::memory_order_acquire) == v || stopped(); });
-        waited += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - w0).count());
-        if (stopped()) break;
-      }
-      // The RAM row this node takes must have been written out.
-      if (v >= s_.ring_rows)
-        wait_until([&] { return flushed_.load(std::memory_order_acquire) > v - s_.ring_rows || stopped(); });
-      const std::uint8_t* const* p = parents_.data() + static_cast<std::size_t>(slot) * sdr::kParents;
-      std::uint8_t* out = s_.ring_row(v);
-      for (auto& x : mine) {
-        if (v == 0) {
-          x.m->fetch_short(v);
+        if (!shared) {
+          // An older base parent: its row must be written out before it can be read back.
+          if (base && flushed_.load(std::memory_order_acquire) <= u) return issued;
+          while (outstanding_ >= queue_->depth()) reap(true);
+          spans[k] = span;
+          queue_->submit(base ? cur : prev, s_.read_buf(slot, k), span.bytes,
+                         s_.at(base ? layer_ : layer_ - 1, span.offset), static_cast<std::uint64_t>(slot) * sdr::kParents + k);
+          p[k] = s_.read_buf(slot, k) + (u * s_.row_bytes - span.offset);
+          ++outstanding_;
+          ++pending_[slot];
+          ++s_.stats.reads;
+          s_.stats.bytes_read += span.bytes;
         } else {
-          const std::uint8_t* q[sdr::kParents];
-          for (std::uint32_t k = 0; k < x.at->read_words(); ++k) q[k] = p[k] + 32ull * x.first;
-          x.m->fetch_from(v, q, *x.at);
+          ++s_.stats.parents_shared;
         }
-        x.m->hash(*s_.eng, v == 0);
-        for (std::uint32_t j = 0; j < x.at->lanes; ++j) x.m->digest(j, out + 32ull * (x.first + j));
+        (base ? s_.stats.base_read : s_.stats.expander_read) += 1;
+        issued = true;
       }
-      progress_[t].store(v + 1, std::memory_order_release);
+      next_word_ = 0;
+      ++submit_;
+      issued = true;
     }
-    wait_ns_[t].store(waited, std::memory_order_relaxed);
+    return issued;
   }
 
-  // The writer: whole chunks as the hashing threads finish them, the last one padded to
-  // a page.
+  std::size_t reap(bool wait) {
+    const std::size_t n = queue_->reap(done_, wait && outstanding_ > 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (done_[i].result != static_cast<std::int64_t>(spans_[done_[i].tag].bytes))
+        throw std::runtime_error(s_.opt.layer_dir.string() + ": a parent read of layer " + std::to_string(layer_) +
+                                 " failed: " + (done_[i].result < 0 ? std::strerror(static_cast<int>(-done_[i].result)) : "short read"));
+      --outstanding_;
+      --pending_[done_[i].tag / sdr::kParents];
+    }
+    return n;
+  }
+
+  // Publishes the nodes, in order, whose reads are done while the ring slot each takes is
+  // free and the RAM row its labels go to is written out. Returns whether it published any.
+  bool publish_ready() {
+    bool published = false;
+    const std::uint64_t slots = ring_.slots(), row_bytes = s_.row_bytes;
+    while (publish_ < submit_ && pending_[slot_of(publish_)] == 0) {
+      const std::uint64_t v = publish_, pos = v - begin_;
+      if (pos >= slots && labeled_ <= pos - slots && (labeled_ = ring_.labeled_by_all()) <= pos - slots) break;
+      if (v >= s_.ring_rows && flushed_.load(std::memory_order_acquire) <= v - s_.ring_rows) break;
+      if ((pos & (sdr::kProgressNodes - 1)) == 0) throw_if_interrupted();
+      std::uint32_t mask = 0;
+      if (v != 0) {
+        labeled_ = ring_.labeled_by_all();
+        // A base parent read from the disk is always labeled: it was written out first.
+        const std::uint64_t ready_below = begin_ + labeled_;
+        const std::uint32_t* row = s_.job.row(v);
+        const std::uint8_t* const* p = parents_.data() + static_cast<std::size_t>(slot_of(v)) * sdr::kParents;
+        std::uint8_t* dst = ring_.parents(pos);
+        for (std::uint32_t k = 0; k < words_; ++k) {
+          if (k < sdr::kBaseDegree && row[k] >= ready_below) continue;
+          std::memcpy(dst + row_bytes * k, p[k], row_bytes);
+          mask |= 1u << k;
+        }
+        if (headers_) headers_->make(v, ring_.header_states(pos));
+      }
+      ring_.mask(pos) = mask;
+      ring_.produced.store(pos + 1, std::memory_order_release);
+      ++publish_;
+      published = true;
+    }
+    return published;
+  }
+
+  // Hasher h: a contiguous slice of the engine-width groups of sectors.
+  void hash(std::uint32_t h) {
+    const std::uint32_t groups = (s_.sectors + s_.width - 1) / s_.width;
+    const sdr::layer_inputs in{s_.ring.data(), nullptr, s_.job.row(begin_)};
+    detail::hasher_slice slice;
+    slice.index = h;
+    for (std::uint64_t g = std::uint64_t{groups} * h / hashers_; g < std::uint64_t{groups} * (h + 1) / hashers_; ++g) {
+      const auto first = static_cast<std::uint32_t>(g) * s_.width;
+      slice.groups.emplace_back(s_.job, layer_, in, first, std::min(s_.width, s_.sectors - first));
+      slice.offsets.push_back(first);
+    }
+    wait_ns_[h] = detail::label_slice_from_ring<hash_family::sha256>(*s_.eng, s_.job, slice, s_.sectors, s_.label_opt,
+                                                                     ring_, 0, detail::recent_rows{s_.ring_rows});
+  }
+
+  // The writer: whole chunks as the hashers finish them, the last one padded to a page.
   void write() {
     const std::uint64_t chunk = s_.chunk_rows;
     const int fd = s_.fd(layer_);
-    for (std::uint64_t next = begin_ / chunk * chunk; next < end_ && !stopped();) {
+    for (std::uint64_t next = begin_ / chunk * chunk; next < end_; next += chunk) {
       const std::uint64_t stop = std::min(next + chunk, end_);
-      if (hashed() < stop) {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-        continue;
-      }
+      ring_.wait([&] { return ring_.labeled_by_all() >= stop - begin_; });
       const std::uint64_t bytes = round_up((stop - next) * s_.row_bytes, kPage);
       pwrite_exact(fd, s_.ring_row(next), bytes, s_.at(layer_, next * s_.row_bytes),
                    s_.opt.layer_dir / ("(layer " + std::to_string(layer_) + ")"));
       s_.stats.bytes_written += bytes;
       flushed_.store(stop, std::memory_order_release);
-      next += chunk;
     }
   }
 
   disk_labeling::state& s_;
   std::uint32_t layer_;
   std::uint64_t begin_, end_;
-  std::uint32_t slots_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> ready_;  // slot -> the node whose parents it holds
-  std::vector<std::uint32_t> pending_;                   // producer only: reads outstanding per slot
-  std::vector<std::uint64_t> node_of_;                   // producer only
-  std::vector<const std::uint8_t*> parents_;             // slot x 14: lane 0 of sector 0 of each parent
-  std::vector<page_span> spans_;                         // slot x 14: the read each parent issued
-  std::unique_ptr<std::atomic<std::uint64_t>[]> progress_;  // per hashing thread: nodes below are hashed
-  std::unique_ptr<std::atomic<std::uint64_t>[]> wait_ns_;
-  std::atomic<std::uint64_t> flushed_{0};  // rows below are on the disk
-  std::atomic<bool> failed_{false};
-  std::mutex error_mu_;
-  std::string error_;
+  std::uint32_t lookahead_, words_, hashers_;
+  detail::parent_ring ring_;
+  // The coordinator's own.
+  std::unique_ptr<storage::read_queue> queue_;
+  std::vector<storage::read_done> done_;
+  std::optional<detail::header_maker> headers_;
+  std::vector<std::uint32_t> pending_;        // read slot -> its node's reads outstanding
+  std::vector<const std::uint8_t*> parents_;  // read slot x 14: lane 0 of sector 0 of each parent
+  std::vector<page_span> spans_;              // read slot x 14: the read each parent issued
+  std::uint64_t submit_ = begin_, publish_ = begin_;  // the next node to read for, to publish
+  std::uint32_t next_word_ = 0;               // the next parent of node submit_ to read
+  std::uint32_t outstanding_ = 0;
+  std::uint64_t labeled_ = 0;                 // ring positions every hasher has labeled, as last read
+  std::vector<std::uint64_t> wait_ns_;        // per hasher
+  std::atomic<std::uint64_t> flushed_{0};     // rows below are on the disk
+  std::mutex failed_mu_;
+  std::exception_ptr failed_;
 };
 
 }  // namespace

@@ -4,10 +4,12 @@
 // (node v's labels of every sector together, 32 x S bytes, the store's layout), so one 4 KiB
 // read serves every sector of a node. RAM holds only the current layer's most recent
 // `cache_nodes` rows: a base parent that close is read there; every other parent (the
-// older base parents and all expander parents) is read from the disk. A producer thread
+// older base parents and all expander parents) is read from the disk. A reader thread
 // issues those reads `lookahead` nodes ahead of the hashing threads (io_uring, else a pool
-// of pread threads), with O_DIRECT so the page cache does not answer them; a writer thread
-// writes finished rows out in page-aligned chunks.
+// of pread threads), with O_DIRECT so the page cache does not answer them, and copies each
+// node's parents into the parent ring the hashing threads label from, as the coordinator of
+// the in-RAM labeler's team does; a writer thread writes finished rows out in page-aligned
+// chunks.
 //
 // A window (job.window_nodes) labels nodes [first_node, first_node + window_nodes) of the
 // last layer of a full-size sector: the pages its parents read before it (the previous
@@ -36,7 +38,7 @@ struct disk_label_options {
   storage::io_engine io = storage::io_engine::automatic;
   bool direct = true;                      // O_DIRECT reads and writes
   std::string engine = "auto";             // the SHA-256 engine
-  std::uint32_t hashing_threads = 1;       // sectors split between them, in engine-width groups
+  std::uint32_t hashing_threads = 1;       // sectors split between them, in engine-width groups (one group at least each)
   std::uint64_t write_chunk_bytes = 1ull << 20;  // rows written at once (at least the rows that fill whole pages)
   std::uint64_t fill_seed = 0x6469736b;    // windows: the contents of the layers before the window
 };
@@ -54,10 +56,10 @@ struct disk_label_stats {
   std::uint64_t base_read = 0;      // base parents read from the disk
   std::uint64_t expander_read = 0;  // expander parents read from the disk
   std::uint64_t parents_shared = 0; // parents served by a read another parent of the node issued
-  double read_wait_s = 0;   // hashing threads waiting for their parents, summed over the threads
+  double read_wait_s = 0;   // hashing threads waiting for their parents (the reader), summed over the threads
   std::uint64_t cache_nodes = 0;    // as run
-  std::uint64_t ram_bytes = 0;      // RAM rows and read buffers
-  std::uint32_t lookahead = 0, queue_depth = 0, hashing_threads = 0, lanes = 0;
+  std::uint64_t ram_bytes = 0;      // RAM rows, read buffers and the parent ring
+  std::uint32_t lookahead = 0, queue_depth = 0, hashing_threads = 0, lanes = 0;  // threads: those run
   storage::io_engine io = storage::io_engine::pread_pool;
   bool direct = false;
   std::string engine;
