@@ -1,13 +1,16 @@
 // Labeling with the layers on disk (disk_labeler.hpp) against the reference: whole layers
 // with parents read back from the disk (a small node cache, so older base parents come
-// from the disk too), node windows against the in-RAM window store, sampled verification
-// that fails on labels of other replica ids, and the refusals.
+// from the disk too), node windows against the in-RAM window store, teams of 1, 2 and 4
+// hashers with a short read-ahead, sampled verification that fails on labels of other
+// replica ids, a failed read that stops the whole pipeline, and the refusals.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "poreplab/cpu/disk_labeler.hpp"
@@ -54,6 +57,26 @@ cpu::disk_label_options small_options(const std::filesystem::path& dir) {
   o.write_chunk_bytes = 4096;
   o.direct = storage::direct_io_supported(dir);
   return o;
+}
+
+// The engine-width groups of `sectors` sectors on the engine the disk labeler picks.
+std::uint32_t groups_of(std::uint32_t sectors, int threads) {
+  const auto& e = cpu::pick_label_engine(sdr::kFilecoinScheme, sectors, "auto", threads);
+  const auto width = static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes));
+  return (sectors + width - 1) / width;
+}
+
+// Cuts every file this process has open under `dir` (the labeling's nameless layer files)
+// to nothing: a read of a page written before the labeling then comes back short.
+int truncate_files_under(const std::filesystem::path& dir) {
+  int cut = 0;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (ec || target.rfind(dir.string() + "/", 0) != 0) continue;
+    if (::ftruncate(std::stoi(fd.path().filename().string()), 0) == 0) ++cut;
+  }
+  return cut;
 }
 
 }  // namespace
@@ -161,4 +184,101 @@ TEST_CASE("layers on disk: refusals name what is wrong", "[disk-labeler][reliabi
   CHECK(second.node_steps == first.node_steps);
   CHECK(second.reads == first.reads);
   CHECK(twice.read_last_layer_rows(0, 64) == rows);
+}
+
+TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a short read-ahead", "[disk-labeler]") {
+  // Read-ahead of 2 and 4 nodes: read buffers and ring slots reused over and over, base
+  // parents one node back left out of the ring while being labeled.
+  const test::temp_dir dir("disklabel");
+  SECTION("whole layers") {
+    const std::uint64_t nodes = 1024;
+    const std::uint32_t sectors = 13;
+    const auto d = make_graph(nodes, sectors);
+    const sdr::label_job job{nodes, d.table.data(), 3, sectors, d.ids.data()};
+    sdr::memory_layer_store want(nodes * 32 * sectors, 3);
+    sdr::make_reference_backend()->label(job, want);
+    for (const std::uint32_t hashers : {1u, 2u, 4u})
+      for (const std::uint32_t lookahead : {2u, 4u}) {
+        auto o = small_options(dir.path);
+        o.engine = "portable";
+        o.hashing_threads = hashers;
+        o.lookahead = lookahead;
+        INFO("hashers " << hashers << ", lookahead " << lookahead);
+        cpu::disk_labeling run(job, o);
+        const auto st = run.run();
+        CHECK(st.hashing_threads == hashers);  // 13 one-lane groups: every thread has some
+        CHECK(st.node_steps == 3 * nodes);
+        CHECK(st.base_read > 0);
+        CHECK(st.read_wait_s >= 0);
+        const auto got = run.read_last_layer_rows(0, nodes);
+        REQUIRE(std::equal(got.begin(), got.end(), want.layer(3)));
+      }
+  }
+  SECTION("a window") {
+    const std::uint64_t nodes = 1u << 14, first = 9000, count = 700;
+    const std::uint32_t sectors = 6;
+    const auto d = make_graph(nodes, sectors);
+    sdr::label_job job{nodes, d.table.data() + 14 * first, 2, sectors, d.ids.data()};
+    job.first_node = first;
+    job.window_nodes = count;
+    auto o = small_options(dir.path);
+    sdr::window_layer_store ram(job, sdr::window_backing::ram, dir.path, o.fill_seed);
+    cpu::make_cpu_backend({})->label(job, ram);
+    for (const std::uint32_t hashers : {1u, 2u, 4u})
+      for (const std::uint32_t lookahead : {2u, 4u}) {
+        o.engine = "portable";
+        o.hashing_threads = hashers;
+        o.lookahead = lookahead;
+        INFO("hashers " << hashers << ", lookahead " << lookahead);
+        cpu::disk_labeling run(job, o);
+        const auto st = run.run();
+        CHECK(st.hashing_threads == hashers);
+        CHECK(st.node_steps == count);
+        const auto got = run.read_last_layer_rows(first, count);
+        REQUIRE(std::equal(got.begin(), got.end(), ram.layer(2) + first * 32ull * sectors));
+      }
+  }
+  SECTION("rows of a whole page: progress published node by node") {
+    // 128 sectors: a row fills a page, a write chunk is one row, and the hashers publish
+    // their progress every node (the reader's waits for written rows depend on it).
+    const std::uint64_t nodes = 256;
+    const std::uint32_t sectors = 128;
+    const auto d = make_graph(nodes, sectors);
+    const sdr::label_job job{nodes, d.table.data(), 2, sectors, d.ids.data()};
+    sdr::memory_layer_store want(nodes * 32 * sectors, 2);
+    sdr::make_reference_backend()->label(job, want);
+    auto o = small_options(dir.path);
+    o.lookahead = 2;
+    o.hashing_threads = 4;
+    cpu::disk_labeling run(job, o);
+    const auto st = run.run();
+    CHECK(st.hashing_threads == std::min(4u, groups_of(sectors, 4)));
+    const auto got = run.read_last_layer_rows(0, nodes);
+    REQUIRE(std::equal(got.begin(), got.end(), want.layer(2)));
+  }
+}
+
+TEST_CASE("layers on disk: a failed read stops the whole pipeline with its error", "[disk-labeler][reliability]") {
+  // A window reads pages written before it; with its files cut short, the first such read
+  // comes back short: the reader throws, the hashers and the writer leave their waits.
+  const test::temp_dir dir("disklabel");
+  const std::uint64_t nodes = 1u << 14, first = 9000, count = 700;
+  const std::uint32_t sectors = 6;
+  const auto d = make_graph(nodes, sectors);
+  sdr::label_job job{nodes, d.table.data() + 14 * first, 2, sectors, d.ids.data()};
+  job.first_node = first;
+  job.window_nodes = count;
+  std::vector<storage::io_engine> engines{storage::io_engine::pread_pool};
+  if (storage::io_uring_available()) engines.push_back(storage::io_engine::io_uring);
+  for (const auto io : engines)
+    for (const std::uint32_t hashers : {1u, 4u}) {
+      INFO(storage::io_engine_name(io) << ", hashers " << hashers);
+      auto o = small_options(dir.path);
+      o.io = io;
+      o.engine = "portable";
+      o.hashing_threads = hashers;
+      cpu::disk_labeling run(job, o);
+      REQUIRE(truncate_files_under(dir.path) == 2);
+      CHECK_THROWS_WITH(run.run(), Catch::Contains("a parent read of layer") && Catch::Contains("short read"));
+    }
 }
