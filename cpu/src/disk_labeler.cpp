@@ -303,7 +303,7 @@ class layer_pipeline {
   }
 
   // The coordinator: reads issued, completions reaped and nodes published as each becomes
-  // possible; when none is, it waits for a read (the next node's) or backs off.
+  // possible; when none is, it waits for a read to complete or backs off.
   void coordinate() {
     queue_ = storage::make_read_queue(s_.opt.io, s_.opt.queue_depth);
     s_.stats.io = queue_->engine();
@@ -321,8 +321,9 @@ class layer_pipeline {
         continue;
       }
       if (ring_.stopped()) throw detail::team_stopped{};
-      if (publish_ < submit_ && pending_[slot_of(publish_)] > 0)
-        reap(true);  // the next node waits for its reads
+      // The next node or the next read waits for a read to complete.
+      if (outstanding_ > 0 && (outstanding_ >= queue_->depth() || (publish_ < submit_ && pending_[slot_of(publish_)] > 0)))
+        reap(true);
       else
         idle();
     }
@@ -330,9 +331,9 @@ class layer_pipeline {
 
   std::uint32_t slot_of(std::uint64_t v) const { return static_cast<std::uint32_t>(v & (lookahead_ - 1)); }
 
-  // Issues the reads of the nodes up to `lookahead` ahead of the next to publish, until one
-  // must wait for an older base parent to be written out (it goes on from that parent next
-  // time). Returns whether it issued anything.
+  // Issues the reads of the nodes up to `lookahead` ahead of the next to publish, until the
+  // queue is full or a read must wait for an older base parent to be written out (it goes
+  // on from that parent next time). Returns whether it issued anything.
   bool issue_reads() {
     bool issued = false;
     const int cur = s_.fd(layer_), prev = layer_ > 1 ? s_.fd(layer_ - 1) : -1;
@@ -367,7 +368,8 @@ class layer_pipeline {
         if (!shared) {
           // An older base parent: its row must be written out before it can be read back.
           if (base && flushed_.load(std::memory_order_acquire) <= u) return issued;
-          while (outstanding_ >= queue_->depth()) reap(true);
+          // A full queue: the completions are reaped and their nodes published first.
+          if (outstanding_ >= queue_->depth()) return issued;
           spans[k] = span;
           queue_->submit(base ? cur : prev, s_.read_buf(slot, k), span.bytes,
                          s_.at(base ? layer_ : layer_ - 1, span.offset), static_cast<std::uint64_t>(slot) * sdr::kParents + k);
@@ -385,6 +387,7 @@ class layer_pipeline {
       next_word_ = 0;
       ++submit_;
       issued = true;
+      queue_->flush();  // node by node: the disk starts on the first reads while the next are issued
     }
     return issued;
   }
