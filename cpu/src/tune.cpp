@@ -156,9 +156,12 @@ std::string number_text(double v) {
 // A spot check of a loaded cache: per algorithm, the engine the cache ranks fastest at full
 // width, its runner-up and the static order's first are timed for a few short samples,
 // interleaved. The cache's pick must not run more than kSpotOrderFactor slower than one of
-// the others, nor kSpotRateFactor slower than the cache says: both are far outside noise
-// (load only slows a sample down, and the best of three is kept), and well inside what a
-// wrong cache shows (portable ranked first is 5-20x off). "" when the cache holds.
+// the others, nor kSpotRateFactor slower than the cache says, and its speed relative to each
+// other must be within kSpotOrderFactor of the cache's ratio (a cache calibrated under load
+// can rank a 4-lane engine below a 1-lane one: the pick at full width holds, the choice at 4
+// sectors does not). All are far outside noise (load only slows a sample down, and the best
+// of three is kept), and well inside what a wrong cache shows (portable ranked first is
+// 5-20x off). "" when the cache holds.
 constexpr double kSpotSampleSeconds = 0.0004;
 constexpr int kSpotRounds = 3;
 constexpr double kSpotOrderFactor = 2.0;
@@ -185,11 +188,19 @@ std::string spot_check_once(const engine_tuning& t) {
     const std::string algo(hash_family_name(a));
     const double cached = ranked[0].first, measured = hs[0].best_ns_per_lane_block;
     const std::string pick = std::string(hs[0].e->name);
-    for (std::size_t i = 1; i < hs.size(); ++i)
-      if (measured > kSpotOrderFactor * hs[i].best_ns_per_lane_block)
+    for (std::size_t i = 1; i < hs.size(); ++i) {
+      const double other = hs[i].best_ns_per_lane_block;
+      if (measured > kSpotOrderFactor * other)
         return "the cache ranks " + algo + " engine " + pick + " fastest (" + number_text(cached) +
                " ns per lane-block), but a spot check measured it at " + number_text(measured) + " ns and " +
-               std::string(hs[i].e->name) + " at " + number_text(hs[i].best_ns_per_lane_block) + " ns";
+               std::string(hs[i].e->name) + " at " + number_text(other) + " ns";
+      const engine_rate* other_rate = t.find(a, hs[i].e->name);  // the static first may be missing
+      const double cached_other = other_rate != nullptr ? other_rate->ns_per_lane_block : 0;
+      if (cached_other > 0 && measured / other > kSpotOrderFactor * cached / cached_other)
+        return "the cache gives " + algo + " engines " + pick + " and " + std::string(hs[i].e->name) + " " +
+               number_text(cached) + " and " + number_text(cached_other) + " ns per lane-block, but a spot check measured " +
+               number_text(measured) + " and " + number_text(other) + " ns";
+    }
     if (measured > kSpotRateFactor * cached)
       return "the cache gives " + algo + " engine " + pick + " " + number_text(cached) +
              " ns per lane-block, but a spot check measured " + number_text(measured) + " ns";
