@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support.hpp"
+#include "records/result_set.hpp"
 #include "report/verdict.hpp"
 
 using namespace poreplab;
@@ -822,4 +823,30 @@ TEST_CASE("verdict: where this machine seals no 32GiB batch, the reference machi
   const std::string md = verdict::to_markdown(r);
   CHECK(md.find("## Real sizes on the reference machines") != std::string::npos);
   CHECK(md.find("On the reference machines, with this CPU's per-core rate") != std::string::npos);
+}
+
+TEST_CASE("result sets: a --repeat run's point is its median pass, a later failure is the latest", "[verdict][records]") {
+  const auto pass = [](int repeat, double ns) {
+    json p = label("cpu", "Test CPU", k8MiB, 1, 1, ns);
+    p["repeat"] = repeat;
+    return p;
+  };
+  test::temp_dir s("result-set");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), pass(1, 900), pass(2, 1500), pass(3, 1000)}));
+  auto in = records::load_result_set({s.path});
+  REQUIRE(in.records.size() == 1);
+  CHECK(in.records[0].point["stats"]["median"] == 1000);
+  CHECK(in.records[0].where.ends_with("records.jsonl:4"));
+  // Two passes: the lower of the two.
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), pass(1, 1500), pass(2, 900)}));
+  CHECK(records::load_result_set({s.path}).records[0].point["stats"]["median"] == 900);
+  // A failed pass after them: the latest record counts, as without --repeat.
+  json failed = pass(3, 1000);
+  failed["status"] = "failed";
+  failed.erase("stats");
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), pass(1, 900), pass(2, 1500), failed}));
+  CHECK(records::load_result_set({s.path}).records[0].point["status"] == "failed");
+  // The verdict reads the median pass.
+  test::write_text(s / "records.jsonl", lines({header("Test CPU", 16), pass(1, 900), pass(2, 1500), pass(3, 1000)}));
+  CHECK(*row(verdict::compute({s.path}), k8MiB, "cpu-core").pc1_seconds.value == Approx(1000e-9 * 262144 * 2));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A result set: the latest record of each point of one or more result directories, each
-// with the header of the run that measured it. The one loader every report and the GPU model
-// read records through.
+// with the header of the run that measured it; of a `--repeat` run's passes that all
+// measured the point, the pass whose median sample is the median of theirs. The one loader
+// every report and the GPU model read records through.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -22,7 +23,7 @@ struct result_record {
 
 struct result_set {
   std::vector<std::string> dirs;
-  std::vector<result_record> records;   // the latest record of each point, every status
+  std::vector<result_record> records;   // the latest (or median pass's) record of each point, every status
   std::vector<std::string> duplicates;  // points recorded ok twice (records_log::duplicates)
 };
 
