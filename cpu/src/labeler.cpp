@@ -28,21 +28,22 @@ namespace {
 // The CPUs of this process's affinity mask, in order.
 std::vector<int> allowed_cpus() { return affinity_cpus(); }
 
-// A coordinator team's thread onto its CPU (-1: none). A placed labeling (topology.hpp)
-// records it; placement none pins nothing.
-void pin_team_thread(int cpu, thread_role role) {
+// A coordinator team's thread onto its CPU (-1: none). A placed labeling (`placer`,
+// topology.hpp) records it; placement none pins nothing.
+void pin_team_thread(int cpu, thread_role role, thread_placer* placer) {
   const int t = omp_get_thread_num();
-  const int placed = detail::placed_cpu(t);
-  if (placed != -1 && cpu >= 0) pin_this_thread(cpu);
-  if (placed != detail::kNotPlaced) detail::note_thread(t, role, placed != -1 && cpu >= 0);
+  const bool pin = cpu >= 0 && (placer == nullptr || placer->cpu_for(t) != -1);
+  if (pin) pin_this_thread(cpu);
+  if (placer != nullptr) placer->ran(t, role, pin);
 }
 
-// Labeling thread `index`: on the CPU its placement gives (topology.hpp) in a placed
-// labeling, else on the index-th CPU of the affinity mask.
-void pin_current_thread(int index) {
-  if (const int placed = detail::placed_cpu(index); placed != detail::kNotPlaced) {
+// Labeling thread `index`: on the CPU its placement gives (`placer`, topology.hpp) in a
+// placed labeling, else on the index-th CPU of the affinity mask.
+void pin_current_thread(int index, thread_placer* placer) {
+  if (placer != nullptr) {
+    const int placed = placer->cpu_for(index);
     if (placed >= 0) pin_this_thread(placed);
-    detail::note_thread(index, thread_role::label, placed >= 0);
+    placer->ran(index, thread_role::label, placed >= 0);
     return;
   }
   const std::vector<int> cpus = allowed_cpus();
@@ -225,7 +226,7 @@ class cpu_backend final : public sdr::backend {
       }
 #pragma omp parallel num_threads(used)
       {
-        if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num());
+        if (opt_.pin_threads && used > 1) pin_current_thread(omp_get_thread_num(), opt_.placer);
 #pragma omp for schedule(static)
         for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
           const auto first = static_cast<std::uint32_t>(g) * width;
@@ -297,7 +298,7 @@ class cpu_backend final : public sdr::backend {
         detail::parent_ring& ring = *rings[r.team];
         if (opt_.pin_threads)
           pin_team_thread(r.hasher < 0 ? cpus.coordinator : cpus.hashers[static_cast<std::size_t>(r.hasher)],
-                          r.hasher < 0 ? thread_role::producer : thread_role::label);
+                          r.hasher < 0 ? thread_role::producer : thread_role::label, opt_.placer);
         const std::uint32_t lane0 = team_first[r.team] * width;
         try {
           if (r.hasher < 0) {

@@ -5,7 +5,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <utility>
 
@@ -14,20 +13,16 @@
 
 namespace poreplab::cpu {
 
-namespace {
+int placed_backend::run_record::cpu_for(int index) const {
+  if (cpus.empty()) return -1;
+  return cpus[static_cast<std::size_t>(index) % cpus.size()];
+}
 
-// The placed labeling in progress (placed_backend::label), one at a time.
-struct placed_run {
-  std::vector<int> cpus;  // thread i's CPU at [i % size]; empty: no pinning
-  std::mutex mu;
-  std::vector<thread_cpu> seen;
-};
-std::mutex g_one_run;
-std::atomic<placed_run*> g_run{nullptr};
+void placed_backend::run_record::ran(int index, thread_role role, bool pinned) { record(index, role, pinned, sched_getcpu()); }
 
-void record(placed_run& run, int index, thread_role role, bool pinned, int cpu) {
-  const std::lock_guard<std::mutex> lock(run.mu);
-  for (auto& t : run.seen)
+void placed_backend::run_record::record(int index, thread_role role, bool pinned, int cpu) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  for (auto& t : seen)
     if (t.thread == index && t.role == role) {
       t.moved = t.moved || (!pinned && t.cpu != cpu);
       t.cpu = cpu;
@@ -35,28 +30,20 @@ void record(placed_run& run, int index, thread_role role, bool pinned, int cpu) 
       t.pinned = pinned;
       return;
     }
-  run.seen.push_back({index, cpu, topology().core_of(cpu), role, pinned, false});
+  seen.push_back({index, cpu, topology().core_of(cpu), role, pinned, false});
+}
+
+namespace {
+
+labeler_options placed_by(labeler_options opt, thread_placer* placer) {
+  opt.placer = placer;
+  return opt;
 }
 
 }  // namespace
 
-namespace detail {
-
-int placed_cpu(int index) {
-  placed_run* run = g_run.load(std::memory_order_acquire);
-  if (run == nullptr) return kNotPlaced;
-  if (run->cpus.empty()) return -1;
-  return run->cpus[static_cast<std::size_t>(index) % run->cpus.size()];
-}
-
-void note_thread(int index, thread_role role, bool pinned) {
-  if (placed_run* run = g_run.load(std::memory_order_acquire)) record(*run, index, role, pinned, sched_getcpu());
-}
-
-}  // namespace detail
-
 placed_backend::placed_backend(const labeler_options& opt, thread_placement p)
-    : inner_(make_cpu_backend(opt)), placement_(p) {}
+    : inner_(make_cpu_backend(placed_by(opt, &run_))), placement_(p) {}
 
 std::unique_ptr<sdr::pc2_hasher> placed_backend::make_pc2_hasher() { return inner_->make_pc2_hasher(); }
 
@@ -71,42 +58,42 @@ sdr::label_run_times placed_backend::timed_label(const sdr::label_job& job, sdr:
 }
 
 void placed_backend::run_placed(const std::function<void()>& labeling) {
-  const std::lock_guard<std::mutex> one(g_one_run);
-  placed_run run;
-  run.cpus = placement_cpus(placement_, topology(), affinity_cpus());
+  const std::lock_guard<std::mutex> one(one_run_);
+  run_.cpus = placement_cpus(placement_, topology(), affinity_cpus());
+  run_.seen.clear();
   // With one labeling thread the labeler pins nothing: the calling thread (OpenMP's thread
   // 0) is placed here, except for compact, where it never was.
   cpu_set_t saved;
   CPU_ZERO(&saved);
-  const bool pin0 = placement_ != thread_placement::compact && !run.cpus.empty() &&
+  const bool pin0 = placement_ != thread_placement::compact && !run_.cpus.empty() &&
                     sched_getaffinity(0, sizeof saved, &saved) == 0;
-  if (pin0) pin_this_thread(run.cpus[0]);
+  if (pin0) pin_this_thread(run_.cpus[0]);
   const int cpu_before = sched_getcpu();
-  struct uninstall {
+  struct unpin {
     bool pinned;
     cpu_set_t* mask;
-    ~uninstall() {
-      g_run.store(nullptr, std::memory_order_release);
+    ~unpin() {
       if (pinned) pthread_setaffinity_np(pthread_self(), sizeof *mask, mask);
     }
   };
   {
-    g_run.store(&run, std::memory_order_release);
-    const uninstall u{pin0, &saved};
+    const unpin u{pin0, &saved};
     labeling();
-    if (std::none_of(run.seen.begin(), run.seen.end(), [](const thread_cpu& t) { return t.thread == 0; })) {
+    if (std::none_of(run_.seen.begin(), run_.seen.end(), [](const thread_cpu& t) { return t.thread == 0; })) {
       // Pinned here, or by the caller (a mask of one CPU).
       const bool pinned = pin0 || affinity_cpus().size() == 1;
       const int cpu = sched_getcpu();
-      record(run, 0, thread_role::label, pinned, cpu_before);
-      record(run, 0, thread_role::label, pinned, cpu);
+      run_.record(0, thread_role::label, pinned, cpu_before);
+      run_.record(0, thread_role::label, pinned, cpu);
     }
   }
-  std::sort(run.seen.begin(), run.seen.end(), [](const thread_cpu& a, const thread_cpu& b) {
+  std::vector<thread_cpu> seen = std::move(run_.seen);
+  run_.seen.clear();
+  std::sort(seen.begin(), seen.end(), [](const thread_cpu& a, const thread_cpu& b) {
     return std::pair{a.role != thread_role::label, a.thread} < std::pair{b.role != thread_role::label, b.thread};
   });
   const std::lock_guard<std::mutex> lock(mu_);
-  last_ = std::move(run.seen);
+  last_ = std::move(seen);
 }
 
 std::vector<thread_cpu> placed_backend::last_threads() const {

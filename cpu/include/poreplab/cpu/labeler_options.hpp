@@ -9,6 +9,8 @@
 
 namespace poreplab::cpu {
 
+class thread_placer;  // placed_backend.hpp
+
 // Ablation switches (the 2019 report's optimisation steps, each bit-exact):
 // message assembly: the chunks read where they lie (in_place) or first copied into a
 // per-lane buffer (gather); auto = in_place.
@@ -93,6 +95,9 @@ struct labeler_options {
   std::size_t ring_depth = 0;
   // Hashers one coordinator feeds; 0 = every other CPU of its last-level-cache domain.
   std::size_t hashers_per_coordinator = 0;
+  // Where a placed labeling puts its threads and records where they ran (placed_backend.hpp);
+  // null: the labeler pins as pin_threads says.
+  thread_placer* placer = nullptr;
 };
 inline constexpr std::size_t kMaxHashersPerCoordinator = 1024;
 

@@ -28,6 +28,17 @@ struct thread_cpu {
   bool moved = false;     // unpinned, and on another CPU at an earlier layer
 };
 
+// What a placed labeling tells the labeler (labeler_options::placer): the CPU of each
+// labeling thread, and where each thread ran. One labeling at a time uses it.
+class thread_placer {
+ public:
+  virtual ~thread_placer() = default;
+  // The CPU to pin OpenMP thread `index` to; -1: none (placement none).
+  virtual int cpu_for(int index) const = 0;
+  // Thread `index` is placed (pinned or not) and now runs where sched_getcpu() says.
+  virtual void ran(int index, thread_role role, bool pinned) = 0;
+};
+
 // The cpu backend with its labeling threads placed by `p` (pin_threads is then ignored:
 // none is no pinning) and the map of where each thread ran kept after every labeling.
 // Producers (labeler_options::producer) keep their own CPU pairs, recorded as such.
@@ -47,6 +58,21 @@ class placed_backend final : public sdr::backend {
   // Runs `labeling` (the inner backend's) with the threads placed, and keeps where they ran.
   void run_placed(const std::function<void()>& labeling);
 
+  // This backend's labeling in progress: the CPUs of its threads and where they ran.
+  class run_record final : public thread_placer {
+   public:
+    int cpu_for(int index) const override;
+    void ran(int index, thread_role role, bool pinned) override;
+    void record(int index, thread_role role, bool pinned, int cpu);
+    std::vector<int> cpus;  // thread i's CPU at [i % size]; empty: no pinning
+    std::vector<thread_cpu> seen;
+
+   private:
+    std::mutex mu_;
+  };
+
+  std::mutex one_run_;  // one labeling of this backend at a time: they share run_
+  run_record run_;      // before inner_: the labeler holds its address
   std::unique_ptr<sdr::backend> inner_;
   thread_placement placement_;
   mutable std::mutex mu_;
@@ -57,13 +83,5 @@ class placed_backend final : public sdr::backend {
 // siblings to use (as producer sibling does).
 std::unique_ptr<placed_backend> make_placed_cpu_backend(const labeler_options& opt, thread_placement p);
 
-namespace detail {
-// The labeler's pinning hooks (labeler.cpp), run by each OpenMP thread. With a placed
-// labeling in progress: the CPU to pin thread `index` to (-1: none) and the record of it;
-// kNotPlaced otherwise (the labeler pins as it always did).
-inline constexpr int kNotPlaced = -2;
-int placed_cpu(int index);
-void note_thread(int index, thread_role role, bool pinned);
-}  // namespace detail
 
 }  // namespace poreplab::cpu
