@@ -19,6 +19,7 @@
 #include "report/report2019.hpp"
 #include "runner/config.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/tune.hpp"
 #include "runner/runner.hpp"
 #include "runner/kinds.hpp"
 #include "support.hpp"

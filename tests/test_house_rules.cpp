@@ -169,3 +169,13 @@ TEST_CASE("house rules: docs/experiments.md documents every runner kind, and no 
     CHECK(table.count(k) == 1);
   }
 }
+
+TEST_CASE("house rules: tuning reads the engines, the engines never read tuning", "[house]") {
+  // cpu/src/tune.cpp chooses among engines by measured speed; an engine that asked tuning
+  // back would make the two one knot (and a new engine touch both).
+  for (const char* file : {"cpu/src/engines.cpp", "cpu/include/poreplab/cpu/engines.hpp"}) {
+    INFO(file);
+    CHECK(read_all(fs::path(POREPLAB_SOURCE_DIR) / file).find("cpu/tune.hpp") == std::string::npos);
+  }
+  CHECK(read_all(fs::path(POREPLAB_SOURCE_DIR) / "cpu/include/poreplab/cpu/tune.hpp").find("cpu/engines.hpp") != std::string::npos);
+}

@@ -9,7 +9,6 @@
 
 #include "kernels.hpp"
 #include "poreplab/cpu/features.hpp"
-#include "poreplab/cpu/tune.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -310,21 +309,15 @@ const engine& find_engine(hash_family algo, std::string_view name) {
   return checked(*e);
 }
 
-const engine& best_engine(hash_family algo, std::size_t min_lanes, std::size_t max_lanes) {
+const engine* forced_engine(hash_family algo, std::size_t min_lanes, std::size_t max_lanes) {
   const std::string forced = forced_name(algo);
-  if (!forced.empty()) {
-    const engine& e = checked(*lookup(algo, forced));
-    if (e.lanes < min_lanes || e.lanes > max_lanes)
-      throw std::invalid_argument(std::string(kForceEngineEnv) + ": engine '" + forced + "' runs " +
-                                  std::to_string(e.lanes) + " lanes, outside the " + std::to_string(min_lanes) +
-                                  ".." + std::to_string(max_lanes) + " this caller needs");
-    return e;
-  }
-  if (const engine* e = measured_fastest(algo, min_lanes, max_lanes, 0)) return *e;
-  for (const engine* e : available_engines(algo))
-    if (e->lanes >= min_lanes && e->lanes <= max_lanes) return *e;
-  throw std::invalid_argument("no available " + std::string(hash_family_name(algo)) + " engine runs " +
-                              std::to_string(min_lanes) + ".." + std::to_string(max_lanes) + " lanes");
+  if (forced.empty()) return nullptr;
+  const engine& e = checked(*lookup(algo, forced));
+  if (e.lanes < min_lanes || e.lanes > max_lanes)
+    throw std::invalid_argument(std::string(kForceEngineEnv) + ": engine '" + forced + "' runs " + std::to_string(e.lanes) +
+                                " lanes, outside the " + std::to_string(min_lanes) + ".." + std::to_string(max_lanes) +
+                                " this caller needs");
+  return &e;
 }
 
 std::array<std::uint8_t, 32> sha256_digest(const engine& e, const void* data, std::size_t len) {

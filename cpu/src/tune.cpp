@@ -439,6 +439,15 @@ const engine* measured_fastest(hash_family algo, std::size_t min_lanes, std::siz
   return best;
 }
 
+const engine& best_engine(hash_family algo, std::size_t min_lanes, std::size_t max_lanes) {
+  if (const engine* e = forced_engine(algo, min_lanes, max_lanes)) return *e;
+  if (const engine* e = measured_fastest(algo, min_lanes, max_lanes, 0)) return *e;
+  for (const engine* e : available_engines(algo))
+    if (e->lanes >= min_lanes && e->lanes <= max_lanes) return *e;
+  throw std::invalid_argument("no available " + std::string(hash_family_name(algo)) + " engine runs " +
+                              std::to_string(min_lanes) + ".." + std::to_string(max_lanes) + " lanes");
+}
+
 const engine& fastest_engine(hash_family algo, std::size_t lanes_needed, std::size_t threads) {
   if (lanes_needed == 0) throw std::invalid_argument("fastest_engine: lanes needed must be at least 1");
   const std::size_t max_lanes = lanes_needed == 1 ? 1 : std::numeric_limits<std::size_t>::max();

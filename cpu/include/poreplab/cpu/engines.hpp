@@ -148,16 +148,15 @@ const engine& find_engine(hash_family algo, std::string_view name);
 // AVX-only CPU. Names this build does not know count as SHA-NI when they start "shani".
 bool sha256_engine_uses_sha_ni(std::string_view name);
 
-// The best available engine whose width lies in [min_lanes, max_lanes]: the one measured
-// fastest per lane on this CPU (tune.hpp), or the static best-first order when tuning is
-// off or lacks a rate.
-// POREPLAB_FORCE_ENGINE overrides the choice: a comma-separated list of `name` or
-// `algo:name` entries (e.g. "shani" or "sha256:avx2-x8,blake2s:portable"). For this
-// algo the `algo:name` entry wins over a bare name; a bare name that is an engine of
-// another algo only is ignored here. A name no algo knows is std::invalid_argument, as
-// is a forced engine outside the lane range; an unrunnable one is engine_unavailable.
-const engine& best_engine(hash_family algo, std::size_t min_lanes = 1,
-                          std::size_t max_lanes = std::numeric_limits<std::size_t>::max());
+// The engine POREPLAB_FORCE_ENGINE names for `algo`, or nullptr when it names none: a
+// comma-separated list of `name` or `algo:name` entries (e.g. "shani" or
+// "sha256:avx2-x8,blake2s:portable"). For this algo the `algo:name` entry wins over a bare
+// name; a bare name that is an engine of another algo only is ignored here. A name no algo
+// knows is std::invalid_argument, as is a forced engine outside [min_lanes, max_lanes]; an
+// unrunnable one is engine_unavailable. The choice by measured speed is tune.hpp's
+// (best_engine, fastest_engine): engines know nothing of tuning.
+const engine* forced_engine(hash_family algo, std::size_t min_lanes = 1,
+                            std::size_t max_lanes = std::numeric_limits<std::size_t>::max());
 
 // Whole-message digests through an engine (standard padding / parameter block), for tests
 // and for checking engines against known answers. SHA-256 runs the message in lane 0.

@@ -6,6 +6,7 @@
 // off (POREPLAB_TUNE=static) or the table lacks an engine.
 #include <cstddef>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +94,13 @@ double chains_step_ns(double ns_per_lane_block, std::size_t width, std::size_t l
 // lacks a rate for one of them (static order).
 const engine* measured_fastest(hash_family algo, std::size_t min_lanes, std::size_t max_lanes,
                                std::size_t lanes_needed, std::size_t threads = 1);
+
+// The best available engine whose width lies in [min_lanes, max_lanes]: the one
+// POREPLAB_FORCE_ENGINE names (forced_engine, engines.hpp), else the one measured fastest
+// per lane on this CPU, else the static best-first order when tuning is off or lacks a rate.
+// std::invalid_argument when no available engine has such a width.
+const engine& best_engine(hash_family algo, std::size_t min_lanes = 1,
+                          std::size_t max_lanes = std::numeric_limits<std::size_t>::max());
 
 // The engine measured fastest for `lanes_needed` chains on `threads` threads
 // (chains_step_ns): on several cores, one-lane engines on a thread each can beat a wider

@@ -12,6 +12,7 @@
 #include "backends/backends.hpp"
 #include "bench/label.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/tune.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/stats.hpp"
 #include "records/schema.hpp"
