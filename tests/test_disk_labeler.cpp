@@ -186,6 +186,24 @@ TEST_CASE("layers on disk: refusals name what is wrong", "[disk-labeler][reliabi
   CHECK(twice.read_last_layer_rows(0, 64) == rows);
 }
 
+namespace {
+
+// `check(options, hashers)` for teams of 1, 2 and 4 hashers with read-ahead of 2 and 4 nodes
+// (portable engine).
+template <class Check>
+void each_team(cpu::disk_label_options o, Check&& check) {
+  for (const std::uint32_t hashers : {1u, 2u, 4u})
+    for (const std::uint32_t lookahead : {2u, 4u}) {
+      o.engine = "portable";
+      o.hashing_threads = hashers;
+      o.lookahead = lookahead;
+      INFO("hashers " << hashers << ", lookahead " << lookahead);
+      check(o, hashers);
+    }
+}
+
+}  // namespace
+
 TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a short read-ahead", "[disk-labeler]") {
   // Read-ahead of 2 and 4 nodes: read buffers and ring slots reused over and over, base
   // parents one node back left out of the ring while being labeled.
@@ -197,22 +215,16 @@ TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a s
     const sdr::label_job job{nodes, d.table.data(), 3, sectors, d.ids.data()};
     sdr::memory_layer_store want(nodes * 32 * sectors, 3);
     sdr::make_reference_backend()->label(job, want);
-    for (const std::uint32_t hashers : {1u, 2u, 4u})
-      for (const std::uint32_t lookahead : {2u, 4u}) {
-        auto o = small_options(dir.path);
-        o.engine = "portable";
-        o.hashing_threads = hashers;
-        o.lookahead = lookahead;
-        INFO("hashers " << hashers << ", lookahead " << lookahead);
-        cpu::disk_labeling run(job, o);
-        const auto st = run.run();
-        CHECK(st.hashing_threads == hashers);  // 13 one-lane groups: every thread has some
-        CHECK(st.node_steps == 3 * nodes);
-        CHECK(st.base_read > 0);
-        CHECK(st.read_wait_s >= 0);
-        const auto got = run.read_last_layer_rows(0, nodes);
-        REQUIRE(std::equal(got.begin(), got.end(), want.layer(3)));
-      }
+    each_team(small_options(dir.path), [&](const cpu::disk_label_options& o, std::uint32_t hashers) {
+      cpu::disk_labeling run(job, o);
+      const auto st = run.run();
+      CHECK(st.hashing_threads == hashers);  // 13 one-lane groups: every thread has some
+      CHECK(st.node_steps == 3 * nodes);
+      CHECK(st.base_read > 0);
+      CHECK(st.read_wait_s >= 0);
+      const auto got = run.read_last_layer_rows(0, nodes);
+      REQUIRE(std::equal(got.begin(), got.end(), want.layer(3)));
+    });
   }
   SECTION("a window") {
     const std::uint64_t nodes = 1u << 14, first = 9000, count = 700;
@@ -221,22 +233,17 @@ TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a s
     sdr::label_job job{nodes, d.table.data() + 14 * first, 2, sectors, d.ids.data()};
     job.first_node = first;
     job.window_nodes = count;
-    auto o = small_options(dir.path);
+    const auto o = small_options(dir.path);
     sdr::window_layer_store ram(job, sdr::window_backing::ram, dir.path, o.fill_seed);
     cpu::make_cpu_backend({})->label(job, ram);
-    for (const std::uint32_t hashers : {1u, 2u, 4u})
-      for (const std::uint32_t lookahead : {2u, 4u}) {
-        o.engine = "portable";
-        o.hashing_threads = hashers;
-        o.lookahead = lookahead;
-        INFO("hashers " << hashers << ", lookahead " << lookahead);
-        cpu::disk_labeling run(job, o);
-        const auto st = run.run();
-        CHECK(st.hashing_threads == hashers);
-        CHECK(st.node_steps == count);
-        const auto got = run.read_last_layer_rows(first, count);
-        REQUIRE(std::equal(got.begin(), got.end(), ram.layer(2) + first * 32ull * sectors));
-      }
+    each_team(o, [&](const cpu::disk_label_options& team, std::uint32_t hashers) {
+      cpu::disk_labeling run(job, team);
+      const auto st = run.run();
+      CHECK(st.hashing_threads == hashers);
+      CHECK(st.node_steps == count);
+      const auto got = run.read_last_layer_rows(first, count);
+      REQUIRE(std::equal(got.begin(), got.end(), ram.layer(2) + first * 32ull * sectors));
+    });
   }
   SECTION("rows of a whole page: progress published node by node") {
     // 128 sectors: a row fills a page, a write chunk is one row, and the hashers publish
