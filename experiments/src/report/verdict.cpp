@@ -1068,7 +1068,9 @@ std::string who(const std::string& name, device_kind kind, figure_status status,
   const std::string what = kind == device_kind::cpu_core ? "one core of " + name
                            : kind == device_kind::cpu    ? "all cores of " + name
                                                  : name;
-  if (!reference.empty()) return what + " (" + status_tag(status) + " elsewhere: " + reference + ")";
+  if (!reference.empty())
+    return what + (status == figure_status::measured ? " (measured elsewhere: " : " (" + status_tag(status) + " from a measurement elsewhere: ") +
+           reference + ")";
   return what + " (" + status_tag(status) + ")";
 }
 
