@@ -79,16 +79,30 @@ int truncate_files_under(const std::filesystem::path& dir) {
   return cut;
 }
 
+// A whole-layer job of `sectors` sectors and `layers` layers on a graph of `nodes`, and the
+// reference's labels of it (the job points into the graph: built in place, never moved).
+struct reference_case {
+  graph_job d;
+  sdr::label_job job;
+  sdr::memory_layer_store want;
+  reference_case(std::uint64_t nodes, std::uint32_t sectors, std::uint32_t layers)
+      : d(make_graph(nodes, sectors)), job{nodes, d.table.data(), layers, sectors, d.ids.data()},
+        want(nodes * 32 * sectors, layers) {
+    sdr::make_reference_backend()->label(job, want);
+  }
+  reference_case(const reference_case&) = delete;
+  reference_case& operator=(const reference_case&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("layers on disk: whole layers equal the reference's", "[disk-labeler]") {
   const test::temp_dir dir("disklabel");
   const std::uint64_t nodes = 1024;
   for (const std::uint32_t sectors : {1u, 3u, 17u}) {
-    const auto d = make_graph(nodes, sectors);
-    const sdr::label_job job{nodes, d.table.data(), 3, sectors, d.ids.data()};
-    sdr::memory_layer_store want(nodes * 32 * sectors, 3);
-    sdr::make_reference_backend()->label(job, want);
+    const reference_case ref(nodes, sectors, 3);
+    const sdr::label_job& job = ref.job;
+    const sdr::memory_layer_store& want = ref.want;
     std::vector<storage::io_engine> engines{storage::io_engine::pread_pool};
     if (storage::io_uring_available()) engines.push_back(storage::io_engine::io_uring);
     for (const auto io : engines) {
@@ -211,10 +225,9 @@ TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a s
   SECTION("whole layers") {
     const std::uint64_t nodes = 1024;
     const std::uint32_t sectors = 13;
-    const auto d = make_graph(nodes, sectors);
-    const sdr::label_job job{nodes, d.table.data(), 3, sectors, d.ids.data()};
-    sdr::memory_layer_store want(nodes * 32 * sectors, 3);
-    sdr::make_reference_backend()->label(job, want);
+    const reference_case ref(nodes, sectors, 3);
+    const sdr::label_job& job = ref.job;
+    const sdr::memory_layer_store& want = ref.want;
     each_team(small_options(dir.path), [&](const cpu::disk_label_options& o, std::uint32_t hashers) {
       cpu::disk_labeling run(job, o);
       const auto st = run.run();
@@ -250,10 +263,9 @@ TEST_CASE("layers on disk: 1, 2 and 4 hashers label like the reference, with a s
     // their progress every node (the reader's waits for written rows depend on it).
     const std::uint64_t nodes = 256;
     const std::uint32_t sectors = 128;
-    const auto d = make_graph(nodes, sectors);
-    const sdr::label_job job{nodes, d.table.data(), 2, sectors, d.ids.data()};
-    sdr::memory_layer_store want(nodes * 32 * sectors, 2);
-    sdr::make_reference_backend()->label(job, want);
+    const reference_case ref(nodes, sectors, 2);
+    const sdr::label_job& job = ref.job;
+    const sdr::memory_layer_store& want = ref.want;
     auto o = small_options(dir.path);
     o.lookahead = 2;
     o.hashing_threads = 4;
