@@ -247,3 +247,40 @@ TEST_CASE("plan: a slower hasher whose coordinator feeds more of them wins where
   CHECK(p.other_cores == 8 + 3);
   CHECK(p.labels_per_s.value.value_or(0) > one.machines[0].pc1.labels_per_s.value.value_or(0));
 }
+
+TEST_CASE("plan: the hashers a coordinator feeds come from its cost measured at the wider team", "[plan][storage_model]") {
+  // One coordinator and one hasher, 4 sectors (3.4e6 labels/s: 1176 ns a node) and 8 sectors.
+  // At 4 lanes the coordinator was busy 0.6 of the node (706 ns): alone, that says it feeds 1.
+  // Its cost at 8 lanes, 0.4 of 2500 ns = 1000 ns, is within a 4-sector hasher's 1176 ns: 2.
+  const auto coordinated = [](std::uint32_t sectors, double labels, double busy) {
+    json w = window("Test CPU", sectors, labels, 3.7e9);
+    w["axes"]["header_ahead"] = 0;
+    w["context"]["producer"] = "core";
+    w["context"]["coordinators"] = 1;
+    w["context"]["hashers"] = 1;
+    w["context"]["hashers_per_coordinator_max"] = 1;
+    w["context"]["coordinator_busy_share"] = busy;
+    w["context"]["ns_per_node_layer"] = sectors * 1e9 / labels;
+    return w;
+  };
+  test::temp_dir s("plan-cost-curve");
+  const auto rig = verdict::load_machine(machines_dir() / "supraseal-5975wx-12nvme.json");
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(4, 3.4e6, 0.6)});
+  const auto alone = verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig});
+  CHECK(alone.machines[0].pc1.batch < 64);
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(4, 3.4e6, 0.6), coordinated(8, 3.2e6, 0.4)});
+  const auto wider = verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig});
+  const auto& p = wider.machines[0].pc1;
+  CHECK(p.batch == 64);
+  CHECK(p.hashing_cores == 16);
+  CHECK(p.other_cores == 8 + 3);
+  const std::string why = p.labels_per_s.from.text();
+  CHECK(why.find("k = 2 from the coordinator's cost a node measured at its team's widths (4 lanes 706 ns, 8 lanes 1000 ns)") !=
+        std::string::npos);
+  // A cost measured at a wider team of another design (headers made by the coordinator) says
+  // nothing of this one's.
+  json other = coordinated(8, 3.2e6, 0.4);
+  other["axes"]["header_ahead"] = 1;
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(4, 3.4e6, 0.6), other});
+  CHECK(verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig}).machines[0].pc1.batch < 64);
+}

@@ -1,7 +1,9 @@
 #include "report/storage.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "backends/device_class.hpp"
 #include "poreplab/cpu/placed_backend.hpp"
@@ -25,9 +27,15 @@ struct rate_record {
   std::uint32_t sectors = 1, cores = 1;
   std::uint64_t size = 0, window = 0;
   // With coordinators: how many ran, and the hashers one can feed (labels: counted per core
-  // with k_max hashers to one coordinator).
+  // with k_max hashers to one coordinator); the lanes of one coordinator's team, what it cost
+  // a node (its busy share of the node time; 0: not recorded), and the record's design (a
+  // coordinator's cost differs with the headers it makes and the pages it reads).
   struct teams {
     std::uint32_t coordinators = 0, k_max = 0;
+    std::uint32_t team_lanes = 0;
+    double ns_per_node = 0;
+    std::string design;
+    std::string k_from;  // how k_max was found, where the cost at wider teams set it
   } coordinated;
 };
 
@@ -73,8 +81,9 @@ std::uint32_t labeling_threads(const records::result_record& r) {
 
 // One core's rate from record r: one thread (or one sector, one stream whatever the
 // threads), or a node window with several threads each hashing sectors of its own. With
-// coordinators, a hashing core's rate, and the hashers one coordinator was measured able to
-// feed at their floor (k_max): the model gives each that many a coordinator core.
+// coordinators, a hashing core's rate, the hashers one coordinator was measured able to feed
+// at their floor (k_max: the model gives each that many a coordinator core), and what the
+// coordinator cost a node (fed_hashers reads k_max from that at wider teams).
 bool core_rate(const records::result_record& r, const std::string& device, rate_record& out) {
   if (!cpu_label_record(r, device)) return false;
   const json& p = r.point;
@@ -86,8 +95,66 @@ bool core_rate(const records::result_record& r, const std::string& device, rate_
   if (threads == 0 || (threads > 1 && (window == 0 || sectors < threads))) return false;
   const double labels = number_at(p, {"rates", "labels_per_s"}) / threads;
   out = {&r, labels, ctx.value("core_hz", 0.0), sectors / threads, threads, axes.value("sector_size", std::uint64_t{0}), window, {}};
-  if (coordinators > 0) out.coordinated = {coordinators, std::max(1u, ctx.value("hashers_per_coordinator_max", 1u))};
+  if (coordinators > 0) {
+    const double busy = ctx.value("coordinator_busy_share", 0.0), node_ns = ctx.value("ns_per_node_layer", 0.0);
+    out.coordinated = {coordinators,
+                       std::max(1u, ctx.value("hashers_per_coordinator_max", 1u)),
+                       sectors / coordinators,
+                       busy > 0 && busy <= 1 && node_ns > 0 ? busy * node_ns : 0,
+                       std::to_string(out.size) + "/" + std::to_string(window > 0) + "/" +
+                           std::to_string(axes.value("header_ahead", 1)) + records::record_window_pages_text(ctx),
+                       {}};
+  }
   return out.labels > 0 && out.size > 0;
+}
+
+// A coordinator's cost a node at each team width measured in one design: the median over
+// the records at that width.
+using cost_curve = std::map<std::uint32_t, double>;
+
+std::map<std::string, cost_curve> coordinator_costs(const std::vector<rate_record>& rates) {
+  std::map<std::string, std::map<std::uint32_t, std::vector<double>>> seen;
+  for (const auto& r : rates)
+    if (r.coordinated.ns_per_node > 0) seen[r.coordinated.design][r.coordinated.team_lanes].push_back(r.coordinated.ns_per_node);
+  std::map<std::string, cost_curve> out;
+  for (auto& [design, widths] : seen)
+    for (auto& [lanes, costs] : widths) {
+      std::sort(costs.begin(), costs.end());
+      const std::size_t n = costs.size();
+      out[design][lanes] = n % 2 == 1 ? costs[n / 2] : (costs[n / 2 - 1] + costs[n / 2]) / 2;
+    }
+  return out;
+}
+
+// The coordinator's cost a node at `lanes`, never below what was measured: the cost measured
+// at the nearest width at or above it (the cost grows with the width), or beyond the widest
+// measured, that one's cost in proportion (a row's fixed cost, its page walk and miss,
+// shared by its lanes, makes the cost grow slower than that).
+double cost_at(const cost_curve& c, std::uint32_t lanes) {
+  if (const auto it = c.lower_bound(lanes); it != c.end()) return it->second;
+  const auto& [widest, cost] = *c.rbegin();
+  return cost * lanes / widest;
+}
+
+// The hashers of `r`'s rate one coordinator keeps fed: the most k whose team of k x r's lanes
+// the coordinator serves a node within one hasher's measured node time, from its cost
+// measured at the wider teams of the same design. Without a wider measurement, the record's
+// own k_max.
+void fed_hashers(rate_record& r, const std::map<std::string, cost_curve>& costs) {
+  auto& t = r.coordinated;
+  const auto it = costs.find(t.design);
+  if (t.coordinators == 0 || r.labels <= 0 || it == costs.end() || it->second.rbegin()->first <= t.team_lanes) return;
+  const cost_curve& c = it->second;
+  const std::uint32_t per_hasher = std::max(1u, r.sectors);
+  const double hasher_ns = 1e9 * per_hasher / r.labels;
+  std::uint32_t k = 1;
+  while (k < 64 && cost_at(c, (k + 1) * per_hasher) <= hasher_ns) ++k;
+  t.k_max = k;
+  std::string widths;
+  for (const auto& [lanes, cost] : c)
+    widths += (widths.empty() ? "" : ", ") + std::to_string(lanes) + " lanes " + format_number(cost, 3) + " ns";
+  t.k_from = "; k = " + std::to_string(k) + " from the coordinator's cost a node measured at its team's widths (" + widths +
+             ") against a hasher's " + format_number(hasher_ns, 3) + " ns a node";
 }
 
 // A core measured beside others working (hashing, or coordinating: they count among the cores).
@@ -113,7 +180,7 @@ storage_model::hash_rate to_hash_rate(const rate_record& r, std::uint64_t size) 
       r.coordinated.coordinators > 0
           ? " sectors a core on each of " + std::to_string(r.cores) + " hashing cores fed by " +
                 std::to_string(r.coordinated.coordinators) + " coordinator" + (r.coordinated.coordinators > 1 ? "s" : "") +
-                ", each able to feed " + std::to_string(r.coordinated.k_max) + " at their floor, "
+                ", each able to feed " + std::to_string(r.coordinated.k_max) + " at that rate" + r.coordinated.k_from + ", "
       : r.cores > 1 ? " sectors a core on each of " + std::to_string(r.cores) + " cores hashing together (" +
                           format_number(r.labels * r.cores, 4) + " labels/s in all), "
                     : " sectors on one core, ";
@@ -157,9 +224,14 @@ cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& d
   // The best of each sector count a core and hashers a coordinator feeds (k_max): a slower
   // hasher whose coordinator feeds more of them may seal more with the same cores.
   std::map<std::pair<std::uint32_t, std::uint32_t>, rate_record> by_sectors;
+  std::vector<rate_record> rates;
   for (const auto& r : in.records) {
     rate_record x;
-    if (!core_rate(r, device, x)) continue;
+    if (core_rate(r, device, x)) rates.push_back(std::move(x));
+  }
+  const auto costs = coordinator_costs(rates);
+  for (auto& x : rates) {
+    fed_hashers(x, costs);
     if (!best || better(x, *best, size)) best = x;
     if (x.sectors == 1 && (!single || better(x, *single, size))) single = x;
     const std::pair<std::uint32_t, std::uint32_t> arrangement{x.sectors, x.coordinated.k_max};
