@@ -1,13 +1,17 @@
 // Latency chains and critical-path limits. Timing assertions use wide bands and minima
 // over repetitions, since the test machine may be shared and noisy.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
 
 using namespace poreplab::cpu;
 using poreplab::hash_families;
+using poreplab::hash_family_name;
 using poreplab::hash_family;
 
 namespace {
@@ -206,4 +210,152 @@ TEST_CASE("latency: port bounds are the larger of latency per lane and the measu
   CHECK_THROWS_AS(port_bound_of(hash_family::sha256, "no-such-engine", t), std::invalid_argument);
   CHECK_FALSE(port_bound_cycles_per_block(hash_family::sha256, "openssl"));
   CHECK_FALSE(port_bound_cycles_per_block(hash_family::blake2b, "portable"));
+}
+
+// Every engine's critical path and port bound from one synthetic table in which each
+// instruction has its own latency (half-cycles: every sum is exact), pinned to the
+// figures the models gave when they chose an engine's model by its name. Choosing by
+// traits must price every engine as before; a new engine needs a row here.
+TEST_CASE("latency: every compiled engine keeps its pinned critical path and port bound", "[latency]") {
+  latency_table t;
+  const std::pair<const char*, double> lat[] = {
+      {"add", 0.5},         {"ror", 1},           {"xor", 1.5},          {"and", 2},           {"lea", 2.5},
+      {"lea3", 3},          {"imul", 3.5},        {"paddd", 4},          {"sha256rnds2", 4.5}, {"sha256msg1", 5},
+      {"sha256msg2", 5.5},  {"andn", 6},          {"vpaddd ymm", 6.5},   {"vpxor ymm", 7},     {"vpshufb ymm", 7.5},
+      {"vpshufb xmm", 8},   {"vpshufd ymm", 8.5}, {"vpsrld ymm", 9},     {"rotate ymm", 9.5},  {"vprord zmm", 10},
+      {"vpternlogd zmm", 10.5}, {"vpaddd zmm", 11}, {"vprorq zmm", 11.5}};
+  for (const auto& [n, c] : lat) t.set(n, c);
+  t.set_mix("shani", 1, 46.0).set_mix("avx2-x8", 8, 700.0).set_mix("avx512-x16", 16, 800.0);
+  struct limit {
+    const char* algo;
+    const char* engine;
+    std::size_t lanes, block_bytes;
+    double lane_cycles_per_block, cycles_per_byte;
+    const char* formula;
+  };
+  const limit limits[] = {
+      {"sha256", "shani-x4", 4, 64, 148, 0.578125,
+       "(32 x sha256rnds2 + paddd) / 64 B per chain / 4 chains; sha256rnds2=4.5 paddd=4"},
+      {"sha256", "shani-x3", 3, 64, 148, 0.77083333333333337,
+       "(32 x sha256rnds2 + paddd) / 64 B per chain / 3 chains; sha256rnds2=4.5 paddd=4"},
+      {"sha256", "shani-x2", 2, 64, 148, 1.15625,
+       "(32 x sha256rnds2 + paddd) / 64 B per chain / 2 chains; sha256rnds2=4.5 paddd=4"},
+      {"sha256", "avx512-x16", 16, 64, 2731, 2.6669921875,
+       "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / 16 lanes; vprord zmm=10 "
+       "vpternlogd zmm=10.5 vpaddd zmm=11"},
+      {"sha256", "avx512-x8", 8, 64, 2731, 5.333984375,
+       "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / 8 lanes; vprord zmm=10 "
+       "vpternlogd zmm=10.5 vpaddd zmm=11"},
+      {"sha256", "shani", 1, 64, 148, 2.3125, "(32 x sha256rnds2 + paddd) / 64 B per chain; sha256rnds2=4.5 paddd=4"},
+      {"sha256", "avx2-x8", 8, 64, 2758.5, 5.3876953125,
+       "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / 8 lanes; vpsrld ymm=9 vpxor ymm=7 "
+       "vpaddd ymm=6.5"},
+      {"sha256", "avx2-1", 1, 64, 320.5, 5.0078125,
+       "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; ror=1 xor=1.5 add=0.5"},
+      {"sha256", "portable", 1, 64, 320.5, 5.0078125,
+       "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; ror=1 xor=1.5 add=0.5"},
+      {"blake2s", "avx512-x16", 16, 64, 2240, 2.1875,
+       "10 rounds x 2 G / 64 B, G = 112 cycles: G = 4 vpadd + 4 vpxor + 4 vpror, per lane of 16; vpaddd "
+       "zmm=11 vpxor ymm=7 vprord zmm=10"},
+      {"blake2s", "avx2-x8", 8, 64, 1760, 3.4375,
+       "10 rounds x 2 G / 64 B, G = 88 cycles: G = 4 vpadd + 4 vpxor + 2 byte-shuffle + 2 shift-rotate, "
+       "per lane of 8; vpaddd ymm=6.5 vpxor ymm=7 vpshufb ymm=7.5 rotate ymm=9.5"},
+      {"blake2s", "avx512", 1, 64, 2440, 38.125,
+       "10 rounds x 2 G / 64 B, G = 122 cycles: G = 4 vpaddd + 4 (shift + vpternlogd), the xor folded "
+       "into each rotate; vpaddd zmm=11 vpsrld ymm=9 vpternlogd zmm=10.5"},
+      {"blake2s", "avx2", 1, 64, 1780, 27.8125,
+       "10 rounds x 2 G / 64 B, G = 89 cycles: G = 4 vpaddd + 4 vpxor + 2 vpshufb (ror 16, 8) + 2 "
+       "shift-rotate (ror 12, 7); vpaddd ymm=6.5 vpxor ymm=7 vpshufb xmm=8 rotate ymm=9.5"},
+      {"blake2s", "portable", 1, 64, 240, 3.75,
+       "10 rounds x 2 G / 64 B, G = 12 cycles: G = 4 add + 4 xor + 4 ror; add=0.5 xor=1.5 ror=1"},
+      {"blake2b", "avx512-x8", 8, 128, 2688, 2.625,
+       "12 rounds x 2 G / 128 B, G = 112 cycles: G = 4 vpadd + 4 vpxor + 4 vpror, per lane of 8; vpaddd "
+       "zmm=11 vpxor ymm=7 vprord zmm=10"},
+      {"blake2b", "avx2-x4", 4, 128, 2064, 4.03125,
+       "12 rounds x 2 G / 128 B, G = 86 cycles: G = 4 vpadd + 4 vpxor + 3 byte-shuffle + 1 shift-rotate, "
+       "per lane of 4; vpaddd ymm=6.5 vpxor ymm=7 vpshufb ymm=7.5 rotate ymm=9.5"},
+      {"blake2b", "avx512", 1, 128, 2832, 22.125,
+       "12 rounds x 2 G / 128 B, G = 118 cycles: G = 4 vpaddq + (vpxor + vpshufd) (ror 32) + 3 (shift + "
+       "vpternlogq) (ror 24, 16, 63); vpaddd zmm=11 vpxor ymm=7 vpshufd ymm=8.5 vpsrld ymm=9 vpternlogd "
+       "zmm=10.5"},
+      {"blake2b", "avx2", 1, 128, 2088, 16.3125,
+       "12 rounds x 2 G / 128 B, G = 87 cycles: G = 4 vpaddq + 4 vpxor + vpshufd (ror 32) + 2 vpshufb "
+       "(ror 24, 16) + 1 shift-rotate (ror 63); vpaddd ymm=6.5 vpxor ymm=7 vpshufd ymm=8.5 vpshufb "
+       "ymm=7.5 rotate ymm=9.5"},
+      {"blake2b", "portable", 1, 128, 288, 2.25,
+       "12 rounds x 2 G / 128 B, G = 12 cycles: G = 4 add + 4 xor + 4 ror; add=0.5 xor=1.5 ror=1"},
+  };
+  struct bound {
+    const char* engine;
+    double latency_cycles_per_block, mix_cycles_per_block;  // -1: no mix
+    double cycles_per_block;
+    const char* limited_by;
+    const char* formula;
+  };
+  const bound bounds[] = {
+      {"shani-x4", 37, 46, 46, "ports",
+       "latency: 148 cycles per lane-block / 4 lanes; ports: 46 cycles per 1-lane block of the measured "
+       "mix"},
+      {"shani-x3", 49.333333333333336, 46, 49.333333333333336, "latency",
+       "latency: 148 cycles per lane-block / 3 lanes; ports: 46 cycles per 1-lane block of the measured "
+       "mix"},
+      {"shani-x2", 74, 46, 74, "latency",
+       "latency: 148 cycles per lane-block / 2 lanes; ports: 46 cycles per 1-lane block of the measured "
+       "mix"},
+      {"avx512-x16", 170.6875, 50, 170.6875, "latency",
+       "latency: 2.73e+03 cycles per lane-block / 16 lanes; ports: 800 cycles per 16-lane block of the "
+       "measured mix"},
+      {"avx512-x8", 341.375, -1, 341.375, "latency",
+       "latency: 2.73e+03 cycles per lane-block / 8 lanes; no measured instruction mix (scalar rounds): "
+       "latency bound only"},
+      {"shani", 148, 46, 148, "latency",
+       "latency: 148 cycles per lane-block / 1 lanes; ports: 46 cycles per 1-lane block of the measured "
+       "mix"},
+      {"avx2-x8", 344.8125, 87.5, 344.8125, "latency",
+       "latency: 2.76e+03 cycles per lane-block / 8 lanes; ports: 700 cycles per 8-lane block of the "
+       "measured mix"},
+      {"avx2-1", 320.5, -1, 320.5, "latency",
+       "latency: 320 cycles per lane-block / 1 lanes; no measured instruction mix (scalar rounds): "
+       "latency bound only"},
+      {"portable", 320.5, -1, 320.5, "latency",
+       "latency: 320 cycles per lane-block / 1 lanes; no measured instruction mix (scalar rounds): "
+       "latency bound only"},
+  };
+  std::size_t priced = 0;
+  for (const hash_family a : hash_families())
+    for (const engine& e : compiled_engines(a)) {
+      INFO(hash_family_name(a) << " " << e.name);
+      const auto want = std::find_if(std::begin(limits), std::end(limits), [&](const limit& l) {
+        return l.algo == hash_family_name(a) && l.engine == e.name;
+      });
+      REQUIRE(want != std::end(limits));
+      const critical_path c = critical_path_limit(a, e.name, t);
+      CHECK(c.algo == want->algo);
+      CHECK(c.engine == want->engine);
+      CHECK(c.lanes == want->lanes);
+      CHECK(c.block_bytes == want->block_bytes);
+      CHECK(c.lane_cycles_per_block == Approx(want->lane_cycles_per_block).epsilon(1e-12));
+      CHECK(c.cycles_per_byte == Approx(want->cycles_per_byte).epsilon(1e-12));
+      CHECK(c.formula == want->formula);
+      ++priced;
+      if (a != hash_family::sha256) continue;
+      const auto pin = std::find_if(std::begin(bounds), std::end(bounds),
+                                    [&](const bound& b) { return b.engine == e.name; });
+      REQUIRE(pin != std::end(bounds));
+      const port_bound b = port_bound_of(a, e.name, t);
+      CHECK(b.latency_cycles_per_block == Approx(pin->latency_cycles_per_block).epsilon(1e-12));
+      CHECK(b.mix_cycles_per_block.value_or(-1) == Approx(pin->mix_cycles_per_block).epsilon(1e-12));
+      CHECK(b.cycles_per_block == Approx(pin->cycles_per_block).epsilon(1e-12));
+      CHECK(b.limited_by == pin->limited_by);
+      CHECK(b.formula == pin->formula);
+    }
+  CHECK(priced >= 3);  // portable, at least, of each family
+  // Names this build has no engine for: no model, as before.
+  for (const hash_family a : hash_families())
+    for (const char* name : {"openssl", "openssl-noshani", "no-such-engine", "shani-x9"}) {
+      INFO(name);
+      CHECK_THROWS_AS(critical_path_limit(a, name, t), std::invalid_argument);
+      CHECK_FALSE(critical_path_cycles_per_byte_tsc(a, name));
+      CHECK_FALSE(port_bound_cycles_per_block(a, name));
+    }
 }
