@@ -90,30 +90,34 @@ std::vector<engine> make_sha256() {
   // with fewer chains than an engine's width narrow the choice through the lane range.
 #if defined(POREPLAB_HAVE_SHANI)
   engine x4 = with_repeat(with_pad({"shani-x4", "SHA-NI, four chains interleaved: sha256rnds2 issued every cycle where its throughput allows",
-                                    a, 4, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x4},
+                                    a, 4, engine_isa::sha_ni, engine_shape::sha_ni_chains, kShaniFeatures, has_shani,
+                                    kernels::sha256_chains_shani_x4},
                                    kernels::sha256_pad64_shani),
                           kernels::sha256_repeat_shani_x4);
   x4.sha256_sdr_nodes = kernels::sha256_sdr_nodes_shani_x4;
   v.push_back(x4);
-  v.push_back(with_pad({"shani-x3", "SHA-NI, three chains interleaved", a, 3, kShaniFeatures, has_shani,
-                        kernels::sha256_chains_shani_x3},
+  v.push_back(with_pad({"shani-x3", "SHA-NI, three chains interleaved", a, 3, engine_isa::sha_ni,
+                        engine_shape::sha_ni_chains, kShaniFeatures, has_shani, kernels::sha256_chains_shani_x3},
                        kernels::sha256_pad64_shani));
   engine x2 = with_pad({"shani-x2", "SHA-NI, two chains interleaved to fill sha256rnds2's latency", a, 2,
-                        kShaniFeatures, has_shani, kernels::sha256_chains_shani_x2},
+                        engine_isa::sha_ni, engine_shape::sha_ni_chains, kShaniFeatures, has_shani,
+                        kernels::sha256_chains_shani_x2},
                        kernels::sha256_pad64_shani);
   x2.sha256_sdr_nodes = kernels::sha256_sdr_nodes_shani_x2;
   v.push_back(x2);
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
   engine x16 = with_pairs(with_pad(with_repeat({"avx512-x16", "AVX-512 multi-buffer, 16 chains in zmm, vprord + vpternlogd",
-                                                a, 16, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x16},
+                                                a, 16, engine_isa::avx512, engine_shape::multi_buffer, kAvx512Features,
+                                                has_avx512, kernels::sha256_chains_avx512_x16},
                                                kernels::sha256_repeat_avx512_x16),
                                    kernels::sha256_pad64_avx512_x16),
                           kernels::sha256_pairs_avx512_x16);
   x16.sha256_sdr_nodes = kernels::sha256_sdr_nodes_avx512_x16;
   v.push_back(x16);
   engine x8 = with_pairs(with_pad(with_repeat({"avx512-x8", "AVX-512VL multi-buffer, 8 chains in ymm, vprord + vpternlogd",
-                                               a, 8, kAvx512Features, has_avx512, kernels::sha256_chains_avx512_x8},
+                                               a, 8, engine_isa::avx512, engine_shape::multi_buffer, kAvx512Features,
+                                               has_avx512, kernels::sha256_chains_avx512_x8},
                                               kernels::sha256_repeat_avx512_x8),
                                   kernels::sha256_pad64_avx512_x8),
                          kernels::sha256_pairs_avx512_x8);
@@ -121,23 +125,24 @@ std::vector<engine> make_sha256() {
   v.push_back(x8);
 #endif
 #if defined(POREPLAB_HAVE_SHANI)
-  engine shani = with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, kShaniFeatures,
-                           has_shani, kernels::sha256_chains_shani},
+  engine shani = with_pad({"shani", "SHA-NI, one chain: 32 dependent sha256rnds2 per block", a, 1, engine_isa::sha_ni,
+                           engine_shape::sha_ni_chains, kShaniFeatures, has_shani, kernels::sha256_chains_shani},
                           kernels::sha256_pad64_shani);
   shani.sha256_chain_ahead = kernels::sha256_chain_ahead_shani;
   shani.sha256_sdr_node = kernels::sha256_sdr_node_shani;
   v.push_back(shani);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
-  v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains, shift/xor rotations", a, 8, kAvx2Features, has_avx2,
-               kernels::sha256_chains_avx2_x8});
+  v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains, shift/xor rotations", a, 8, engine_isa::avx2,
+               engine_shape::multi_buffer, kAvx2Features, has_avx2, kernels::sha256_chains_avx2_x8});
   // The single-stream path of CPUs without SHA-NI (one sector, or a latency figure).
   v.push_back(with_pad({"avx2-1", "AVX2/BMI2 one chain: message schedule 4 words per xmm op, rounds scalar (rorx)", a,
-                        1, kAvx2Features, has_avx2, kernels::sha256_chains_avx2_1},
+                        1, engine_isa::avx2, engine_shape::scalar, kAvx2Features, has_avx2,
+                        kernels::sha256_chains_avx2_1},
                        kernels::sha256_pad64_avx2_1));
 #endif
-  v.push_back(with_pad({"portable", "portable C++ (common/ sha256::compress2), one chain at a time", a, 1, "", always,
-                        sha256_chains_portable},
+  v.push_back(with_pad({"portable", "portable C++ (common/ sha256::compress2), one chain at a time", a, 1, engine_isa::portable,
+                        engine_shape::scalar, "", always, sha256_chains_portable},
                        sha256_pad64_portable));
   return v;
 }
@@ -155,9 +160,9 @@ std::vector<engine> make_blake2() {
   constexpr std::size_t C = blake2_block_chunks(A);
   constexpr bool kS = A == hash_family::blake2s;
   std::vector<engine> v;
-  auto add = [&](std::string_view name, std::string_view desc, std::size_t lanes, std::string_view req,
-                 bool (*avail)(), fn f) {
-    engine e{name, desc, A, lanes, req, avail};
+  auto add = [&](std::string_view name, std::string_view desc, std::size_t lanes, engine_isa isa, engine_shape shape,
+                 std::string_view req, bool (*avail)(), fn f) {
+    engine e{name, desc, A, lanes, isa, shape, req, avail};
     if constexpr (kS)
       e.blake2s = f;
     else
@@ -166,33 +171,38 @@ std::vector<engine> make_blake2() {
   };
 #if defined(POREPLAB_HAVE_AVX512)
   if constexpr (kS)
-    add("avx512-x16", "AVX-512 multi-buffer, 16 messages in zmm dwords, vprord", 16, kAvx512Features, has_avx512,
-        kernels::blake2s_chains_avx512_x16);
+    add("avx512-x16", "AVX-512 multi-buffer, 16 messages in zmm dwords, vprord", 16, engine_isa::avx512,
+        engine_shape::multi_buffer, kAvx512Features, has_avx512, kernels::blake2s_chains_avx512_x16);
   else
-    add("avx512-x8", "AVX-512 multi-buffer, 8 messages in zmm qwords, vprorq", 8, kAvx512Features, has_avx512,
-        kernels::blake2b_chains_avx512_x8);
+    add("avx512-x8", "AVX-512 multi-buffer, 8 messages in zmm qwords, vprorq", 8, engine_isa::avx512,
+        engine_shape::multi_buffer, kAvx512Features, has_avx512, kernels::blake2b_chains_avx512_x8);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
   if constexpr (kS)
-    add("avx2-x8", "AVX2 multi-buffer, 8 messages in ymm dwords, shuffle and shift rotations", 8, kAvx2Features,
-        has_avx2, kernels::blake2s_chains_avx2_x8);
+    add("avx2-x8", "AVX2 multi-buffer, 8 messages in ymm dwords, shuffle and shift rotations", 8, engine_isa::avx2,
+        engine_shape::multi_buffer, kAvx2Features, has_avx2, kernels::blake2s_chains_avx2_x8);
   else
-    add("avx2-x4", "AVX2 multi-buffer, 4 messages in ymm qwords, shuffle and shift rotations", 4, kAvx2Features,
-        has_avx2, kernels::blake2b_chains_avx2_x4);
+    add("avx2-x4", "AVX2 multi-buffer, 4 messages in ymm qwords, shuffle and shift rotations", 4, engine_isa::avx2,
+        engine_shape::multi_buffer, kAvx2Features, has_avx2, kernels::blake2b_chains_avx2_x4);
 #endif
 #if defined(POREPLAB_HAVE_AVX512)
   if constexpr (kS)
-    add("avx512", kRowAvx512, 1, kAvx512Features, has_avx512, blake2_one_lane<W, C, kernels::blake2s_blocks_avx512>);
+    add("avx512", kRowAvx512, 1, engine_isa::avx512, engine_shape::row_vector, kAvx512Features, has_avx512,
+        blake2_one_lane<W, C, kernels::blake2s_blocks_avx512>);
   else
-    add("avx512", kRowAvx512, 1, kAvx512Features, has_avx512, blake2_one_lane<W, C, kernels::blake2b_blocks_avx512>);
+    add("avx512", kRowAvx512, 1, engine_isa::avx512, engine_shape::row_vector, kAvx512Features, has_avx512,
+        blake2_one_lane<W, C, kernels::blake2b_blocks_avx512>);
 #endif
 #if defined(POREPLAB_HAVE_AVX2)
   if constexpr (kS)
-    add("avx2", kRowAvx2, 1, kAvx2Features, has_avx2, blake2_one_lane<W, C, kernels::blake2s_blocks_avx2>);
+    add("avx2", kRowAvx2, 1, engine_isa::avx2, engine_shape::row_vector, kAvx2Features, has_avx2,
+        blake2_one_lane<W, C, kernels::blake2s_blocks_avx2>);
   else
-    add("avx2", kRowAvx2, 1, kAvx2Features, has_avx2, blake2_one_lane<W, C, kernels::blake2b_blocks_avx2>);
+    add("avx2", kRowAvx2, 1, engine_isa::avx2, engine_shape::row_vector, kAvx2Features, has_avx2,
+        blake2_one_lane<W, C, kernels::blake2b_blocks_avx2>);
 #endif
-  add("portable", "portable C++ (common/ blake2 compress)", 1, "", always, blake2_one_lane<W, C, blake2_blocks_portable<H>>);
+  add("portable", "portable C++ (common/ blake2 compress)", 1, engine_isa::portable, engine_shape::scalar, "", always,
+      blake2_one_lane<W, C, blake2_blocks_portable<H>>);
   return v;
 }
 
@@ -292,13 +302,20 @@ std::vector<const engine*> available_engines(hash_family algo) {
   return v;
 }
 
+const engine* compiled_engine(hash_family algo, std::string_view name) { return lookup(algo, name); }
+
+std::optional<engine_isa> engine_isa_of(hash_family algo, std::string_view name) {
+  if (const engine* e = lookup(algo, name)) return e->isa;
+  for (const auto& i : kEngineIsas.entries)
+    if (name.starts_with(i.name)) return i.value;
+  return std::nullopt;
+}
+
 bool sha256_engine_uses_sha_ni(std::string_view name) {
   // OpenSSL picks its SHA-NI path whenever the CPU has one, unless it is masked.
   if (name == "openssl") return true;
   if (name == "openssl-noshani") return false;
-  for (const auto& e : compiled_engines(hash_family::sha256))
-    if (e.name == name) return e.required.find("sha_ni") != std::string_view::npos;
-  return name.substr(0, 5) == "shani";
+  return engine_isa_of(hash_family::sha256, name) == engine_isa::sha_ni;
 }
 
 const engine& find_engine(hash_family algo, std::string_view name) {

@@ -264,59 +264,78 @@ std::string fmt(double v) {
 // "name=value" for the formula text.
 std::string lat(const latency_table& t, std::string_view name) { return std::string(name) + "=" + fmt(t.cycles(name)); }
 
-std::size_t engine_lanes(hash_family algo, std::string_view engine) {
-  for (const auto& e : compiled_engines(algo))
-    if (e.name == engine) return e.lanes;
+// The engine a name denotes: the one place a name becomes traits here.
+const engine& named_engine(hash_family algo, std::string_view name) {
+  if (const engine* e = compiled_engine(algo, name)) return *e;
   std::string valid;
   for (const auto& e : compiled_engines(algo)) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown " + std::string(hash_family_name(algo)) + " engine '" + std::string(engine) +
+  throw std::invalid_argument("unknown " + std::string(hash_family_name(algo)) + " engine '" + std::string(name) +
                               "' (valid: " + valid + ")");
+}
+
+[[noreturn]] void no_model(const critical_path& c) {
+  throw std::invalid_argument(c.algo + " engine '" + c.engine + "' has no critical-path model");
 }
 
 }  // namespace
 
-critical_path critical_path_limit(hash_family algo, std::string_view engine, const latency_table& t) {
+critical_path critical_path_limit(hash_family algo, std::string_view name, const latency_table& t) {
+  const engine& e = named_engine(algo, name);
   critical_path c;
   c.algo = std::string(hash_family_name(algo));
-  c.engine = std::string(engine);
-  c.lanes = engine_lanes(algo, engine);
+  c.engine = std::string(e.name);
+  c.lanes = e.lanes;
   const auto L = [&](std::string_view n) { return t.cycles(n); };
   switch (algo) {
     case hash_family::sha256: {
       c.block_bytes = 64;
-      if (engine == "portable" || engine == "avx2-1") {
-        // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
-        // a' = T1 + T2, T2 = Sigma0(a) + Maj(a,b,c), Sigma0 = ror ^ ror ^ ror: the three
-        // rotates run side by side, then xor, xor, add (Maj is ready earlier), add T1.
-        // The e chain (Sigma1, Ch, + d) is no longer. Then one feed-forward add per block.
-        const double round = L("ror") + 2 * L("xor") + 2 * L("add");
-        c.lane_cycles_per_block = 64 * round + L("add");
-        c.formula = "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; " + lat(t, "ror") + " " + lat(t, "xor") + " " +
-                    lat(t, "add");
-      } else if (engine.starts_with("shani")) {
-        // Two rounds per sha256rnds2, each waiting for the previous; message schedule
-        // (msg1/msg2) runs beside the chain. The x2 form interleaves independent chains:
-        // same path per chain, twice the bytes.
-        c.lane_cycles_per_block = 32 * L("sha256rnds2") + L("paddd");
-        c.formula = "(32 x sha256rnds2 + paddd) / 64 B per chain";
-        if (c.lanes > 1) c.formula += " / " + std::to_string(c.lanes) + " chains";
-        c.formula += "; " + lat(t, "sha256rnds2") + " " + lat(t, "paddd");
-      } else if (engine.starts_with("avx2")) {
-        // No vector rotate: Sigma0 = 3 right + 3 left shifts side by side, then a depth-3
-        // xor tree (sha256_avx2.cpp); + Maj, + T1.
-        const double round = L("vpsrld ymm") + 3 * L("vpxor ymm") + 2 * L("vpaddd ymm");
-        c.lane_cycles_per_block = 64 * round + L("vpaddd ymm");
-        c.formula = "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
-                    " lanes; " + lat(t, "vpsrld ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpaddd ymm");
-      } else if (engine.starts_with("avx512")) {
-        // Sigma0 = vpternlogd(xor3) of three vprord side by side; + Maj, + T1. zmm
-        // latencies stand for the ymm form (avx512-x8) too.
-        const double round = L("vprord zmm") + L("vpternlogd zmm") + 2 * L("vpaddd zmm");
-        c.lane_cycles_per_block = 64 * round + L("vpaddd zmm");
-        c.formula = "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
-                    " lanes; " + lat(t, "vprord zmm") + " " + lat(t, "vpternlogd zmm") + " " + lat(t, "vpaddd zmm");
-      } else {
-        throw std::invalid_argument("sha256 engine '" + c.engine + "' has no critical-path model");
+      switch (e.shape) {
+        case engine_shape::scalar: {
+          // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
+          // a' = T1 + T2, T2 = Sigma0(a) + Maj(a,b,c), Sigma0 = ror ^ ror ^ ror: the three
+          // rotates run side by side, then xor, xor, add (Maj is ready earlier), add T1.
+          // The e chain (Sigma1, Ch, + d) is no longer. Then one feed-forward add per block.
+          const double round = L("ror") + 2 * L("xor") + 2 * L("add");
+          c.lane_cycles_per_block = 64 * round + L("add");
+          c.formula = "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; " + lat(t, "ror") + " " + lat(t, "xor") +
+                      " " + lat(t, "add");
+          break;
+        }
+        case engine_shape::sha_ni_chains:
+          // Two rounds per sha256rnds2, each waiting for the previous; message schedule
+          // (msg1/msg2) runs beside the chain. The x2 form interleaves independent chains:
+          // same path per chain, twice the bytes.
+          c.lane_cycles_per_block = 32 * L("sha256rnds2") + L("paddd");
+          c.formula = "(32 x sha256rnds2 + paddd) / 64 B per chain";
+          if (c.lanes > 1) c.formula += " / " + std::to_string(c.lanes) + " chains";
+          c.formula += "; " + lat(t, "sha256rnds2") + " " + lat(t, "paddd");
+          break;
+        case engine_shape::multi_buffer:
+          switch (e.isa) {
+            case engine_isa::avx2: {
+              // No vector rotate: Sigma0 = 3 right + 3 left shifts side by side, then a
+              // depth-3 xor tree (sha256_avx2.cpp); + Maj, + T1.
+              const double round = L("vpsrld ymm") + 3 * L("vpxor ymm") + 2 * L("vpaddd ymm");
+              c.lane_cycles_per_block = 64 * round + L("vpaddd ymm");
+              c.formula = "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
+                          " lanes; " + lat(t, "vpsrld ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpaddd ymm");
+              break;
+            }
+            case engine_isa::avx512: {
+              // Sigma0 = vpternlogd(xor3) of three vprord side by side; + Maj, + T1. zmm
+              // latencies stand for the ymm form (avx512-x8) too.
+              const double round = L("vprord zmm") + L("vpternlogd zmm") + 2 * L("vpaddd zmm");
+              c.lane_cycles_per_block = 64 * round + L("vpaddd zmm");
+              c.formula = "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / " +
+                          std::to_string(c.lanes) + " lanes; " + lat(t, "vprord zmm") + " " +
+                          lat(t, "vpternlogd zmm") + " " + lat(t, "vpaddd zmm");
+              break;
+            }
+            case engine_isa::portable:
+            case engine_isa::sha_ni: no_model(c);
+          }
+          break;
+        case engine_shape::row_vector: no_model(c);
       }
       break;
     }
@@ -328,48 +347,74 @@ critical_path critical_path_limit(hash_family algo, std::string_view engine, con
       double g = 0;
       std::string gtext;
       // G (both halves): a += b (+m off the path); d = ror(d ^ a); c += d; b = ror(b ^ c); twice.
-      if (engine == "portable") {
-        g = 4 * L("add") + 4 * L("xor") + 4 * L("ror");
-        gtext = "G = 4 add + 4 xor + 4 ror; " + lat(t, "add") + " " + lat(t, "xor") + " " + lat(t, "ror");
-      } else if (c.lanes > 1 && engine.starts_with("avx512")) {
-        // Multi-buffer (blake2_lanes.hpp): a message per lane, every rotation one vpror.
-        g = 4 * L("vpaddd zmm") + 4 * L("vpxor ymm") + 4 * L("vprord zmm");
-        gtext = "G = 4 vpadd + 4 vpxor + 4 vpror, per lane of " + std::to_string(c.lanes) + "; " +
-                lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vprord zmm");
-      } else if (c.lanes > 1 && engine.starts_with("avx2")) {
-        // Multi-buffer: byte-multiple rotations one vpshufb (or vpshufd for 32), the rest
-        // two shifts + or.
-        const int shuffles = b2s ? 2 : 3, shifted = 4 - shuffles;
-        g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + shuffles * L("vpshufb ymm") + shifted * L("rotate ymm");
-        gtext = "G = 4 vpadd + 4 vpxor + " + std::to_string(shuffles) + " byte-shuffle + " + std::to_string(shifted) +
-                " shift-rotate, per lane of " + std::to_string(c.lanes) + "; " + lat(t, "vpaddd ymm") + " " +
-                lat(t, "vpxor ymm") + " " + lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
-      } else if (engine == "avx2" && b2s) {
-        // Rotations by 16 and 8 are one vpshufb (xmm rows); by 12 and 7, two shifts + or.
-        g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + 2 * L("vpshufb xmm") + 2 * L("rotate ymm");
-        gtext = "G = 4 vpaddd + 4 vpxor + 2 vpshufb (ror 16, 8) + 2 shift-rotate (ror 12, 7); " + lat(t, "vpaddd ymm") +
-                " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb xmm") + " " + lat(t, "rotate ymm");
-      } else if (engine == "avx2") {
-        // ror 32: vpshufd, ror 24 and 16: vpshufb; ror 63 = (x >> 63) ^ (x + x): shift
-        // and add side by side, then the xor, which is the rotate's or ("rotate ymm").
-        g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + L("vpshufd ymm") + 2 * L("vpshufb ymm") + L("rotate ymm");
-        gtext = "G = 4 vpaddq + 4 vpxor + vpshufd (ror 32) + 2 vpshufb (ror 24, 16) + 1 shift-rotate (ror 63); " +
-                lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
-                lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
-      } else if (engine == "avx512" && b2s) {
-        // As implemented (blake2s_avx512.cpp): ror(x) is formed early, then
-        // ror(x ^ y) = ror(x) ^ (y >> n) ^ (y << 32-n): a shift and one vpternlogd after y.
-        g = 4 * L("vpaddd zmm") + 4 * (L("vpsrld ymm") + L("vpternlogd zmm"));
-        gtext = "G = 4 vpaddd + 4 (shift + vpternlogd), the xor folded into each rotate; " + lat(t, "vpaddd zmm") +
-                " " + lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
-      } else if (engine == "avx512") {
-        // blake2b_avx512.cpp: ror 32 stays xor + vpshufd; ror 24, 16, 63 fold the xor.
-        g = 4 * L("vpaddd zmm") + L("vpxor ymm") + L("vpshufd ymm") + 3 * (L("vpsrld ymm") + L("vpternlogd zmm"));
-        gtext = "G = 4 vpaddq + (vpxor + vpshufd) (ror 32) + 3 (shift + vpternlogq) (ror 24, 16, 63); " +
-                lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
-                lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
-      } else {
-        throw std::invalid_argument(c.algo + " engine '" + c.engine + "' has no critical-path model");
+      switch (e.shape) {
+        case engine_shape::scalar:
+          g = 4 * L("add") + 4 * L("xor") + 4 * L("ror");
+          gtext = "G = 4 add + 4 xor + 4 ror; " + lat(t, "add") + " " + lat(t, "xor") + " " + lat(t, "ror");
+          break;
+        case engine_shape::multi_buffer:
+          switch (e.isa) {
+            case engine_isa::avx512:
+              // Multi-buffer (blake2_lanes.hpp): a message per lane, every rotation one vpror.
+              g = 4 * L("vpaddd zmm") + 4 * L("vpxor ymm") + 4 * L("vprord zmm");
+              gtext = "G = 4 vpadd + 4 vpxor + 4 vpror, per lane of " + std::to_string(c.lanes) + "; " +
+                      lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vprord zmm");
+              break;
+            case engine_isa::avx2: {
+              // Multi-buffer: byte-multiple rotations one vpshufb (or vpshufd for 32), the
+              // rest two shifts + or.
+              const int shuffles = b2s ? 2 : 3, shifted = 4 - shuffles;
+              g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + shuffles * L("vpshufb ymm") + shifted * L("rotate ymm");
+              gtext = "G = 4 vpadd + 4 vpxor + " + std::to_string(shuffles) + " byte-shuffle + " +
+                      std::to_string(shifted) + " shift-rotate, per lane of " + std::to_string(c.lanes) + "; " +
+                      lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb ymm") + " " +
+                      lat(t, "rotate ymm");
+              break;
+            }
+            case engine_isa::portable:
+            case engine_isa::sha_ni: no_model(c);
+          }
+          break;
+        case engine_shape::row_vector:
+          switch (e.isa) {
+            case engine_isa::avx2:
+              if (b2s) {
+                // Rotations by 16 and 8 are one vpshufb (xmm rows); by 12 and 7, two shifts + or.
+                g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + 2 * L("vpshufb xmm") + 2 * L("rotate ymm");
+                gtext = "G = 4 vpaddd + 4 vpxor + 2 vpshufb (ror 16, 8) + 2 shift-rotate (ror 12, 7); " +
+                        lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb xmm") + " " +
+                        lat(t, "rotate ymm");
+              } else {
+                // ror 32: vpshufd, ror 24 and 16: vpshufb; ror 63 = (x >> 63) ^ (x + x): shift
+                // and add side by side, then the xor, which is the rotate's or ("rotate ymm").
+                g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + L("vpshufd ymm") + 2 * L("vpshufb ymm") +
+                    L("rotate ymm");
+                gtext = "G = 4 vpaddq + 4 vpxor + vpshufd (ror 32) + 2 vpshufb (ror 24, 16) + 1 shift-rotate (ror 63); " +
+                        lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
+                        lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
+              }
+              break;
+            case engine_isa::avx512:
+              if (b2s) {
+                // As implemented (blake2s_avx512.cpp): ror(x) is formed early, then
+                // ror(x ^ y) = ror(x) ^ (y >> n) ^ (y << 32-n): a shift and one vpternlogd after y.
+                g = 4 * L("vpaddd zmm") + 4 * (L("vpsrld ymm") + L("vpternlogd zmm"));
+                gtext = "G = 4 vpaddd + 4 (shift + vpternlogd), the xor folded into each rotate; " +
+                        lat(t, "vpaddd zmm") + " " + lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
+              } else {
+                // blake2b_avx512.cpp: ror 32 stays xor + vpshufd; ror 24, 16, 63 fold the xor.
+                g = 4 * L("vpaddd zmm") + L("vpxor ymm") + L("vpshufd ymm") +
+                    3 * (L("vpsrld ymm") + L("vpternlogd zmm"));
+                gtext = "G = 4 vpaddq + (vpxor + vpshufd) (ror 32) + 3 (shift + vpternlogq) (ror 24, 16, 63); " +
+                        lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
+                        lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
+              }
+              break;
+            case engine_isa::portable:
+            case engine_isa::sha_ni: no_model(c);
+          }
+          break;
+        case engine_shape::sha_ni_chains: no_model(c);
       }
       c.lane_cycles_per_block = static_cast<double>(rounds) * 2 * g;
       c.formula = std::to_string(rounds) + " rounds x 2 G / " + std::to_string(c.block_bytes) + " B, G = " + fmt(g) +
@@ -382,29 +427,34 @@ critical_path critical_path_limit(hash_family algo, std::string_view engine, con
   return c;
 }
 
-std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::string_view engine) {
-  const auto& known = compiled_engines(algo);
-  if (std::none_of(known.begin(), known.end(), [&](const auto& e) { return e.name == engine; }))
-    return std::nullopt;  // e.g. "openssl": no model, and no reason to measure
+std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::string_view name) {
+  // A reference implementation or another build's engine: no model, and no reason to measure.
+  if (compiled_engine(algo, name) == nullptr) return std::nullopt;
   try {
     const latency_table& t = measured_latencies();
-    return critical_path_limit(algo, engine, t).cycles_per_byte * t.tsc_ticks_per_cycle;
+    return critical_path_limit(algo, name, t).cycles_per_byte * t.tsc_ticks_per_cycle;
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
-port_bound port_bound_of(hash_family algo, std::string_view engine, const latency_table& t) {
+port_bound port_bound_of(hash_family algo, std::string_view name, const latency_table& t) {
   if (algo != hash_family::sha256)
     throw std::runtime_error(std::string(hash_family_name(algo)) + " engines have no port-bound model");
-  const critical_path c = critical_path_limit(algo, engine, t);
+  const critical_path c = critical_path_limit(algo, name, t);
+  const engine& e = named_engine(algo, name);
   port_bound b;
   b.algo = c.algo;
   b.engine = c.engine;
   b.lanes = c.lanes;
   b.latency_cycles_per_block = c.lane_cycles_per_block / static_cast<double>(c.lanes);
-  // Every shani width issues the same instructions per block: one mix serves them all.
-  const mix_row* m = t.find_mix(engine.starts_with("shani") ? "shani" : engine);
+  // Every SHA-NI width issues the same instructions per block: the one-chain engine's
+  // mix serves them all.
+  const engine* mixed = &e;
+  if (e.shape == engine_shape::sha_ni_chains)
+    for (const auto& x : compiled_engines(algo))
+      if (x.shape == e.shape && x.lanes == 1) mixed = &x;
+  const mix_row* m = t.find_mix(mixed->name);
   b.formula = "latency: " + fmt(c.lane_cycles_per_block) + " cycles per lane-block / " + std::to_string(c.lanes) +
               " lanes";
   if (m != nullptr && m->measured) {
@@ -420,13 +470,10 @@ port_bound port_bound_of(hash_family algo, std::string_view engine, const latenc
   return b;
 }
 
-std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view engine) {
-  if (algo != hash_family::sha256) return std::nullopt;
-  const auto& known = compiled_engines(algo);
-  if (std::none_of(known.begin(), known.end(), [&](const auto& e) { return e.name == engine; }))
-    return std::nullopt;
+std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view name) {
+  if (algo != hash_family::sha256 || compiled_engine(algo, name) == nullptr) return std::nullopt;
   try {
-    return port_bound_of(algo, engine, measured_latencies()).cycles_per_block;
+    return port_bound_of(algo, name, measured_latencies()).cycles_per_block;
   } catch (const std::exception&) {
     return std::nullopt;
   }

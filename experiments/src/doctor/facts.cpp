@@ -133,7 +133,7 @@ void measure_engines(cpu_facts& c, const seal_plan& plan) {
   for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
     const cpu::engine_rate* r = t.find(hash_family::sha256, e->name);
     if (r == nullptr) continue;
-    c.engines.push_back({std::string(e->name), e->lanes, cpu::sha256_engine_uses_sha_ni(e->name), r->ns_per_lane_block, 0});
+    c.engines.push_back({std::string(e->name), e->lanes, e->uses_sha_ni(), r->ns_per_lane_block, 0});
   }
   for (const cpu::engine& e : cpu::compiled_engines(hash_family::sha256))
     if (!e.available()) c.unavailable_engines.push_back({std::string(e.name), e.lanes, std::string(e.required)});

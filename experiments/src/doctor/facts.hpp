@@ -59,7 +59,7 @@ struct memory_facts {
 struct engine_facts {
   std::string name;
   std::size_t lanes = 1;
-  bool sha_ni = false;           // runs on the SHA extensions (cpu::sha256_engine_uses_sha_ni)
+  bool sha_ni = false;           // runs on the SHA extensions (cpu::engine::uses_sha_ni)
   double ns_per_lane_block = 0;  // tune's rate
   double floor_ns_per_node = 0;  // one node of every planned sector, hash only; 0: not timed
 };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -99,11 +100,37 @@ using blake2b_chains_fn = void (*)(std::uint64_t* h, const std::uint8_t* const* 
 // The chunks of a BLAKE2 block.
 constexpr std::size_t blake2_block_chunks(hash_family a) { return a == hash_family::blake2b ? 4 : 2; }
 
+// The instruction set an engine's kernel is written in. Engine names begin with their
+// ISA's text ("shani-x4", "avx2-1"): a name from a record of another build still tells
+// its ISA (engine_isa_of).
+enum class engine_isa : std::uint8_t { portable, sha_ni, avx2, avx512 };
+inline constexpr name_table kEngineIsas{
+    "engine isa",
+    std::array{named<engine_isa>{engine_isa::portable, "portable"}, named<engine_isa>{engine_isa::sha_ni, "shani"},
+               named<engine_isa>{engine_isa::avx2, "avx2"}, named<engine_isa>{engine_isa::avx512, "avx512"}}};
+
+// How an engine lays a compression over the core: what its critical path is made of
+// (latency.hpp prices each shape in the engine's ISA).
+enum class engine_shape : std::uint8_t {
+  scalar,         // rounds in general registers, one message (a SIMD message schedule beside them too)
+  sha_ni_chains,  // sha256rnds2 rounds, `lanes` chains interleaved
+  multi_buffer,   // a message per SIMD lane, `lanes` of them
+  row_vector,     // one message, its state rows in SIMD registers (BLAKE2's G on four columns)
+};
+inline constexpr name_table kEngineShapes{
+    "engine shape",
+    std::array{named<engine_shape>{engine_shape::scalar, "scalar"},
+               named<engine_shape>{engine_shape::sha_ni_chains, "sha-ni-chains"},
+               named<engine_shape>{engine_shape::multi_buffer, "multi-buffer"},
+               named<engine_shape>{engine_shape::row_vector, "row-vector"}}};
+
 struct engine {
   std::string_view name;         // unique within its algo, e.g. "avx512-x16"
   std::string_view description;  // one line: technique
   hash_family algo;
   std::size_t lanes;             // independent messages per call at full width
+  engine_isa isa;
+  engine_shape shape;
   std::string_view required;     // features it needs, as features::names() spells them
   bool (*available)();           // this CPU and OS can run it
   // Exactly one is set, the one matching algo.
@@ -116,6 +143,9 @@ struct engine {
   sha256_chain_ahead_fn sha256_chain_ahead = nullptr;  // one-chain SHA-256 engines
   sha256_sdr_node_fn sha256_sdr_node = nullptr;        // one-chain SHA-256 engines
   sha256_sdr_nodes_fn sha256_sdr_nodes = nullptr;      // many-lane SHA-256 engines
+
+  // Missing on a CPU without the SHA extensions.
+  constexpr bool uses_sha_ni() const { return isa == engine_isa::sha_ni; }
 };
 
 // e.sha256_repeat where the engine has one and first_of is given, else e.sha256.
@@ -142,10 +172,17 @@ std::vector<const engine*> available_engines(hash_family algo);
 // By name. Unknown name: std::invalid_argument listing the valid names.
 // Known but not runnable here: engine_unavailable naming the missing features.
 const engine& find_engine(hash_family algo, std::string_view name);
+// By name, runnable here or not; nullptr when this build has no such engine (a record's
+// name from another build, a reference implementation). Where text becomes an engine.
+const engine* compiled_engine(hash_family algo, std::string_view name);
 
-// Whether the SHA-256 engine named (as records spell it: a compiled engine, "openssl" or
-// "openssl-noshani") runs on the CPU's SHA extensions, i.e. would be missing on an
-// AVX-only CPU. Names this build does not know count as SHA-NI when they start "shani".
+// The ISA of an engine named as records spell it: a compiled engine's, else the one whose
+// text begins the name (an engine of another build); empty for other names.
+std::optional<engine_isa> engine_isa_of(hash_family algo, std::string_view name);
+
+// Whether the SHA-256 implementation named (as records spell it: an engine, compiled here
+// or not, or a reference implementation, reference.hpp) runs on the CPU's SHA extensions,
+// i.e. would be missing on an AVX-only CPU.
 bool sha256_engine_uses_sha_ni(std::string_view name);
 
 // The engine POREPLAB_FORCE_ENGINE names for `algo`, or nullptr when it names none: a
