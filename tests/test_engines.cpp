@@ -20,6 +20,7 @@
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/cpu/tune.hpp"
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/sdr/label.hpp"
@@ -94,6 +95,63 @@ TEST_CASE("engine tables: names, order, features", "[engines]") {
     CHECK(parse_hash_family(hash_family_name(algo)) == algo);
   }
   CHECK(cpu::find_engine(hash_family::sha256, "portable").lanes == 1);
+}
+
+TEST_CASE("engine traits: ISA, shape and features agree, names begin with their ISA", "[engines]") {
+  for (hash_family algo : hash_families())
+    for (const auto& e : cpu::compiled_engines(algo)) {
+      INFO(hash_family_name(algo) << " " << e.name);
+      const std::string_view isa = cpu::kEngineIsas.name(e.isa);
+      REQUIRE(!isa.empty());
+      CHECK(!cpu::kEngineShapes.name(e.shape).empty());
+      CHECK(e.name.starts_with(isa));
+      CHECK(cpu::engine_isa_of(algo, e.name) == e.isa);
+      CHECK(cpu::compiled_engine(algo, e.name) == &e);
+      const auto needs = [&](std::string_view f) { return e.required.find(f) != std::string_view::npos; };
+      switch (e.isa) {
+        case cpu::engine_isa::portable: CHECK(e.required.empty()); break;
+        case cpu::engine_isa::sha_ni: CHECK(needs("sha_ni")); break;
+        case cpu::engine_isa::avx2: CHECK((needs("avx2") && !needs("sha_ni") && !needs("avx512"))); break;
+        case cpu::engine_isa::avx512: CHECK((needs("avx512f") && !needs("sha_ni"))); break;
+      }
+      CHECK(e.uses_sha_ni() == needs("sha_ni"));
+      if (algo == hash_family::sha256) CHECK(cpu::sha256_engine_uses_sha_ni(e.name) == e.uses_sha_ni());
+      // Only the many-lane shapes run more than one message, the one-message shapes one.
+      switch (e.shape) {
+        case cpu::engine_shape::scalar:
+        case cpu::engine_shape::row_vector: CHECK(e.lanes == 1); break;
+        case cpu::engine_shape::sha_ni_chains: CHECK(e.isa == cpu::engine_isa::sha_ni); break;
+        case cpu::engine_shape::multi_buffer: CHECK(e.lanes > 1); break;
+      }
+    }
+  // Names from records of another build, and the reference implementations.
+  CHECK(cpu::sha256_engine_uses_sha_ni("shani-x9"));
+  CHECK_FALSE(cpu::sha256_engine_uses_sha_ni("avx2-x99"));
+  CHECK_FALSE(cpu::sha256_engine_uses_sha_ni("no-such-engine"));
+  CHECK(cpu::engine_isa_of(hash_family::sha256, "avx512-x32") == cpu::engine_isa::avx512);
+  CHECK_FALSE(cpu::engine_isa_of(hash_family::sha256, "no-such-engine"));
+  for (const auto& r : cpu::kReferences) {
+    INFO(r.name);
+    CHECK(cpu::find_reference(r.name) == &r);
+    CHECK(&cpu::reference_of(r.id) == &r);
+    CHECK(cpu::sha256_engine_uses_sha_ni(r.name) == r.uses_sha_ni);
+    CHECK(r.ia32cap.empty() == r.uses_sha_ni);  // the one masked reference is the one without SHA-NI
+    CHECK(cpu::reference_covers(r, hash_family::sha256));
+    for (hash_family algo : hash_families()) CHECK(cpu::compiled_engine(algo, r.name) == nullptr);
+    CHECK_FALSE(cpu::engine_isa_of(hash_family::sha256, r.name));
+  }
+  CHECK(cpu::find_reference("portable") == nullptr);
+  CHECK(cpu::find_reference(cpu::kOpenssl)->id == cpu::reference_impl::openssl);
+}
+
+TEST_CASE("OpenSSL's digest of each family through the one EVP mapping equals the library's", "[engines]") {
+  const auto msg = pattern(1000);
+  for (hash_family algo : hash_families()) {
+    INFO(hash_family_name(algo));
+    const hash_algo full = full_digest(algo);
+    CHECK(cpu::openssl_digest(algo, msg.data(), msg.size()) == hash_bytes(full, msg.data(), msg.size()));
+    CHECK(cpu::openssl_digest(algo, nullptr, 0) == hash_bytes(full, nullptr, 0));
+  }
 }
 
 TEST_CASE("find_engine and parse_hash_family reject bad names", "[engines]") {
@@ -437,8 +495,8 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
       CHECK(r.algo == algo);
       CHECK(r.verified);
       // OpenSSL is sampled once after every engine sample: its row holds all of those.
-      CHECK(r.samples.size() == (r.engine == "openssl" ? 2 * engines : 2));
-      if (r.engine == "openssl") {
+      CHECK(r.samples.size() == (r.engine == cpu::kOpenssl ? 2 * engines : 2));
+      if (r.engine == cpu::kOpenssl) {
         CHECK(!r.vs_openssl);
         CHECK(r.vs_openssl_pairs.empty());
       } else {
@@ -449,7 +507,7 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
         CHECK(*r.vs_openssl <= r.vs_openssl_hi);
         // Each pair is OpenSSL's sample over this engine's sample taken just before it.
         const auto& o = rows[r.mode == hash_bench_mode::throughput ? engines : 2 * engines + 1];
-        REQUIRE(o.engine == "openssl");
+        REQUIRE(o.engine == cpu::kOpenssl);
         bool paired = false;
         for (double os : o.samples) paired = paired || os / r.samples[0] == Approx(r.vs_openssl_pairs[0]);
         CHECK(paired);
@@ -466,7 +524,7 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
                               "cycles_per_byte_core", "verified", "samples", "bound_ns_per_block", "vs_bound"})
         CHECK(j.contains(key));
       // Every SHA-256 engine has a port bound; OpenSSL and BLAKE2 have none.
-      const bool bounded = algo == hash_family::sha256 && r.engine != "openssl";
+      const bool bounded = algo == hash_family::sha256 && r.engine != cpu::kOpenssl;
       CHECK(r.bound_ns_per_block.has_value() == bounded);
       CHECK(r.vs_bound.has_value() == bounded);
       if (bounded) {
@@ -480,10 +538,10 @@ TEST_CASE("bench_hash verifies every engine and OpenSSL in both modes", "[engine
     }
     CHECK(rows.front().mode == hash_bench_mode::throughput);
     CHECK(rows.back().mode == hash_bench_mode::chain);
-    CHECK(rows.back().engine == "openssl");
+    CHECK(rows.back().engine == cpu::kOpenssl);
   }
   CHECK_THROWS_AS(cpu::bench_hash(hash_family::sha256, "no-such-engine", opt), std::invalid_argument);
-  const auto only = cpu::bench_hash(hash_family::blake2b, "openssl", opt);
+  const auto only = cpu::bench_hash(hash_family::blake2b, cpu::kOpenssl, opt);
   CHECK(only.size() == 2);
   for (const auto& r : only) CHECK(r.samples.size() == 2);
   opt.repetitions = 0;
@@ -507,7 +565,7 @@ TEST_CASE("bench_hash runs threads side by side and pairs them with one thread",
     CHECK(r.cpus.size() == (cpu::affinity_cpus().empty() ? 0u : 2u));
     // A pass is both copies' blocks: 2 KiB messages, or one 20-block SDR label a lane.
     CHECK(r.blocks_per_pass == (r.mode == hash_bench_mode::throughput ? 2 * 2048u / 64 : 2 * 20u));
-    if (r.engine == "openssl") {
+    if (r.engine == cpu::kOpenssl) {
       CHECK(!r.vs_one_thread);
       continue;
     }

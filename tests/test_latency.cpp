@@ -8,6 +8,7 @@
 
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
+#include "poreplab/cpu/reference.hpp"
 
 using namespace poreplab::cpu;
 using poreplab::hash_families;
@@ -138,7 +139,7 @@ TEST_CASE("latency: unknown engines are rejected", "[latency]") {
   const latency_table t = nominal();
   CHECK_THROWS_AS(critical_path_limit(hash_family::sha256, "no-such-engine", t), std::invalid_argument);
   CHECK_THROWS_AS(critical_path_limit(hash_family::blake2s, "shani", t), std::invalid_argument);
-  CHECK_FALSE(critical_path_cycles_per_byte_tsc(hash_family::sha256, "openssl").has_value());
+  CHECK_FALSE(critical_path_cycles_per_byte_tsc(hash_family::sha256, kOpenssl).has_value());
   // A table without the needed rows cannot price an engine.
   CHECK_THROWS_AS(critical_path_limit(hash_family::sha256, "shani", latency_table{}), std::invalid_argument);
 }
@@ -208,7 +209,7 @@ TEST_CASE("latency: port bounds are the larger of latency per lane and the measu
   CHECK(t.set_mix("avx512-x16", 16, 960.0).find_mix("avx512-x16")->cycles_per_group_block == 960.0);
   CHECK_THROWS_AS(port_bound_of(hash_family::blake2s, "portable", t), std::runtime_error);
   CHECK_THROWS_AS(port_bound_of(hash_family::sha256, "no-such-engine", t), std::invalid_argument);
-  CHECK_FALSE(port_bound_cycles_per_block(hash_family::sha256, "openssl"));
+  CHECK_FALSE(port_bound_cycles_per_block(hash_family::sha256, kOpenssl));
   CHECK_FALSE(port_bound_cycles_per_block(hash_family::blake2b, "portable"));
 }
 
@@ -352,7 +353,8 @@ TEST_CASE("latency: every compiled engine keeps its pinned critical path and por
   CHECK(priced >= 3);  // portable, at least, of each family
   // Names this build has no engine for: no model, as before.
   for (const hash_family a : hash_families())
-    for (const char* name : {"openssl", "openssl-noshani", "no-such-engine", "shani-x9"}) {
+    for (const std::string_view name : {kReferences[0].name, kReferences[1].name, std::string_view("no-such-engine"),
+                                        std::string_view("shani-x9")}) {
       INFO(name);
       CHECK_THROWS_AS(critical_path_limit(a, name, t), std::invalid_argument);
       CHECK_FALSE(critical_path_cycles_per_byte_tsc(a, name));

@@ -9,6 +9,7 @@
 
 #include "kernels.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -312,9 +313,7 @@ std::optional<engine_isa> engine_isa_of(hash_family algo, std::string_view name)
 }
 
 bool sha256_engine_uses_sha_ni(std::string_view name) {
-  // OpenSSL picks its SHA-NI path whenever the CPU has one, unless it is masked.
-  if (name == "openssl") return true;
-  if (name == "openssl-noshani") return false;
+  if (const reference* r = find_reference(name)) return r->uses_sha_ni;
   return engine_isa_of(hash_family::sha256, name) == engine_isa::sha_ni;
 }
 

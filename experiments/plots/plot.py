@@ -593,12 +593,14 @@ class Figures:
         algos = list(OrderedDict.fromkeys(p[K.axes]["algo"] for p in pts))
         engines = {a: list(OrderedDict.fromkeys(p[K.axes]["engine"] for p in pts if p[K.axes]["algo"] == a))
                    for a in algos}
-        # Fastest first (one dependent chain, the SDR pattern, where measured), OpenSSL last
-        # as the bar to compare against.
+        # Fastest first (one dependent chain, the SDR pattern, where measured), the reference
+        # implementations last as the bar to compare against: the records say which they are.
+        refs = {q[K.axes]["engine"] for q in pts if (q.get(K.context) or {}).get("reference")}
+
         def order(a, e):
             cpb = {q[K.axes].get("mode"): q[K.rates]["cycles_per_byte"] for q in pts
                    if q[K.axes]["algo"] == a and q[K.axes]["engine"] == e}
-            return (e == "openssl", cpb.get("chain", cpb.get("throughput", 0)))
+            return (e in refs, cpb.get("chain", cpb.get("throughput", 0)))
         for a in algos:
             engines[a].sort(key=lambda e: order(a, e))
         fig, axs = plt.subplots(len(algos), len(modes), squeeze=False, sharey="row",
@@ -617,7 +619,7 @@ class Figures:
                     y = p[K.rates]["cycles_per_byte"]
                     lo, hi = rel_range(p, False)
                     vals.append(y * (1 + hi))
-                    ref = e == "openssl"
+                    ref = e in refs
                     ax.barh(i, y, 0.7, color="0.85" if ref else ("#1f77b4" if m == "throughput" else "#ff7f0e"),
                             hatch="///" if ref else None, edgecolor="black", linewidth=0.5,
                             xerr=[[y * lo], [y * hi]], capsize=2, error_kw={"linewidth": 0.8})

@@ -21,6 +21,7 @@
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/latency.hpp"
 #include "poreplab/cpu/perf_counter.hpp"
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -150,15 +151,6 @@ class evp_digest {
   EVP_MD_CTX* ctx_;
 };
 
-const char* evp_name(hash_family a) {
-  switch (a) {
-    case hash_family::sha256: return "SHA256";
-    case hash_family::blake2s: return "BLAKE2S-256";
-    case hash_family::blake2b: return "BLAKE2B-512";
-  }
-  return "";
-}
-
 // --- SHA-256 ---------------------------------------------------------------------------
 
 // Message blocks of one lane's message are its 64-byte blocks, then the padding block
@@ -198,7 +190,7 @@ workload sha256_throughput(const engine* e, std::size_t lanes, std::size_t bytes
       fn(d->state.data(), d->chunks.data(), d->nblocks, d->lanes);
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(hash_family::sha256));
+    d->evp = std::make_unique<evp_digest>(openssl_evp_name(hash_family::sha256));
     w.pass = [d] { d->evp->digest(d->msgs.data(), d->bytes, d->out.data()); };
   }
   w.verify = [d, w_pass = w.pass, is_evp = e == nullptr] {
@@ -281,7 +273,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
       }
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(hash_family::sha256));
+    d->evp = std::make_unique<evp_digest>(openssl_evp_name(hash_family::sha256));
     w.pass = [d, gather] {
       for (std::size_t i = 0; i < d->labels; ++i) {
         gather(*d, i, 0);
@@ -359,7 +351,7 @@ workload blake2_throughput(const engine* e, hash_family algo, std::size_t lanes,
       for (std::size_t j = 0; j < d->lanes; ++j) store_words<H>(d->h.data() + 8 * j, d->out.data() + kOut * j);
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(algo));
+    d->evp = std::make_unique<evp_digest>(openssl_evp_name(algo));
     w.pass = [d] { d->evp->digest(d->msgs.data(), d->bytes, d->out.data()); };
   }
   w.verify = [d, w_pass = w.pass] {
@@ -409,7 +401,7 @@ workload blake2_chain(const engine* e, hash_family algo, std::size_t lanes, std:
       }
     };
   } else {
-    d->evp = std::make_unique<evp_digest>(evp_name(algo));
+    d->evp = std::make_unique<evp_digest>(openssl_evp_name(algo));
     w.pass = [d] {
       std::uint8_t out[H::kMaxDigestBytes];  // not kOut: clang 14 would ask to capture it
       for (std::size_t s = 0; s < d->steps; ++s) {
@@ -527,10 +519,10 @@ std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine
   std::vector<const engine*> subjects;  // nullptr: OpenSSL
   if (engine_name == "all") {
     subjects = available_engines(algo);
-  } else if (engine_name != "openssl") {
+  } else if (engine_name != kOpenssl) {
     subjects.push_back(&find_engine(algo, engine_name));
   }
-  if (opt.openssl || engine_name == "openssl") subjects.push_back(nullptr);
+  if (opt.openssl || engine_name == kOpenssl) subjects.push_back(nullptr);
 
   const core_cycles cc;
   std::vector<hash_bench_row> rows;
@@ -604,7 +596,7 @@ std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine
       }
       hash_bench_row row = ossl_samples->row(cc);
       row.algo = algo;
-      row.engine = "openssl";
+      row.engine = std::string(kOpenssl);
       row.mode = mode;
       row.verified = ossl->verify();
       rows.push_back(std::move(row));

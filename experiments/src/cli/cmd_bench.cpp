@@ -13,6 +13,7 @@
 #include "cli/cli.hpp"
 #include "poreplab/cpu/bench.hpp"
 #include "poreplab/cpu/features.hpp"
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/unavailable.hpp"
 #include "util/text.hpp"
@@ -112,7 +113,7 @@ void run_hash(const hash_cli_options& o) {
   std::vector<hash_family> algos;
   if (o.algo != kAll) {
     algos = algos_named(o.algo);
-  } else if (o.engine == kAll || o.engine == "openssl") {
+  } else if (o.engine == kAll || o.engine == cpu::kOpenssl) {
     algos = hash_families();
   } else {
     // A named engine with every algorithm: the algorithms that have an engine of that name.
@@ -126,7 +127,8 @@ void run_hash(const hash_cli_options& o) {
       if (has) algos.push_back(a);
     }
     if (algos.empty())
-      throw std::invalid_argument("unknown engine '" + o.engine + "' (valid: all, openssl, " + valid + ")");
+      throw std::invalid_argument("unknown engine '" + o.engine + "' (valid: " + kAll + ", " + std::string(cpu::kOpenssl) +
+                                  ", " + valid + ")");
   }
   cpu::hash_bench_options opt;
   opt.bytes_per_lane = o.bytes;

@@ -2,6 +2,7 @@
 #include "backends/device_class.hpp"
 #include "report/amax.hpp"
 
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hash/family.hpp"
 #include "report/report2019.hpp"
@@ -459,7 +460,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
                fmt(number_at(rates, "ratio"), "%.3g");
     } else if (kind == records::record_kind::hash && text_at(axes, "mode") == "chain") {
       x.gb_per_s = single_stream_gb_per_s(p, x.hash);
-      x.implementation = engine == "openssl" ? std::string("openssl (EVP)") : engine;
+      x.implementation = cpu::find_reference(engine) != nullptr ? engine + " (EVP)" : engine;
       if (is_gpu_record(p)) {
         x.kind = "gpu";
         x.device = text_at(ctx, "device");

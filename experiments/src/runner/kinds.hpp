@@ -151,7 +151,7 @@ sdr::label_scheme scheme_of(const nlohmann::json& axes);
 // compiled engine of the point's `hash` (sha256 when there is none).
 axis_spec label_engine_axis(std::string help);
 
-// A cpu engine's (or "openssl"'s) digest of a fixed 1000-byte message, compared with
+// A cpu engine's (or a reference implementation's) digest of a fixed 1000-byte message, compared with
 // the portable implementation: the digest hash and limits records carry.
 struct known_answer {
   std::string digest;

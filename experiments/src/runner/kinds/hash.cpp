@@ -1,7 +1,5 @@
 // The `hash` kind: one hash engine (or OpenSSL's EVP, the reference row) in one pattern,
 // through bench_hash (the same measurement as `poreplab bench hash`).
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include "backends/device_class.hpp"
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/latency.hpp"
+#include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
 #include "records/schema.hpp"
@@ -24,13 +23,6 @@ namespace poreplab::runner {
 
 using nlohmann::json;
 
-constexpr const char* kOpenssl = "openssl";
-// OpenSSL with its SHA-extension path masked (OPENSSL_ia32cap clears CPUID.7.EBX bit 29),
-// the reference of a CPU without SHA-NI. The mask is read when libcrypto starts, so the
-// row runs in a child `poreplab bench hash` with the variable set.
-constexpr const char* kOpensslNoShani = "openssl-noshani";
-constexpr const char* kNoShaniMask = ":~0x20000000";
-
 // The digest a record carries: the engine's digest of a fixed message, compared with the
 // portable streaming implementation (and OpenSSL's row with OpenSSL's own EVP digest).
 known_answer engine_known_answer(hash_family a, const std::string& name) {
@@ -39,14 +31,12 @@ known_answer engine_known_answer(hash_family a, const std::string& name) {
   const hash_algo portable = full_digest(a);
   const auto want = hash_bytes(portable, msg.data(), msg.size());
   std::vector<std::uint8_t> got;
-  if (name == kOpenssl || name == kOpensslNoShani) {
-    const EVP_MD* md = a == hash_family::sha256    ? EVP_sha256()
-                       : a == hash_family::blake2s ? EVP_blake2s256()
-                                                        : EVP_blake2b512();
-    got.resize(EVP_MAX_MD_SIZE);
-    unsigned len = 0;
-    if (EVP_Digest(msg.data(), msg.size(), got.data(), &len, md, nullptr) != 1) len = 0;
-    got.resize(len);
+  if (cpu::find_reference(name) != nullptr) {
+    try {
+      got = cpu::openssl_digest(a, msg.data(), msg.size());
+    } catch (const std::runtime_error&) {
+      got.clear();  // no digest: the record says it does not match
+    }
   } else {
     const cpu::engine& e = cpu::find_engine(a, name);
     if (a == hash_family::sha256) {
@@ -62,9 +52,8 @@ known_answer engine_known_answer(hash_family a, const std::string& name) {
 
 std::string engine_unavailable_reason(const json& axes) {
   const std::string name = axes["engine"];
-  if (name == kOpenssl) return {};
-  if (name == kOpensslNoShani)
-    return algo_of(axes) == hash_family::sha256 ? std::string() : "openssl-noshani is a SHA-256 row only";
+  if (const cpu::reference* r = cpu::find_reference(name))
+    return cpu::reference_covers(*r, algo_of(axes)) ? std::string() : name + " is a SHA-256 row only";
   try {
     cpu::find_engine(algo_of(axes), name);
   } catch (const cpu::engine_unavailable& e) {
@@ -127,36 +116,42 @@ measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t sample
 }
 #endif
 
-// OpenSSL's SHA-256 row measured by a child poreplab with the SHA extensions masked.
-std::vector<cpu::hash_bench_row> bench_openssl_masked(const json& axes, int repetitions) {
+// A reference row with OPENSSL_ia32cap set, measured by a child poreplab: OpenSSL reads
+// the mask when libcrypto starts.
+std::vector<cpu::hash_bench_row> bench_openssl_masked(const cpu::reference& ref, const json& axes, int repetitions) {
+  const std::string who(ref.name);
   std::error_code ec;
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec || exe.empty() || exe.find('\'') != std::string::npos)
-    throw std::runtime_error("openssl-noshani: cannot name this executable for the child run");
+    throw std::runtime_error(who + ": cannot name this executable for the child run");
   std::string cmd = "OPENSSL_ia32cap='";
-  cmd += kNoShaniMask;
+  cmd += ref.ia32cap;
   cmd += "' '";
   cmd += exe;
-  cmd += "' bench hash --algo sha256 --engine openssl --json --mode ";
+  cmd += "' bench hash --algo ";
+  cmd += hash_family_name(algo_of(axes));
+  cmd += " --engine ";
+  cmd += cpu::kOpenssl;
+  cmd += " --json --mode ";
   cmd += axes["mode"].get<std::string>();
   cmd += " --bytes " + std::to_string(axes["size"].get<std::uint64_t>());
   cmd += " --repetitions " + std::to_string(repetitions);
   FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) throw std::runtime_error("openssl-noshani: cannot start the child run");
+  if (f == nullptr) throw std::runtime_error(who + ": cannot start the child run");
   std::string out;
   char buf[4096];
   for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
   const int status = pclose(f);
-  if (status != 0) throw std::runtime_error("openssl-noshani: the child run failed (status " + std::to_string(status) + ")");
+  if (status != 0) throw std::runtime_error(who + ": the child run failed (status " + std::to_string(status) + ")");
   std::vector<cpu::hash_bench_row> rows;
   std::istringstream lines(out);
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line.front() != '{') continue;
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || j.value("engine", "") != kOpenssl) continue;
+    if (j.is_discarded() || j.value("engine", "") != cpu::kOpenssl) continue;
     cpu::hash_bench_row r;
     r.algo = parse_hash_family(j.value("algo", "sha256"));
-    r.engine = kOpensslNoShani;
+    r.engine = who;
     r.mode = parse_hash_bench_mode(j.value("mode", ""));
     r.lanes = j.value("lanes", std::size_t{1});
     r.block_bytes = j.value("block_bytes", std::size_t{64});
@@ -170,7 +165,7 @@ std::vector<cpu::hash_bench_row> bench_openssl_masked(const json& axes, int repe
     r.verified = j.value("verified", false);
     rows.push_back(std::move(r));
   }
-  if (rows.empty()) throw std::runtime_error("openssl-noshani: the child run printed no OpenSSL row");
+  if (rows.empty()) throw std::runtime_error(who + ": the child run printed no OpenSSL row");
   return rows;
 }
 
@@ -184,8 +179,10 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   o.bytes_per_lane = axes["size"].get<std::size_t>();
   o.repetitions = static_cast<int>(warmup + samples);
   o.modes = {parse_hash_bench_mode(axes["mode"].get<std::string>())};
-  o.openssl = name == kOpenssl;
-  const auto rows = name == kOpensslNoShani ? bench_openssl_masked(axes, o.repetitions) : cpu::bench_hash(a, name, o);
+  const cpu::reference* ref = cpu::find_reference(name);
+  o.openssl = ref != nullptr && ref->ia32cap.empty();
+  const auto rows = ref != nullptr && !ref->ia32cap.empty() ? bench_openssl_masked(*ref, axes, o.repetitions)
+                                                           : cpu::bench_hash(a, name, o);
   const auto row = std::find_if(rows.begin(), rows.end(), [&](const cpu::hash_bench_row& r) {
     return r.engine == name && r.mode == o.modes.front();
   });
@@ -207,8 +204,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   for (const char* echo : {records::key::kind, records::key::samples, records::key::verified, "algo", "mode"})
     m.context.erase(echo);
   for (auto it = m.context.begin(); it != m.context.end();) it = it->is_null() ? m.context.erase(it) : std::next(it);
-  m.context["reference"] = name == kOpenssl || name == kOpensslNoShani;
-  if (name == kOpensslNoShani) m.context["openssl_ia32cap"] = kNoShaniMask;
+  m.context["reference"] = ref != nullptr;
+  if (ref != nullptr && !ref->ia32cap.empty()) m.context["openssl_ia32cap"] = std::string(ref->ia32cap);
   // The engine's dependency-chain limit from instruction latencies measured on this CPU.
   if (auto l = cpu::critical_path_cycles_per_byte_tsc(a, name)) m.context["critical_path_cycles_per_byte"] = *l;
   return m;
@@ -238,14 +235,13 @@ kind_spec hash_kind() {
       "engine", "all",
       [] {
         auto v = all_engine_names();
-        v.emplace_back(kOpenssl);
-        v.emplace_back(kOpensslNoShani);
+        for (const auto& r : cpu::kReferences) v.emplace_back(r.name);
         return v;
       },
       "engine name, openssl (the EVP reference), or all = every compiled engine of the algo and openssl");
   engine.all = [](const json& axes) {
     auto v = engine_names(algo_of(axes));
-    v.emplace_back(kOpenssl);  // openssl-noshani (a child process) only when named
+    v.emplace_back(cpu::kOpenssl);  // a masked reference (a child process) only when named
     return v;
   };
   auto mode = text_axis(

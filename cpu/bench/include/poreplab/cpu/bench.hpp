@@ -41,7 +41,7 @@ struct hash_bench_options {
 
 struct hash_bench_row {
   hash_family algo = hash_family::sha256;
-  std::string engine;  // engine name, or "openssl"
+  std::string engine;  // engine name, or kOpenssl (reference.hpp)
   hash_bench_mode mode = hash_bench_mode::throughput;
   std::size_t lanes = 1;           // chains hashed side by side (the engine's width)
   std::size_t block_bytes = 0;     // 64, or 128 for BLAKE2b
@@ -85,7 +85,7 @@ struct hash_bench_row {
   double vs_one_thread_lo = 0, vs_one_thread_hi = 0;
 };
 
-// Rows for `engine` ("all": every available engine, best first; "openssl": the reference
+// Rows for `engine` ("all": every available engine, best first; kOpenssl: the reference
 // only; a name: that engine, through find_engine() and its errors) and, with
 // opt.openssl, the OpenSSL row, for each of opt.modes in turn. With OpenSSL, every engine
 // sample is paired with an OpenSSL sample taken right after it (vs_openssl); the OpenSSL

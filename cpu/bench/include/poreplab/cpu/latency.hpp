@@ -102,7 +102,8 @@ struct critical_path {
   std::string formula;  // the arithmetic, with the latencies used
 };
 
-// The critical-path limit of a compiled engine from the latencies in `t`.
+// The critical-path limit of a compiled engine from the latencies in `t`: the model is
+// chosen by the engine's shape and ISA (engines.hpp), never by its name.
 // Unknown engine (or one without a model): std::invalid_argument; an instruction the
 // model needs but `t` did not measure: std::runtime_error.
 critical_path critical_path_limit(hash_family algo, std::string_view engine, const latency_table& t);
@@ -113,7 +114,8 @@ double blake2_limit_cycles_per_byte(double g_cycles, int rounds, std::size_t blo
 
 // For hash records (experiment runner): the limit in the unit of bench_hash's
 // cycles_per_byte (TSC ticks per byte, all lanes), from measured_latencies(). Empty for
-// "openssl", an engine without a model, or one whose instructions this CPU lacks.
+// a name this build has no engine for (a reference implementation, another build's
+// engine), an engine without a model, or one whose instructions this CPU lacks.
 // Records carry it as rates["critical_path_cycles_per_byte"] (experiments/plots/plot.py).
 std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::string_view engine);
 
