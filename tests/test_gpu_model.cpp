@@ -332,6 +332,28 @@ TEST_CASE("gpu model: kernel names from demangled template arguments", "[gpu-mod
   CHECK(kernel_variant_of_label("label_layer_kernel<zigzag, blake2s>") == poreplab::sdr::kernel_variant::standard);
 }
 
+TEST_CASE("gpu model: one table of kernel labels, read back by kernel_label", "[gpu-model]") {
+  const std::vector<std::string> want = {
+      "label_layer_kernel<sdr, sha256>",        "label_layer_kernel<sdr, blake2s>",
+      "label_layer_kernel<sdr, blake2b-256>",   "label_layer_kernel<zigzag, sha256>",
+      "label_layer_kernel<zigzag, blake2s>",    "label_layer_kernel<zigzag, blake2b-256>",
+      "label_layer_kernel<sdr, sha256, vec16>", "label_layer_kernel<sdr, sha256, rolled>",
+      "label_layer_kernel<sdr, sha256, staged>", "label_layer_kernel<sdr, sha256, split>",
+      "sha256_chain_kernel",                    "blake2s_chain_kernel",
+      "blake2b_chain_kernel"};
+  CHECK(kernel_labels() == want);
+  for (const auto& l : kernel_labels()) {
+    INFO(l);
+    CHECK(is_label_kernel(l) == (l.find("chain") == std::string::npos));
+    // A demangled name holding the label reads back as the label.
+    if (!is_label_kernel(l)) CHECK(kernel_label("void poreplab::cuda::run_functor<poreplab::hashbench::" + l + ">(T1)") == l);
+  }
+  CHECK(label_kernel_label(poreplab::sdr::kFilecoinScheme, poreplab::sdr::kernel_variant::split) ==
+        "label_layer_kernel<sdr, sha256, split>");
+  CHECK(kernel_variant_of_label(label_kernel_label(poreplab::sdr::kFilecoinScheme, poreplab::sdr::kernel_variant::staged)) ==
+        poreplab::sdr::kernel_variant::staged);
+}
+
 TEST_CASE("gpu model: the latency table is validated on load", "[gpu-model]") {
   const json good = default_table_json();
   const latency_table t = parse_latency_table(good, "test.json");

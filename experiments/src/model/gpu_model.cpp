@@ -33,9 +33,8 @@ const std::set<std::string>& device_memory_opcodes() {
 
 // "label_layer_kernel<sdr, sha256, split>": one block per sector (label_pipelined.hpp).
 bool is_block_kernel(const std::string& label) {
-  for (const auto& k : sdr::kernel_variant_names())
-    if (sdr::is_block_per_sector(sdr::parse_kernel_variant(k)) && label == "label_layer_kernel<sdr, sha256, " + k + ">")
-      return true;
+  for (const auto& k : sdr::kKernelChoices.entries)
+    if (sdr::is_block_per_sector(k.value) && label == label_kernel_label(sdr::kFilecoinScheme, k.value)) return true;
   return false;
 }
 
@@ -112,7 +111,7 @@ kernel_analysis analyze(const sass_function& f, const arch_params& a, const std:
   k.mangled = f.mangled;
   k.name = f.name;
   k.label = kernel_label(f.name);
-  k.unit = k.label.rfind("label_layer_kernel", 0) == 0 ? "node" : "compression";
+  k.unit = is_label_kernel(k.label) ? "node" : "compression";
   k.kernel = kernel_variant_of_label(k.label);
   k.load_level = load_level.empty() ? a.global_load_level : load_level;
   if (k.load_level != "l1" && k.load_level != "l2" && k.load_level != "dram")

@@ -66,6 +66,26 @@ sass_instruction parse_instruction(std::string_view line, std::uint32_t address 
 std::map<std::string, int> parse_resources(std::string_view text);
 
 std::string demangle(const std::string& mangled);  // the input when it is not a C++ name
+// The kernels the model analyses, spelled once: the label kernel, whose label carries
+// its scheme and design, and one hash chain kernel per family (poreplab/hash/chain_kernel.hpp).
+inline constexpr std::string_view kLabelKernel = "label_layer_kernel";
+constexpr std::string_view chain_kernel_label(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return "sha256_chain_kernel";
+    case hash_family::blake2s: return "blake2s_chain_kernel";
+    case hash_family::blake2b: return "blake2b_chain_kernel";
+  }
+  return {};
+}
+// "label_layer_kernel<sdr, sha256>"; a design other than standard follows the hash
+// ("label_layer_kernel<sdr, sha256, split>").
+std::string label_kernel_label(sdr::label_scheme s, sdr::kernel_variant k = sdr::kernel_variant::standard);
+// Whether a label (kernel_label's) names the label kernel (one node an iteration) rather
+// than a chain kernel (one compression).
+bool is_label_kernel(std::string_view label);
+// Every label a config may name, whether or not this build has its SASS.
+std::vector<std::string> kernel_labels();
+
 // "label_layer_kernel<sdr, sha256>", "sha256_chain_kernel"; empty when `name` is none of
 // the kernels the model analyses.
 std::string kernel_label(const std::string& demangled);

@@ -375,10 +375,31 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && d ? std::string(d.get()) : mangled;
 }
 
+std::string label_kernel_label(sdr::label_scheme s, sdr::kernel_variant k) {
+  std::string out(kLabelKernel);
+  out.append("<").append(sdr::variant_name(s.variant)).append(", ").append(sdr::label_hash_name(s.hash));
+  if (k != sdr::kernel_variant::standard) out.append(", ").append(sdr::kernel_variant_name(k));
+  out.append(">");
+  return out;
+}
+
+bool is_label_kernel(std::string_view label) { return label.starts_with(kLabelKernel); }
+
+std::vector<std::string> kernel_labels() {
+  std::vector<std::string> v;
+  for (const auto& var : sdr::kPorepVariants.entries)
+    for (const hash_family h : hash_families()) v.push_back(label_kernel_label({var.value, h}));
+  for (const auto& k : sdr::kKernelChoices.entries)
+    if (k.value != sdr::kernel_variant::automatic && k.value != sdr::kernel_variant::standard)
+      v.push_back(label_kernel_label(sdr::kFilecoinScheme, k.value));
+  for (const hash_family f : hash_families()) v.emplace_back(chain_kernel_label(f));
+  return v;
+}
+
 std::string kernel_label(const std::string& name) {
-  for (const char* chain : {"sha256_chain_kernel", "blake2s_chain_kernel", "blake2b_chain_kernel"})
-    if (name.find(chain) != std::string::npos) return chain;
-  const std::string lk = "label_layer_kernel";
+  for (const hash_family f : hash_families())
+    if (name.find(chain_kernel_label(f)) != std::string::npos) return std::string(chain_kernel_label(f));
+  const std::string lk(kLabelKernel);
   const std::size_t at = name.find(lk);
   if (at == std::string::npos) return {};
   std::size_t p = at + lk.size();

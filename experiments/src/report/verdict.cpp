@@ -261,8 +261,7 @@ std::optional<device_group> modeled_gpu(std::string& why_not, const std::string&
     std::optional<gpu_model::prediction> fastest, widest;
     std::string fastest_label, widest_label;
     for (const auto& variant : sdr::kernel_variant_names()) {
-      const std::string label =
-          variant == "standard" ? "label_layer_kernel<sdr, sha256>" : "label_layer_kernel<sdr, sha256, " + variant + ">";
+      const std::string label = gpu_model::label_kernel_label(sdr::kFilecoinScheme, sdr::parse_kernel_variant(variant));
       for (const auto& f : gpu_model::embedded_kernels({arch}, label)) {
         const auto p = gpu_model::predict(gpu_model::analyze(f, a, {}), a, 32);
         if (!fastest || p.single_thread_ns < fastest->single_thread_ns) {
@@ -276,8 +275,9 @@ std::optional<device_group> modeled_gpu(std::string& why_not, const std::string&
       }
     }
     if (!fastest) {
-      why_not = gpu_model::embedded_note().empty() ? "no SASS of label_layer_kernel<sdr, sha256> for " + arch + " in this build"
-                                                   : gpu_model::embedded_note();
+      why_not = gpu_model::embedded_note().empty()
+                    ? "no SASS of " + gpu_model::label_kernel_label(sdr::kFilecoinScheme) + " for " + arch + " in this build"
+                    : gpu_model::embedded_note();
       return std::nullopt;
     }
     device_group g;

@@ -26,17 +26,6 @@ std::vector<std::string> arch_names() {
   return v;
 }
 
-// Every kernel name a config may use, whether or not this build has its SASS.
-std::vector<std::string> kernel_names() {
-  std::vector<std::string> v;
-  for (const auto& var : sdr::variant_names())
-    for (const auto& h : sdr::label_hash_names()) v.push_back("label_layer_kernel<" + var + ", " + h + ">");
-  for (const auto& k : sdr::kernel_variant_names())
-    if (k != "standard") v.push_back("label_layer_kernel<sdr, sha256, " + k + ">");
-  for (const char* c : {"sha256_chain_kernel", "blake2s_chain_kernel", "blake2b_chain_kernel"}) v.emplace_back(c);
-  return v;
-}
-
 std::vector<std::string> built_kernels(const std::string& arch) { return gpu_model::embedded_kernel_labels(arch); }
 
 std::string unavailable(const json& axes) {
@@ -88,11 +77,11 @@ kind_spec gpu_model_kind() {
   k.help = "MODELED (not measured): GPU latency and rates of a CUDA kernel from its SASS (poreplab model gpu)";
   auto arch = text_axis("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_89, sm_90");
   arch.all = [](const json&) { return arch_names(); };
-  auto kernel = text_axis("kernel", "label_layer_kernel<sdr, sha256>", kernel_names,
+  auto kernel = text_axis("kernel", gpu_model::label_kernel_label(sdr::kFilecoinScheme), gpu_model::kernel_labels,
                           "kernel as `poreplab model gpu` names it; all = every kernel with SASS");
   kernel.all = [](const json& axes) {
     auto v = axes.contains("arch") && axes["arch"].is_string() ? built_kernels(axes["arch"]) : std::vector<std::string>{};
-    return v.empty() ? kernel_names() : v;
+    return v.empty() ? gpu_model::kernel_labels() : v;
   };
   auto level = text_axis(
       "load_level", "l2", [] { return std::vector<std::string>{"l1", "l2", "dram"}; },
