@@ -482,7 +482,7 @@ std::size_t checked_bytes_per_lane(hash_family algo, const hash_bench_options& o
   if (opt.repetitions < 1) throw std::invalid_argument("bench: repetitions must be at least 1");
   if (!(opt.min_time_s >= 0) || !std::isfinite(opt.min_time_s))
     throw std::invalid_argument("bench: min time must be a finite number of seconds >= 0");
-  const std::size_t block = algo == hash_family::blake2b ? 128 : 64;
+  const std::size_t block = compression_block_bytes(algo);
   if (opt.bytes_per_lane < block || opt.bytes_per_lane > (std::size_t{1} << 30))
     throw std::invalid_argument("bench: bytes per lane must be " + std::to_string(block) + " .. 1 GiB");
   if (opt.modes.empty()) throw std::invalid_argument("bench: no mode selected");

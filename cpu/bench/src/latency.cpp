@@ -438,8 +438,20 @@ std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::s
   }
 }
 
+namespace {
+// Only SHA-256 engines have measured instruction mixes.
+bool has_port_model(hash_family algo) {
+  switch (algo) {
+    case hash_family::sha256: return true;
+    case hash_family::blake2s:
+    case hash_family::blake2b: return false;
+  }
+  return false;
+}
+}  // namespace
+
 port_bound port_bound_of(hash_family algo, std::string_view name, const latency_table& t) {
-  if (algo != hash_family::sha256)
+  if (!has_port_model(algo))
     throw std::runtime_error(std::string(hash_family_name(algo)) + " engines have no port-bound model");
   const critical_path c = critical_path_limit(algo, name, t);
   const engine& e = named_engine(algo, name);
@@ -471,7 +483,7 @@ port_bound port_bound_of(hash_family algo, std::string_view name, const latency_
 }
 
 std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view name) {
-  if (algo != hash_family::sha256 || compiled_engine(algo, name) == nullptr) return std::nullopt;
+  if (!has_port_model(algo) || compiled_engine(algo, name) == nullptr) return std::nullopt;
   try {
     return port_bound_of(algo, name, measured_latencies()).cycles_per_block;
   } catch (const std::exception&) {

@@ -98,7 +98,7 @@ using blake2s_chains_fn = void (*)(std::uint32_t* h, const std::uint8_t* const* 
 using blake2b_chains_fn = void (*)(std::uint64_t* h, const std::uint8_t* const* chunks, std::size_t nblocks,
                                    std::uint64_t t_first, bool last_is_final, std::size_t lanes);
 // The chunks of a BLAKE2 block.
-constexpr std::size_t blake2_block_chunks(hash_family a) { return a == hash_family::blake2b ? 4 : 2; }
+constexpr std::size_t blake2_block_chunks(hash_family a) { return compression_block_bytes(a) / 32; }
 
 // The instruction set an engine's kernel is written in. Engine names begin with their
 // ISA's text ("shani-x4", "avx2-1"): a name from a record of another build still tells
