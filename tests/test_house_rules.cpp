@@ -2,7 +2,9 @@
 // is broken without anyone noticing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -178,4 +180,147 @@ TEST_CASE("house rules: tuning reads the engines, the engines never read tuning"
     CHECK(read_all(fs::path(POREPLAB_SOURCE_DIR) / file).find("cpu/tune.hpp") == std::string::npos);
   }
   CHECK(read_all(fs::path(POREPLAB_SOURCE_DIR) / "cpu/include/poreplab/cpu/tune.hpp").find("cpu/engines.hpp") != std::string::npos);
+}
+
+namespace {
+
+// C++ text with its comments blanked (line breaks kept, so line numbers hold) and its
+// string and character literals kept: what a name check should read.
+std::string without_comments(const std::string& s) {
+  std::string out = s;
+  std::size_t i = 0;
+  const auto blank = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to && k < out.size(); ++k)
+      if (out[k] != '\n') out[k] = ' ';
+  };
+  while (i < s.size()) {
+    if (s.compare(i, 2, "//") == 0) {
+      const std::size_t end = std::min(s.find('\n', i), s.size());
+      blank(i, end);
+      i = end;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      const std::size_t close = s.find("*/", i + 2);
+      const std::size_t end = close == std::string::npos ? s.size() : close + 2;
+      blank(i, end);
+      i = end;
+    } else if (s.compare(i, 2, "R\"") == 0 && (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1])))) {
+      const std::size_t open = s.find('(', i);
+      if (open == std::string::npos) break;
+      std::string close(")");
+      close.append(s, i + 2, open - (i + 2)).push_back('"');
+      const std::size_t end = s.find(close, open);
+      i = end == std::string::npos ? s.size() : end + close.size();
+    } else if (s[i] == '"' || s[i] == '\'') {
+      const char q = s[i];
+      for (++i; i < s.size() && s[i] != q && s[i] != '\n'; ++i)
+        if (s[i] == '\\') ++i;
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The string literals of one line of code, without their quotes.
+std::vector<std::string> literals(const std::string& line) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\'') {  // a character literal, '"' among them
+      for (++i; i < line.size() && line[i] != '\''; ++i)
+        if (line[i] == '\\') ++i;
+    } else if (line[i] == '"') {
+      std::string lit;
+      for (++i; i < line.size() && line[i] != '"'; ++i) {
+        if (line[i] == '\\') lit += line[i++];
+        if (i < line.size()) lit += line[i];
+      }
+      out.push_back(std::move(lit));
+    }
+  }
+  return out;
+}
+
+// Lines of `text` (from `file`) that tell an engine, a reference implementation or a GPU
+// kernel by comparing its name with a literal: "file:line: code". A name is text at the
+// edge, parsed once (compiled_engine, find_reference, kernel_label); code past the edge
+// asks traits. `table` marks the file that spells the reference and kernel names, where
+// those literals are the table itself.
+std::vector<std::string> name_comparisons(const std::string& file, const std::string& text, bool table = false) {
+  static const std::string name = R"re("(?:shani|avx2|avx512|portable|openssl)[^"]*")re";
+  static const std::regex compared("(?:==|!=)\\s*" + name + "|" + name + "\\s*(?:==|!=)");
+  static const std::regex searched(R"re(\.(?:starts_with|ends_with|find|rfind|compare|find_mix)\(\s*)re" + name);
+  // Spelled anywhere but their tables, a reference's or a kernel's name is a second spelling.
+  static const std::regex spelled(R"re(openssl(?:-noshani)?|.*(?:label_layer_kernel|_chain_kernel).*)re");
+  const auto spells = [&](const std::string& line) {
+    const auto lits = literals(line);
+    return std::any_of(lits.begin(), lits.end(), [](const std::string& l) { return std::regex_match(l, spelled); });
+  };
+  std::vector<std::string> found;
+  std::istringstream code(without_comments(text)), raw(text);
+  std::string line, original;
+  for (int n = 1; std::getline(code, line) && std::getline(raw, original); ++n)
+    if (std::regex_search(line, compared) || std::regex_search(line, searched) || (!table && spells(line)))
+      found.push_back(file + ":" + std::to_string(n) + ": " + original);
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("house rules: engines, reference implementations and GPU kernels are told by traits, not by name", "[house]") {
+  const fs::path root = POREPLAB_SOURCE_DIR;
+  const std::set<std::string> tables = {"cpu/include/poreplab/cpu/reference.hpp", "experiments/src/model/gpu_model.hpp"};
+  std::vector<std::string> found;
+  std::size_t files = 0;
+  for (const char* dir : {"cpu", "common", "cuda", "experiments/src"})
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && ext != ".h"))
+        continue;
+      const std::string rel = fs::relative(e.path(), root).string();
+      ++files;
+      for (auto& f : name_comparisons(rel, read_all(e.path()), tables.count(rel) == 1)) found.push_back(std::move(f));
+    }
+  CHECK(files > 100);
+  INFO("compare traits (engine::isa, engine::shape, reference.hpp's table, gpu_model.hpp's kernel labels), not names:\n"
+       << [&] {
+            std::string s;
+            for (const auto& f : found) s += "  " + f + "\n";
+            return s;
+          }());
+  CHECK(found.empty());
+}
+
+TEST_CASE("house rules: the name check catches the comparisons it forbids, not comments or tables", "[house]") {
+  // Lines the engines, the latency models and the GPU model once held.
+  const std::string planted = R"(
+      if (engine == "portable" || engine == "avx2-1") {
+      } else if (engine.starts_with("shani")) {
+      } else if (c.lanes > 1 && engine.starts_with("avx512")) {
+      } else if (engine == "avx2" && b2s) {
+  const mix_row* m = t.find_mix(engine.starts_with("shani") ? "shani" : engine);
+  return name.substr(0, 5) == "shani";
+  if (name == "openssl") return true;
+      row.engine = "openssl";
+  for (const char* chain : {"sha256_chain_kernel", "blake2s_chain_kernel", "blake2b_chain_kernel"})
+  k.unit = k.label.rfind("label_layer_kernel", 0) == 0 ? "node" : "compression";
+)";
+  const auto found = name_comparisons("planted.cpp", planted);
+  REQUIRE(found.size() == 10);
+  CHECK(found[0] == "planted.cpp:2:       if (engine == \"portable\" || engine == \"avx2-1\") {");
+  CHECK(found[5].starts_with("planted.cpp:7:"));
+  // Not comparisons: comments, the engine table's rows, latency rows, a literal holding //.
+  const std::string clean = R"(
+  // engine == "portable" once chose the scalar model
+  /* name.starts_with("shani") */
+  v.push_back({"avx2-x8", "AVX2 multi-buffer, 8 chains", a, 8, engine_isa::avx2, engine_shape::multi_buffer});
+  const double round = L("vpsrld ymm") + 3 * L("vpxor ymm");
+  const char* url = "http://example.org/openssl"; if (x == y) return;
+  const char q = '"'; const bool same = engine.name == name;
+  const std::string label = "kernel " + chain_kernel_label(f) + " has no SASS";
+)";
+  CHECK(name_comparisons("clean.cpp", clean).empty());
+  // In the table's own file the spelling is the table; a comparison there still counts.
+  CHECK(name_comparisons("reference.hpp", "  reference{reference_impl::openssl, \"openssl\", \"x\", true},\n", true).empty());
+  CHECK(name_comparisons("reference.hpp", "  if (name == \"openssl\") return 1;\n", true).size() == 1);
 }
