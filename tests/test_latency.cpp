@@ -361,3 +361,26 @@ TEST_CASE("latency: every compiled engine keeps its pinned critical path and por
       CHECK_FALSE(port_bound_cycles_per_block(a, name));
     }
 }
+
+TEST_CASE("latency: every instruction mix belongs to a compiled SHA-256 engine whose shape it fits", "[latency]") {
+  std::size_t mixes = 0;
+  for (const auto& list : {detail::shani_mix_kernels, detail::avx2_mix_kernels, detail::avx512_mix_kernels})
+    for (const auto& m : list) {
+      INFO(m.engine);
+      ++mixes;
+      const engine* e = compiled_engine(hash_family::sha256, m.engine);
+      REQUIRE(e != nullptr);
+      switch (e->shape) {
+        case engine_shape::sha_ni_chains:  // one mix for every width: the one-chain engine's
+          CHECK(e->lanes == 1);
+          CHECK(m.group_lanes == 1);
+          break;
+        case engine_shape::multi_buffer: CHECK(m.group_lanes == e->lanes); break;
+        case engine_shape::scalar:
+        case engine_shape::row_vector: FAIL("no port model reads a mix for this shape"); break;
+      }
+    }
+#if defined(POREPLAB_HAVE_SHANI)
+  CHECK(mixes > 0);
+#endif
+}
