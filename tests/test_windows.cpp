@@ -156,10 +156,10 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   zz.window_nodes = 8;
   CHECK_THROWS_WITH(sdr::validate(zz), Catch::Contains("sdr only"));
   label_bench_options o;
-  o.variant = "zigzag";
+  o.scheme.variant = sdr::porep_variant::zigzag;
   o.window_nodes = 16;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("sdr only"));
-  o.variant = "sdr";
+  o.scheme.variant = sdr::porep_variant::sdr;
   o.window_nodes = 65;  // 2KiB: 64 nodes
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("larger than the sector"));
   o.window_nodes = 16;
@@ -168,7 +168,7 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   o.window_offset = 0;
   o.window_alias_period = 64u << 20;  // a period for a backing that does not repeat
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("the auto window backing does not repeat its layers"));
-  o.window_backing = "aliased";
+  o.window_backing = sdr::window_backing::aliased;
   o.window_alias_period = 1u << 20;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("1048576 bytes is less than one 2 MiB page"));
   o.window_alias_period = sdr::window_alias{}.period;
@@ -178,7 +178,7 @@ TEST_CASE("node windows: zigzag and windows outside the sector are refused by na
   o.window_alias_period = 64u << 20;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("window alias period: 67108864 bytes is less than one 1 GiB page"));
   o.window_alias_period = sdr::window_alias{}.period;
-  o.window_backing = "mmap-file";
+  o.window_backing = sdr::window_backing::mmap_file;
   CHECK_THROWS_WITH(bench_label(o), Catch::Contains("window page: the mmap-file window backing has no page size to set"));
 }
 
@@ -409,7 +409,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   o.sector_size = 64 << 10;
   o.samples = 2;
   o.warmup = 0;
-  o.verify = "sampled";
+  o.verify = verify_mode::sampled;
   o.verify_samples = 512;
   auto r = bench_label(o);
   CHECK(r.verified);
@@ -419,11 +419,11 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(r.parent_table_s > 0);
   CHECK(r.parent_table_vs_layer == Approx(r.parent_table_s / (r.ns_per_node_layer * 1e-9 * double(r.nodes))));
 
-  o.verify = "auto";
+  o.verify = verify_mode::automatic;
   o.sector_size = 1 << 20;
   o.window_nodes = 2048;
   o.window_offset = 5000;
-  o.window_backing = "mmap-file";
+  o.window_backing = sdr::window_backing::mmap_file;
   r = bench_label(o);
   CHECK(r.verified);
   CHECK(r.verified_by.method == check_method::window);
@@ -437,7 +437,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(j["parent_table_s"] == 0.0);  // a window builds its rows only, not the table
 
   o.backend = "cuda-emu";
-  o.window_backing = "ram";
+  o.window_backing = sdr::window_backing::ram;
   o.window_offset = -1;  // drawn
   r = bench_label(o);
   CHECK(r.verified);
@@ -446,7 +446,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
 
   o.backend = "cpu";
   o.proof = "StackedDrg8MiBV1_1";
-  o.window_backing = "auto";
+  o.window_backing = sdr::window_backing::automatic;
   r = bench_label(o);
   CHECK(r.verified);
   CHECK(r.nodes == (8u << 20) / 32);

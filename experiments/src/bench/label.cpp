@@ -126,12 +126,10 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
     throw std::invalid_argument("target CI: " + format_number(opt.target_ci) + " is not from 0 to 1 (e.g. 0.02 for +-2%)");
   if (!(opt.max_seconds >= 0) || !std::isfinite(opt.max_seconds))
     throw std::invalid_argument("max seconds: " + format_number(opt.max_seconds) + " is not a positive, finite number");
-  if (opt.verify != "auto" && opt.verify != "full" && opt.verify != "sampled")
-    throw std::invalid_argument("verify: '" + opt.verify + "' is not auto, full or sampled");
   if (opt.verify_samples == 0 || opt.verify_samples > kMaxVerifySamples)
     throw std::invalid_argument("verify samples: " + std::to_string(opt.verify_samples) + " is not from 1 to " +
                                 std::to_string(kMaxVerifySamples));
-  const bool zz = opt.variant == "zigzag";
+  const bool zz = opt.scheme.variant == sdr::porep_variant::zigzag;
   const std::uint64_t nodes = opt.sector_size / 32;
   if (opt.window_nodes > 0) {
     if (zz)
@@ -144,13 +142,14 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
       throw std::invalid_argument("window offset " + std::to_string(opt.window_offset) + " + " +
                                   std::to_string(opt.window_nodes) + " nodes runs past the sector's " +
                                   std::to_string(nodes) + " nodes");
-    const sdr::window_backing how = sdr::parse_window_backing(opt.window_backing);  // throws on a bad name
+    const sdr::window_backing how = opt.window_backing;
+    const std::string how_name = sdr::window_backing_name(how);
     if (opt.window_alias_period != sdr::window_alias{}.period && !sdr::window_backing_repeats(how))
-      throw std::invalid_argument("window alias period: the " + opt.window_backing +
+      throw std::invalid_argument("window alias period: the " + how_name +
                                   " window backing does not repeat its layers (only " +
                                   sdr::window_backing_name(sdr::window_backing::aliased) + " does)");
     if (opt.window_page != sdr::window_alias{}.page && !sdr::window_backing_repeats(how))
-      throw std::invalid_argument("window page: the " + opt.window_backing + " window backing has no page size to set (only " +
+      throw std::invalid_argument("window page: the " + how_name + " window backing has no page size to set (only " +
                                   sdr::window_backing_name(sdr::window_backing::aliased) + " has)");
     if (!sdr::is_alias_page(opt.window_page))
       throw std::invalid_argument("window page: " + std::to_string(opt.window_page) + " bytes is not one of " +
@@ -159,7 +158,7 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
       throw std::invalid_argument("window alias period: " + std::to_string(opt.window_alias_period) +
                                   " bytes is less than one " + sdr::page_size_text(opt.window_page) + " page");
   }
-  if (zz && opt.verify == "sampled")
+  if (zz && opt.verify == verify_mode::sampled)
     throw std::invalid_argument("sampled verification applies to sdr only; zigzag is verified in full");
   return opt;
 }
@@ -169,7 +168,7 @@ label_bench_options checked_options(const label_bench_options& in, const sdr::re
 // verification needs no second pair. Windows: their parent rows here, the layers by the
 // window store, which says what does not fit. Returns whether the run verifies by samples.
 bool check_memory(const label_bench_options& opt) {
-  const bool zz = opt.variant == "zigzag";
+  const bool zz = opt.scheme.variant == sdr::porep_variant::zigzag;
   const std::uint64_t nodes = opt.sector_size / 32;
   const std::uint64_t layer = checked_mul(opt.sector_size, opt.sectors, "sector size * sectors");
   const std::uint64_t table = checked_mul(nodes, zz ? 112 : 56, "bench label memory");
@@ -178,7 +177,8 @@ bool check_memory(const label_bench_options& opt) {
     return false;
   }
   const std::uint64_t full = checked_add(checked_mul(layer, zz ? 5 : 4, "bench label memory"), table, "bench label memory");
-  const bool sampled = !zz && (opt.verify == "sampled" || (opt.verify == "auto" && !memory_shortfall_text(full).empty()));
+  const bool sampled = !zz && (opt.verify == verify_mode::sampled ||
+                             (opt.verify == verify_mode::automatic && !memory_shortfall_text(full).empty()));
   require_memory(sampled ? checked_add(checked_mul(layer, 2, "bench label memory"), table, "bench label memory") : full,
                  "bench label");
   return sampled;
@@ -244,7 +244,7 @@ std::unique_ptr<sdr::layer_store> make_store(const label_bench_options& opt, con
     return std::make_unique<sdr::rolling_layer_store>(checked_mul(opt.sector_size, opt.sectors, "sector size * sectors"));
   // Default: tmpfs (/dev/shm) when it has room: the same 4 KiB page-cache pages as a disk
   // file without their random writeback, which on a slow disk takes minutes.
-  const sdr::window_backing how = sdr::parse_window_backing(opt.window_backing);
+  const sdr::window_backing how = opt.window_backing;
   std::filesystem::path dir = opt.window_dir;
   if (dir.empty()) {
     dir = std::filesystem::temp_directory_path();
@@ -483,7 +483,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   const backend_entry& entry = find_backend(opt.backend);
   auto be = entry.make(opt.knobs);  // throws if it cannot run here
 
-  const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
+  const sdr::label_scheme scheme = opt.scheme;
   r.scheme = sdr::scheme_name(scheme);
   r.scheme_status = sdr::scheme_status(scheme);
   r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
@@ -590,8 +590,8 @@ nlohmann::json pairs_json(const label_bench_result& r) {
 nlohmann::json to_json(const label_bench_result& r) {
   nlohmann::json j = {{"kind", "label"},
                       {"backend", r.options.backend},
-                      {"variant", r.options.variant},
-                      {"hash", r.options.hash},
+                      {"variant", sdr::variant_name(r.options.scheme.variant)},
+                      {"hash", sdr::label_hash_name(r.options.scheme.hash)},
                       {"scheme", r.scheme},
                       {"scheme_status", r.scheme_status},
                       {"hashed_bytes_per_node", r.hashed_bytes_per_node},

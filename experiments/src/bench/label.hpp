@@ -11,15 +11,24 @@
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "poreplab/name_table.hpp"
 #include "poreplab/sdr/porep_id.hpp"
+#include "poreplab/sdr/scheme.hpp"
 #include "poreplab/sdr/window_store.hpp"
 
 namespace poreplab {
 
+// How a whole-sector point is verified: full (the reference labels it again: 4 layers in
+// memory), sampled (verify_samples nodes recomputed from their captured parents: 2 layers),
+// automatic (full when it fits, else sampled).
+enum class verify_mode { automatic, full, sampled };
+inline constexpr name_table kVerifyModes{
+    "verify mode", std::array{named<verify_mode>{verify_mode::automatic, "auto"}, named<verify_mode>{verify_mode::full, "full"},
+                              named<verify_mode>{verify_mode::sampled, "sampled"}}};
+
 struct label_bench_options {
   std::string backend = backend_of(device_class::host_cpu);  // a name of backends()
-  std::string variant = "sdr";     // sdr | zigzag
-  std::string hash = "sha256";     // sha256 | blake2s | blake2b-256
+  sdr::label_scheme scheme{sdr::porep_variant::sdr, hash_family::sha256};
   backend_settings knobs;           // engine, threads, layout, threads_per_block, kernel...
   std::uint64_t sector_size = 2048;     // bytes, power of two >= 64
   std::uint32_t sectors = 1;
@@ -42,16 +51,13 @@ struct label_bench_options {
   // sector (docs/scaling.md), verified against the reference on the same window.
   std::uint64_t window_nodes = 0;
   std::int64_t window_offset = -1;     // first node; < 0: drawn at random (recorded)
-  std::string window_backing = "auto"; // sdr::kWindowBackings
+  sdr::window_backing window_backing = sdr::window_backing::automatic;
   // aliased: bytes after which a layer's bytes repeat (sdr::window_alias; 64 MiB keeps them
   // in a last-level cache, the default 4 GiB sends them to DRAM)
   std::uint64_t window_alias_period = sdr::window_alias{}.period;
   std::uint64_t window_page = sdr::window_alias{}.page;  // aliased: the layers' page size (sdr::kAliasPages)
   std::string window_dir;              // where mmap-file windows put their files; empty: /dev/shm when it has room, else the temp directory
-  // How a whole-sector point is verified: full (the reference labels it again: 4 layers
-  // in memory), sampled (verify_samples nodes recomputed from their captured parents: 2
-  // layers), auto (full when it fits, else sampled).
-  std::string verify = "auto";
+  verify_mode verify = verify_mode::automatic;
   std::uint64_t verify_samples = 4096;
 };
 

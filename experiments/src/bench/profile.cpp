@@ -17,13 +17,13 @@
 
 namespace poreplab {
 
-std::uint32_t default_profile_layers(const std::string& variant) {
-  return sdr::parse_variant(variant) == sdr::porep_variant::zigzag ? sdr::kZigzagLayers : 2;
+std::uint32_t default_profile_layers(sdr::porep_variant variant) {
+  return variant == sdr::porep_variant::zigzag ? sdr::kZigzagLayers : 2;
 }
 
-double profile_memory_estimate(const std::string& variant, std::uint64_t sector_size) {
+double profile_memory_estimate(sdr::porep_variant variant, std::uint64_t sector_size) {
   const double s = static_cast<double>(sector_size);
-  const double rows = sdr::parse_variant(variant) == sdr::porep_variant::zigzag ? 2 : 1;
+  const double rows = variant == sdr::porep_variant::zigzag ? 2 : 1;
   // Two layers measured, two for the reference, data, replica (or its check), table.
   return 7 * s + rows * s / 32 * 14 * 4;
 }
@@ -35,11 +35,11 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
   if (opt.samples == 0) throw std::invalid_argument("samples must be at least 1");
   profile_bench_result r;
   r.options = opt;
-  if (r.options.layers == 0) r.options.layers = default_profile_layers(opt.variant);
+  if (r.options.layers == 0) r.options.layers = default_profile_layers(opt.scheme.variant);
   if (r.options.layers > sdr::kMaxLayers)
     throw std::invalid_argument("layers: " + std::to_string(r.options.layers) + " is not from 1 to " +
                                 std::to_string(sdr::kMaxLayers));
-  const sdr::label_scheme scheme{sdr::parse_variant(opt.variant), sdr::parse_label_hash(opt.hash)};
+  const sdr::label_scheme scheme = opt.scheme;
   {  // As profile_memory_estimate, exactly: refused before anything is allocated.
     const std::uint64_t rows = scheme.variant == sdr::porep_variant::zigzag ? 2 : 1;
     require_memory(checked_add(checked_mul(opt.sector_size, 7, "bench profile memory"),
@@ -99,8 +99,8 @@ nlohmann::json to_json(const profile_bench_result& r) {
   return {{"kind", "profile"},
           {"scheme", r.scheme},
           {"scheme_status", r.scheme_status},
-          {"variant", r.options.variant},
-          {"hash", r.options.hash},
+          {"variant", sdr::variant_name(r.options.scheme.variant)},
+          {"hash", sdr::label_hash_name(r.options.scheme.hash)},
           {"engine", p.engine},
           {"device", r.device},
           {"sector_size", r.options.sector_size},

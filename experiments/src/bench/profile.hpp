@@ -7,12 +7,12 @@
 #include <string>
 
 #include "poreplab/cpu/profile.hpp"
+#include "poreplab/sdr/scheme.hpp"
 
 namespace poreplab {
 
 struct profile_bench_options {
-  std::string variant = "sdr";      // sdr | zigzag
-  std::string hash = "sha256";      // sha256 | blake2s | blake2b-256
+  sdr::label_scheme scheme{sdr::porep_variant::sdr, hash_family::sha256};
   std::string engine = "auto";      // an engine of the hash's algo, or auto (best single-stream)
   std::uint64_t sector_size = 2048;  // bytes, power of two >= 64
   std::uint32_t layers = 0;          // 0 = the variant's usual count: sdr 2, zigzag 10
@@ -30,14 +30,14 @@ struct profile_bench_result {
 };
 
 // The layer count `layers` = 0 stands for.
-std::uint32_t default_profile_layers(const std::string& variant);
+std::uint32_t default_profile_layers(sdr::porep_variant variant);
 
 // Throws std::invalid_argument for bad options or an engine the hash lacks,
 // cpu::engine_unavailable for one this CPU cannot run.
 profile_bench_result bench_profile(const profile_bench_options& opt);
 
 // Host bytes a profile needs, roughly (layers, reference, data, replica, table).
-double profile_memory_estimate(const std::string& variant, std::uint64_t sector_size);
+double profile_memory_estimate(sdr::porep_variant variant, std::uint64_t sector_size);
 
 // kind "profile": one object per run (`bench profile --json`).
 nlohmann::json to_json(const profile_bench_result& r);

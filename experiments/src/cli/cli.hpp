@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "poreplab/name_table.hpp"
 #include "report/reference.hpp"
 
 namespace poreplab::cli {
@@ -37,6 +38,23 @@ void add_compare_command(CLI::App& app);  // cmd_compare.cpp: compare
 void add_model_command(CLI::App& app);    // cmd_model_gpu.cpp: model gpu
 void add_parent_cache_command(CLI::App& app);  // cmd_parent_cache.cpp: parent-cache
 void add_tune_command(CLI::App& app);     // cmd_tune.cpp: tune
+
+// An option whose text is one of `names`, stored as what `parse` makes of it: the text is
+// parsed here, at the edge, and a name outside `names` is a usage error listing them.
+template <class T, class Parse>
+CLI::Option* add_parsed_option(CLI::App* cmd, const std::string& flag, T& value, std::vector<std::string> names,
+                               Parse parse, const std::string& default_text, const std::string& help) {
+  return cmd->add_option_function<std::string>(flag, [&value, parse](const std::string& s) { value = parse(s); }, help)
+      ->check(CLI::IsMember(std::move(names)))
+      ->default_str(default_text);
+}
+// The same for a name of a name table's enum.
+template <class E, std::size_t N>
+CLI::Option* add_named_option(CLI::App* cmd, const std::string& flag, E& value, const name_table<E, N>& table,
+                              const std::string& help) {
+  return add_parsed_option(cmd, flag, value, table.names(), [&table](const std::string& s) { return table.parse(s); },
+                           std::string(table.name(value)), help);
+}
 
 // A command that ran but found a failure (e.g. a mismatching check) sets a non-zero
 // status here instead of throwing, so that all of its report is printed.

@@ -134,9 +134,9 @@ void add_bench_label_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto* cmd = bench_group(app)->add_subcommand("label", "labeling speed (any variant x hash) against its hash-only floor, verified");
   cmd->add_option("--backend", opt->backend, join(backend_names(), " | "))->capture_default_str();
-  cmd->add_option("--variant", opt->variant, "sdr (Filecoin) | zigzag (r2)")->capture_default_str();
-  cmd->add_option("--hash", opt->hash, "sha256 | blake2s | blake2b-256 (other than sdr + sha256: what-if)")
-      ->capture_default_str();
+  add_named_option(cmd, "--variant", opt->scheme.variant, sdr::kPorepVariants, "sdr (Filecoin) | zigzag (r2)");
+  add_parsed_option(cmd, "--hash", opt->scheme.hash, sdr::label_hash_names(), sdr::parse_label_hash,
+                    sdr::label_hash_name(opt->scheme.hash), "sha256 | blake2s | blake2b-256 (other than sdr + sha256: what-if)");
   cmd->add_option("--sectors", opt->sectors, "sectors labeled together")->capture_default_str();
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers (with --window: the layer the window is in)")->capture_default_str();
@@ -145,11 +145,10 @@ void add_bench_label_command(CLI::App& app) {
                   "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
   cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)")
       ->needs(window);
-  cmd->add_option("--window-backing", opt->window_backing,
-                  "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
-                      " (auto: ram when they fit; " + sdr::window_backing_name(sdr::window_backing::aliased) +
-                      ": on huge pages, --window-page, docs/scaling.md)")
-      ->capture_default_str();
+  add_named_option(cmd, "--window-backing", opt->window_backing, sdr::kWindowBackings,
+                   "where the window's two full-size layers live: " + sdr::kWindowBackings.valid() +
+                       " (auto: ram when they fit; " + sdr::window_backing_name(sdr::window_backing::aliased) +
+                       ": on huge pages, --window-page, docs/scaling.md)");
   auto period = std::make_shared<std::string>();
   cmd->add_option("--window-alias-period", *period,
                   "aliased windows: bytes after which a layer's bytes repeat (default 4GiB; 64MiB keeps them in a "
@@ -161,9 +160,8 @@ void add_bench_label_command(CLI::App& app) {
                       " (default 2MiB; 1GiB needs 1 GiB huge pages reserved)")
       ->needs(window);
   cmd->add_option("--window-dir", opt->window_dir, "directory of mmap-file windows' (unlinked) files (default: /dev/shm when it has room, else the temp directory)");
-  cmd->add_option("--verify", opt->verify,
-                  "auto | full | sampled: re-label with the reference, or recompute --verify-samples nodes (auto: full when it fits)")
-      ->capture_default_str();
+  add_named_option(cmd, "--verify", opt->verify, kVerifyModes,
+                   kVerifyModes.valid() + ": re-label with the reference, or recompute --verify-samples nodes (auto: full when it fits)");
   cmd->add_option("--verify-samples", opt->verify_samples, "nodes recomputed by sampled verification")->capture_default_str();
   auto knobs = std::make_shared<backend_settings>();
   const auto apply_knobs = add_backend_flags(cmd, knobs);

@@ -67,8 +67,9 @@ void add_bench_profile_command(CLI::App& app) {
   auto no_fence = std::make_shared<bool>(false);
   auto* cmd = bench_group(app)->add_subcommand(
       "profile", "replication profile: fetch / hash / encode / io shares per node, timer overhead, verified");
-  cmd->add_option("--variant", opt->variant, "sdr | zigzag")->capture_default_str();
-  cmd->add_option("--hash", opt->hash, "sha256 | blake2s | blake2b-256")->capture_default_str();
+  add_named_option(cmd, "--variant", opt->scheme.variant, sdr::kPorepVariants, "sdr | zigzag");
+  add_parsed_option(cmd, "--hash", opt->scheme.hash, sdr::label_hash_names(), sdr::parse_label_hash,
+                    sdr::label_hash_name(opt->scheme.hash), "sha256 | blake2s | blake2b-256");
   cmd->add_option("--engine", opt->engine, "engine of the hash (single stream), or auto")->capture_default_str();
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers; 0 = the variant's usual (sdr 2, zigzag 10)")->capture_default_str();

@@ -73,8 +73,7 @@ std::string unavailable(const json& axes) {
 measurement run_plan(const json& axes, const sampling& plan) {
   label_bench_options o;
   o.backend = axes["backend"];
-  o.variant = text_or(axes["variant"], "sdr");
-  o.hash = text_or(axes["hash"], "sha256");
+  o.scheme = scheme_of(axes);
   o.knobs = knobs_of_point(axes);
   o.sector_size = axes["sector_size"];
   o.sectors = axes["sectors"];
@@ -84,10 +83,11 @@ measurement run_plan(const json& axes, const sampling& plan) {
   o.target_ci = plan.ci_target;
   o.max_seconds = plan.time_budget_s;
   o.window_nodes = count_or(axes, "window_nodes", 0);
-  if (axes.contains("window_backing") && axes["window_backing"].is_string()) o.window_backing = axes["window_backing"];
+  if (axes.contains("window_backing") && axes["window_backing"].is_string())
+    o.window_backing = sdr::parse_window_backing(axes["window_backing"].get<std::string>());
   o.window_alias_period = count_or(axes, "window_alias_period", o.window_alias_period);
   o.window_page = count_or(axes, "window_page", o.window_page);
-  if (axes.contains("verify") && axes["verify"].is_string()) o.verify = axes["verify"];
+  if (axes.contains("verify") && axes["verify"].is_string()) o.verify = kVerifyModes.parse(axes["verify"].get<std::string>());
   const label_bench_result r = bench_label(o);
   measurement m;
   m.metric = "ns_per_node_layer";
@@ -173,7 +173,7 @@ kind_spec label_kind() {
   pg.optional = true;
   pg.applies = aliased_window;
   k.axes.push_back(std::move(pg));
-  axis_spec v = text_axis("verify", "auto", [] { return std::vector<std::string>{"auto", "full", "sampled"}; },
+  axis_spec v = text_axis("verify", "auto", [] { return kVerifyModes.names(); },
                           "full re-label by the reference, sampled nodes, or auto (full when it fits)");
   v.optional = true;
   k.axes.push_back(std::move(v));

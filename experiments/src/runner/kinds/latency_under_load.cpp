@@ -100,8 +100,7 @@ std::pair<int, std::vector<int>> cpus_of(const json& axes) {
 label_bench_options options_of(const json& axes, const sampling& plan) {
   label_bench_options o;
   o.backend = axes["backend"];
-  o.variant = text_or(axes["variant"], "sdr");
-  o.hash = text_or(axes["hash"], "sha256");
+  o.scheme = scheme_of(axes);
   o.knobs = knobs_of_point(axes);
   o.sector_size = axes["sector_size"];
   o.sectors = 1;

@@ -44,13 +44,12 @@ std::string unavailable(const json& axes) {
   } catch (const std::exception& e) {
     return e.what();  // an engine of another hash, or one this CPU lacks
   }
-  return memory_shortfall(profile_memory_estimate(text_or(axes["variant"], "sdr"), axes["sector_size"].get<std::uint64_t>()));
+  return memory_shortfall(profile_memory_estimate(scheme_of(axes).variant, axes["sector_size"].get<std::uint64_t>()));
 }
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   profile_bench_options o;
-  o.variant = text_or(axes["variant"], "sdr");
-  o.hash = text_or(axes["hash"], "sha256");
+  o.scheme = scheme_of(axes);
   o.engine = text_or(axes["engine"], "auto");
   o.sector_size = axes["sector_size"];
   o.layers = axes["layers"];
