@@ -749,7 +749,8 @@ TEST_CASE("runner: --time-limit stops like SIGTERM, exits 75, and a resume finis
 
   const auto rest = test::run_poreplab(run + " --resume", s);
   REQUIRE(rest.status == 0);
-  CHECK(rest.err.find("resume: " + std::to_string(kept) + " of ") != std::string::npos);
+  // On a loaded machine the limit may come before the first point ends: nothing to resume from.
+  if (kept > 0) CHECK(rest.err.find("resume: " + std::to_string(kept) + " of ") != std::string::npos);
   const json done = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(done["interrupted"] == false);
   CHECK(done["counts"]["missing"] == 0);
