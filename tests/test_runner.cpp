@@ -839,6 +839,9 @@ TEST_CASE("record schema: the schema file names the keys schema.hpp spells", "[r
   CHECK(file.at("record_types").get<std::vector<std::string>>() == records::kRecordTypes.names());
   CHECK(file.at("point_statuses").get<std::vector<std::string>>() == records::kPointStatuses.names());
   CHECK(file.at("record_kinds").get<std::vector<std::string>>() == records::kRecordKinds.names());
+  CHECK(file.at("axis_keys").get<std::vector<std::string>>() == strings(records::kAxisKeys));
+  CHECK(file.at("context_keys").get<std::vector<std::string>>() == strings(records::kContextKeys));
+  CHECK(file.at("rate_keys").get<std::vector<std::string>>() == strings(records::kRateKeys));
 }
 
 TEST_CASE("record schema: the readers and plot.py spell no record key of their own", "[runner]") {

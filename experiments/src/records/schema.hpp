@@ -2,7 +2,8 @@
 // The record schema (poreplab-records/1): the key of every field of a record's envelope and
 // the words of its status, spelled once. C++ names them from here; plot.py reads the same
 // names from experiments/data/record-schema.json, which a test holds equal to this file.
-// What a kind puts under "axes", "context" and "rates" is the kind's own (docs/experiments.md).
+// What a kind puts under "axes", "context" and "rates" is the kind's own (docs/experiments.md),
+// but for the keys kinds and readers share (payload_keys.hpp).
 #include <array>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poreplab/name_table.hpp"
+#include "records/payload_keys.hpp"
 
 namespace poreplab::records {
 
