@@ -15,9 +15,14 @@
 #include "poreplab/hash/sha256.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/memory_check.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab {
+
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 namespace {
 
@@ -133,7 +138,7 @@ disk_label_bench_result bench_disk_label(const disk_label_bench_options& in) {
   const std::uint64_t first = job.node_begin(), count = job.node_end() - first;
   const std::vector<std::uint8_t> labeled = last->read_last_layer_rows(first, count);
   r.digest = sha256_hex(labeled);
-  const std::uint64_t all_layers = checked_mul(checked_mul(opt.sector_size, opt.sectors, "layer bytes"), opt.layers, "layers");
+  const std::uint64_t all_layers = checked_mul(checked_mul(opt.sector_size, opt.sectors, "layer bytes"), opt.layers, axis::layers);
   if (!window && all_layers <= kFullCheckBytes) {
     sdr::memory_layer_store want(opt.sector_size * opt.sectors, opt.layers);
     sdr::make_reference_backend()->label(job, want);
@@ -150,14 +155,14 @@ disk_label_bench_result bench_disk_label(const disk_label_bench_options& in) {
 }
 
 nlohmann::json to_json(const storage::disk_description& d) {
-  return {{"device", d.device}, {"model", d.model}, {"size_bytes", d.size_bytes}, {"rotational", d.rotational},
+  return {{ctx::device, d.device}, {"model", d.model}, {"size_bytes", d.size_bytes}, {"rotational", d.rotational},
           {"filesystem", d.filesystem}};
 }
 
 nlohmann::json to_json(const storage::read_probe_result& r) {
   return {{"reads_per_s", r.reads_per_s}, {"mib_per_s", r.mib_per_s},   {"mean_latency_us", r.mean_latency_us},
           {"reads", r.reads},             {"seconds", r.seconds},       {"queue_depth", r.queue_depth},
-          {"block_bytes", r.block_bytes}, {"file_bytes", r.file_bytes}, {"engine", storage::io_engine_name(r.engine)},
+          {"block_bytes", r.block_bytes}, {"file_bytes", r.file_bytes}, {ctx::engine, storage::io_engine_name(r.engine)},
           {"direct", r.direct}};
 }
 
@@ -168,16 +173,16 @@ nlohmann::json to_json(const disk_label_bench_result& r) {
   const double disk_parents = static_cast<double>(s.base_read + s.expander_read);
   const double base = static_cast<double>(s.base_cached + s.base_read);
   nlohmann::json j = {
-      {"sector_size", r.options.sector_size},
-      {"sectors", r.options.sectors},
-      {"layers", r.options.layers},
+      {axis::sector_size, r.options.sector_size},
+      {axis::sectors, r.options.sectors},
+      {axis::layers, r.options.layers},
       {"nodes", r.nodes},
       {"porep_id_source", r.porep_id_source},
-      {"device", r.device},
-      {"ns_per_node_layer", r.ns_per_node_layer},
-      {"labels_per_s", r.labels_per_s},
+      {ctx::device, r.device},
+      {ctx::ns_per_node_layer, r.ns_per_node_layer},
+      {ctx::labels_per_s, r.labels_per_s},
       {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
-      {"stopped_by", kStopReasons.name(r.stopped_by)},
+      {key::stopped_by, kStopReasons.name(r.stopped_by)},
       {"layer_dir", r.options.disk.layer_dir.string()},
       {"cache_nodes", s.cache_nodes},
       {"lookahead", s.lookahead},
@@ -185,7 +190,7 @@ nlohmann::json to_json(const disk_label_bench_result& r) {
       {"io_engine", storage::io_engine_name(s.io)},
       {"direct", s.direct},
       {"hashing_threads", s.hashing_threads},
-      {"engine", s.engine},
+      {ctx::engine, s.engine},
       {"lanes", s.lanes},
       {"ram_bytes", s.ram_bytes},
       {"reads", s.reads},
@@ -199,13 +204,13 @@ nlohmann::json to_json(const disk_label_bench_result& r) {
       {"expander_cache_hit_ratio", 0.0},  // the previous layer is never cached: every expander parent is read
       {"parents_shared_per_node", static_cast<double>(s.parents_shared) / steps},
       {"read_wait_share", s.seconds > 0 ? s.read_wait_s / (s.seconds * s.hashing_threads) : 0},
-      {"verified", r.verified},
+      {key::verified, r.verified},
       {"verified_by", r.verified_by.text()},
-      {"digest", r.digest},
+      {key::digest, r.digest},
       {"disk", to_json(r.disk)},
   };
   if (r.options.window_nodes > 0) {
-    j["window_nodes"] = r.options.window_nodes;
+    j[axis::window_nodes] = r.options.window_nodes;
     j["window_first_node"] = r.first_node;
     j["window_bytes_filled"] = s.bytes_filled;
     j["window_fill_s"] = s.fill_seconds;

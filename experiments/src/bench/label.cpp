@@ -30,9 +30,14 @@
 #include "poreplab/sdr/layer_clock.hpp"
 #include "poreplab/stats.hpp"
 #include "records/environment.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab {
+
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 namespace {
 
@@ -493,7 +498,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   const bench_job bj(opt, proof, scheme, r);
   const sdr::label_job& job = bj.job;
   cpu::planned_teams teams;
-  if (reads_knob(opt.backend, "producer") && scheme.variant == sdr::porep_variant::sdr) {
+  if (reads_knob(opt.backend, axis::producer) && scheme.variant == sdr::porep_variant::sdr) {
     teams = cpu::planned_coordination(cpu_labeler_options(opt.knobs), job);
     r.producer = cpu::kParentProducers.name(teams.where);
   }
@@ -505,7 +510,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   sdr::window_layer_store* wstore = nullptr;
   const std::unique_ptr<sdr::layer_store> store = make_store(opt, job, r, wstore);
 
-  const std::uint64_t knob_threads = opt.knobs.count("threads");
+  const std::uint64_t knob_threads = opt.knobs.count(axis::threads);
   bench_run run{opt, job, *be, *store, engine, dynamic_cast<const cpu::placed_backend*>(be.get()), sampled, false,
                 window ? static_cast<double>(opt.window_nodes) : static_cast<double>(r.nodes) * opt.layers, {}, 0,
                 knob_threads > 0 ? static_cast<int>(knob_threads) : omp_get_max_threads()};
@@ -589,27 +594,27 @@ nlohmann::json pairs_json(const label_bench_result& r) {
 
 nlohmann::json to_json(const label_bench_result& r) {
   nlohmann::json j = {{"kind", "label"},
-                      {"backend", r.options.backend},
-                      {"variant", sdr::variant_name(r.options.scheme.variant)},
+                      {axis::backend, r.options.backend},
+                      {axis::variant, sdr::variant_name(r.options.scheme.variant)},
                       {"hash", sdr::label_hash_name(r.options.scheme.hash)},
-                      {"scheme", r.scheme},
-                      {"scheme_status", r.scheme_status},
+                      {ctx::scheme, r.scheme},
+                      {ctx::scheme_status, r.scheme_status},
                       {"hashed_bytes_per_node", r.hashed_bytes_per_node},
                       {"cycles_per_byte", r.cycles_per_byte},
-                      {"engine", r.engine},
-                      {"producer", r.producer},
-                      {"device", r.device},
+                      {ctx::engine, r.engine},
+                      {ctx::producer, r.producer},
+                      {ctx::device, r.device},
                       {"layout", r.options.knobs.text("layout")},
-                      {"sector_size", r.options.sector_size},
-                      {"sectors", r.options.sectors},
-                      {"threads", r.options.knobs.count("threads")},
+                      {axis::sector_size, r.options.sector_size},
+                      {axis::sectors, r.options.sectors},
+                      {ctx::threads, r.options.knobs.count(axis::threads)},
                       {"nodes", r.nodes},
-                      {"layers", r.options.layers},
-                      {"ns_per_node_layer", r.ns_per_node_layer},
-                      {"labels_per_s", r.labels_per_s},
+                      {axis::layers, r.options.layers},
+                      {ctx::ns_per_node_layer, r.ns_per_node_layer},
+                      {ctx::labels_per_s, r.labels_per_s},
                       {"floor_ns_per_node_layer", r.floor_ns_per_node_layer},
-                      {"verified", r.verified},
-                      {"digest", r.digest},
+                      {key::verified, r.verified},
+                      {key::digest, r.digest},
                       {"rss_bytes_per_node", r.rss_bytes_per_node},
                       {"parent_table_s", r.parent_table_s},
                       {"parent_table_vs_layer", r.parent_table_vs_layer},
@@ -617,21 +622,21 @@ nlohmann::json to_json(const label_bench_result& r) {
                       {"samples_ns_per_node_layer", r.samples_ns_per_node_layer},
                       {"verified_by", r.verified_by.text()},
                       {"porep_id_source", r.porep_id_source},
-                      {"window_nodes", r.options.window_nodes}};
+                      {axis::window_nodes, r.options.window_nodes}};
   // Each group only where the run has it: a reader tells a GPU run by its kernel times,
   // not by zeros.
-  if (!r.pairs.empty()) j["efficiency"] = r.efficiency;
+  if (!r.pairs.empty()) j[ctx::efficiency] = r.efficiency;
   if (r.chain_efficiency > 0) {
     j["chain_floor_ns_per_node_layer"] = r.chain_floor_ns_per_node_layer;
     j["chain_efficiency"] = r.chain_efficiency;
   }
   if (!r.fastest_run.kernel.empty()) j["kernel_used"] = r.fastest_run.kernel;
   if (r.coordinators > 0) {
-    j["coordinators"] = r.coordinators;
-    j["hashers"] = r.hashers;
-    j["coordinator_busy_share"] = r.coordinator_busy_share;
+    j[ctx::coordinators] = r.coordinators;
+    j[ctx::hashers] = r.hashers;
+    j[ctx::coordinator_busy_share] = r.coordinator_busy_share;
     j["parent_rows_per_s"] = r.parent_rows_per_s;
-    j["hashers_per_coordinator_max"] = r.hashers_per_coordinator_max;
+    j[ctx::hashers_per_coordinator_max] = r.hashers_per_coordinator_max;
     j["labels_per_s_per_cpu"] = r.labels_per_s_per_cpu;
   }
   if (!r.kernel_samples_ns_per_node_layer.empty()) {
@@ -654,10 +659,10 @@ nlohmann::json to_json(const label_bench_result& r) {
   }
   if (r.options.window_nodes > 0) {
     j["window_first_node"] = r.window_first_node;
-    j["window_backing"] = sdr::window_backing_name(r.window_backing);
+    j[ctx::window_backing] = sdr::window_backing_name(r.window_backing);
     if (sdr::window_backing_uses_dir(r.window_backing)) j["window_dir"] = r.window_dir;
-    if (r.window_alias_period > 0) j["window_alias_period_bytes"] = r.window_alias_period;
-    if (r.window_page > 0) j["window_page_bytes"] = r.window_page;
+    if (r.window_alias_period > 0) j[ctx::window_alias_period_bytes] = r.window_alias_period;
+    if (r.window_page > 0) j[ctx::window_page_bytes] = r.window_page;
     j["window_pages_filled"] = r.window_pages_filled;
     j["window_bytes_filled"] = r.window_bytes_filled;
     j["window_resident_bytes"] = r.window_resident_bytes;
@@ -665,7 +670,7 @@ nlohmann::json to_json(const label_bench_result& r) {
   if (!r.verify_failure.empty()) j["verify_failure"] = r.verify_failure;
   if (!r.placement.empty()) {
     j["placement"] = r.placement;
-    j["thread_map"] = r.thread_map;
+    j[ctx::thread_map] = r.thread_map;
   }
   if (!r.layer_ns_per_node.empty()) {
     j["first_timed_layer"] = r.first_timed_layer;
@@ -681,7 +686,7 @@ nlohmann::json to_json(const label_bench_result& r) {
 
 nlohmann::json measurement_json(const label_bench_result& r) {
   nlohmann::json j = {{"ns_per_node_layer_ci95", {r.ns_lo, r.ns_hi}},
-                      {"stopped_by", kStopReasons.name(r.stopped_by)},
+                      {key::stopped_by, kStopReasons.name(r.stopped_by)},
                       {"samples_taken", r.samples_ns_per_node_layer.size()}};
   if (!r.pairs.empty()) {
     j["efficiency_ci95"] = {r.efficiency_lo, r.efficiency_hi};
@@ -689,7 +694,7 @@ nlohmann::json measurement_json(const label_bench_result& r) {
     j["efficiency_pairs"] = pairs_json(r);
   }
   if (r.core_hz > 0) {
-    j["core_hz"] = r.core_hz;
+    j[ctx::core_hz] = r.core_hz;
     j["clock_hz"] = r.clock_hz;
     j["clock_flagged"] = r.clock_flagged.size();
     j["clock_flagged_samples"] = r.clock_flagged;

@@ -25,6 +25,7 @@
 #include "poreplab/seal/pc2_seal.hpp"
 #include "poreplab/seal/seal.hpp"
 #include "poreplab/stats.hpp"
+#include "records/schema.hpp"
 #include "util/field_data.hpp"
 #include "util/text.hpp"
 
@@ -33,6 +34,10 @@
 #endif
 
 namespace poreplab {
+
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 namespace {
 
@@ -133,7 +138,7 @@ bool equal_bytes(const m::elem& e, const std::uint8_t* p) {
 // The multiplies/s no engine of this backend's class can beat: the device modeled, else one
 // core's fastest product measured here times the threads.
 void set_mul_bound(const pc2_bench_options& opt, pc2_bench_result& r) {
-  r.threads = opt.knobs.is_set("threads") && opt.knobs.count("threads") > 0 ? static_cast<int>(opt.knobs.count("threads"))
+  r.threads = opt.knobs.is_set(axis::threads) && opt.knobs.count(axis::threads) > 0 ? static_cast<int>(opt.knobs.count(axis::threads))
                                                                            : omp_get_max_threads();
   const auto on = device_class_of(opt.backend);
   if (on == device_class::gpu) {
@@ -375,7 +380,7 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
 }
 
 nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
-  return {{"backend", r.options.backend},
+  return {{axis::backend, r.options.backend},
           {"hasher", r.hasher},
           {"source", kPc2Sources.name(r.options.source)},
           {"from", r.options.from},
@@ -389,11 +394,11 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {"pace", sdr::kPc2Paces.name(r.pace)},
           {"chunks", r.chunks},
           {"overlapped_reads", r.overlapped_reads},
-          {"sector_size", r.options.sector_size},
-          {"layers", r.options.layers},
-          {"window_nodes", r.options.window_nodes},
+          {axis::sector_size, r.options.sector_size},
+          {axis::layers, r.options.layers},
+          {axis::window_nodes, r.options.window_nodes},
           {"nodes_hashed", r.nodes_hashed},
-          {"threads", r.threads},
+          {ctx::threads, r.threads},
           {"samples_ns_per_node", r.samples_ns_per_node},
           {"ns_per_node", r.median_ns_per_node},
           {"sector_seconds", r.sector_seconds},
@@ -407,8 +412,8 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {"vs_mul_bound", r.vs_bound},
           {"kernel_ns_per_node", r.kernel_ns_per_node},
           {"comm_r", r.digest},
-          {"verified", r.verified},
-          {"verified_against", r.verified_against}};
+          {key::verified, r.verified},
+          {key::verified_against, r.verified_against}};
 }
 
 }  // namespace poreplab

@@ -14,8 +14,13 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "records/schema.hpp"
 
 namespace poreplab {
+
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 std::uint32_t default_profile_layers(sdr::porep_variant variant) {
   return variant == sdr::porep_variant::zigzag ? sdr::kZigzagLayers : 2;
@@ -89,7 +94,7 @@ nlohmann::json to_json(const profile_bench_result& r) {
   nlohmann::json directions = nlohmann::json::array();
   for (const auto& d : p.directions) {
     nlohmann::json g = {{"group", d.group},
-                        {"layers", d.layers},
+                        {axis::layers, d.layers},
                         {"fetch_share", d.fetch_share},
                         {"hash_share", d.hash_share},
                         {"ns_per_node", d.ns_per_node}};
@@ -97,15 +102,15 @@ nlohmann::json to_json(const profile_bench_result& r) {
     directions.push_back(g);
   }
   return {{"kind", "profile"},
-          {"scheme", r.scheme},
-          {"scheme_status", r.scheme_status},
-          {"variant", sdr::variant_name(r.options.scheme.variant)},
+          {ctx::scheme, r.scheme},
+          {ctx::scheme_status, r.scheme_status},
+          {axis::variant, sdr::variant_name(r.options.scheme.variant)},
           {"hash", sdr::label_hash_name(r.options.scheme.hash)},
-          {"engine", p.engine},
-          {"device", r.device},
-          {"sector_size", r.options.sector_size},
+          {ctx::engine, p.engine},
+          {ctx::device, r.device},
+          {axis::sector_size, r.options.sector_size},
           {"nodes", p.nodes},
-          {"layers", p.layers},
+          {axis::layers, p.layers},
           {"samples", p.samples},
           {"timer", p.timer},
           {"tsc_hz", p.tsc_hz},
@@ -116,7 +121,7 @@ nlohmann::json to_json(const profile_bench_result& r) {
           {"overhead", p.overhead},
           {"directions", directions},
           {"llc_counter", p.llc_counter},
-          {"ns_per_node_layer", p.timed_ns_per_node_layer},
+          {ctx::ns_per_node_layer, p.timed_ns_per_node_layer},
           {"untimed_ns_per_node_layer", p.untimed_ns_per_node_layer},
           {"backend_ns_per_node_layer", p.backend_ns_per_node_layer},
           {"samples_ns_per_node_layer", samples},
@@ -124,9 +129,9 @@ nlohmann::json to_json(const profile_bench_result& r) {
           {"message_bytes", sdr::message_bytes(r.profile.scheme.variant)},
           {"cycles_per_byte", p.cycles_per_byte},
           {"backend_cycles_per_byte", p.backend_cycles_per_byte},
-          {"verified", p.verified},
-          {"verified_against", p.verified_against},
-          {"digest", p.digest},
+          {key::verified, p.verified},
+          {key::verified_against, p.verified_against},
+          {key::digest, p.digest},
           {"reference_digest", p.reference_digest},
           {"replica_digest", p.replica_digest}};
 }

@@ -6,9 +6,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "records/payload_keys.hpp"
 #include "util/text.hpp"
 
 namespace poreplab {
+
+namespace axis = records::axis;
 
 using nlohmann::json;
 
@@ -66,7 +69,7 @@ reads_result count_reads(const reads_options& opt) {
 
 json reads_row_json(const reads_row& r) {
   const auto& e = r.estimate;
-  return {{"sectors", r.geometry.sectors},
+  return {{axis::sectors, r.geometry.sectors},
           {"cache_nodes", r.geometry.cache_nodes},
           {"cache_bytes", r.geometry.cache_bytes()},
           {"page_bytes", r.geometry.page_bytes},
@@ -76,7 +79,7 @@ json reads_row_json(const reads_row& r) {
           {"later_base_pages_per_node", e.later_base},
           {"later_expander_pages_per_node", e.later_expander},
           {"base_cached_share", e.base_cached_share},
-          {"layers", e.layers},
+          {axis::layers, e.layers},
           {"mean_pages_per_node", e.mean()},
           {"mean_half_width95", e.half_width95},
           {"reads_per_label", r.reads_per_label()},
@@ -86,7 +89,7 @@ json reads_row_json(const reads_row& r) {
 json reads_json(const reads_result& r) {
   json rows = json::array();
   for (const auto& row : r.rows) rows.push_back(reads_row_json(row));
-  return {{"sector_size", r.options.sector_size},
+  return {{axis::sector_size, r.options.sector_size},
           {"nodes", r.nodes},
           {"graph", r.graph},
           {"sample", r.sample},

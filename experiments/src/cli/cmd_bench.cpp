@@ -16,12 +16,16 @@
 #include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/unavailable.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 #ifdef POREPLAB_WITH_CUDA
 #include "poreplab/cuda/bench.hpp"
 #endif
 
 namespace poreplab::cli {
+
+namespace key = records::key;
+namespace ctx = records::ctx;
 
 CLI::App* bench_group(CLI::App& app) {
   const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "bench"; });
@@ -195,18 +199,18 @@ void run_hash_cuda(const hash_cli_options& o) {
       const double cpb = r.cycles_per_compression / r.block_bytes;
       if (o.json) {
         nlohmann::json j = {{"kind", "hash"},
-                            {"backend", backend_of(device_class::gpu)},
+                            {ctx::backend, backend_of(device_class::gpu)},
                             {"algo", hash_family_name(a)},
-                            {"engine", backend_of(device_class::gpu)},
+                            {ctx::engine, backend_of(device_class::gpu)},
                             {"mode", hash_bench_mode_name(m)},
                             {"lanes", r.blocks * r.threads},
                             {"ns_per_block", r.ns_per_compression},
                             {"gbps", r.bytes_per_s / 1e9},
                             {"cycles_per_byte", cpb},
-                            {"device", r.device.name},
+                            {ctx::device, r.device.name},
                             {"sm_count", r.device.multiprocessors},
                             {"clock_mhz", r.device.clock_khz / 1000},
-                            {"verified", r.verified},
+                            {key::verified, r.verified},
                             {"samples_s", r.samples_s}};
         std::cout << j.dump() << "\n";
       } else {

@@ -10,8 +10,13 @@
 
 #include "cli/cli.hpp"
 #include "model/gpu_model.hpp"
+#include "records/schema.hpp"
 
 namespace poreplab::cli {
+
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 namespace {
 
@@ -53,9 +58,9 @@ std::vector<const gpu_model::measured_point*> matches(const gpu_model::model_row
     if (algo != algo_of(r.analysis.label)) continue;
     if (label && (m.sector_major || !m.kernel || *m.kernel != r.analysis.kernel)) continue;
     if (label && r.analysis.label.find("zigzag") != std::string::npos) {
-      const std::string v = m.axes.contains("variant") && m.axes["variant"].is_string() ? m.axes["variant"].get<std::string>() : "sdr";
+      const std::string v = m.axes.contains(axis::variant) && m.axes[axis::variant].is_string() ? m.axes[axis::variant].get<std::string>() : "sdr";
       if (v != "zigzag") continue;
-    } else if (label && m.axes.contains("variant") && m.axes["variant"] == "zigzag") {
+    } else if (label && m.axes.contains(axis::variant) && m.axes[axis::variant] == "zigzag") {
       continue;
     }
     out.push_back(&m);
@@ -194,9 +199,9 @@ void add_model_command(CLI::App& app) {
       if (o->json) {
         for (const auto& r : rows) std::cout << gpu_model::to_json(r).dump() << "\n";
         for (const auto& m : measured)
-          std::cout << nlohmann::json{{"measured", true},   {"dir", m.dir},       {"experiment", m.experiment},
-                                      {"kind", records::kind_name(m.kind)},     {"device", m.device}, {"arch", m.arch},
-                                      {"algo", m.algo},     {"metric", m.metric}, {"value", m.value},
+          std::cout << nlohmann::json{{"measured", true},   {"dir", m.dir},       {key::experiment, m.experiment},
+                                      {"kind", records::kind_name(m.kind)},     {ctx::device, m.device}, {"arch", m.arch},
+                                      {"algo", m.algo},     {key::metric, m.metric}, {"value", m.value},
                                       {"parallel", m.parallel}, {"axes", m.axes},
                                       {"kernel", m.kernel ? nlohmann::json(sdr::kernel_variant_name(*m.kernel)) : nlohmann::json()},
                                       {"kernel_value", m.kernel_value}}

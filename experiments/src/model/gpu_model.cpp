@@ -19,6 +19,8 @@
 namespace poreplab::gpu_model {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 using nlohmann::json;
 using namespace detail;
@@ -325,7 +327,7 @@ json to_json(const model_row& r) {
                      {"phase_cycles", role.phase_cycles}, {"bytes", role.bytes}, {"trace_exact", role.exact}});
   return {{"modeled", true},
           {"arch", k.arch},
-          {"device", r.device},
+          {ctx::device, r.device},
           {"kernel", k.label},
           {"mangled", k.mangled},
           {"unit", k.unit},
@@ -397,7 +399,7 @@ std::vector<measured_point> read_measured(const std::string& dir) {
     if (ctx.value(key::modeled, false)) continue;
     const json axes = r.value(key::axes, json::object());
     const auto kind = records::kind_of(r);
-    const bool cuda = backend_is(text_of(axes, "backend"), device_class::gpu) || backend_is(text_of(axes, "engine"), device_class::gpu);
+    const bool cuda = backend_is(text_of(axes, axis::backend), device_class::gpu) || backend_is(text_of(axes, axis::engine), device_class::gpu);
     if (!cuda || (kind != records::record_kind::label && kind != records::record_kind::hash)) continue;
     const json st = r.value(key::stats, json::object());
     if (!st.contains("median") || !st["median"].is_number()) continue;
@@ -405,14 +407,14 @@ std::vector<measured_point> read_measured(const std::string& dir) {
     m.dir = dir;
     m.experiment = r.value(key::experiment, "");
     m.kind = *kind;
-    m.device = text_of(ctx, "device");
+    m.device = text_of(ctx, ctx::device);
     m.arch = arch_from_device(m.device);
     m.axes = axes;
     m.metric = r.value(key::metric, "");
     m.value = st["median"].get<double>();
     if (kind == records::record_kind::label) {
       m.algo = text_of(axes, "hash").empty() ? "sha256" : text_of(axes, "hash");
-      m.parallel = axes.contains("sectors") && axes["sectors"].is_number() ? axes["sectors"].get<double>() : 1;
+      m.parallel = axes.contains(axis::sectors) && axes[axis::sectors].is_number() ? axes[axis::sectors].get<double>() : 1;
       const std::string used = text_of(ctx, "kernel_used").empty() ? text_of(axes, "kernel") : text_of(ctx, "kernel_used");
       if (!used.empty() && used != sdr::kernel_variant_name(sdr::kernel_variant::automatic)) {
         try {

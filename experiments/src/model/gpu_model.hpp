@@ -286,7 +286,7 @@ struct measured_point {
   std::string dir, experiment, device, algo;  // algo: sha256, blake2s, blake2b (label: sha256)
   records::record_kind kind = records::record_kind::label;  // label or hash
   std::string arch;    // sm_80 / sm_90 from the device name, or "" when unknown
-  std::string metric;  // "ns_per_node_layer", "ns_per_block"...
+  std::string metric;  // the record's metric: records::rate::ns_per_node_layer, ns_per_block...
   double value = 0;    // median
   double kernel_value = 0;  // label points: the label kernels alone (CUDA events); 0 when not recorded
   double parallel = 0;  // sectors / chains

@@ -150,7 +150,7 @@ void check_point(const json& rec, const std::string& where) {
   if (const auto st = rec.find(key::stats); st != rec.end() && st->value("n", 0) > 0)
     for (const char* k : {"min", "median", "max"})
       if (st->contains(k)) check_timing((*st)[k], where, std::string("/stats/") + k);
-  const std::string metric = text_of(rec, "metric");
+  const std::string metric = text_of(rec, key::metric);
   if (const auto r = rec.find(key::rates); r != rec.end() && !metric.empty() && r->contains(metric))
     check_timing((*r)[metric], where, "/rates/" + metric);
 }
@@ -370,8 +370,8 @@ json repeat_spread(const json& points) {
       for (double w : m.widths)
         if (w >= 0) widths.push_back(w);
       const double spread = relative_spread(m.values);
-      json e = {{"experiment", g.first[key::experiment]}, {"axes", g.first[key::axes]}, {"description", description},
-                {"metric", name},                        {"values", m.values},      {"median", median(m.values)},
+      json e = {{key::experiment, g.first[key::experiment]}, {key::axes, g.first[key::axes]}, {key::description, description},
+                {key::metric, name},                        {"values", m.values},      {"median", median(m.values)},
                 {"spread", spread}};
       if (!widths.empty()) {
         e["claimed"] = median(widths);
@@ -414,10 +414,10 @@ json make_results(const json& config, const std::string& config_digest, const st
   std::size_t extra_records = 0;
   for (const auto& [k, r] : latest)
     if (!expected_keys.count(k)) ++extra_records;
-  json out = {{"schema", kResultsSchema}, {"config_digest", config_digest}, {"config", config}, {"runs", runs},
+  json out = {{"schema", kResultsSchema}, {key::config_digest, config_digest}, {key::config, config}, {"runs", runs},
               {"counts", counts},       {"points", points},               {"missing", missing}};
   if (extra_records) out["records_not_in_config"] = extra_records;
-  if (std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains("repeat"); }))
+  if (std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains(key::repeat); }))
     out["repeat_spread"] = repeat_spread(points);
   for (const auto& [k, v] : extra.items()) out[k] = v;
   return out;
@@ -438,21 +438,21 @@ std::string results_csv(const json& results) {
   }
   std::ostringstream out;
   const bool repeats = std::any_of(results["points"].begin(), results["points"].end(),
-                                   [](const json& p) { return p.contains("repeat"); });
-  std::vector<std::string> head = {"index", "experiment", "kind", "status"};
-  if (repeats) head.emplace_back("repeat");
+                                   [](const json& p) { return p.contains(key::repeat); });
+  std::vector<std::string> head = {key::index, key::experiment, key::kind, key::status};
+  if (repeats) head.emplace_back(key::repeat);
   for (const auto& a : axes) head.push_back(a);
-  for (const auto& h : {"metric", "n", "min", "median", "max", "spread", "noisy"}) head.emplace_back(h);
+  for (const auto& h : {key::metric, "n", "min", "median", "max", "spread", key::noisy}) head.emplace_back(h);
   for (const auto& r : rates) head.push_back(r);
   // Context fields are prefixed: some share a name with a rate (at bench time's median).
   for (const auto& c : context) head.push_back("context." + c);
-  for (const auto& h : {"verified", "digest", "reason"}) head.emplace_back(h);
+  for (const auto& h : {key::verified, key::digest, key::reason}) head.emplace_back(h);
   for (std::size_t i = 0; i < head.size(); ++i) out << (i ? "," : "") << csv_field(head[i]);
   out << "\n";
   for (const auto& p : results["points"]) {
-    std::vector<std::string> row = {cell_text(p["index"]), cell_text(p[key::experiment]), cell_text(p[key::kind]),
+    std::vector<std::string> row = {cell_text(p[key::index]), cell_text(p[key::experiment]), cell_text(p[key::kind]),
                                     cell_text(p[key::status])};
-    if (repeats) row.push_back(p.contains("repeat") ? cell_text(p["repeat"]) : "");
+    if (repeats) row.push_back(p.contains(key::repeat) ? cell_text(p[key::repeat]) : "");
     for (const auto& a : axes) row.push_back(p[key::axes].contains(a) ? cell_text(p[key::axes][a]) : "");
     const json st = p.value(key::stats, json::object());
     row.push_back(p.value(key::metric, ""));
@@ -463,8 +463,8 @@ std::string results_csv(const json& results) {
     const json c = p.value(key::context, json::object());
     for (const auto& k : context) row.push_back(c.contains(k) ? cell_text(c[k]) : "");
     row.push_back(p.contains(key::verified) ? cell_text(p[key::verified]) : "");
-    row.push_back(p.value("digest", ""));
-    row.push_back(p.value("reason", ""));
+    row.push_back(p.value(key::digest, ""));
+    row.push_back(p.value(key::reason, ""));
     for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
     out << "\n";
   }
@@ -477,20 +477,20 @@ void write_result_files(const fs::path& dir, const json& results) {
 }
 
 cpu::parent_producer record_producer(const nlohmann::json& context) {
-  const auto it = context.find("producer");
+  const auto it = context.find(ctx::producer);
   if (it == context.end() || !it->is_string()) return cpu::parent_producer::off;
   const std::string& name = it->get_ref<const std::string&>();
   return cpu::kParentProducers.has(name) ? cpu::kParentProducers.parse(name) : cpu::parent_producer::off;
 }
 
 std::string record_window_pages_text(const nlohmann::json& context) {
-  const auto it = context.find("window_backing");
+  const auto it = context.find(ctx::window_backing);
   if (it == context.end() || !it->is_string()) return {};
   const std::string& name = it->get_ref<const std::string&>();
   if (!sdr::kWindowBackings.has(name) || !sdr::window_backing_repeats(sdr::kWindowBackings.parse(name))) return {};
-  const double period = context.value("window_alias_period_bytes", 0.0);
+  const double period = context.value(ctx::window_alias_period_bytes, 0.0);
   // Records from before the page size was a choice lay on 2 MiB pages.
-  const auto page = static_cast<std::uint64_t>(context.value("window_page_bytes", double(2u << 20)));
+  const auto page = static_cast<std::uint64_t>(context.value(ctx::window_page_bytes, double(2u << 20)));
   return ", its layers on " + sdr::page_size_text(page) + " pages repeating every " +
          (period > 0 ? byte_size_text(static_cast<std::uint64_t>(period)) : std::string("period")) + " (" + name +
          " window backing)";

@@ -74,11 +74,11 @@ records_log read_records(const std::filesystem::path& file, bool repair);
 // The same from text in memory (the fuzz target's entry).
 records_log parse_records(std::string_view text, const std::filesystem::path& file);
 
-// Where a label record's producer thread ran (context "producer", parsed once here); a
+// Where a label record's producer thread ran (its context's ctx::producer, parsed once here); a
 // record without one, or with a name no placement has, ran without.
 cpu::parent_producer record_producer(const nlohmann::json& context);
 // ", its layers on 2 MiB pages repeating every 4 GiB (aliased window backing)" for a label
-// record whose window's layers repeat (context "window_backing", "window_alias_period_bytes");
+// record whose window's layers repeat (ctx::window_backing, ctx::window_alias_period_bytes);
 // empty for any other.
 std::string record_window_pages_text(const nlohmann::json& context);
 

@@ -28,6 +28,8 @@
 namespace poreplab::amax {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -364,8 +366,8 @@ std::string cpu_model(const json& header) {
 
 bool is_gpu_record(const json& p) {
   const json axes = p.value(key::axes, json::object());
-  return backend_is(text_at(axes, "backend"), device_class::gpu) ||
-         backend_is(text_at(p.value(key::context, json::object()), "backend"), device_class::gpu);
+  return backend_is(text_at(axes, axis::backend), device_class::gpu) ||
+         backend_is(text_at(p.value(key::context, json::object()), ctx::backend), device_class::gpu);
 }
 
 // One chain's bytes per ns (= GB/s) of a `hash` record in mode chain.
@@ -422,7 +424,7 @@ clock_map measured_core_clocks(const records::result_set& in) {
   for (const auto& rec : in.records) {
     const json& p = rec.point;
     if (!records::is_ok(p, records::record_kind::limits)) continue;
-    const double hz = number_at(p.value(key::context, json::object()), "core_hz");
+    const double hz = number_at(p.value(key::context, json::object()), ctx::core_hz);
     if (hz > 0) cpu_clock[cpu_model(rec.header)] = {hz, rec.where};
   }
   return cpu_clock;
@@ -446,15 +448,15 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
     row x;
     x.hash = *hash;
     x.source = {figure_status::measured, "record " + rec.where};
-    std::string engine = text_at(ctx, "engine");
-    if (engine.empty()) engine = text_at(axes, "engine");
+    std::string engine = text_at(ctx, ctx::engine);
+    if (engine.empty()) engine = text_at(axes, axis::engine);
     if (kind == records::record_kind::limits) {
       x.kind = "cpu";
       x.device = cpu_model(rec.header);
       x.implementation = engine;
       x.gb_per_s = number_at(rates, "single_stream_gb_per_s");
       x.cycles_per_byte = number_at(rates, "measured_cycles_per_byte");
-      x.clock_hz = number_at(ctx, "core_hz");
+      x.clock_hz = number_at(ctx, ctx::core_hz);
       x.clock_source = {figure_status::measured, "record " + rec.where + ", add-chain calibration"};
       x.note = "limit " + fmt(number_at(rates, "limit_cycles_per_byte")) + " c/B, ratio " +
                fmt(number_at(rates, "ratio"), "%.3g");
@@ -463,7 +465,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
       x.implementation = cpu::find_reference(engine) != nullptr ? engine + " (EVP)" : engine;
       if (is_gpu_record(p)) {
         x.kind = "gpu";
-        x.device = text_at(ctx, "device");
+        x.device = text_at(ctx, ctx::device);
         if (x.device.empty()) x.device = "GPU (name not recorded)";
         double mhz = number_at(ctx, "clock_mhz");
         if (mhz <= 0) mhz = number_at(ctx, "device_clock_mhz");
@@ -777,7 +779,7 @@ json to_json(const report& r) {
       if (x.gb_per_s_per_area) per_area = {{"value", *x.gb_per_s_per_area}, {"per", x.area_per}};
       rows.push_back({{"category", x.custom ? "custom" : "off-the-shelf"},
                       {"kind", x.kind},
-                      {"device", x.device},
+                      {ctx::device, x.device},
                       {"implementation", x.implementation},
                       {"cycles_per_byte", x.cycles_per_byte > 0 ? json(x.cycles_per_byte) : json(nullptr)},
                       {"clock_hz", x.clock_hz > 0 ? json(x.clock_hz) : json(nullptr)},

@@ -17,6 +17,7 @@
 namespace poreplab::compare {
 
 namespace key = records::key;
+namespace rate = records::rate;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -162,8 +163,8 @@ std::vector<std::pair<std::string, std::string>> setup_of(const json& h) {
   add("backends built", text_at(env, "/build/backends"_json_pointer));
   add("host", text_at(env, "/host"_json_pointer));
   {
-    const std::string src = h.value("source", "");
-    const std::string digest = h.value("config_digest", "");
+    const std::string src = h.value(key::source, "");
+    const std::string digest = h.value(key::config_digest, "");
     add("config", src.empty() && digest.empty() ? "" : src + (digest.empty() ? "" : " (" + digest.substr(0, 12) + ")"));
   }
   return f;
@@ -317,7 +318,7 @@ std::string experiments_of(const side_data& s) {
 
 bool lower_is_better(const std::string& metric) {
   // Rates and efficiencies grow with speed; times, cycles and bytes per unit shrink.
-  return !(metric.find("per_s") != std::string::npos || metric.find("efficiency") != std::string::npos ||
+  return !(metric.find("per_s") != std::string::npos || metric.find(rate::efficiency) != std::string::npos ||
            metric.find("speedup") != std::string::npos || metric.find("throughput") != std::string::npos);
 }
 
@@ -522,9 +523,9 @@ json to_json(const result& r) {
       cj["points"].push_back({{"key", w.key},
                               {"description", w.description},
                               {"label", w.label},
-                              {"experiment", w.experiment},
+                              {key::experiment, w.experiment},
                               {"kind", w.kind},
-                              {"metric", w.metric},
+                              {key::metric, w.metric},
                               {"lower_is_better", w.lower_is_better},
                               {"baseline_median", w.base_median},
                               {"other_median", w.other_median},
@@ -532,7 +533,7 @@ json to_json(const result& r) {
                               {"other_n", w.other_n},
                               {"ratio", w.ratio},
                               {"ci95", w.interval ? json::array({w.lo, w.hi}) : json()},
-                              {"noisy", w.noisy},
+                              {key::noisy, w.noisy},
                               {"verdict", w.verdict},
                               {"regression", w.regression}});
     j["comparisons"].push_back(std::move(cj));

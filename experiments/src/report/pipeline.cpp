@@ -13,6 +13,8 @@
 namespace poreplab::verdict {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 namespace {
 
@@ -34,9 +36,9 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::pc2)) continue;
     const json& axes = p.value(key::axes, json::object());
-    if (!backend_is(axes.value("backend", ""), on) || axes.value("layers", 0u) != row.layers) continue;
-    if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<std::uint64_t>() != 0) continue;
-    const std::uint64_t size = axes.value("sector_size", std::uint64_t{0});
+    if (!backend_is(axes.value(axis::backend, ""), on) || axes.value(axis::layers, 0u) != row.layers) continue;
+    if (axes.contains(axis::threads) && axes[axis::threads].is_number() && axes[axis::threads].get<std::uint64_t>() != 0) continue;
+    const std::uint64_t size = axes.value(axis::sector_size, std::uint64_t{0});
     if (size == 0 || !p.contains(key::stats)) continue;
     const double dist = std::fabs(std::log2(double(size)) - std::log2(double(row.sector_size)));
     if (dist < best_dist) {
@@ -53,11 +55,11 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
   }
   const json ctx = (*best).value(key::context, json::object());
   if (hasher != nullptr) *hasher = ctx.value("hasher", backend_of(on));
-  if (threads != nullptr) *threads = ctx.value("threads", 0.0);
+  if (threads != nullptr) *threads = ctx.value(ctx::threads, 0.0);
   const double ns = (*best)[key::stats].value("median", 0.0);
   // window_nodes; records written before the axis took the label kind's name say window.
   const json& axes = (*best)[key::axes];
-  const std::uint64_t window = axes.value("window_nodes", axes.value("window", std::uint64_t{0}));
+  const std::uint64_t window = axes.value(axis::window_nodes, axes.value("window", std::uint64_t{0}));
   f.value = ns * double(row.nodes) * 1e-9;
   const std::string how = format_number(ns, 4) + " ns per node" +
                           (window != 0 ? " on a " + std::to_string(window) + "-node window" : std::string()) +
@@ -133,7 +135,7 @@ std::string measured_pc2_arch(const records::result_set& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::pc2)) continue;
-    if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::gpu)) continue;
+    if (!backend_is(p.value(key::axes, json::object()).value(axis::backend, ""), device_class::gpu)) continue;
     const json env = r.header.value("environment", json::object());
     const json devices = env.value("cuda", json::object()).value("devices", json::array());
     if (!devices.is_array() || devices.empty() || !devices[0].is_object()) continue;

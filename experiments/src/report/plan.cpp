@@ -16,6 +16,8 @@
 namespace poreplab::verdict {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -36,9 +38,9 @@ std::string results_cpu(const records::result_set& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::label)) continue;
-    if (!backend_is(p.value(key::axes, json::object()).value("backend", ""), device_class::host_cpu)) continue;
-    const std::string device = p.value(key::context, json::object()).value("device", "");
-    if (p[key::axes].value("window_nodes", std::uint64_t{0}) > 0) return device;
+    if (!backend_is(p.value(key::axes, json::object()).value(axis::backend, ""), device_class::host_cpu)) continue;
+    const std::string device = p.value(key::context, json::object()).value(ctx::device, "");
+    if (p[key::axes].value(axis::window_nodes, std::uint64_t{0}) > 0) return device;
     if (any.empty()) any = device;
   }
   return any;
@@ -244,7 +246,7 @@ json plan_json(const plan_report& r) {
                         {"binding", m.binding},
                         {"items", items}});
   }
-  return {{"schema", kPlanSchema}, {"proof", r.proof}, {"sector_size", r.sector_size}, {"layers", r.layers},
+  return {{"schema", kPlanSchema}, {"proof", r.proof}, {axis::sector_size, r.sector_size}, {axis::layers, r.layers},
           {"dirs", r.dirs}, {"machines", machines}};
 }
 

@@ -10,6 +10,8 @@
 
 namespace poreplab::verdict {
 
+namespace axis = records::axis;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -118,7 +120,7 @@ reference_records load_reference_records(const std::vector<fs::path>& datasets) 
       const std::string rel = r.lexically_relative(d).string();
       for (auto& rec : one.records) {
         const json& axes = rec.point.value(records::key::axes, json::object());
-        if (!axes.is_object() || !backend_is(axes.value("backend", ""), device_class::gpu)) continue;
+        if (!axes.is_object() || !backend_is(axes.value(axis::backend, ""), device_class::gpu)) continue;
         const auto colon = rec.where.rfind(':');
         rec.where = label + "/" + (rel == "." ? "" : rel + "/") + "records.jsonl" +
                     (colon == std::string::npos ? "" : rec.where.substr(colon));

@@ -97,13 +97,13 @@ std::vector<stream> streams(const records::result_set& in) {
     if (lane_ns <= 0 || block <= 0) continue;
     // A single stream is a one-lane engine; a lane of a multi-buffer engine runs slower
     // than its own single chain would, so it is no off-the-shelf latency figure.
-    const bool gpu = backend_is(axes.value("backend", ""), device_class::gpu);
+    const bool gpu = backend_is(axes.value(records::axis::backend, ""), device_class::gpu);
     if (!gpu && ctx.value("lanes", 1.0) != 1.0) continue;
     stream s;
     s.hash = *hash;
-    s.engine = ctx.value("engine", axes.value("engine", "?"));
+    s.engine = ctx.value(records::ctx::engine, axes.value(records::axis::engine, "?"));
     s.gpu = gpu;
-    s.device = s.gpu ? ctx.value("device", "GPU") : cpu_of(r);
+    s.device = s.gpu ? ctx.value(records::ctx::device, "GPU") : cpu_of(r);
     s.gb_per_s = block / lane_ns;
     s.cycles_per_byte = rate(p, "cycles_per_byte");
     s.where = r.where;
@@ -153,7 +153,7 @@ std::map<std::string, double> core_clocks(const records::result_set& in) {
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!records::is_ok(p)) continue;
-    const double hz = p.value(key::context, json::object()).value("core_hz", 0.0);
+    const double hz = p.value(key::context, json::object()).value(records::ctx::core_hz, 0.0);
     if (hz > 0) seen[cpu_of(r)].push_back(hz);
   }
   std::map<std::string, double> out;
@@ -266,7 +266,7 @@ void steps_section(const json& data, const records::result_set& in, std::ostring
     if (!c.core) c.cpb = rate(p, "cycles_per_byte");
     c.where = r.where;
     const json axes = p.value(key::axes, json::object());
-    for (const char* k : {"engine", "assembly", "prefetch_distance", "encoding", "huge_pages"})
+    for (const char* k : {records::axis::engine, "assembly", "prefetch_distance", "encoding", "huge_pages"})
       if (axes.contains(k) && !axes[k].is_null()) {
         if (!c.knobs.empty()) c.knobs += " ";
         c.knobs += k;
@@ -348,7 +348,7 @@ void direction_section(const json& data, const records::result_set& in, std::ost
     const json axes = p.value(key::axes, json::object());
     if (axes.contains("prefetch_distance") && axes["prefetch_distance"].is_number())
       name += " (prefetch " + axes["prefetch_distance"].dump() + ")";
-    md << "| " << name << " | " << c.value("scheme", "") << " | " << format_number(a, 4) << " | "
+    md << "| " << name << " | " << c.value(records::ctx::scheme, "") << " | " << format_number(a, 4) << " | "
        << format_number(b, 4) << " | " << (a > 0 ? fix(b / a, 3) : std::string("-")) << " |\n";
   }
   if (!any) md << "No label point with per-layer times in these records.\n";
@@ -371,13 +371,13 @@ void direction_section(const json& data, const records::result_set& in, std::ost
     prof = true;
     if (c.value("llc_counter", json()).is_string()) counter = c["llc_counter"].get<std::string>();
     for (const auto& d : c["directions"]) {
-      if (!d.is_object() || !d.value("group", json()).is_string() || !d.value("layers", json()).is_number_unsigned() ||
+      if (!d.is_object() || !d.value("group", json()).is_string() || !d.value(records::axis::layers, json()).is_number_unsigned() ||
           !d.value("fetch_share", json()).is_number() || !d.value("hash_share", json()).is_number() ||
           !d.value("ns_per_node", json()).is_number())
         continue;
       const json miss = d.value("llc_misses_per_node", json(nullptr));
-      md << "| " << p.value(key::experiment, "") << " | " << c.value("scheme", "") << " | " << d.value("group", "") << " | "
-         << d.value("layers", 0) << " | " << fix(100 * d.value("fetch_share", 0.0), 2) << "% | "
+      md << "| " << p.value(key::experiment, "") << " | " << c.value(records::ctx::scheme, "") << " | " << d.value("group", "") << " | "
+         << d.value(records::axis::layers, 0) << " | " << fix(100 * d.value("fetch_share", 0.0), 2) << "% | "
          << fix(100 * d.value("hash_share", 0.0), 2) << "% | " << format_number(d.value("ns_per_node", 0.0), 4) << " | "
          << (miss.is_number() ? format_number(miss.get<double>(), 3) : std::string("not counted")) << " |\n";
     }
@@ -397,9 +397,9 @@ void padding_section(const json& data, const records::result_set& in, std::ostri
     if (!records::is_ok(p, records::record_kind::tree_d)) continue;
     const json axes = p.value(key::axes, json::object());
     if (!axes.contains("pad_precompute") || !axes["pad_precompute"].is_number()) continue;
-    const std::string key = axes.value("engine", "library") + " | " +
-                            format_size(axes.value("sector_size", std::uint64_t{0})) + " | " +
-                            (axes.value("threads", std::uint64_t{0}) == 1 ? "1 thread" : "all threads");
+    const std::string key = axes.value(records::axis::engine, "library") + " | " +
+                            format_size(axes.value(records::axis::sector_size, std::uint64_t{0})) + " | " +
+                            (axes.value(records::axis::threads, std::uint64_t{0}) == 1 ? "1 thread" : "all threads");
     ab[key][axes["pad_precompute"].get<int>()] = {rate(p, "ns_per_node"), r.where};
   }
   if (ab.empty()) {

@@ -18,6 +18,9 @@
 namespace poreplab::report {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+namespace rate = records::rate;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -52,12 +55,12 @@ std::string axis_text(const std::string& axis, const json& v, const size_axis_te
 // Units of the sampled metrics and the derived rates, for table headers.
 std::string header_with_unit(const std::string& name) {
   static const std::map<std::string, std::string> units = {
-      {"ns_per_node_layer", "ns/node/layer"},
-      {"labels_per_s", "labels/s"},
+      {rate::ns_per_node_layer, "ns/node/layer"},
+      {rate::labels_per_s, "labels/s"},
       {"gb_per_s", "GB/s"},
       {"cycles_per_byte", "cycles/B"},
       {"ns_per_byte", "ns/B"},
-      {"efficiency", "floor/actual"},
+      {rate::efficiency, "floor/actual"},
       {"bytes_per_node", "B/node"},
       {"ns_per_node", "ns/node"},
       {"seconds", "s"},
@@ -145,17 +148,17 @@ void environment_lines(const json& results, std::ostringstream& md) {
   }
   std::string argv;
   for (const auto& r : runs)
-    if (r.contains("argv") && r["argv"].is_array() && !r["argv"].empty()) {
+    if (r.contains(key::argv) && r[key::argv].is_array() && !r[key::argv].empty()) {
       argv.clear();
-      for (const auto& a : r["argv"]) {
+      for (const auto& a : r[key::argv]) {
         if (!argv.empty()) argv += ' ';
         argv += cell_text(a);
       }
     }
   if (!argv.empty()) md << "- command: `" << argv << "`\n";
   if (runs.size() > 1) md << "- " << runs.size() << " runs recorded (resumed runs, shards or a merge)\n";
-  if (results.contains("config_digest"))
-    md << "- config digest `" << results["config_digest"].get<std::string>().substr(0, 16) << "`"
+  if (results.contains(key::config_digest))
+    md << "- config digest `" << results[key::config_digest].get<std::string>().substr(0, 16) << "`"
        << (results.contains("source") ? " (" + results["source"].get<std::string>() + ")" : std::string()) << "\n";
 }
 
@@ -231,7 +234,7 @@ void limits_section(const json& results, std::ostringstream& md) {
         "dependencies (`bench latency`), per byte of one chain: several chains can fill a port before their "
         "latency binds.\n\n";
   if (!ok.empty()) {
-    md << head({"algo", "engine", "lanes", "limit c/B", "measured c/B", "measured / limit",
+    md << head({"algo", ctx::engine, "lanes", "limit c/B", "measured c/B", "measured / limit",
                 "port bound c/B (limited by)", "measured / bound", "GB/s (1 chain)", "core clock",
                 "latencies used (cycles)"},
                2);
@@ -242,8 +245,8 @@ void limits_section(const json& results, std::ostringstream& md) {
       const json latencies = c.value("latencies", json::object());
       for (const auto& [k, v] : latencies.items())
         lat += (lat.empty() ? "" : ", ") + k + " " + cell_text(v);
-      const double hz = c.value("core_hz", 0.0);
-      md << row({cell_text(value_or(p->at(key::axes), "algo")), cell_text(value_or(p->at(key::axes), "engine")),
+      const double hz = c.value(ctx::core_hz, 0.0);
+      md << row({cell_text(value_or(p->at(key::axes), "algo")), cell_text(value_or(p->at(key::axes), axis::engine)),
                  cell_text(value_or(c, "lanes")), cell_text(value_or(r, "limit_cycles_per_byte")),
                  cell_text(value_or(r, "measured_cycles_per_byte")), cell_text(value_or(r, "ratio")),
                  r.contains("bound_cycles_per_byte")
@@ -258,7 +261,7 @@ void limits_section(const json& results, std::ostringstream& md) {
   for (const json* p : pts)
     if (p->value(key::status, "") != "ok")
       others += std::string(others.empty() ? "" : "; ") + cell_text(value_or(p->at(key::axes), "algo")) + " " +
-                cell_text(value_or(p->at(key::axes), "engine")) + " (" + status_text(*p) + ")";
+                cell_text(value_or(p->at(key::axes), axis::engine)) + " (" + status_text(*p) + ")";
   if (!others.empty()) md << "Not measured here: " << md_escape(others) << ".\n\n";
 }
 
@@ -266,11 +269,11 @@ void limits_section(const json& results, std::ostringstream& md) {
 void replication_section(const json& results, const size_axis_test& is_size, std::ostringstream& md) {
   std::vector<const json*> labels;
   for (const json* p : points_of(results, records::record_kind::label))
-    if (p->at(key::axes).contains("variant") || p->at(key::axes).contains("hash")) labels.push_back(p);
+    if (p->at(key::axes).contains(axis::variant) || p->at(key::axes).contains("hash")) labels.push_back(p);
   const auto profiles = points_of(results, records::record_kind::profile);
   if (labels.empty() && profiles.empty()) return;
   std::vector<std::string> keys;
-  for (const char* k : {"variant", "hash", "backend", "engine", "sector_size", "sectors", "layers"}) {
+  for (const char* k : {axis::variant, "hash", axis::backend, axis::engine, axis::sector_size, axis::sectors, axis::layers}) {
     auto has = [&](const json* p) { return p->at(key::axes).contains(k); };
     if (std::any_of(labels.begin(), labels.end(), has) || std::any_of(profiles.begin(), profiles.end(), has))
       keys.emplace_back(k);
@@ -288,11 +291,11 @@ void replication_section(const json& results, const size_axis_test& is_size, std
     return true;
   };
   auto scheme = [](const json* p, const json* prof) {
-    std::string st = value_or(p->value(key::context, json::object()), "scheme_status").is_string()
-                         ? p->at(key::context)["scheme_status"].get<std::string>()
+    std::string st = value_or(p->value(key::context, json::object()), ctx::scheme_status).is_string()
+                         ? p->at(key::context)[ctx::scheme_status].get<std::string>()
                          : std::string();
-    if (st.empty() && prof != nullptr && prof->contains(key::context) && prof->at(key::context).contains("scheme_status"))
-      st = prof->at(key::context)["scheme_status"].get<std::string>();
+    if (st.empty() && prof != nullptr && prof->contains(key::context) && prof->at(key::context).contains(ctx::scheme_status))
+      st = prof->at(key::context)[ctx::scheme_status].get<std::string>();
     return st == "what-if" ? std::string("**what-if**") : st.empty() ? std::string("-") : st;
   };
   md << "## Replication c/B and profile\n\n"
@@ -300,7 +303,7 @@ void replication_section(const json& results, const size_axis_test& is_size, std
         "hashed; where a `profile` record matches (same axes), where the time goes. Rows marked **what-if** are not "
         "Filecoin's scheme (another hash or variant, run for comparison).\n\n";
   std::vector<std::string> h = keys;
-  for (const char* c : {"scheme", "status", "ns/node/layer", "labels/s", "cycles/B"}) h.emplace_back(c);
+  for (const char* c : {ctx::scheme, "status", "ns/node/layer", "labels/s", "cycles/B"}) h.emplace_back(c);
   for (const auto& s : shares) h.push_back(s);
   md << head(h, keys.size() + 2);
   std::set<const json*> used;
@@ -311,8 +314,8 @@ void replication_section(const json& results, const size_axis_test& is_size, std
     for (const auto& k : keys) cells.push_back(axis_text(k, value_or(p->at(key::axes), k.c_str()), is_size));
     cells.push_back(scheme(p, prof));
     cells.push_back(status_text(*p) + (profile_row ? " (profile)" : ""));
-    cells.push_back(cell_text(value_or(r, "ns_per_node_layer")));
-    cells.push_back(profile_row ? "-" : cell_text(value_or(r, "labels_per_s")));
+    cells.push_back(cell_text(value_or(r, rate::ns_per_node_layer)));
+    cells.push_back(profile_row ? "-" : cell_text(value_or(r, rate::labels_per_s)));
     cells.push_back(cell_text(value_or(r, "cycles_per_byte")));
     for (const auto& s : shares) cells.push_back(cell_text(value_or(profile_row ? r : pr, s.c_str())));
     md << row(cells);
@@ -337,11 +340,11 @@ void replication_section(const json& results, const size_axis_test& is_size, std
 void scaling_section(const json& results, const size_axis_test& is_size, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const json* p : points_of(results, records::record_kind::label))
-    if (p->at(key::axes).contains("window_nodes")) pts.push_back(p);
+    if (p->at(key::axes).contains(axis::window_nodes)) pts.push_back(p);
   if (pts.empty()) return;
   std::stable_sort(pts.begin(), pts.end(), [](const json* a, const json* b) {
-    return std::make_pair(a->at(key::axes).value("backend", ""), a->at(key::axes).value("sector_size", 0.0)) <
-           std::make_pair(b->at(key::axes).value("backend", ""), b->at(key::axes).value("sector_size", 0.0));
+    return std::make_pair(a->at(key::axes).value(axis::backend, ""), a->at(key::axes).value(axis::sector_size, 0.0)) <
+           std::make_pair(b->at(key::axes).value(axis::backend, ""), b->at(key::axes).value(axis::sector_size, 0.0));
   });
   md << "## Data scaling\n\n"
      << "One sector, labeling only (layers in RAM, nothing on disk), per sector size. *max RSS*: the process's peak "
@@ -350,8 +353,8 @@ void scaling_section(const json& results, const size_axis_test& is_size, std::os
         "labeling writes no file (a seal's layer files are counted by `seal`). Window rows time a node window of a "
         "full-size sector (docs/scaling.md): their memory is the window's, not a sector's, so no B/node is given. "
         "*porep_id*: custom sizes use the 32GiB V1_1 porep_id on a graph of that size (not a Filecoin proof).\n\n";
-  md << head({"backend", "sector size", "nodes", "porep_id", "timed", "max RSS", "RAM B/node", "disk B/node",
-              "ns/node/layer", "efficiency", "verified", "status"},
+  md << head({axis::backend, "sector size", "nodes", "porep_id", "timed", "max RSS", "RAM B/node", "disk B/node",
+              "ns/node/layer", rate::efficiency, key::verified, key::status},
              5);
   double largest_size = 0;
   std::string largest;
@@ -359,7 +362,7 @@ void scaling_section(const json& results, const size_axis_test& is_size, std::os
     const json& ax = p->at(key::axes);
     const json c = p->value(key::context, json::object());
     const json r = p->value(key::rates, json::object());
-    const auto window = ax.value("window_nodes", std::uint64_t{0});
+    const auto window = ax.value(axis::window_nodes, std::uint64_t{0});
     const double nodes = c.value("nodes", 0.0);
     const double rss = c.value("max_rss_bytes", 0.0);
     std::string timed = "whole sector";
@@ -369,22 +372,22 @@ void scaling_section(const json& results, const size_axis_test& is_size, std::os
       timed += " @ ";
       timed += cell_text(value_or(c, "window_first_node"));
       timed += ", ";
-      timed += c.value("window_backing", std::string("?"));
+      timed += c.value(ctx::window_backing, std::string("?"));
     }
     std::string bpn = "-";
     if (window == 0 && rss > 0 && nodes > 0) {
       bpn = format_number(rss / nodes, 3);
-      if (ax.value("sector_size", 0.0) >= largest_size) {
-        largest_size = ax.value("sector_size", 0.0);
-        largest = bpn + " B/node at " + axis_text("sector_size", ax["sector_size"], is_size);
+      if (ax.value(axis::sector_size, 0.0) >= largest_size) {
+        largest_size = ax.value(axis::sector_size, 0.0);
+        largest = bpn + " B/node at " + axis_text(axis::sector_size, ax[axis::sector_size], is_size);
       }
     }
     std::string src = c.value("porep_id_source", std::string("-"));
     if (src.rfind("custom", 0) == 0) src = "**custom**";
-    md << row({axis_text("backend", value_or(ax, "backend"), is_size), axis_text("sector_size", value_or(ax, "sector_size"), is_size),
+    md << row({axis_text(axis::backend, value_or(ax, axis::backend), is_size), axis_text(axis::sector_size, value_or(ax, axis::sector_size), is_size),
                cell_text(value_or(c, "nodes")), md_escape(src), timed,
                rss > 0 && window == 0 ? byte_size_text(static_cast<std::uint64_t>(rss)) : "-", bpn,
-               window == 0 ? "0" : "-", cell_text(value_or(r, "ns_per_node_layer")), cell_text(value_or(r, "efficiency")),
+               window == 0 ? "0" : "-", cell_text(value_or(r, rate::ns_per_node_layer)), cell_text(value_or(r, rate::efficiency)),
                c.value("verified_by", std::string("-")), status_text(*p)});
   }
   md << "\n";
@@ -411,7 +414,7 @@ void intervals_section(const json& results, std::ostringstream& md) {
   std::vector<const json*> pts;
   for (const auto& p : results["points"]) {
     const json c = p.value(key::context, json::object());
-    if (records::is_ok(p) && (c.contains("efficiency_ci95") || c.contains("core_hz"))) pts.push_back(&p);
+    if (records::is_ok(p) && (c.contains("efficiency_ci95") || c.contains(ctx::core_hz))) pts.push_back(&p);
   }
   if (pts.empty()) return;
   md << "## Intervals and clock\n\n"
@@ -432,12 +435,12 @@ void intervals_section(const json& results, std::ostringstream& md) {
     const json r = p.value(key::rates, json::object());
     const json st = p.value(key::stats, json::object());
     std::string half = "-";
-    if (c.contains("efficiency_ci95") && c.value("efficiency", 0.0) > 0)
+    if (c.contains("efficiency_ci95") && c.value(ctx::efficiency, 0.0) > 0)
       half = format_number(100 * (c["efficiency_ci95"][1].get<double>() - c["efficiency_ci95"][0].get<double>()) / 2 /
-                               c["efficiency"].get<double>(),
+                               c[ctx::efficiency].get<double>(),
                            2) +
              "%";
-    const double hz = c.value("core_hz", 0.0);
+    const double hz = c.value(ctx::core_hz, 0.0);
     // "-", "0", or "**2** (#0, #3)": a count of flagged samples and which.
     auto flagged = [&](const char* count, const char* which) {
       if (!c.contains(count)) return std::string("-");
@@ -449,13 +452,13 @@ void intervals_section(const json& results, std::ostringstream& md) {
       }
       return out;
     };
-    md << row({p.value(key::description, records::record_key(p)), with_interval(value_or(c, "efficiency"), value_or(c, "efficiency_ci95")),
+    md << row({p.value(key::description, records::record_key(p)), with_interval(value_or(c, ctx::efficiency), value_or(c, "efficiency_ci95")),
                half, c.contains("efficiency_pairs") ? std::to_string(c["efficiency_pairs"].size()) : "-",
                c.contains("efficiency_spread") ? format_number(100 * c["efficiency_spread"].get<double>(), 2) + "%" : "-",
                with_interval(value_or(st, "median"), value_or(st, "ci95")),
                hz > 0 ? format_number(hz / 1e9, 4) + " GHz" : "-", flagged("clock_flagged", "clock_flagged_samples"),
                flagged("preempted", "preempted_samples"), cell_text(value_or(r, "cycles_per_byte")),
-               cell_text(value_or(r, "cycles_per_byte_core")), cell_text(value_or(p, "stopped_by"))});
+               cell_text(value_or(r, "cycles_per_byte_core")), cell_text(value_or(p, key::stopped_by))});
   }
   md << "\n";
 }
@@ -477,7 +480,7 @@ void layers_section(const json& results, std::ostringstream& md) {
         "included; medians over samples, then the mean over the group's layers). SDR layer 1 reads base parents only; "
         "layers 2+ also read 8 expander parents from the previous layer. ZigZag's odd layers walk the graph forward, "
         "its even layers in reverse. On `cuda` a layer ends when it reaches the host.\n\n";
-  md << head({"point", "scheme", "group A", "ns/node A", "group B", "ns/node B", "B / A", "per layer ns/node"}, 2);
+  md << head({"point", ctx::scheme, "group A", "ns/node A", "group B", "ns/node B", "B / A", "per layer ns/node"}, 2);
   for (const json* pp : pts) {
     const json& p = *pp;
     const json c = p.value(key::context, json::object());
@@ -492,7 +495,7 @@ void layers_section(const json& results, std::ostringstream& md) {
       if (!per.empty()) per += ", ";
       per += x.is_number() ? format_number(x.get<double>(), 4) : "-";
     }
-    md << row({p.value(key::description, records::record_key(p)), c.value("scheme", ""), v[0].first, format_number(v[0].second, 4),
+    md << row({p.value(key::description, records::record_key(p)), c.value(ctx::scheme, ""), v[0].first, format_number(v[0].second, 4),
                v[1].first, format_number(v[1].second, 4), v[0].second > 0 ? format_number(v[1].second / v[0].second, 3) : "-",
                per});
   }
@@ -511,7 +514,7 @@ void repeat_section(const json& results, std::ostringstream& md) {
         "width, relative to the value. A spread wider than the claim (**exceeds**) means the runs disagree by more "
         "than each said it could be off: the machine changed between passes, or the interval is too optimistic. "
      << exceeding << " of " << spreads.size() << " exceed their claim.\n\n";
-  md << head({"point", "metric", "values", "median", "spread", "claimed", ""}, 2);
+  md << head({"point", key::metric, "values", "median", "spread", "claimed", ""}, 2);
   for (const auto& e : spreads) {
     std::string values;
     for (const auto& v : e.value("values", json::array())) values += (values.empty() ? "" : ", ") + cell_text(v);
@@ -579,22 +582,22 @@ void experiment_table(const std::vector<const json*>& pts, const size_axis_test&
       for (const auto& [k, v] : (*p)[key::rates].items())
         if (k != metric && std::find(rates.begin(), rates.end(), k) == rates.end()) rates.push_back(k);
   }
-  const bool repeats = std::any_of(pts.begin(), pts.end(), [](const json* p) { return p->contains("repeat"); });
+  const bool repeats = std::any_of(pts.begin(), pts.end(), [](const json* p) { return p->contains(key::repeat); });
   std::vector<std::string> h = axes;
-  if (repeats) h.emplace_back("repeat");
+  if (repeats) h.emplace_back(key::repeat);
   h.emplace_back("engine used");
   h.emplace_back("status");
   h.push_back(metric.empty() ? "median" : "median " + header_with_unit(metric));
   h.emplace_back("spread");
   for (const auto& r : rates) h.push_back(header_with_unit(r));
-  h.emplace_back("verified");
+  h.emplace_back(key::verified);
   md << head(h, axes.size() + (repeats ? 3 : 2));
   for (const json* pp : pts) {
     const json& p = *pp;
     std::vector<std::string> cells;
     for (const auto& a : axes) cells.push_back(axis_text(a, value_or(p[key::axes], a.c_str()), is_size));
-    if (repeats) cells.push_back(cell_text(value_or(p, "repeat")));
-    cells.push_back(cell_text(value_or(p.value(key::context, json::object()), "engine")));
+    if (repeats) cells.push_back(cell_text(value_or(p, key::repeat)));
+    cells.push_back(cell_text(value_or(p.value(key::context, json::object()), ctx::engine)));
     cells.push_back(status_text(p));
     const json st = p.value(key::stats, json::object());
     if (st.contains("median") && st.value("n", 0) > 0) {

@@ -14,6 +14,9 @@
 namespace poreplab::verdict {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+namespace rate = records::rate;
 
 using nlohmann::json;
 
@@ -58,10 +61,10 @@ bool cpu_label_record(const records::result_record& r, const std::string& device
   const json& p = r.point;
   if (!records::is_ok(p, records::record_kind::label)) return false;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
-  if (!backend_is(axes.value("backend", ""), device_class::host_cpu) || ctx.value("scheme", "sdr/sha256") != "sdr/sha256" ||
-      ctx.value("device", "") != device)
+  if (!backend_is(axes.value(axis::backend, ""), device_class::host_cpu) || ctx.value(ctx::scheme, "sdr/sha256") != "sdr/sha256" ||
+      ctx.value(ctx::device, "") != device)
     return false;
-  return records::record_producer(ctx) == cpu::parent_producer::off || ctx.value("coordinators", 0u) > 0;
+  return records::record_producer(ctx) == cpu::parent_producer::off || ctx.value(ctx::coordinators, 0u) > 0;
 }
 
 // The threads that labeled: the record's thread map (role "label"), else its threads axis,
@@ -69,13 +72,13 @@ bool cpu_label_record(const records::result_record& r, const std::string& device
 std::uint32_t labeling_threads(const records::result_record& r) {
   const json ctx = r.point.value(key::context, json::object());
   std::uint32_t n = 0;
-  if (ctx.contains("thread_map") && ctx["thread_map"].is_array())
-    for (const auto& t : ctx["thread_map"])
+  if (ctx.contains(ctx::thread_map) && ctx[ctx::thread_map].is_array())
+    for (const auto& t : ctx[ctx::thread_map])
       if (t.is_object() && t.value("role", "") == cpu::kThreadRoles.name(cpu::thread_role::label)) ++n;
   if (n > 0) return n;
   const json axes = r.point.value(key::axes, json::object());
-  if (axes.contains("threads") && axes["threads"].is_number() && axes["threads"].get<double>() >= 1)
-    return axes["threads"].get<std::uint32_t>();
+  if (axes.contains(axis::threads) && axes[axis::threads].is_number() && axes[axis::threads].get<double>() >= 1)
+    return axes[axis::threads].get<std::uint32_t>();
   return static_cast<std::uint32_t>(number_at(r.header, {"environment", "cpu", "logical_cores"}));
 }
 
@@ -88,17 +91,17 @@ bool core_rate(const records::result_record& r, const std::string& device, rate_
   if (!cpu_label_record(r, device)) return false;
   const json& p = r.point;
   const json axes = p.value(key::axes, json::object()), ctx = p.value(key::context, json::object());
-  const auto sectors = static_cast<std::uint32_t>(axes.value("sectors", 1u));
-  const std::uint64_t window = axes.value("window_nodes", std::uint64_t{0});
-  const auto coordinators = ctx.value("coordinators", 0u);
-  const std::uint32_t threads = coordinators > 0 ? ctx.value("hashers", 0u) : sectors == 1 ? 1 : labeling_threads(r);
+  const auto sectors = static_cast<std::uint32_t>(axes.value(axis::sectors, 1u));
+  const std::uint64_t window = axes.value(axis::window_nodes, std::uint64_t{0});
+  const auto coordinators = ctx.value(ctx::coordinators, 0u);
+  const std::uint32_t threads = coordinators > 0 ? ctx.value(ctx::hashers, 0u) : sectors == 1 ? 1 : labeling_threads(r);
   if (threads == 0 || (threads > 1 && (window == 0 || sectors < threads))) return false;
-  const double labels = number_at(p, {"rates", "labels_per_s"}) / threads;
-  out = {&r, labels, ctx.value("core_hz", 0.0), sectors / threads, threads, axes.value("sector_size", std::uint64_t{0}), window, {}};
+  const double labels = number_at(p, {key::rates, rate::labels_per_s}) / threads;
+  out = {&r, labels, ctx.value(ctx::core_hz, 0.0), sectors / threads, threads, axes.value(axis::sector_size, std::uint64_t{0}), window, {}};
   if (coordinators > 0) {
-    const double busy = ctx.value("coordinator_busy_share", 0.0), node_ns = ctx.value("ns_per_node_layer", 0.0);
+    const double busy = ctx.value(ctx::coordinator_busy_share, 0.0), node_ns = ctx.value(ctx::ns_per_node_layer, 0.0);
     out.coordinated = {coordinators,
-                       std::max(1u, ctx.value("hashers_per_coordinator_max", 1u)),
+                       std::max(1u, ctx.value(ctx::hashers_per_coordinator_max, 1u)),
                        sectors / coordinators,
                        busy > 0 && busy <= 1 && node_ns > 0 ? busy * node_ns : 0,
                        std::to_string(out.size) + "/" + std::to_string(window > 0) + "/" +
@@ -203,12 +206,12 @@ std::optional<storage_model::disk_array> disk_of(const records::result_set& in, 
     const json ctx = p.value(key::context, json::object());
     storage_model::disk_array d;
     d.count = 1;
-    d.iops_each = number_at(p, {"stats", "median"});
+    d.iops_each = number_at(p, {key::stats, "median"});
     d.capacity_each = ctx.value("free_bytes", 0.0);
     d.model = ctx.value("disk_model", std::string());
     if (d.model.empty()) d.model = ctx.value("disk_device", std::string("unknown disk"));
     d.from = {figure_status::measured, format_number(d.iops_each, 3) + " random 4 KiB reads/s at depth " +
-                              std::to_string(ctx.value("queue_depth", 0)) + " (" + ctx.value("engine", std::string()) +
+                              std::to_string(ctx.value("queue_depth", 0)) + " (" + ctx.value(ctx::engine, std::string()) +
                               ", O_DIRECT) and " + format_size(static_cast<std::uint64_t>(d.capacity_each)) +
                               " free in " + ctx.value("dir", std::string()) + " on " + d.model + " (record " + r.where + ")"};
     if (d.iops_each > 0) out = d;

@@ -30,6 +30,9 @@
 namespace poreplab::verdict {
 
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+namespace rate = records::rate;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -138,24 +141,24 @@ std::vector<observation> read_observations(const records::result_set& in, const 
     if (!records::is_ok(p, records::record_kind::label)) continue;
     const json& axes = p.value(key::axes, json::object());
     const json& ctx = p.value(key::context, json::object());
-    if (ctx.value("scheme", "sdr/sha256") != "sdr/sha256") continue;
+    if (ctx.value(ctx::scheme, "sdr/sha256") != "sdr/sha256") continue;
     observation o;
-    o.backend = axes.value("backend", "");
+    o.backend = axes.value(axis::backend, "");
     const auto on = device_class_of(o.backend);
     if (!on || *on == device_class::oracle) continue;
     o.on = *on;
-    o.device = ctx.value("device", "");
-    o.engine = ctx.value("engine", "");
-    o.sector_size = axes.value("sector_size", std::uint64_t{0});
-    o.sectors = axes.value("sectors", 1u);
+    o.device = ctx.value(ctx::device, "");
+    o.engine = ctx.value(ctx::engine, "");
+    o.sector_size = axes.value(axis::sector_size, std::uint64_t{0});
+    o.sectors = axes.value(axis::sectors, 1u);
     const double median = p.contains(key::stats) ? p[key::stats].value("median", 0.0) : 0.0;
     if (o.sector_size == 0 || median <= 0) continue;
     o.ns_per_node_layer = median;
     const json& rates = p.value(key::rates, json::object());
-    o.labels_per_s = rates.value("labels_per_s", o.sectors * 1e9 / median);
+    o.labels_per_s = rates.value(rate::labels_per_s, o.sectors * 1e9 / median);
     const json& env = r.header.value("environment", json::object());
     o.cores = static_cast<int>(env_number(env, {"cpu", "logical_cores"}));
-    const std::uint64_t threads = axes.contains("threads") && axes["threads"].is_number() ? axes["threads"].get<std::uint64_t>() : 0;
+    const std::uint64_t threads = axes.contains(axis::threads) && axes[axis::threads].is_number() ? axes[axis::threads].get<std::uint64_t>() : 0;
     o.all_cores = threads == 0 || (o.cores > 0 && threads >= static_cast<std::uint64_t>(o.cores));
     o.one_core = threads == 1 || o.cores == 1;
     o.host_memory = env_number(env, {"memory", "total_bytes"});
@@ -163,7 +166,7 @@ std::vector<observation> read_observations(const records::result_set& in, const 
       o.device_memory = gpu_memory_of(r.header, o.device);
       o.arch = gpu_arch_of(r.header, o.device);
     }
-    o.window_nodes = axes.value("window_nodes", std::uint64_t{0});
+    o.window_nodes = axes.value(axis::window_nodes, std::uint64_t{0});
     o.window_pages = records::record_window_pages_text(ctx);
     o.producer = records::record_producer(ctx);
     o.where = r.where;
@@ -1341,7 +1344,7 @@ json to_json(const report& r) {
   for (const auto& s : r.sizes) {
     json devs = json::array();
     for (const auto& d : s.devices)
-      devs.push_back({{"device", d.device},
+      devs.push_back({{ctx::device, d.device},
                       {"kind", kDeviceKinds.name(d.kind)},
                       {"name", d.name},
                       {"reference", d.reference},
@@ -1353,8 +1356,8 @@ json to_json(const report& r) {
                       {"usd_per_sector_hour", d.usd_per_sector_hour ? json(*d.usd_per_sector_hour) : json(nullptr)},
                       {"bound", d.bound}});
     sizes.push_back({{"proof", s.proof},
-                     {"sector_size", s.sector_size},
-                     {"layers", s.layers},
+                     {axis::sector_size, s.sector_size},
+                     {axis::layers, s.layers},
                      {"nodes", s.nodes},
                      {"devices", devs},
                      {"crossover_sectors", figure_json(s.crossover_sectors)},

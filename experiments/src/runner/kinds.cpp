@@ -1,3 +1,4 @@
+#include "records/payload_keys.hpp"
 #include "runner/kinds.hpp"
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include "util/text.hpp"
 
 namespace poreplab::runner {
+
+namespace axis = records::axis;
 
 using nlohmann::json;
 
@@ -119,7 +122,7 @@ axis_spec algo_axis() {
 hash_family algo_of(const json& axes) { return parse_hash_family(axes["algo"].get<std::string>()); }
 
 axis_spec variant_axis() {
-  return text_axis("variant", "sdr", [] { return sdr::variant_names(); },
+  return text_axis(axis::variant, "sdr", [] { return sdr::variant_names(); },
                    "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)");
 }
 
@@ -129,12 +132,12 @@ axis_spec label_hash_axis() {
 }
 
 sdr::label_scheme scheme_of(const json& axes) {
-  return {sdr::parse_variant(text_or(axes["variant"], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
+  return {sdr::parse_variant(text_or(axes[axis::variant], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
 }
 
 axis_spec label_engine_axis(std::string help) {
   auto engine = text_axis(
-      "engine", "auto",
+      axis::engine, "auto",
       [] {
         auto v = all_engine_names();
         v.insert(v.begin(), "auto");
@@ -153,13 +156,13 @@ namespace {
 // The axis of a backend knob; it applies where the point's backend reads the knob.
 axis_spec knob_axis(const backend_knob& k) {
   const std::string help = k.help + " (" + join(k.backends) + ")";
-  axis_spec a = k.name == "engine" ? label_engine_axis(help)
+  axis_spec a = k.name == axis::engine ? label_engine_axis(help)
                 : k.type == knob_type::text
                     ? text_axis(k.name, k.fallback.get<std::string>(), k.choices, help)
                     : count_axis(k.name, k.fallback.get<std::uint64_t>(), k.min, k.max, help);
   a.applies = [backends = k.backends](const json& axes) {
-    return axes.contains("backend") && axes["backend"].is_string() &&
-           std::find(backends.begin(), backends.end(), axes["backend"].get<std::string>()) != backends.end();
+    return axes.contains(axis::backend) && axes[axis::backend].is_string() &&
+           std::find(backends.begin(), backends.end(), axes[axis::backend].get<std::string>()) != backends.end();
   };
   return a;
 }
@@ -172,19 +175,19 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   std::vector<axis_spec> axes;
   // Every backend name, available here or not (CUDA), so that one config serves every
   // machine; the ones missing here are recorded as skipped.
-  axes.push_back(text_axis("backend", backend_of(device_class::host_cpu), [] { return backend_names(); }, "labeling backend"));
+  axes.push_back(text_axis(axis::backend, backend_of(device_class::host_cpu), [] { return backend_names(); }, "labeling backend"));
   if (with_scheme) {
     axes.push_back(variant_axis());
     axes.push_back(label_hash_axis());
   }
   // The knobs every record has carried, in the order points have always been expanded;
   // the others follow as optional axes, in records only where a config names them.
-  const char* recorded_before_size[] = {"engine", "layout", "threads_per_block", "kernel"};
+  const char* recorded_before_size[] = {axis::engine, "layout", "threads_per_block", "kernel"};
   for (const char* n : recorded_before_size) axes.push_back(knob_axis(knob(n)));
-  axes.push_back(size_axis("sector_size", 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
-  if (with_sectors) axes.push_back(count_axis("sectors", 1, 1, 1u << 20, "sectors labeled together (one graph)"));
-  axes.push_back(count_axis("layers", 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
-  axes.push_back(knob_axis(knob("threads")));
+  axes.push_back(size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
+  if (with_sectors) axes.push_back(count_axis(axis::sectors, 1, 1, 1u << 20, "sectors labeled together (one graph)"));
+  axes.push_back(count_axis(axis::layers, 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
+  axes.push_back(knob_axis(knob(axis::threads)));
   for (const auto& k : backend_knobs()) {
     if (std::any_of(axes.begin(), axes.end(), [&](const axis_spec& a) { return a.name == k.name; })) continue;
     axis_spec a = knob_axis(k);

@@ -49,7 +49,7 @@ struct axis_spec {
 
 // What a kind reports for one point; the runner adds statistics, status and identity.
 struct measurement {
-  std::string metric;            // name of the sampled quantity, e.g. "ns_per_node_layer"
+  std::string metric;            // name of the sampled quantity, e.g. records::rate::ns_per_node_layer
   std::vector<double> samples;   // one value per timed sample, in that unit
   nlohmann::json context = nlohmann::json::object();  // facts: engine used, device, sizes...
   std::string digest;            // hex digest of the output that was checked

@@ -40,6 +40,8 @@ namespace poreplab::runner {
 using nlohmann::json;
 namespace fs = std::filesystem;
 namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
@@ -164,8 +166,8 @@ std::string result_text(const json& rec) {
       << format_number(100 * st["spread"].get<double>(), 2) << "%";
     if (rec.value(key::noisy, false)) s << " (noisy)";
     const json ctx = rec.value(key::context, json::object());
-    if (ctx.contains("efficiency_ci95") && ctx.contains("efficiency"))
-      s << ", efficiency " << format_number(ctx["efficiency"].get<double>()) << " ["
+    if (ctx.contains("efficiency_ci95") && ctx.contains(ctx::efficiency))
+      s << ", efficiency " << format_number(ctx[ctx::efficiency].get<double>()) << " ["
         << format_number(ctx["efficiency_ci95"][0].get<double>()) << ", "
         << format_number(ctx["efficiency_ci95"][1].get<double>()) << "]";
     if (const auto flagged = ctx.value("clock_flagged", std::size_t{0}); flagged > 0)
@@ -247,7 +249,7 @@ json run_point(const config& c, const point& p, std::size_t run_index, const std
               {key::samples_requested, e.samples}};
   if (p.repeat) rec[key::repeat] = *p.repeat;
   const auto t0 = clock_type::now();
-  const std::string backend = p.axes.contains("backend") && p.axes["backend"].is_string() ? p.axes["backend"].get<std::string>() : "";
+  const std::string backend = p.axes.contains(axis::backend) && p.axes[axis::backend].is_string() ? p.axes[axis::backend].get<std::string>() : "";
   const bool required = !backend.empty() && std::find(require.begin(), require.end(), backend) != require.end();
   auto skip = [&](const std::string& why) {
     rec[key::status] = status(required ? records::point_status::failed : records::point_status::skipped);
@@ -464,7 +466,7 @@ int run_experiments(const config& c, const run_options& opt) {
 
   auto results = [&](bool interrupted) {
     json extra = {{"source", c.source}, {"interrupted", interrupted},
-                  {"shard", {{"index", opt.shard_index}, {"count", opt.shard_count}}}};
+                  {key::shard, {{"index", opt.shard_index}, {"count", opt.shard_count}}}};
     return records::make_results(c.normalized, c.digest, runs, expected, records, extra);
   };
 

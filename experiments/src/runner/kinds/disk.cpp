@@ -20,6 +20,8 @@
 
 namespace poreplab::runner {
 
+namespace ctx = records::ctx;
+
 kind_spec disk_kind();
 
 using nlohmann::json;
@@ -121,7 +123,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"disk_rotational", d.rotational},
                {"filesystem", d.filesystem},
                {"free_bytes", room.available},
-               {"engine", storage::io_engine_name(last.engine)},
+               {ctx::engine, storage::io_engine_name(last.engine)},
                {"direct", last.direct},
                {"queue_depth", last.queue_depth},
                {"block_bytes", last.block_bytes},

@@ -14,6 +14,9 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+namespace rate = records::rate;
+
 using nlohmann::json;
 
 namespace {
@@ -27,18 +30,18 @@ std::filesystem::path layer_dir() {
 
 disk_label_bench_options options_of(const json& axes) {
   disk_label_bench_options o;
-  o.sector_size = axes["sector_size"];
-  o.sectors = static_cast<std::uint32_t>(axes["sectors"].get<std::uint64_t>());
-  o.layers = static_cast<std::uint32_t>(axes["layers"].get<std::uint64_t>());
-  o.window_nodes = axes["window_nodes"];
+  o.sector_size = axes[axis::sector_size];
+  o.sectors = static_cast<std::uint32_t>(axes[axis::sectors].get<std::uint64_t>());
+  o.layers = static_cast<std::uint32_t>(axes[axis::layers].get<std::uint64_t>());
+  o.window_nodes = axes[axis::window_nodes];
   o.disk.layer_dir = layer_dir();
   o.disk.cache_nodes = axes["cache_nodes"];
   o.disk.lookahead = static_cast<std::uint32_t>(axes["lookahead"].get<std::uint64_t>());
   o.disk.queue_depth = static_cast<std::uint32_t>(axes["queue_depth"].get<std::uint64_t>());
   o.disk.io = storage::parse_io_engine(axes["io_engine"].get<std::string>());
   o.disk.direct = axes["direct"].get<std::uint64_t>() != 0;
-  o.disk.hashing_threads = static_cast<std::uint32_t>(axes["threads"].get<std::uint64_t>());
-  o.disk.engine = axes["engine"].get<std::string>();
+  o.disk.hashing_threads = static_cast<std::uint32_t>(axes[axis::threads].get<std::uint64_t>());
+  o.disk.engine = axes[axis::engine].get<std::string>();
   return o;
 }
 
@@ -62,7 +65,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
   o.max_seconds = plan.time_budget_s;
   const disk_label_bench_result r = bench_disk_label(o);
   measurement m;
-  m.metric = "ns_per_node_layer";
+  m.metric = rate::ns_per_node_layer;
   m.samples = r.samples_ns_per_node_layer;
   m.digest = r.digest;
   m.verified = r.verified;
@@ -78,8 +81,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 }
 
 json rates(const json& axes, const json& ctx, double median) {
-  json r = {{"ns_per_node_layer", median}};
-  if (median > 0) r["labels_per_s"] = axes["sectors"].get<double>() * 1e9 / median;
+  json r = {{rate::ns_per_node_layer, median}};
+  if (median > 0) r[rate::labels_per_s] = axes[axis::sectors].get<double>() * 1e9 / median;
   for (const char* key : {"reads_per_node", "reads_per_s", "read_amplification", "base_cache_hit_ratio", "read_wait_share",
                           "iops_bound_labels_per_s", "vs_iops_bound"})
     if (ctx.contains(key)) r[key] = ctx[key];
@@ -93,17 +96,17 @@ kind_spec disk_label_kind() {
   k.name = records::kind_name(records::record_kind::disk_label);
   k.help = "SDR labeling of S sectors with their layers on a disk (" + std::string(kLayerDirEnv) +
            ", else /var/tmp): a RAM node cache, every other parent read ahead from the disk";
-  k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),
-            count_axis("sectors", 1, 1, 4096, "sectors labeled together (a node's row: 32 bytes each)"),
-            count_axis("layers", 2, 1, 64, "layers labeled (a window: the layer it is in)"),
-            count_axis("window_nodes", 0, 0, 1ull << 32, "> 0: a window of this many nodes of a full-size sector"),
+  k.axes = {size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
+            count_axis(axis::sectors, 1, 1, 4096, "sectors labeled together (a node's row: 32 bytes each)"),
+            count_axis(axis::layers, 2, 1, 64, "layers labeled (a window: the layer it is in)"),
+            count_axis(axis::window_nodes, 0, 0, 1ull << 32, "> 0: a window of this many nodes of a full-size sector"),
             count_axis("cache_nodes", 1u << 20, 0, 1ull << 36, "the current layer's most recent rows kept in RAM"),
             count_axis("lookahead", 256, 2, 65536, "nodes whose parents are read ahead (a power of two)"),
             count_axis("queue_depth", 64, 1, 4096, "reads in flight"),
             text_axis("io_engine", "auto", [] { return storage::kIoEngines.names(); },
                       "how reads are issued"),
             count_axis("direct", 1, 0, 1, "1: O_DIRECT (the page cache does not answer); 0: buffered"),
-            count_axis("threads", 1, 1, 256, "hashing threads (a producer and a writer run beside them)"),
+            count_axis(axis::threads, 1, 1, 256, "hashing threads (a producer and a writer run beside them)"),
             label_engine_axis("SHA-256 engine, or auto")};
   k.unavailable = unavailable;
   k.run = run;

@@ -11,6 +11,8 @@
 
 namespace poreplab::runner {
 
+namespace ctx = records::ctx;
+
 using nlohmann::json;
 
 namespace {
@@ -54,7 +56,7 @@ measurement run(const json& axes, std::uint32_t, std::uint32_t) {
     gpu_model::model_row r{k, p, a.device};
     m.context = gpu_model::to_json(r);
     m.context.erase("instructions_by_opcode");
-    m.context["engine"] = "model " + arch;
+    m.context[ctx::engine] = "model " + arch;
     m.context["latency_table"] = table().file;
     m.context["parallel"] = parallel;
     return m;

@@ -21,6 +21,10 @@
 
 namespace poreplab::runner {
 
+namespace key = records::key;
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+
 using nlohmann::json;
 
 // The digest a record carries: the engine's digest of a fixed message, compared with the
@@ -54,7 +58,7 @@ known_answer engine_known_answer(hash_family a, const std::string& name) {
 }
 
 std::string engine_unavailable_reason(const json& axes) {
-  const std::string name = axes["engine"];
+  const std::string name = axes[axis::engine];
   if (const cpu::reference* r = cpu::find_reference(name))
     return cpu::reference_covers(*r, algo_of(axes)) ? std::string() : name + " is a SHA-256 row only";
   try {
@@ -69,7 +73,7 @@ std::string engine_unavailable_reason(const json& axes) {
 
 namespace {
 
-bool on_gpu(const json& axes) { return axes.contains("backend") && axes["backend"].is_string() && backend_is(axes["backend"].get<std::string>(), device_class::gpu); }
+bool on_gpu(const json& axes) { return axes.contains(axis::backend) && axes[axis::backend].is_string() && backend_is(axes[axis::backend].get<std::string>(), device_class::gpu); }
 
 std::string unavailable(const json& axes) {
   if (on_gpu(axes)) {
@@ -103,9 +107,9 @@ measurement run_gpu(const json& axes, std::uint32_t warmup, std::uint32_t sample
   m.verified_against = "the host's portable compression of the first, middle and last chains";
   m.digest = hash_family_name(a);
   const double ns = r.ns_per_compression;
-  m.context = {{"engine", backend_of(device_class::gpu)},
-               {"backend", backend_of(device_class::gpu)},
-               {"device", r.device.name},
+  m.context = {{ctx::engine, backend_of(device_class::gpu)},
+               {ctx::backend, backend_of(device_class::gpu)},
+               {ctx::device, r.device.name},
                {"clock_mhz", r.device.clock_khz / 1000.0},
                {"multiprocessors", r.device.multiprocessors},
                {"lanes", chain ? std::uint64_t{1} : r.options.chains},
@@ -151,7 +155,7 @@ std::vector<cpu::hash_bench_row> bench_openssl_masked(const cpu::reference& ref,
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line.front() != '{') continue;
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || j.value("engine", "") != cpu::kOpenssl) continue;
+    if (j.is_discarded() || j.value(ctx::engine, "") != cpu::kOpenssl) continue;
     cpu::hash_bench_row r;
     r.algo = parse_hash_family(j.value("algo", "sha256"));
     r.engine = who;
@@ -165,7 +169,7 @@ std::vector<cpu::hash_bench_row> bench_openssl_masked(const cpu::reference& ref,
     r.gbps = j.value("gb_per_s", 0.0);
     r.cycles_per_byte_tsc = j.value("cycles_per_byte", 0.0);
     if (j.contains("samples") && j["samples"].is_array()) r.samples = j["samples"].get<std::vector<double>>();
-    r.verified = j.value("verified", false);
+    r.verified = j.value(key::verified, false);
     rows.push_back(std::move(r));
   }
   if (rows.empty()) throw std::runtime_error(who + ": the child run printed no OpenSSL row");
@@ -177,7 +181,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   if (on_gpu(axes)) return run_gpu(axes, warmup, samples);
 #endif
   const hash_family a = algo_of(axes);
-  const std::string name = axes["engine"];
+  const std::string name = axes[axis::engine];
   cpu::hash_bench_options o;
   o.bytes_per_lane = axes["size"].get<std::size_t>();
   o.repetitions = static_cast<int>(warmup + samples);
@@ -235,7 +239,7 @@ kind_spec hash_kind() {
   k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
   auto algo = algo_axis();
   auto engine = text_axis(
-      "engine", "all",
+      axis::engine, "all",
       [] {
         auto v = all_engine_names();
         for (const auto& r : cpu::kReferences) v.emplace_back(r.name);
@@ -251,7 +255,7 @@ kind_spec hash_kind() {
       "mode", "throughput", [] { return kHashBenchModes.names(); },
       "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
   auto backend = text_axis(
-      "backend", backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu, device_class::gpu}); },
+      axis::backend, backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu, device_class::gpu}); },
       "the host CPU's backend: the engines; the GPU's: its hash-chain kernels (chain = one thread's dependent chain)");
   engine.applies = [](const json& a) { return !on_gpu(a); };
   auto size = size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");

@@ -20,6 +20,10 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+namespace rate = records::rate;
+
 kind_spec latency_under_load_kind();
 
 using nlohmann::json;
@@ -99,12 +103,12 @@ std::pair<int, std::vector<int>> cpus_of(const json& axes) {
 
 label_bench_options options_of(const json& axes, const sampling& plan) {
   label_bench_options o;
-  o.backend = axes["backend"];
+  o.backend = axes[axis::backend];
   o.scheme = scheme_of(axes);
   o.knobs = knobs_of_point(axes);
-  o.sector_size = axes["sector_size"];
+  o.sector_size = axes[axis::sector_size];
   o.sectors = 1;
-  o.layers = axes["layers"];
+  o.layers = axes[axis::layers];
   o.warmup = plan.warmup;
   o.samples = plan.samples;
   o.target_ci = plan.ci_target;
@@ -114,11 +118,11 @@ label_bench_options options_of(const json& axes, const sampling& plan) {
 }
 
 std::string unavailable(const json& axes) {
-  if (auto m = memory_shortfall(2.0 * axes["sector_size"].get<double>() * 3); !m.empty()) return m;
+  if (auto m = memory_shortfall(2.0 * axes[axis::sector_size].get<double>() * 3); !m.empty()) return m;
   try {
     cpus_of(axes);
     const backend_settings knobs = knobs_of_point(axes);
-    const backend_entry& b = find_backend(axes["backend"].get<std::string>());
+    const backend_entry& b = find_backend(axes[axis::backend].get<std::string>());
     if (b.floor_engine) b.floor_engine(scheme_of(axes), 1, knobs);
     b.make(knobs);
   } catch (const std::exception& e) {
@@ -141,14 +145,14 @@ measurement run_plan(const json& axes, const sampling& plan) {
     load_rate = load.stop();
   }
   measurement m;
-  m.metric = "ns_per_node_layer";
+  m.metric = rate::ns_per_node_layer;
   m.samples = loaded.samples_ns_per_node_layer;
   m.digest = loaded.digest;
   m.verified = alone.verified && loaded.verified && alone.digest == loaded.digest;
   m.verified_against = "the portable reference labeler (" + alone.verified_by.text() + " alone, " + loaded.verified_by.text() +
                        " under load)";
-  m.context = {{"engine", loaded.engine},
-               {"device", loaded.device},
+  m.context = {{ctx::engine, loaded.engine},
+               {ctx::device, loaded.device},
                {"nodes", loaded.nodes},
                {"alone_ns_per_node_layer", alone.ns_per_node_layer},
                {"alone_samples_ns_per_node_layer", alone.samples_ns_per_node_layer},
@@ -162,7 +166,7 @@ measurement run_plan(const json& axes, const sampling& plan) {
                {"loaded_cpu_share", loaded.cpu_share}};
   if (!loaded.placement.empty()) {
     m.context["placement"] = loaded.placement;
-    m.context["thread_map"] = loaded.thread_map;
+    m.context[ctx::thread_map] = loaded.thread_map;
   }
   if (loaded.core_hz > 0) {
     m.context["alone_core_hz"] = alone.core_hz;
@@ -177,7 +181,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 }
 
 json rates(const json&, const json& ctx, double median) {
-  json r = {{"ns_per_node_layer", median}};
+  json r = {{rate::ns_per_node_layer, median}};
   const double alone = ctx.value("alone_ns_per_node_layer", 0.0);
   if (alone > 0 && median > 0) {
     r["alone_ns_per_node_layer"] = alone;

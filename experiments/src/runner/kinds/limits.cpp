@@ -19,6 +19,9 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+
 kind_spec limits_kind();
 
 using nlohmann::json;
@@ -49,7 +52,7 @@ json latencies_used(hash_family a, const std::string& engine, const cpu::latency
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const hash_family a = algo_of(axes);
-  const std::string name = axes["engine"];
+  const std::string name = axes[axis::engine];
   const cpu::engine& e = cpu::find_engine(a, name);
 
   // Latencies first, then the chain: both see the same (warm) core.
@@ -80,7 +83,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   m.digest = k.digest;
   m.verified = row->verified && k.matches;
   m.verified_against = k.against + (row->verified ? "" : "; bench_hash found the engine's output wrong");
-  m.context = {{"engine", row->engine},
+  m.context = {{ctx::engine, row->engine},
                {"lanes", row->lanes},
                {"block_bytes", row->block_bytes},
                {"mode", hash_bench_mode_name(hash_bench_mode::chain)},
@@ -91,7 +94,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"formula", lim.formula},
                {"latencies", latencies_used(a, name, t, lim.lane_cycles_per_block)},
                {"tsc_hz", t.tsc_hz},
-               {"core_hz", t.core_hz},
+               {ctx::core_hz, t.core_hz},
                {"tsc_ticks_per_cycle", t.tsc_ticks_per_cycle},
                {"calibration", t.calibration},
                {"lane_ns_per_block", row->lane_ns_per_block},
@@ -122,7 +125,7 @@ json rates(const json&, const json& ctx, double median) {
     r["bound_cycles_per_byte"] = bound;
     if (median > 0) r["bound_ratio"] = median / bound;
   }
-  const double core_hz = ctx.value("core_hz", 0.0);
+  const double core_hz = ctx.value(ctx::core_hz, 0.0);
   // Bytes of one chain per second at the measured core clock.
   if (median > 0 && core_hz > 0) r["single_stream_gb_per_s"] = core_hz / median / 1e9;
   return r;
@@ -137,7 +140,7 @@ kind_spec limits_kind() {
            "single-stream cycles per byte";
   auto algo = algo_axis();
   auto engine = text_axis(
-      "engine", "all", all_engine_names,
+      axis::engine, "all", all_engine_names,
       "engine name, or all = every compiled engine of the algo (those this CPU lacks are skipped)");
   engine.all = [](const json& axes) { return engine_names(algo_of(axes)); };
   k.axes = {algo, engine};

@@ -7,18 +7,20 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+
 using nlohmann::json;
 
 namespace {
 
 std::uint64_t window_of(const json& axes) {
-  return axes.contains("window_nodes") && axes["window_nodes"].is_number_unsigned() ? axes["window_nodes"].get<std::uint64_t>()
+  return axes.contains(axis::window_nodes) && axes[axis::window_nodes].is_number_unsigned() ? axes[axis::window_nodes].get<std::uint64_t>()
                                                                                    : 0;
 }
 
 std::string unavailable(const json& axes) {
-  const std::uint64_t sector = axes["sector_size"];
-  const std::uint64_t layers = axes["layers"];
+  const std::uint64_t sector = axes[axis::sector_size];
+  const std::uint64_t layers = axes[axis::layers];
   if (layers != 2 && layers != 11) return "PC2 hashes columns of 2 or 11 layers, not " + std::to_string(layers);
   sdr::tree_shape shape;
   try {
@@ -31,7 +33,7 @@ std::string unavailable(const json& axes) {
   if (auto m = memory_shortfall(double(nodes) * 32 * double(layers + 1) + double(nodes) * 32 * 8 / 7); !m.empty())
     return m;
   try {
-    make_backend(axes["backend"].get<std::string>(), knobs_of_point(axes))->make_pc2_hasher();
+    make_backend(axes[axis::backend].get<std::string>(), knobs_of_point(axes))->make_pc2_hasher();
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -40,10 +42,10 @@ std::string unavailable(const json& axes) {
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   pc2_bench_options o;
-  o.backend = axes["backend"].get<std::string>();
+  o.backend = axes[axis::backend].get<std::string>();
   o.knobs = knobs_of_point(axes);
-  o.sector_size = axes["sector_size"];
-  o.layers = static_cast<std::uint32_t>(axes["layers"].get<std::uint64_t>());
+  o.sector_size = axes[axis::sector_size];
+  o.layers = static_cast<std::uint32_t>(axes[axis::layers].get<std::uint64_t>());
   o.window_nodes = window_of(axes);
   o.warmup = warmup;
   o.samples = samples;
@@ -60,7 +62,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 }
 
 json rates(const json& axes, const json& context, double median) {
-  const double nodes = axes["sector_size"].get<double>() / 32;
+  const double nodes = axes[axis::sector_size].get<double>() / 32;
   json r = {{"ns_per_node", median}};
   if (median > 0) {
     r["sector_seconds"] = median * nodes * 1e-9;
@@ -79,7 +81,7 @@ kind_spec pc2_kind() {
   k.help = "PC2 (tree_c over the columns, tree_r_last, comm_r: Poseidon) over generated labels, sample-verified";
   k.axes = labeling_axes(false);
   // The label kind's name for a node window: one name across kinds, records and readers.
-  axis_spec window = count_axis("window_nodes", 0, 0, std::uint64_t{1} << 36,
+  axis_spec window = count_axis(axis::window_nodes, 0, 0, std::uint64_t{1} << 36,
                                 "nodes hashed (a power of 8): their columns and one tree, standing for the sector's "
                                 "per-node work; 0 = the whole sector");
   window.optional = true;
@@ -87,7 +89,7 @@ kind_spec pc2_kind() {
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;
-  k.renamed_axes = {{"window", "window_nodes"}};
+  k.renamed_axes = {{"window", axis::window_nodes}};
   return k;
 }
 

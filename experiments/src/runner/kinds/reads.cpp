@@ -8,6 +8,8 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+
 kind_spec reads_kind();
 
 using nlohmann::json;
@@ -16,10 +18,10 @@ namespace {
 
 reads_options options_of(const json& axes) {
   reads_options o;
-  o.sector_size = axes["sector_size"];
-  o.sectors = {static_cast<std::uint32_t>(axes["sectors"].get<std::uint64_t>())};
+  o.sector_size = axes[axis::sector_size];
+  o.sectors = {static_cast<std::uint32_t>(axes[axis::sectors].get<std::uint64_t>())};
   o.cache_nodes = {axes["cache_nodes"].get<std::uint64_t>()};
-  o.layers = static_cast<std::uint32_t>(axes["layers"].get<std::uint64_t>());
+  o.layers = static_cast<std::uint32_t>(axes[axis::layers].get<std::uint64_t>());
   o.plan.runs = static_cast<std::uint32_t>(axes["runs"].get<std::uint64_t>());
   o.plan.run_nodes = axes["run_nodes"];
   return o;
@@ -56,7 +58,7 @@ json rates(const json& axes, const json& ctx, double median) {
   for (const char* k : {"mean_pages_per_node", "layer1_pages_per_node", "later_pages_per_node", "reads_per_label",
                         "base_cached_share"})
     if (ctx.contains(k)) r[k] = ctx[k];
-  r["sectors"] = axes["sectors"];
+  r[axis::sectors] = axes[axis::sectors];
   return r;
 }
 
@@ -67,13 +69,13 @@ kind_spec reads_kind() {
   k.name = records::kind_name(records::record_kind::reads);
   k.help = "random 4 KiB page reads per node with the layers on disk (S sectors, a node cache of C nodes), counted "
            "on sampled runs of the real graph";
-  axis_spec size = size_axis("sector_size", 32ull << 30, 64, true, "sector size (its V1_1 graph)");
+  axis_spec size = size_axis(axis::sector_size, 32ull << 30, 64, true, "sector size (its V1_1 graph)");
   size.max = 128ull << 30;  // node indices are u32
   k.axes = {size,
-            count_axis("sectors", 1, 1, 1u << 20, "sectors labeled together: a node's row is 32 x S bytes"),
+            count_axis(axis::sectors, 1, 1, 1u << 20, "sectors labeled together: a node's row is 32 x S bytes"),
             count_axis("cache_nodes", 1u << 20, 0, std::uint64_t{1} << 32,
                        "the layer's most recent nodes kept in RAM (supraseal's node buffer)"),
-            count_axis("layers", 11, 1, 64, "layers of the mean (layer 1 has no expander parents)"),
+            count_axis(axis::layers, 11, 1, 64, "layers of the mean (layer 1 has no expander parents)"),
             count_axis("runs", 64, 1, 4096, "sampled runs of consecutive nodes"),
             count_axis("run_nodes", 4096, 1, std::uint64_t{1} << 22, "nodes per run")};
   k.unavailable = unavailable;

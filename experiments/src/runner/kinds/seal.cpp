@@ -20,6 +20,10 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+namespace rate = records::rate;
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -73,8 +77,8 @@ void write_data_file(const fs::path& p, std::uint64_t size) {
 }
 
 std::string unavailable(const json& axes) {
-  const double sector = axes["sector_size"].get<double>();
-  const double layers = axes["layers"].get<double>();
+  const double sector = axes[axis::sector_size].get<double>();
+  const double layers = axes[axis::layers].get<double>();
   // Data, tree_d, labels and replica in memory at once, plus the parent table.
   if (auto m = memory_shortfall(6 * sector + sector / 32 * 14 * 4); !m.empty()) return m;
   // Input, layer files, tree_d and replica on disk, twice for the reference check.
@@ -85,7 +89,7 @@ std::string unavailable(const json& axes) {
     return "does not fit on disk in " + fs::temp_directory_path(ec).string() + ": needs about " + gib_text(disk) +
            ", " + gib_text(double(space.available)) + " free";
   try {
-    make_backend(axes["backend"].get<std::string>(), knobs_of_point(axes));
+    make_backend(axes[axis::backend].get<std::string>(), knobs_of_point(axes));
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -93,9 +97,9 @@ std::string unavailable(const json& axes) {
 }
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
-  const std::uint64_t sector = axes["sector_size"];
-  const std::uint32_t layers = axes["layers"];
-  const std::string backend = axes["backend"];
+  const std::uint64_t sector = axes[axis::sector_size];
+  const std::uint32_t layers = axes[axis::layers];
+  const std::string backend = axes[axis::backend];
   scratch_dir scratch;
   const fs::path data = scratch.path() / "data.bin";
   write_data_file(data, sector);
@@ -131,7 +135,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const backend_entry& entry = find_backend(backend);
   const cpu::engine* e = entry.floor_engine ? entry.floor_engine(sdr::kFilecoinScheme, 1, knobs_of_point(axes)) : nullptr;
   const std::string engine = e != nullptr ? std::string(e->name) : be->name();
-  m.context = {{"engine", engine},
+  m.context = {{ctx::engine, engine},
                {"nodes", sector / 32},
                {"comm_d", r.manifest.value("comm_d", "")},
                {"replica_id", r.manifest.value("replica_id", "")}};
@@ -139,11 +143,11 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
 }
 
 json rates(const json& axes, const json&, double median) {
-  const double sector = axes["sector_size"].get<double>();
-  const double layers = axes["layers"].get<double>();
+  const double sector = axes[axis::sector_size].get<double>();
+  const double layers = axes[axis::layers].get<double>();
   json r = {{"seconds", median}};
   if (median > 0) {
-    r["ns_per_node_layer"] = median * 1e9 / (sector / 32 * layers);
+    r[rate::ns_per_node_layer] = median * 1e9 / (sector / 32 * layers);
     r["gb_per_s"] = sector / median / 1e9;
   }
   return r;

@@ -15,6 +15,9 @@
 
 namespace poreplab::runner {
 
+namespace axis = records::axis;
+namespace ctx = records::ctx;
+
 using nlohmann::json;
 
 namespace {
@@ -40,7 +43,7 @@ std::vector<std::uint8_t> naive_comm_d(const std::vector<std::uint8_t>& data) {
 }
 
 // The optional A/B axes: engine "library" is sdr::build_tree_d (always precomputed).
-std::string engine_of(const json& axes) { return axes.contains("engine") && axes["engine"].is_string() ? axes["engine"].get<std::string>() : "library"; }
+std::string engine_of(const json& axes) { return axes.contains(axis::engine) && axes[axis::engine].is_string() ? axes[axis::engine].get<std::string>() : "library"; }
 bool pad_of(const json& axes) { return !axes.contains("pad_precompute") || axes["pad_precompute"].is_null() || axes["pad_precompute"].get<std::uint64_t>() != 0; }
 
 std::string unavailable(const json& axes) {
@@ -55,14 +58,14 @@ std::string unavailable(const json& axes) {
   } else if (!pad_of(axes)) {
     return "the library tree builder always precomputes the padding; name an engine for pad_precompute 0";
   }
-  const double sector = axes["sector_size"].get<double>();
+  const double sector = axes[axis::sector_size].get<double>();
   return memory_shortfall(3 * sector + (sector <= double(kNaiveCheckLimit) ? sector : 0));
 }
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
-  const std::uint64_t sector = axes["sector_size"];
+  const std::uint64_t sector = axes[axis::sector_size];
   const std::uint64_t nodes = sector / 32;
-  const int threads = static_cast<int>(axes["threads"].get<std::uint64_t>());
+  const int threads = static_cast<int>(axes[axis::threads].get<std::uint64_t>());
   const int saved = omp_get_max_threads();
   const std::string engine = engine_of(axes);
   const bool pad = pad_of(axes);
@@ -90,8 +93,8 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
     m.verified_against = "comm_d from the O(log n) subtree-stack builder";
   }
   m.context = {{"nodes", nodes},
-               {"threads", threads > 0 ? threads : saved},
-               {"engine", engine == "library" ? "portable" : engine},
+               {ctx::threads, threads > 0 ? threads : saved},
+               {ctx::engine, engine == "library" ? "portable" : engine},
                {"pad_precompute", pad},
                {"device", cpu_json().value("model", "")}};
   return m;
@@ -109,10 +112,10 @@ kind_spec tree_d_kind() {
   kind_spec k;
   k.name = records::kind_name(records::record_kind::tree_d);
   k.help = "the comm_d Merkle tree (tree_d) over one sector of data";
-  k.axes = {size_axis("sector_size", 2048, 64, true, "sector size, a power of two"),
-            count_axis("threads", 0, 0, 4096, "OpenMP threads; 0 = the default")};
+  k.axes = {size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
+            count_axis(axis::threads, 0, 0, 4096, "OpenMP threads; 0 = the default")};
   axis_spec engine = text_axis(
-      "engine", "library",
+      axis::engine, "library",
       [] {
         auto v = engine_names(hash_family::sha256);
         v.insert(v.begin(), "library");
