@@ -36,52 +36,43 @@ std::string share_dir_text() {
   }
 }
 
-void print_text(const nlohmann::json& env) {
-  const auto& cpu = env["cpu"];
-  std::cout << "poreplab " << env["build"]["version"].get<std::string>() << " ("
-            << env["build"]["git_revision"].get<std::string>() << ", " << env["build"]["compiler"].get<std::string>()
+void print_text(const records::machine_facts& m) {
+  std::cout << "poreplab " << m.version.value_or("") << " (" << m.git_revision.value_or("") << ", " << m.compiler.value_or("")
             << ")\n";
-  const std::string uarch = cpu.value("microarchitecture", "");
-  std::cout << "cpu:       " << cpu["model"].get<std::string>() << " (" << cpu["vendor"].get<std::string>() << ", family "
-            << cpu.value("family", 0) << " model " << cpu.value("model_number", 0) << " stepping " << cpu.value("stepping", 0)
-            << (uarch.empty() ? "" : ": " + uarch) << ")\n";
-  std::cout << "cores:     " << cpu["logical_cores"].get<int>() << " logical\n";
-  if (env.contains("topology")) {
-    const auto& t = env["topology"];
-    std::cout << "topology:  " << t["packages"].get<int>() << " package(s), " << t["cores"].get<int>() << " cores, "
-              << t["pus"].get<int>() << " PUs, " << t["smt"].get<int>() << " thread(s) per core ("
-              << t["source"].get<std::string>() << "); PU:core";
-    for (const auto& pc : t["pu_core"]) std::cout << " " << pc[0].get<int>() << ":" << pc[1].get<int>();
+  std::cout << "cpu:       " << m.cpu_model.value_or("") << " (" << m.cpu_vendor << ", family " << m.family << " model "
+            << m.model_number << " stepping " << m.stepping << (m.microarchitecture.empty() ? "" : ": " + m.microarchitecture)
+            << ")\n";
+  std::cout << "cores:     " << m.logical_cores.value_or(0) << " logical\n";
+  if (m.has_topology) {
+    std::cout << "topology:  " << m.packages << " package(s), " << m.cores << " cores, " << m.pus << " PUs, " << m.smt
+              << " thread(s) per core (" << m.topology_source << "); PU:core";
+    for (const auto& [pu, core] : m.pu_core) std::cout << " " << pu << ":" << core;
     std::cout << "; allowed";
-    for (const auto& c : t["allowed"]) std::cout << " " << c.get<int>();
+    for (const auto c : m.allowed) std::cout << " " << c;
     std::cout << "\n";
   }
   std::cout << "features:";
-  for (const auto& f : cpu["features"]) std::cout << " " << f.get<std::string>();
+  for (const auto& f : m.features) std::cout << " " << f;
   std::cout << "\n";
-  std::cout << "tsc:       " << std::fixed << std::setprecision(3) << cpu["tsc_hz"].get<double>() / 1e9
-            << " GHz" << std::defaultfloat << "\n";
-  for (const auto& c : cpu["caches"])
-    std::cout << "cache:     L" << c["level"].get<int>() << " " << c["type"].get<std::string>() << " "
-              << human_bytes(c["bytes"].get<std::uint64_t>()) << ", " << c["line_bytes"].get<int>()
-              << " B lines, shared by " << c["shared_by_threads"].get<int>() << " threads\n";
+  std::cout << "tsc:       " << std::fixed << std::setprecision(3) << m.tsc_hz.value_or(0) / 1e9 << " GHz" << std::defaultfloat
+            << "\n";
+  for (const auto& c : m.caches.value_or(std::vector<records::cache_facts>{}))
+    std::cout << "cache:     L" << c.level << " " << c.type << " " << human_bytes(c.bytes) << ", " << c.line_bytes
+              << " B lines, shared by " << c.shared_by_threads << " threads\n";
   std::cout << "share:     " << share_dir_text() << "\n";
   std::cout << "backends:";
-  for (const auto& b : env["build"]["backends"]) std::cout << " " << b.get<std::string>();
+  for (const auto& b : m.backends) std::cout << " " << b;
   std::cout << "\n";
-  const auto& cuda = env["cuda"];
-  if (!cuda["available"].get<bool>()) {
-    std::cout << "cuda:      no CUDA device (" << cuda["reason"].get<std::string>() << ")\n";
+  if (!m.cuda_available) {
+    std::cout << "cuda:      no CUDA device (" << m.cuda_reason.value_or("") << ")\n";
   } else {
-    for (const auto& d : cuda["devices"])
-      std::cout << "cuda:      [" << d["index"].get<int>() << "] " << d["name"].get<std::string>() << ", sm_"
-                << d["compute_capability"].get<std::string>() << ", " << d["multiprocessors"].get<int>() << " SMs, "
-                << d["clock_mhz"].get<int>() << " MHz, " << human_bytes(d["total_memory_bytes"].get<std::uint64_t>())
-                << (d.value("unsupported", std::string()).empty() ? "" : "; UNUSABLE: " + d["unsupported"].get<std::string>())
-                << "\n";
-    std::cout << "driver:    CUDA " << cuda["driver_version"].get<int>() / 1000 << "."
-              << cuda["driver_version"].get<int>() % 1000 / 10 << ", runtime " << cuda["runtime_version"].get<int>() / 1000
-              << "." << cuda["runtime_version"].get<int>() % 1000 / 10 << "\n";
+    for (const auto& d : m.gpus)
+      std::cout << "cuda:      [" << d.index << "] " << d.name.value_or("") << ", sm_" << d.compute_capability << ", "
+                << d.multiprocessors.value_or(0) << " SMs, " << d.clock_mhz << " MHz, " << human_bytes(d.total_memory_bytes)
+                << (d.unsupported.empty() ? "" : "; UNUSABLE: " + d.unsupported) << "\n";
+    const std::int64_t driver = m.driver_version.value_or(0), runtime = m.runtime_version.value_or(0);
+    std::cout << "driver:    CUDA " << driver / 1000 << "." << driver % 1000 / 10 << ", runtime " << runtime / 1000 << "."
+              << runtime % 1000 / 10 << "\n";
   }
 }
 
@@ -95,17 +86,16 @@ void add_info_command(CLI::App& app) {
   cmd->add_flag("--require-cuda", *require, "exit 1 (after printing) unless CUDA device 0 can run this build's kernels");
   cmd->callback([json, require] {
     const auto env = environment_json();
+    const records::machine_facts m = records::machine_facts_of_environment(env);
     if (*json)
       std::cout << env.dump(2) << "\n";
     else
-      print_text(env);
+      print_text(m);
     if (*require) {
-      const auto& cuda = env["cuda"];
-      if (!cuda["available"].get<bool>())
-        throw std::runtime_error("no usable CUDA device: " + cuda.value("reason", std::string("unknown reason")));
-      const auto& d0 = cuda["devices"][0];
-      if (!d0.value("unsupported", std::string()).empty())
-        throw std::runtime_error("CUDA device 0 (" + d0["name"].get<std::string>() + ") " + d0["unsupported"].get<std::string>());
+      if (!m.cuda_available) throw std::runtime_error("no usable CUDA device: " + m.cuda_reason.value_or("unknown reason"));
+      const records::gpu_facts& d0 = m.gpus.at(0);
+      if (!d0.unsupported.empty())
+        throw std::runtime_error("CUDA device 0 (" + d0.name.value_or("") + ") " + d0.unsupported);
     }
   });
 }

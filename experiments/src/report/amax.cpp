@@ -19,6 +19,7 @@
 
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "util/json_check.hpp"
@@ -359,8 +360,7 @@ std::string text_at(const json& obj, const char* key) {
 }
 
 std::string cpu_model(const json& header) {
-  const json env = header.value("environment", json::object());
-  const std::string m = text_at(env.value("cpu", json::object()), "model");
+  const std::string m = records::machine_facts_of(header).cpu_model.value_or("");
   return m.empty() ? std::string("CPU (model not recorded)") : m;
 }
 
@@ -480,8 +480,7 @@ std::map<std::pair<std::string, std::string>, row> fastest_single_streams(const 
           x.clock_hz = it->second.first;
           x.clock_source = {figure_status::measured, "record " + it->second.second + ", add-chain calibration"};
         } else {
-          const double tsc = number_at(rec.header.value("environment", json::object()).value("cpu", json::object()),
-                                       "tsc_hz");
+          const double tsc = records::machine_facts_of(rec.header).tsc_hz.value_or(0);
           if (tsc > 0) {
             x.clock_hz = tsc;
             x.clock_source = {figure_status::assumed, "the TSC rate of the run header: no limits record measured this CPU's core "

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "poreplab/stats.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "report/amax.hpp"
@@ -109,59 +110,37 @@ std::string gib_text(double bytes) {
   return o.str();
 }
 
-std::string caches_text(const json& caches) {
+std::string caches_text(const std::vector<records::cache_facts>& caches) {
   std::vector<std::string> parts;
   for (const auto& c : caches) {
-    if (!c.is_object() || c.value("type", "") == "instruction") continue;
-    const auto bytes = c.value("bytes", std::uint64_t{0});
-    parts.push_back("L" + std::to_string(c.value("level", 0)) + (c.value("type", "") == "data" ? "d " : " ") +
-                    format_size(bytes));
+    if (c.type == "instruction") continue;
+    parts.push_back("L" + std::to_string(c.level) + (c.type == "data" ? "d " : " ") + format_size(c.bytes));
   }
   return join(parts, ", ");
 }
 
-std::string text_at(const json& j, const json::json_pointer& p) {
-  if (!j.contains(p)) return {};
-  const json& v = j.at(p);
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return {};
-  if (v.is_array()) {
-    std::vector<std::string> parts;
-    for (const auto& e : v) parts.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-    return join(parts, ", ");
-  }
-  return v.dump();
-}
-
 // The setup of one run, as the fields a reader checks before trusting a ratio.
 std::vector<std::pair<std::string, std::string>> setup_of(const json& h) {
-  const json env = h.value("environment", json::object());
+  const records::machine_facts m = records::machine_facts_of(h);
   std::vector<std::pair<std::string, std::string>> f;
   auto add = [&](const std::string& name, const std::string& value) { f.emplace_back(name, value); };
-  add("CPU", text_at(env, "/cpu/model"_json_pointer));
-  add("CPU vendor", text_at(env, "/cpu/vendor"_json_pointer));
-  add("logical cores", text_at(env, "/cpu/logical_cores"_json_pointer));
-  add("CPU features", text_at(env, "/cpu/features"_json_pointer));
-  add("caches", env.contains("/cpu/caches"_json_pointer) ? caches_text(env.at("/cpu/caches"_json_pointer)) : "");
-  {
-    const json tsc = env.value("/cpu/tsc_hz"_json_pointer, json());
-    add("TSC", tsc.is_number() ? format_number(tsc.get<double>() / 1e6, 5) + " MHz" : "");
-  }
-  {
-    const json mem = env.value("/memory/total_bytes"_json_pointer, json());
-    add("memory", mem.is_number() ? gib_text(mem.get<double>()) : "");
-  }
+  add("CPU", m.cpu_model.value_or(""));
+  add("CPU vendor", m.cpu_vendor);
+  add("logical cores", m.logical_cores ? std::to_string(*m.logical_cores) : "");
+  add("CPU features", join(m.features, ", "));
+  add("caches", m.caches ? caches_text(*m.caches) : "");
+  add("TSC", m.tsc_hz ? format_number(*m.tsc_hz / 1e6, 5) + " MHz" : "");
+  add("memory", m.memory_total_bytes ? gib_text(*m.memory_total_bytes) : "");
   {
     std::vector<std::string> gpus;
-    for (const auto& d : env.value("/cuda/devices"_json_pointer, json::array()))
-      gpus.push_back(d.is_object() ? d.value("name", d.dump()) : d.dump());
-    add("GPU", gpus.empty() ? (env.contains("cuda") ? "none" : "") : join(gpus, ", "));
+    for (const auto& g : m.gpus) gpus.push_back(g.recorded && g.name ? *g.name : g.text);
+    add("GPU", gpus.empty() ? (m.has_cuda ? "none" : "") : join(gpus, ", "));
   }
-  add("compiler", text_at(env, "/build/compiler"_json_pointer));
-  add("flags", text_at(env, "/build/flags"_json_pointer));
-  add("revision", text_at(env, "/build/git_revision"_json_pointer));
-  add("backends built", text_at(env, "/build/backends"_json_pointer));
-  add("host", text_at(env, "/host"_json_pointer));
+  add("compiler", m.compiler.value_or(""));
+  add("flags", m.flags.value_or(""));
+  add("revision", m.git_revision.value_or(""));
+  add("backends built", join(m.backends, ", "));
+  add("host", m.host.value_or(""));
   {
     const std::string src = h.value(key::source, "");
     const std::string digest = h.value(key::config_digest, "");

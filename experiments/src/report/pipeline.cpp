@@ -7,6 +7,7 @@
 #include "model/gpu_model.hpp"
 #include "model/pc2_model.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
+#include "records/environment.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
 
@@ -136,12 +137,9 @@ std::string measured_pc2_arch(const records::result_set& in) {
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::pc2)) continue;
     if (!backend_is(p.value(key::axes, json::object()).value(axis::backend, ""), device_class::gpu)) continue;
-    const json env = r.header.value("environment", json::object());
-    const json devices = env.value("cuda", json::object()).value("devices", json::array());
-    if (!devices.is_array() || devices.empty() || !devices[0].is_object()) continue;
-    const std::string cc = devices[0].value("compute_capability", "");
-    const auto dot = cc.find('.');
-    if (dot != std::string::npos) return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
+    const records::machine_facts m = records::machine_facts_of(r.header);
+    if (m.gpus.empty() || !m.gpus[0].recorded) continue;
+    if (const std::string arch = m.gpus[0].arch(); !arch.empty()) return arch;
   }
   return {};
 }

@@ -15,6 +15,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/stats.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
@@ -60,12 +61,9 @@ const json& array_at(const json& o, const std::string& key, const std::string& s
 // The CPU a record ran on: its model, with the microarchitecture its CPUID names where the
 // record carries it (two AMD EPYC kinds read alike by model).
 std::string cpu_of(const records::result_record& r) {
-  const json env = r.header.value("environment", json::object());
-  const json cpu = env.value("cpu", json::object());
-  const json m = cpu.value("model", json());
-  std::string name = m.is_string() ? m.get<std::string>() : "this CPU";
-  const json arch = cpu.value("microarchitecture", json());
-  if (arch.is_string() && !arch.get<std::string>().empty()) name += " (" + arch.get<std::string>() + ")";
+  const records::machine_facts m = records::machine_facts_of(r.header);
+  std::string name = m.cpu_model.value_or("this CPU");
+  if (!m.microarchitecture.empty()) name += " (" + m.microarchitecture + ")";
   return name;
 }
 

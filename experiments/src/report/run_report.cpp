@@ -11,6 +11,7 @@
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/memory_check.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
@@ -112,39 +113,32 @@ std::string status_text(const json& p) {
 void environment_lines(const json& results, std::ostringstream& md) {
   const json& runs = results.contains("runs") ? results["runs"] : json::array();
   // The environment of the latest run that measured something (a merge header has none).
-  json env;
+  records::machine_facts m;
   for (const auto& r : runs)
-    if (r.contains("environment")) env = r["environment"];
-  if (env.is_object()) {
-    if (env.contains("cpu")) {
-      const json& c = env["cpu"];
+    if (r.contains(key::environment)) m = records::machine_facts_of(r);
+  auto text = [](const auto& v) { return v ? std::to_string(*v) : std::string(); };
+  if (m.recorded) {
+    if (m.has_cpu) {
       std::vector<std::string> feats;
-      for (const auto& f : c.value("features", json::array()))
-        if (f.is_string() && std::set<std::string>{"sha_ni", "avx2", "avx512f", "avx512vl", "bmi2"}.count(f))
-          feats.push_back(f);
-      md << "- CPU: " << c.value("model", "?") << ", " << c.value("logical_cores", 0) << " logical cores, TSC "
-         << format_number(c.value("tsc_hz", 0.0) / 1e9, 3) << " GHz, features: "
+      for (const auto& f : m.features)
+        if (std::set<std::string>{"sha_ni", "avx2", "avx512f", "avx512vl", "bmi2"}.count(f)) feats.push_back(f);
+      md << "- CPU: " << m.cpu_model.value_or("?") << ", " << static_cast<int>(m.logical_cores.value_or(0))
+         << " logical cores, TSC " << format_number(m.tsc_hz.value_or(0) / 1e9, 3) << " GHz, features: "
          << (feats.empty() ? std::string("none of sha_ni/avx2/avx512") : join(feats)) << "\n";
     }
-    if (env.contains("cuda")) {
-      const json& cu = env["cuda"];
-      if (cu.value("available", false)) {
-        for (const auto& d : cu.value("devices", json::array()))
-          md << "- GPU: " << d.value("name", "?") << " (sm_" << cell_text(value_or(d, "compute_capability")) << ", "
-             << cell_text(value_or(d, "multiprocessors")) << " SMs, "
-             << (d.value("total_memory_bytes", std::uint64_t{0}) >> 20) << " MiB), driver "
-             << cell_text(value_or(cu, "driver_version")) << "\n";
+    if (m.has_cuda) {
+      if (m.cuda_available) {
+        for (const auto& g : m.gpus)
+          md << "- GPU: " << g.name.value_or("?") << " (sm_" << g.compute_capability << ", " << text(g.multiprocessors)
+             << " SMs, " << (g.total_memory_bytes >> 20) << " MiB), driver " << text(m.driver_version) << "\n";
       } else {
-        md << "- GPU: none; " << cu.value("reason", "unavailable") << "\n";
+        md << "- GPU: none; " << m.cuda_reason.value_or("unavailable") << "\n";
       }
     }
-    if (env.contains("build")) {
-      const json& b = env["build"];
-      md << "- build: poreplab " << b.value("version", "?") << ", git " << b.value("git_revision", "?") << ", "
-         << b.value("compiler", "?") << ", flags `" << b.value("flags", "") << "`\n";
-    }
-    if (env.contains("host") || env.contains("date"))
-      md << "- host " << env.value("host", "?") << ", " << env.value("date", "?") << "\n";
+    if (m.has_build)
+      md << "- build: poreplab " << m.version.value_or("?") << ", git " << m.git_revision.value_or("?") << ", "
+         << m.compiler.value_or("?") << ", flags `" << m.flags.value_or("") << "`\n";
+    if (m.host || m.date) md << "- host " << m.host.value_or("?") << ", " << m.date.value_or("?") << "\n";
   }
   std::string argv;
   for (const auto& r : runs)

@@ -7,6 +7,7 @@
 
 #include "backends/device_class.hpp"
 #include "poreplab/cpu/placed_backend.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "util/text.hpp"
@@ -51,10 +52,6 @@ double number_at(const json& j, std::initializer_list<const char*> path) {
   return at->is_number() ? at->get<double>() : 0;
 }
 
-std::string text_at(const json& j, const char* object, const char* key) {
-  return j.contains(object) && j[object].is_object() ? j[object].value(key, std::string()) : std::string();
-}
-
 // Filecoin's scheme on this CPU: parents read in place, or gathered by coordinators whose
 // record counts them (coordinators, hashers, hashers_per_coordinator_max).
 bool cpu_label_record(const records::result_record& r, const std::string& device) {
@@ -79,7 +76,7 @@ std::uint32_t labeling_threads(const records::result_record& r) {
   const json axes = r.point.value(key::axes, json::object());
   if (axes.contains(axis::threads) && axes[axis::threads].is_number() && axes[axis::threads].get<double>() >= 1)
     return axes[axis::threads].get<std::uint32_t>();
-  return static_cast<std::uint32_t>(number_at(r.header, {"environment", "cpu", "logical_cores"}));
+  return static_cast<std::uint32_t>(records::machine_facts_of(r.header).logical_cores.value_or(0));
 }
 
 // One core's rate from record r: one thread (or one sector, one stream whatever the
@@ -202,7 +199,7 @@ std::optional<storage_model::disk_array> disk_of(const records::result_set& in, 
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::disk)) continue;
-    if (text_at(r.header.value("environment", json::object()), "cpu", "model") != device) continue;
+    if (records::machine_facts_of(r.header).cpu_model.value_or("") != device) continue;
     const json ctx = p.value(key::context, json::object());
     storage_model::disk_array d;
     d.count = 1;
@@ -257,15 +254,15 @@ cpu_evidence cpu_evidence_of(const records::result_set& in, const std::string& d
     e.hash->single_labels_per_s = one.labels_per_s;
     e.hash->single_from = one.from;
   }
-  const json env = best->rec->header.value("environment", json::object());
+  const records::machine_facts facts = records::machine_facts_of(best->rec->header);
   auto& m = e.machine;
   m.name = device;
-  m.threads = static_cast<std::uint32_t>(number_at(env, {"cpu", "logical_cores"}));
-  m.cores = static_cast<std::uint32_t>(number_at(env, {"topology", "cores"}));
+  m.threads = static_cast<std::uint32_t>(facts.logical_cores.value_or(0));
+  m.cores = static_cast<std::uint32_t>(facts.cores);
   if (m.cores == 0) m.cores = m.threads;
   m.clock_hz = best->hz;
   m.clock_from = {figure_status::measured, "the core clock beside record " + best->rec->where};
-  m.ram_bytes = number_at(env, {"memory", "total_bytes"});
+  m.ram_bytes = facts.memory_total_bytes.value_or(0);
   m.ram_from = {figure_status::measured, "the RAM of the machine of record " + best->rec->where};
   if (auto d = disk_of(in, device)) m.disks.push_back(*d);
   return e;

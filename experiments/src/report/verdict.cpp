@@ -20,6 +20,7 @@
 #include "poreplab/cuda/memory_plan.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "records/environment.hpp"
 #include "records/records.hpp"
 #include "records/schema.hpp"
 #include "report/pipeline.hpp"
@@ -95,42 +96,6 @@ struct device_group {
 
 std::string format_number(double v) { return poreplab::format_number(v, 3); }
 
-double env_number(const json& header, std::initializer_list<const char*> path) {
-  const json* j = &header;
-  for (const char* k : path) {
-    if (!j->is_object() || !j->contains(k)) return 0;
-    j = &(*j)[k];
-  }
-  return j->is_number() ? j->get<double>() : 0;
-}
-
-// The recorded CUDA device of this name, or null.
-const json* gpu_of(const json& header, const std::string& name) {
-  const json* devices = &header;
-  for (const char* key : {"environment", "cuda", "devices"}) {
-    if (!devices->is_object() || !devices->contains(key)) return nullptr;
-    devices = &(*devices)[key];
-  }
-  if (!devices->is_array()) return nullptr;
-  for (const auto& d : *devices)
-    if (d.is_object() && d.value("name", "") == name) return &d;
-  return nullptr;
-}
-
-double gpu_memory_of(const json& header, const std::string& name) {
-  const json* d = gpu_of(header, name);
-  return d != nullptr ? d->value("total_memory_bytes", 0.0) : 0;
-}
-
-// "9.0" -> "sm_90".
-std::string gpu_arch_of(const json& header, const std::string& name) {
-  const json* d = gpu_of(header, name);
-  const std::string cc = d != nullptr ? d->value("compute_capability", "") : "";
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos) return "";
-  return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
-}
-
 // `datasets`: the set holds reference datasets' records (report/reference.hpp), each of the
 // dataset named at its index.
 std::vector<observation> read_observations(const records::result_set& in, const std::vector<std::string>* datasets = nullptr) {
@@ -156,15 +121,15 @@ std::vector<observation> read_observations(const records::result_set& in, const 
     o.ns_per_node_layer = median;
     const json& rates = p.value(key::rates, json::object());
     o.labels_per_s = rates.value(rate::labels_per_s, o.sectors * 1e9 / median);
-    const json& env = r.header.value("environment", json::object());
-    o.cores = static_cast<int>(env_number(env, {"cpu", "logical_cores"}));
+    const records::machine_facts machine = records::machine_facts_of(r.header);
+    o.cores = static_cast<int>(machine.logical_cores.value_or(0));
     const std::uint64_t threads = axes.contains(axis::threads) && axes[axis::threads].is_number() ? axes[axis::threads].get<std::uint64_t>() : 0;
     o.all_cores = threads == 0 || (o.cores > 0 && threads >= static_cast<std::uint64_t>(o.cores));
     o.one_core = threads == 1 || o.cores == 1;
-    o.host_memory = env_number(env, {"memory", "total_bytes"});
-    if (o.on == device_class::gpu) {
-      o.device_memory = gpu_memory_of(r.header, o.device);
-      o.arch = gpu_arch_of(r.header, o.device);
+    o.host_memory = machine.memory_total_bytes.value_or(0);
+    if (const records::gpu_facts* g = o.on == device_class::gpu ? machine.gpu(o.device) : nullptr) {
+      o.device_memory = static_cast<double>(g->total_memory_bytes);
+      o.arch = g->arch();
     }
     o.window_nodes = axes.value(axis::window_nodes, std::uint64_t{0});
     o.window_pages = records::record_window_pages_text(ctx);

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "records/environment.hpp"
+#include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/hash/algo.hpp"
 #include "poreplab/hex.hpp"
@@ -96,7 +96,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {ctx::threads, threads > 0 ? threads : saved},
                {ctx::engine, engine == "library" ? "portable" : engine},
                {"pad_precompute", pad},
-               {"device", cpu_json().value("model", "")}};
+               {ctx::device, cpu::detect().model}};
   return m;
 }
 
