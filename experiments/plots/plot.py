@@ -56,20 +56,22 @@ def read_file(path, max_bytes=1 << 30):
 
 def load_record_schema():
     """The keys and words of a record (data/record-schema.json beside plots/, held equal to
-    poreplab's records/schema.hpp by a test): a key renamed there fails here by its name
-    instead of reading as missing."""
+    poreplab's records/schema.hpp and records/payload_keys.hpp by a test): a key renamed there
+    fails here by its name instead of reading as missing."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "record-schema.json")
     words = lambda names: types.SimpleNamespace(**{n.replace("-", "_"): n for n in names})  # noqa: E731
     try:
         s = json.loads(read_file(path))
         return (words(s["header_keys"] + s["point_keys"]), words(s["record_types"]), words(s["point_statuses"]),
-                words(s["record_kinds"]))
+                words(s["record_kinds"]), words(s["axis_keys"]), words(s["context_keys"]), words(s["rate_keys"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         sys.exit("plot: error: %s: not the record schema poreplab installs (%s: %s)"
                  % (os.path.normpath(path), type(e).__name__, e))
 
 
-K, RECORD, STATUS, KIND = load_record_schema()
+# K: the envelope's keys; AX, CTX, RATE: the keys inside a point's axes, context and rates
+# that poreplab's kinds and readers share (a verdict.json size or device row uses them too).
+K, RECORD, STATUS, KIND, AX, CTX, RATE = load_record_schema()
 
 
 # A backend's device class (poreplab's backends table; the run header's
@@ -85,7 +87,7 @@ def learn_device_classes(results):
 
 def device_class_of(p):
     """The device class of a point's backend: host-cpu where the point names none."""
-    backend = p[K.axes].get("backend")
+    backend = p[K.axes].get(AX.backend)
     return DEVICE_CLASSES.get(backend, "") if backend else "host-cpu"
 
 
@@ -172,7 +174,7 @@ def axis_value_text(k, v):
 
 
 def used_engines(points):
-    return sorted({p.get(K.context, {}).get("engine") for p in points if p.get(K.context, {}).get("engine")})
+    return sorted({p.get(K.context, {}).get(CTX.engine) for p in points if p.get(K.context, {}).get(CTX.engine)})
 
 
 def series_name(points, vary):
@@ -181,9 +183,9 @@ def series_name(points, vary):
     and the axes that differ between the series."""
     p = points[0]
     axes = p[K.axes]
-    backend = axes.get("backend") or p[K.kind]
+    backend = axes.get(AX.backend) or p[K.kind]
     name = backend
-    engine = axes.get("engine")
+    engine = axes.get(AX.engine)
     if on_host_cpu(p) and engine:
         used = used_engines(points)
         if engine == "auto":
@@ -198,11 +200,11 @@ def series_name(points, vary):
         else:
             name += " kernel " + kernel
     if device_class_of(p) == "gpu":
-        dev = p.get(K.context, {}).get("device")
+        dev = p.get(K.context, {}).get(CTX.device)
         if dev:
             name += " on " + dev
     extra = ["%s=%s" % (k, axis_value_text(k, axes[k])) for k in vary
-             if k not in ("backend", "engine", "kernel") and axes.get(k) is not None]
+             if k not in (AX.backend, AX.engine, "kernel") and axes.get(k) is not None]
     return name + (", " + ", ".join(extra) if extra else "")
 
 
@@ -321,11 +323,11 @@ def rate(p, key):
 
 
 def sectors_of(p):
-    return p[K.axes].get("sectors") or 1
+    return p[K.axes].get(AX.sectors) or 1
 
 
 def is_window(p):
-    return bool(p[K.axes].get("window_nodes"))
+    return bool(p[K.axes].get(AX.window_nodes))
 
 
 def used_engine(p):
@@ -333,12 +335,12 @@ def used_engine(p):
     ctx, axes = p.get(K.context) or {}, p[K.axes]
     if on_gpu_kernels(p):
         return ctx.get("kernel_used") or axes.get("kernel") or ""
-    return ctx.get("engine") or axes.get("engine") or ""
+    return ctx.get(CTX.engine) or axes.get(AX.engine) or ""
 
 
 def is_filecoin_scheme(p):
     axes = p[K.axes]
-    return (axes.get("variant") or "sdr") == "sdr" and (axes.get("hash") or "sha256") == "sha256"
+    return (axes.get(AX.variant) or "sdr") == "sdr" and (axes.get("hash") or "sha256") == "sha256"
 
 
 def device_class(p, by_threads, results):
@@ -347,7 +349,7 @@ def device_class(p, by_threads, results):
     axes = p[K.axes]
     cls = device_class_of(p)
     if cls == "gpu":
-        dev = (p.get(K.context) or {}).get("device") or "GPU"
+        dev = (p.get(K.context) or {}).get(CTX.device) or "GPU"
         return "gpu", "GPU: %s (measured)" % dev
     if cls == "gpu-emulated":
         return "emu", EMU_LABEL
@@ -355,7 +357,7 @@ def device_class(p, by_threads, results):
         return "oracle", "reference implementation (scalar, for checking)"
     if not by_threads:
         return "cpu", "CPU, fastest engine"
-    t = axes.get("threads") or 0
+    t = axes.get(AX.threads) or 0
     key = "cpu" if t == 0 else "cpu-core" if t == 1 else "cpu-threads"
     return key, "CPU, %s, fastest engine" % threads_text(t, results)
 
@@ -459,15 +461,15 @@ def gpu_model(verdict):
     out = None
     for s, d in verdict_rows(verdict, "gpu-model"):
         sec, src = field(d, "pc1_seconds")
-        if sec is None or src != "modeled" or not s.get("nodes") or not s.get("layers"):
+        if sec is None or src != "modeled" or not s.get("nodes") or not s.get(AX.layers):
             continue
-        labels = s["nodes"] * s["layers"]
-        out = out or {"name": short_gpu_name(d.get("name") or d.get("device", "GPU")), "node_s": {}, "cap": {}}
-        out["node_s"][s["sector_size"]] = sec / labels
+        labels = s["nodes"] * s[AX.layers]
+        out = out or {"name": short_gpu_name(d.get("name") or d.get(CTX.device, "GPU")), "node_s": {}, "cap": {}}
+        out["node_s"][s[AX.sector_size]] = sec / labels
         sph, ssrc = field(d, "sectors_per_hour")
         batch, _ = field(d, "batch_sectors")
         if sph and ssrc == "modeled":
-            out["cap"][s["sector_size"]] = (sph * labels / 3600.0, batch)
+            out["cap"][s[AX.sector_size]] = (sph * labels / 3600.0, batch)
     return out
 
 
@@ -477,19 +479,19 @@ def gpu_references(verdict):
     one sector, and (labels/s, sectors) of its best throughput."""
     out = OrderedDict()
     for s, d in verdict_rows(verdict, "gpu-reference"):
-        if not s.get("nodes") or not s.get("layers"):
+        if not s.get("nodes") or not s.get(AX.layers):
             continue
-        labels = s["nodes"] * s["layers"]
-        ref = out.setdefault(d.get("device"), {"name": short_gpu_name(d.get("name") or "GPU"),
+        labels = s["nodes"] * s[AX.layers]
+        ref = out.setdefault(d.get(CTX.device), {"name": short_gpu_name(d.get("name") or "GPU"),
                                                "date": (d.get("reference") or "").split(",")[0],
                                                "node_s": {}, "rate": {}})
         sec, src = field(d, "pc1_seconds")
         if sec and src == "measured":
-            ref["node_s"][s["sector_size"]] = sec / labels
+            ref["node_s"][s[AX.sector_size]] = sec / labels
         sph, ssrc = field(d, "sectors_per_hour")
         batch, _ = field(d, "batch_sectors")
         if sph and ssrc == "measured" and batch:
-            ref["rate"][s["sector_size"]] = (sph * labels / 3600.0, batch)
+            ref["rate"][s[AX.sector_size]] = (sph * labels / 3600.0, batch)
     return list(out.values())
 
 
@@ -591,7 +593,7 @@ class Figures:
         pts = [p for p in pts if (p[K.axes].get("size") or 0) == size]
         modes = [m for m in ("throughput", "chain") if any(p[K.axes].get("mode") == m for p in pts)]
         algos = list(OrderedDict.fromkeys(p[K.axes]["algo"] for p in pts))
-        engines = {a: list(OrderedDict.fromkeys(p[K.axes]["engine"] for p in pts if p[K.axes]["algo"] == a))
+        engines = {a: list(OrderedDict.fromkeys(p[K.axes][AX.engine] for p in pts if p[K.axes]["algo"] == a))
                    for a in algos}
         # Fastest first (one dependent chain, the SDR pattern, where measured), the reference
         # implementations last as the bar to compare against: the records say which they are.
@@ -599,7 +601,7 @@ class Figures:
 
         def order(a, e):
             cpb = {q[K.axes].get("mode"): q[K.rates]["cycles_per_byte"] for q in pts
-                   if q[K.axes]["algo"] == a and q[K.axes]["engine"] == e}
+                   if q[K.axes]["algo"] == a and q[K.axes][AX.engine] == e}
             return (e in refs, cpb.get("chain", cpb.get("throughput", 0)))
         for a in algos:
             engines[a].sort(key=lambda e: order(a, e))
@@ -612,7 +614,7 @@ class Figures:
                 ax = axs[r][c]
                 vals = []
                 for i, e in enumerate(engines[a]):
-                    p = next((q for q in pts if q[K.axes]["algo"] == a and q[K.axes]["engine"] == e
+                    p = next((q for q in pts if q[K.axes]["algo"] == a and q[K.axes][AX.engine] == e
                               and q[K.axes].get("mode") == m), None)
                     if p is None:
                         continue
@@ -669,19 +671,19 @@ class Figures:
             caption += " Also measured (report tables): %s messages." % ", ".join(size_text(s) for s in others)
         skipped = [p for p in self.results.get("points", []) if p.get(K.kind) == KIND.hash and p.get(K.status) == STATUS.skipped]
         if skipped:
-            names = OrderedDict.fromkeys("%s %s" % (p[K.axes].get("algo"), p[K.axes].get("engine")) for p in skipped)
+            names = OrderedDict.fromkeys("%s %s" % (p[K.axes].get("algo"), p[K.axes].get(AX.engine)) for p in skipped)
             caption += " Not runnable here: " + ", ".join(names) + "."
         self.save(fig, "hash_cycles_per_byte", "Hash engines against OpenSSL: cycles per byte", caption)
 
     # -- labeling time per node against sector size, one sector, per device.
     def label_latency(self):
-        pts = [p for p in self.label_points() if sectors_of(p) == 1 and rate(p, "ns_per_node_layer")]
+        pts = [p for p in self.label_points() if sectors_of(p) == 1 and rate(p, RATE.ns_per_node_layer)]
         whole = [p for p in pts if not is_window(p)]
         windows = [p for p in pts if is_window(p) and on_host_cpu(p)]
         if not whole and not windows:
             return
-        ns = lambda p: rate(p, "ns_per_node_layer")  # noqa: E731
-        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
+        ns = lambda p: rate(p, RATE.ns_per_node_layer)  # noqa: E731
+        size = lambda p: p[K.axes][AX.sector_size]  # noqa: E731
         fig, ax = plt.subplots(figsize=(8.0, 4.6))
         # Without SHA-NI: the fastest engine that does not use it, where one ran.
         no_sha = [p for p in whole if on_host_cpu(p)
@@ -760,18 +762,18 @@ class Figures:
 
     # -- labels/s against sectors labeled together, one panel per sector size.
     def label_throughput(self):
-        pts = [p for p in self.label_points() if rate(p, "labels_per_s") and not is_window(p)]
-        sizes = [s for s in sorted({p[K.axes]["sector_size"] for p in pts})
-                 if len({sectors_of(p) for p in pts if p[K.axes]["sector_size"] == s}) > 1]
+        pts = [p for p in self.label_points() if rate(p, RATE.labels_per_s) and not is_window(p)]
+        sizes = [s for s in sorted({p[K.axes][AX.sector_size] for p in pts})
+                 if len({sectors_of(p) for p in pts if p[K.axes][AX.sector_size] == s}) > 1]
         if not sizes:
             return
         fig, axs = plt.subplots(1, len(sizes), figsize=(4.6 * len(sizes) + 1.0, 4.6), sharey=True, squeeze=False)
         m = None if self.gpu_measured() else gpu_model(self.verdict_data)
         ys = []
         for ax, s in zip(axs[0], sizes):
-            sp = [p for p in pts if p[K.axes]["sector_size"] == s]
-            ys += [rate(p, "labels_per_s") for p in sp]
-            for cls, rows in best_series(sp, sectors_of, lambda p: rate(p, "labels_per_s"),
+            sp = [p for p in pts if p[K.axes][AX.sector_size] == s]
+            ys += [rate(p, RATE.labels_per_s) for p in sp]
+            for cls, rows in best_series(sp, sectors_of, lambda p: rate(p, RATE.labels_per_s),
                                          lambda a, b: a > b, self.results, by_threads=True).items():
                 plot_best(ax, cls, rows, True, fold=False)
             counts = sorted({sectors_of(p) for p in sp})
@@ -828,14 +830,14 @@ class Figures:
 
     # -- efficiency against the hash-only floor: the fastest engine per size.
     def label_efficiency(self):
-        pts = [p for p in self.label_points() if rate(p, "efficiency") is not None
+        pts = [p for p in self.label_points() if rate(p, RATE.efficiency) is not None
                and on_host_cpu(p) and sectors_of(p) == 1]
         whole = [p for p in pts if not is_window(p)]
         windows = [p for p in pts if is_window(p)]
         if not pts:
             return
-        ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
-        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
+        ns = lambda p: rate(p, RATE.ns_per_node_layer) or float("inf")  # noqa: E731
+        size = lambda p: p[K.axes][AX.sector_size]  # noqa: E731
         if len({size(p) for p in pts}) < 2:
             return self.efficiency_bars(whole or windows)
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
@@ -843,14 +845,14 @@ class Figures:
                                     (windows, "CPU, fastest engine, node window of a full-size sector", True)):
             best = best_series(part, size, ns, lambda a, b: a < b, self.results, by_threads=False)
             for rows in best.values():
-                rows = [(x, rate(p, "efficiency"), p) for x, _, p in rows]
+                rows = [(x, rate(p, RATE.efficiency), p) for x, _, p in rows]
                 plot_best(ax, ("cpu", label), rows, True, hollow=hollow)
         ax.axhline(1.0, color="0.35", linestyle=":", linewidth=1.2, label="hash-only floor (1 = as fast as hashing)")
         sizes = sorted({size(p) for p in pts})
         log2_x(ax, sizes, True)
         if len(sizes) > 6:
             plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
-        ax.set_ylim(0, max([1.2] + [rate(p, "efficiency") * 1.1 for p in pts]))
+        ax.set_ylim(0, max([1.2] + [rate(p, RATE.efficiency) * 1.1 for p in pts]))
         style(ax, "How close does labeling come to the speed of hashing alone?", "sector size",
               "efficiency: hash-only floor / labeling time")
         legend_right(ax)
@@ -863,15 +865,15 @@ class Figures:
 
     def efficiency_bars(self, pts):
         """One sector size only: one bar per engine."""
-        size = pts[0][K.axes]["sector_size"]
+        size = pts[0][K.axes][AX.sector_size]
         best = {}
         for p in pts:
             e = used_engine(p)
-            if e not in best or rate(p, "ns_per_node_layer") < rate(best[e], "ns_per_node_layer"):
+            if e not in best or rate(p, RATE.ns_per_node_layer) < rate(best[e], RATE.ns_per_node_layer):
                 best[e] = p
-        rows = sorted(best.items(), key=lambda kv: rate(kv[1], "ns_per_node_layer"))
+        rows = sorted(best.items(), key=lambda kv: rate(kv[1], RATE.ns_per_node_layer))
         fig, ax = plt.subplots(figsize=(7.0, 0.35 * len(rows) + 1.4))
-        vals = [rate(p, "efficiency") for _, p in rows]
+        vals = [rate(p, RATE.efficiency) for _, p in rows]
         ax.barh(range(len(rows)), vals, 0.7, color=STYLE["cpu"][0], edgecolor="black", linewidth=0.4)
         for i, (v, (_, p)) in enumerate(zip(vals, rows)):
             ax.annotate("%.2f%s" % (v, "*" if p.get(K.noisy) else ""), (v, i), xytext=(3, 0),
@@ -896,8 +898,8 @@ class Figures:
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
-        ns = lambda p: rate(p, "ns_per_node_layer") or float("inf")  # noqa: E731
-        size = lambda p: p[K.axes]["sector_size"]  # noqa: E731
+        ns = lambda p: rate(p, RATE.ns_per_node_layer) or float("inf")  # noqa: E731
+        size = lambda p: p[K.axes][AX.sector_size]  # noqa: E731
         top = 0
         for cls, rows in best_series(pts, size, ns, lambda a, b: a < b, self.results, by_threads=False).items():
             rows = [(x, rate(p, "bytes_per_node"), p) for x, _, p in rows]
@@ -924,19 +926,19 @@ class Figures:
     def data_scaling(self):
         """Label points of a data-scaling experiment (they name the window_nodes axis):
         bytes per node (RAM, whole sectors) and ns/node/layer against sector size."""
-        pts = [p for p in ok_points(self.results, KIND.label) if "window_nodes" in p[K.axes]
-               and p.get(K.rates, {}).get("ns_per_node_layer")]
-        if len({p[K.axes]["sector_size"] for p in pts}) < 2:
+        pts = [p for p in ok_points(self.results, KIND.label) if AX.window_nodes in p[K.axes]
+               and p.get(K.rates, {}).get(RATE.ns_per_node_layer)]
+        if len({p[K.axes][AX.sector_size] for p in pts}) < 2:
             return
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(12.0, 4.6))
-        for backend in OrderedDict.fromkeys(p[K.axes].get("backend") for p in pts):
-            bp = sorted([p for p in pts if p[K.axes].get("backend") == backend], key=lambda p: p[K.axes]["sector_size"])
+        for backend in OrderedDict.fromkeys(p[K.axes].get(AX.backend) for p in pts):
+            bp = sorted([p for p in pts if p[K.axes].get(AX.backend) == backend], key=lambda p: p[K.axes][AX.sector_size])
             key, name = device_class(bp[0], False, self.results)
             name = name.replace(", fastest engine", "")
             color, marker = STYLE[key]
             whole = [p for p in bp if not is_window(p)]
             win = [p for p in bp if is_window(p)]
-            mem = [(p[K.axes]["sector_size"], p[K.context]["max_rss_bytes"] / p[K.context]["nodes"]) for p in whole
+            mem = [(p[K.axes][AX.sector_size], p[K.context]["max_rss_bytes"] / p[K.context]["nodes"]) for p in whole
                    if p.get(K.context, {}).get("max_rss_bytes") and p[K.context].get("nodes")]
             if mem:
                 a1.plot([m[0] for m in mem], [m[1] for m in mem], color=color, marker=marker,
@@ -944,11 +946,11 @@ class Figures:
             for part, style_, what, face in ((whole, "-", "whole sector", color),
                                              (win, "--", "node window of a full-size sector", "white")):
                 if part:
-                    a2.plot([p[K.axes]["sector_size"] for p in part], [p[K.rates]["ns_per_node_layer"] for p in part],
+                    a2.plot([p[K.axes][AX.sector_size] for p in part], [p[K.rates][RATE.ns_per_node_layer] for p in part],
                             color=color, linestyle=style_, marker=marker, markerfacecolor=face,
                             label="%s, %s" % (name, what))
         a1.axhline(200, color="0.35", linestyle="--", linewidth=1, label="2019 report: 200 B/node (quoted)")
-        sizes = sorted({p[K.axes]["sector_size"] for p in pts})
+        sizes = sorted({p[K.axes][AX.sector_size] for p in pts})
         for ax in (a1, a2):
             log2_x(ax, sizes, True)
             plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
@@ -970,11 +972,11 @@ class Figures:
         if not pts:
             return
         fig, ax = plt.subplots(figsize=(7, 4.3))
-        series = make_series(pts, "sector_size")
+        series = make_series(pts, AX.sector_size)
         for i, (label, sp) in enumerate(series[:6]):
-            ax.plot([p[K.axes]["sector_size"] for p in sp], [p[K.rates]["gb_per_s"] for p in sp],
+            ax.plot([p[K.axes][AX.sector_size] for p in sp], [p[K.rates]["gb_per_s"] for p in sp],
                     marker=MARKERS[i % len(MARKERS)], color="C%d" % i, label=label.replace("tree_d", "").strip(", "))
-        log2_x(ax, sorted({p[K.axes]["sector_size"] for p in pts}), True)
+        log2_x(ax, sorted({p[K.axes][AX.sector_size] for p in pts}), True)
         ax.set_ylim(bottom=0)
         style(ax, "How fast is tree_d (comm_d) built? (CPU: %s)" % cpu_name(self.results), "sector size",
               "GB of sector data per second")
@@ -1001,13 +1003,13 @@ class Figures:
         producer thread's gain shows in the window pentagons."""
         series = OrderedDict()  # (kind, device) -> (label, rows, colour)
         for kind, label in self.VERDICT_KINDS.items():
-            rows = [(s["sector_size"],) + field(d, "pc1_seconds") + (d,)
+            rows = [(s[AX.sector_size],) + field(d, "pc1_seconds") + (d,)
                     for s, d in verdict_rows(self.verdict_data, kind)]
             rows = [r for r in rows if r[1] is not None and r[1] > 0]
-            for device in OrderedDict((r[3].get("device"), None) for r in rows):
-                mine = [r for r in rows if r[3].get("device") == device]
+            for device in OrderedDict((r[3].get(CTX.device), None) for r in rows):
+                mine = [r for r in rows if r[3].get(CTX.device) == device]
                 d = mine[0][3]
-                name = short_gpu_name(d.get("name") or d.get("device", "GPU"))
+                name = short_gpu_name(d.get("name") or d.get(CTX.device, "GPU"))
                 color = STYLE[self.VERDICT_STYLE[kind]][0]
                 if kind == "gpu-reference":
                     color = REFERENCE_COLORS[sum(k == kind for k, _ in series) % len(REFERENCE_COLORS)]
@@ -1043,7 +1045,7 @@ class Figures:
         # 32GiB and 64GiB sit one doubling apart on a 2KiB..64GiB axis: slanted labels.
         plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
         time_axis(ax, ys)
-        cpu = next((d.get("device", "").split(": ", 1)[-1] for _, d in verdict_rows(self.verdict_data, "cpu-core")),
+        cpu = next((d.get(CTX.device, "").split(": ", 1)[-1] for _, d in verdict_rows(self.verdict_data, "cpu-core")),
                    cpu_name(self.results))
         style(ax, "How long does PC1 take for one sector, by sector size?\nCPU: %s" % cpu,
               "sector size",
@@ -1081,18 +1083,18 @@ class Figures:
     def verdict_windows(self, ax):
         """Node windows of full-size sectors measured in this directory, as PC1 of the whole
         sector (time per node x nodes x the verdict's layers): extrapolations, hollow pentagons."""
-        layers = {s["sector_size"]: s.get("layers") for s in (self.verdict_data or {}).get("sizes", [])}
+        layers = {s[AX.sector_size]: s.get(AX.layers) for s in (self.verdict_data or {}).get("sizes", [])}
         pts = [p for p in self.label_points() if is_window(p) and on_host_cpu(p)
-               and layers.get(p[K.axes]["sector_size"]) and rate(p, "ns_per_node_layer")]
+               and layers.get(p[K.axes][AX.sector_size]) and rate(p, RATE.ns_per_node_layer)]
         best = {}
         for p in pts:
-            s = p[K.axes]["sector_size"]
-            if s not in best or rate(p, "ns_per_node_layer") < rate(best[s], "ns_per_node_layer"):
+            s = p[K.axes][AX.sector_size]
+            if s not in best or rate(p, RATE.ns_per_node_layer) < rate(best[s], RATE.ns_per_node_layer):
                 best[s] = p
         if not best:
             return None
         xs = sorted(best)
-        ys = [rate(best[s], "ns_per_node_layer") * 1e-9 * (s // 32) * layers[s] for s in xs]
+        ys = [rate(best[s], RATE.ns_per_node_layer) * 1e-9 * (s // 32) * layers[s] for s in xs]
         return ax.plot(xs, ys, color=STYLE["cpu"][0], marker="p", markerfacecolor="white", linestyle="none",
                        markersize=8, label="CPU: fastest node window × nodes × layers (a producer's too)")[0]
 
