@@ -99,9 +99,10 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
                               "-byte messages, one per lane"
                         : chain_text(r.algo))
                 << "\n";
-      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s%s\n", "engine", "lanes", "ns/block",
-                  "ns/lane-blk", "GB/s", "c/B tsc", "c/B core", "vs ossl", "95% interval", "cpu%", "verified", "bound",
-                  "vs bound", r.threads > 1 ? "  vs 1 thread [95%]" : "");
+      std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s%s\n",
+                  "engine", "lanes", "ns/block", "ns/lane-blk", "GB/s", "c/B tsc", "c/B core",  // titles, not record keys
+                  "vs ossl", "95% interval", "cpu%", "verified", "bound", "vs bound",  // titles, not record keys
+                  r.threads > 1 ? "  vs 1 thread [95%]" : "");
       last = group;
     }
     std::string ci = "-";
@@ -217,7 +218,7 @@ void run_hash_cuda(const hash_cli_options& o) {
         std::printf("%-8s %-10s %s (%d SMs, %d MHz): %.2f ns/compression, %.3f GB/s, %.2f SM-cycles/byte, %s\n",
                     hash_family_name(a).data(), hash_bench_mode_name(m).data(), r.device.name.c_str(),
                     r.device.multiprocessors, r.device.clock_khz / 1000, r.ns_per_compression, r.bytes_per_s / 1e9,
-                    cpb, r.verified ? "verified" : "MISMATCH");
+                    cpb, r.verified ? "verified" : "MISMATCH");  // words, not record keys
       }
     }
   }

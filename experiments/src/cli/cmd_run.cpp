@@ -129,7 +129,7 @@ void add_run_commands(CLI::App& app) {
   });
 
   auto mopt = std::make_shared<merge_cli_options>();
-  auto* merge = app.add_subcommand("merge", "Combine shard directories of one config into one result set");
+  auto* merge = app.add_subcommand("merge", "Combine shard directories of one config into one result set");  // not a record key
   merge->add_option("-o,--out", mopt->out_dir, "output directory for the merged results")->required();
   merge->add_option("shards", mopt->shards, "shard output directories")->required();
   merge->add_flag("--no-plots", mopt->no_plots, "do not run the plot and report scripts");

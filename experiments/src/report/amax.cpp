@@ -261,9 +261,9 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
     const json& e = entries[i];
     if (!e.is_object()) c.fail(ptr, "expected an object (one design), got " + show(e));
     c.only_keys(e, ptr,
-                {"hash", "kind", "design", "device", "cycles_per_block", "block_bytes", "clock_mhz", "cost_usd",
-                 "source", "status", "reason", "clock_status", "clock_reason", "note", "architecture", "area", "power",
-                 "derivation"});
+                {"hash", "kind", "design", "device",  // the design file's keys, not record keys
+                 "cycles_per_block", "block_bytes", "clock_mhz", "cost_usd", "source", "status", "reason", "clock_status",
+                 "clock_reason", "note", "architecture", "area", "power", "derivation"});
     custom_entry x;
     x.where = source + ": " + ptr;
     const std::string h = c.text(e, ptr, "hash", true);
@@ -273,7 +273,7 @@ custom_data parse_custom_hardware(std::string_view text, const std::string& sour
     x.kind = c.text(e, ptr, "kind", true);
     if (x.kind != "fpga" && x.kind != "asic") c.fail(ptr + "/kind", "unknown kind \"" + x.kind + "\" (known: fpga, asic)");
     x.design = c.text(e, ptr, "design", true);
-    x.device = c.text(e, ptr, "device", true);
+    x.device = c.text(e, ptr, "device", true);  // not a record key
     x.cycles_per_block = c.positive(e, ptr, "cycles_per_block");
     const double bb = c.positive(e, ptr, "block_bytes");
     if (bb != std::floor(bb) || bb > 1e6 || static_cast<std::size_t>(bb) != block_bytes_of(x.hash))

@@ -125,7 +125,8 @@ void compute_section(const json& data, const records::result_set& in, std::ostri
   for (const std::string& h : amax::hash_names()) {
     for (const auto& r : data["compute"]) {
       if (r["hash"] != h) continue;
-      md << "| " << h << " | " << r["engine"].get<std::string>() << " | " << fix(r["clock_mhz"].get<double>(), 0)
+      md << "| " << h << " | " << r["engine"].get<std::string>() << " | "  // the data file's, not a record key
+         << fix(r["clock_mhz"].get<double>(), 0)
          << " | " << format_number(r["cycles_per_byte"].get<double>(), 3) << " | "
          << format_number(r["gb_per_s"].get<double>(), 3) << " | " << r["cost"].get<std::string>() << " | "
          << fix(r["usd_per_gb_per_s"].get<double>(), 2) << " | " << r["fixed_cost"].get<std::string>() << " | quoted ("
@@ -441,7 +442,8 @@ json parse_data(const std::string& text, const std::string& source) {
   const json& rows = array_at(d, "compute", source, "");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string w = "/compute/" + std::to_string(i);
-    for (const char* k : {"hash", "engine", "class", "cost", "fixed_cost", "kind"}) need(rows[i], k, false, source, w);
+    for (const char* k : {"hash", "engine", "class", "cost", "fixed_cost", "kind"})  // the data file's, not record keys
+      need(rows[i], k, false, source, w);
     for (const char* k : {"clock_mhz", "cycles_per_byte", "gb_per_s", "usd_per_gb_per_s"}) need(rows[i], k, true, source, w);
     if (!amax::canonical_hash(rows[i]["hash"].get<std::string>())) fail(source, w + "/hash", "unknown hash");
     if (rows[i]["class"] != "custom" && rows[i]["class"] != "off-the-shelf")

@@ -195,8 +195,8 @@ json rates(const json&, const json& ctx, double median) {
 kind_spec latency_under_load_kind() {
   kind_spec k;
   k.name = records::kind_name(records::record_kind::latency_under_load);
-  k.help = "one sector's labeling latency alone and while the other CPUs of the affinity mask hash (SHA-256), both "
-           "verified";
+  k.help = "one sector's labeling latency alone and while the other CPUs of the affinity mask hash (SHA-256), "
+           "both verified";
   k.axes = labeling_axes(false, true);
   k.axes.push_back(count_axis("load_threads", 0, 0, 4096,
                               "hashing threads beside the labeling, one per CPU of the mask after its first; 0 = all"));
