@@ -597,7 +597,7 @@ class Figures:
                    for a in algos}
         # Fastest first (one dependent chain, the SDR pattern, where measured), the reference
         # implementations last as the bar to compare against: the records say which they are.
-        refs = {q[K.axes]["engine"] for q in pts if (q.get(K.context) or {}).get("reference")}
+        refs = {q[K.axes][AX.engine] for q in pts if (q.get(K.context) or {}).get("reference")}
 
         def order(a, e):
             cpb = {q[K.axes].get("mode"): q[K.rates]["cycles_per_byte"] for q in pts
