@@ -129,6 +129,27 @@ TEST_CASE("coordinator team sizes out of range name the valid range", "[labeler]
   }
 }
 
+TEST_CASE("auto picks the engine for the threads that hash, not for those a coordinator takes", "[labeler][coordinators]") {
+  const std::uint64_t nodes = 256;
+  const auto parents = test::sdr_parent_table(nodes);
+  const auto ids = test::sdr_replica_ids(4);
+  const sdr::label_job job{nodes, parents.data(), 2, 4, ids.data()};
+  const int cpus = static_cast<int>(cpu::affinity_cpus().size());
+  cpu::labeler_options o;
+  o.producer = cpu::parent_producer::core;
+  o.threads = cpus;
+  const cpu::planned_teams teams = cpu::planned_coordination(o, job);
+  const int hashing = teams.hashers > 0 ? static_cast<int>(teams.hashers) : cpus;
+  CHECK(&cpu::label_engine(o, job) == &cpu::pick_label_engine(job.scheme, job.sectors, "auto", hashing));
+  if (cpus > 1) CHECK(teams.hashers < static_cast<std::uint32_t>(cpus));  // pinned: the coordinator has a CPU of its own
+  // In place, every thread hashes; a named engine is kept whatever the plan.
+  o.producer = cpu::parent_producer::off;
+  CHECK(&cpu::label_engine(o, job) == &cpu::pick_label_engine(job.scheme, job.sectors, "auto", cpus));
+  o.producer = cpu::parent_producer::core;
+  o.engine = "portable";
+  CHECK(cpu::label_engine(o, job).name == std::string_view("portable"));
+}
+
 TEST_CASE("a team stops as a whole: a thread that throws ends the others' waits", "[labeler][coordinators]") {
   // The ring alone: a hasher waiting for a slot, a coordinator for a hasher that never comes.
   cpu::detail::parent_ring ring(4, 2, 2);

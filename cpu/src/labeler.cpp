@@ -62,10 +62,13 @@ void advise_pages(const void* p, std::size_t bytes, huge_pages mode) {
                 mode == huge_pages::on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
+// "auto" (or no name): the engine is chosen by measured speed for the job's lanes.
+bool engine_is_auto(std::string_view name) { return name.empty() || name == "auto"; }
+
 // An engine name given to the backend must name an engine of some algo (which one is
 // checked per job, against the job's hash); one that no algo can run here is refused now.
 void check_engine_name(const std::string& name) {
-  if (name.empty() || name == "auto") return;
+  if (engine_is_auto(name)) return;
   std::exception_ptr unavailable;
   std::string valid;
   for (hash_family a : hash_families()) {
@@ -169,7 +172,7 @@ class cpu_backend final : public sdr::backend {
 
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
-    const engine& e = pick_label_engine(job.scheme, job.sectors, opt_.engine, opt_.threads);
+    const engine& e = label_engine(opt_, job);
     if (opt_.pad_precompute && (e.algo != hash_family::sha256 || e.sha256_pad64 == nullptr))
       throw std::invalid_argument("pad_precompute: engine '" + std::string(e.name) +
                                   "' has no precomputed-padding path (SHA-256 engines with one: " + [] {
@@ -336,8 +339,18 @@ const engine& pick_label_engine(std::size_t sectors, int threads) {
   return pick_label_engine(sdr::kFilecoinScheme, sectors, "auto", threads);
 }
 
-planned_teams planned_coordination(const labeler_options& opt, const sdr::label_job& job) {
+const engine& label_engine(const labeler_options& opt, const sdr::label_job& job) {
   const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
+  const bool forced_teams = opt.producer != parent_producer::off && opt.producer != parent_producer::automatic;
+  if (!engine_is_auto(opt.engine) || !forced_teams) return e;
+  const int used = threads_used(opt, (job.sectors + lane_width(e) - 1) / lane_width(e));
+  const std::uint32_t hashers = coordination_plan(opt, job, e, used).hashers();
+  if (hashers == 0 || hashers >= static_cast<std::uint32_t>(used)) return e;
+  return pick_label_engine(job.scheme, job.sectors, opt.engine, static_cast<int>(hashers));
+}
+
+planned_teams planned_coordination(const labeler_options& opt, const sdr::label_job& job) {
+  const engine& e = label_engine(opt, job);
   const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
   const coordination c = coordination_plan(opt, job, e, threads_used(opt, groups));
   return {c.where, static_cast<std::uint32_t>(c.teams.size()), c.hashers()};
@@ -350,7 +363,7 @@ parent_producer planned_producer(const labeler_options& opt, const sdr::label_jo
 bool header_off_chain(const labeler_options& opt, const sdr::label_job& job) {
   if (!opt.header_ahead || job.scheme != sdr::kFilecoinScheme) return false;
   if (planned_producer(opt, job) != parent_producer::off) return true;
-  const engine& e = pick_label_engine(job.scheme, job.sectors, opt.engine, opt.threads);
+  const engine& e = label_engine(opt, job);
   return header_ahead_in_thread(opt, std::min<std::size_t>(job.sectors, lane_width(e)));
 }
 
@@ -375,7 +388,7 @@ std::unique_ptr<sdr::backend> make_cpu_backend(const labeler_options& opt) {
 
 const engine& pick_label_engine(sdr::label_scheme s, std::size_t sectors, std::string_view name, int threads) {
   const hash_family algo = s.hash;
-  if (!name.empty() && name != "auto") return find_engine(algo, name);
+  if (!engine_is_auto(name)) return find_engine(algo, name);
   const int t = threads > 0 ? threads : omp_get_max_threads();
   return fastest_engine(algo, std::max<std::size_t>(1, sectors), static_cast<std::size_t>(std::max(t, 1)));
 }

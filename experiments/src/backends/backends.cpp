@@ -210,7 +210,10 @@ std::vector<backend_entry> make_entries() {
                  return cpu::make_placed_cpu_backend(cpu_labeler_options(o), cpu_thread_placement(o));
                },
                [](sdr::label_scheme s, std::size_t sectors, const backend_settings& o) {
-                 return &cpu::pick_label_engine(s, sectors, o.text("engine"), static_cast<int>(o.count("threads")));
+                 sdr::label_job job;
+                 job.scheme = s;
+                 job.sectors = static_cast<std::uint32_t>(sectors);
+                 return &cpu::label_engine(cpu_labeler_options(o), job);
                },
                true});
   v.push_back({kCudaEmu, "the CUDA backend's kernels and launch sequence run on the host", device_class::gpu_emulated,

@@ -29,6 +29,11 @@ struct planned_teams {
 planned_teams planned_coordination(const labeler_options& opt, const sdr::label_job& job);
 parent_producer planned_producer(const labeler_options& opt, const sdr::label_job& job);
 
+// The engine label() hashes `job` with: the one opt.engine names, or auto's pick for the
+// threads that hash, which a coordinator plan asked for (producer core or sibling) may
+// leave fewer than opt.threads.
+const engine& label_engine(const labeler_options& opt, const sdr::label_job& job);
+
 // Whether label() hashes `job`'s regular nodes as 19 chained compressions, the header block
 // made off the chain (labeler_options::header_ahead): by a producer, or in the labeling
 // thread where the first group has one lane.
