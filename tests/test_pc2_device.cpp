@@ -1,12 +1,14 @@
 // PC2's device code on the host: the GPU's 32-bit-word Fr arithmetic (fr32.hpp) against
 // fr::mont, and the device Poseidon kernel under cuda-emu against the reference hasher,
 // the vectors and pc2_sealed. [cuda]: the same on a real device, skipped without one.
+#include <algorithm>
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,6 +93,52 @@ void check_against_reference(sdr::pc2_hasher& h, const std::vector<std::uint64_t
   CHECK_THROWS_WITH(h.hash_level(nullptr, 1, 4, nullptr), Catch::Contains("no PC2 kernel hashes 4 inputs"));
 }
 
+// Runs PTX text of the integer subset fr32.hpp's device code uses (add, sub, mad.lo/hi,
+// their carry forms, .cc) over 32-bit operands: reg[n] is operand %n, and an operand may
+// be a number. The carry flag as the PTX ISA defines it: carry out of add and mad, borrow
+// out of sub.
+void run_ptx(const char* text, std::vector<std::uint32_t>& reg) {
+  std::istringstream in(text);
+  std::string line;
+  bool cf = false;
+  auto value = [&](const std::string& t) -> std::uint64_t {
+    if (t[0] == '%') return reg.at(std::stoul(t.substr(1)));
+    return std::stoull(t, nullptr, 0);
+  };
+  while (std::getline(in, line, ';')) {
+    std::istringstream words(line);
+    std::string op, operand;
+    std::vector<std::string> args;
+    words >> op;
+    if (op.empty()) continue;
+    while (std::getline(words >> std::ws, operand, ',')) args.push_back(operand.substr(0, operand.find_last_not_of(" \t\n") + 1));
+    const bool sets_cf = op.find(".cc") != std::string::npos;
+    const std::string base = op.substr(0, op.find('.'));
+    const bool carry_in = base == "addc" || base == "subc" || base == "madc";
+    REQUIRE(op.substr(op.size() - 4) == ".u32");
+    const std::uint64_t a = value(args.at(1)), b = value(args.at(2)), in_cf = carry_in && cf ? 1 : 0;
+    std::uint64_t wide = 0;
+    bool out_cf = false;
+    if (base == "add" || base == "addc") {
+      wide = a + b + in_cf;
+      out_cf = (wide >> 32) != 0;
+    } else if (base == "sub" || base == "subc") {
+      wide = a - b - in_cf;
+      out_cf = a < b + in_cf;
+    } else if (base == "mad" || base == "madc") {
+      const std::uint64_t p = a * b;
+      const bool hi = op.find(".hi") != std::string::npos;
+      REQUIRE((hi || op.find(".lo") != std::string::npos));
+      wide = (hi ? p >> 32 : p & 0xffffffffu) + value(args.at(3)) + in_cf;
+      out_cf = (wide >> 32) != 0;
+    } else {
+      FAIL("run_ptx: no " << op);
+    }
+    reg.at(std::stoul(args.at(0).substr(1))) = static_cast<std::uint32_t>(wide);
+    if (sets_cf) cf = out_cf;
+  }
+}
+
 void check_2kib_vector(sdr::pc2_hasher& h) {
   const auto v = seal::load_sdr_vector(test::data_dir() / "vectors" / "StackedDrg2KiBV1_1-A.json");
   std::vector<std::vector<std::uint8_t>> layers;
@@ -151,6 +199,53 @@ TEST_CASE("fr32 row operation: acc += x * y over ten words, carries through the 
     if (carry != 0) continue;  // the caller keeps the sum below 2^320
     fr32::mad_row(acc, x, y);
     CHECK(std::memcmp(acc, want, sizeof want) == 0);
+  }
+}
+
+TEST_CASE("fr32's device PTX, run by an interpreter, computes what its host branches compute", "[pc2][emu]") {
+  // cuda-emu runs the host branches of fr32.hpp; this checks the asm text a GPU runs.
+  std::mt19937_64 rng(0x34);
+  // The same chain with its last carry dropped: the interpreter must tell it apart.
+  std::string dropped = POREPLAB_FR32_MAD_ROW_PTX;
+  dropped.replace(dropped.rfind("addc.u32"), 8, "add.u32 ");
+  int told = 0;
+  const auto word = [&](int t) { return t % 5 == 0 ? 0xffffffffu : t % 11 == 0 ? 0u : static_cast<std::uint32_t>(rng()); };
+  for (int t = 0; t < 2000; ++t) {
+    std::uint32_t acc[10], x[8];
+    for (auto& w : acc) w = word(t);
+    acc[9] >>= 1;  // room for the sum
+    for (auto& w : x) w = word(t + 1);
+    const std::uint32_t y = word(t + 2);
+    std::vector<std::uint32_t> reg(acc, acc + 10);
+    reg.insert(reg.end(), x, x + 8);
+    reg.push_back(y);
+    std::vector<std::uint32_t> without_carry = reg;
+    run_ptx(POREPLAB_FR32_MAD_ROW_PTX, reg);
+    run_ptx(dropped.c_str(), without_carry);
+    told += without_carry != reg ? 1 : 0;
+    fr32::mad_row(acc, x, y);
+    INFO("row " << t);
+    CHECK(std::equal(acc, acc + 10, reg.begin()));
+  }
+  CHECK(told > 0);
+  const auto v = test_values(200);
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    const fr32::elem a = fr32::from_limbs(v[i]), b = fr32::from_limbs(v[i + 1]);
+    std::vector<std::uint32_t> reg(8, 0);
+    reg.insert(reg.end(), a.w, a.w + 8);
+    reg.insert(reg.end(), b.w, b.w + 8);
+    run_ptx(POREPLAB_FR32_ADD_PTX, reg);
+    fr32::elem sum;
+    std::copy(reg.begin(), reg.begin() + 8, sum.w);
+    // x - r with the borrow mask, on the unreduced sum (below 2r).
+    std::vector<std::uint32_t> sub(9, 0);
+    sub.insert(sub.end(), sum.w, sum.w + 8);
+    for (int k = 0; k < 8; ++k) sub.push_back(fr32::modulus_word(k));
+    run_ptx(POREPLAB_FR32_SUB_MODULUS_PTX, sub);
+    fr32::elem reduced = sum;
+    for (int k = 0; k < 8; ++k) reduced.w[k] = (sum.w[k] & sub[8]) | (sub[k] & ~sub[8]);
+    INFO(i << " + " << i + 1);
+    CHECK(m::eq(fr32::to_limbs(reduced), m::add(v[i], v[i + 1])));
   }
 }
 

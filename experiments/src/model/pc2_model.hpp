@@ -10,9 +10,10 @@
 
 namespace poreplab::gpu_model {
 
-// FMA-pipe issue slots of one Fr multiply, 8 limbs, CIOS: 64 + 64 product words (lo, hi),
-// 8 reduction factors, 64 + 64 reduction words.
-inline constexpr double kFrMulLoSlots = 64 + 8 + 64;
+// FMA-pipe issue slots of one Fr multiply, 8 limbs, CIOS: 64 + 64 product words (lo, hi)
+// and 64 + 64 reduction words. The 8 reduction factors take none: r's -r^-1 mod 2^32 is
+// 2^32 - 1, so each is a negation on the integer pipe.
+inline constexpr double kFrMulLoSlots = 64 + 64;
 inline constexpr double kFrMulHiSlots = 64 + 64;
 
 struct pc2_gpu_estimate {

@@ -29,31 +29,63 @@ POREPLAB_HD std::uint32_t modulus_word(int i) {
   return static_cast<std::uint32_t>(fr::modulus_limb(i / 2) >> (32 * (i % 2)));
 }
 
+// The device code of mad_row, reduce_once and add as PTX text: operand %n is the n-th of
+// the asm statement's outputs then inputs. Macros, so that a host test can run the same
+// text through a PTX interpreter: cuda-emu runs the host branches, not these.
+//
+// acc[0..9] += x[0..7] * y in two carry chains: the even words' products, then the odd
+// words', each product's low and high halves adjacent (acc[j] and acc[j + 1]), which
+// ptxas fuses into one wide multiply-add with carry instead of a multiply and a separate
+// carry add per half.
+#define POREPLAB_FR32_MAD_ROW_PTX          \
+  "mad.lo.cc.u32 %0, %10, %18, %0;\n\t"   \
+  "madc.hi.cc.u32 %1, %10, %18, %1;\n\t"  \
+  "madc.lo.cc.u32 %2, %12, %18, %2;\n\t"  \
+  "madc.hi.cc.u32 %3, %12, %18, %3;\n\t"  \
+  "madc.lo.cc.u32 %4, %14, %18, %4;\n\t"  \
+  "madc.hi.cc.u32 %5, %14, %18, %5;\n\t"  \
+  "madc.lo.cc.u32 %6, %16, %18, %6;\n\t"  \
+  "madc.hi.cc.u32 %7, %16, %18, %7;\n\t"  \
+  "addc.cc.u32 %8, %8, 0;\n\t"            \
+  "addc.u32 %9, %9, 0;\n\t"               \
+  "mad.lo.cc.u32 %1, %11, %18, %1;\n\t"   \
+  "madc.hi.cc.u32 %2, %11, %18, %2;\n\t"  \
+  "madc.lo.cc.u32 %3, %13, %18, %3;\n\t"  \
+  "madc.hi.cc.u32 %4, %13, %18, %4;\n\t"  \
+  "madc.lo.cc.u32 %5, %15, %18, %5;\n\t"  \
+  "madc.hi.cc.u32 %6, %15, %18, %6;\n\t"  \
+  "madc.lo.cc.u32 %7, %17, %18, %7;\n\t"  \
+  "madc.hi.cc.u32 %8, %17, %18, %8;\n\t"  \
+  "addc.u32 %9, %9, 0;"
+
+// y = x - r over eight words (%0..%7 from x %9..%16 and r %17..%24), %8 all ones on a borrow.
+#define POREPLAB_FR32_SUB_MODULUS_PTX \
+  "sub.cc.u32 %0, %9, %17;\n\t"     \
+  "subc.cc.u32 %1, %10, %18;\n\t"   \
+  "subc.cc.u32 %2, %11, %19;\n\t"   \
+  "subc.cc.u32 %3, %12, %20;\n\t"   \
+  "subc.cc.u32 %4, %13, %21;\n\t"   \
+  "subc.cc.u32 %5, %14, %22;\n\t"   \
+  "subc.cc.u32 %6, %15, %23;\n\t"   \
+  "subc.cc.u32 %7, %16, %24;\n\t"   \
+  "subc.u32 %8, 0, 0;"
+
+// c (%0..%7) = a (%8..%15) + b (%16..%23) over eight words, the carry out dropped.
+#define POREPLAB_FR32_ADD_PTX     \
+  "add.cc.u32 %0, %8, %16;\n\t"  \
+  "addc.cc.u32 %1, %9, %17;\n\t" \
+  "addc.cc.u32 %2, %10, %18;\n\t" \
+  "addc.cc.u32 %3, %11, %19;\n\t" \
+  "addc.cc.u32 %4, %12, %20;\n\t" \
+  "addc.cc.u32 %5, %13, %21;\n\t" \
+  "addc.cc.u32 %6, %14, %22;\n\t" \
+  "addc.u32 %7, %15, %23;"
+
 // acc[0..9] += x[0..7] * y, as one 320-bit sum; the caller keeps it below 2^320.
 POREPLAB_HD void mad_row(std::uint32_t acc[10], const std::uint32_t x[8], std::uint32_t y) {
 #if defined(__CUDA_ARCH__)
-  // Low halves into acc[0..7] with the carry rippling to acc[9]; then high halves into
-  // acc[1..8], carry into acc[9]. One asm statement per chain: the carry flag never
-  // crosses a statement the compiler could reorder.
-  asm("mad.lo.cc.u32 %0, %10, %18, %0;\n\t"
-      "madc.lo.cc.u32 %1, %11, %18, %1;\n\t"
-      "madc.lo.cc.u32 %2, %12, %18, %2;\n\t"
-      "madc.lo.cc.u32 %3, %13, %18, %3;\n\t"
-      "madc.lo.cc.u32 %4, %14, %18, %4;\n\t"
-      "madc.lo.cc.u32 %5, %15, %18, %5;\n\t"
-      "madc.lo.cc.u32 %6, %16, %18, %6;\n\t"
-      "madc.lo.cc.u32 %7, %17, %18, %7;\n\t"
-      "addc.cc.u32 %8, %8, 0;\n\t"
-      "addc.u32 %9, %9, 0;\n\t"
-      "mad.hi.cc.u32 %1, %10, %18, %1;\n\t"
-      "madc.hi.cc.u32 %2, %11, %18, %2;\n\t"
-      "madc.hi.cc.u32 %3, %12, %18, %3;\n\t"
-      "madc.hi.cc.u32 %4, %13, %18, %4;\n\t"
-      "madc.hi.cc.u32 %5, %14, %18, %5;\n\t"
-      "madc.hi.cc.u32 %6, %15, %18, %6;\n\t"
-      "madc.hi.cc.u32 %7, %16, %18, %7;\n\t"
-      "madc.hi.cc.u32 %8, %17, %18, %8;\n\t"
-      "addc.u32 %9, %9, 0;"
+  // One asm statement: the carry flag never crosses a statement the compiler could reorder.
+  asm(POREPLAB_FR32_MAD_ROW_PTX
       : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3]), "+r"(acc[4]), "+r"(acc[5]), "+r"(acc[6]),
         "+r"(acc[7]), "+r"(acc[8]), "+r"(acc[9])
       : "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3]), "r"(x[4]), "r"(x[5]), "r"(x[6]), "r"(x[7]), "r"(y));
@@ -76,15 +108,7 @@ POREPLAB_HD void reduce_once(std::uint32_t x[8]) {
   std::uint32_t y[8];
   std::uint32_t keep;  // all ones: x < r, keep x
 #if defined(__CUDA_ARCH__)
-  asm("sub.cc.u32 %0, %9, %17;\n\t"
-      "subc.cc.u32 %1, %10, %18;\n\t"
-      "subc.cc.u32 %2, %11, %19;\n\t"
-      "subc.cc.u32 %3, %12, %20;\n\t"
-      "subc.cc.u32 %4, %13, %21;\n\t"
-      "subc.cc.u32 %5, %14, %22;\n\t"
-      "subc.cc.u32 %6, %15, %23;\n\t"
-      "subc.cc.u32 %7, %16, %24;\n\t"
-      "subc.u32 %8, 0, 0;"
+  asm(POREPLAB_FR32_SUB_MODULUS_PTX
       : "=r"(y[0]), "=r"(y[1]), "=r"(y[2]), "=r"(y[3]), "=r"(y[4]), "=r"(y[5]), "=r"(y[6]), "=r"(y[7]), "=r"(keep)
       : "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3]), "r"(x[4]), "r"(x[5]), "r"(x[6]), "r"(x[7]), "n"(0x00000001u),
         "n"(0xffffffffu), "n"(0xfffe5bfeu), "n"(0x53bda402u), "n"(0x09a1d805u), "n"(0x3339d808u), "n"(0x299d7d48u),
@@ -106,14 +130,7 @@ POREPLAB_HD void reduce_once(std::uint32_t x[8]) {
 POREPLAB_HD elem add(const elem& a, const elem& b) {
   elem c;
 #if defined(__CUDA_ARCH__)
-  asm("add.cc.u32 %0, %8, %16;\n\t"
-      "addc.cc.u32 %1, %9, %17;\n\t"
-      "addc.cc.u32 %2, %10, %18;\n\t"
-      "addc.cc.u32 %3, %11, %19;\n\t"
-      "addc.cc.u32 %4, %12, %20;\n\t"
-      "addc.cc.u32 %5, %13, %21;\n\t"
-      "addc.cc.u32 %6, %14, %22;\n\t"
-      "addc.u32 %7, %15, %23;"
+  asm(POREPLAB_FR32_ADD_PTX
       : "=r"(c.w[0]), "=r"(c.w[1]), "=r"(c.w[2]), "=r"(c.w[3]), "=r"(c.w[4]), "=r"(c.w[5]), "=r"(c.w[6]), "=r"(c.w[7])
       : "r"(a.w[0]), "r"(a.w[1]), "r"(a.w[2]), "r"(a.w[3]), "r"(a.w[4]), "r"(a.w[5]), "r"(a.w[6]), "r"(a.w[7]),
         "r"(b.w[0]), "r"(b.w[1]), "r"(b.w[2]), "r"(b.w[3]), "r"(b.w[4]), "r"(b.w[5]), "r"(b.w[6]), "r"(b.w[7]));
