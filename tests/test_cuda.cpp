@@ -35,7 +35,7 @@
 #endif
 
 using namespace poreplab;
-using bytes = std::vector<std::uint8_t>;
+using byte_vector = std::vector<std::uint8_t>;
 
 namespace {
 
@@ -44,7 +44,7 @@ constexpr sdr::sector_layout kLayouts[] = {sdr::sector_layout::sector_minor, sdr
 struct vector_case {
   seal::sdr_vector v;
   std::vector<std::uint32_t> parents;
-  bytes replica_id;
+  byte_vector replica_id;
 };
 
 vector_case load_case(const char* name) {
@@ -65,23 +65,23 @@ std::vector<std::uint32_t> make_parents(std::uint64_t nodes) {
 }
 
 // A different replica id per sector.
-bytes make_ids(std::uint32_t sectors) {
-  bytes ids(32ull * sectors);
+byte_vector make_ids(std::uint32_t sectors) {
+  byte_vector ids(32ull * sectors);
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint8_t>(i * 131 + (i >> 5) * 7 + 1);
   return ids;
 }
 
 // Every layer of `job` through `be`, concatenated.
-bytes label_all(sdr::backend& be, const sdr::label_job& job) {
+byte_vector label_all(sdr::backend& be, const sdr::label_job& job) {
   sdr::memory_layer_store store(job.nodes * job.sectors * 32, job.layers);
   be.label(job, store);
-  bytes out;
+  byte_vector out;
   for (std::uint32_t l = 1; l <= job.layers; ++l) out.insert(out.end(), store.layer(l), store.layer(l) + store.layer_bytes());
   return out;
 }
 
 // Index of the first differing byte, or -1: a readable failure instead of a hex dump.
-std::int64_t first_difference(const bytes& a, const bytes& b) {
+std::int64_t first_difference(const byte_vector& a, const byte_vector& b) {
   if (a.size() != b.size()) return 0;
   const auto m = std::mismatch(a.begin(), a.end(), b.begin());
   return m.first == a.end() ? -1 : m.first - a.begin();
@@ -110,7 +110,7 @@ TEST_CASE("cuda-emu: labels of the 2KiB and 64-node/11-layer vectors", "[cuda][e
     REQUIRE(c.parents.size() == c.v.nodes * 14);
     // One sector, then three sectors sharing the vector's replica id (each must equal it).
     for (const std::uint32_t sectors : {1u, 3u}) {
-      bytes ids;
+      byte_vector ids;
       for (std::uint32_t s = 0; s < sectors; ++s) ids.insert(ids.end(), c.replica_id.begin(), c.replica_id.end());
       const sdr::label_job job{c.v.nodes, c.parents.data(), c.v.layers, sectors, ids.data()};
       for (const auto layout : kLayouts)
@@ -122,7 +122,7 @@ TEST_CASE("cuda-emu: labels of the 2KiB and 64-node/11-layer vectors", "[cuda][e
           be->label(job, store);
           for (std::uint32_t l = 1; l <= c.v.layers; ++l)
             for (std::uint32_t s = 0; s < sectors; ++s) {
-              bytes sector(c.v.nodes * 32);
+              byte_vector sector(c.v.nodes * 32);
               for (std::uint64_t i = 0; i < c.v.nodes; ++i)
                 std::copy_n(store.layer(l) + (i * sectors + s) * 32, 32, sector.begin() + 32 * i);
               INFO("layer " << l << " sector " << s);
@@ -143,9 +143,9 @@ TEST_CASE("cuda-emu equals the reference backend at 1/31/32/33 sectors", "[cuda]
   for (const shape& sh : {shape{64, 3, {1, 31, 32, 33}}, shape{2048, 2, {1, 3}}}) {
     const auto parents = make_parents(sh.nodes);
     for (const std::uint32_t sectors : sh.sectors) {
-      const bytes ids = make_ids(sectors);
+      const byte_vector ids = make_ids(sectors);
       const sdr::label_job job{sh.nodes, parents.data(), sh.layers, sectors, ids.data()};
-      const bytes expected = label_all(*sdr::make_reference_backend(), job);
+      const byte_vector expected = label_all(*sdr::make_reference_backend(), job);
       for (const auto layout : kLayouts) {
         // Chunked launches and odd block sizes at 2KiB only: they test index arithmetic.
         const bool small = sh.nodes == 64;
@@ -173,10 +173,10 @@ struct recording_executor {
   std::vector<launch_record> launches;
   int loads = 0;
   bool launched_before_load = false;
-  bytes layers[2], ids;
+  byte_vector layers[2], ids;
   std::vector<std::uint32_t> table, chunk[2];
 
-  explicit recording_executor(std::uint64_t layer_bytes) : layers{bytes(layer_bytes), bytes(layer_bytes)} {}
+  explicit recording_executor(std::uint64_t layer_bytes) : layers{byte_vector(layer_bytes), byte_vector(layer_bytes)} {}
   std::uint8_t* layer_buffer(int i) { return layers[i].data(); }
   const std::uint8_t* upload_replica_ids(const std::uint8_t* p, std::uint64_t n) {
     ids.assign(p, p + n);
@@ -214,9 +214,9 @@ struct recording_executor {
 
 TEST_CASE("device driver: kernels loaded first, launches bounded, stop between launches", "[cuda][emu]") {
   const auto parents = make_parents(64);
-  const bytes ids = make_ids(3);
+  const byte_vector ids = make_ids(3);
   const sdr::label_job job{64, parents.data(), 3, 3, ids.data()};
-  const bytes expected = label_all(*sdr::make_reference_backend(), job);
+  const byte_vector expected = label_all(*sdr::make_reference_backend(), job);
   // Resident (chunk 0) and streamed (chunk 24) tables; launches of at most 10 nodes, or unbounded.
   for (const std::uint64_t chunk : {0ull, 24ull})
     for (const std::uint64_t launch_nodes : {0ull, 10ull, 1ull}) {
@@ -245,7 +245,7 @@ TEST_CASE("device driver: kernels loaded first, launches bounded, stop between l
       CHECK(next == 64);
       const std::uint64_t per_layer = launch_nodes == 0 ? (chunk == 0 ? 1 : 3) : (launch_nodes == 10 ? (chunk == 0 ? 7 : 8) : 64);
       CHECK(ex.launches.size() == 3 * per_layer);
-      bytes got;
+      byte_vector got;
       for (std::uint32_t l = 1; l <= 3; ++l) got.insert(got.end(), store.layer(l), store.layer(l) + store.layer_bytes());
       CHECK(first_difference(got, expected) == -1);
     }
@@ -280,7 +280,7 @@ TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "
         CHECK(to_hex(store.layer(l), c.v.nodes * 32) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
       // 1, 31, 32, 33 sectors, streamed in 24-node chunks, launches of 10 nodes.
       for (const std::uint32_t sectors : {1u, 31u, 32u, 33u}) {
-        const bytes ids = make_ids(sectors);
+        const byte_vector ids = make_ids(sectors);
         const sdr::label_job job{64, parents.data(), 3, sectors, ids.data()};
         CHECK(first_difference(label_all(*sdr::make_emulated_backend({layout, 32, 24, 10, k}), job),
                                label_all(*sdr::make_reference_backend(), job)) == -1);
@@ -288,7 +288,7 @@ TEST_CASE("cuda-emu: every kernel variant of sdr/sha256 equals the reference", "
     }
   }
   // Other schemes have the standard kernel only.
-  const bytes ids = make_ids(1);
+  const byte_vector ids = make_ids(1);
   sdr::label_job bjob{64, parents.data(), 1, 1, ids.data()};
   bjob.scheme = {sdr::porep_variant::sdr, hash_family::blake2s};
   sdr::memory_layer_store store(64 * 32, 1);
@@ -328,9 +328,9 @@ TEST_CASE("cuda-emu: block-per-sector kernels with the predecessor in any base s
     }
   CHECK(predecessors > kNodes * 2);
   for (const std::uint32_t sectors : {1u, 3u}) {
-    const bytes ids = make_ids(sectors);
+    const byte_vector ids = make_ids(sectors);
     const sdr::label_job job{kNodes, parents.data(), 3, sectors, ids.data()};
-    const bytes expected = label_all(*sdr::make_reference_backend(), job);
+    const byte_vector expected = label_all(*sdr::make_reference_backend(), job);
     for (const auto k : {sdr::kernel_variant::staged, sdr::kernel_variant::split})
       for (const auto layout : kLayouts)
         for (const std::uint64_t launch : {0ull, 1ull, 5ull, 17ull}) {
@@ -359,7 +359,7 @@ TEST_CASE("label kernels: auto picks the latency design for few sectors, block k
   // The emulated backend reports the kernel it ran.
   const auto parents = make_parents(64);
   for (const std::uint32_t sectors : {1u, 200u}) {
-    const bytes ids = make_ids(sectors);
+    const byte_vector ids = make_ids(sectors);
     const sdr::label_job job{64, parents.data(), 1, sectors, ids.data()};
     sdr::memory_layer_store store(64 * 32ull * sectors, 1);
     const auto t = sdr::make_emulated_backend()->timed_label(job, store);
@@ -374,8 +374,8 @@ TEST_CASE("label kernels: auto picks the latency design for few sectors, block k
   CHECK(sdr::label_grid<split_k>(33, 7).threads == sdr::kPipelinedThreads);
   CHECK(sdr::label_grid<standard_k>(33, 32).blocks == 2);
   // A block kernel launched with another block size is refused, as the device would run it wrong.
-  const bytes ids = make_ids(1);
-  bytes layer(64 * 32);
+  const byte_vector ids = make_ids(1);
+  byte_vector layer(64 * 32);
   split_k k;
   static_cast<sdr::label_layer_args&>(k) = {parents.data(), 64, 1, 1, ids.data(), layer.data(), nullptr,
                                             sdr::sector_layout::sector_minor};
@@ -393,7 +393,7 @@ TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "
   const grid_dims dims = cover(kChains, 32);  // two blocks, 27 idle threads
 
   SECTION("sha256") {
-    bytes out(kChains * 32);
+    byte_vector out(kChains * 32);
     emulate_grid(dims, hashbench::sha256_chain_kernel{kChains, kLength, out.data()});
     for (std::uint64_t gid = 0; gid < kChains; ++gid) {
       sha256::ctx c;
@@ -412,7 +412,7 @@ TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "
     }
   }
   SECTION("blake2s") {
-    bytes out(kChains * 32);
+    byte_vector out(kChains * 32);
     emulate_grid(dims, hashbench::blake2s_chain_kernel{kChains, kLength, out.data()});
     for (std::uint64_t gid = 0; gid < kChains; ++gid) {
       std::uint8_t state[32];
@@ -439,7 +439,7 @@ TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "
     }
   }
   SECTION("blake2b") {
-    bytes out(kChains * 64);
+    byte_vector out(kChains * 64);
     emulate_grid(dims, hashbench::blake2b_chain_kernel{kChains, kLength, out.data()});
     for (std::uint64_t gid = 0; gid < kChains; ++gid) {
       std::uint8_t state[64];
@@ -469,7 +469,7 @@ TEST_CASE("cuda-emu: hash chain functors equal the portable streaming hashes", "
 TEST_CASE("cuda-emu: sector-major to node-major transpose", "[cuda][emu]") {
   constexpr std::uint64_t kNodes = 5;
   constexpr std::uint32_t kSectors = 3;
-  bytes src(kNodes * kSectors * 32), dst(src.size(), 0);
+  byte_vector src(kNodes * kSectors * 32), dst(src.size(), 0);
   for (std::uint32_t s = 0; s < kSectors; ++s)
     for (std::uint64_t i = 0; i < kNodes; ++i)
       std::fill_n(src.begin() + (s * kNodes + i) * 32, 32, static_cast<std::uint8_t>(16 * s + i));
@@ -629,7 +629,7 @@ TEST_CASE("cuda: without a device the backend and benchmarks refuse clearly", "[
                                                    Catch::Contains(r.reason));
   CHECK_THROWS_WITH(cuda::bench_hash_gpu({}), Catch::Contains("unavailable"));
   const std::vector<std::uint32_t> parents(64 * 14, 0);
-  const bytes ids(32, 1);
+  const byte_vector ids(32, 1);
   sdr::memory_layer_store store(64 * 32, 1);
   CHECK_THROWS_WITH(cuda::time_label({64, parents.data(), 1, 1, ids.data()}, store), Catch::Contains("unavailable"));
   // cuda-emu needs no device.
@@ -653,9 +653,9 @@ TEST_CASE("cuda: device labels equal the vectors and the reference", "[cuda]") {
 
   const auto parents = make_parents(2048);
   for (const std::uint32_t sectors : {1u, 31u, 32u, 33u, 200u}) {
-    const bytes ids = make_ids(sectors);
+    const byte_vector ids = make_ids(sectors);
     const sdr::label_job job{2048, parents.data(), 2, sectors, ids.data()};
-    const bytes expected = label_all(*sdr::make_reference_backend(), job);
+    const byte_vector expected = label_all(*sdr::make_reference_backend(), job);
     for (const auto layout : kLayouts)
       for (const std::uint32_t tpb : {32u, 128u}) {
         INFO(sectors << " sectors, " << sdr::sector_layout_name(layout) << ", " << tpb << " threads/block");
@@ -683,7 +683,7 @@ TEST_CASE("cuda: every label kernel design on the device equals the vector and t
         CHECK(to_hex(store.layer(l), c.v.nodes * 32) == c.v.json.at("labels_hex")[l - 1].get<std::string>());
       for (const std::uint32_t sectors : {1u, 31u, 32u, 33u}) {
         INFO(sectors << " sectors");
-        const bytes ids = make_ids(sectors);
+        const byte_vector ids = make_ids(sectors);
         const sdr::label_job job{2048, parents.data(), 2, sectors, ids.data()};
         o.launch_nodes = sectors == 33 ? 300 : 0;
         o.chunk_nodes = sectors == 31 ? 512 : 0;
@@ -697,7 +697,7 @@ TEST_CASE("cuda: every label kernel design on the device equals the vector and t
 TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cuda]") {
   if (!have_device()) return;
   const auto parents = make_parents(64);
-  const bytes ids = make_ids(4);
+  const byte_vector ids = make_ids(4);
   const sdr::label_job job{64, parents.data(), 2, 4, ids.data()};
   sdr::memory_layer_store store(64 * 4 * 32, 2);
   // 1 KiB of device memory holds nothing: the refusal names what would fit.
@@ -725,7 +725,7 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
     // registers a thread can launch: refused before anything is allocated, naming the
     // limit, or (a kernel that fits) labeled right.
     sdr::label_job wide_job{64, parents.data(), 2, 1024, nullptr};
-    const bytes wide_ids = make_ids(1024);
+    const byte_vector wide_ids = make_ids(1024);
     wide_job.replica_ids = wide_ids.data();
     wide_job.scheme = {sdr::porep_variant::sdr, hash_family::blake2b};
     sdr::memory_layer_store wide_store(64 * 1024 * 32, 2);
@@ -733,7 +733,7 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
       const auto tw = cuda::time_label(wide_job, wide_store, wide);
       CHECK(tw.thread_slots > 0);
       CHECK(first_difference(label_all(*sdr::make_reference_backend(), wide_job), [&] {
-              bytes b(wide_store.layer(1), wide_store.layer(1) + wide_store.layer_bytes());
+              byte_vector b(wide_store.layer(1), wide_store.layer(1) + wide_store.layer_bytes());
               b.insert(b.end(), wide_store.layer(2), wide_store.layer(2) + wide_store.layer_bytes());
               return b;
             }()) == -1);
@@ -744,7 +744,7 @@ TEST_CASE("cuda: device memory limit and label timing and hash benchmarks", "[cu
   CHECK(t.layer_kernel_s.size() == 2);
   CHECK(t.end_to_end_s >= t.kernel_s);
   CHECK(first_difference(label_all(*sdr::make_reference_backend(), job), [&] {
-          bytes b(store.layer(1), store.layer(1) + store.layer_bytes());
+          byte_vector b(store.layer(1), store.layer(1) + store.layer_bytes());
           b.insert(b.end(), store.layer(2), store.layer(2) + store.layer_bytes());
           return b;
         }()) == -1);

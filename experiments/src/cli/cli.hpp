@@ -12,6 +12,9 @@
 
 namespace poreplab::cli {
 
+// Where `report` and `plan` read results when given no directory: `poreplab run`'s default -o.
+inline constexpr const char* kDefaultResults = "results/default";
+
 // An error the user can act on: printed as "poreplab: error: <what>", exit status 1.
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -26,8 +26,6 @@ struct plan_cli_options {
   std::string out;
 };
 
-constexpr const char* kDefaultResults = "results/default";
-
 // The V1_1 proof of --sector-size, or --proof, or the 32GiB one.
 std::string proof_of(const plan_cli_options& o) {
   if (!o.proof.empty() && !o.size.empty()) throw usage_error("give --sector-size or --proof, not both");

@@ -60,9 +60,6 @@ CLI::Option* add_common_options(CLI::App* cmd, report_cli_options& o, const char
   return cmd->add_option("results", o.dirs, "result directories (of poreplab run or merge)")->required();
 }
 
-// The main job's results, for a verdict asked for without a directory.
-constexpr const char* kDefaultResults = "results/default";
-
 }  // namespace
 
 void add_report_command(CLI::App& app) {
