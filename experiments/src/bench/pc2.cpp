@@ -218,104 +218,140 @@ double fr32_matrix_product_ns() {
   return best;
 }
 
-pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
-  pc2_bench_result r;
-  r.options = opt;
-  if (opt.samples == 0) throw std::invalid_argument("samples: at least 1");
-  const bool from_files = opt.source == pc2_source::files;
-  const fs::path dir = opt.from;
+namespace {
+
+// What one run hashes: the whole sector or a window of it, in memory or from a sealed
+// directory.
+struct pc2_plan {
+  bool from_files = false;
+  fs::path dir;
   std::optional<seal::seal_manifest> sm;
-  if (from_files) {
+  std::uint32_t layers = 0;
+  sdr::tree_shape sector_shape;
+  sdr::tree_shape shape;
+  std::uint64_t nodes = 0;
+  std::uint64_t per_tree = 0;  // nodes per tree_c file
+};
+
+// The options checked and the run's extent fixed; from files, the sector size and layers
+// are the sealed directory's.
+pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
+  pc2_plan p;
+  if (opt.samples == 0) throw std::invalid_argument("samples: at least 1");
+  p.from_files = opt.source == pc2_source::files;
+  p.dir = opt.from;
+  if (p.from_files) {
     if (opt.from.empty()) throw std::invalid_argument("--source files: name the sealed directory (--from DIR)");
     if (opt.window_nodes != 0)
       throw std::invalid_argument("--window: PC2 from files hashes the whole sector the directory holds");
-    sm = seal::read_seal_manifest(dir / seal::kSealManifest);
-    r.options.sector_size = sm->sector_bytes;
-    r.options.layers = sm->layers;
+    p.sm = seal::read_seal_manifest(p.dir / seal::kSealManifest);
+    r.options.sector_size = p.sm->sector_bytes;
+    r.options.layers = p.sm->layers;
   }
-  const std::uint32_t layers = r.options.layers;
-  if (layers != 2 && layers != 11)
-    throw std::invalid_argument((from_files ? (dir / seal::kSealManifest).string() + ": /inputs/layers: " : "layers: ") +
-                                std::to_string(layers) + " (PC2 hashes columns of 2 or 11 layers)");
-  const sdr::tree_shape sector_shape = sdr::tree_shape_for_sector_size(r.options.sector_size);
+  p.layers = r.options.layers;
+  if (p.layers != 2 && p.layers != 11)
+    throw std::invalid_argument(
+        (p.from_files ? (p.dir / seal::kSealManifest).string() + ": /inputs/layers: " : "layers: ") +
+        std::to_string(p.layers) + " (PC2 hashes columns of 2 or 11 layers)");
+  p.sector_shape = sdr::tree_shape_for_sector_size(r.options.sector_size);
   r.sector_nodes = r.options.sector_size / 32;
-  sdr::tree_shape shape = sector_shape;
-  std::uint64_t nodes = r.sector_nodes;
+  p.shape = p.sector_shape;
+  p.nodes = r.sector_nodes;
   if (opt.window_nodes != 0) {
     if (!is_power_of_8(opt.window_nodes) || opt.window_nodes < 64 || opt.window_nodes > r.sector_nodes)
       throw std::invalid_argument("window: " + std::to_string(opt.window_nodes) +
                                   " nodes is not a power of 8 from 64 to the sector's " +
                                   std::to_string(r.sector_nodes));
-    shape = sdr::tree_shape{8, 0, 0};
-    nodes = opt.window_nodes;
+    p.shape = sdr::tree_shape{8, 0, 0};
+    p.nodes = opt.window_nodes;
   }
-  r.nodes_hashed = nodes;
-  auto be = make_backend(opt.backend, opt.knobs);
-  auto h = be->make_pc2_hasher();
-  r.hasher = h->name();
-  // tree_c held in memory, and from memory the labels and replica.
-  const std::uint64_t per_tree = nodes / shape.base_count();
-  const double tree_c_bytes = double(sdr::tree_nodes(per_tree, 8)) * 32 * shape.base_count();
-  require_memory(static_cast<std::uint64_t>(tree_c_bytes + (from_files ? 0.0 : double(nodes) * 32 * (layers + 1))),
-                 "pc2 bench");
+  r.nodes_hashed = p.nodes;
+  p.per_tree = p.nodes / p.shape.base_count();
+  return p;
+}
+
+// The run's memory: tree_c as the builds write it, and from memory the labels and replica.
+struct pc2_buffers {
   std::vector<std::vector<std::uint8_t>> labels;
   std::vector<const std::uint8_t*> ptr;
   std::vector<std::uint8_t> replica;
-  if (!from_files) {
-    const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
-    for (std::uint32_t l = 0; l < layers; ++l) labels.push_back(field_element_data(nodes * 32, seed(l + 1)));
-    for (const auto& v : labels) ptr.push_back(v.data());
-    replica = field_element_data(nodes * 32, seed(1000));
-  }
-  std::vector<std::vector<std::uint8_t>> tree_c(shape.base_count(),
-                                                std::vector<std::uint8_t>(sdr::tree_nodes(per_tree, 8) * 32));
+  std::vector<std::vector<std::uint8_t>> tree_c;
+};
 
+pc2_buffers allocate_pc2_buffers(const pc2_plan& p) {
+  const double tree_c_bytes = double(sdr::tree_nodes(p.per_tree, 8)) * 32 * p.shape.base_count();
+  require_memory(static_cast<std::uint64_t>(tree_c_bytes + (p.from_files ? 0.0 : double(p.nodes) * 32 * (p.layers + 1))),
+                 "pc2 bench");
+  pc2_buffers b;
+  if (!p.from_files) {
+    const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
+    for (std::uint32_t l = 0; l < p.layers; ++l) b.labels.push_back(field_element_data(p.nodes * 32, seed(l + 1)));
+    for (const auto& v : b.labels) b.ptr.push_back(v.data());
+    b.replica = field_element_data(p.nodes * 32, seed(1000));
+  }
+  b.tree_c.assign(p.shape.base_count(), std::vector<std::uint8_t>(sdr::tree_nodes(p.per_tree, 8) * 32));
+  return b;
+}
+
+// The timed builds: the last build's result and every sample's pipeline stats.
+struct pc2_timing {
+  sdr::pc2_result out;
+  std::vector<sdr::pc2_pipeline_stats> runs;
+};
+
+// Warmup builds, then builds until the stopping rule is met, each sample's ns per node
+// (and the hasher's kernel time, where it keeps one) into r.
+pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_buffers& b, sdr::pc2_hasher& h,
+                           pc2_bench_result& r) {
   sdr::pc2_job job;
-  job.nodes = nodes;
-  job.layers = layers;
-  job.shape = shape;
+  job.nodes = p.nodes;
+  job.layers = p.layers;
+  job.shape = p.shape;
   job.buffers = opt.buffers;
   job.chunk_nodes = opt.chunk_nodes;
-  job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* p, std::uint64_t n) {
-    if (f < shape.base_count()) std::copy_n(p, n, tree_c[f].data() + off);
+  job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* src, std::uint64_t n) {
+    if (f < p.shape.base_count()) std::copy_n(src, n, b.tree_c[f].data() + off);
   };
   // One build: from files, each through inputs opened afresh (their pages dropped as read,
   // so each reads the disk) and their digests checked against seal.json after.
   const auto build = [&] {
-    if (!from_files) {
+    if (!p.from_files) {
       job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-        std::copy_n(ptr[l - 1] + 32 * first, 32 * count, o);
+        std::copy_n(b.ptr[l - 1] + 32 * first, 32 * count, o);
       };
       job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-        std::copy_n(replica.data() + 32 * first, 32 * count, o);
+        std::copy_n(b.replica.data() + 32 * first, 32 * count, o);
       };
-      return sdr::build_pc2(job, *h);
+      return sdr::build_pc2(job, h);
     }
-    seal::sealed_pc2_inputs in(dir, *sm);
+    seal::sealed_pc2_inputs in(p.dir, *p.sm);
     in.feed(job);
-    const auto out = sdr::build_pc2(job, *h);
-    in.check_digests(dir / seal::kSealManifest);
+    const auto out = sdr::build_pc2(job, h);
+    in.check_digests(p.dir / seal::kSealManifest);
     return out;
   };
-  sdr::pc2_result out;
+  pc2_timing t;
   std::vector<double> kernel_ns;
-  std::vector<sdr::pc2_pipeline_stats> runs;
-  for (std::uint32_t i = 0; i < opt.warmup; ++i) out = build();
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) t.out = build();
   stopping_rule rule{stopping_options{opt.samples}};
   sample_until(
       rule,
       [&](std::size_t) {
-        const double k0 = h->kernel_seconds();
+        const double k0 = h.kernel_seconds();
         const auto t0 = clock_type::now();
-        out = build();
+        t.out = build();
         r.samples_ns_per_node.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() /
-                                        double(nodes));
-        runs.push_back(out.pipeline);
-        if (k0 >= 0) kernel_ns.push_back((h->kernel_seconds() - k0) * 1e9 / double(nodes));
+                                        double(p.nodes));
+        t.runs.push_back(t.out.pipeline);
+        if (k0 >= 0) kernel_ns.push_back((h.kernel_seconds() - k0) * 1e9 / double(p.nodes));
       },
       [&]() -> const std::vector<double>& { return r.samples_ns_per_node; });
   r.kernel_ns_per_node = kernel_ns.empty() ? -1 : median(kernel_ns);
-  r.digest = to_hex(out.comm_r);
+  return t;
+}
+
+// The pipeline's stages as the median sample ran them.
+void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, pc2_bench_result& r) {
   const auto median_of = [&](auto field) {
     std::vector<double> v;
     for (const auto& s : runs) v.push_back(double(s.*field));
@@ -331,48 +367,68 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   r.chunk_nodes = runs.back().chunk_nodes;
   r.overlapped_reads = static_cast<std::uint64_t>(median_of(&sdr::pc2_pipeline_stats::overlapped_reads));
   r.feed_gib_per_s = r.feed_s > 0 ? double(r.bytes_read) / r.feed_s / double(1ull << 30) : 0;
+}
 
-  // Sampled check with the plain permutation: leaves (column hashes) and internal nodes of
-  // tree_c from the children the file holds, and comm_r from comm_c and comm_r_last.
+// Sampled check with the plain permutation: leaves (column hashes) and internal nodes of
+// tree_c from the children the file holds, and comm_r from comm_c and comm_r_last.
+void verify_pc2_output(const pc2_bench_options& opt, const pc2_plan& p, const pc2_buffers& b,
+                       const sdr::pc2_result& out, pc2_bench_result& r) {
   std::optional<seal::sealed_pc2_inputs> check_files;
-  if (from_files) check_files.emplace(dir, *sm);
+  if (p.from_files) check_files.emplace(p.dir, *p.sm);
   const auto label_at = [&](std::uint32_t l, std::uint64_t node) {
-    if (!from_files) return load(ptr[l - 1] + 32 * node);
-    std::uint8_t b[32];
-    check_files->read_node(l, node, b);
-    return load(b);
+    if (!p.from_files) return load(b.ptr[l - 1] + 32 * node);
+    std::uint8_t buf[32];
+    check_files->read_node(l, node, buf);
+    return load(buf);
   };
   std::mt19937_64 rng(7);
   bool ok = true;
-  const auto& col = poseidon::constants_for(static_cast<int>(layers));
+  const auto& col = poseidon::constants_for(static_cast<int>(p.layers));
   const auto& oct = poseidon::constants_for(8);
   for (std::uint64_t s = 0; s < opt.verify_samples && ok; ++s) {
-    const std::uint32_t t = static_cast<std::uint32_t>(rng() % shape.base_count());
-    const std::uint64_t leaf = rng() % per_tree;
+    const std::uint32_t t = static_cast<std::uint32_t>(rng() % p.shape.base_count());
+    const std::uint64_t leaf = rng() % p.per_tree;
+    const auto& tree = b.tree_c[t];
     m::elem in[11];
-    for (std::uint32_t l = 0; l < layers; ++l) in[l] = label_at(l + 1, t * per_tree + leaf);
-    ok = equal_bytes(poseidon::hash_plain(col, in), tree_c[t].data() + 32 * leaf);
-    const std::uint64_t internal = rng() % ((per_tree - 1) / 7);  // node index above the leaves
-    const std::uint64_t children = internal * 8;                  // its first child, counted from the file's start
+    for (std::uint32_t l = 0; l < p.layers; ++l) in[l] = label_at(l + 1, t * p.per_tree + leaf);
+    ok = equal_bytes(poseidon::hash_plain(col, in), tree.data() + 32 * leaf);
+    const std::uint64_t internal = rng() % ((p.per_tree - 1) / 7);  // node index above the leaves
+    const std::uint64_t children = internal * 8;                    // its first child, counted from the file's start
     m::elem kids[8];
-    for (int k = 0; k < 8; ++k) kids[k] = load(tree_c[t].data() + 32 * (children + static_cast<std::uint64_t>(k)));
-    ok = ok && equal_bytes(poseidon::hash_plain(oct, kids), tree_c[t].data() + 32 * (per_tree + internal));
+    for (int k = 0; k < 8; ++k) kids[k] = load(tree.data() + 32 * (children + static_cast<std::uint64_t>(k)));
+    ok = ok && equal_bytes(poseidon::hash_plain(oct, kids), tree.data() + 32 * (p.per_tree + internal));
   }
   const m::elem pair[2] = {load(out.comm_c.data()), load(out.comm_r_last.data())};
   ok = ok && equal_bytes(poseidon::hash_plain(poseidon::constants_for(2), pair), out.comm_r.data());
   r.verified_against = std::to_string(opt.verify_samples) +
                        " sampled column hashes and tree_c nodes, and comm_r, recomputed with the plain permutation";
   // A directory whose PC2 was run holds its comm_r: the bench's must be it.
-  if (from_files && sm->document.contains("pc2") && sm->document["pc2"].is_object() &&
-      sm->document["pc2"].contains("comm_r")) {
-    ok = ok && sm->document["pc2"]["comm_r"] == r.digest;
+  if (p.from_files && p.sm->document.contains("pc2") && p.sm->document["pc2"].is_object() &&
+      p.sm->document["pc2"].contains("comm_r")) {
+    ok = ok && p.sm->document["pc2"]["comm_r"] == r.digest;
     r.verified_against += "; comm_r equal to seal.json's /pc2/comm_r";
   }
   r.verified = ok;
+}
+
+}  // namespace
+
+pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
+  pc2_bench_result r;
+  r.options = opt;
+  const pc2_plan p = plan_pc2_run(opt, r);
+  auto be = make_backend(opt.backend, opt.knobs);
+  auto h = be->make_pc2_hasher();
+  r.hasher = h->name();
+  pc2_buffers b = allocate_pc2_buffers(p);
+  const pc2_timing t = time_pc2_builds(opt, p, b, *h, r);
+  r.digest = to_hex(t.out.comm_r);
+  record_pipeline_medians(t.runs, r);
+  verify_pc2_output(opt, p, b, t.out, r);
 
   r.median_ns_per_node = median(r.samples_ns_per_node);
   r.sector_seconds = r.median_ns_per_node * double(r.sector_nodes) * 1e-9;
-  r.multiplies_per_node = sdr::pc2_multiplies(r.sector_nodes, layers, sector_shape) / double(r.sector_nodes);
+  r.multiplies_per_node = sdr::pc2_multiplies(r.sector_nodes, p.layers, p.sector_shape) / double(r.sector_nodes);
   r.fr_mul_per_s = r.multiplies_per_node / (r.median_ns_per_node * 1e-9);
   set_mul_bound(r.options, r);
   r.vs_bound = r.bound_mul_per_s > 0 ? r.fr_mul_per_s / r.bound_mul_per_s : 0;
