@@ -277,6 +277,143 @@ const engine& named_engine(hash_family algo, std::string_view name) {
   throw std::invalid_argument(c.algo + " engine '" + c.engine + "' has no critical-path model");
 }
 
+// SHA-256: one chain's path through a block, by the engine's shape and ISA.
+void sha256_path(const engine& e, const latency_table& t, critical_path& c) {
+  const auto L = [&](std::string_view n) { return t.cycles(n); };
+  c.block_bytes = 64;
+  switch (e.shape) {
+    case engine_shape::scalar: {
+      // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
+      // a' = T1 + T2, T2 = Sigma0(a) + Maj(a,b,c), Sigma0 = ror ^ ror ^ ror: the three
+      // rotates run side by side, then xor, xor, add (Maj is ready earlier), add T1.
+      // The e chain (Sigma1, Ch, + d) is no longer. Then one feed-forward add per block.
+      const double round = L("ror") + 2 * L("xor") + 2 * L("add");
+      c.lane_cycles_per_block = 64 * round + L("add");
+      c.formula = "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; " + lat(t, "ror") + " " + lat(t, "xor") +
+                  " " + lat(t, "add");
+      break;
+    }
+    case engine_shape::sha_ni_chains:
+      // Two rounds per sha256rnds2, each waiting for the previous; message schedule
+      // (msg1/msg2) runs beside the chain. The x2 form interleaves independent chains:
+      // same path per chain, twice the bytes.
+      c.lane_cycles_per_block = 32 * L("sha256rnds2") + L("paddd");
+      c.formula = "(32 x sha256rnds2 + paddd) / 64 B per chain";
+      if (c.lanes > 1) c.formula += " / " + std::to_string(c.lanes) + " chains";
+      c.formula += "; " + lat(t, "sha256rnds2") + " " + lat(t, "paddd");
+      break;
+    case engine_shape::multi_buffer:
+      switch (e.isa) {
+        case engine_isa::avx2: {
+          // No vector rotate: Sigma0 = 3 right + 3 left shifts side by side, then a
+          // depth-3 xor tree (sha256_avx2.cpp); + Maj, + T1.
+          const double round = L("vpsrld ymm") + 3 * L("vpxor ymm") + 2 * L("vpaddd ymm");
+          c.lane_cycles_per_block = 64 * round + L("vpaddd ymm");
+          c.formula = "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
+                      " lanes; " + lat(t, "vpsrld ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpaddd ymm");
+          break;
+        }
+        case engine_isa::avx512: {
+          // Sigma0 = vpternlogd(xor3) of three vprord side by side; + Maj, + T1. zmm
+          // latencies stand for the ymm form (avx512-x8) too.
+          const double round = L("vprord zmm") + L("vpternlogd zmm") + 2 * L("vpaddd zmm");
+          c.lane_cycles_per_block = 64 * round + L("vpaddd zmm");
+          c.formula = "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / " +
+                      std::to_string(c.lanes) + " lanes; " + lat(t, "vprord zmm") + " " +
+                      lat(t, "vpternlogd zmm") + " " + lat(t, "vpaddd zmm");
+          break;
+        }
+        case engine_isa::portable:
+        case engine_isa::sha_ni: no_model(c);
+      }
+      break;
+    case engine_shape::row_vector: no_model(c);
+  }
+}
+
+// One BLAKE2 G's critical path in cycles, and its formula text.
+struct g_path {
+  double cycles = 0;
+  std::string text;
+};
+
+g_path blake2_g_path(bool b2s, const engine& e, const latency_table& t, const critical_path& c) {
+  const auto L = [&](std::string_view n) { return t.cycles(n); };
+  double g = 0;
+  std::string gtext;
+  // G (both halves): a += b (+m off the path); d = ror(d ^ a); c += d; b = ror(b ^ c); twice.
+  switch (e.shape) {
+    case engine_shape::scalar:
+      g = 4 * L("add") + 4 * L("xor") + 4 * L("ror");
+      gtext = "G = 4 add + 4 xor + 4 ror; " + lat(t, "add") + " " + lat(t, "xor") + " " + lat(t, "ror");
+      break;
+    case engine_shape::multi_buffer:
+      switch (e.isa) {
+        case engine_isa::avx512:
+          // Multi-buffer (blake2_lanes.hpp): a message per lane, every rotation one vpror.
+          g = 4 * L("vpaddd zmm") + 4 * L("vpxor ymm") + 4 * L("vprord zmm");
+          gtext = "G = 4 vpadd + 4 vpxor + 4 vpror, per lane of " + std::to_string(c.lanes) + "; " +
+                  lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vprord zmm");
+          break;
+        case engine_isa::avx2: {
+          // Multi-buffer: byte-multiple rotations one vpshufb (or vpshufd for 32), the
+          // rest two shifts + or.
+          const int shuffles = b2s ? 2 : 3, shifted = 4 - shuffles;
+          g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + shuffles * L("vpshufb ymm") + shifted * L("rotate ymm");
+          gtext = "G = 4 vpadd + 4 vpxor + " + std::to_string(shuffles) + " byte-shuffle + " +
+                  std::to_string(shifted) + " shift-rotate, per lane of " + std::to_string(c.lanes) + "; " +
+                  lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb ymm") + " " +
+                  lat(t, "rotate ymm");
+          break;
+        }
+        case engine_isa::portable:
+        case engine_isa::sha_ni: no_model(c);
+      }
+      break;
+    case engine_shape::row_vector:
+      switch (e.isa) {
+        case engine_isa::avx2:
+          if (b2s) {
+            // Rotations by 16 and 8 are one vpshufb (xmm rows); by 12 and 7, two shifts + or.
+            g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + 2 * L("vpshufb xmm") + 2 * L("rotate ymm");
+            gtext = "G = 4 vpaddd + 4 vpxor + 2 vpshufb (ror 16, 8) + 2 shift-rotate (ror 12, 7); " +
+                    lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb xmm") + " " +
+                    lat(t, "rotate ymm");
+          } else {
+            // ror 32: vpshufd, ror 24 and 16: vpshufb; ror 63 = (x >> 63) ^ (x + x): shift
+            // and add side by side, then the xor, which is the rotate's or ("rotate ymm").
+            g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + L("vpshufd ymm") + 2 * L("vpshufb ymm") +
+                L("rotate ymm");
+            gtext = "G = 4 vpaddq + 4 vpxor + vpshufd (ror 32) + 2 vpshufb (ror 24, 16) + 1 shift-rotate (ror 63); " +
+                    lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
+                    lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
+          }
+          break;
+        case engine_isa::avx512:
+          if (b2s) {
+            // As implemented (blake2s_avx512.cpp): ror(x) is formed early, then
+            // ror(x ^ y) = ror(x) ^ (y >> n) ^ (y << 32-n): a shift and one vpternlogd after y.
+            g = 4 * L("vpaddd zmm") + 4 * (L("vpsrld ymm") + L("vpternlogd zmm"));
+            gtext = "G = 4 vpaddd + 4 (shift + vpternlogd), the xor folded into each rotate; " +
+                    lat(t, "vpaddd zmm") + " " + lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
+          } else {
+            // blake2b_avx512.cpp: ror 32 stays xor + vpshufd; ror 24, 16, 63 fold the xor.
+            g = 4 * L("vpaddd zmm") + L("vpxor ymm") + L("vpshufd ymm") +
+                3 * (L("vpsrld ymm") + L("vpternlogd zmm"));
+            gtext = "G = 4 vpaddq + (vpxor + vpshufd) (ror 32) + 3 (shift + vpternlogq) (ror 24, 16, 63); " +
+                    lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
+                    lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
+          }
+          break;
+        case engine_isa::portable:
+        case engine_isa::sha_ni: no_model(c);
+      }
+      break;
+    case engine_shape::sha_ni_chains: no_model(c);
+  }
+  return {g, gtext};
+}
+
 }  // namespace
 
 critical_path critical_path_limit(hash_family algo, std::string_view name, const latency_table& t) {
@@ -285,140 +422,17 @@ critical_path critical_path_limit(hash_family algo, std::string_view name, const
   c.algo = std::string(hash_family_name(algo));
   c.engine = std::string(e.name);
   c.lanes = e.lanes;
-  const auto L = [&](std::string_view n) { return t.cycles(n); };
   switch (algo) {
-    case hash_family::sha256: {
-      c.block_bytes = 64;
-      switch (e.shape) {
-        case engine_shape::scalar: {
-          // (avx2-1 runs the same scalar rounds, its schedule in xmm beside them.)
-          // a' = T1 + T2, T2 = Sigma0(a) + Maj(a,b,c), Sigma0 = ror ^ ror ^ ror: the three
-          // rotates run side by side, then xor, xor, add (Maj is ready earlier), add T1.
-          // The e chain (Sigma1, Ch, + d) is no longer. Then one feed-forward add per block.
-          const double round = L("ror") + 2 * L("xor") + 2 * L("add");
-          c.lane_cycles_per_block = 64 * round + L("add");
-          c.formula = "(64 rounds x (ror + 2 xor + 2 add) + add) / 64 B; " + lat(t, "ror") + " " + lat(t, "xor") +
-                      " " + lat(t, "add");
-          break;
-        }
-        case engine_shape::sha_ni_chains:
-          // Two rounds per sha256rnds2, each waiting for the previous; message schedule
-          // (msg1/msg2) runs beside the chain. The x2 form interleaves independent chains:
-          // same path per chain, twice the bytes.
-          c.lane_cycles_per_block = 32 * L("sha256rnds2") + L("paddd");
-          c.formula = "(32 x sha256rnds2 + paddd) / 64 B per chain";
-          if (c.lanes > 1) c.formula += " / " + std::to_string(c.lanes) + " chains";
-          c.formula += "; " + lat(t, "sha256rnds2") + " " + lat(t, "paddd");
-          break;
-        case engine_shape::multi_buffer:
-          switch (e.isa) {
-            case engine_isa::avx2: {
-              // No vector rotate: Sigma0 = 3 right + 3 left shifts side by side, then a
-              // depth-3 xor tree (sha256_avx2.cpp); + Maj, + T1.
-              const double round = L("vpsrld ymm") + 3 * L("vpxor ymm") + 2 * L("vpaddd ymm");
-              c.lane_cycles_per_block = 64 * round + L("vpaddd ymm");
-              c.formula = "(64 rounds x (vpsrld + 3 vpxor + 2 vpaddd) + vpaddd) / 64 B / " + std::to_string(c.lanes) +
-                          " lanes; " + lat(t, "vpsrld ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpaddd ymm");
-              break;
-            }
-            case engine_isa::avx512: {
-              // Sigma0 = vpternlogd(xor3) of three vprord side by side; + Maj, + T1. zmm
-              // latencies stand for the ymm form (avx512-x8) too.
-              const double round = L("vprord zmm") + L("vpternlogd zmm") + 2 * L("vpaddd zmm");
-              c.lane_cycles_per_block = 64 * round + L("vpaddd zmm");
-              c.formula = "(64 rounds x (vprord + vpternlogd + 2 vpaddd) + vpaddd) / 64 B / " +
-                          std::to_string(c.lanes) + " lanes; " + lat(t, "vprord zmm") + " " +
-                          lat(t, "vpternlogd zmm") + " " + lat(t, "vpaddd zmm");
-              break;
-            }
-            case engine_isa::portable:
-            case engine_isa::sha_ni: no_model(c);
-          }
-          break;
-        case engine_shape::row_vector: no_model(c);
-      }
-      break;
-    }
+    case hash_family::sha256: sha256_path(e, t, c); break;
     case hash_family::blake2s:
     case hash_family::blake2b: {
       const bool b2s = algo == hash_family::blake2s;
       const int rounds = b2s ? 10 : 12;
       c.block_bytes = b2s ? 64 : 128;
-      double g = 0;
-      std::string gtext;
-      // G (both halves): a += b (+m off the path); d = ror(d ^ a); c += d; b = ror(b ^ c); twice.
-      switch (e.shape) {
-        case engine_shape::scalar:
-          g = 4 * L("add") + 4 * L("xor") + 4 * L("ror");
-          gtext = "G = 4 add + 4 xor + 4 ror; " + lat(t, "add") + " " + lat(t, "xor") + " " + lat(t, "ror");
-          break;
-        case engine_shape::multi_buffer:
-          switch (e.isa) {
-            case engine_isa::avx512:
-              // Multi-buffer (blake2_lanes.hpp): a message per lane, every rotation one vpror.
-              g = 4 * L("vpaddd zmm") + 4 * L("vpxor ymm") + 4 * L("vprord zmm");
-              gtext = "G = 4 vpadd + 4 vpxor + 4 vpror, per lane of " + std::to_string(c.lanes) + "; " +
-                      lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vprord zmm");
-              break;
-            case engine_isa::avx2: {
-              // Multi-buffer: byte-multiple rotations one vpshufb (or vpshufd for 32), the
-              // rest two shifts + or.
-              const int shuffles = b2s ? 2 : 3, shifted = 4 - shuffles;
-              g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + shuffles * L("vpshufb ymm") + shifted * L("rotate ymm");
-              gtext = "G = 4 vpadd + 4 vpxor + " + std::to_string(shuffles) + " byte-shuffle + " +
-                      std::to_string(shifted) + " shift-rotate, per lane of " + std::to_string(c.lanes) + "; " +
-                      lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb ymm") + " " +
-                      lat(t, "rotate ymm");
-              break;
-            }
-            case engine_isa::portable:
-            case engine_isa::sha_ni: no_model(c);
-          }
-          break;
-        case engine_shape::row_vector:
-          switch (e.isa) {
-            case engine_isa::avx2:
-              if (b2s) {
-                // Rotations by 16 and 8 are one vpshufb (xmm rows); by 12 and 7, two shifts + or.
-                g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + 2 * L("vpshufb xmm") + 2 * L("rotate ymm");
-                gtext = "G = 4 vpaddd + 4 vpxor + 2 vpshufb (ror 16, 8) + 2 shift-rotate (ror 12, 7); " +
-                        lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufb xmm") + " " +
-                        lat(t, "rotate ymm");
-              } else {
-                // ror 32: vpshufd, ror 24 and 16: vpshufb; ror 63 = (x >> 63) ^ (x + x): shift
-                // and add side by side, then the xor, which is the rotate's or ("rotate ymm").
-                g = 4 * L("vpaddd ymm") + 4 * L("vpxor ymm") + L("vpshufd ymm") + 2 * L("vpshufb ymm") +
-                    L("rotate ymm");
-                gtext = "G = 4 vpaddq + 4 vpxor + vpshufd (ror 32) + 2 vpshufb (ror 24, 16) + 1 shift-rotate (ror 63); " +
-                        lat(t, "vpaddd ymm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
-                        lat(t, "vpshufb ymm") + " " + lat(t, "rotate ymm");
-              }
-              break;
-            case engine_isa::avx512:
-              if (b2s) {
-                // As implemented (blake2s_avx512.cpp): ror(x) is formed early, then
-                // ror(x ^ y) = ror(x) ^ (y >> n) ^ (y << 32-n): a shift and one vpternlogd after y.
-                g = 4 * L("vpaddd zmm") + 4 * (L("vpsrld ymm") + L("vpternlogd zmm"));
-                gtext = "G = 4 vpaddd + 4 (shift + vpternlogd), the xor folded into each rotate; " +
-                        lat(t, "vpaddd zmm") + " " + lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
-              } else {
-                // blake2b_avx512.cpp: ror 32 stays xor + vpshufd; ror 24, 16, 63 fold the xor.
-                g = 4 * L("vpaddd zmm") + L("vpxor ymm") + L("vpshufd ymm") +
-                    3 * (L("vpsrld ymm") + L("vpternlogd zmm"));
-                gtext = "G = 4 vpaddq + (vpxor + vpshufd) (ror 32) + 3 (shift + vpternlogq) (ror 24, 16, 63); " +
-                        lat(t, "vpaddd zmm") + " " + lat(t, "vpxor ymm") + " " + lat(t, "vpshufd ymm") + " " +
-                        lat(t, "vpsrld ymm") + " " + lat(t, "vpternlogd zmm");
-              }
-              break;
-            case engine_isa::portable:
-            case engine_isa::sha_ni: no_model(c);
-          }
-          break;
-        case engine_shape::sha_ni_chains: no_model(c);
-      }
-      c.lane_cycles_per_block = static_cast<double>(rounds) * 2 * g;
-      c.formula = std::to_string(rounds) + " rounds x 2 G / " + std::to_string(c.block_bytes) + " B, G = " + fmt(g) +
-                  " cycles: " + gtext;
+      const g_path g = blake2_g_path(b2s, e, t, c);
+      c.lane_cycles_per_block = static_cast<double>(rounds) * 2 * g.cycles;
+      c.formula = std::to_string(rounds) + " rounds x 2 G / " + std::to_string(c.block_bytes) +
+                  " B, G = " + fmt(g.cycles) + " cycles: " + g.text;
       break;
     }
   }
