@@ -886,11 +886,12 @@ std::optional<storage_model::gpu_part> machine_gpu_part(const records::result_se
   return part;
 }
 
-report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
-               double usd_per_kwh, const reference_inputs& references) {
-  const records::result_set in = records::load_result_set(dirs);
-  report r;
-  r.dirs = in.dirs;
+namespace {
+
+// The device groups the verdict compares: this run's, the reference datasets' where this run
+// measured no GPU, and the GPU model's; the notes say which.
+std::vector<device_group> verdict_groups(const records::result_set& in, const reference_inputs& references,
+                                         reference_records& refs, report& r) {
   auto obs = read_observations(in);
   if (obs.empty())
     throw no_usable_record("no usable record: the result directories hold no ok sdr/sha256 label record on cpu, "
@@ -898,7 +899,6 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
   const bool measured_gpu = std::any_of(obs.begin(), obs.end(), [](const observation& o) { return o.on == device_class::gpu; });
   // Measured elsewhere, read only where nothing here measured a GPU: never mixed with this
   // machine's own rows (group_devices keeps them apart).
-  reference_records refs;
   if (!measured_gpu && !references.datasets.empty()) {
     refs = load_reference_records(references.datasets);
     for (const auto& w : refs.warnings) {
@@ -924,12 +924,87 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
                           : "No GPU was measured in these results: every GPU figure is MODELED from the kernel's SASS "
                             "(poreplab model gpu), or emulated on the host where marked cuda-emu.");
   }
+  return groups;
+}
+
+void check_cost_names(const cost_map& costs, const std::vector<device_group>& groups) {
   for (const auto& cost : costs) {
     const std::string name = lower(cost.first);
     const bool any = std::any_of(groups.begin(), groups.end(),
                                  [&](const device_group& g) { return lower(g.label).find(name) != std::string::npos; });
     if (!any) throw std::runtime_error("--cost " + cost.first + ": no device of the verdict matches");
   }
+}
+
+// One device's row at one proof's size: PC1 seconds, sectors an hour, its batch, and its
+// price where --cost names it.
+device_row size_device(const device_group& g, const figure& cap, const rate_figure& rf, const size_row& row,
+                       double work, const cost_map& costs) {
+  device_row d;
+  d.device = g.label;
+  d.name = g.name;
+  d.kind = g.kind;
+  d.reference = g.reference;
+  d.sectors_at_once = cap;
+  if (rf.ns_per_node.value) {
+    d.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, rf.ns_per_node.from};
+    d.pc1_seconds.from.detail += " x " + std::to_string(row.nodes) + " nodes x " + std::to_string(row.layers) + " layers";
+  } else {
+    d.pc1_seconds.from = rf.ns_per_node.from;
+  }
+  if (rf.labels_per_s.value) {
+    d.sectors_per_hour = {*rf.labels_per_s.value * 3600 / work, rf.labels_per_s.from};
+    if (cap.value && *cap.value < 1) d.sectors_per_hour = {0.0, weakest(rf.labels_per_s.from, cap.from)};
+  } else {
+    d.sectors_per_hour.from = rf.labels_per_s.from;
+  }
+  if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0 && rf.batch >= 1) {
+    // Every sector of the batch advances together: each takes the batch's whole time.
+    const source& from = d.sectors_per_hour.from;
+    d.batch_sectors = {rf.batch, from};
+    d.pc1_seconds_at_rate = {rf.batch * work / *rf.labels_per_s.value,
+                             {from.status, format_number(rf.batch) + " sectors x " + std::to_string(row.nodes) +
+                                               " nodes x " + std::to_string(row.layers) + " layers at " +
+                                               format_number(*rf.labels_per_s.value) + " labels/s"}};
+  } else {
+    d.batch_sectors.from = d.pc1_seconds_at_rate.from = d.sectors_per_hour.from;
+  }
+  for (const auto& [name, usd] : costs)
+    if (lower(g.label).find(lower(name)) != std::string::npos && d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
+      d.usd_per_sector_hour = usd / *d.sectors_per_hour.value;
+  return d;
+}
+
+// The --machine targets at one proof's size: each CPU and GPU kind sized, modeled and priced.
+void size_target_machines(size_row& row, const std::vector<machine>& machines, const std::vector<device_group>& groups,
+                          const records::result_set& in, const records::result_set& ref_set, std::uint64_t sector_size,
+                          double work, double usd_per_kwh) {
+  for (const auto& m : machines) {
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].kind == device_kind::cpu_core) {
+        row.machines.push_back(size_machine_cpu(m, groups[i], sector_size, work));
+        if (is_real_size(sector_size)) model_machine_cpu(row.machines.back(), m, in, groups[i].name, sector_size, work);
+      }
+    for (const auto& mg : m.gpus) row.machines.push_back(size_machine_gpu(m, mg, groups, sector_size, work));
+    for (auto& mr : row.machines)
+      if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
+    std::string gpu_arch;
+    for (const auto& g : groups)
+      if (g.kind == device_kind::gpu && gpu_arch.empty()) gpu_arch = g.arch;
+    fill_machine_pipeline(row, m, in, gpu_arch, ref_set);
+  }
+}
+
+}  // namespace
+
+report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const std::vector<machine>& machines,
+               double usd_per_kwh, const reference_inputs& references) {
+  const records::result_set in = records::load_result_set(dirs);
+  report r;
+  r.dirs = in.dirs;
+  reference_records refs;
+  const std::vector<device_group> groups = verdict_groups(in, references, refs, r);
+  check_cost_names(costs, groups);
 
   for (const char* proof_name : kProofs) {
     const auto& proof = sdr::find_registered_proof(proof_name);
@@ -946,44 +1021,8 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     }
     whole_cpu_at_least_one_core(groups, rates, proof.sector_size);
     const double work = static_cast<double>(row.nodes) * row.layers;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      const auto& g = groups[i];
-      const figure& cap = caps[i];
-      const rate_figure& rf = rates[i];
-      device_row d;
-      d.device = g.label;
-      d.name = g.name;
-      d.kind = g.kind;
-      d.reference = g.reference;
-      d.sectors_at_once = cap;
-      if (rf.ns_per_node.value) {
-        d.pc1_seconds = {*rf.ns_per_node.value * work * 1e-9, rf.ns_per_node.from};
-        d.pc1_seconds.from.detail += " x " + std::to_string(row.nodes) + " nodes x " + std::to_string(row.layers) + " layers";
-      } else {
-        d.pc1_seconds.from = rf.ns_per_node.from;
-      }
-      if (rf.labels_per_s.value) {
-        d.sectors_per_hour = {*rf.labels_per_s.value * 3600 / work, rf.labels_per_s.from};
-        if (cap.value && *cap.value < 1) d.sectors_per_hour = {0.0, weakest(rf.labels_per_s.from, cap.from)};
-      } else {
-        d.sectors_per_hour.from = rf.labels_per_s.from;
-      }
-      if (d.sectors_per_hour.value && *d.sectors_per_hour.value > 0 && rf.batch >= 1) {
-        // Every sector of the batch advances together: each takes the batch's whole time.
-        const source& from = d.sectors_per_hour.from;
-        d.batch_sectors = {rf.batch, from};
-        d.pc1_seconds_at_rate = {rf.batch * work / *rf.labels_per_s.value,
-                                 {from.status, format_number(rf.batch) + " sectors x " + std::to_string(row.nodes) +
-                                                   " nodes x " + std::to_string(row.layers) + " layers at " +
-                                                   format_number(*rf.labels_per_s.value) + " labels/s"}};
-      } else {
-        d.batch_sectors.from = d.pc1_seconds_at_rate.from = d.sectors_per_hour.from;
-      }
-      for (const auto& [name, usd] : costs)
-        if (lower(g.label).find(lower(name)) != std::string::npos && d.sectors_per_hour.value && *d.sectors_per_hour.value > 0)
-          d.usd_per_sector_hour = usd / *d.sectors_per_hour.value;
-      row.devices.push_back(d);
-    }
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      row.devices.push_back(size_device(groups[i], caps[i], rates[i], row, work, costs));
     if (is_real_size(row.sector_size)) model_device_rows(row, in, rates);
     fill_crossover(row, rates, groups, caps);
     row.one_sector = contest_of(row, &device_row::pc1_seconds, false);
@@ -991,21 +1030,7 @@ report compute(const std::vector<fs::path>& dirs, const cost_map& costs, const s
     fill_model_checks(row);
     fill_pipeline(row, in, refs.set);
     if (is_real_size(row.sector_size)) size_reference_machines(row, groups, in, references.machines, refs.set, work);
-    for (const auto& m : machines) {
-      for (std::size_t i = 0; i < groups.size(); ++i)
-        if (groups[i].kind == device_kind::cpu_core) {
-          row.machines.push_back(size_machine_cpu(m, groups[i], proof.sector_size, work));
-          if (is_real_size(proof.sector_size))
-            model_machine_cpu(row.machines.back(), m, in, groups[i].name, proof.sector_size, work);
-        }
-      for (const auto& mg : m.gpus) row.machines.push_back(size_machine_gpu(m, mg, groups, proof.sector_size, work));
-      for (auto& mr : row.machines)
-        if (mr.machine == m.name) price_machine_row(mr, m, usd_per_kwh);
-      std::string gpu_arch;
-      for (const auto& g : groups)
-        if (g.kind == device_kind::gpu && gpu_arch.empty()) gpu_arch = g.arch;
-      fill_machine_pipeline(row, m, in, gpu_arch, refs.set);
-    }
+    size_target_machines(row, machines, groups, in, refs.set, proof.sector_size, work, usd_per_kwh);
     r.sizes.push_back(row);
   }
   r.notes.push_back("PC1 of one sector is sequential within each layer: its hash chain runs on one core; a second "
