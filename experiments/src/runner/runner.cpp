@@ -409,15 +409,96 @@ int finish_run(const config& c, const run_options& opt, const fs::path& dir, con
   std::_Exit(sig != 0 ? 128 + sig : kExitTimeLimit);
 }
 
-}  // namespace
-
-int run_experiments(const config& c, const run_options& opt) {
-  const std::vector<point> all = expand_points(c);
+void check_run_options(const run_options& opt) {
   if (opt.repeat < 1 || opt.repeat > kMaxRepeat)
     throw std::invalid_argument("--repeat " + std::to_string(opt.repeat) + ": expected an integer from 1 to " +
                                 std::to_string(kMaxRepeat));
   if (!(opt.time_limit_s >= 0 && opt.time_limit_s <= kMaxTimeLimitS))
     throw std::invalid_argument("--time-limit: expected seconds from 0 (no limit) to " + format_number(kMaxTimeLimitS, 6));
+}
+
+// Key -> status of a point's latest record in the run being resumed.
+using point_statuses = std::map<std::string, records::point_status>;
+
+// A point the resumed run recorded and did not fail is not run again.
+bool already_finished(const point_statuses& done, const point& p) {
+  const auto it = done.find(p.key());
+  return it != done.end() && it->second != records::point_status::failed;
+}
+
+// What the worker thread and the main thread share while points run; mu guards records,
+// the records writer, stderr progress and closed.
+struct run_state {
+  std::mutex mu;
+  std::vector<json> records;
+  bool closed = false;
+  bool any_failed = false;
+  std::exception_ptr worker_error;
+  std::atomic<bool> worker_done{false};
+  std::condition_variable cv;
+};
+
+// The worker thread's loop: each point not yet finished run and recorded, with its progress
+// line, until the main thread closes the run.
+void run_points(const config& c, const run_options& opt, const std::vector<point>& mine, const point_statuses& done,
+                std::size_t already, std::size_t run_index, records::records_writer& writer,
+                clock_type::time_point start, run_state& s) {
+  try {
+    std::size_t ran = 0;
+    const std::size_t to_run = mine.size() - already;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const point& p = mine[i];
+      if (already_finished(done, p)) continue;
+      {
+        std::lock_guard<std::mutex> lock(s.mu);
+        if (s.closed) break;
+        std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
+      }
+      json rec = run_point(c, p, run_index, opt.require);
+      ++ran;
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.closed || g_signal != 0) break;  // a point cut short by a signal is not recorded
+      writer.append(rec);
+      s.records.push_back(rec);
+      if (records::status_of(rec) == records::point_status::failed) s.any_failed = true;
+      const double elapsed = seconds_since(start);
+      const double eta = elapsed / static_cast<double>(ran) * static_cast<double>(to_run - ran);
+      char took[32];
+      std::snprintf(took, sizeof took, "%.2f s", rec[key::elapsed_s].get<double>());
+      std::cerr << result_text(rec) << " (" << took << "; elapsed "
+                << clock_text(elapsed) << ", ETA " << clock_text(eta) << ")\n";
+    }
+  } catch (...) {
+    s.worker_error = std::current_exception();
+  }
+  s.worker_done = true;
+  s.cv.notify_all();
+}
+
+// The main thread while the worker runs: a signal or the time limit ends the process
+// through stop_early; otherwise it returns once the worker is done.
+void watch_worker(const run_options& opt, const fs::path& dir, std::size_t resumed_points,
+                  clock_type::time_point start, const std::function<json()>& partial_results, run_state& s) {
+  std::unique_lock<std::mutex> lock(s.mu);
+  // Also when the worker has just stopped because of the signal (a seal point unwinds):
+  // worker_done is read before g_signal, which only ever goes from 0 to a signal.
+  for (;;) {
+    const bool stopped = s.worker_done;
+    const bool out_of_time = opt.time_limit_s > 0 && seconds_since(start) >= opt.time_limit_s;
+    if (g_signal != 0 || (out_of_time && !stopped)) {
+      s.closed = true;  // the worker records nothing more
+      stop_early(g_signal, opt, dir, s.records.size() - resumed_points, partial_results, lock, s.cv, s.worker_done);
+    }
+    if (stopped) break;
+    s.cv.wait_for(lock, std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace
+
+int run_experiments(const config& c, const run_options& opt) {
+  const std::vector<point> all = expand_points(c);
+  check_run_options(opt);
   const std::vector<point> mine = repeat_points(shard_points(all, opt.shard_index, opt.shard_count), opt.repeat);
   const fs::path dir = opt.out_dir;
   const fs::path records_file = dir / "records.jsonl";
@@ -435,14 +516,10 @@ int run_experiments(const config& c, const run_options& opt) {
     }
   }();
 
-  std::map<std::string, records::point_status> done;  // key -> status of its latest record
+  point_statuses done;
   for (const auto& r : log.points) done[records::record_key(r)] = records::status_of(r);
-  auto finished = [&](const point& p) {
-    const auto it = done.find(p.key());
-    return it != done.end() && it->second != records::point_status::failed;
-  };
   std::size_t already = 0;
-  for (const auto& p : mine) already += finished(p) ? 1 : 0;
+  for (const auto& p : mine) already += already_finished(done, p) ? 1 : 0;
   if (opt.resume && !log.points.empty())
     std::cerr << "resume: " << already << " of " << mine.size() << " points already recorded; running "
               << mine.size() - already << "\n";
@@ -456,87 +533,37 @@ int run_experiments(const config& c, const run_options& opt) {
 
   std::vector<json> expected;
   for (const auto& p : mine) expected.push_back(expected_json(p));
-  std::mutex mu;  // guards records, writer, stderr progress, closed
-  std::vector<json> records = log.points;
-  bool closed = false;
-  bool any_failed = false;
-  std::exception_ptr worker_error;
-  std::atomic<bool> worker_done{false};
-  std::condition_variable cv;
+  run_state s;
+  s.records = log.points;
 
   auto results = [&](bool interrupted) {
     json extra = {{"source", c.source}, {"interrupted", interrupted},
                   {key::shard, {{"index", opt.shard_index}, {"count", opt.shard_count}}}};
-    return records::make_results(c.normalized, c.digest, runs, expected, records, extra);
+    return records::make_results(c.normalized, c.digest, runs, expected, s.records, extra);
   };
 
   auto guard = std::make_unique<signal_guard>();
   const auto start = clock_type::now();
   // Points run on a worker thread so that Ctrl-C is answered at once, even in the
   // middle of a long point: the main thread writes what is finished and exits.
-  std::thread worker([&] {
-    try {
-      std::size_t ran = 0;
-      const std::size_t to_run = mine.size() - already;
-      for (std::size_t i = 0; i < mine.size(); ++i) {
-        const point& p = mine[i];
-        if (finished(p)) continue;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (closed) break;
-          std::cerr << "[" << i + 1 << "/" << mine.size() << "] " << p.describe() << " ... " << std::flush;
-        }
-        json rec = run_point(c, p, run_index, opt.require);
-        ++ran;
-        std::lock_guard<std::mutex> lock(mu);
-        if (closed || g_signal != 0) break;  // a point cut short by a signal is not recorded
-        writer.append(rec);
-        records.push_back(rec);
-        if (records::status_of(rec) == records::point_status::failed) any_failed = true;
-        const double elapsed = seconds_since(start);
-        const double eta = elapsed / static_cast<double>(ran) * static_cast<double>(to_run - ran);
-        char took[32];
-        std::snprintf(took, sizeof took, "%.2f s", rec[key::elapsed_s].get<double>());
-        std::cerr << result_text(rec) << " (" << took << "; elapsed "
-                  << clock_text(elapsed) << ", ETA " << clock_text(eta) << ")\n";
-      }
-    } catch (...) {
-      worker_error = std::current_exception();
-    }
-    worker_done = true;
-    cv.notify_all();
-  });
-
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    // Also when the worker has just stopped because of the signal (a seal point unwinds):
-    // worker_done is read before g_signal, which only ever goes from 0 to a signal.
-    for (;;) {
-      const bool stopped = worker_done;
-      const bool out_of_time = opt.time_limit_s > 0 && seconds_since(start) >= opt.time_limit_s;
-      if (g_signal != 0 || (out_of_time && !stopped)) {
-        closed = true;  // the worker records nothing more
-        stop_early(g_signal, opt, dir, records.size() - log.points.size(), [&] { return results(true); }, lock, cv,
-                   worker_done);
-      }
-      if (stopped) break;
-      cv.wait_for(lock, std::chrono::milliseconds(100));
-    }
-  }
+  std::thread worker([&] { run_points(c, opt, mine, done, already, run_index, writer, start, s); });
+  watch_worker(opt, dir, log.points.size(), start, [&] { return results(true); }, s);
   worker.join();
   guard.reset();  // Ctrl-C during the plots is an ordinary interrupt again
-  if (worker_error) std::rethrow_exception(worker_error);
+  if (s.worker_error) std::rethrow_exception(s.worker_error);
 
-  return finish_run(c, opt, dir, results(false), any_failed, seconds_since(start));
+  return finish_run(c, opt, dir, results(false), s.any_failed, seconds_since(start));
 }
 
-int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dirs, bool plots,
-                 const std::vector<std::string>& argv, const verdict::reference_inputs& references) {
-  if (shard_dirs.empty()) throw std::invalid_argument("merge: give at least one shard directory");
-  struct shard_log {
-    fs::path dir;
-    records::records_log log;
-  };
+namespace {
+
+struct shard_log {
+  fs::path dir;
+  records::records_log log;
+};
+
+// Every shard's records, each directory's records.jsonl with at least its header.
+std::vector<shard_log> read_shards(const std::vector<fs::path>& shard_dirs) {
   std::vector<shard_log> shards;
   {
     std::vector<fs::path> files;
@@ -550,8 +577,10 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     if (s.log.headers.empty()) throw std::runtime_error("merge: " + f.string() + " has no header record");
     shards.push_back(std::move(s));
   }
-  const json& first = shards.front().log.headers.back();
-  const std::string digest = first.value(key::config_digest, "");
+  return shards;
+}
+
+void check_same_digest(const std::vector<shard_log>& shards, const std::string& digest) {
   for (const auto& s : shards) {
     const std::string d = s.log.headers.back().value(key::config_digest, "");
     if (d != digest)
@@ -559,13 +588,105 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
                                d.substr(0, 16) + ") than " + shards.front().dir.string() + " (digest " +
                                digest.substr(0, 16) + ")");
   }
-  const config c = config_from_json(first.value(key::config, json()), first.value(key::source, "merged"),
-                                    (shards.front().dir / "records.jsonl").string() + ": header config");
-  const std::size_t repeat = first.value(key::repeat, std::size_t{1});
+}
+
+void check_same_repeat(const std::vector<shard_log>& shards, std::size_t repeat) {
   for (const auto& s : shards)
     if (const std::size_t r = s.log.headers.back().value(key::repeat, std::size_t{1}); r != repeat)
       throw std::runtime_error("merge: " + s.dir.string() + " was run with --repeat " + std::to_string(r) + ", " +
                                shards.front().dir.string() + " with --repeat " + std::to_string(repeat));
+}
+
+// The shards' headers renumbered into one list of runs, the record chosen for each point,
+// and the shards that recorded it.
+struct merged_records {
+  std::vector<json> runs;
+  std::map<std::string, json> chosen;
+  std::map<std::string, std::vector<std::string>> seen_in;
+};
+
+// Within a shard the latest record of a point wins, across shards an ok record wins over
+// others, then the first shard given.
+merged_records merge_records(const std::vector<shard_log>& shards) {
+  merged_records m;
+  for (const auto& s : shards) {
+    const std::size_t offset = m.runs.size();
+    for (auto h : s.log.headers) {
+      h[records::key::run] = offset + h.value(records::key::run, std::size_t{0});
+      h[records::key::shard_dir] = s.dir.string();
+      m.runs.push_back(std::move(h));
+    }
+    std::map<std::string, json> latest;
+    for (auto p : s.log.points) {
+      p[records::key::run] = offset + p.value(records::key::run, std::size_t{0});
+      const std::string key = records::record_key(p);  // before the move: json's operator= takes its argument by value
+      latest[key] = std::move(p);
+    }
+    for (auto& [k, p] : latest) {
+      m.seen_in[k].push_back(s.dir.string());
+      const auto it = m.chosen.find(k);
+      if (it == m.chosen.end() || (!records::is_ok(it->second) && records::is_ok(p)))
+        m.chosen[k] = std::move(p);
+    }
+  }
+  return m;
+}
+
+// Points more than one shard recorded, the first ten of them noted.
+std::size_t count_duplicates(const std::map<std::string, std::vector<std::string>>& seen_in) {
+  std::size_t duplicates = 0;
+  for (const auto& [k, dirs] : seen_in)
+    if (dirs.size() > 1) {
+      if (duplicates < 10)
+        std::cerr << "merge: note: point recorded in " << dirs.size() << " shards (" << dirs.front() << ", "
+                  << dirs[1] << "): " << k << "\n";
+      ++duplicates;
+    }
+  return duplicates;
+}
+
+json merge_header_of(const std::vector<shard_log>& shards, const config& c, const std::string& digest,
+                     std::size_t run_index, const std::vector<std::string>& argv, std::size_t points_total,
+                     std::size_t repeat) {
+  json dirs = json::array();
+  for (const auto& s : shards) dirs.push_back(s.dir.string());
+  json merge_header = {{key::type, records::kRecordTypes.name(records::record_type::header)},
+                       {key::schema, records::kRecordsSchema}, {key::run, run_index},         {key::merge, true},
+                       {key::config_digest, digest},           {key::config, c.normalized},   {key::source, c.source},
+                       {key::argv, argv},                      {key::points_total, points_total},
+                       {key::started, utc_now()},              {key::shard_dirs, std::move(dirs)}};
+  if (repeat > 1) merge_header[key::repeat] = repeat;
+  return merge_header;
+}
+
+// The first ten points no shard recorded; false when there are none.
+bool report_missing(const json& res) {
+  const json& counts = res["counts"];
+  if (counts["missing"].get<int>() <= 0) return false;
+  std::size_t shown = 0;
+  for (const auto& m : res["missing"]) {
+    if (shown++ == 10) {
+      std::cerr << "merge: ... and " << counts["missing"].get<int>() - 10 << " more\n";
+      break;
+    }
+    std::cerr << "merge: missing [" << m["index"] << "] " << m[key::description].get<std::string>() << "\n";
+  }
+  return true;
+}
+
+}  // namespace
+
+int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dirs, bool plots,
+                 const std::vector<std::string>& argv, const verdict::reference_inputs& references) {
+  if (shard_dirs.empty()) throw std::invalid_argument("merge: give at least one shard directory");
+  const std::vector<shard_log> shards = read_shards(shard_dirs);
+  const json& first = shards.front().log.headers.back();
+  const std::string digest = first.value(key::config_digest, "");
+  check_same_digest(shards, digest);
+  const config c = config_from_json(first.value(key::config, json()), first.value(key::source, "merged"),
+                                    (shards.front().dir / "records.jsonl").string() + ": header config");
+  const std::size_t repeat = first.value(key::repeat, std::size_t{1});
+  check_same_repeat(shards, repeat);
   const std::vector<point> all = repeat_points(expand_points(c), repeat);
 
   prepare_out_dir(out_dir);
@@ -576,50 +697,13 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
     throw std::runtime_error("merge: " + out_dir.string() + " already holds records.jsonl; choose another -o");
   }
 
-  // Runs are renumbered into one list; within a shard the latest record of a point wins,
-  // across shards an ok record wins over others, then the first shard given.
-  std::vector<json> runs;
-  std::map<std::string, json> chosen;
-  std::map<std::string, std::vector<std::string>> seen_in;
-  for (const auto& s : shards) {
-    const std::size_t offset = runs.size();
-    for (auto h : s.log.headers) {
-      h[records::key::run] = offset + h.value(records::key::run, std::size_t{0});
-      h[records::key::shard_dir] = s.dir.string();
-      runs.push_back(std::move(h));
-    }
-    std::map<std::string, json> latest;
-    for (auto p : s.log.points) {
-      p[records::key::run] = offset + p.value(records::key::run, std::size_t{0});
-      const std::string key = records::record_key(p);  // before the move: json's operator= takes its argument by value
-      latest[key] = std::move(p);
-    }
-    for (auto& [k, p] : latest) {
-      seen_in[k].push_back(s.dir.string());
-      const auto it = chosen.find(k);
-      if (it == chosen.end() || (!records::is_ok(it->second) && records::is_ok(p)))
-        chosen[k] = std::move(p);
-    }
-  }
-  std::size_t duplicates = 0;
-  for (const auto& [k, dirs] : seen_in)
-    if (dirs.size() > 1) {
-      if (duplicates < 10)
-        std::cerr << "merge: note: point recorded in " << dirs.size() << " shards (" << dirs.front() << ", "
-                  << dirs[1] << "): " << k << "\n";
-      ++duplicates;
-    }
+  merged_records merged = merge_records(shards);
+  std::vector<json>& runs = merged.runs;
+  const std::size_t duplicates = count_duplicates(merged.seen_in);
   std::vector<json> expected, records;
   for (const auto& p : all) expected.push_back(expected_json(p));
-  for (auto& [k, p] : chosen) records.push_back(p);
-  json dirs = json::array();
-  for (const auto& s : shards) dirs.push_back(s.dir.string());
-  json merge_header = {{key::type, records::kRecordTypes.name(records::record_type::header)},
-                       {key::schema, records::kRecordsSchema}, {key::run, runs.size()},       {key::merge, true},
-                       {key::config_digest, digest},           {key::config, c.normalized},   {key::source, c.source},
-                       {key::argv, argv},                      {key::points_total, all.size() / repeat},
-                       {key::started, utc_now()},              {key::shard_dirs, std::move(dirs)}};
-  if (repeat > 1) merge_header[key::repeat] = repeat;
+  for (auto& [k, p] : merged.chosen) records.push_back(p);
+  const json merge_header = merge_header_of(shards, c, digest, runs.size(), argv, all.size() / repeat, repeat);
   runs.push_back(merge_header);
 
   // The merged directory is itself a resumable run directory: a records.jsonl holding
@@ -636,18 +720,7 @@ int merge_shards(const fs::path& out_dir, const std::vector<fs::path>& shard_dir
   std::cerr << "merge: " << shards.size() << " shards, " << counts["expected"] << " points: " << counts["ok"]
             << " ok, " << counts["skipped"] << " skipped, " << counts["failed"] << " failed, " << counts["missing"]
             << " missing, " << duplicates << " duplicates; results in " << out_dir.string() << "\n";
-  int status = 0;
-  if (counts["missing"].get<int>() > 0) {
-    std::size_t shown = 0;
-    for (const auto& m : res["missing"]) {
-      if (shown++ == 10) {
-        std::cerr << "merge: ... and " << counts["missing"].get<int>() - 10 << " more\n";
-        break;
-      }
-      std::cerr << "merge: missing [" << m["index"] << "] " << m[key::description].get<std::string>() << "\n";
-    }
-    status = 1;
-  }
+  int status = report_missing(res) ? 1 : 0;
   if (counts["failed"].get<int>() > 0) status = 1;
   if (!reports::write_config_reports(c.reports, out_dir, references)) status = 1;
   if (plots && !make_plots(out_dir)) status = 1;
