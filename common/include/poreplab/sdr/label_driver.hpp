@@ -96,20 +96,72 @@ struct label_interrupted : std::runtime_error {
 // Threads per block for the transpose, which has one thread per label.
 inline constexpr std::uint32_t kTransposeThreads = 256;
 
-template <porep_variant V, hash_family H, kernel_variant K, class Exec>
-void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+namespace detail {
+
+// Refusals of a job this launch sequence cannot run, before anything reaches the device.
+inline void check_device_label_job(const label_job& job, const device_plan& plan) {
   if (job.first_layer != 1)
     throw std::invalid_argument("label job: this backend labels from layer 1 only; starting at layer " +
                                 std::to_string(job.first_layer) + " (a resumed seal) needs the cpu or reference backend");
+  // A window starts from store contents uploaded as they are (node-major).
+  if (job.windowed() && plan.layout == sector_layout::sector_major)
+    throw std::invalid_argument("a node window runs in the sector_minor layout only (the store's own)");
+}
+
+// The first labeled layer's inputs on the device. Zigzag: buffer 0 holds the sectors being
+// encoded in place, in the plan's layout. A window reads the whole previous layer and the
+// current one before it.
+template <porep_variant V, class Exec, class Relayout>
+inline void upload_label_inputs(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan,
+                                Relayout&& relayout) {
   const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
+  if constexpr (V == porep_variant::zigzag) {
+    if (plan.layout == sector_layout::sector_major) {
+      ex.upload_layer(1, job.data, layer_bytes);
+      relayout(1, 0, sector_layout::sector_minor, sector_layout::sector_major);
+    } else {
+      ex.upload_layer(0, job.data, layer_bytes);
+    }
+  } else if (job.windowed()) {
+    const std::uint32_t l = job.layers;
+    if (l > 1) ex.upload_layer(static_cast<int>(l % 2), store.layer(l - 1), layer_bytes);
+    ex.upload_layer(static_cast<int>((l - 1) % 2), store.layer(l), 32ull * job.sectors * job.first_node);
+  }
+}
+
+// A finished layer waiting to be copied into the store. It is copied while the next
+// layer's first launch runs; the buffer it sits in is overwritten only after that.
+template <class Exec>
+struct pending_layer {
+  Exec& ex;
+  layer_store& store;
+  std::uint64_t offset = 0;  // the job's rows within a store layer, in bytes
+  std::uint64_t bytes = 0;
+  std::uint32_t layer = 0;  // 0: none
+  int buf = 0;
+
+  void hold(std::uint32_t l, int b) {
+    layer = l;
+    buf = b;
+  }
+  void flush() {
+    if (layer == 0) return;
+    ex.download(store.layer(layer), buf, offset, bytes);
+    store.layer_done(layer);
+    layer = 0;
+  }
+};
+
+}  // namespace detail
+
+template <porep_variant V, hash_family H, kernel_variant K, class Exec>
+void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const device_plan& plan) {
+  detail::check_device_label_job(job, plan);
   const std::uint64_t node_bytes = 32ull * job.sectors;
   // Rows labeled per layer: the whole layer, or a window of it.
   const std::uint64_t rows_per_layer = job.windowed() ? job.window_nodes : job.nodes;
   const bool streamed = plan.chunk_nodes != 0 && plan.chunk_nodes < rows_per_layer;
   const bool major = plan.layout == sector_layout::sector_major;
-  // A window starts from store contents uploaded as they are (node-major).
-  if (job.windowed() && major)
-    throw std::invalid_argument("a node window runs in the sector_minor layout only (the store's own)");
   const std::uint8_t* ids = ex.upload_replica_ids(job.replica_ids, 32ull * job.sectors);
   ex.load(label_layer_kernel<V, H, K>{});
   ex.load(relayout_kernel{});
@@ -120,17 +172,7 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
     ex.launch(relayout_kernel{ex.layer_buffer(from), ex.layer_buffer(to), job.nodes, job.sectors, from_layout, to_layout},
               transpose_grid);
   };
-
-  // A finished layer waiting to be copied into the store. It is copied while the next
-  // layer's first launch runs; the buffer it sits in is overwritten only after that.
-  std::uint32_t pending = 0;
-  int pending_buf = 0;
-  auto flush = [&] {
-    if (pending == 0) return;
-    ex.download(store.layer(pending), pending_buf, node_bytes * job.node_begin(), node_bytes * rows_per_layer);
-    store.layer_done(pending);
-    pending = 0;
-  };
+  detail::pending_layer<Exec> pending{ex, store, node_bytes * job.node_begin(), node_bytes * rows_per_layer};
 
   // Runs rows_per_layer rows starting at table row first_row through kernel k: parent
   // rows resident or staged chunk by chunk, each chunk in launches of at most
@@ -157,37 +199,24 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
         k.node_end = base + b + c + (count - c < step ? count - c : step);
         ex.launch(k, kernel_grid);
         report_nodes(job, k.node_end);
-        if (b == 0 && c == 0) flush();
+        if (b == 0 && c == 0) pending.flush();
       }
       if (streamed) ex.release_parents(slot);
     }
   };
 
+  detail::upload_label_inputs<V>(ex, job, store, plan, relayout);
   if constexpr (V == porep_variant::zigzag) {
-    // Buffer 0 holds the sectors being encoded in place, in the plan's layout; buffer 1
-    // takes each finished layer node-major for the store.
-    if (major) {
-      ex.upload_layer(1, job.data, layer_bytes);
-      relayout(1, 0, sector_layout::sector_minor, sector_layout::sector_major);
-    } else {
-      ex.upload_layer(0, job.data, layer_bytes);
-    }
+    // Buffer 1 takes each finished layer node-major for the store.
     for (std::uint32_t l = 1; l <= job.layers; ++l) {
       run_rows(label_layer_kernel<V, H, K>{nullptr, job.nodes, l, job.sectors, ids, ex.layer_buffer(0), nullptr,
                                            plan.layout},
                zigzag_first_row(l, job.nodes));
       relayout(0, 1, plan.layout, sector_layout::sector_minor);
       ex.layer_written(1);
-      pending = l;
-      pending_buf = 1;
+      pending.hold(l, 1);
     }
   } else {
-    if (job.windowed()) {
-      // The window reads the whole previous layer and the current one before it.
-      const std::uint32_t l = job.layers;
-      if (l > 1) ex.upload_layer(static_cast<int>(l % 2), store.layer(l - 1), layer_bytes);
-      ex.upload_layer(static_cast<int>((l - 1) % 2), store.layer(l), node_bytes * job.first_node);
-    }
     for (std::uint32_t l = job.start_layer(); l <= job.layers; ++l) {
       report_layer_start(job, l);
       const int cur = static_cast<int>((l - 1) % 2), prev = static_cast<int>(l % 2);
@@ -200,17 +229,15 @@ void run_label_job_as(Exec& ex, const label_job& job, layer_store& store, const 
         // it takes the node-major copy, which must leave before layer l+1 overwrites it.
         relayout(cur, prev, sector_layout::sector_major, sector_layout::sector_minor);
         ex.layer_written(prev);
-        pending = l;
-        pending_buf = prev;
-        flush();
+        pending.hold(l, prev);
+        pending.flush();
       } else {
         ex.layer_written(cur);
-        pending = l;
-        pending_buf = cur;
+        pending.hold(l, cur);
       }
     }
   }
-  flush();
+  pending.flush();
   ex.finish();
 }
 
