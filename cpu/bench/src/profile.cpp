@@ -162,15 +162,8 @@ void check_profile_job(const sdr::label_job& job, const engine& e, const profile
   if (opt.samples == 0) throw std::invalid_argument("profile: samples must be at least 1");
 }
 
-}  // namespace
-
-profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
-                                const profile_options& opt) {
-  check_profile_job(job, e, opt);
-  const bool is_sdr = job.scheme.variant == sdr::porep_variant::sdr;
-  const std::uint64_t elements = job.nodes * job.sectors;
-  const std::uint64_t layer_bytes = elements * 32;
-
+// The result's description of the job, the engine and the timer.
+profile_result profile_of(const sdr::label_job& job, const engine& e, const profile_options& opt) {
   profile_result r;
   r.scheme = job.scheme;
   r.engine = std::string(e.name);
@@ -181,46 +174,77 @@ profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& sto
   r.tsc_hz = tsc_hz();
   r.timer = opt.fenced ? "lfence+rdtsc" : "rdtsc";
   r.hashed_bytes = job.nodes * job.layers * job.sectors * sdr::message_bytes(job.scheme.variant);
+  return r;
+}
 
-  // sdr: the data the replica encodes (the job's, or generated here).
+// sdr: the data the replica encodes (the job's, or generated here), and the replica's buffer.
+struct replica_inputs {
   std::vector<std::uint8_t> own_data;
   const std::uint8_t* data = nullptr;
   huge_buffer replica;
-  if (is_sdr) {
-    if (job.data != nullptr) {
-      if (const auto bad = sdr::first_noncanonical(job.data, elements); bad >= 0)
-        throw std::invalid_argument("profile: data element " + std::to_string(bad) +
-                                    " is not a valid BLS12-381 field element");
-      data = job.data;
-    } else {
-      own_data = sdr::generated_field_data(layer_bytes, 0x243f6a8885a308d3ull);
-      data = own_data.data();
-    }
-    replica = huge_buffer(layer_bytes);
-  }
+};
 
+replica_inputs replica_inputs_for(const sdr::label_job& job) {
+  replica_inputs in;
+  if (job.scheme.variant != sdr::porep_variant::sdr) return in;
+  const std::uint64_t elements = job.nodes * job.sectors;
+  const std::uint64_t layer_bytes = elements * 32;
+  if (job.data != nullptr) {
+    if (const auto bad = sdr::first_noncanonical(job.data, elements); bad >= 0)
+      throw std::invalid_argument("profile: data element " + std::to_string(bad) +
+                                  " is not a valid BLS12-381 field element");
+    in.data = job.data;
+  } else {
+    in.own_data = sdr::generated_field_data(layer_bytes, 0x243f6a8885a308d3ull);
+    in.data = in.own_data.data();
+  }
+  in.replica = huge_buffer(layer_bytes);
+  return in;
+}
+
+// The reference backend's last layer digest into r, and for sdr the digest the replica
+// must have (returned).
+std::string reference_digests(const sdr::label_job& job, const std::uint8_t* data, profile_result& r) {
+  const bool is_sdr = job.scheme.variant == sdr::porep_variant::sdr;
+  const std::uint64_t elements = job.nodes * job.sectors;
+  const std::uint64_t layer_bytes = elements * 32;
   std::string want_replica;
-  if (opt.verify) {
-    sdr::rolling_layer_store ref(layer_bytes);
-    sdr::make_reference_backend()->label(job, ref);
-    r.reference_digest = sha256_hex(ref.layer(job.layers), layer_bytes);
-    if (is_sdr) {
-      huge_buffer want(layer_bytes);
-      sdr::encode(ref.layer(job.layers), data, want.data(), elements);
-      want_replica = sha256_hex(want.data(), layer_bytes);
-    }
-    r.verified_against = std::string("the portable reference backend (last layer") +
-                         (is_sdr ? ", and the replica = data + last layer by sdr::encode)" : ")");
+  sdr::rolling_layer_store ref(layer_bytes);
+  sdr::make_reference_backend()->label(job, ref);
+  r.reference_digest = sha256_hex(ref.layer(job.layers), layer_bytes);
+  if (is_sdr) {
+    huge_buffer want(layer_bytes);
+    sdr::encode(ref.layer(job.layers), data, want.data(), elements);
+    want_replica = sha256_hex(want.data(), layer_bytes);
   }
+  r.verified_against = std::string("the portable reference backend (last layer") +
+                       (is_sdr ? ", and the replica = data + last layer by sdr::encode)" : ")");
+  return want_replica;
+}
 
-  std::unique_ptr<sdr::backend> be;
-  if (opt.compare_backend) {
-    labeler_options bo;
-    bo.engine = std::string(e.name);
-    bo.threads = 1;
-    bo.prefetch_distance = opt.prefetch_distance;
-    be = make_cpu_backend(bo);
-  }
+// The cpu backend on one thread with the same engine, timed beside the profile loop.
+std::unique_ptr<sdr::backend> compare_backend(const engine& e, const profile_options& opt) {
+  if (!opt.compare_backend) return nullptr;
+  labeler_options bo;
+  bo.engine = std::string(e.name);
+  bo.threads = 1;
+  bo.prefetch_distance = opt.prefetch_distance;
+  return make_cpu_backend(bo);
+}
+
+}  // namespace
+
+profile_result profile_labeling(const sdr::label_job& job, sdr::layer_store& store, const engine& e,
+                                const profile_options& opt) {
+  check_profile_job(job, e, opt);
+  const bool is_sdr = job.scheme.variant == sdr::porep_variant::sdr;
+  const std::uint64_t layer_bytes = job.nodes * job.sectors * 32;
+  profile_result r = profile_of(job, e, opt);
+  replica_inputs in = replica_inputs_for(job);
+  const std::uint8_t* data = in.data;
+  huge_buffer& replica = in.replica;
+  const std::string want_replica = opt.verify ? reference_digests(job, data, r) : std::string();
+  const std::unique_ptr<sdr::backend> be = compare_backend(e, opt);
 
   // Last-level-cache misses, counted where the PMU allows (often not in VMs).
   const perf_counter llc(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES);
