@@ -210,40 +210,79 @@ class constant_state {
   std::map<int, bool> preds_;
 };
 
+using address_map = std::map<std::uint32_t, std::size_t>;
+
+// The notes of one traced iteration, each said once.
+class trace_notes {
+ public:
+  explicit trace_notes(iteration_trace& t) : t_(t) {}
+  void operator()(const std::string& n) {
+    if (seen_.insert(n).second) t_.notes.push_back(n);
+  }
+  // A guess the walk had to make: noted, and the trace no longer exact.
+  void guess(const std::string& n) {
+    (*this)(n);
+    t_.exact = false;
+  }
+
+ private:
+  iteration_trace& t_;
+  std::set<std::string> seen_;
+};
+
+// The innermost loop other than the main one that holds instruction i.
+std::optional<loop_range> inner_loop_of(const std::vector<loop_range>& loops, const loop_range& loop, std::size_t i) {
+  std::optional<loop_range> best;
+  for (const auto& l : loops)
+    if (l.head >= loop.head && l.latch <= loop.latch && !(l.head == loop.head && l.latch == loop.latch) &&
+        l.head <= i && i <= l.latch && (!best || l.size() < best->size()))
+      best = l;
+  return best;
+}
+
+// Instructions of the branch's two sides: if-then (the taken side is empty) or
+// if-then-else (the then-side ends with a forward jump over the else-side).
+bool larger_side_taken(const sass_function& f, const address_map& at, const loop_range& loop, std::size_t i,
+                       std::size_t target) {
+  std::size_t then_size = target - i - 1, else_size = 0;
+  const sass_instruction& last_then = f.code[target - 1];
+  if (target > i + 1 && last_then.base == "BRA" && last_then.guard.empty() && last_then.target &&
+      *last_then.target > last_then.address) {
+    const auto e = at.find(*last_then.target);
+    if (e != at.end() && e->second <= loop.latch) {
+      then_size = target - i - 2;
+      else_size = e->second - target;
+    }
+  }
+  return else_size > then_size;
+}
+
+// Whether the branch at pc to target, whose guard the walk cannot evaluate, is taken.
+bool guess_taken(const sass_function& f, const address_map& at, const std::vector<loop_range>& loops,
+                 const loop_range& loop, std::size_t pc, std::size_t target, bool inside, trace_notes& note) {
+  const sass_instruction& in = f.code[pc];
+  if (!inside) return false;  // never leave the iteration on a guess
+  if (target <= pc && !inner_loop_of(loops, loop, pc)) {
+    note.guess("branch at " + hex_address(in.address) + ": predicate unknown, not taken");
+    return false;
+  }
+  if (const auto inner = inner_loop_of(loops, loop, pc); inner && (target <= pc || target > inner->latch)) {
+    // Continue or leave an inner loop whose counter is unknown: run it once.
+    note.guess("inner loop " + hex_address(f.code[inner->head].address) + ".." +
+               hex_address(f.code[inner->latch].address) + ": trip count not derived, counted once");
+    return target > pc;
+  }
+  note.guess("branch at " + hex_address(in.address) + ": predicate unknown, took the larger side");
+  return larger_side_taken(f, at, loop, pc, target);
+}
+
 }  // namespace
 
 iteration_trace trace_iteration(const sass_function& f, const loop_range& loop, std::optional<std::uint32_t> tid) {
   iteration_trace t;
   const auto at = address_index(f);
   const auto loops = find_loops(f);
-  std::set<std::string> notes;
-  auto note = [&](const std::string& n) {
-    if (notes.insert(n).second) t.notes.push_back(n);
-  };
-  // The innermost loop other than the main one that holds instruction i.
-  auto inner_loop_of = [&](std::size_t i) -> std::optional<loop_range> {
-    std::optional<loop_range> best;
-    for (const auto& l : loops)
-      if (l.head >= loop.head && l.latch <= loop.latch && !(l.head == loop.head && l.latch == loop.latch) &&
-          l.head <= i && i <= l.latch && (!best || l.size() < best->size()))
-        best = l;
-    return best;
-  };
-  // Instructions of the branch's two sides: if-then (the taken side is empty) or
-  // if-then-else (the then-side ends with a forward jump over the else-side).
-  auto larger_side_taken = [&](std::size_t i, std::size_t target) {
-    std::size_t then_size = target - i - 1, else_size = 0;
-    const sass_instruction& last_then = f.code[target - 1];
-    if (target > i + 1 && last_then.base == "BRA" && last_then.guard.empty() && last_then.target &&
-        *last_then.target > last_then.address) {
-      const auto e = at.find(*last_then.target);
-      if (e != at.end() && e->second <= loop.latch) {
-        then_size = target - i - 2;
-        else_size = e->second - target;
-      }
-    }
-    return else_size > then_size;
-  };
+  trace_notes note(t);
 
   constant_state k(tid);
   if (tid) {
@@ -288,25 +327,8 @@ iteration_trace trace_iteration(const sass_function& f, const loop_range& loop, 
       const bool inside = target >= loop.head && target <= loop.latch;
       bool taken = true;
       if (!in.guard.empty()) {
-        if (auto g = k.predicate(in.guard)) {
-          taken = *g;
-        } else if (!inside) {
-          taken = false;  // never leave the iteration on a guess
-        } else if (target <= pc && !inner_loop_of(pc)) {
-          taken = false;
-          note("branch at " + hex_address(in.address) + ": predicate unknown, not taken");
-          t.exact = false;
-        } else if (const auto inner = inner_loop_of(pc); inner && (target <= pc || target > inner->latch)) {
-          // Continue or leave an inner loop whose counter is unknown: run it once.
-          taken = target > pc;
-          note("inner loop " + hex_address(f.code[inner->head].address) + ".." +
-               hex_address(f.code[inner->latch].address) + ": trip count not derived, counted once");
-          t.exact = false;
-        } else {
-          taken = larger_side_taken(pc, target);
-          note("branch at " + hex_address(in.address) + ": predicate unknown, took the larger side");
-          t.exact = false;
-        }
+        const auto g = k.predicate(in.guard);
+        taken = g ? *g : guess_taken(f, at, loops, loop, pc, target, inside, note);
       } else if (!inside) {
         note("the iteration left the loop at " + hex_address(in.address));
         break;
