@@ -490,6 +490,61 @@ std::size_t checked_bytes_per_lane(hash_family algo, const hash_bench_options& o
   return opt.bytes_per_lane / block * block;
 }
 
+// Thread t's cpu under the placement, cpus[t]; none for one thread or where the placement
+// names no order.
+std::vector<int> placed_cpus(const hash_bench_options& opt) {
+  const std::vector<int> allowed = affinity_cpus();
+  if (const std::string why = placement_unavailable(opt.placement, topology(), allowed); !why.empty())
+    throw unavailable_error(why);
+  std::vector<int> cpus;
+  if (opt.threads > 1)
+    if (const std::vector<int> order = placement_cpus(opt.placement, topology(), allowed); !order.empty())
+      for (int t = 0; t < opt.threads; ++t) cpus.push_back(order[static_cast<std::size_t>(t) % order.size()]);
+  return cpus;
+}
+
+// The engines `engine_name` selects, then nullptr for OpenSSL where it is measured too.
+std::vector<const engine*> bench_subjects(hash_family algo, std::string_view engine_name,
+                                          const hash_bench_options& opt) {
+  std::vector<const engine*> subjects;
+  if (engine_name == "all") {
+    subjects = available_engines(algo);
+  } else if (engine_name != kOpenssl) {
+    subjects.push_back(&find_engine(algo, engine_name));
+  }
+  if (opt.openssl || engine_name == kOpenssl) subjects.push_back(nullptr);
+  return subjects;
+}
+
+// An engine's row past its timing: the core clock, the port bound and the paired ratios.
+void finish_engine_row(hash_bench_row& row, hash_family algo, const engine& e, hash_bench_mode mode, bool ok,
+                       const hash_bench_options& opt, std::vector<double> pairs, std::vector<double> thread_pairs) {
+  row.algo = algo;
+  row.engine = std::string(e.name);
+  row.mode = mode;
+  row.verified = ok;
+  row.core_hz = measure_core_hz();
+  // The port bound is one core's: a row of several threads has none.
+  if (const auto bound = port_bound_cycles_per_block(algo, e.name); bound && row.core_hz > 0 && opt.threads == 1) {
+    row.bound_ns_per_block = *bound / row.core_hz * 1e9;
+    row.vs_bound = *row.bound_ns_per_block / row.ns_per_block;
+  }
+  set_pairs(std::move(pairs), row.vs_openssl_pairs, row.vs_openssl, row.vs_openssl_lo, row.vs_openssl_hi);
+  set_pairs(std::move(thread_pairs), row.vs_one_thread_pairs, row.vs_one_thread, row.vs_one_thread_lo,
+            row.vs_one_thread_hi);
+}
+
+// OpenSSL's row from its samples, its output checked after them.
+hash_bench_row openssl_row(hash_family algo, hash_bench_mode mode, const workload& w, const sampler& samples,
+                           const core_cycles& cc) {
+  hash_bench_row row = samples.row(cc);
+  row.algo = algo;
+  row.engine = std::string(kOpenssl);
+  row.mode = mode;
+  row.verified = w.verify();
+  return row;
+}
+
 }  // namespace
 
 bool core_cycle_counter_available() {
@@ -500,13 +555,7 @@ bool core_cycle_counter_available() {
 std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine_name,
                                        const hash_bench_options& opt) {
   const std::size_t bytes = checked_bytes_per_lane(algo, opt);
-  const std::vector<int> allowed = affinity_cpus();
-  if (const std::string why = placement_unavailable(opt.placement, topology(), allowed); !why.empty())
-    throw unavailable_error(why);
-  std::vector<int> cpus;  // thread t on cpus[t]
-  if (opt.threads > 1)
-    if (const std::vector<int> order = placement_cpus(opt.placement, topology(), allowed); !order.empty())
-      for (int t = 0; t < opt.threads; ++t) cpus.push_back(order[static_cast<std::size_t>(t) % order.size()]);
+  const std::vector<int> cpus = placed_cpus(opt);  // thread t on cpus[t]
   const affinity_guard restore;  // the calling thread runs one of the pinned copies
   // One subject's workload: alone, or copies side by side.
   const auto make = [&](hash_bench_mode mode, const engine* e) {
@@ -516,13 +565,7 @@ std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine
     return side_by_side(std::move(copies), cpus);
   };
 
-  std::vector<const engine*> subjects;  // nullptr: OpenSSL
-  if (engine_name == "all") {
-    subjects = available_engines(algo);
-  } else if (engine_name != kOpenssl) {
-    subjects.push_back(&find_engine(algo, engine_name));
-  }
-  if (opt.openssl || engine_name == kOpenssl) subjects.push_back(nullptr);
+  const std::vector<const engine*> subjects = bench_subjects(algo, engine_name, opt);  // nullptr: OpenSSL
 
   const core_cycles cc;
   std::vector<hash_bench_row> rows;
@@ -570,19 +613,7 @@ std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine
           },
           [&]() -> const std::vector<double>& { return s.ns; });
       hash_bench_row row = s.row(cc);
-      row.algo = algo;
-      row.engine = std::string(e->name);
-      row.mode = mode;
-      row.verified = ok;
-      row.core_hz = measure_core_hz();
-      // The port bound is one core's: a row of several threads has none.
-      if (const auto bound = port_bound_cycles_per_block(algo, e->name); bound && row.core_hz > 0 && opt.threads == 1) {
-        row.bound_ns_per_block = *bound / row.core_hz * 1e9;
-        row.vs_bound = *row.bound_ns_per_block / row.ns_per_block;
-      }
-      set_pairs(std::move(pairs), row.vs_openssl_pairs, row.vs_openssl, row.vs_openssl_lo, row.vs_openssl_hi);
-      set_pairs(std::move(thread_pairs), row.vs_one_thread_pairs, row.vs_one_thread, row.vs_one_thread_lo,
-                row.vs_one_thread_hi);
+      finish_engine_row(row, algo, *e, mode, ok, opt, std::move(pairs), std::move(thread_pairs));
       rows.push_back(std::move(row));
     }
     if (ossl) {
@@ -594,12 +625,7 @@ std::vector<hash_bench_row> bench_hash(hash_family algo, std::string_view engine
             rule, [&](std::size_t) { ossl_samples->sample(cc); },
             [&]() -> const std::vector<double>& { return ossl_samples->ns; });
       }
-      hash_bench_row row = ossl_samples->row(cc);
-      row.algo = algo;
-      row.engine = std::string(kOpenssl);
-      row.mode = mode;
-      row.verified = ossl->verify();
-      rows.push_back(std::move(row));
+      rows.push_back(openssl_row(algo, mode, *ossl, *ossl_samples, cc));
     }
   }
   for (auto& row : rows) {
