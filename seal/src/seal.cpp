@@ -1204,6 +1204,91 @@ void check_recorded_digest(const seal_manifest& sm, const fs::path& manifest_pat
                              "/sha256); the file or seal.json is damaged");
 }
 
+// The files one unseal reads and the staging file it writes.
+struct unseal_files {
+  const fs::path& sealed_dir;
+  const fs::path& manifest;
+  const fs::path& replica;
+  const fs::path& last_layer;
+  const fs::path& tmp;
+};
+
+// Replica and last layer in chunks: memory is three chunks, whatever the sector.
+void unseal_from_last_layer(const seal_manifest& sm, const unseal_files& f, unseal_result& res) {
+  const std::uint64_t nodes = sm.nodes;
+  const std::uint64_t sector_bytes = sm.sector_bytes;
+  check_file_size(f.last_layer, sector_bytes, "the replica");
+  // Without a MAC that verifies here, the layer's digest in seal.json proves nothing.
+  res.trust = check_seal_layers(sm, f.sealed_dir, sm.layers);
+  constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
+  const std::uint64_t chunk = std::min(nodes, kChunkNodes);
+  require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), f.sealed_dir.string());
+  unique_fd rf = open_regular_for_reading(f.replica);
+  unique_fd kf = open_regular_for_reading(f.last_layer);
+  unique_fd out = create_staging_file(f.tmp, sector_bytes);
+  std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
+  comm_d_builder root;
+  sha256::ctx replica_digest, layer_digest;
+  sha256::init(replica_digest);
+  sha256::init(layer_digest);
+  for (std::uint64_t first = 0; first < nodes; first += chunk) {
+    const std::uint64_t off = first * 32, n = chunk * 32;
+    pread_exact(rf.get(), r.data(), n, off, f.replica);
+    pread_exact(kf.get(), k.data(), n, off, f.last_layer);
+    // The digests (when seal.json records any) on another thread, beside decoding: both
+    // only read r and k. Joined before r and k are read into again, or on the way out.
+    std::jthread hasher;
+    if (!sm.replica_sha256.empty())
+      hasher = std::jthread([&] {
+        sha256::update_bulk(replica_digest, r.data(), static_cast<std::size_t>(n));
+        sha256::update_bulk(layer_digest, k.data(), static_cast<std::size_t>(n));
+      });
+    if (const auto bad = first_noncanonical(r.data(), chunk); bad >= 0)
+      throw std::invalid_argument("replica node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
+                                  " is not a valid BLS12-381 field element");
+    decode(k.data(), r.data(), d.data(), chunk);
+    root.add(d.data(), chunk);
+    pwrite_exact(out.get(), d.data(), n, off, f.tmp);
+    ::posix_fadvise(rf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    ::posix_fadvise(kf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
+    flush_and_drop(out.get(), f.tmp);
+  }
+  res.comm_d = root.root();
+  check_recorded_digest(sm, f.manifest, f.replica, sm.replica_sha256, replica_digest);
+  check_recorded_digest(sm, f.manifest, f.last_layer, sm.last_layer_sha256, layer_digest);
+  res.digests_checked = !sm.replica_sha256.empty();
+  sync_file(out.get(), f.tmp);
+}
+
+// The last layer labeled afresh from the replica ID; the data staged only when its comm_d
+// is the sealed one.
+void unseal_by_relabeling(const seal_manifest& sm, const unseal_files& f, backend& be,
+                          const fs::path& parent_cache_dir, unseal_result& res) {
+  const std::uint32_t layers = sm.layers;
+  const std::uint64_t nodes = sm.nodes;
+  const std::uint64_t sector_bytes = sm.sector_bytes;
+  // Replica, key and data; labeling adds two layer buffers and the parent table.
+  require_memory(checked_add(checked_mul(sector_bytes, 5, "unseal memory"), checked_mul(nodes, 56, "unseal memory"),
+                             "unseal memory"),
+                 f.sealed_dir.string());
+  const auto replica = read_file_of_size(f.replica, sector_bytes, "seal.json (nodes * 32)");
+  sha256::ctx replica_digest;
+  sha256::init(replica_digest);
+  sha256::update_bulk(replica_digest, replica.data(), replica.size());
+  check_recorded_digest(sm, f.manifest, f.replica, sm.replica_sha256, replica_digest);
+  res.digests_checked = !sm.replica_sha256.empty();
+  const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);
+  const auto table = parents_for(g, parent_cache_dir);
+  rolling_layer_store store(sector_bytes);
+  interruptible_store watched(store);
+  be.label({nodes, table.data(), layers, 1, sm.replica_id.data()}, watched);
+  res.recomputed = true;
+  std::vector<std::uint8_t> data(replica.size());
+  decode(store.layer(layers), replica.data(), data.data(), nodes);
+  res.comm_d = sdr::comm_d(data.data(), nodes);
+  if (res.comm_d == sm.comm_d) write_file(f.tmp, data.data(), data.size());
+}
+
 }  // namespace
 
 unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backend& be, bool recompute,
@@ -1220,14 +1305,10 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
   const seal_manifest sm = read_seal_manifest(manifest_path);
   unseal_result res;
   const bytes32& comm_d = sm.comm_d;
-  const bytes32& id = sm.replica_id;
-  const std::uint32_t layers = sm.layers;
-  const std::uint64_t nodes = sm.nodes;
-  const std::uint64_t sector_bytes = sm.sector_bytes;
-  const fs::path last_layer = sealed_dir / layer_file_name(layers);
+  const fs::path last_layer = sealed_dir / layer_file_name(sm.layers);
   const bool relabel = recompute || !fs::exists(last_layer);
   const fs::path replica_file = sealed_dir / kReplicaFile;
-  check_file_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
+  check_file_size(replica_file, sm.sector_bytes, "seal.json (nodes * 32)");
   const fs::path tmp = staging_path(out_file);
   remove_stale_staging_files(out_file);
   struct scratch {
@@ -1238,71 +1319,11 @@ unseal_result unseal(const fs::path& sealed_dir, const fs::path& out_file, backe
       if (!keep) fs::remove(p, ec);
     }
   } guard{tmp};
-  if (!relabel) {
-    // Replica and last layer in chunks: memory is three chunks, whatever the sector.
-    check_file_size(last_layer, sector_bytes, "the replica");
-    // Without a MAC that verifies here, the layer's digest in seal.json proves nothing.
-    res.trust = check_seal_layers(sm, sealed_dir, layers);
-    constexpr std::uint64_t kChunkNodes = std::uint64_t{1} << 21;  // 64 MiB
-    const std::uint64_t chunk = std::min(nodes, kChunkNodes);
-    require_memory(checked_mul(chunk, 3 * 32, "unseal memory"), sealed_dir.string());
-    unique_fd rf = open_regular_for_reading(replica_file);
-    unique_fd kf = open_regular_for_reading(last_layer);
-    unique_fd out = create_staging_file(tmp, sector_bytes);
-    std::vector<std::uint8_t> r(chunk * 32), k(chunk * 32), d(chunk * 32);
-    comm_d_builder root;
-    sha256::ctx replica_digest, layer_digest;
-    sha256::init(replica_digest);
-    sha256::init(layer_digest);
-    for (std::uint64_t first = 0; first < nodes; first += chunk) {
-      const std::uint64_t off = first * 32, n = chunk * 32;
-      pread_exact(rf.get(), r.data(), n, off, replica_file);
-      pread_exact(kf.get(), k.data(), n, off, last_layer);
-      // The digests (when seal.json records any) on another thread, beside decoding: both
-      // only read r and k. Joined before r and k are read into again, or on the way out.
-      std::jthread hasher;
-      if (!sm.replica_sha256.empty())
-        hasher = std::jthread([&] {
-          sha256::update_bulk(replica_digest, r.data(), static_cast<std::size_t>(n));
-          sha256::update_bulk(layer_digest, k.data(), static_cast<std::size_t>(n));
-        });
-      if (const auto bad = first_noncanonical(r.data(), chunk); bad >= 0)
-        throw std::invalid_argument("replica node " + std::to_string(first + static_cast<std::uint64_t>(bad)) +
-                                    " is not a valid BLS12-381 field element");
-      decode(k.data(), r.data(), d.data(), chunk);
-      root.add(d.data(), chunk);
-      pwrite_exact(out.get(), d.data(), n, off, tmp);
-      ::posix_fadvise(rf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
-      ::posix_fadvise(kf.get(), static_cast<off_t>(off), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
-      flush_and_drop(out.get(), tmp);
-    }
-    res.comm_d = root.root();
-    check_recorded_digest(sm, manifest_path, replica_file, sm.replica_sha256, replica_digest);
-    check_recorded_digest(sm, manifest_path, last_layer, sm.last_layer_sha256, layer_digest);
-    res.digests_checked = !sm.replica_sha256.empty();
-    sync_file(out.get(), tmp);
-  } else {
-    // Replica, key and data; labeling adds two layer buffers and the parent table.
-    require_memory(checked_add(checked_mul(sector_bytes, 5, "unseal memory"), checked_mul(nodes, 56, "unseal memory"),
-                               "unseal memory"),
-                   sealed_dir.string());
-    const auto replica = read_file_of_size(replica_file, sector_bytes, "seal.json (nodes * 32)");
-    sha256::ctx replica_digest;
-    sha256::init(replica_digest);
-    sha256::update_bulk(replica_digest, replica.data(), replica.size());
-    check_recorded_digest(sm, manifest_path, replica_file, sm.replica_sha256, replica_digest);
-    res.digests_checked = !sm.replica_sha256.empty();
-    const auto g = graph::make_graph_params(sm.porep_id.data(), sm.api, nodes);
-    const auto table = parents_for(g, parent_cache_dir);
-    rolling_layer_store store(sector_bytes);
-    interruptible_store watched(store);
-    be.label({nodes, table.data(), layers, 1, id.data()}, watched);
-    res.recomputed = true;
-    std::vector<std::uint8_t> data(replica.size());
-    decode(store.layer(layers), replica.data(), data.data(), nodes);
-    res.comm_d = sdr::comm_d(data.data(), nodes);
-    if (res.comm_d == comm_d) write_file(tmp, data.data(), data.size());
-  }
+  const unseal_files files{sealed_dir, manifest_path, replica_file, last_layer, tmp};
+  if (!relabel)
+    unseal_from_last_layer(sm, files, res);
+  else
+    unseal_by_relabeling(sm, files, be, parent_cache_dir, res);
   if (res.comm_d != comm_d)
     throw std::runtime_error("unsealed data does not match comm_d (expected " + to_hex(comm_d) + ", got " +
                              to_hex(res.comm_d) + "): the replica or layer file is corrupt");
