@@ -11,13 +11,16 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runner/kinds.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;
+namespace test = poreplab::test;
 
 namespace {
 
@@ -323,4 +326,115 @@ TEST_CASE("house rules: the name check catches the comparisons it forbids, not c
   // In the table's own file the spelling is the table; a comparison there still counts.
   CHECK(name_comparisons("reference.hpp", "  reference{reference_impl::openssl, \"openssl\", \"x\", true},\n", true).empty());
   CHECK(name_comparisons("reference.hpp", "  if (name == \"openssl\") return 1;\n", true).size() == 1);
+}
+
+namespace {
+
+// A function as Universal Ctags measures it: from its first line to its closing brace.
+struct function_span {
+  std::size_t lines = 0;
+  std::string file, name;
+};
+
+// Why Universal Ctags cannot run here, "" when it can. The length rule needs its "end:"
+// field, which other ctags lack. `env`: variable assignments for the command.
+std::string ctags_unavailable(const test::temp_dir& scratch, const std::string& env = "") {
+  const test::run_result r = test::run_shell(env + "ctags --version", scratch);
+  if (r.status != 0) {
+    std::string err = r.err;
+    while (!err.empty() && std::isspace(static_cast<unsigned char>(err.back()))) err.pop_back();
+    return "ctags did not run (exit status " + std::to_string(r.status) + (err.empty() ? "" : ": " + err) + ")";
+  }
+  if (r.out.find("Universal Ctags") == std::string::npos)
+    return "ctags is not Universal Ctags (" + r.out.substr(0, r.out.find('\n')) + ")";
+  return "";
+}
+
+// Every function ctags finds in the C++ and CUDA sources under `dirs` of `root`, longest
+// first: `ctags -R --langmap=C++:+.cu.cuh --languages=C++ --kinds-C++=f --fields=+ne`,
+// each function's lines from its "line:" field to its "end:" field.
+std::vector<function_span> function_spans(const fs::path& root, const std::vector<std::string>& dirs,
+                                          const test::temp_dir& scratch) {
+  std::string cmd = "cd " + test::shell_quote(root.string()) +
+                    " && ctags -R --langmap=C++:+.cu.cuh --languages=C++ --kinds-C++=f --fields=+ne -f -";
+  for (const auto& d : dirs) cmd += " " + test::shell_quote(d);
+  const test::run_result r = test::run_shell(cmd, scratch);
+  if (r.status != 0) throw std::runtime_error("ctags failed (exit status " + std::to_string(r.status) + "): " + r.err);
+  std::vector<function_span> spans;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string f; std::getline(cells, f, '\t');) fields.push_back(f);
+    std::string first, last;
+    for (std::size_t i = 3; i < fields.size(); ++i) {
+      if (fields[i].rfind("line:", 0) == 0) first = fields[i].substr(5);
+      if (fields[i].rfind("end:", 0) == 0) last = fields[i].substr(4);
+    }
+    if (first.empty() || last.empty()) continue;
+    spans.push_back({std::stoul(last) - std::stoul(first) + 1, fields[1], fields[0]});
+  }
+  std::sort(spans.begin(), spans.end(), [](const function_span& a, const function_span& b) {
+    return std::tie(b.lines, a.file, a.name) < std::tie(a.lines, b.file, b.name);
+  });
+  return spans;
+}
+
+// "LINES file name" for each span over `limit` lines.
+std::vector<std::string> over_limit(const std::vector<function_span>& spans, std::size_t limit) {
+  std::vector<std::string> out;
+  for (const auto& s : spans)
+    if (s.lines > limit) out.push_back(std::to_string(s.lines) + " " + s.file + " " + s.name);
+  return out;
+}
+
+constexpr std::size_t kMaxFunctionLines = 100;
+constexpr const char* kCtagsNeeded =
+    ": this check needs Universal Ctags, which scripts/setup installs (the Debian package universal-ctags)";
+
+}  // namespace
+
+TEST_CASE("house rules: no product function is over 100 lines", "[house]") {
+  const test::temp_dir scratch("house");
+  if (const std::string why = ctags_unavailable(scratch); !why.empty())
+    FAIL(why << kCtagsNeeded);
+  const auto spans =
+      function_spans(POREPLAB_SOURCE_DIR, {"common", "cpu", "cuda", "seal", "experiments/src"}, scratch);
+  // The parse itself worked: the tree's functions were found, with their ends.
+  CHECK(spans.size() > 1000);
+  const auto bad = over_limit(spans, kMaxFunctionLines);
+  INFO("functions over " << kMaxFunctionLines << " lines (split them into helpers named for what they compute):\n"
+                         << [&] {
+                              std::string s;
+                              for (const auto& b : bad) s += "  " + b + "\n";
+                              return s;
+                            }());
+  CHECK(bad.empty());
+}
+
+TEST_CASE("house rules: the function length check catches a planted long function", "[house]") {
+  const test::temp_dir scratch("house");
+  if (const std::string why = ctags_unavailable(scratch); !why.empty())
+    FAIL(why << kCtagsNeeded);
+  const auto body = [](std::size_t n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += "  x += " + std::to_string(i) + ";\n";
+    return s;
+  };
+  fs::create_directories(scratch / "src" / "cuda");
+  // 120 lines in a namespace, exactly 100 (allowed), and a 102-line kernel in a .cu file.
+  std::ofstream(scratch / "src" / "long.cpp") << "namespace p {\nint planted_long(int x) {\n" << body(117)
+                                              << "  return x;\n}\nint planted_short(int x) { return x; }\n}\n";
+  std::ofstream(scratch / "src" / "edge.cpp") << "int planted_edge(int x) {\n" << body(97) << "  return x;\n}\n";
+  std::ofstream(scratch / "src" / "cuda" / "k.cu") << "__global__ void planted_kernel(int* y) {\n  int x = 0;\n"
+                                                    << body(98) << "  *y = x;\n}\n";
+  const auto spans = function_spans(scratch.path, {"src"}, scratch);
+  CHECK(spans.size() == 4);
+  const auto bad = over_limit(spans, kMaxFunctionLines);
+  REQUIRE(bad.size() == 2);
+  CHECK(bad[0] == "120 src/long.cpp planted_long");
+  CHECK(bad[1] == "102 src/cuda/k.cu planted_kernel");
+  CHECK(over_limit(spans, 99).size() == 3);
+  // Without ctags on the PATH, the reason the tests above fail with.
+  CHECK(ctags_unavailable(scratch, "PATH=/nonexistent ").starts_with("ctags did not run (exit status 127"));
 }
