@@ -15,6 +15,7 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "runner/config.hpp"
 #include "runner/kinds.hpp"
+#include "runner/param_renames.hpp"
 #include "support.hpp"
 
 using nlohmann::json;
@@ -100,13 +101,69 @@ TEST_CASE("backend settings are typed and checked against their knob", "[backend
   CHECK(s.count("threads_per_block") == 256);
   CHECK(s.text("kernel") == "vec16");
   CHECK(s.values() == json{{"threads_per_block", 256}, {"kernel", "vec16"}});
-  CHECK_THROWS_WITH(s.set("threads_per_block", 0), "0 is not from 1 to 1024");
+  CHECK_THROWS_WITH(s.set("threads_per_block", 0), "expected an integer from 1 to 1024, got 0");
   CHECK_THROWS_WITH(s.set("threads_per_block", -3), Catch::StartsWith("expected an integer from 1 to 1024"));
   CHECK_THROWS_WITH(s.set("threads_per_block", "64"), Catch::StartsWith("expected an integer"));
-  CHECK_THROWS_WITH(s.set("kernel", "fast"), Catch::Contains("'fast' is not one of auto, standard, vec16, rolled, staged, split"));
+  CHECK_THROWS_WITH(s.set("kernel", "fast"), Catch::Contains("unknown kernel \"fast\" (known: auto, standard, vec16, rolled, staged and 1 more)"));
+  CHECK_THROWS_WITH(s.set("ring_depth", 100), "expected an integer from 0 to 4096, 0 or a power of two, got 100");
+  CHECK_THROWS_WITH(s.set("ring_depth", 8192), "expected an integer from 0 to 4096, 0 or a power of two, got 8192");
+  CHECK(s.set("ring_depth", 0).set("ring_depth", 64).count("ring_depth") == 64);
   CHECK_THROWS_WITH(s.set("warp_size", 32), Catch::Contains("unknown backend option 'warp_size'"));
   CHECK_THROWS_AS(s.count("kernel"), std::logic_error);  // a text knob read as a count
   CHECK(s.count("threads_per_block") == 256);             // a refused value changes nothing
+}
+
+TEST_CASE("one parameter spec: a knob is its axis and its flag, checked by one rule", "[backends][runner]") {
+  CHECK(flag_of("threads_per_block") == "--threads-per-block");
+  const param_spec depth = *find_knob("ring_depth");
+  CHECK(depth.power_of_two);
+  CHECK(param_value(depth, 0) == 0);
+  CHECK(param_value(depth, 256.0) == 256);
+  CHECK_THROWS_WITH(param_value(depth, 24), "expected an integer from 0 to 4096, 0 or a power of two, got 24");
+  CHECK_THROWS_WITH(param_value(depth, "8"), "expected an integer from 0 to 4096, 0 or a power of two, got string \"8\"");
+  const param_spec size = size_param("sector_size", 2048, 2048, true, "");
+  CHECK(param_value(size, "8MiB") == 8u << 20);
+  CHECK_THROWS_WITH(param_value(size, "3KiB"), "\"3KiB\" is not a power-of-two size");
+  CHECK_THROWS_WITH(param_value(size, 1024), "1024 is below the smallest sector_size 2KiB");
+  // The runner's axis of every knob carries the knob's rule: the config refuses what the
+  // flag and the settings refuse, in the same words.
+  for (const auto& k : backend_knobs()) {
+    const auto axes = runner::labeling_axes(true, true);
+    const auto ax = std::find_if(axes.begin(), axes.end(), [&](const param_spec& a) { return a.name == k.name; });
+    REQUIRE(ax != axes.end());
+    CHECK(ax->type == k.type);
+    CHECK(ax->min == k.min);
+    CHECK(ax->max == k.max);
+    CHECK(ax->power_of_two == k.power_of_two);
+  }
+  const std::string e = [] {
+    try {
+      runner::parse_config(R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
+                              "axes": {"backend": ["cpu"], "ring_depth": [24]}}]})",
+                           "t.json");
+    } catch (const std::exception& x) {
+      return std::string(x.what());
+    }
+    return std::string();
+  }();
+  CHECK(e == "t.json: /experiments/0/axes/ring_depth/0: expected an integer from 0 to 4096, 0 or a power of two, got 24");
+  // Renamed parameters: the list maps each old name to a current one.
+  CHECK(runner::renamed_param("window") == "window_nodes");
+  CHECK(runner::renamed_param("window_nodes") == "window_nodes");
+}
+
+TEST_CASE("a renamed flag still reads into its parameter and says so, and both at once are refused", "[backends][cli]") {
+  test::temp_dir dir("renamed-flag");
+  auto r = test::run_poreplab("bench pc2 --backend cpu --sector-size 32GiB --layers 2 --window 64 --samples 1", dir);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("poreplab: note: --window is now --window-nodes (read as it)") != std::string::npos);
+  CHECK(r.out.find("64") != std::string::npos);
+  r = test::run_poreplab("bench pc2 --backend cpu --sector-size 32GiB --window 64 --window-nodes 64", dir);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--window") != std::string::npos);
+  r = test::run_poreplab("bench pc2 --help", dir);
+  CHECK(r.out.find("--window-nodes") != std::string::npos);
+  CHECK(r.out.find("--window ") == std::string::npos);
 }
 
 TEST_CASE("the cpu knobs reach the labeler, the gpu knobs reach cuda-emu", "[backends]") {
@@ -155,7 +212,7 @@ TEST_CASE("knob axes: every knob is an axis, the new ones stay out of records un
   const kind_spec* label = find_kind("label");
   REQUIRE(label != nullptr);
   for (const auto& k : backend_knobs())
-    CHECK(std::any_of(label->axes.begin(), label->axes.end(), [&](const axis_spec& a) { return a.name == k.name; }));
+    CHECK(std::any_of(label->axes.begin(), label->axes.end(), [&](const param_spec& a) { return a.name == k.name; }));
 
   const std::string base = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "a", "kind": "label",
     "axes": {"backend": ["cpu", "cuda-emu"])";
@@ -211,17 +268,17 @@ TEST_CASE("every knob is a flag of bench label, seal, unseal and vector verify",
   CHECK(bad.err == "poreplab: error: --launch-nodes: '-1' is not an integer from 0 to 1099511627776\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --prefetch-distance 2000", dir);
   CHECK(bad.status == 1);
-  CHECK(bad.err == "poreplab: error: --prefetch-distance: 2000 is not from 0 to 1024\n");
+  CHECK(bad.err == "poreplab: error: --prefetch-distance: expected an integer from 0 to 1024, got 2000\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --prefetch-level l3", dir);
   CHECK(bad.status == 1);
   CHECK(bad.err.find("--prefetch-level") != std::string::npos);
   CHECK(bad.err.find("l3") != std::string::npos);
   bad = poreplab::test::run_poreplab("bench label --backend cpu --producer smt", dir);
   CHECK(bad.status == 1);
-  CHECK(bad.err == "poreplab: error: --producer: 'smt' is not one of off, auto, core, sibling\n");
+  CHECK(bad.err == "poreplab: error: --producer: unknown producer \"smt\" (known: off, auto, core, sibling)\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --ring-depth 100", dir);
   CHECK(bad.status == 1);
-  CHECK(bad.err == "poreplab: error: ring_depth (--ring-depth) 100 is not 0 (auto) or a power of two from 4 to 4096\n");
+  CHECK(bad.err == "poreplab: error: --ring-depth: expected an integer from 0 to 4096, 0 or a power of two, got 100\n");
   bad = poreplab::test::run_poreplab("bench label --backend cpu --ring-depth 8192", dir);
   CHECK(bad.status == 1);
   CHECK(bad.err.find("--ring-depth") != std::string::npos);

@@ -974,10 +974,10 @@ TEST_CASE("unseal: the files read are checked against seal.json's digests, a dam
 
 TEST_CASE("numeric flags: negative and out-of-range values are errors quoting the text typed", "[reliability][cli]") {
   temp_dir dir;
-  const std::string window = "bench label --sector-size 8KiB --window 16 --window-offset ";
+  const std::string window = "bench label --sector-size 8KiB --window-nodes 16 --window-offset ";
   for (const std::string typed : {"-2", "-9223372036854775808", "99999999999999999999", "9223372036854775808"})
     check_error(sh(dir, cli(window + typed)), {"--window-offset", "'" + typed + "'"});
-  check_error(sh(dir, cli("bench label --sector-size 8KiB --window-offset 5")), {"--window-offset", "--window"});
+  check_error(sh(dir, cli("bench label --sector-size 8KiB --window-offset 5")), {"--window-offset", "--window-nodes"});
   for (const std::string typed : {"-1", "18446744073709551616"})
     check_error(sh(dir, cli("run --repeat " + typed + " no-such.json")), {"--repeat", "'" + typed + "'"});
   check_error(sh(dir, cli("bench label --max-seconds -1")), {"--max-seconds", "'-1'"});

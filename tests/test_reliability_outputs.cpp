@@ -256,9 +256,9 @@ TEST_CASE("file size limit: doctor, bench disk, bench disk-label and mmap-file w
   CHECK(doctor.out.find("File too large") != std::string::npos);
   for (const auto& args :
        {"bench disk --seconds 0.2 --file-size 64KiB --buffered --dir " + quote(dir / "d"),
-        "bench disk-label --sector-size 64KiB --sectors 1 --layers 2 --window 0 --samples 1 --probe-seconds 0 --buffered "
+        "bench disk-label --sector-size 64KiB --sectors 1 --layers 2 --window-nodes 0 --samples 1 --probe-seconds 0 --buffered "
         "--layer-dir " + quote(dir / "d"),
-        "bench label --sector-size 1MiB --window 64 --window-backing mmap-file --samples 1 --window-dir " +
+        "bench label --sector-size 1MiB --window-nodes 64 --window-backing mmap-file --samples 1 --window-dir " +
             quote(dir / "d")}) {
     INFO(args);
     const result r = sh(dir, limited(args));
@@ -307,7 +307,7 @@ TEST_CASE("float flags refuse NaN and infinities, range-checked ones too", "[rel
 TEST_CASE("bench disk-label: a probe of 1e300 s and a node cache of 2^64 - 1 rows are refused, not wrapped",
           "[reliability][outputs]") {
   temp_dir dir;
-  const std::string common = "bench disk-label --sector-size 64KiB --sectors 1 --layers 2 --window 0 --samples 1 "
+  const std::string common = "bench disk-label --sector-size 64KiB --sectors 1 --layers 2 --window-nodes 0 --samples 1 "
                              "--buffered --layer-dir " + quote(dir.path);
   // Before: the probe's end time overflowed, its rate was reported and the exit was 0.
   check_error(sh(dir, cli(common + " --probe-seconds 1e300")), {"1e+300 s is not a duration from 0 to 1e7 s"});

@@ -175,9 +175,20 @@ TEST_CASE("runner config: an empty axis", "[runner]") {
 TEST_CASE("runner config: an unknown axis, a duplicate value or name", "[runner]") {
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "hash", "axes": {"sector_size": ["2KiB"]}})"))
             .find("/experiments/0/axes/sector_size: unknown axis \"sector_size\" for kind hash") != std::string::npos);
-  // An axis renamed since configs were written names its new name.
-  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window": [64]}})"))
-            .find("/experiments/0/axes/window: axis \"window\" of kind pc2 is now \"window_nodes\" (same values)") !=
+  // An axis renamed since configs were written (kParamRenames) reads as its new name and
+  // says so; given under both names it is refused.
+  const auto renamed = runner::parse_config(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window": [64]}})"),
+                                            "test.json");
+  const auto& read = renamed.experiments.at(0).axes;
+  CHECK(std::any_of(read.begin(), read.end(), [](const auto& a) {
+    return a.first == "window_nodes" && a.second == std::vector<nlohmann::json>{64};
+  }));
+  REQUIRE(renamed.renames.size() == 1);
+  CHECK(renamed.renames[0] == "test.json: /experiments/0/axes/window: axis \"window\" is now \"window_nodes\" (read as it)");
+  CHECK(renamed.digest == runner::parse_config(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window_nodes": [64]}})"),
+                                               "test.json").digest);
+  CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window": [64], "window_nodes": [8]}})"))
+            .find("/experiments/0/axes/window: axis \"window\" is \"window_nodes\", which is given too") !=
         std::string::npos);
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"sectors": [1, 2, 1]}})"))
             .find("/experiments/0/axes/sectors/2: duplicate value 1") != std::string::npos);

@@ -30,30 +30,38 @@ std::vector<std::string> engine_choices() {
   return v;
 }
 
-backend_knob text_knob(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
-                       std::vector<std::string> backends, std::string help) {
-  return {std::move(name), knob_type::text, std::move(fallback), 0, 0, std::move(choices), std::move(backends),
-          std::move(help)};
+param_spec text_knob(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
+                     std::vector<std::string> backends, std::string help) {
+  param_spec k = text_param(std::move(name), std::move(fallback), std::move(choices), std::move(help));
+  k.backends = std::move(backends);
+  return k;
 }
 
-backend_knob count_knob(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max,
-                        std::vector<std::string> backends, std::string help) {
-  return {std::move(name), knob_type::count, fallback, min, max, {}, std::move(backends), std::move(help)};
+param_spec count_knob(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max,
+                      std::vector<std::string> backends, std::string help) {
+  param_spec k = count_param(std::move(name), fallback, min, max, std::move(help));
+  k.backends = std::move(backends);
+  return k;
 }
 
 // Each backend's name, spelled here only: its table entry and the knobs it reads use it.
 const std::string kReference = "reference", kCpu = "cpu", kCudaEmu = "cuda-emu", kCuda = "cuda";
 const std::vector<std::string> kGpu = {kCuda, kCudaEmu};
 
-backend_knob also_pc2(backend_knob k) {
+param_spec power_of_two(param_spec k) {
+  k.power_of_two = true;
+  return k;
+}
+
+param_spec also_pc2(param_spec k) {
   k.works |= work_pc2;
   return k;
 }
 
 }  // namespace
 
-const std::vector<backend_knob>& backend_knobs() {
-  static const std::vector<backend_knob> knobs = {
+const std::vector<param_spec>& backend_knobs() {
+  static const std::vector<param_spec> knobs = {
       text_knob("engine", "auto", engine_choices, {kCpu},
                 "engine of the point's hash; auto = the best for the sector count"),
       also_pc2(count_knob("threads", 0, 0, 4096, {kReference, kCpu, kCudaEmu}, "host threads (OpenMP); 0 = all")),
@@ -91,8 +99,9 @@ const std::vector<backend_knob>& backend_knobs() {
                 "last-level-cache domain, a coordinator and its hashers), on the SMT sibling of its one hasher "
                 "(sibling); auto = core where the teams have a CPU for every hashing thread and a layer exceeds "
                 "the last-level cache (and 64 MiB)"),
-      count_knob("ring_depth", 0, 0, 4096, {kCpu},
-                 "nodes a coordinator may run ahead (a power of two); 0 = as many as fill half the L2 (16 to 256)"),
+      power_of_two(count_knob("ring_depth", 0, 0, 4096, {kCpu},
+                              "nodes a coordinator may run ahead (a power of two from 4); 0 = as many as fill half the "
+                              "L2 (16 to 256)")),
       count_knob("hashers_per_coordinator", 0, 0, cpu::kMaxHashersPerCoordinator, {kCpu},
                  "hashing threads one coordinator feeds (producer core); 0 = every other CPU of its last-level-cache "
                  "domain"),
@@ -112,14 +121,14 @@ const std::vector<backend_knob>& backend_knobs() {
   return knobs;
 }
 
-const backend_knob* find_knob(std::string_view name) {
+const param_spec* find_knob(std::string_view name) {
   for (const auto& k : backend_knobs())
     if (k.name == name) return &k;
   return nullptr;
 }
 
-std::vector<const backend_knob*> knobs_of(std::string_view backend) {
-  std::vector<const backend_knob*> out;
+std::vector<const param_spec*> knobs_of(std::string_view backend) {
+  std::vector<const param_spec*> out;
   for (const auto& k : backend_knobs())
     if (std::find(k.backends.begin(), k.backends.end(), backend) != k.backends.end()) out.push_back(&k);
   return out;
@@ -139,39 +148,25 @@ constexpr retired_knob kRetiredKnobs[] = {
 backend_settings& backend_settings::set(std::string_view name, const json& v) {
   for (const auto& r : kRetiredKnobs)
     if (r.name == name) throw std::invalid_argument("backend option '" + std::string(name) + "' is now " + std::string(r.instead));
-  const backend_knob* k = find_knob(name);
+  const param_spec* k = find_knob(name);
   std::vector<std::string> names;
   for (const auto& x : backend_knobs()) names.push_back(x.name);
   if (k == nullptr) throw std::invalid_argument("unknown backend option '" + std::string(name) + "' (valid: " + join(names) + ")");
-  if (k->type == knob_type::text) {
-    if (!v.is_string()) throw std::invalid_argument("expected text, got " + show(v));
-    const auto choices = k->choices();
-    if (std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
-      throw std::invalid_argument("'" + v.get<std::string>() + "' is not one of " + join(choices));
-  } else {
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-      throw std::invalid_argument("expected an integer from " + std::to_string(k->min) + " to " +
-                                  std::to_string(k->max) + ", got " + show(v));
-    const std::uint64_t n = v.get<std::uint64_t>();
-    if (n < k->min || n > k->max)
-      throw std::invalid_argument(std::to_string(n) + " is not from " + std::to_string(k->min) +
-                                  " to " + std::to_string(k->max));
-  }
-  values_[k->name] = v;
+  values_[k->name] = param_value(*k, v);
   return *this;
 }
 
-const json& backend_settings::value(std::string_view name, knob_type t) const {
-  const backend_knob* k = find_knob(name);
+const json& backend_settings::value(std::string_view name, param_type t) const {
+  const param_spec* k = find_knob(name);
   if (k == nullptr || k->type != t) throw std::logic_error("backend option '" + std::string(name) + "' is not a knob of that type");
   const auto it = values_.find(k->name);
   return it != values_.end() ? *it : k->fallback;
 }
 
-std::string backend_settings::text(std::string_view name) const { return value(name, knob_type::text).get<std::string>(); }
+std::string backend_settings::text(std::string_view name) const { return value(name, param_type::text).get<std::string>(); }
 
 std::uint64_t backend_settings::count(std::string_view name) const {
-  return value(name, knob_type::count).get<std::uint64_t>();
+  return value(name, param_type::count).get<std::uint64_t>();
 }
 
 namespace {

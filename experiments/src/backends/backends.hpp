@@ -18,29 +18,19 @@
 #include "poreplab/sdr/backend.hpp"
 #include "backends/device_class.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "util/param_spec.hpp"
 
 namespace poreplab {
-
-enum class knob_type { text, count };
 
 // The work a knob acts on, as bits: every knob acts on labeling; a few on PC2's hasher too.
 enum knob_work : unsigned { work_labeling = 1, work_pc2 = 2 };
 
-// One setting read by one or more backends.
-struct backend_knob {
-  std::string name;  // the config axis; the flag is --name with '_' as '-'
-  knob_type type = knob_type::text;
-  nlohmann::json fallback;  // the value when nobody sets it
-  std::uint64_t min = 0, max = 0;  // count knobs
-  std::function<std::vector<std::string>()> choices;  // text knobs: the accepted values
-  std::vector<std::string> backends;  // who reads it
-  std::string help;
-  unsigned works = work_labeling;  // knob_work bits
-};
-const std::vector<backend_knob>& backend_knobs();
-const backend_knob* find_knob(std::string_view name);  // nullptr when none
+// The settings read by one or more backends (param_spec::backends, ::works: knob_work bits),
+// each the runner axis and the flag of its name.
+const std::vector<param_spec>& backend_knobs();
+const param_spec* find_knob(std::string_view name);  // nullptr when none
 // The knobs `backend` reads.
-std::vector<const backend_knob*> knobs_of(std::string_view backend);
+std::vector<const param_spec*> knobs_of(std::string_view backend);
 
 // Knob values by name, typed; a knob nobody set reads its fallback.
 class backend_settings {
@@ -54,7 +44,7 @@ class backend_settings {
   const nlohmann::json& values() const { return values_; }  // the knobs set, by name
 
  private:
-  const nlohmann::json& value(std::string_view name, knob_type t) const;
+  const nlohmann::json& value(std::string_view name, param_type t) const;
   nlohmann::json values_ = nlohmann::json::object();
 };
 

@@ -75,7 +75,7 @@ constexpr std::uint64_t kFloorPairChain = 8192;
 
 // Whether the backend reads the knob: a trait of its registry entry, not of its name.
 bool reads_knob(std::string_view backend, std::string_view knob) {
-  for (const backend_knob* k : knobs_of(backend))
+  for (const param_spec* k : knobs_of(backend))
     if (k->name == knob) return true;
   return false;
 }

@@ -11,13 +11,7 @@ namespace poreplab::cli {
 
 namespace {
 
-std::string flag_of(const std::string& knob) {
-  std::string f = knob;
-  std::replace(f.begin(), f.end(), '_', '-');
-  return "--" + f;
-}
-
-bool read_by(const backend_knob& k, const std::vector<std::string>& backends) {
+bool read_by(const param_spec& k, const std::vector<std::string>& backends) {
   if (backends.empty()) return true;
   return std::any_of(k.backends.begin(), k.backends.end(), [&](const std::string& b) {
     return std::find(backends.begin(), backends.end(), b) != backends.end();
@@ -43,7 +37,7 @@ bool parse_count(const std::string& s, std::uint64_t& out) {
 std::function<void()> add_backend_flags(CLI::App* cmd, std::shared_ptr<backend_settings> into,
                                         const std::vector<std::string>& backends, knob_work work) {
   struct given {
-    const backend_knob* knob;
+    const param_spec* knob;
     std::shared_ptr<std::string> text;
     CLI::Option* option;
   };
@@ -59,7 +53,7 @@ std::function<void()> add_backend_flags(CLI::App* cmd, std::shared_ptr<backend_s
       if (g.option->count() == 0) continue;
       const std::string flag = flag_of(g.knob->name);
       try {
-        if (g.knob->type == knob_type::count) {
+        if (g.knob->type == param_type::count) {
           std::uint64_t v = 0;
           if (!parse_count(*g.text, v))
             throw usage_error(flag + ": '" + *g.text + "' is not an integer from " + std::to_string(g.knob->min) +

@@ -3,17 +3,36 @@
 // itself to the CLI11 app. Errors are exceptions, reported once by run_cli().
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "poreplab/name_table.hpp"
 #include "report/reference.hpp"
+#include "runner/param_renames.hpp"
+#include "util/param_spec.hpp"
 
 namespace poreplab::cli {
 
 // Where `report` and `plan` read results when given no directory: `poreplab run`'s default -o.
 inline constexpr const char* kDefaultResults = "results/default";
+
+// The flag of parameter `name` (flag_of: --name with '_' as '-') storing into `into`; the
+// flags of its older names (runner::kParamRenames) still read into it, hidden from --help, each
+// noting the rename on standard error when used.
+template <typename T>
+CLI::Option* add_param_option(CLI::App* cmd, std::string_view name, T& into, const std::string& help) {
+  CLI::Option* o = cmd->add_option(flag_of(name), into, help);
+  for (const auto& r : runner::kParamRenames) {
+    if (r.name != name) continue;
+    const std::string was = flag_of(r.old_name), now = flag_of(name);
+    cmd->add_option(was, into, "renamed " + now)->group("")->excludes(o)->each([was, now](const std::string&) {
+      std::cerr << "poreplab: note: " << was << " is now " << now << " (read as it)\n";
+    });
+  }
+  return o;
+}
 
 // An error the user can act on: printed as "poreplab: error: <what>", exit status 1.
 struct usage_error : std::runtime_error {

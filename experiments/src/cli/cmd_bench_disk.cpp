@@ -10,6 +10,7 @@
 
 #include "cli/bench_cli.hpp"
 #include "cli/cli.hpp"
+#include "records/payload_keys.hpp"
 #include "bench/disk_label.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 #include "util/text.hpp"
@@ -112,7 +113,7 @@ void add_bench_disk_label_command(CLI::App& app) {
   cmd->add_option("--proof", o->proof, "a registered proof (its size, porep_id and api version)");
   cmd->add_option("--sectors", o->sectors, "sectors labeled together")->capture_default_str();
   cmd->add_option("--layers", o->layers, "layers (a window: the layer it is in)")->capture_default_str();
-  cmd->add_option("--window", o->window, "nodes of a window of the last layer; 0: the whole sector")->capture_default_str();
+  add_param_option(cmd, records::axis::window_nodes, o->window, "nodes of a window of the last layer; 0: the whole sector")->capture_default_str();
   cmd->add_option("--window-offset", o->window_offset, "the window's first node; default: drawn at random");
   cmd->add_option("--layer-dir", o->dir, "the directory on the disk that holds the layers (nameless files)")
       ->capture_default_str();

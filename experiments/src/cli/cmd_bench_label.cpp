@@ -9,6 +9,7 @@
 #include "poreplab/memory_check.hpp"
 #include "poreplab/stats.hpp"
 #include "cli/cli.hpp"
+#include "records/payload_keys.hpp"
 #include "runner/config.hpp"
 #include "util/text.hpp"
 
@@ -141,8 +142,8 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers (with --window: the layer the window is in)")->capture_default_str();
   cmd->add_option("--proof", opt->proof, "a registered proof (e.g. StackedDrg32GiBV1_1): its sector size and porep_id");
-  auto* window = cmd->add_option("--window", opt->window_nodes,
-                  "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
+  auto* window = add_param_option(cmd, records::axis::window_nodes, opt->window_nodes,
+                                  "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
   cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)")
       ->needs(window);
   add_named_option(cmd, "--window-backing", opt->window_backing, sdr::kWindowBackings,

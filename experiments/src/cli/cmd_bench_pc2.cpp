@@ -7,6 +7,7 @@
 #include "cli/backend_flags.hpp"
 #include "cli/bench_cli.hpp"
 #include "cli/cli.hpp"
+#include "records/payload_keys.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::cli {
@@ -40,8 +41,8 @@ void add_bench_pc2_command(CLI::App& app) {
   cmd->add_option("--sector-size", *size, "2KiB, 8MiB, 512MiB, 32GiB, 64GiB (a size with a rust-fil-proofs tree shape)")
       ->capture_default_str();
   cmd->add_option("--layers", opt->layers, "2 or 11 (the column arity)")->capture_default_str();
-  cmd->add_option("--window", opt->window_nodes,
-                  "hash a window of this many nodes (a power of 8): its columns and one tree, standing for the "
+  add_param_option(cmd, records::axis::window_nodes, opt->window_nodes,
+                   "hash a window of this many nodes (a power of 8): its columns and one tree, standing for the "
                   "sector's per-node work; 0 = the whole sector");
   cmd->add_option("--warmup", opt->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--samples", opt->samples, "timed runs")->capture_default_str();

@@ -107,6 +107,7 @@ void add_run_commands(CLI::App& app) {
     runner::config c = opt->config_path.empty() ? runner::embedded_default_config()
                                                 : runner::load_config_file(resolve_config(opt->config_path));
     if (!opt->sets.empty()) c = runner::apply_overrides(c, opt->sets);
+    for (const auto& r : c.renames) std::cerr << "poreplab: note: " << r << "\n";
     std::size_t shard = 0, count = 1;
     if (!opt->shard.empty()) std::tie(shard, count) = runner::parse_shard(opt->shard);
     if (opt->list) {

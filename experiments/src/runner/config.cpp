@@ -20,6 +20,7 @@
 #include "poreplab/json_input.hpp"
 #include "report/registry.hpp"
 #include "runner/kinds.hpp"
+#include "runner/param_renames.hpp"
 #include "util/json_check.hpp"
 #include "util/text.hpp"
 
@@ -44,6 +45,8 @@ constexpr std::size_t kMaxNameBytes = 128;
 // Every message reads "<source>: <pointer>: <problem>".
 struct validator : json_checker<config_error> {
   using json_checker::json_checker;
+  // What was read under another name than the one written (kParamRenames), one line each.
+  mutable std::vector<std::string> renames;
 
   std::string string_value(const json& v, const std::string& ptr) const { return text(v, ptr); }
   std::uint64_t integer_value(const json& v, const std::string& ptr, std::uint64_t lo, std::uint64_t hi,
@@ -51,46 +54,12 @@ struct validator : json_checker<config_error> {
     return integer(v, ptr, lo, hi, what);
   }
 
-  json axis_value(const axis_spec& ax, const json& v, const std::string& ptr) const {
-    switch (ax.type) {
-      case axis_type::text: {
-        const std::string s = string_value(v, ptr);
-        const auto ok = ax.choices ? ax.choices() : std::vector<std::string>{};
-        if (std::find(ok.begin(), ok.end(), s) == ok.end()) {
-          auto shown = ok;
-          if (ax.all) shown.push_back("all");
-          fail(ptr, "unknown " + ax.name + " \"" + s + "\" (known: " + names_text(shown) + ")");
-        }
-        return s;
-      }
-      case axis_type::size: {
-        std::uint64_t bytes = 0;
-        if (v.is_string()) {
-          const auto parsed = parse_size(v.get<std::string>());
-          if (!parsed)
-            fail(ptr, v.dump() + " is not a size (write e.g. 2KiB, 8MiB, 32GiB or a byte count)");
-          bytes = *parsed;
-        } else if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
-          bytes = v.get<std::uint64_t>();
-        } else {
-          fail(ptr, "expected a size such as \"2KiB\" or a byte count, got " + show(v));
-        }
-        if (ax.power_of_two && (bytes == 0 || (bytes & (bytes - 1)) != 0))
-          fail(ptr, v.dump() + " is not a power-of-two size");
-        if (bytes < ax.min) fail(ptr, v.dump() + " is below the smallest " + ax.name + " " + format_size(ax.min));
-        if (bytes > ax.max) fail(ptr, v.dump() + " is above the largest " + ax.name + " " + format_size(ax.max));
-        return bytes;
-      }
-      case axis_type::count: {
-        std::string what = "an integer";
-        if (ax.max != std::numeric_limits<std::uint64_t>::max())
-          what += " from " + std::to_string(ax.min) + " to " + std::to_string(ax.max);
-        else
-          what += " >= " + std::to_string(ax.min);
-        return integer_value(v, ptr, ax.min, ax.max, what);
-      }
+  json axis_value(const param_spec& ax, const json& v, const std::string& ptr) const {
+    try {
+      return param_value(ax, v);
+    } catch (const std::invalid_argument& e) {
+      fail(ptr, e.what());
     }
-    fail(ptr, "internal: unknown axis type");
   }
 
   json experiment_json(const json& e, const std::string& ptr) const {
@@ -141,19 +110,31 @@ struct validator : json_checker<config_error> {
       out["ci_target"] = t.get<double>();
     }
 
+    out["axes"] = axes_json(*ks, e, ptr);
+    return out;
+  }
+
+  // The experiment's axes, normalised: renamed ones under their names, every value checked,
+  // a non-optional axis left out given its fallback, the cross product bounded.
+  json axes_json(const kind_spec& ks, const json& e, const std::string& ptr) const {
     const std::string aptr = child(ptr, "axes");
-    const json axes = e.contains("axes") ? e.at("axes") : json::object();
-    if (!axes.is_object()) fail(aptr, "expected an object mapping axis names to lists, got " + show(axes));
+    const json written = e.contains("axes") ? e.at("axes") : json::object();
+    if (!written.is_object()) fail(aptr, "expected an object mapping axis names to lists, got " + show(written));
     std::vector<std::string> names;
-    for (const auto& ax : ks->axes) names.push_back(ax.name);
-    for (const auto& [k, v] : axes.items()) {
-      for (const auto& [was, now] : ks->renamed_axes)
-        if (k == was) fail(child(aptr, k), "axis \"" + was + "\" of kind " + kind + " is now \"" + now + "\" (same values)");
-      if (std::find(names.begin(), names.end(), k) == names.end())
-        fail(child(aptr, k), "unknown axis \"" + k + "\" for kind " + kind + " (axes: " + join(names) + ")");
+    for (const auto& ax : ks.axes) names.push_back(ax.name);
+    json axes = json::object();
+    for (const auto& [k, v] : written.items()) {
+      const std::string now(renamed_param(k));
+      if (now != k && std::find(names.begin(), names.end(), now) != names.end()) {
+        if (written.contains(now)) fail(child(aptr, k), "axis \"" + k + "\" is \"" + now + "\", which is given too");
+        renames.push_back(source() + ": " + child(aptr, k) + ": axis \"" + k + "\" is now \"" + now + "\" (read as it)");
+      }
+      if (std::find(names.begin(), names.end(), now) == names.end())
+        fail(child(aptr, k), "unknown axis \"" + k + "\" for kind " + ks.name + " (axes: " + join(names) + ")");
+      axes[now] = v;
     }
     json norm_axes = json::object();
-    for (const auto& ax : ks->axes) {
+    for (const auto& ax : ks.axes) {
       const std::string p = child(aptr, ax.name);
       if (!axes.contains(ax.name)) {
         if (!ax.optional) norm_axes[ax.name] = json::array({ax.fallback});
@@ -176,7 +157,7 @@ struct validator : json_checker<config_error> {
     // The cross product is bounded before anything expands it: a short config can list
     // enough values to ask for 10^20 points. "all" counts as every choice of its axis.
     double points = 1;
-    for (const auto& ax : ks->axes) {
+    for (const auto& ax : ks.axes) {
       if (!norm_axes.contains(ax.name)) continue;
       double n = 0;
       for (const auto& v : norm_axes[ax.name])
@@ -186,8 +167,7 @@ struct validator : json_checker<config_error> {
     if (points > static_cast<double>(kMaxPoints))
       fail(aptr, "expands to about " + format_count(points) + " points, more than the " + std::to_string(kMaxPoints) +
                      " one experiment may have");
-    out["axes"] = norm_axes;
-    return out;
+    return norm_axes;
   }
 
   json config_json(const json& doc) const {
@@ -283,18 +263,18 @@ std::optional<std::uint64_t> digits_value(const std::string& v) {
 // A value typed on the command line, as JSON for the axis it goes to. Digits past 2^64
 // are an error here; anything else that is not a value of the axis is left to the
 // validator, which names the axis.
-json typed_value(const axis_spec& ax, const std::string& v, const std::string& set) {
-  if ((ax.type == axis_type::count || ax.type == axis_type::size) && all_digits(v)) {
+json typed_value(const param_spec& ax, const std::string& v, const std::string& set) {
+  if ((ax.type == param_type::count || ax.type == param_type::size) && all_digits(v)) {
     if (const auto x = digits_value(v)) return *x;
     throw config_error("--set " + set + ": " + v + " does not fit in 64 bits");
   }
   return v;
 }
 
-std::string value_text(const axis_spec& ax, const json& v) {
+std::string value_text(const param_spec& ax, const json& v) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
-  if (ax.type == axis_type::size && v.is_number_unsigned()) return format_size(v.get<std::uint64_t>());
+  if (ax.type == param_type::size && v.is_number_unsigned()) return format_size(v.get<std::uint64_t>());
   return v.dump();
 }
 
@@ -321,7 +301,10 @@ config parse_config(std::string_view text, const std::string& source) {
     // column C: ..." or "number overflow parsing '1e400'", without nlohmann's tag.
     throw config_error(source + ": " + json_reason(e));
   }
-  return build(validator{source}.config_json(doc), source);
+  const validator v{source};
+  config c = build(v.config_json(doc), source);
+  c.renames = v.renames;
+  return c;
 }
 
 config load_config_file(const std::string& path) {
@@ -339,6 +322,7 @@ config config_from_json(const json& normalized, const std::string& source, const
 
 config apply_overrides(const config& c, const std::vector<std::string>& sets) {
   json doc = c.normalized;
+  std::vector<std::string> renames = c.renames;
   for (const auto& s : sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -385,11 +369,9 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
         continue;
       }
       const kind_spec* ks = find_kind(e["kind"].get<std::string>());
-      const auto ax = std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& a) { return a.name == target; });
+      const auto ax = std::find_if(ks->axes.begin(), ks->axes.end(),
+                                   [&](const param_spec& a) { return a.name == renamed_param(target); });
       if (ax == ks->axes.end()) {
-        for (const auto& [was, now] : ks->renamed_axes)
-          if (target == was)
-            throw config_error("--set " + s + ": axis \"" + was + "\" of kind " + ks->name + " is now \"" + now + "\"");
         if (!only.empty())
           throw config_error("--set " + s + ": experiment " + only + " (kind " + ks->name + ") has no axis \"" +
                              target + "\"");
@@ -397,7 +379,7 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
       }
       json list = json::array();
       for (const auto& v : split(values, ',')) list.push_back(typed_value(*ax, v, s));
-      e["axes"][target] = list;
+      e["axes"][ax->name] = list;
       applied = true;
     }
     if (!matched_experiment) throw config_error("--set " + s + ": no experiment named \"" + only + "\"");
@@ -405,9 +387,14 @@ config apply_overrides(const config& c, const std::vector<std::string>& sets) {
       throw config_error("--set " + s + ": no experiment in the config has a stopping rule (ci_target applies to: " +
                          join(stopping_kinds()) + ")");
     if (!applied) throw config_error("--set " + s + ": no experiment in the config has an axis \"" + target + "\"");
+    if (renamed_param(target) != target)
+      renames.push_back("--set " + s + ": axis \"" + target + "\" is now \"" + std::string(renamed_param(target)) +
+                        "\" (read as it)");
   }
   try {
-    return build(validator{"--set"}.config_json(doc), c.source);
+    config out = build(validator{"--set"}.config_json(doc), c.source);
+    out.renames = std::move(renames);
+    return out;
   } catch (const config_error& e) {
     std::string what = e.what();
     throw config_error(what + " (after --set " + join(sets, " ") + ")");
@@ -442,8 +429,8 @@ std::vector<point> expand_points(const config& c) {
       }
       const auto& [name, values] = e.axes[a];
       const std::string& wanted = name;  // clang 14 cannot capture a structured binding
-      const axis_spec& ax =
-          *std::find_if(ks->axes.begin(), ks->axes.end(), [&](const axis_spec& x) { return x.name == wanted; });
+      const param_spec& ax =
+          *std::find_if(ks->axes.begin(), ks->axes.end(), [&](const param_spec& x) { return x.name == wanted; });
       for (const auto& v : values) {
         if (ax.all && v == "all") {
           for (const auto& x : ax.all(axes)) {

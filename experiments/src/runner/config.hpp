@@ -43,6 +43,9 @@ struct config {
   // "reports"): "amax" = amax.md and amax.json (experiments/src/report/amax.hpp).
   std::vector<std::string> reports;
   nlohmann::json normalized;  // canonical form: defaults filled in, sizes in bytes
+  // Axes given under an older name (kParamRenames) and read as the new one: one line each,
+  // for the caller to report.
+  std::vector<std::string> renames;
   std::string digest;         // SHA-256 (hex) of normalized.dump()
 };
 

@@ -40,7 +40,7 @@ std::vector<std::string> kind_names() {
 bool is_size_axis(const std::string& axis) {
   for (const auto& k : kinds())
     for (const auto& a : k.axes)
-      if (a.name == axis) return a.type == axis_type::size;
+      if (a.name == axis) return a.type == param_type::size;
   return false;
 }
 
@@ -61,39 +61,6 @@ std::string text_or(const json& v, const std::string& fallback) {
   return v.is_string() ? v.get<std::string>() : fallback;
 }
 
-axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help) {
-  axis_spec a;
-  a.name = std::move(name);
-  a.type = axis_type::size;
-  a.fallback = fallback;
-  a.min = min;
-  a.power_of_two = power_of_two;
-  a.help = std::move(help);
-  return a;
-}
-
-axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help) {
-  axis_spec a;
-  a.name = std::move(name);
-  a.type = axis_type::count;
-  a.fallback = fallback;
-  a.min = min;
-  a.max = max;
-  a.help = std::move(help);
-  return a;
-}
-
-axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
-                    std::string help) {
-  axis_spec a;
-  a.name = std::move(name);
-  a.type = axis_type::text;
-  a.fallback = std::move(fallback);
-  a.choices = std::move(choices);
-  a.help = std::move(help);
-  return a;
-}
-
 std::vector<std::string> engine_names(hash_family algo) {
   std::vector<std::string> out;
   for (const auto& e : cpu::compiled_engines(algo)) out.emplace_back(e.name);
@@ -108,8 +75,8 @@ std::vector<std::string> all_engine_names() {
   return out;
 }
 
-axis_spec algo_axis() {
-  return text_axis(
+param_spec algo_axis() {
+  return text_param(
       "algo", "sha256",
       [] {
         std::vector<std::string> v;
@@ -121,13 +88,13 @@ axis_spec algo_axis() {
 
 hash_family algo_of(const json& axes) { return parse_hash_family(axes["algo"].get<std::string>()); }
 
-axis_spec variant_axis() {
-  return text_axis(axis::variant, "sdr", [] { return sdr::variant_names(); },
+param_spec variant_axis() {
+  return text_param(axis::variant, "sdr", [] { return sdr::variant_names(); },
                    "PoRep structure: sdr (Filecoin) or zigzag (r2, 5+8 parents, alternating, in place)");
 }
 
-axis_spec label_hash_axis() {
-  return text_axis("hash", "sha256", [] { return sdr::label_hash_names(); },
+param_spec label_hash_axis() {
+  return text_param("hash", "sha256", [] { return sdr::label_hash_names(); },
                    "key-derivation hash; anything but sdr + sha256 is a what-if variant");
 }
 
@@ -135,8 +102,8 @@ sdr::label_scheme scheme_of(const json& axes) {
   return {sdr::parse_variant(text_or(axes[axis::variant], "sdr")), sdr::parse_label_hash(text_or(axes["hash"], "sha256"))};
 }
 
-axis_spec label_engine_axis(std::string help) {
-  auto engine = text_axis(
+param_spec label_engine_axis(std::string help) {
+  auto engine = text_param(
       axis::engine, "auto",
       [] {
         auto v = all_engine_names();
@@ -154,12 +121,10 @@ axis_spec label_engine_axis(std::string help) {
 namespace {
 
 // The axis of a backend knob; it applies where the point's backend reads the knob.
-axis_spec knob_axis(const backend_knob& k) {
+param_spec knob_axis(const param_spec& k) {
   const std::string help = k.help + " (" + join(k.backends) + ")";
-  axis_spec a = k.name == axis::engine ? label_engine_axis(help)
-                : k.type == knob_type::text
-                    ? text_axis(k.name, k.fallback.get<std::string>(), k.choices, help)
-                    : count_axis(k.name, k.fallback.get<std::uint64_t>(), k.min, k.max, help);
+  param_spec a = k.name == axis::engine ? label_engine_axis(help) : k;
+  a.help = help;
   a.applies = [backends = k.backends](const json& axes) {
     return axes.contains(axis::backend) && axes[axis::backend].is_string() &&
            std::find(backends.begin(), backends.end(), axes[axis::backend].get<std::string>()) != backends.end();
@@ -167,15 +132,15 @@ axis_spec knob_axis(const backend_knob& k) {
   return a;
 }
 
-const backend_knob& knob(std::string_view name) { return *find_knob(name); }
+const param_spec& knob(std::string_view name) { return *find_knob(name); }
 
 }  // namespace
 
-std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
-  std::vector<axis_spec> axes;
+std::vector<param_spec> labeling_axes(bool with_sectors, bool with_scheme) {
+  std::vector<param_spec> axes;
   // Every backend name, available here or not (CUDA), so that one config serves every
   // machine; the ones missing here are recorded as skipped.
-  axes.push_back(text_axis(axis::backend, backend_of(device_class::host_cpu), [] { return backend_names(); }, "labeling backend"));
+  axes.push_back(text_param(axis::backend, backend_of(device_class::host_cpu), [] { return backend_names(); }, "labeling backend"));
   if (with_scheme) {
     axes.push_back(variant_axis());
     axes.push_back(label_hash_axis());
@@ -184,13 +149,13 @@ std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme) {
   // the others follow as optional axes, in records only where a config names them.
   const char* recorded_before_size[] = {axis::engine, "layout", "threads_per_block", "kernel"};
   for (const char* n : recorded_before_size) axes.push_back(knob_axis(knob(n)));
-  axes.push_back(size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
-  if (with_sectors) axes.push_back(count_axis(axis::sectors, 1, 1, 1u << 20, "sectors labeled together (one graph)"));
-  axes.push_back(count_axis(axis::layers, 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
+  axes.push_back(size_param(axis::sector_size, 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB, 32GiB..."));
+  if (with_sectors) axes.push_back(count_param(axis::sectors, 1, 1, 1u << 20, "sectors labeled together (one graph)"));
+  axes.push_back(count_param(axis::layers, 2, 1, 64, "layers (Filecoin SDR: 2 or 11; ZigZag: 10)"));
   axes.push_back(knob_axis(knob(axis::threads)));
   for (const auto& k : backend_knobs()) {
-    if (std::any_of(axes.begin(), axes.end(), [&](const axis_spec& a) { return a.name == k.name; })) continue;
-    axis_spec a = knob_axis(k);
+    if (std::any_of(axes.begin(), axes.end(), [&](const param_spec& a) { return a.name == k.name; })) continue;
+    param_spec a = knob_axis(k);
     a.optional = true;
     axes.push_back(std::move(a));
   }

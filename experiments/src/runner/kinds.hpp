@@ -20,33 +20,6 @@
 
 namespace poreplab::runner {
 
-enum class axis_type {
-  text,   // a string from choices()
-  size,   // bytes: "2KiB" or an integer; normalised to the integer
-  count,  // a non-negative integer in [min, max]
-};
-
-struct axis_spec {
-  std::string name;
-  axis_type type = axis_type::text;
-  nlohmann::json fallback;  // the value when the config leaves the axis out
-  std::string help;
-  std::uint64_t min = 0;
-  std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
-  bool power_of_two = false;  // size axes
-  // text axes: the accepted values, for validation and error messages.
-  std::function<std::vector<std::string>()> choices;
-  // text axes: what the value "all" stands for, given the axes before this one (empty
-  // function: "all" is not accepted).
-  std::function<std::vector<std::string>(const nlohmann::json& axes)> all;
-  // Whether the axis means anything given the point's other axes; a point where it does
-  // not gets null for it, so that the cross product holds no duplicate measurements.
-  std::function<bool(const nlohmann::json& axes)> applies;
-  // Absent from points (and their records) unless the config names it: a knob added to a
-  // kind leaves the records of configs that do not use it as they were.
-  bool optional = false;
-};
-
 // What a kind reports for one point; the runner adds statistics, status and identity.
 struct measurement {
   std::string metric;            // name of the sampled quantity, e.g. records::rate::ns_per_node_layer
@@ -80,7 +53,7 @@ struct point_unavailable : unavailable_error {
 struct kind_spec {
   std::string name;
   std::string help;
-  std::vector<axis_spec> axes;
+  std::vector<param_spec> axes;
   // Reason the point cannot run here (engine missing on this CPU, no GPU, too large for
   // memory), or empty when it can. Checked before run.
   std::function<std::string(const nlohmann::json& axes)> unavailable;
@@ -93,9 +66,6 @@ struct kind_spec {
   // Derived rates (labels/s, GB/s, cycles/byte, efficiency...) from the point's axes, the
   // measurement context and the median sample.
   std::function<nlohmann::json(const nlohmann::json& axes, const nlohmann::json& context, double median)> rates;
-  // Axes renamed since configs were written: {old, new}; a config naming the old one gets
-  // a one-line error naming the new one.
-  std::vector<std::pair<std::string, std::string>> renamed_axes;
 };
 
 // Every kind, in the order `poreplab run --help` and the docs list them.
@@ -124,15 +94,11 @@ kind_spec disk_label_kind();
 kind_spec reads_kind();
 kind_spec disk_kind();
 
-axis_spec size_axis(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help);
-axis_spec count_axis(std::string name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::string help);
-axis_spec text_axis(std::string name, std::string fallback, std::function<std::vector<std::string>()> choices,
-                    std::string help);
 // The labeling axes: backend, with_scheme: variant and hash, the knobs engine, layout,
 // threads_per_block and kernel, sector_size, with_sectors: sectors, layers, the knob
 // threads; then every other backend knob as an optional axis. Each knob axis applies
 // where the point's backend reads the knob.
-std::vector<axis_spec> labeling_axes(bool with_sectors, bool with_scheme = false);
+std::vector<param_spec> labeling_axes(bool with_sectors, bool with_scheme = false);
 // The backend knobs a point sets (its knob axes that are present and apply).
 backend_settings knobs_of_point(const nlohmann::json& axes);
 
@@ -140,16 +106,16 @@ backend_settings knobs_of_point(const nlohmann::json& axes);
 std::vector<std::string> engine_names(hash_family algo);
 std::vector<std::string> all_engine_names();
 // The `algo` axis (sha256, blake2s, blake2b) and a point's value of it.
-axis_spec algo_axis();
+param_spec algo_axis();
 hash_family algo_of(const nlohmann::json& axes);
 // The labeling scheme axes: `variant` (sdr, zigzag) and `hash` (sha256, blake2s, blake2b-256).
-axis_spec variant_axis();
-axis_spec label_hash_axis();
+param_spec variant_axis();
+param_spec label_hash_axis();
 // A point's scheme from those axes (sdr and sha256 where they do not apply).
 sdr::label_scheme scheme_of(const nlohmann::json& axes);
 // The `engine` axis of a labeling kind: "auto" or an engine name; `all` expands to every
 // compiled engine of the point's `hash` (sha256 when there is none).
-axis_spec label_engine_axis(std::string help);
+param_spec label_engine_axis(std::string help);
 
 // A cpu engine's (or a reference implementation's) digest of a fixed 1000-byte message, compared with
 // the portable implementation: the digest hash and limits records carry.

@@ -146,11 +146,11 @@ kind_spec disk_kind() {
   k.name = records::kind_name(records::record_kind::disk);
   k.help = "a directory's disk: model, size, free room and random 4 KiB reads/s at a queue depth (O_DIRECT; "
            "bench disk), the read path checked by a read-back";
-  k.axes = {text_axis("disk_dir", "cwd", place_names,
+  k.axes = {text_param("disk_dir", "cwd", place_names,
                       "where: cwd (the directory poreplab runs in), tmp (the temporary directory), var-tmp (/var/tmp)"),
-            count_axis("queue_depth", 32, 1, 4096, "reads kept in flight"),
-            count_axis("seconds", 2, 1, 600, "how long each probe reads"),
-            size_axis("file_size", 256ull << 20, 4096, false, "the scratch file the reads fall in (written first)")};
+            count_param("queue_depth", 32, 1, 4096, "reads kept in flight"),
+            count_param("seconds", 2, 1, 600, "how long each probe reads"),
+            size_param("file_size", 256ull << 20, 4096, false, "the scratch file the reads fall in (written first)")};
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;

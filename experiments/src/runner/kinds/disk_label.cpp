@@ -96,17 +96,17 @@ kind_spec disk_label_kind() {
   k.name = records::kind_name(records::record_kind::disk_label);
   k.help = "SDR labeling of S sectors with their layers on a disk (" + std::string(kLayerDirEnv) +
            ", else /var/tmp): a RAM node cache, every other parent read ahead from the disk";
-  k.axes = {size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
-            count_axis(axis::sectors, 1, 1, 4096, "sectors labeled together (a node's row: 32 bytes each)"),
-            count_axis(axis::layers, 2, 1, 64, "layers labeled (a window: the layer it is in)"),
-            count_axis(axis::window_nodes, 0, 0, 1ull << 32, "> 0: a window of this many nodes of a full-size sector"),
-            count_axis("cache_nodes", 1u << 20, 0, 1ull << 36, "the current layer's most recent rows kept in RAM"),
-            count_axis("lookahead", 256, 2, 65536, "nodes whose parents are read ahead (a power of two)"),
-            count_axis("queue_depth", 64, 1, 4096, "reads in flight"),
-            text_axis("io_engine", "auto", [] { return storage::kIoEngines.names(); },
+  k.axes = {size_param(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
+            count_param(axis::sectors, 1, 1, 4096, "sectors labeled together (a node's row: 32 bytes each)"),
+            count_param(axis::layers, 2, 1, 64, "layers labeled (a window: the layer it is in)"),
+            count_param(axis::window_nodes, 0, 0, 1ull << 32, "> 0: a window of this many nodes of a full-size sector"),
+            count_param("cache_nodes", 1u << 20, 0, 1ull << 36, "the current layer's most recent rows kept in RAM"),
+            count_param("lookahead", 256, 2, 65536, "nodes whose parents are read ahead (a power of two)"),
+            count_param("queue_depth", 64, 1, 4096, "reads in flight"),
+            text_param("io_engine", "auto", [] { return storage::kIoEngines.names(); },
                       "how reads are issued"),
-            count_axis("direct", 1, 0, 1, "1: O_DIRECT (the page cache does not answer); 0: buffered"),
-            count_axis(axis::threads, 1, 1, 256, "hashing threads (a producer and a writer run beside them)"),
+            count_param("direct", 1, 0, 1, "1: O_DIRECT (the page cache does not answer); 0: buffered"),
+            count_param(axis::threads, 1, 1, 256, "hashing threads (a producer and a writer run beside them)"),
             label_engine_axis("SHA-256 engine, or auto")};
   k.unavailable = unavailable;
   k.run = run;

@@ -77,20 +77,20 @@ kind_spec gpu_model_kind() {
   kind_spec k;
   k.name = records::kind_name(records::record_kind::gpu_model);
   k.help = "MODELED (not measured): GPU latency and rates of a CUDA kernel from its SASS (poreplab model gpu)";
-  auto arch = text_axis("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_89, sm_90");
+  auto arch = text_param("arch", "sm_90", arch_names, "GPU architecture of the latency table: sm_80, sm_89, sm_90");
   arch.all = [](const json&) { return arch_names(); };
-  auto kernel = text_axis("kernel", gpu_model::label_kernel_label(sdr::kFilecoinScheme), gpu_model::kernel_labels,
+  auto kernel = text_param("kernel", gpu_model::label_kernel_label(sdr::kFilecoinScheme), gpu_model::kernel_labels,
                           "kernel as `poreplab model gpu` names it; all = every kernel with SASS");
   kernel.all = [](const json& axes) {
     auto v = axes.contains("arch") && axes["arch"].is_string() ? built_kernels(axes["arch"]) : std::vector<std::string>{};
     return v.empty() ? gpu_model::kernel_labels() : v;
   };
-  auto level = text_axis(
+  auto level = text_param(
       "load_level", "l2", [] { return std::vector<std::string>{"l1", "l2", "dram"}; },
       "memory level global loads see");
   k.axes = {arch, kernel, level,
-            count_axis("threads_per_block", 32, 32, 1024, "threads per block of the modeled launch"),
-            count_axis("parallel", 1, 1, 1u << 30, "sectors (label) or chains (hash) running at once")};
+            count_param("threads_per_block", 32, 32, 1024, "threads per block of the modeled launch"),
+            count_param("parallel", 1, 1, 1u << 30, "sectors (label) or chains (hash) running at once")};
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;

@@ -238,7 +238,7 @@ kind_spec hash_kind() {
   k.name = records::kind_name(records::record_kind::hash);
   k.help = "one hash engine (or OpenSSL, the reference) hashing independent messages or dependent chains";
   auto algo = algo_axis();
-  auto engine = text_axis(
+  auto engine = text_param(
       axis::engine, "all",
       [] {
         auto v = all_engine_names();
@@ -251,14 +251,14 @@ kind_spec hash_kind() {
     v.emplace_back(cpu::kOpenssl);  // a masked reference (a child process) only when named
     return v;
   };
-  auto mode = text_axis(
+  auto mode = text_param(
       "mode", "throughput", [] { return kHashBenchModes.names(); },
       "throughput: independent messages, one per lane; chain: dependent chains, the SDR pattern");
-  auto backend = text_axis(
+  auto backend = text_param(
       axis::backend, backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu, device_class::gpu}); },
       "the host CPU's backend: the engines; the GPU's: its hash-chain kernels (chain = one thread's dependent chain)");
   engine.applies = [](const json& a) { return !on_gpu(a); };
-  auto size = size_axis("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");
+  auto size = size_param("size", 16 * 1024, 64, false, "message bytes per lane in one pass, e.g. 16KiB (cpu)");
   size.applies = [](const json& a) { return !on_gpu(a); };
   k.axes = {backend, algo, engine, mode, size};
   k.unavailable = unavailable;

@@ -158,26 +158,26 @@ kind_spec label_kind() {
   k.name = records::kind_name(records::record_kind::label);
   k.help = "labeling of S sectors (sdr or zigzag, any hash) on one backend, checked against the reference (bench_label)";
   k.axes = labeling_axes(true, true);
-  axis_spec w = count_axis(axis::window_nodes, 0, 0, 1ull << 32,
+  param_spec w = count_param(axis::window_nodes, 0, 0, 1ull << 32,
                            "> 0: time a window of this many nodes of layer `layers` of a full-size sector (sdr)");
   w.optional = true;
   k.axes.push_back(std::move(w));
-  axis_spec b = text_axis(axis::window_backing, "auto", [] { return sdr::kWindowBackings.names(); },
+  param_spec b = text_param(axis::window_backing, "auto", [] { return sdr::kWindowBackings.names(); },
                           "where a window's two full-size layers live");
   b.optional = true;
   k.axes.push_back(std::move(b));
-  axis_spec ap = size_axis("window_alias_period", sdr::window_alias{}.period, 2u << 20, false,
+  param_spec ap = size_param("window_alias_period", sdr::window_alias{}.period, 2u << 20, false,
                            "aliased windows: bytes after which a layer's bytes repeat (64MiB: in a last-level cache)");
   ap.optional = true;
   ap.applies = aliased_window;
   k.axes.push_back(std::move(ap));
-  axis_spec pg = size_axis("window_page", sdr::window_alias{}.page, 4u << 10, true,
+  param_spec pg = size_param("window_page", sdr::window_alias{}.page, 4u << 10, true,
                            "aliased windows: the layers' page size, " + sdr::alias_pages_text() +
                                " (a machine holding its layers on such pages)");
   pg.optional = true;
   pg.applies = aliased_window;
   k.axes.push_back(std::move(pg));
-  axis_spec v = text_axis("verify", "auto", [] { return kVerifyModes.names(); },
+  param_spec v = text_param("verify", "auto", [] { return kVerifyModes.names(); },
                           "full re-label by the reference, sampled nodes, or auto (full when it fits)");
   v.optional = true;
   k.axes.push_back(std::move(v));

@@ -198,7 +198,7 @@ kind_spec latency_under_load_kind() {
   k.help = "one sector's labeling latency alone and while the other CPUs of the affinity mask hash (SHA-256), "
            "both verified";
   k.axes = labeling_axes(false, true);
-  k.axes.push_back(count_axis("load_threads", 0, 0, 4096,
+  k.axes.push_back(count_param("load_threads", 0, 0, 4096,
                               "hashing threads beside the labeling, one per CPU of the mask after its first; 0 = all"));
   k.unavailable = unavailable;
   k.run = run;

@@ -139,7 +139,7 @@ kind_spec limits_kind() {
   k.help = "one hash engine's critical-path limit (instruction latencies measured here) against its measured "
            "single-stream cycles per byte";
   auto algo = algo_axis();
-  auto engine = text_axis(
+  auto engine = text_param(
       axis::engine, "all", all_engine_names,
       "engine name, or all = every compiled engine of the algo (those this CPU lacks are skipped)");
   engine.all = [](const json& axes) { return engine_names(algo_of(axes)); };

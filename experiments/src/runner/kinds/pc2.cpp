@@ -81,7 +81,7 @@ kind_spec pc2_kind() {
   k.help = "PC2 (tree_c over the columns, tree_r_last, comm_r: Poseidon) over generated labels, sample-verified";
   k.axes = labeling_axes(false);
   // The label kind's name for a node window: one name across kinds, records and readers.
-  axis_spec window = count_axis(axis::window_nodes, 0, 0, std::uint64_t{1} << 36,
+  param_spec window = count_param(axis::window_nodes, 0, 0, std::uint64_t{1} << 36,
                                 "nodes hashed (a power of 8): their columns and one tree, standing for the sector's "
                                 "per-node work; 0 = the whole sector");
   window.optional = true;
@@ -89,7 +89,6 @@ kind_spec pc2_kind() {
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;
-  k.renamed_axes = {{"window", axis::window_nodes}};
   return k;
 }
 

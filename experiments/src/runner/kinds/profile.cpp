@@ -25,20 +25,20 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<axis_spec> profile_axes() {
-  std::vector<axis_spec> axes;
+std::vector<param_spec> profile_axes() {
+  std::vector<param_spec> axes;
   // Only the host CPU's backend: the profiled loop and the production backend beside it run
   // on the CPU. The axis is there so that a config can name the backend as the label kind's
   // points do.
-  axes.push_back(text_axis(
+  axes.push_back(text_param(
       axis::backend, backend_of(device_class::host_cpu), [] { return backends_of({device_class::host_cpu}); },
       "where the profile runs: the host CPU's backend (the profiled loop and that backend beside it)"));
   axes.push_back(variant_axis());
   axes.push_back(label_hash_axis());
   axes.push_back(label_engine_axis(
       "engine of the point's hash, single stream; auto = the best; all = every compiled engine of that hash"));
-  axes.push_back(size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB..."));
-  axes.push_back(count_axis(axis::layers, 0, 0, 64, "layers; 0 = the variant's usual (sdr 2, zigzag 10)"));
+  axes.push_back(size_param(axis::sector_size, 2048, 64, true, "sector size, a power of two: 2KiB, 8MiB..."));
+  axes.push_back(count_param(axis::layers, 0, 0, 64, "layers; 0 = the variant's usual (sdr 2, zigzag 10)"));
   return axes;
 }
 

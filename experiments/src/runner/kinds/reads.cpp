@@ -69,15 +69,15 @@ kind_spec reads_kind() {
   k.name = records::kind_name(records::record_kind::reads);
   k.help = "random 4 KiB page reads per node with the layers on disk (S sectors, a node cache of C nodes), counted "
            "on sampled runs of the real graph";
-  axis_spec size = size_axis(axis::sector_size, 32ull << 30, 64, true, "sector size (its V1_1 graph)");
+  param_spec size = size_param(axis::sector_size, 32ull << 30, 64, true, "sector size (its V1_1 graph)");
   size.max = 128ull << 30;  // node indices are u32
   k.axes = {size,
-            count_axis(axis::sectors, 1, 1, 1u << 20, "sectors labeled together: a node's row is 32 x S bytes"),
-            count_axis("cache_nodes", 1u << 20, 0, std::uint64_t{1} << 32,
+            count_param(axis::sectors, 1, 1, 1u << 20, "sectors labeled together: a node's row is 32 x S bytes"),
+            count_param("cache_nodes", 1u << 20, 0, std::uint64_t{1} << 32,
                        "the layer's most recent nodes kept in RAM (supraseal's node buffer)"),
-            count_axis(axis::layers, 11, 1, 64, "layers of the mean (layer 1 has no expander parents)"),
-            count_axis("runs", 64, 1, 4096, "sampled runs of consecutive nodes"),
-            count_axis("run_nodes", 4096, 1, std::uint64_t{1} << 22, "nodes per run")};
+            count_param(axis::layers, 11, 1, 64, "layers of the mean (layer 1 has no expander parents)"),
+            count_param("runs", 64, 1, 4096, "sampled runs of consecutive nodes"),
+            count_param("run_nodes", 4096, 1, std::uint64_t{1} << 22, "nodes per run")};
   k.unavailable = unavailable;
   k.run = run;
   k.rates = rates;

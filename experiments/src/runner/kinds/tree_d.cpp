@@ -112,9 +112,9 @@ kind_spec tree_d_kind() {
   kind_spec k;
   k.name = records::kind_name(records::record_kind::tree_d);
   k.help = "the comm_d Merkle tree (tree_d) over one sector of data";
-  k.axes = {size_axis(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
-            count_axis(axis::threads, 0, 0, 4096, "OpenMP threads; 0 = the default")};
-  axis_spec engine = text_axis(
+  k.axes = {size_param(axis::sector_size, 2048, 64, true, "sector size, a power of two"),
+            count_param(axis::threads, 0, 0, 4096, "OpenMP threads; 0 = the default")};
+  param_spec engine = text_param(
       axis::engine, "library",
       [] {
         auto v = engine_names(hash_family::sha256);
@@ -123,7 +123,7 @@ kind_spec tree_d_kind() {
       },
       "library (sdr::build_tree_d, portable, padding precomputed) or a SHA-256 engine (cpu::build_tree_d)");
   engine.optional = true;
-  axis_spec pad = count_axis("pad_precompute", 1, 0, 1,
+  param_spec pad = count_param("pad_precompute", 1, 0, 1,
                              "1 = each parent's padding block from its precomputed W+K; 0 = its schedule computed");
   pad.optional = true;
   k.axes.push_back(std::move(engine));
