@@ -32,13 +32,9 @@ param_spec count_param(std::string name, std::uint64_t fallback, std::uint64_t m
 }
 
 param_spec size_param(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help) {
-  param_spec p;
-  p.name = std::move(name);
+  param_spec p = count_param(std::move(name), fallback, min, std::numeric_limits<std::uint64_t>::max(), std::move(help));
   p.type = param_type::size;
-  p.fallback = fallback;
-  p.min = min;
   p.power_of_two = power_of_two;
-  p.help = std::move(help);
   return p;
 }
 
