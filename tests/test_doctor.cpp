@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+constexpr std::uint64_t kOneGiB = std::uint64_t{1} << 30;
 
 // A file below a fixture root, its directories made.
 void put(const fs::path& root, const std::string& rel, const std::string& text) {
@@ -80,15 +80,15 @@ system_facts healthy() {
                {"portable", 1, false, 300, 0}};
   c.auto_engine = "shani";
   memory_facts& m = f.memory;
-  m.total_bytes = m.available_bytes = 512 * kGiB;
+  m.total_bytes = m.available_bytes = 512 * kOneGiB;
   m.thp_enabled = "madvise";
   m.thp_defrag = "madvise";
-  m.hugepages = {{2ull << 20, 0, 0}, {kGiB, 0, 0}};
+  m.hugepages = {{2ull << 20, 0, 0}, {kOneGiB, 0, 0}};
   m.memlock_bytes = kUnlimited;
   dir_facts d;
   d.path = d.probed = "/seal";
   d.exists = d.is_dir = d.writable = true;
-  d.free_bytes = d.total_bytes = 4096 * kGiB;
+  d.free_bytes = d.total_bytes = 4096 * kOneGiB;
   d.fs_type = "xfs";
   f.layer_dir = d;
   f.disk.ran = f.disk.o_direct = true;
@@ -101,7 +101,7 @@ system_facts healthy() {
   pc.dir = "/var/tmp/filecoin-parents";
   pc.file = pc.dir / "v28-sdr-parent-test.cache";
   pc.present = pc.sidecar = true;
-  pc.bytes = pc.expected_bytes = 56 * kGiB;
+  pc.bytes = pc.expected_bytes = 56 * kOneGiB;
   pc.rows_checked = 256;
   pc.space = d;
   gpu_facts& g = f.gpu;
@@ -109,12 +109,12 @@ system_facts healthy() {
   g.driver_version = g.runtime_version = 12040;
   g.sass_archs = {80, 90};
   g.ptx_archs = {90};
-  g.devices = {{0, "NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * kGiB, "", true}};
+  g.devices = {{0, "NVIDIA H100 80GB HBM3", 9, 0, 132, 80 * kOneGiB, "", true}};
   return f;
 }
 
 const seal_plan& plan_32g() {
-  static const seal_plan p = make_plan(32 * kGiB, 1);
+  static const seal_plan p = make_plan(32 * kOneGiB, 1);
   return p;
 }
 
@@ -125,15 +125,15 @@ TEST_CASE("doctor plan: graph, layers, memory and disk of a sector size", "[doct
   CHECK(p.proof == "StackedDrg32GiBV1_1");
   CHECK(p.layers == 11);
   CHECK(p.nodes == std::uint64_t{1} << 30);
-  CHECK(p.memory.parent_table_bytes == 56 * kGiB);
-  CHECK(p.label_bytes == 64 * kGiB + 56 * kGiB);
-  CHECK(p.kept_bytes == 11 * 32 * kGiB + 56 * kGiB);
-  CHECK(p.resident_bytes == 40 * kGiB);
-  CHECK(p.disk_bytes == 12 * 32 * kGiB + 64 * kGiB - 32 + (64 << 10));
-  const seal_plan custom = make_plan(kGiB, 4);
+  CHECK(p.memory.parent_table_bytes == 56 * kOneGiB);
+  CHECK(p.label_bytes == 64 * kOneGiB + 56 * kOneGiB);
+  CHECK(p.kept_bytes == 11 * 32 * kOneGiB + 56 * kOneGiB);
+  CHECK(p.resident_bytes == 40 * kOneGiB);
+  CHECK(p.disk_bytes == 12 * 32 * kOneGiB + 64 * kOneGiB - 32 + (64 << 10));
+  const seal_plan custom = make_plan(kOneGiB, 4);
   CHECK(custom.proof.empty());
   CHECK(custom.layers == 11);
-  CHECK(custom.memory.layer_bytes == 4 * kGiB);
+  CHECK(custom.memory.layer_bytes == 4 * kOneGiB);
   CHECK(make_plan(2048, 1).layers == 2);
   CHECK_THROWS_AS(make_plan(3072, 1), std::invalid_argument);
   CHECK_THROWS_AS(make_plan(2048, 0), std::invalid_argument);
@@ -186,17 +186,17 @@ TEST_CASE("doctor facts: /proc and /sys read below a fixture root", "[doctor]") 
   const memory_facts& m = f.memory;
   CHECK(m.total_bytes == 65536000ull * 1024);
   CHECK(m.available_bytes == 32768000ull * 1024);
-  CHECK(m.swap_total_bytes == 8 * kGiB);
-  CHECK(m.swap_free_bytes == 4 * kGiB);
-  CHECK(m.cgroup_limit_bytes == 16 * kGiB);
-  CHECK(m.budget() == 16 * kGiB);
+  CHECK(m.swap_total_bytes == 8 * kOneGiB);
+  CHECK(m.swap_free_bytes == 4 * kOneGiB);
+  CHECK(m.cgroup_limit_bytes == 16 * kOneGiB);
+  CHECK(m.budget() == 16 * kOneGiB);
   CHECK(m.thp_enabled == "never");
   CHECK(m.thp_defrag == "madvise");
   REQUIRE(m.hugepages.size() == 2);
   CHECK(m.hugepages[0].page_bytes == 2ull << 20);
   CHECK(m.hugepages[0].pages == 1024);
   CHECK(m.hugepages[0].free_pages == 1000);
-  CHECK(m.hugepages[1].page_bytes == kGiB);
+  CHECK(m.hugepages[1].page_bytes == kOneGiB);
   REQUIRE(m.memlock_bytes);
   CHECK(*m.memlock_bytes == 65536);
 
@@ -270,7 +270,7 @@ TEST_CASE("doctor CPU checks: ok, warn and their costs", "[doctor]") {
     std::erase_if(f.cpu.engines, [](const engine_facts& e) { return e.name == "avx512-x16"; });
     f.cpu.unavailable_engines = {{"avx512-x16", 16, "avx512f avx512vl avx512bw"}};
     CHECK(check_vector_units(f, p).status == level::ok);  // one sector fills no wider engine
-    const seal_plan many = make_plan(32 * kGiB, 32);
+    const seal_plan many = make_plan(32 * kOneGiB, 32);
     const finding x = check_vector_units(f, many);
     CHECK(x.status == level::warn);
     CHECK_THAT(x.cost, Catch::Contains("avx512-x16") && Catch::Contains("8 lanes"));
@@ -367,17 +367,17 @@ TEST_CASE("doctor memory checks: RAM against the plan, huge pages, memlock, swap
   CHECK_THAT(check_ram(ok, p).found, Catch::Contains("all 11 layers"));
   {
     system_facts f = healthy();
-    f.memory.available_bytes = 128 * kGiB;
+    f.memory.available_bytes = 128 * kOneGiB;
     finding x = check_ram(f, p);
     CHECK(x.status == level::ok);
     CHECK_THAT(x.found, Catch::Contains("two layers"));
-    f.memory.available_bytes = 64 * kGiB;
+    f.memory.available_bytes = 64 * kOneGiB;
     x = check_ram(f, p);
     CHECK(x.status == level::warn);
     CHECK_THAT(x.found, Catch::Contains("bounded"));
     // A cgroup's limit is the budget, whatever MemAvailable says.
-    f.memory.available_bytes = 500 * kGiB;
-    f.memory.cgroup_limit_bytes = 24 * kGiB;
+    f.memory.available_bytes = 500 * kOneGiB;
+    f.memory.cgroup_limit_bytes = 24 * kOneGiB;
     x = check_ram(f, p);
     CHECK(x.status == level::fail);
     CHECK_THAT(x.found, Catch::Contains("cgroup"));
@@ -401,11 +401,11 @@ TEST_CASE("doctor memory checks: RAM against the plan, huge pages, memlock, swap
   }
   {
     system_facts f = healthy();
-    f.memory.hugepages = {{2ull << 20, 1024, 1024}, {kGiB, 16, 16}};
+    f.memory.hugepages = {{2ull << 20, 1024, 1024}, {kOneGiB, 16, 16}};
     finding x = check_hugetlb(f, p);
     CHECK(x.status == level::warn);
-    CHECK(x.values["reserved_bytes"].get<std::uint64_t>() == 18 * kGiB);
-    f.memory.hugepages = {{kGiB, 128, 128}};
+    CHECK(x.values["reserved_bytes"].get<std::uint64_t>() == 18 * kOneGiB);
+    f.memory.hugepages = {{kOneGiB, 128, 128}};
     CHECK(check_hugetlb(f, p).status == level::ok);
     f.memory.hugepages.clear();
     CHECK(check_hugetlb(f, p).status == level::skip);
@@ -428,17 +428,17 @@ TEST_CASE("doctor memory checks: RAM against the plan, huge pages, memlock, swap
     finding x = check_memlock(f, p);
     CHECK(x.status == level::warn);
     CHECK_THAT(x.fix, Catch::Contains("ulimit -l unlimited"));
-    f.memory.memlock_bytes = 200 * kGiB;
+    f.memory.memlock_bytes = 200 * kOneGiB;
     CHECK(check_memlock(f, p).status == level::ok);
     f.memory.memlock_bytes.reset();
     CHECK(check_memlock(f, p).status == level::skip);
   }
   {
     system_facts f = healthy();
-    f.memory.swap_total_bytes = 64 * kGiB;
-    f.memory.swap_free_bytes = 60 * kGiB;
+    f.memory.swap_total_bytes = 64 * kOneGiB;
+    f.memory.swap_free_bytes = 60 * kOneGiB;
     CHECK(check_swap(f, p).status == level::ok);
-    f.memory.available_bytes = 100 * kGiB;
+    f.memory.available_bytes = 100 * kOneGiB;
     finding x = check_swap(f, p);
     CHECK(x.status == level::warn);
     CHECK_THAT(x.found, Catch::Contains("4 GiB used"));
@@ -488,7 +488,7 @@ TEST_CASE("doctor storage checks: parent cache from files, layer directory, O_DI
   {
     system_facts f = healthy();
     f.parent_cache.present = false;
-    f.parent_cache.space.free_bytes = kGiB;
+    f.parent_cache.space.free_bytes = kOneGiB;
     x = check_parent_cache(f, plan_32g());
     CHECK(x.status == level::fail);
     CHECK_THAT(x.fix, Catch::Contains("FIL_PROOFS_PARENT_CACHE"));
@@ -497,7 +497,7 @@ TEST_CASE("doctor storage checks: parent cache from files, layer directory, O_DI
   {
     system_facts f = healthy();
     f.parent_cache.present = false;
-    CHECK_THAT(check_parent_cache(f, make_plan(kGiB, 1)).fix, Catch::Contains("--porep-id 08") &&
+    CHECK_THAT(check_parent_cache(f, make_plan(kOneGiB, 1)).fix, Catch::Contains("--porep-id 08") &&
                                                                  Catch::Contains("--api-version 1.1.0 --sector-size 1GiB"));
   }
 
@@ -522,7 +522,7 @@ TEST_CASE("doctor storage checks: parent cache from files, layer directory, O_DI
     g.layer_dir->writable = false;
     CHECK_THAT(check_layer_dir(g, plan_32g()).found, Catch::Contains("not writable"));
     g = healthy();
-    g.layer_dir->free_bytes = 100 * kGiB;
+    g.layer_dir->free_bytes = 100 * kOneGiB;
     x = check_layer_dir(g, plan_32g());
     CHECK(x.status == level::fail);
     CHECK_THAT(x.found, Catch::Contains("writes 448.0 GiB"));
@@ -589,16 +589,16 @@ TEST_CASE("doctor GPU checks: build, driver, SASS or PTX, sectors per GPU", "[do
   CHECK_THAT(d[0].found, Catch::Contains("sm_90") && Catch::Contains("SASS") && Catch::Contains("at most 1 32GiB sector"));
   CHECK(d[0].values["parents"] == "streamed");
   // Two 32GiB sectors do not fit in 80 GiB.
-  d = check_gpu_devices(f, make_plan(32 * kGiB, 2));
+  d = check_gpu_devices(f, make_plan(32 * kOneGiB, 2));
   CHECK(d[0].status == level::warn);
   CHECK_THAT(d[0].fix, Catch::Contains("--sectors 1"));
   // PTX only: runs after a JIT compile.
-  f.gpu.devices = {{0, "NVIDIA L40S", 8, 9, 142, 48 * kGiB, "", false}};
+  f.gpu.devices = {{0, "NVIDIA L40S", 8, 9, 142, 48 * kOneGiB, "", false}};
   d = check_gpu_devices(f, make_plan(512ull << 20, 1));
   CHECK(d[0].status == level::warn);
   CHECK_THAT(d[0].found, Catch::Contains("JIT"));
   CHECK_THAT(d[0].fix, Catch::Contains("-DCMAKE_CUDA_ARCHITECTURES=89"));
-  f.gpu.devices = {{1, "Tesla V100", 7, 0, 80, 32 * kGiB, "compute capability 7.0 cannot run this build's kernels", false}};
+  f.gpu.devices = {{1, "Tesla V100", 7, 0, 80, 32 * kOneGiB, "compute capability 7.0 cannot run this build's kernels", false}};
   d = check_gpu_devices(f, p);
   CHECK(d[0].status == level::fail);
   CHECK(d[0].id == "gpu.1");

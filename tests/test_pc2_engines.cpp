@@ -100,18 +100,18 @@ std::vector<limbs> edge_values() {
           {m::r_mod_limb(0), m::r_mod_limb(1), m::r_mod_limb(2), m::r_mod_limb(3)}};  // one, in Montgomery form
 }
 
-using node = std::array<std::uint8_t, 32>;
+using node_bytes = std::array<std::uint8_t, 32>;
 
 std::string hex_of(const limbs& x) {
-  node b;
+  node_bytes b;
   fr::store(b.data(), x.data());
   return to_hex(b);
 }
 
-node plain_hash(const std::uint8_t* const* in, std::size_t stride, std::size_t i, int arity) {
+node_bytes plain_hash(const std::uint8_t* const* in, std::size_t stride, std::size_t i, int arity) {
   m::elem x[poseidon::kMaxWidth];
   for (int k = 0; k < arity; ++k) REQUIRE(m::from_bytes(in[k] + i * stride, x[k]));
-  node out;
+  node_bytes out;
   m::to_bytes(poseidon::hash_plain(poseidon::constants_for(arity), x), out.data());
   return out;
 }
@@ -263,7 +263,7 @@ TEST_CASE("Poseidon engines equal the plain permutation for every arity", "[pc2]
       e->hash(arity, p.data(), stride, n, out.data());
       for (std::size_t i = 0; i < n; ++i) {
         INFO("hash " << i);
-        node got;
+        node_bytes got;
         std::memcpy(got.data(), out.data() + 32 * i, 32);
         CHECK(got == plain_hash(p.data(), stride, i, arity));
       }

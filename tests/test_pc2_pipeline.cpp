@@ -40,7 +40,7 @@ std::map<std::string, std::vector<std::uint8_t>> snapshot(const fs::path& dir) {
   return m;
 }
 
-std::vector<std::uint8_t> random_nodes(std::mt19937_64& rng, std::uint64_t nodes) {
+std::vector<std::uint8_t> random_field_nodes(std::mt19937_64& rng, std::uint64_t nodes) {
   std::vector<std::uint8_t> v(nodes * 32);
   for (auto& b : v) b = static_cast<std::uint8_t>(rng());
   for (std::uint64_t i = 0; i < nodes; ++i) v[32 * i + 31] &= 0x3f;  // below 2^254 < r
@@ -67,9 +67,9 @@ struct two_random_layers {
   std::vector<std::uint8_t> replica;
   two_random_layers(std::uint64_t seed, std::uint64_t nodes) {
     std::mt19937_64 rng(seed);
-    labels = {random_nodes(rng, nodes), random_nodes(rng, nodes)};
+    labels = {random_field_nodes(rng, nodes), random_field_nodes(rng, nodes)};
     ptr = {labels[0].data(), labels[1].data()};
-    replica = random_nodes(rng, nodes);
+    replica = random_field_nodes(rng, nodes);
   }
 };
 
@@ -125,9 +125,9 @@ TEST_CASE("pc2 pipeline: every buffer count gives the reference's trees on cpu a
     const std::uint64_t nodes = 64;  // a 2KiB sector: one tree of 64 leaves
     std::vector<std::vector<std::uint8_t>> labels;
     std::vector<const std::uint8_t*> ptr;
-    for (std::uint32_t l = 0; l < layers; ++l) labels.push_back(random_nodes(rng, nodes));
+    for (std::uint32_t l = 0; l < layers; ++l) labels.push_back(random_field_nodes(rng, nodes));
     for (const auto& v : labels) ptr.push_back(v.data());
-    const auto replica = random_nodes(rng, nodes);
+    const auto replica = random_field_nodes(rng, nodes);
     const auto want = sdr::pc2_reference_for_sector(ptr, replica.data(), nodes * 32, true);
     for (const char* backend : {"cpu", "cuda-emu"}) {
       auto h = make_backend(backend)->make_pc2_hasher();

@@ -310,7 +310,7 @@ namespace {
 
 std::string cli(const std::string& args) { return quote(std::string(POREPLAB_BINARY)) + " " + args; }
 
-const char* kTinyConfig = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
+const char* kTinyHashConfig = R"({"schema": "poreplab-experiments/1", "experiments": [{"name": "h", "kind": "hash",
     "warmup": 0, "samples": 2, "axes": {"algo": ["sha256"], "engine": ["portable"], "mode": ["chain"], "size": ["64KiB"]}}]})";
 
 }  // namespace
@@ -318,7 +318,7 @@ const char* kTinyConfig = R"({"schema": "poreplab-experiments/1", "experiments":
 TEST_CASE("run --resume and compare --out: a link planted at plots/ is refused, no figure drawn through it",
           "[reliability]") {
   temp_dir dir("plots-link");
-  test::write_text(dir / "c.json", kTinyConfig);
+  test::write_text(dir / "c.json", kTinyHashConfig);
   const fs::path out = dir / "out";
   const auto first = test::run_poreplab("run " + quote(dir / "c.json") + " -o " + quote(out) + " --no-plots", dir);
   INFO(first.err);

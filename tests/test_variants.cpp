@@ -75,7 +75,7 @@ void check_chunks(hash_family h, const bytes& msg) {
   CHECK(out == hash_message(h, bytes(msg.begin(), msg.begin() + 32 * Count)));
 }
 
-graph::graph_params small_graph(std::uint64_t nodes) {
+graph::graph_params graph_with_2kib_id(std::uint64_t nodes) {
   const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
   return graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
 }
@@ -100,7 +100,7 @@ struct job_data {
 };
 
 job_data make_job(sdr::label_scheme s, std::uint64_t nodes, std::uint32_t layers, std::uint32_t sectors) {
-  const auto g = small_graph(nodes);
+  const auto g = graph_with_2kib_id(nodes);
   job_data d;
   d.table = s.variant == sdr::porep_variant::zigzag ? zigzag_table_words(g) : sdr_table(g);
   d.ids = random_data(sectors, 7 + sectors);
@@ -181,7 +181,7 @@ TEST_CASE("SDR labels with every hash equal mask(H(header || 37 parents))", "[va
 
 TEST_CASE("zigzag graph: 5 sorted base + 8 expander parents, both directions sequential", "[variants]") {
   constexpr std::uint64_t n = 1024;
-  const auto g = small_graph(n);
+  const auto g = graph_with_2kib_id(n);
   const auto t = zigzag_table_words(g);
   // Kept forward expander edges, recomputed here from the Feistel permutation:
   // slot 8u + j of the permuted domain -> the node v whose edge lands there.
