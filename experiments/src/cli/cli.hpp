@@ -18,26 +18,32 @@ namespace poreplab::cli {
 // Where `report` and `plan` read results when given no directory: `poreplab run`'s default -o.
 inline constexpr const char* kDefaultResults = "results/default";
 
+// An error the user can act on: printed as "poreplab: error: <what>", exit status 1.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The flag of parameter `name` (flag_of: --name with '_' as '-') storing into `into`; the
 // flags of its older names (runner::kParamRenames) still read into it, hidden from --help, each
-// noting the rename on standard error when used.
+// noting the rename on standard error when used; both at once are refused.
 template <typename T>
 CLI::Option* add_param_option(CLI::App* cmd, std::string_view name, T& into, const std::string& help) {
   CLI::Option* o = cmd->add_option(flag_of(name), into, help);
   for (const auto& r : runner::kParamRenames) {
     if (r.name != name) continue;
     const std::string was = flag_of(r.old_name), now = flag_of(name);
-    cmd->add_option(was, into, "renamed " + now)->group("")->excludes(o)->each([was, now](const std::string&) {
+    const std::string both = was + " is " + now + ", which is given too";
+    CLI::Option* old = cmd->add_option(was, into, "renamed " + now)->group("");
+    old->each([was, now, both, o](const std::string&) {
+      if (o->count() > 0) throw usage_error(both);
       std::cerr << "poreplab: note: " << was << " is now " << now << " (read as it)\n";
+    });
+    o->each([both, old](const std::string&) {
+      if (old->count() > 0) throw usage_error(both);
     });
   }
   return o;
 }
-
-// An error the user can act on: printed as "poreplab: error: <what>", exit status 1.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 void add_info_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);   // cmd_doctor.cpp: doctor
