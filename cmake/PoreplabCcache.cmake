@@ -9,7 +9,7 @@ if(POREPLAB_CCACHE)
   if(POREPLAB_CCACHE_PROGRAM)
     set(_pl_launcher ${CMAKE_COMMAND} -E env
         CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} CCACHE_NOHASHDIR=true
-        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+        CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
         ${POREPLAB_CCACHE_PROGRAM})
     foreach(lang C CXX CUDA)
       if(NOT DEFINED CMAKE_${lang}_COMPILER_LAUNCHER)

@@ -37,7 +37,7 @@ function(poreplab_gpu_model_sources target)
   # The generated file holds megabytes of string literals; warnings flags stay, but it
   # needs no optimisation. With CUDA it is a shared library of its own, so that poreplab
   # and poreplab_tests (and the GPU bundle) carry the text once.
-  set_source_files_properties(${sass_cpp} PROPERTIES COMPILE_OPTIONS "-O0;-g0" SKIP_PRECOMPILE_HEADERS ON)
+  set_source_files_properties(${sass_cpp} PROPERTIES COMPILE_OPTIONS "-O0;-g0")
   if(POREPLAB_HAVE_CUDA)
     add_library(poreplab_gpu_sass SHARED ${sass_cpp})
     target_include_directories(poreplab_gpu_sass PRIVATE ${PROJECT_SOURCE_DIR}/experiments/src)

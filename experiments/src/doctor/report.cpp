@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "records/payload_keys.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::doctor {
@@ -62,7 +63,7 @@ nlohmann::json report_json(const seal_plan& p, const request& r, const system_fa
   for (const auto& [l, name] : kLevels.entries) count_json[std::string(name)] = counts[l];
   const int status = exit_status(findings);
   return {{"plan",
-           {{"sector_size", format_size(p.sector_bytes)},
+           {{records::axis::sector_size, format_size(p.sector_bytes)},
             {"sector_bytes", p.sector_bytes},
             {"sectors", p.sectors},
             {"layers", p.layers},

@@ -29,20 +29,21 @@ inline constexpr name_table kPointStatuses{"point status", std::array{named<poin
                                                                       named<point_status>{point_status::skipped, "skipped"}}};
 
 // What a point measured: the runner's kinds (runner/kinds/), named here, below the readers,
-// so that reports and the model classify records by kind without spelling one.
-enum class record_kind { hash, limits, label, tree_d, profile, latency_under_load, reads, disk, disk_label, pc2, seal, gpu_model };
+// so that reports and the model classify records by kind without spelling one. The order
+// is the order kinds() and config errors list them in.
+enum class record_kind { hash, label, seal, tree_d, pc2, limits, gpu_model, profile, latency_under_load, disk_label, reads, disk };
 inline constexpr name_table kRecordKinds{"kind", std::array{named<record_kind>{record_kind::hash, "hash"},
-                                                            named<record_kind>{record_kind::limits, "limits"},
                                                             named<record_kind>{record_kind::label, "label"},
+                                                            named<record_kind>{record_kind::seal, "seal"},
                                                             named<record_kind>{record_kind::tree_d, "tree_d"},
+                                                            named<record_kind>{record_kind::pc2, "pc2"},
+                                                            named<record_kind>{record_kind::limits, "limits"},
+                                                            named<record_kind>{record_kind::gpu_model, "gpu-model"},
                                                             named<record_kind>{record_kind::profile, "profile"},
                                                             named<record_kind>{record_kind::latency_under_load, "latency_under_load"},
-                                                            named<record_kind>{record_kind::reads, "reads"},
-                                                            named<record_kind>{record_kind::disk, "disk"},
                                                             named<record_kind>{record_kind::disk_label, "disk_label"},
-                                                            named<record_kind>{record_kind::pc2, "pc2"},
-                                                            named<record_kind>{record_kind::seal, "seal"},
-                                                            named<record_kind>{record_kind::gpu_model, "gpu-model"}}};
+                                                            named<record_kind>{record_kind::reads, "reads"},
+                                                            named<record_kind>{record_kind::disk, "disk"}}};
 inline std::string kind_name(record_kind k) { return std::string(kRecordKinds.name(k)); }
 
 namespace key {

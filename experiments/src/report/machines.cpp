@@ -9,10 +9,13 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/json_input.hpp"
+#include "records/payload_keys.hpp"
 #include "util/json_check.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::verdict {
+
+namespace axis = records::axis;
 
 using nlohmann::json;
 
@@ -176,11 +179,11 @@ void read_pc1_facts(const reader& r, const json& j, machine& m) {
   }
   if (j.contains("pc1_record")) {
     const json& rec = r.object(j["pc1_record"], "/pc1_record", "an object (sector_size, sectors, seconds, source)");
-    r.only_keys(rec, "/pc1_record", {"sector_size", "sectors", "seconds", "source"});
+    r.only_keys(rec, "/pc1_record", {axis::sector_size, axis::sectors, "seconds", "source"});
     machine_record mr;
-    mr.sector_size = static_cast<std::uint64_t>(r.bytes(r.require(rec, "/pc1_record", "sector_size"), "/pc1_record/sector_size",
+    mr.sector_size = static_cast<std::uint64_t>(r.bytes(r.require(rec, "/pc1_record", axis::sector_size), "/pc1_record/sector_size",
                                                         2048, double(std::uint64_t{1} << 40), "a sector size"));
-    mr.sectors = static_cast<std::uint32_t>(r.integer(r.require(rec, "/pc1_record", "sectors"), "/pc1_record/sectors", 1,
+    mr.sectors = static_cast<std::uint32_t>(r.integer(r.require(rec, "/pc1_record", axis::sectors), "/pc1_record/sectors", 1,
                                                       1u << 20, "a sector count"));
     mr.seconds = r.between(r.require(rec, "/pc1_record", "seconds"), "/pc1_record/seconds", 1, kMaxInputSeconds,
                            "a record's seconds");

@@ -10,6 +10,7 @@
 #include "poreplab/cpu/engines.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/sdr/scheme.hpp"
+#include "records/schema.hpp"
 #include "util/text.hpp"
 
 namespace poreplab::runner {
@@ -18,10 +19,27 @@ namespace axis = records::axis;
 
 using nlohmann::json;
 
+// Each kinds/<stem>.cpp defines `kind_spec <stem>_kind()`; the build lists those files in
+// runner_kinds.inc (experiments/CMakeLists.txt), so a new kind is its file and its name in
+// records::kRecordKinds, whose order the table takes.
+#define POREPLAB_RUNNER_KIND(stem) kind_spec stem##_kind();
+#include "runner_kinds.inc"
+#undef POREPLAB_RUNNER_KIND
+
 const std::vector<kind_spec>& kinds() {
-  static const std::vector<kind_spec> table = {hash_kind(), label_kind(), seal_kind(), tree_d_kind(), pc2_kind(), limits_kind(),
-                                                gpu_model_kind(), profile_kind(), latency_under_load_kind(), disk_label_kind(),
-                                                reads_kind(), disk_kind()};
+  static const std::vector<kind_spec> table = [] {
+    std::vector<kind_spec> all{
+#define POREPLAB_RUNNER_KIND(stem) stem##_kind(),
+#include "runner_kinds.inc"
+#undef POREPLAB_RUNNER_KIND
+    };
+    const auto names = records::kRecordKinds.names();
+    const auto place = [&](const kind_spec& k) {
+      return std::find(names.begin(), names.end(), k.name) - names.begin();  // a stray name sorts last
+    };
+    std::stable_sort(all.begin(), all.end(), [&](const kind_spec& a, const kind_spec& b) { return place(a) < place(b); });
+    return all;
+  }();
   return table;
 }
 

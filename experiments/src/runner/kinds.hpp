@@ -1,6 +1,7 @@
 #pragma once
 // The experiment kinds the runner knows: their typed axes and how one point is run.
-// Adding a kind is one entry in kinds() (kinds.cpp) plus its run function.
+// Adding a kind is its file, kinds/<stem>.cpp, defining `kind_spec <stem>_kind()`, and its
+// name in records::kRecordKinds (docs/contributing.md).
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -79,20 +80,6 @@ bool is_size_axis(const std::string& axis);
 using poreplab::available_memory_bytes;
 
 // ---- building blocks of the kind definitions (kinds/*.cpp) ----
-
-// Every kind, each defined in kinds/<name>.cpp and listed once in kinds() (kinds.cpp).
-kind_spec hash_kind();
-kind_spec label_kind();
-kind_spec seal_kind();
-kind_spec tree_d_kind();
-kind_spec pc2_kind();
-kind_spec limits_kind();
-kind_spec gpu_model_kind();  // modeled, not measured
-kind_spec profile_kind();
-kind_spec latency_under_load_kind();
-kind_spec disk_label_kind();
-kind_spec reads_kind();
-kind_spec disk_kind();
 
 // The labeling axes: backend, with_scheme: variant and hash, the knobs engine, layout,
 // threads_per_block and kernel, sector_size, with_sectors: sectors, layers, the knob

@@ -22,8 +22,6 @@ namespace poreplab::runner {
 
 namespace ctx = records::ctx;
 
-kind_spec disk_kind();
-
 using nlohmann::json;
 namespace fs = std::filesystem;
 

@@ -24,7 +24,6 @@ namespace axis = records::axis;
 namespace ctx = records::ctx;
 namespace rate = records::rate;
 
-kind_spec latency_under_load_kind();
 
 using nlohmann::json;
 

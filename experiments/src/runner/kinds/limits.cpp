@@ -22,7 +22,6 @@ namespace poreplab::runner {
 namespace axis = records::axis;
 namespace ctx = records::ctx;
 
-kind_spec limits_kind();
 
 using nlohmann::json;
 

@@ -19,7 +19,6 @@ namespace key = records::key;
 namespace axis = records::axis;
 namespace rate = records::rate;
 
-kind_spec profile_kind();
 
 using nlohmann::json;
 

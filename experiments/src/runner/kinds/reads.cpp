@@ -10,7 +10,6 @@ namespace poreplab::runner {
 
 namespace axis = records::axis;
 
-kind_spec reads_kind();
 
 using nlohmann::json;
 
