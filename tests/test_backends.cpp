@@ -116,7 +116,7 @@ TEST_CASE("backend settings are typed and checked against their knob", "[backend
 TEST_CASE("one parameter spec: a knob is its axis and its flag, checked by one rule", "[backends][runner]") {
   CHECK(flag_of("threads_per_block") == "--threads-per-block");
   const param_spec depth = *find_knob("ring_depth");
-  CHECK(depth.power_of_two);
+  CHECK(depth.power_of == 2);
   CHECK(param_value(depth, 0) == 0);
   CHECK(param_value(depth, 256.0) == 256);
   CHECK_THROWS_WITH(param_value(depth, 24), "expected an integer from 0 to 4096, 0 or a power of two, got 24");
@@ -134,7 +134,7 @@ TEST_CASE("one parameter spec: a knob is its axis and its flag, checked by one r
     CHECK(ax->type == k.type);
     CHECK(ax->min == k.min);
     CHECK(ax->max == k.max);
-    CHECK(ax->power_of_two == k.power_of_two);
+    CHECK(ax->power_of == k.power_of);
   }
   const std::string e = [] {
     try {

@@ -132,6 +132,21 @@ TEST_CASE("runner config: sizes must be power-of-two sizes in the accepted forms
   CHECK(c.experiments[0].axes[7].second == std::vector<json>{2048, 8388608, 32ull << 30});
 }
 
+TEST_CASE("runner config: a pc2 window is 0 or a power of 8 from 64, refused at config time", "[runner]") {
+  const auto window = [](const std::string& v) {
+    return config_problem(with_experiment(R"({"name": "a", "kind": "pc2", "axes": {"window_nodes": [)" + v + "]}}"));
+  };
+  for (const char* bad : {"7", "8", "100", "1"}) {
+    INFO(bad);
+    CHECK(window(bad).find("/experiments/0/axes/window_nodes/0: expected an integer from 0 to 68719476736, 0 or a "
+                           "power of 8 from 64, got " + std::string(bad)) != std::string::npos);
+  }
+  for (const char* good : {"0", "64", "512", "2097152"}) {
+    INFO(good);
+    CHECK(window(good).empty());
+  }
+}
+
 TEST_CASE("runner config: an unknown engine, backend or algo", "[runner]") {
   CHECK(config_problem(with_experiment(R"({"name": "a", "kind": "label", "axes": {"engine": ["auto", "avx9"]}})"))
             .find("/experiments/0/axes/engine/1: unknown engine \"avx9\" (known: auto, ") != std::string::npos);

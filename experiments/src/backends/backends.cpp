@@ -49,7 +49,7 @@ const std::string kReference = "reference", kCpu = "cpu", kCudaEmu = "cuda-emu",
 const std::vector<std::string> kGpu = {kCuda, kCudaEmu};
 
 param_spec power_of_two(param_spec k) {
-  k.power_of_two = true;
+  k.power_of = 2;
   return k;
 }
 

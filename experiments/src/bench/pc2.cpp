@@ -259,7 +259,7 @@ pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
   p.nodes = r.sector_nodes;
   if (opt.window_nodes != 0) {
     if (!is_power_of_8(opt.window_nodes) || opt.window_nodes < 64 || opt.window_nodes > r.sector_nodes)
-      throw std::invalid_argument("window: " + std::to_string(opt.window_nodes) +
+      throw std::invalid_argument("window_nodes: " + std::to_string(opt.window_nodes) +
                                   " nodes is not a power of 8 from 64 to the sector's " +
                                   std::to_string(r.sector_nodes));
     p.shape = sdr::tree_shape{8, 0, 0};

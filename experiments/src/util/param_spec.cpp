@@ -34,7 +34,7 @@ param_spec count_param(std::string name, std::uint64_t fallback, std::uint64_t m
 param_spec size_param(std::string name, std::uint64_t fallback, std::uint64_t min, bool power_of_two, std::string help) {
   param_spec p = count_param(std::move(name), fallback, min, std::numeric_limits<std::uint64_t>::max(), std::move(help));
   p.type = param_type::size;
-  p.power_of_two = power_of_two;
+  p.power_of = power_of_two ? 2 : 0;
   return p;
 }
 
@@ -46,7 +46,14 @@ std::string flag_of(std::string_view name) {
 
 namespace {
 
-bool power_of_two(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+std::string power_name(unsigned base) { return base == 2 ? "two" : std::to_string(base); }
+
+// Whether x is a power of base (2 or 8; any x for base 0).
+bool power_of(std::uint64_t x, unsigned base) {
+  if (base == 0) return true;
+  if (x == 0 || (x & (x - 1)) != 0) return false;
+  return base == 2 || __builtin_ctzll(x) % 3 == 0;
+}
 
 json text_value(const param_spec& p, const json& v) {
   if (!v.is_string()) throw std::invalid_argument("expected text, got " + show(v));
@@ -69,7 +76,8 @@ json size_value(const param_spec& p, const json& v) {
   } else {
     throw std::invalid_argument("expected a size such as \"2KiB\" or a byte count, got " + show(v));
   }
-  if (p.power_of_two && !power_of_two(bytes)) throw std::invalid_argument(v.dump() + " is not a power-of-two size");
+  if (!power_of(bytes, p.power_of))
+    throw std::invalid_argument(v.dump() + " is not a power-of-" + power_name(p.power_of) + " size");
   if (bytes < p.min) throw std::invalid_argument(v.dump() + " is below the smallest " + p.name + " " + format_size(p.min));
   if (bytes > p.max) throw std::invalid_argument(v.dump() + " is above the largest " + p.name + " " + format_size(p.max));
   return bytes;
@@ -81,7 +89,10 @@ json count_value(const param_spec& p, const json& v) {
     what += " from " + std::to_string(p.min) + " to " + std::to_string(p.max);
   else
     what += " >= " + std::to_string(p.min);
-  if (p.power_of_two) what += (p.min == 0 ? ", 0 or a power of two" : ", a power of two");
+  if (p.power_of != 0) {
+    what += (p.min == 0 ? ", 0 or a power of " : ", a power of ") + power_name(p.power_of);
+  }
+  if (p.least_nonzero != 0) what += " from " + std::to_string(p.least_nonzero);
   std::uint64_t x = 0;
   if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
     x = v.get<std::uint64_t>();
@@ -96,7 +107,7 @@ json count_value(const param_spec& p, const json& v) {
   } else {
     throw std::invalid_argument("expected " + what + ", got " + show(v));
   }
-  if (x < p.min || x > p.max || (p.power_of_two && x != 0 && !power_of_two(x)))
+  if (x < p.min || x > p.max || (x != 0 && (!power_of(x, p.power_of) || x < p.least_nonzero)))
     throw std::invalid_argument("expected " + what + ", got " + v.dump());
   return x;
 }

@@ -26,8 +26,11 @@ struct param_spec {
   std::string help;
   std::uint64_t min = 0;
   std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
-  // Sizes: a power of two; counts: 0 where min is 0 (auto) or a power of two.
-  bool power_of_two = false;
+  // 2 or 8: the value is a power of it (counts: or 0, where min is 0: auto or whole);
+  // 0: any value in range.
+  unsigned power_of = 0;
+  // Counts whose min is 0: a nonzero value's least (a window of at least 64 nodes).
+  std::uint64_t least_nonzero = 0;
   std::function<std::vector<std::string>()> choices;  // text: the accepted values
   // A backend knob: the backends that read it, and the work it acts on (knob_work bits);
   // a runner's own axis has no backends.

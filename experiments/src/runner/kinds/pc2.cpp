@@ -84,6 +84,8 @@ kind_spec pc2_kind() {
   param_spec window = count_param(axis::window_nodes, 0, 0, std::uint64_t{1} << 36,
                                 "nodes hashed (a power of 8): their columns and one tree, standing for the sector's "
                                 "per-node work; 0 = the whole sector");
+  window.power_of = 8;
+  window.least_nonzero = 64;
   window.optional = true;
   k.axes.push_back(std::move(window));
   k.unavailable = unavailable;
