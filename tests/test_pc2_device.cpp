@@ -279,6 +279,34 @@ TEST_CASE("cuda PC2: the device Poseidon kernel equals the reference hasher", "[
   check_2kib_vector(*h);
   CHECK(h->kernel_seconds() > 0);
 }
+
+TEST_CASE("cuda PC2: a chunk built on the device equals the same device's row-at-a-time build", "[pc2][cuda]") {
+  if (!test::usable_cuda_device()) return;
+  auto h = cuda::make_cuda_backend()->make_pc2_hasher();
+  // 2^21 leaves: 8 pieces of uploads and column kernels on the two streams, 7 rows above.
+  const std::uint64_t leaves = std::uint64_t{1} << 21;
+  const std::uint32_t levels = 7;
+  const std::uint64_t row_bytes = 32 * sdr::chunk_row_offset(leaves, levels + 1);
+  std::mt19937_64 rng(67);
+  for (const std::uint32_t layers : {1u, 11u}) {
+    INFO(layers << " layers");
+    std::vector<std::vector<std::uint8_t>> in(layers, std::vector<std::uint8_t>(32 * leaves));
+    std::vector<const std::uint8_t*> ptr;
+    for (auto& v : in) {
+      for (std::uint64_t i = 0; i < leaves; ++i) {
+        const std::uint64_t w = rng();
+        std::memcpy(v.data() + 32 * i, &w, 8);
+        v[32 * i + 31] = static_cast<std::uint8_t>(w >> 58);  // below 2^254 < r
+      }
+      ptr.push_back(v.data());
+    }
+    std::vector<std::uint8_t> rows_by_row(row_bytes, 0), rows_on_device(row_bytes, 0);
+    h->sdr::pc2_hasher::hash_chunk(ptr, leaves, levels, rows_by_row.data());
+    h->hash_chunk(ptr, leaves, levels, rows_on_device.data());
+    const std::ptrdiff_t from = layers == 1 ? static_cast<std::ptrdiff_t>(32 * leaves) : 0;
+    CHECK(std::equal(rows_by_row.begin() + from, rows_by_row.end(), rows_on_device.begin() + from));
+  }
+}
 #endif
 
 // The cuda-emu bound times the device code's own matrix form; it counts only when that

@@ -151,6 +151,40 @@ TEST_CASE("pc2 pipeline: every buffer count gives the reference's trees on cpu a
   }
 }
 
+TEST_CASE("pc2 chunk on the device schedule: cuda-emu's rows equal the host's, pieces and rows kept apart", "[pc2]") {
+  // 8^4 leaves: 8 of cuda-emu's column pieces, 4 rows above them; 2 and 11 layers, and one
+  // (a replica chunk: its leaves given, staged into row 0).
+  std::mt19937_64 rng(66);
+  const std::uint64_t leaves = 4096;
+  const std::uint32_t levels = 4;
+  const std::uint64_t row_nodes = sdr::chunk_row_offset(leaves, levels + 1);
+  CHECK(row_nodes == 4096 + 512 + 64 + 8 + 1);
+  auto host = sdr::make_host_pc2_hasher(2);
+  auto emu = make_backend("cuda-emu")->make_pc2_hasher();
+  for (const std::uint32_t layers : {1u, 2u, 11u}) {
+    INFO(layers << " layers");
+    std::vector<std::vector<std::uint8_t>> in;
+    std::vector<const std::uint8_t*> ptr;
+    for (std::uint32_t l = 0; l < layers; ++l) in.push_back(random_field_nodes(rng, leaves));
+    for (const auto& v : in) ptr.push_back(v.data());
+    std::vector<std::uint8_t> want(32 * row_nodes, 0), got(32 * row_nodes, 0);
+    host->hash_chunk(ptr, leaves, levels, want.data());
+    emu->hash_chunk(ptr, leaves, levels, got.data());
+    const std::uint64_t from = layers == 1 ? 32 * leaves : 0;  // a replica's row 0 is its input
+    CHECK(std::equal(want.begin() + static_cast<std::ptrdiff_t>(from), want.end(),
+                     got.begin() + static_cast<std::ptrdiff_t>(from)));
+    // The root is the hash of its 8 children in the row below it.
+    std::vector<std::uint8_t> root(32);
+    host->hash_level(want.data() + 32 * sdr::chunk_row_offset(leaves, levels - 1), 1, 8, root.data());
+    CHECK(std::equal(root.begin(), root.end(), got.begin() + 32 * static_cast<std::ptrdiff_t>(row_nodes - 1)));
+    if (layers > 1) {  // row 0: the columns' hashes
+      std::vector<std::uint8_t> columns(32 * leaves);
+      host->hash_columns(ptr, leaves, columns.data());
+      CHECK(std::equal(columns.begin(), columns.end(), got.begin()));
+    }
+  }
+}
+
 TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not with one buffer", "[pc2]") {
   const std::uint64_t nodes = 64;
   const two_random_layers in(66, nodes);

@@ -1100,8 +1100,7 @@ TEST_CASE("config: strings, names, arrays and nesting are bounded, each error na
                       for (int i = 0; i <= 100000; ++i) t.push_back(1);
                     }), "c.json"),
                     "c.json: /experiments/0/axes/threads: an array of 100001 items, more than the 100000 allowed");
-  std::string deep = "1";
-  for (int i = 0; i < 100000; ++i) deep = "[" + deep + "]";
+  const std::string deep = std::string(100000, '[') + "1" + std::string(100000, ']');
   CHECK_THROWS_WITH(runner::parse_config(R"({"schema": "poreplab-experiments/1", "description": )" + deep + "}", "c.json"),
                     Catch::StartsWith("c.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested more than 16"));
   // The shipped configs are far inside the limits.

@@ -1,5 +1,6 @@
 #include "poreplab/sdr/emulated_backend.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -71,6 +72,9 @@ class host_executor {
   std::vector<std::uint32_t> chunks_[2];
 };
 
+// Leaves per column launch: small, so the tests' chunks cover several pieces.
+constexpr std::uint64_t kEmulatedPc2Piece = 512;
+
 // PC2 on the device kernel (pc2_kernel.hpp), its launches run by emulate_grid over host
 // buffers standing in for device memory.
 class emulated_pc2_hasher final : public pc2_hasher {
@@ -90,6 +94,18 @@ class emulated_pc2_hasher final : public pc2_hasher {
 
   void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) override {
     with_pc2_arity(arity, [&](auto a) { launch(level_batch<a>(view<a>(), in, count, out), count); });
+  }
+
+  // The cuda backend's schedule (chunk_schedule), host memory standing in for the device's:
+  // the layers are read where they lie, the replica's leaves staged into row 0.
+  void hash_chunk(std::span<const std::uint8_t* const> layers, std::uint64_t leaves, std::uint32_t levels,
+                  std::uint8_t* rows) override {
+    const pc2_device_constants c{view<2>(), view<8>(), view<11>()};
+    const auto stage = [&](std::uint64_t first, std::uint64_t n, std::int64_t) {
+      if (layers.size() == 1) std::copy_n(layers[0] + 32 * first, 32 * n, rows + 32 * first);
+    };
+    const auto run = [&](const auto& k, std::uint64_t count, std::int64_t) { launch(k, count); };
+    chunk_schedule(c, layers, leaves, levels, kEmulatedPc2Piece, rows, stage, run);
   }
 
  private:

@@ -231,27 +231,19 @@ row_layout layout_of(std::uint64_t leaves, std::uint32_t first_row) {
   return l;
 }
 
-// A chunk's rows from its leaves up to its root (row `levels`), each row written where
-// the file keeps it; returns the chunk's root. a and b: room for chunk / 8 nodes each.
-bytes32 reduce_chunk(pc2_hasher& h, const std::uint8_t* leaves, std::vector<std::uint8_t>& a,
-                     std::vector<std::uint8_t>& b, std::uint64_t chunk_leaves, std::uint32_t levels,
-                     std::uint64_t chunk, const row_layout& lay, std::uint32_t file, const pc2_job& job) {
-  const auto emit = [&](std::uint32_t row, const std::uint8_t* p, std::uint64_t w) {
-    if (job.write && row >= lay.first_row)
-      job.write(file, (lay.offset[row] + chunk * w) * 32, p, w * 32);
-  };
-  emit(0, leaves, chunk_leaves);
-  const std::uint8_t* in = leaves;
+// A chunk's rows, hashed in one call from its inputs (its layers' slices, or the replica's
+// leaves), each row written where the file keeps it; returns the chunk's root.
+bytes32 hash_and_emit_chunk(pc2_hasher& h, std::span<const std::uint8_t* const> inputs, std::vector<std::uint8_t>& rows,
+                            std::uint64_t chunk_leaves, std::uint32_t levels, std::uint64_t chunk,
+                            const row_layout& lay, std::uint32_t file, const pc2_job& job) {
+  h.hash_chunk(inputs, chunk_leaves, levels, rows.data());
   std::uint64_t w = chunk_leaves;
-  for (std::uint32_t r = 1; r <= levels; ++r) {
-    w /= 8;
-    std::uint8_t* out = (r % 2 == 1 ? a : b).data();
-    h.hash_level(in, w, 8, out);
-    emit(r, out, w);
-    in = out;
+  for (std::uint32_t r = 0; r <= levels; ++r, w /= 8) {
+    const std::uint8_t* p = r == 0 && inputs.size() == 1 ? inputs[0] : rows.data() + 32 * chunk_row_offset(chunk_leaves, r);
+    if (job.write && r >= lay.first_row) job.write(file, (lay.offset[r] + chunk * w) * 32, p, w * 32);
   }
   bytes32 root;
-  std::copy_n(in, 32, root.data());
+  std::copy_n(rows.data() + 32 * chunk_row_offset(chunk_leaves, levels), 32, root.data());
   return root;
 }
 
@@ -291,6 +283,21 @@ bytes32 compound_root(pc2_hasher& h, const std::vector<bytes32>& roots, const tr
 
 }  // namespace
 
+void pc2_hasher::hash_chunk(std::span<const std::uint8_t* const> layers, std::uint64_t leaves, std::uint32_t levels,
+                            std::uint8_t* rows) {
+  const std::uint8_t* in = layers[0];
+  if (layers.size() > 1) {
+    hash_columns(layers, leaves, rows);
+    in = rows;
+  }
+  std::uint64_t w = leaves;
+  for (std::uint32_t r = 1; r <= levels; ++r, w /= 8) {
+    std::uint8_t* out = rows + 32 * chunk_row_offset(leaves, r);
+    hash_level(in, w / 8, 8, out);
+    in = out;
+  }
+}
+
 std::unique_ptr<pc2_hasher> make_reference_pc2_hasher(int threads) { return std::make_unique<host_hasher<true>>(threads); }
 std::unique_ptr<pc2_hasher> make_host_pc2_hasher(int threads) { return std::make_unique<host_hasher<false>>(threads); }
 
@@ -329,7 +336,7 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
       for (std::uint64_t j = 0; j < per_chunk; ++j) items.push_back({replica, t, j, t * per_tree + j * chunk});
   const std::uint64_t total = items.size();
 
-  std::vector<std::uint8_t> columns(chunk * 32), a(chunk * 32 / 8), b(chunk * 32 / 8);
+  std::vector<std::uint8_t> rows(32 * chunk_row_offset(chunk, levels + 1));
   std::vector<const std::uint8_t*> label_ptr(job.layers);
   std::vector<bytes32> c_roots, r_roots;
   std::vector<std::uint8_t> chunk_roots;
@@ -348,13 +355,10 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
       const auto t0 = clock_type::now();
       const row_layout& lay = it.replica ? r_lay : c_lay;
       const std::uint32_t file = it.replica ? count + it.tree : it.tree;
-      const std::uint8_t* leaves = bufs[0].data();
-      if (!it.replica) {
-        for (std::uint32_t l = 0; l < job.layers; ++l) label_ptr[l] = bufs[l].data();
-        h.hash_columns(label_ptr, chunk, columns.data());
-        leaves = columns.data();
-      }
-      const bytes32 root = reduce_chunk(h, leaves, a, b, chunk, levels, it.index, lay, file, job);
+      const std::uint32_t inputs = it.replica ? 1 : job.layers;
+      for (std::uint32_t l = 0; l < inputs; ++l) label_ptr[l] = bufs[l].data();
+      const bytes32 root = hash_and_emit_chunk(h, std::span(label_ptr.data(), inputs), rows, chunk, levels, it.index,
+                                               lay, file, job);
       chunk_roots.insert(chunk_roots.end(), root.begin(), root.end());
       (it.replica ? replica_done : columns_done) += chunk;
       if (it.index + 1 == per_chunk) {

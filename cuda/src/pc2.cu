@@ -1,7 +1,8 @@
 // The cuda backend's PC2 hasher: pc2_kernel.hpp's functor on the device, one hash per
-// thread. Each call is cut into pieces staged through pinned buffers, alternating
-// between two streams, so that one piece's upload overlaps the other's hashing and
-// download.
+// thread. A chunk (hash_chunk) runs sdr::chunk_schedule on the device: its layer slices
+// uploaded in pieces on two streams, the tree rows built there and copied back once.
+// Single rows (hash_columns, hash_level: the tops of the trees) are cut into pieces staged
+// through pinned buffers, alternating between the two streams.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -99,12 +101,75 @@ class cuda_pc2_hasher final : public sdr::pc2_hasher {
     sdr::with_pc2_arity(arity, [&](auto a) { run<a>(&in, false, count, out); });
   }
 
+  // The chunk on the device (sdr::chunk_schedule): each layer's slice uploaded as it lies,
+  // a piece at a time on alternating streams so that one piece's upload overlaps the
+  // other's column kernel; the rows above the leaves built on the device; the rows copied
+  // back once.
+  void hash_chunk(std::span<const std::uint8_t* const> layers, std::uint64_t leaves, std::uint32_t levels,
+                  std::uint8_t* rows) override {
+    const bool columns = layers.size() > 1;
+    const std::uint64_t row_bytes = 32 * sdr::chunk_row_offset(leaves, levels + 1);
+    reserve_chunk(columns ? layers.size() * leaves * 32 : 0, row_bytes);
+    std::vector<const std::uint8_t*> dev_layers(layers.size());
+    for (std::size_t l = 0; l < layers.size(); ++l) dev_layers[l] = layers_dev_.get() + l * leaves * 32;
+    std::uint8_t* const dev_rows = rows_dev_.get();
+    const sdr::pc2_device_constants c{view<2>(), view<8>(), view<11>()};
+    std::size_t timed = 0;
+    bool joined = false;
+    const auto stage = [&](std::uint64_t first, std::uint64_t n, std::int64_t piece) {
+      const cudaStream_t st = slots_[piece % 2].s.get();
+      for (std::size_t l = 0; l < layers.size(); ++l)
+        POREPLAB_CUDA_CHECK(cudaMemcpyAsync(const_cast<std::uint8_t*>(columns ? dev_layers[l] : dev_rows) + 32 * first,
+                                            layers[l] + 32 * first, 32 * n, cudaMemcpyHostToDevice, st));
+    };
+    const auto run_kernel = [&](const auto& k, std::uint64_t count, std::int64_t piece) {
+      if (piece < 0 && !joined) {  // the rows above need every piece's leaves
+        slots_[1].done.record(slots_[1].s.get());
+        POREPLAB_CUDA_CHECK(cudaStreamWaitEvent(slots_[0].s.get(), slots_[1].done.get(), 0));
+        joined = true;
+      }
+      const cudaStream_t st = slots_[piece < 0 ? 0 : piece % 2].s.get();
+      if (timed == chunk_events_.size()) chunk_events_.emplace_back(event(true), event(true));
+      chunk_events_[timed].first.record(st);
+      launch(k, cover(count, kBlockThreads), count, st);
+      chunk_events_[timed].second.record(st);
+      ++timed;
+    };
+    sdr::chunk_schedule(c, std::span<const std::uint8_t* const>(dev_layers), leaves, levels, kPieceHashes, dev_rows, stage,
+                        run_kernel);
+    const std::uint64_t from = columns ? 0 : 32 * leaves;  // a replica's leaves are the caller's already
+    POREPLAB_CUDA_CHECK(cudaMemcpyAsync(rows + from, dev_rows + from, row_bytes - from, cudaMemcpyDeviceToHost,
+                                        slots_[0].s.get()));
+    slots_[0].s.synchronize();
+    for (std::size_t i = 0; i < timed; ++i) kernel_s_ += detail::elapsed_s(chunk_events_[i].first, chunk_events_[i].second);
+  }
+
  private:
   template <int A>
   poseidon::device_constants<A + 1> view() const {
     for (std::size_t i = 0; i < std::size(sdr::kPc2Arities); ++i)
       if (sdr::kPc2Arities[i] == A) return poseidon::view_constants<A + 1>(packed_[i], constants_.get<fr32::elem>() + at_[i]);
     throw std::logic_error("cuda PC2: no constants of arity " + std::to_string(A));
+  }
+
+  // Device room for a chunk's layer slices and rows, grown when a chunk needs more (and
+  // checked against the device's free memory first).
+  void reserve_chunk(std::uint64_t layer_bytes, std::uint64_t row_bytes) {
+    if (layer_bytes <= layers_cap_ && row_bytes <= rows_cap_) return;
+    const std::uint64_t want_layers = std::max(layer_bytes, layers_cap_), want_rows = std::max(row_bytes, rows_cap_);
+    layers_dev_ = device_memory();
+    rows_dev_ = device_memory();
+    layers_cap_ = rows_cap_ = 0;
+    std::size_t free_b = 0, total_b = 0;
+    POREPLAB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (want_layers + want_rows > free_b)
+      throw std::runtime_error("cuda PC2: a chunk needs " + std::to_string((want_layers + want_rows) >> 20) +
+                               " MiB of device memory, " + std::to_string(free_b >> 20) + " MiB free on " + device_.name +
+                               " (a smaller --chunk needs less)");
+    layers_dev_ = device_memory(want_layers);
+    rows_dev_ = device_memory(want_rows);
+    layers_cap_ = want_layers;
+    rows_cap_ = want_rows;
   }
 
   // Waits for the slot's piece in flight, then hands its digests to the caller.
@@ -157,6 +222,9 @@ class cuda_pc2_hasher final : public sdr::pc2_hasher {
   std::size_t at_[std::size(sdr::kPc2Arities)] = {};
   device_memory constants_;
   slot slots_[2];
+  device_memory layers_dev_, rows_dev_;  // hash_chunk's: a chunk's layer slices and its rows
+  std::uint64_t layers_cap_ = 0, rows_cap_ = 0;
+  std::vector<std::pair<event, event>> chunk_events_;  // hash_chunk's kernels, start and stop
   double kernel_s_ = 0;
 };
 

@@ -25,12 +25,28 @@ class pc2_hasher {
   virtual void hash_columns(std::span<const std::uint8_t* const> layers, std::uint64_t count, std::uint8_t* out) = 0;
   // out[i] = Poseidon_arity(in[arity * i], .., in[arity * i + arity - 1]) for i < count.
   virtual void hash_level(const std::uint8_t* in, std::uint64_t count, std::uint32_t arity, std::uint8_t* out) = 0;
+  // One chunk's rows in one call. With 2 or 11 layers, row 0 is their columns' hashes;
+  // with one, layers[0] is row 0 itself (it may be copied into `rows`). Rows 1..levels
+  // are the tree above row 0 up to the chunk's root, leaves / 8^r nodes each, all written
+  // into `rows` one after another (row r at chunk_row_offset(leaves, r) nodes). The
+  // default runs hash_columns and hash_level a row at a time; a device keeps the rows on
+  // the device and copies them back once.
+  virtual void hash_chunk(std::span<const std::uint8_t* const> layers, std::uint64_t leaves, std::uint32_t levels,
+                          std::uint8_t* rows);
   // Leaves per build step this hasher runs best with (a power of 8); 0: the builder's
   // default. A device wants large batches; the host, chunks that stay in cache.
   virtual std::uint64_t preferred_chunk_nodes() const { return 0; }
   // Seconds its kernels ran so far (device events); < 0: not timed apart.
   virtual double kernel_seconds() const { return -1; }
 };
+
+// Where row r of a chunk of `leaves` leaves starts in hash_chunk's rows, in nodes (row
+// levels + 1's offset is the rows' total).
+constexpr std::uint64_t chunk_row_offset(std::uint64_t leaves, std::uint32_t r) {
+  std::uint64_t at = 0;
+  for (std::uint32_t i = 0; i < r; ++i) at += leaves >> (3 * i);
+  return at;
+}
 
 // The textbook permutation (poseidon::hash_plain) on `threads` OpenMP threads (0 = the
 // OpenMP default): obviously correct, slow.
