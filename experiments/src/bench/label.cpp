@@ -489,8 +489,6 @@ label_bench_result bench_label(const label_bench_options& in) {
   auto be = entry.make(opt.knobs);  // throws if it cannot run here
 
   const sdr::label_scheme scheme = opt.scheme;
-  r.scheme = sdr::scheme_name(scheme);
-  r.scheme_status = sdr::scheme_status(scheme);
   r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
   const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
   r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
@@ -500,7 +498,7 @@ label_bench_result bench_label(const label_bench_options& in) {
   cpu::planned_teams teams;
   if (reads_knob(opt.backend, axis::producer) && scheme.variant == sdr::porep_variant::sdr) {
     teams = cpu::planned_coordination(cpu_labeler_options(opt.knobs), job);
-    r.producer = cpu::kParentProducers.name(teams.where);
+    r.producer = teams.where;
   }
 
   // Peak RSS growth from here covers the two layer buffers and whatever the backend
@@ -597,12 +595,12 @@ nlohmann::json to_json(const label_bench_result& r) {
                       {axis::backend, r.options.backend},
                       {axis::variant, sdr::variant_name(r.options.scheme.variant)},
                       {"hash", sdr::label_hash_name(r.options.scheme.hash)},
-                      {ctx::scheme, r.scheme},
-                      {ctx::scheme_status, r.scheme_status},
+                      {ctx::scheme, sdr::scheme_name(r.options.scheme)},
+                      {ctx::scheme_status, sdr::scheme_status(r.options.scheme)},
                       {"hashed_bytes_per_node", r.hashed_bytes_per_node},
                       {"cycles_per_byte", r.cycles_per_byte},
                       {ctx::engine, r.engine},
-                      {ctx::producer, r.producer},
+                      {ctx::producer, cpu::kParentProducers.name(r.producer)},
                       {ctx::device, r.device},
                       {"layout", r.options.knobs.text("layout")},
                       {axis::sector_size, r.options.sector_size},

@@ -8,6 +8,7 @@
 
 #include "backends/backends.hpp"
 #include "bench/verification.hpp"
+#include "poreplab/cpu/labeler_options.hpp"
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -85,12 +86,10 @@ struct label_pair {
 
 struct label_bench_result {
   label_bench_options options;
-  std::string scheme;              // "sdr/sha256", "zigzag/blake2s", ...
-  std::string scheme_status;       // "filecoin" or "what-if"
   std::uint64_t hashed_bytes_per_node = 0;  // message bytes per regular node (1248 or 448)
   double cycles_per_byte = 0;      // TSC cycles per hashed byte at the median (0: no TSC)
   std::string engine;              // the engine actually used
-  std::string producer = "off";    // cpu: where the coordinators ran (off, core, sibling)
+  cpu::parent_producer producer = cpu::parent_producer::off;  // cpu: where the coordinators ran
   // cpu with coordinators: the teams (the floor beside each sample then runs on `hashers`
   // threads, so efficiency is each hashing thread's), and over the timed samples the share
   // of their time the coordinators worked, the parent rows they copied a second, the hashers

@@ -51,8 +51,6 @@ profile_bench_result bench_profile(const profile_bench_options& opt) {
                                checked_mul(opt.sector_size / 32, 56 * rows, "bench profile memory"), "bench profile memory"),
                    "bench profile");
   }
-  r.scheme = sdr::scheme_name(scheme);
-  r.scheme_status = sdr::scheme_status(scheme);
   r.device = cpu::detect().model;
   // One stream: "auto" is the best engine of one lane (SHA-256: shani where present).
   const cpu::engine& e = cpu::pick_label_engine(scheme, 1, opt.engine);
@@ -102,8 +100,8 @@ nlohmann::json to_json(const profile_bench_result& r) {
     directions.push_back(g);
   }
   return {{"kind", "profile"},
-          {ctx::scheme, r.scheme},
-          {ctx::scheme_status, r.scheme_status},
+          {ctx::scheme, sdr::scheme_name(r.options.scheme)},
+          {ctx::scheme_status, sdr::scheme_status(r.options.scheme)},
           {axis::variant, sdr::variant_name(r.options.scheme.variant)},
           {"hash", sdr::label_hash_name(r.options.scheme.hash)},
           {ctx::engine, p.engine},

@@ -23,8 +23,6 @@ struct profile_bench_options {
 
 struct profile_bench_result {
   profile_bench_options options;     // layers resolved
-  std::string scheme;                // "zigzag/blake2s"
-  std::string scheme_status;         // "filecoin" | "what-if"
   std::string device;                // CPU model
   cpu::profile_result profile;
 };

@@ -40,10 +40,12 @@ std::string verify_text(const label_bench_result& r) {
 
 // What ran: scheme, backend and engine, threads, the window.
 void print_setup(const label_bench_result& r) {
-  std::cout << std::fixed << std::setprecision(1) << "scheme " << r.scheme
-            << (r.scheme_status == "filecoin" ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
+  std::cout << std::fixed << std::setprecision(1) << "scheme " << sdr::scheme_name(r.options.scheme)
+            << (r.options.scheme.is_filecoin() ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
             << "backend " << r.options.backend << ", engine " << r.engine
-            << (r.producer != "off" ? ", parents gathered by coordinators (" + r.producer + ")" : std::string())
+            << (r.producer != cpu::parent_producer::off
+                    ? ", parents gathered by coordinators (" + std::string(cpu::kParentProducers.name(r.producer)) + ")"
+                    : std::string())
             << ", " << r.options.sectors << " x " << format_size(r.options.sector_size) << " ("
             << r.nodes << " nodes), " << r.options.layers << " layers, porep_id " << r.porep_id_source << "\n";
   if (!r.thread_map.empty()) {

@@ -18,9 +18,9 @@ namespace {
 
 void print_profile(const profile_bench_result& r) {
   const auto& p = r.profile;
-  const bool filecoin = r.scheme_status == std::string("filecoin");
+  const bool filecoin = r.options.scheme.is_filecoin();
   std::printf("profile %s (%s%s), engine %s, 1 x %s (%llu nodes), %u layers, %u sample%s, timer %s\n",
-              r.scheme.c_str(), r.scheme_status.c_str(),
+              sdr::scheme_name(r.options.scheme).c_str(), sdr::scheme_status(r.options.scheme),
               filecoin ? ": Filecoin's SDR" : ": not Filecoin's scheme, a variant for the hash study", p.engine.c_str(),
               format_size(r.options.sector_size).c_str(), static_cast<unsigned long long>(p.nodes), p.layers,
               p.samples, p.samples == 1 ? "" : "s", p.timer.c_str());
