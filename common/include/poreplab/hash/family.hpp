@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "poreplab/hd.hpp"
@@ -25,9 +26,45 @@ inline constexpr name_table kHashFamilies{
     "hash family", std::array{named<hash_family>{hash_family::sha256, "sha256"}, named<hash_family>{hash_family::blake2s, "blake2s"},
                               named<hash_family>{hash_family::blake2b, "blake2b"}}};
 
-// Bytes of the family's full digest and of the message block one compression absorbs.
-POREPLAB_HD constexpr std::size_t full_digest_bytes(hash_family f) { return f == hash_family::blake2b ? 64 : 32; }
-POREPLAB_HD constexpr std::size_t compression_block_bytes(hash_family f) { return f == hash_family::blake2b ? 128 : 64; }
+// A family's traits, each one switch with no default: a new family is an error here
+// (-Wswitch) until it states them, and code that asks a trait never tests the family.
+// The returns after the switches are unreachable; device code cannot throw.
+
+// Bytes of the family's full digest.
+POREPLAB_HD constexpr std::size_t full_digest_bytes(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return 32;
+    case hash_family::blake2s: return 32;
+    case hash_family::blake2b: return 64;
+  }
+  return 0;
+}
+// Bytes of the message block one compression absorbs.
+POREPLAB_HD constexpr std::size_t compression_block_bytes(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return 64;
+    case hash_family::blake2s: return 64;
+    case hash_family::blake2b: return 128;
+  }
+  return 0;
+}
+// Bytes of one word of the chaining state (8 words in all three).
+POREPLAB_HD constexpr std::size_t state_word_bytes(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return 4;
+    case hash_family::blake2s: return 4;
+    case hash_family::blake2b: return 8;
+  }
+  return 0;
+}
+// The chaining state's word type.
+template <hash_family H>
+using state_word_t = std::conditional_t<state_word_bytes(H) == 8, std::uint64_t, std::uint32_t>;
+
+// For the last branch of an `if constexpr` chain over a family: static_assert(unhandled_family<H>)
+// makes a family no branch names a compile error there, as -Wswitch does for a switch.
+template <hash_family>
+inline constexpr bool unhandled_family = false;
 
 inline std::string_view hash_family_name(hash_family f) { return kHashFamilies.name(f); }
 // Throws std::invalid_argument "unknown hash family 'x' (valid: sha256, blake2s, blake2b)".

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -151,10 +152,11 @@ template <class F>
 decltype(auto) with_scheme(label_scheme s, F&& f) {
   auto on_hash = [&](auto v) -> decltype(auto) {
     switch (s.hash) {
+      case hash_family::sha256: return f(v, std::integral_constant<hash_family, hash_family::sha256>{});
       case hash_family::blake2s: return f(v, std::integral_constant<hash_family, hash_family::blake2s>{});
       case hash_family::blake2b: return f(v, std::integral_constant<hash_family, hash_family::blake2b>{});
-      default: return f(v, std::integral_constant<hash_family, hash_family::sha256>{});
     }
+    throw std::invalid_argument("with_scheme: hash family value " + std::to_string(static_cast<int>(s.hash)));
   };
   if (s.variant == porep_variant::zigzag) return on_hash(std::integral_constant<porep_variant, porep_variant::zigzag>{});
   return on_hash(std::integral_constant<porep_variant, porep_variant::sdr>{});

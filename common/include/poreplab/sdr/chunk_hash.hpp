@@ -74,7 +74,7 @@ POREPLAB_HD void hash_chunks(const Chunk& chunk, std::uint8_t out[32]) {
     }
     POREPLAB_UNROLL
     for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
-  } else {
+  } else if constexpr (H == hash_family::blake2b) {
     std::uint64_t h[8];
     blake2b::init_state(h, 32, 0);
     constexpr std::uint32_t kBlocks = (Count + 3) / 4;
@@ -102,6 +102,8 @@ POREPLAB_HD void hash_chunks(const Chunk& chunk, std::uint8_t out[32]) {
     for (std::uint32_t b = 1; b < kBlocks; ++b) block(b);
     POREPLAB_UNROLL
     for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);
+  } else {
+    static_assert(unhandled_family<H>);
   }
 }
 

@@ -22,8 +22,8 @@ enum class porep_variant : std::uint8_t {
 struct label_scheme {
   porep_variant variant = porep_variant::sdr;
   hash_family hash = hash_family::sha256;
-  constexpr bool is_filecoin() const { return variant == porep_variant::sdr && hash == hash_family::sha256; }
   friend constexpr bool operator==(label_scheme, label_scheme) = default;
+  constexpr bool is_filecoin() const { return *this == label_scheme{}; }  // the defaults are Filecoin's
 };
 
 inline constexpr label_scheme kFilecoinScheme{};
