@@ -99,7 +99,7 @@ struct disk_labeling::state {
 };
 
 void disk_labeling::state::check(const sdr::label_job& j, const disk_label_options& o) {
-  if (j.scheme.variant != sdr::porep_variant::sdr || j.scheme.hash != hash_family::sha256)
+  if (!j.scheme.is_filecoin())
     throw std::invalid_argument("layers on disk: Filecoin's sdr/sha256 only, not " + std::string(sdr::scheme_name(j.scheme)));
   if (j.sectors == 0 || j.nodes < 2 || j.layers == 0 || j.layers > sdr::kMaxLayers || j.parents == nullptr ||
       j.replica_ids == nullptr)

@@ -155,11 +155,12 @@ std::vector<engine> make_sha256() {
 // Multi-buffer engines first (wider first), then the single-stream ones (the latency path).
 template <hash_family A>
 std::vector<engine> make_blake2() {
-  using W = std::conditional_t<A == hash_family::blake2s, std::uint32_t, std::uint64_t>;
-  using H = std::conditional_t<A == hash_family::blake2s, blake2s, blake2b>;
+  static_assert(A == hash_family::blake2s || A == hash_family::blake2b, "BLAKE2 families only");
+  using W = state_word_t<A>;
+  constexpr bool kS = state_word_bytes(A) == 4;  // of the two BLAKE2s, the 32-bit one
+  using H = std::conditional_t<kS, blake2s, blake2b>;
   using fn = void (*)(W*, const std::uint8_t* const*, std::size_t, std::uint64_t, bool, std::size_t);
   constexpr std::size_t C = blake2_block_chunks(A);
-  constexpr bool kS = A == hash_family::blake2s;
   std::vector<engine> v;
   auto add = [&](std::string_view name, std::string_view desc, std::size_t lanes, engine_isa isa, engine_shape shape,
                  std::string_view req, bool (*avail)(), fn f) {

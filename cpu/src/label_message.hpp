@@ -168,7 +168,7 @@ static_assert(keeps_every_repeat(sdr::kLayer1ChainedRepeats.first_of, sdr::kChai
 // (sha256_padding.hpp), BLAKE2's zeros.
 template <hash_family H, std::uint64_t Bytes>
 struct message_tail {
-  static constexpr std::size_t kBlock = H == hash_family::blake2b ? 128 : 64;
+  static constexpr std::size_t kBlock = compression_block_bytes(H);
   static constexpr std::size_t kBlocks = (Bytes + kBlock - 1) / kBlock;
   static constexpr std::size_t kChunks = (kBlocks * kBlock - Bytes) / 32;
   static const std::uint8_t* chunk(std::size_t) { return kernels::kZeroChunk; }
@@ -188,8 +188,10 @@ template <hash_family H, std::uint64_t Len, class Word>
   const auto fn = [&](const std::uint8_t* const* r, std::size_t n, std::uint64_t t, bool final) {
     if constexpr (H == hash_family::blake2s)
       e.blake2s(state, r, n, t, final, lanes);
-    else
+    else if constexpr (H == hash_family::blake2b)
       e.blake2b(state, r, n, t, final, lanes);
+    else
+      static_assert(unhandled_family<H>);
   };
   if constexpr (Len % B == 0) {
     fn(rows, whole, B, true);
@@ -221,11 +223,19 @@ inline void compress_headers(const engine& e, const std::uint8_t* const* rows, s
 // parents are copied into (gather).
 template <sdr::porep_variant V, hash_family H>
 class label_message {
-  static constexpr bool kSha = H == hash_family::sha256;
+  // SHA-256's own paths (precomputed padding, repeated schedules, header states).
+  static constexpr bool kSha = [] {
+    switch (H) {
+      case hash_family::sha256: return true;
+      case hash_family::blake2s:
+      case hash_family::blake2b: return false;
+    }
+    return false;
+  }();
   using layout = message_layout<V>;
   using tail = message_tail<H, layout::kBytes>;
   using short_tail = message_tail<H, layout::kShortBytes>;
-  using word = std::conditional_t<H == hash_family::blake2b, std::uint64_t, std::uint32_t>;
+  using word = state_word_t<H>;
   static constexpr std::size_t kRows = layout::kLeadChunks + layout::kParentChunks + tail::kChunks;
   static constexpr std::size_t kShortRows = layout::kLeadChunks + short_tail::kChunks;
 
@@ -311,8 +321,10 @@ class label_message {
       for (std::uint32_t j = 0; j < lanes_; ++j) {
         if constexpr (H == hash_family::blake2s)
           blake2s::init_state(state + 8 * j, 32, 0);
-        else
+        else if constexpr (H == hash_family::blake2b)
           blake2b::init_state(state + 8 * j, 32, 0);  // BLAKE2b-256: digest length 32 in the parameter block
+        else
+          static_assert(unhandled_family<H>);
       }
       if (short_message)
         blake2_message_blocks<H, layout::kShortBytes>(e, state, short_rows_.data(), lanes_);
@@ -334,8 +346,10 @@ class label_message {
       sha256::store_digest(h, out);
     else if constexpr (H == hash_family::blake2s)
       for (int i = 0; i < 8; ++i) store_le32(out + 4 * i, h[i]);
-    else
+    else if constexpr (H == hash_family::blake2b)
       for (int i = 0; i < 4; ++i) store_le64(out + 8 * i, h[i]);
+    else
+      static_assert(unhandled_family<H>);
     out[31] &= 0x3f;
   }
 

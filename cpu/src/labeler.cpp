@@ -126,8 +126,8 @@ std::string hashers_flag(std::size_t k) { return "hashers_per_coordinator (--has
 // for must fit the CPUs of this process; unpinned (or on one CPU) it runs where the OS puts it.
 coordination coordination_plan(const labeler_options& opt, const sdr::label_job& job, const engine& e, int used) {
   if (opt.producer == parent_producer::off) return {};
-  const bool fits = job.scheme.variant == sdr::porep_variant::sdr && e.algo == hash_family::sha256 &&
-                    opt.assembly != message_assembly::gather;
+  const bool fits =
+      sdr::label_scheme{job.scheme.variant, e.algo}.is_filecoin() && opt.assembly != message_assembly::gather;
   const std::uint32_t groups = (job.sectors + lane_width(e) - 1) / lane_width(e);
   const std::vector<int> cpus = allowed_cpus();
   const std::size_t k = opt.hashers_per_coordinator;
@@ -173,7 +173,7 @@ class cpu_backend final : public sdr::backend {
   void label(const sdr::label_job& job, sdr::layer_store& store) override {
     sdr::validate(job);
     const engine& e = label_engine(opt_, job);
-    if (opt_.pad_precompute && (e.algo != hash_family::sha256 || e.sha256_pad64 == nullptr))
+    if (opt_.pad_precompute && e.sha256_pad64 == nullptr)  // set on SHA-256 engines only
       throw std::invalid_argument("pad_precompute: engine '" + std::string(e.name) +
                                   "' has no precomputed-padding path (SHA-256 engines with one: " + [] {
                                     std::string s;

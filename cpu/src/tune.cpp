@@ -64,7 +64,7 @@ struct harness {
 
   explicit harness(const engine& eng) : e(&eng) {
     const std::size_t lanes = e->lanes;
-    const std::size_t block_chunks = e->algo == hash_family::sha256 ? 2 : blake2_block_chunks(e->algo);
+    const std::size_t block_chunks = compression_block_bytes(e->algo) / 32;
     data.resize(block_chunks * kBlocksPerCall * lanes * 32);
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 131 + 7);
     for (std::size_t k = 0; k < block_chunks * kBlocksPerCall; ++k)

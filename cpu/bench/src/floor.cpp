@@ -27,7 +27,7 @@ namespace {
 // dependent as in a layer.
 template <sdr::porep_variant V, hash_family H>
 void blake2_floor_chain(const engine& e, const std::uint8_t* const* chunks, std::uint32_t lanes, std::uint64_t chains) {
-  using word = std::conditional_t<H == hash_family::blake2s, std::uint32_t, std::uint64_t>;
+  using word = state_word_t<H>;
   std::vector<word> state(8 * lanes, 1);
   for (std::uint64_t i = 0; i < chains; ++i)
     detail::blake2_message_blocks<H, detail::message_layout<V>::kBytes>(e, state.data(), chunks, lanes);
@@ -48,7 +48,7 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
   const bool reuse = repeats.reuse && scheme == sdr::kFilecoinScheme;
   const double layer1_share = std::clamp(repeats.layer1_share, 0.0, 1.0);
   const std::size_t width = std::max<std::size_t>(1, e.lanes);
-  const std::size_t block_chunks = e.algo == hash_family::sha256 ? 2 : blake2_block_chunks(e.algo);
+  const std::size_t block_chunks = compression_block_bytes(e.algo) / 32;
   const std::size_t groups = (sectors + width - 1) / width;
   const int used = static_cast<int>(std::min<std::size_t>(groups, static_cast<std::size_t>(std::max(1, threads))));
   // Each thread runs its groups' chains; small jobs are repeated until the measurement
@@ -69,21 +69,26 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
         const std::uint64_t chains = nodes_times_layers * reps;
         for (std::size_t k = 0; k < block_chunks * nblocks; ++k)
           for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-        if (e.algo == hash_family::sha256) {
-          const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
-          for (std::uint64_t i = 0; i < chains; ++i) {
-            const bool first = i < layer1;
-            const std::uint8_t* r = !reuse         ? nullptr
-                                    : after_header ? (first ? sdr::kLayer1ChainedRepeats : sdr::kLaterLayerChainedRepeats).first_of
-                                                   : (first ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of;
-            sha256_chains_repeating(e, state.data(), chunks.data(), r, nblocks, lanes);
+        switch (e.algo) {
+          case hash_family::sha256: {
+            const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
+            for (std::uint64_t i = 0; i < chains; ++i) {
+              const bool first = i < layer1;
+              const std::uint8_t* r = !reuse         ? nullptr
+                                      : after_header ? (first ? sdr::kLayer1ChainedRepeats : sdr::kLaterLayerChainedRepeats).first_of
+                                                     : (first ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of;
+              sha256_chains_repeating(e, state.data(), chunks.data(), r, nblocks, lanes);
+            }
+            break;
           }
-        } else {
-          sdr::with_scheme(scheme, [&](auto v, auto h) {
-            if constexpr (decltype(h)::value != hash_family::sha256)
-              blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chunks.data(),
-                                                                         static_cast<std::uint32_t>(lanes), chains);
-          });
+          case hash_family::blake2s:
+          case hash_family::blake2b:
+            sdr::with_scheme(scheme, [&](auto v, auto h) {
+              if constexpr (decltype(h)::value != hash_family::sha256)
+                blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chunks.data(),
+                                                                           static_cast<std::uint32_t>(lanes), chains);
+            });
+            break;
         }
       }
       // Keep the chains observable.

@@ -426,9 +426,9 @@ critical_path critical_path_limit(hash_family algo, std::string_view name, const
     case hash_family::sha256: sha256_path(e, t, c); break;
     case hash_family::blake2s:
     case hash_family::blake2b: {
-      const bool b2s = algo == hash_family::blake2s;
+      const bool b2s = state_word_bytes(algo) == 4;  // of the two BLAKE2s, the 32-bit one
       const int rounds = b2s ? 10 : 12;
-      c.block_bytes = b2s ? 64 : 128;
+      c.block_bytes = compression_block_bytes(algo);
       const g_path g = blake2_g_path(b2s, e, t, c);
       c.lane_cycles_per_block = static_cast<double>(rounds) * 2 * g.cycles;
       c.formula = std::to_string(rounds) + " rounds x 2 G / " + std::to_string(c.block_bytes) +
@@ -452,8 +452,6 @@ std::optional<double> critical_path_cycles_per_byte_tsc(hash_family algo, std::s
   }
 }
 
-namespace {
-// Only SHA-256 engines have measured instruction mixes.
 bool has_port_model(hash_family algo) {
   switch (algo) {
     case hash_family::sha256: return true;
@@ -462,7 +460,6 @@ bool has_port_model(hash_family algo) {
   }
   return false;
 }
-}  // namespace
 
 port_bound port_bound_of(hash_family algo, std::string_view name, const latency_table& t) {
   if (!has_port_model(algo))

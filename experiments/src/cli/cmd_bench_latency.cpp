@@ -26,7 +26,7 @@ void add_bench_latency_command(CLI::App& app) {
     for (const hash_family a : hash_families())
       for (const cpu::engine* e : cpu::available_engines(a)) {
         limits.push_back(cpu::critical_path_limit(a, e->name, t));
-        if (a == hash_family::sha256) bounds.push_back(cpu::port_bound_of(a, e->name, t));
+        if (cpu::has_port_model(a)) bounds.push_back(cpu::port_bound_of(a, e->name, t));
       }
     if (*json) {
       std::cout << cpu::calibration_json(t).dump() << "\n";

@@ -28,8 +28,6 @@ struct tune_options {
 // labeling (every algo labels sectors in lanes).
 constexpr std::size_t kLaneRequests[] = {1, 2, 4, 8, 16, 32};
 
-std::size_t block_bytes(hash_family a) { return a == hash_family::blake2b ? 128 : 64; }
-
 std::vector<std::size_t> requests_of(hash_family) { return {std::begin(kLaneRequests), std::end(kLaneRequests)}; }
 
 // ceil(lanes / width) x width x ns: what one block of every requested chain costs.
@@ -91,7 +89,7 @@ void print_text(const cpu::engine_tuning& t, const nlohmann::json& picks) {
     for (const auto& r : t.rates)
       std::printf("%-8s %-12s %5zu %16.2f %12.3f\n", std::string(hash_family_name(r.algo)).c_str(),
                   r.engine.c_str(), r.lanes, r.ns_per_lane_block,
-                  static_cast<double>(block_bytes(r.algo)) / r.ns_per_lane_block);
+                  static_cast<double>(compression_block_bytes(r.algo)) / r.ns_per_lane_block);
   }
   std::cout << "auto picks (" << label_threads() << " threads):";
   for (const auto& p : picks)

@@ -49,7 +49,12 @@ constexpr const reference* find_reference(std::string_view name) {
 }
 // Whether the reference has a row for `algo`.
 constexpr bool reference_covers(const reference& r, hash_family algo) {
-  return !r.sha256_only || algo == hash_family::sha256;
+  switch (algo) {
+    case hash_family::sha256: return true;
+    case hash_family::blake2s:
+    case hash_family::blake2b: return !r.sha256_only;
+  }
+  return false;
 }
 
 // The name OpenSSL's EVP fetches the family's full digest by.

@@ -99,7 +99,7 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
                {"lane_ns_per_block", row->lane_ns_per_block},
                {"measured_cycles_per_byte", row->lane_ns_per_block / static_cast<double>(row->block_bytes) *
                                                 (t.tsc_hz / 1e9) / t.tsc_ticks_per_cycle}};
-  if (a == hash_family::sha256) {
+  if (cpu::has_port_model(a)) {
     const cpu::port_bound b = cpu::port_bound_of(a, name, t);
     // Per block of any lane -> per byte of one chain.
     m.context["bound_cycles_per_byte"] =

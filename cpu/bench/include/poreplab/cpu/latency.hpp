@@ -136,6 +136,8 @@ struct port_bound {
 // Unknown engine: std::invalid_argument; one without a model or whose instructions `t`
 // lacks: std::runtime_error (as critical_path_limit).
 port_bound port_bound_of(hash_family algo, std::string_view engine, const latency_table& t);
+// Whether the family's engines have a port model (measured instruction mixes): SHA-256's.
+bool has_port_model(hash_family algo);
 // From measured_latencies(), in core cycles per block hashed; empty for OpenSSL, BLAKE2
 // engines, or an engine this CPU cannot run.
 std::optional<double> port_bound_cycles_per_block(hash_family algo, std::string_view engine);
