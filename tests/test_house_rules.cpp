@@ -330,6 +330,139 @@ TEST_CASE("house rules: the name check catches the comparisons it forbids, not c
 
 namespace {
 
+// `code` (comments already blanked) with the insides of its string and character
+// literals blanked, so braces and comparisons in text are not read as code. A quote that
+// opens no short character literal (2'000'000) is left alone.
+std::string without_literals(const std::string& code) {
+  std::string out = code;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '"') {
+      std::size_t k = i + 1;
+      for (; k < code.size() && code[k] != '"' && code[k] != '\n'; ++k)
+        if (code[k] == '\\') ++k;
+      for (std::size_t b = i + 1; b < k && b < out.size(); ++b) out[b] = ' ';
+      i = k;
+    } else if (code[i] == '\'') {
+      const std::size_t len = i + 1 < code.size() && code[i + 1] == '\\' ? 2 : 1;
+      if (i + len + 1 < code.size() && code[i + len + 1] == '\'') {
+        for (std::size_t b = i + 1; b <= i + len; ++b) out[b] = ' ';
+        i += len + 1;
+      }
+    }
+  }
+  return out;
+}
+
+// Places in `text` (from `file`) that branch on a hash family other than by an exhaustive
+// switch, "file:line: code": an ==/!= against a hash_family enumerator (outside `if
+// constexpr` and static_assert, whose chains end in static_assert(unhandled_family<H>)),
+// and a switch with `case hash_family::` whose own cases include `default:`. Either one
+// silently gives a new family an old family's branch; a switch without a default makes
+// -Wswitch list it.
+std::vector<std::string> family_branches(const std::string& file, const std::string& text) {
+  static const std::string enumerator = R"re((?:\w+::)*hash_family::\w+)re";
+  static const std::regex compared("(?:==|!=)\\s*" + enumerator + "|" + enumerator + "\\s*(?:==|!=)");
+  static const std::regex compile_time(R"re(\bif\s+constexpr\b|\bstatic_assert\s*\()re");
+  static const std::regex family_case(R"re(\bcase\s+)re" + enumerator);
+  static const std::regex switch_open(R"re(\bswitch\s*\()re");
+  const std::string code = without_literals(without_comments(text));
+  std::vector<std::string> lines;
+  {
+    std::istringstream raw(text);
+    for (std::string l; std::getline(raw, l);) lines.push_back(l);
+  }
+  const auto line_of = [&](std::size_t pos) {
+    return static_cast<std::size_t>(std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  };
+  const auto place = [&](std::size_t n) { return file + ":" + std::to_string(n + 1) + ": " + (n < lines.size() ? lines[n] : ""); };
+  std::vector<std::string> found;
+  std::istringstream in(code);
+  std::size_t n = 0;
+  for (std::string l; std::getline(in, l); ++n)
+    if (std::regex_search(l, compared) && !std::regex_search(l, compile_time)) found.push_back(place(n));
+  // Each switch's body, its nested braces blanked: what is left is its own cases.
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), switch_open); it != std::sregex_iterator(); ++it) {
+    const std::size_t open = code.find('{', static_cast<std::size_t>(it->position()));
+    if (open == std::string::npos) break;
+    std::string own;
+    int depth = 0;
+    for (std::size_t i = open; i < code.size(); ++i) {
+      depth += code[i] == '{' ? 1 : code[i] == '}' ? -1 : 0;
+      if (depth == 0) break;
+      own += depth == 1 ? code[i] : ' ';
+    }
+    if (std::regex_search(own, family_case) && own.find("default:") != std::string::npos)
+      found.push_back(place(line_of(static_cast<std::size_t>(it->position()))));
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("house rules: every branch on a hash family is a switch without a default", "[house]") {
+  const fs::path root = POREPLAB_SOURCE_DIR;
+  std::vector<std::string> found;
+  std::size_t files = 0;
+  for (const char* dir : {"common", "cpu", "cuda", "seal", "experiments/src"})
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && ext != ".h"))
+        continue;
+      ++files;
+      for (auto& f : family_branches(fs::relative(e.path(), root).string(), read_all(e.path()))) found.push_back(std::move(f));
+    }
+  CHECK(files > 100);
+  INFO("switch over the family with every case and no default, or ask a trait of family.hpp:\n" << [&] {
+    std::string s;
+    for (const auto& f : found) s += "  " + f + "\n";
+    return s;
+  }());
+  CHECK(found.empty());
+}
+
+TEST_CASE("house rules: the family check catches comparisons and defaults, not switches or compile-time chains", "[house]") {
+  // Shapes the tree once held (full_digest_bytes, with_scheme, the engines' tests).
+  const std::string planted = R"(
+  return f == hash_family::blake2b ? 64 : 32;
+  if (hash_family::sha256 != e.algo) return;
+  const bool b = a.hash==poreplab::families::hash_family::blake2s;
+  switch (s.hash) {
+    case hash_family::blake2s: return 1;
+    case hash_family::blake2b: { if (x) { y(); } return 2; }
+    default: return 0;
+  }
+)";
+  const auto found = family_branches("planted.cpp", planted);
+  REQUIRE(found.size() == 4);
+  CHECK(found[0] == "planted.cpp:2:   return f == hash_family::blake2b ? 64 : 32;");
+  CHECK(found[1].starts_with("planted.cpp:3:"));
+  CHECK(found[2].starts_with("planted.cpp:4:"));
+  CHECK(found[3] == "planted.cpp:5:   switch (s.hash) {");
+  // Not branches: a default value, compile-time chains, comments, literals, an exhaustive
+  // switch, and a default of an outer switch around a family switch.
+  const std::string clean = R"(
+  hash_family algo = hash_family::sha256;
+  if constexpr (H == hash_family::sha256) {
+  } else if constexpr (H == hash_family::blake2s) {
+  }
+  static_assert(A == hash_family::blake2s || A == hash_family::blake2b);
+  // f == hash_family::blake2b once chose 64
+  const char* s = "x == hash_family::sha256 {"; const char c = '{'; const long big = 2'000'000;
+  switch (f) {
+    case hash_family::sha256: return 1;
+    case hash_family::blake2s:
+    case hash_family::blake2b: return 2;
+  }
+  switch (k) {
+    case kind::a: { switch (f) { case hash_family::sha256: break; case hash_family::blake2s: case hash_family::blake2b: break; } } break;
+    default: break;
+  }
+)";
+  CHECK(family_branches("clean.cpp", clean).empty());
+}
+
+namespace {
+
 // A function as Universal Ctags measures it: from its first line to its closing brace.
 struct function_span {
   std::size_t lines = 0;
