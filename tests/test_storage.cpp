@@ -119,3 +119,28 @@ TEST_CASE("storage: the disk probe measures reads and leaves nothing behind", "[
   CHECK_THROWS_AS(probe_random_reads(dir.path, o), no_space);
   CHECK(entries(dir.path) == 1);
 }
+
+TEST_CASE("storage: the sequential read probe reads every byte of its files, and names one it cannot read", "[storage]") {
+  test::temp_dir tmp("seq-probe");
+  test::write_bytes(tmp / "a", std::vector<std::uint8_t>(std::size_t{3} << 20, 7));
+  test::write_bytes(tmp / "b", std::vector<std::uint8_t>(5000, 9));
+  test::write_bytes(tmp / "c", {});
+  const std::vector<fs::path> files{tmp / "a", tmp / "b", tmp / "c"};
+  sequential_probe_options o;
+  o.block_bytes = 1u << 20;
+  const auto r = probe_sequential_reads(files, o);
+  CHECK(r.bytes == (std::uint64_t{3} << 20) + 5000);
+  CHECK(r.gib_per_s > 0);
+  CHECK(r.direct == direct_io_supported(tmp.path));
+  CHECK(r.cached_share_before >= 0);
+  CHECK(r.cached_share_before <= 1);
+  o.direct = false;
+  CHECK_FALSE(probe_sequential_reads(files, o).direct);
+  const double share = drop_cached_pages(tmp / "a");
+  CHECK((share == -1 || (share >= 0 && share <= 1)));
+  CHECK(cached_share(tmp / "c") == 0);
+  const std::vector<fs::path> missing{tmp / "a", tmp / "nope"};
+  CHECK_THROWS_WITH(probe_sequential_reads(missing, o), Catch::StartsWith((tmp / "nope").string()));
+  o.block_bytes = 1000;
+  CHECK_THROWS_AS(probe_sequential_reads(files, o), std::invalid_argument);
+}

@@ -1,8 +1,12 @@
 #include "poreplab/storage/disk_probe.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -144,6 +148,113 @@ read_probe_result probe_random_reads(const fs::path& dir, const read_probe_optio
   r.file_bytes = blocks * block;
   r.engine = q->engine();
   r.direct = opt.direct;
+  return r;
+}
+
+double cached_share(const fs::path& path) {
+  try {
+    const unique_fd fd = open_regular_for_reading(path);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return -1;
+    if (st.st_size == 0) return 0;
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
+    if (map == MAP_FAILED) return -1;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> in((size + page - 1) / page);
+    const int rc = ::mincore(map, size, in.data());
+    ::munmap(map, size);
+    if (rc != 0) return -1;
+    const auto cached = std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; });
+    return static_cast<double>(cached) / static_cast<double>(in.size());
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+double drop_cached_pages(const fs::path& path) {
+  {
+    const unique_fd fd = open_regular_for_reading(path);
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+  }
+  return cached_share(path);
+}
+
+namespace {
+
+// One read of the sequential probe: which file, where, how many bytes must come back.
+struct sequential_read {
+  std::size_t file = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Every file opened (O_DIRECT added where asked and taken), its reads in order.
+std::vector<sequential_read> plan_sequential_reads(std::span<const fs::path> files, std::uint64_t block,
+                                                   bool& direct, std::vector<unique_fd>& fds) {
+  std::vector<sequential_read> reads;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const std::uint64_t size = regular_file_size(files[f]);
+    fds.push_back(open_regular_for_reading(files[f]));
+    const int fd = fds.back().get();
+    if (direct && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_DIRECT) != 0) direct = false;
+    for (std::uint64_t off = 0; off < size; off += block) reads.push_back({f, off, std::min(block, size - off)});
+  }
+  // A file that refuses O_DIRECT: every file read buffered, so the figure is one method's.
+  if (!direct)
+    for (auto& fd : fds) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_DIRECT);
+  return reads;
+}
+
+}  // namespace
+
+sequential_probe_result probe_sequential_reads(std::span<const fs::path> files, const sequential_probe_options& opt) {
+  const std::uint64_t block = opt.block_bytes;
+  if (block == 0 || block % kDirectAlign != 0 || opt.queue_depth == 0)
+    throw std::invalid_argument("sequential read probe: a block that is a multiple of 4096 bytes, depth >= 1");
+  sequential_probe_result r;
+  r.direct = opt.direct;
+  std::vector<unique_fd> fds;
+  const std::vector<sequential_read> reads = plan_sequential_reads(files, block, r.direct, fds);
+  for (const auto& f : files) r.cached_share_before = std::max(r.cached_share_before, drop_cached_pages(f));
+  auto q = make_read_queue(opt.engine, opt.queue_depth);
+  const std::uint32_t depth = q->depth();
+  huge_buffer bufs(depth * block);
+  std::vector<read_done> done(depth);
+  std::vector<std::uint32_t> free_slots;
+  for (std::uint32_t s = depth; s-- > 0;) free_slots.push_back(s);
+  std::size_t next = 0, finished = 0;
+  std::vector<std::size_t> slot_read(depth);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  while (finished < reads.size()) {
+    for (; next < reads.size() && !free_slots.empty(); ++next) {
+      const std::uint32_t s = free_slots.back();
+      free_slots.pop_back();
+      slot_read[s] = next;
+      q->submit(fds[reads[next].file].get(), bufs.data() + s * block, static_cast<std::uint32_t>(block),
+                reads[next].offset, s);
+    }
+    q->flush();
+    const std::size_t n = q->reap(done, true);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto s = static_cast<std::uint32_t>(done[i].tag);
+      const sequential_read& want = reads[slot_read[s]];
+      if (done[i].result != static_cast<std::int64_t>(want.bytes))
+        throw std::runtime_error(files[want.file].string() + ": sequential read at byte " + std::to_string(want.offset) +
+                                 " failed: " +
+                                 (done[i].result < 0 ? std::string(std::strerror(static_cast<int>(-done[i].result)))
+                                                     : "short read (the file shrank?)"));
+      r.bytes += want.bytes;
+      free_slots.push_back(s);
+      ++finished;
+    }
+  }
+  r.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  r.gib_per_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / static_cast<double>(1ull << 30) : 0;
+  r.block_bytes = opt.block_bytes;
+  r.queue_depth = depth;
+  r.engine = q->engine();
   return r;
 }
 

@@ -2,9 +2,11 @@
 // What a directory's disk is and how many random 4 KiB reads a second it serves: the
 // figure that bounds labeling with layers on disk (each parent not in the node cache is
 // one such read). The probe writes a scratch file in the directory, unlinked at once (or
-// made with O_TMPFILE), so nothing is left behind on any exit.
+// made with O_TMPFILE), so nothing is left behind on any exit. And how fast given files
+// read front to back: the rate a reader of whole layer files (PC2's feed) is set against.
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "poreplab/storage/read_queue.hpp"
@@ -52,5 +54,40 @@ struct read_probe_result {
 // block-aligned reads in flight for `seconds`. Throws no_space, or std::runtime_error
 // naming the directory and the reason (not a directory, not writable, O_DIRECT refused).
 read_probe_result probe_random_reads(const std::filesystem::path& dir, const read_probe_options& opt);
+
+// The share (0 to 1) of a regular file's pages in the page cache now (mincore over a
+// read-only mapping); -1 when it cannot be asked. An empty file: 0.
+double cached_share(const std::filesystem::path& path);
+// Drops a file's clean pages from the page cache (POSIX_FADV_DONTNEED; dirty pages stay:
+// fsync first) and returns cached_share afterwards, which says whether the drop took.
+double drop_cached_pages(const std::filesystem::path& path);
+
+struct sequential_probe_options {
+  std::uint32_t block_bytes = 4u << 20;  // each read; a multiple of 4096
+  std::uint32_t queue_depth = 4;         // reads in flight
+  io_engine engine = io_engine::automatic;
+  // O_DIRECT where the files' filesystem takes it; else (or false) buffered reads of files
+  // whose pages were dropped first.
+  bool direct = true;
+};
+
+struct sequential_probe_result {
+  double gib_per_s = 0;
+  double seconds = 0;  // first read issued to last completed
+  std::uint64_t bytes = 0;
+  std::uint32_t block_bytes = 0;
+  std::uint32_t queue_depth = 0;
+  io_engine engine = io_engine::pread_pool;
+  bool direct = false;
+  // The largest share of any file's pages cached when the reads began (after the drop).
+  double cached_share_before = 0;
+};
+
+// Reads `files` (regular files) one after another, each front to back in block_bytes reads
+// with queue_depth in flight, after dropping their pages; the bytes are not looked at.
+// Throws std::invalid_argument for a bad block or depth, std::runtime_error naming the
+// file for one that cannot be opened or read whole.
+sequential_probe_result probe_sequential_reads(std::span<const std::filesystem::path> files,
+                                               const sequential_probe_options& opt);
 
 }  // namespace poreplab::storage
