@@ -62,6 +62,15 @@ struct pc2_job {
   std::function<void(std::uint32_t layer, std::uint64_t first, std::uint64_t count, std::uint8_t* out)> read_label;
   // Reads `count` replica nodes from `first` into out.
   std::function<void(std::uint64_t first, std::uint64_t count, std::uint8_t* out)> read_replica;
+  // Optional, for a reader that keeps several reads in flight: every layer's `count` nodes
+  // from `first` at once, layer l's into outs[l - 1], calling arrived(l, i, n) as nodes
+  // first + i .. first + i + n - 1 of layer l are in (the builder checks those then, while
+  // the rest are still being read); every node of every layer arrives once. When set,
+  // column chunks are read through it instead of read_label. The buffers handed to the
+  // reads start on a 4096-byte boundary (an O_DIRECT read may land in them).
+  std::function<void(std::uint64_t first, std::uint64_t count, std::span<std::uint8_t* const> outs,
+                     const std::function<void(std::uint32_t layer, std::uint64_t at, std::uint64_t n)>& arrived)>
+      read_columns;
   // Receives `n` bytes for file `file` (pc2_tree_files order: tree_c files, then
   // tree_r_last files) at `offset`; empty: no files written (only the commitments).
   std::function<void(std::uint32_t file, std::uint64_t offset, const std::uint8_t* bytes, std::uint64_t n)> write;
@@ -84,6 +93,10 @@ struct pc2_pipeline_stats {
   std::uint64_t chunks = 0;            // chunks fed (column chunks and replica chunks)
   std::uint64_t bytes_read = 0;        // layers' and replica's bytes read and checked
   double feed_s = 0;                   // the reader busy reading and checking
+  // Of feed_s, the reader's time on a CPU and runnable but waiting for one (the cores busy
+  // elsewhere), from the kernel's schedstat; the rest it slept on its reads. < 0: not kept.
+  double feed_cpu_s = -1;
+  double feed_queued_s = -1;
   double feed_wait_s = 0;              // the reader waiting for a free buffer
   double hash_s = 0;                   // the hashing thread busy: hashing, tree rows written, progress
   double hash_wait_s = 0;              // the hashing thread waiting for a chunk
