@@ -1,8 +1,6 @@
 // PC2 of a sealed directory: the tree files and seal.json's /pc2.
 #include "poreplab/seal/pc2_seal.hpp"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -11,7 +9,6 @@
 
 #include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
-#include "poreplab/hash/sha256_bulk.hpp"
 #include "poreplab/hex.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/json_input.hpp"
@@ -27,33 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// A file read front to back in chunks, its digest taken as it goes and its pages dropped.
-struct digested_input {
-  fs::path path;
-  unique_fd fd;
-  std::string recorded;  // seal.json's digest; "" if none
-  sha256::ctx digest{};
-  std::uint64_t next = 0;  // bytes read so far: reads must come in order
-
-  void read(std::uint64_t offset, std::uint64_t n, std::uint8_t* out) {
-    if (offset != next) throw std::logic_error("pc2: " + path.string() + " read out of order");
-    pread_exact(fd.get(), out, n, offset, path);
-    sha256::update_bulk(digest, out, static_cast<std::size_t>(n));
-    ::posix_fadvise(fd.get(), static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
-    next += n;
-  }
-  void check(const fs::path& manifest) {
-    if (recorded.empty()) return;
-    std::uint8_t d[32];
-    sha256::final(digest, d);
-    const std::string got = to_hex(d, 32);
-    if (got != recorded)
-      throw std::runtime_error(path.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
-                               manifest.string() + " records (/files/" + path.filename().string() +
-                               "/sha256); the file or seal.json is damaged");
-  }
-};
 
 // The tree files under temporary names until every one is written; removed otherwise.
 class staged_outputs {
@@ -113,62 +83,6 @@ tree_shape pc2_shape_of(const fs::path& manifest_path, const seal_manifest& sm, 
 
 }  // namespace
 
-struct sealed_pc2_inputs::files {
-  std::vector<digested_input> layers;
-  digested_input replica;
-};
-
-// Every input present, regular and of its size before any work.
-sealed_pc2_inputs::sealed_pc2_inputs(const fs::path& dir, const seal_manifest& sm) : in_(std::make_unique<files>()) {
-  in_->layers.resize(sm.layers);
-  for (std::uint32_t l = 1; l <= sm.layers; ++l) {
-    auto& layer = in_->layers[l - 1];
-    layer.path = dir / layer_file_name(l);
-    const std::uint64_t size = regular_file_size(layer.path);
-    if (size != sm.sector_bytes)
-      throw std::runtime_error(layer.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
-                               std::to_string(sm.sector_bytes) + " of a layer of this seal (truncated or replaced?)");
-    layer.fd = open_regular_for_reading(layer.path);
-    if (!sm.layer_sha256.empty()) layer.recorded = sm.layer_sha256[l - 1];
-    sha256::init(layer.digest);
-  }
-  digested_input& replica = in_->replica;
-  replica.path = dir / kReplicaFile;
-  if (const std::uint64_t size = regular_file_size(replica.path); size != sm.sector_bytes)
-    throw std::runtime_error(replica.path.string() + ": size " + std::to_string(size) + " bytes, not the " +
-                             std::to_string(sm.sector_bytes) + " of this seal's sector (truncated or replaced?)");
-  replica.fd = open_regular_for_reading(replica.path);
-  replica.recorded = sm.replica_sha256;
-  sha256::init(replica.digest);
-}
-
-sealed_pc2_inputs::~sealed_pc2_inputs() = default;
-
-void sealed_pc2_inputs::feed(pc2_job& job) {
-  job.read_label = [this](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    in_->layers[l - 1].read(first * 32, count * 32, o);
-  };
-  job.read_replica = [this](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-    in_->replica.read(first * 32, count * 32, o);
-  };
-  job.input_names.clear();
-  for (const auto& l : in_->layers) job.input_names.push_back(l.path.string());
-  job.input_names.push_back(in_->replica.path.string());
-}
-
-bool sealed_pc2_inputs::check_digests(const fs::path& manifest) {
-  for (auto& l : in_->layers) l.check(manifest);
-  in_->replica.check(manifest);
-  return !in_->replica.recorded.empty();
-}
-
-void sealed_pc2_inputs::read_node(std::uint32_t layer, std::uint64_t node, std::uint8_t* out) const {
-  const digested_input& f = layer == 0 ? in_->replica : in_->layers.at(layer - 1);
-  pread_exact(f.fd.get(), out, 32, node * 32, f.path);
-}
-
-const fs::path& sealed_pc2_inputs::replica_path() const { return in_->replica.path; }
-
 pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string& backend_name,
                            const pc2_seal_options& opt) {
   const auto t0 = clock_type::now();
@@ -183,7 +97,7 @@ pc2_seal_result pc2_sealed(const fs::path& dir, pc2_hasher& h, const std::string
   const seal_manifest sm = read_seal_manifest(manifest_path);
   nlohmann::json manifest = sm.document;
   const tree_shape shape = pc2_shape_of(manifest_path, sm, opt.existing);
-  sealed_pc2_inputs inputs(dir, sm);
+  pc2_file_inputs inputs(dir, sm);
 
   pc2_seal_result res;
   res.files = pc2_tree_files(sm.sector_bytes);

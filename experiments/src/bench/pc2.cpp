@@ -324,7 +324,7 @@ pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_
       };
       return sdr::build_pc2(job, h);
     }
-    seal::sealed_pc2_inputs in(p.dir, *p.sm);
+    seal::pc2_file_inputs in(p.dir, *p.sm);
     in.feed(job);
     const auto out = sdr::build_pc2(job, h);
     in.check_digests(p.dir / seal::kSealManifest);
@@ -373,7 +373,7 @@ void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, p
 // tree_c from the children the file holds, and comm_r from comm_c and comm_r_last.
 void verify_pc2_output(const pc2_bench_options& opt, const pc2_plan& p, const pc2_buffers& b,
                        const sdr::pc2_result& out, pc2_bench_result& r) {
-  std::optional<seal::sealed_pc2_inputs> check_files;
+  std::optional<seal::pc2_file_inputs> check_files;
   if (p.from_files) check_files.emplace(p.dir, *p.sm);
   const auto label_at = [&](std::uint32_t l, std::uint64_t node) {
     if (!p.from_files) return load(b.ptr[l - 1] + 32 * node);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "poreplab/sdr/pc2_build.hpp"
+#include "poreplab/seal/pc2_inputs.hpp"
 #include "poreplab/seal/seal.hpp"
 
 namespace poreplab::seal {
@@ -30,30 +31,6 @@ struct pc2_seal_result {
   bool inputs_checked = false;   // the layers and replica read matched seal.json's digests
   manifest_trust trust;          // seal.json's MAC, or the sampled labels and comm_d checked
   nlohmann::json manifest;       // seal.json as written
-};
-
-// A sealed directory's layer files and replica.dat as build_pc2's inputs: each present,
-// regular and of the seal's size before any work (else std::runtime_error naming it), read
-// front to back on the pipeline's reader thread, each file's SHA-256 taken as it is read
-// and its pages dropped (so a second build reads from the disk again). One build per object.
-class sealed_pc2_inputs {
- public:
-  sealed_pc2_inputs(const std::filesystem::path& dir, const seal_manifest& sm);
-  ~sealed_pc2_inputs();
-  sealed_pc2_inputs(const sealed_pc2_inputs&) = delete;
-  sealed_pc2_inputs& operator=(const sealed_pc2_inputs&) = delete;
-  // Sets job's read_label, read_replica and input_names (the files' paths).
-  void feed(sdr::pc2_job& job);
-  // Once build_pc2 has read everything: std::runtime_error naming the first file whose
-  // digest is not the one `manifest` records; false when it records none.
-  bool check_digests(const std::filesystem::path& manifest);
-  // One node of layer `layer` (1-based; 0: the replica), read apart from the build.
-  void read_node(std::uint32_t layer, std::uint64_t node, std::uint8_t* out) const;
-  const std::filesystem::path& replica_path() const;
-
- private:
-  struct files;
-  std::unique_ptr<files> in_;
 };
 
 // Checks seal.json's MAC; without one that verifies here, re-labels a sample of every
