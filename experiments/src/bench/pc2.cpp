@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "backends/device_class.hpp"
+#include "bench/pc2_window_files.hpp"
 #include "model/pc2_model.hpp"
 #include "poreplab/cpu/poseidon_bench.hpp"
 #include "poreplab/cpu/poseidon_engines.hpp"
@@ -25,8 +26,10 @@
 #include "poreplab/seal/pc2_seal.hpp"
 #include "poreplab/seal/seal.hpp"
 #include "poreplab/stats.hpp"
+#include "poreplab/storage/disk_probe.hpp"
 #include "records/schema.hpp"
 #include "util/field_data.hpp"
+#include "util/share_dir.hpp"
 #include "util/text.hpp"
 
 #ifdef POREPLAB_WITH_CUDA
@@ -220,30 +223,41 @@ double fr32_matrix_product_ns() {
 
 namespace {
 
-// What one run hashes: the whole sector or a window of it, in memory or from a sealed
-// directory.
+// What one run hashes: the whole sector or a window of it, in memory, from a sealed
+// directory, or from a window's files written first.
 struct pc2_plan {
   bool from_files = false;
-  fs::path dir;
+  bool window_files = false;  // from files a window: written to layer_dir first
+  fs::path dir;               // the sealed directory
+  fs::path layer_dir;
   std::optional<seal::seal_manifest> sm;
   std::uint32_t layers = 0;
   sdr::tree_shape sector_shape;
   sdr::tree_shape shape;
   std::uint64_t nodes = 0;
   std::uint64_t per_tree = 0;  // nodes per tree_c file
+  bool sealed_dir() const { return from_files && !window_files; }
 };
 
-// The options checked and the run's extent fixed; from files, the sector size and layers
-// are the sealed directory's.
+// The options checked and the run's extent fixed; from a sealed directory, the sector size
+// and layers are its.
 pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
   pc2_plan p;
   if (opt.samples == 0) throw std::invalid_argument("samples: at least 1");
   p.from_files = opt.source == pc2_source::files;
+  p.window_files = p.from_files && opt.window_nodes != 0;
   p.dir = opt.from;
-  if (p.from_files) {
-    if (opt.from.empty()) throw std::invalid_argument("--source files: name the sealed directory (--from DIR)");
-    if (opt.window_nodes != 0)
-      throw std::invalid_argument("--window: PC2 from files hashes the whole sector the directory holds");
+  if (!p.window_files && !opt.layer_dir.empty())
+    throw std::invalid_argument("--layer-dir: only for a window from files (--source files --window-nodes N)");
+  if (p.window_files) {
+    if (!opt.from.empty())
+      throw std::invalid_argument("--window-nodes: --from DIR is a sealed sector, hashed whole; a window from files "
+                                  "is written to --layer-dir");
+    p.layer_dir = opt.layer_dir.empty() ? default_layer_dir() : fs::path(opt.layer_dir);
+    r.layer_dir = p.layer_dir.string();
+  } else if (p.from_files) {
+    if (opt.from.empty())
+      throw std::invalid_argument("--source files: name the sealed directory (--from DIR) or a window (--window-nodes N)");
     p.sm = seal::read_seal_manifest(p.dir / seal::kSealManifest);
     r.options.sector_size = p.sm->sector_bytes;
     r.options.layers = p.sm->layers;
@@ -251,7 +265,7 @@ pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
   p.layers = r.options.layers;
   if (p.layers != 2 && p.layers != 11)
     throw std::invalid_argument(
-        (p.from_files ? (p.dir / seal::kSealManifest).string() + ": /inputs/layers: " : "layers: ") +
+        (p.sealed_dir() ? (p.dir / seal::kSealManifest).string() + ": /inputs/layers: " : "layers: ") +
         std::to_string(p.layers) + " (PC2 hashes columns of 2 or 11 layers)");
   p.sector_shape = sdr::tree_shape_for_sector_size(r.options.sector_size);
   r.sector_nodes = r.options.sector_size / 32;
@@ -280,10 +294,11 @@ struct pc2_buffers {
 
 pc2_buffers allocate_pc2_buffers(const pc2_plan& p) {
   const double tree_c_bytes = double(sdr::tree_nodes(p.per_tree, 8)) * 32 * p.shape.base_count();
-  require_memory(static_cast<std::uint64_t>(tree_c_bytes + (p.from_files ? 0.0 : double(p.nodes) * 32 * (p.layers + 1))),
+  const bool labels = !p.sealed_dir();
+  require_memory(static_cast<std::uint64_t>(tree_c_bytes + (labels ? double(p.nodes) * 32 * (p.layers + 1) : 0.0)),
                  "pc2 bench");
   pc2_buffers b;
-  if (!p.from_files) {
+  if (labels) {
     const auto seed = [](std::uint64_t i) { return 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull); };
     for (std::uint32_t l = 0; l < p.layers; ++l) b.labels.push_back(field_element_data(p.nodes * 32, seed(l + 1)));
     for (const auto& v : b.labels) b.ptr.push_back(v.data());
@@ -293,16 +308,93 @@ pc2_buffers allocate_pc2_buffers(const pc2_plan& p) {
   return b;
 }
 
-// The timed builds: the last build's result and every sample's pipeline stats.
-struct pc2_timing {
-  sdr::pc2_result out;
-  std::vector<sdr::pc2_pipeline_stats> runs;
+// A window from files: the labels and replica in `b` written to the scratch files, synced
+// and dropped; then the caller's look at them, then the same window's PC2 from memory (the
+// result every sample must equal).
+sdr::pc2_result write_window_files(const pc2_bench_options& opt, const pc2_plan& p, const pc2_buffers& b,
+                                   pc2_window_files& files, sdr::pc2_hasher& h, pc2_bench_result& r) {
+  const auto t0 = clock_type::now();
+  for (std::uint32_t l = 0; l < p.layers; ++l) files.write(l, b.ptr[l]);
+  files.write(p.layers, b.replica.data());
+  files.sync_and_drop();  // each build drops them again and records what stayed (disk_beside)
+  r.scratch_write_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  r.scratch_bytes = files.bytes();
+  if (opt.after_window_written) opt.after_window_written(files.paths());
+  return sdr::build_pc2_in_memory(b.ptr, b.replica.data(), p.nodes, p.shape, h);
+}
+
+// Hashing that does nothing: build_pc2's feed timed with the cores to itself.
+class no_hashing final : public sdr::pc2_hasher {
+ public:
+  std::string name() const override { return "none (the feed alone)"; }
+  void hash_columns(std::span<const std::uint8_t* const>, std::uint64_t, std::uint8_t*) override {}
+  void hash_level(const std::uint8_t*, std::uint64_t, std::uint32_t, std::uint8_t*) override {}
 };
 
+// From files: each build's inputs dropped from the page cache first (the largest share a
+// file kept recorded), and beside each sample, before its build in even samples and after
+// it in odd ones: the disk's sequential read of the same files, and the feed alone (the
+// reader through build_pc2 with no_hashing: its rate when hashing takes no host core).
+struct disk_beside {
+  std::vector<fs::path> files;
+  std::function<sdr::pc2_pipeline_stats()> feed_alone;
+  std::vector<double> probes, alone;  // GiB/s
+  double cached = 0;                  // the largest share seen; -1: not known
+  std::string how;
+
+  void drop() {
+    for (const auto& f : files) {
+      const double left = storage::drop_cached_pages(f);
+      cached = left < 0 || cached < 0 ? -1 : std::max(cached, left);
+    }
+  }
+  void probe() {
+    const auto s = storage::probe_sequential_reads(files, storage::sequential_probe_options{});
+    probes.push_back(s.gib_per_s);
+    cached = cached < 0 ? -1 : std::max(cached, s.cached_share_before);
+    how = std::string(s.direct ? "O_DIRECT" : "buffered after dropping the pages") + ", " +
+          std::to_string(s.block_bytes >> 20) + " MiB reads, " + std::to_string(s.queue_depth) + " in flight (" +
+          storage::io_engine_name(s.engine) + "), the files one after another";
+    drop();
+    const sdr::pc2_pipeline_stats f = feed_alone();
+    alone.push_back(f.feed_s > 0 ? double(f.bytes_read) / f.feed_s / double(1ull << 30) : 0);
+  }
+};
+
+// The timed builds: every sample's result and pipeline stats, and the disk beside them.
+struct pc2_timing {
+  sdr::pc2_result out;               // the last build's
+  std::vector<sdr::pc2_result> all;  // every build's, warmup included
+  std::vector<sdr::pc2_pipeline_stats> runs;
+  disk_beside disk;
+};
+
+// One build of the job over the plan's inputs: from memory, or from files opened afresh
+// (their pages dropped as read) and, for a sealed directory, their digests checked after.
+sdr::pc2_result build_once(const pc2_plan& p, const pc2_buffers& b, const pc2_window_files* window, sdr::pc2_job& job,
+                           sdr::pc2_hasher& h, std::string& how_read) {
+  if (!p.from_files) {
+    job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+      std::copy_n(b.ptr[l - 1] + 32 * first, 32 * count, o);
+    };
+    job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+      std::copy_n(b.replica.data() + 32 * first, 32 * count, o);
+    };
+    return sdr::build_pc2(job, h);
+  }
+  seal::pc2_file_inputs in = window != nullptr ? seal::pc2_file_inputs(window->inputs()) : seal::pc2_file_inputs(p.dir, *p.sm);
+  in.feed(job);
+  const auto out = sdr::build_pc2(job, h);
+  if (window == nullptr) in.check_digests(p.dir / seal::kSealManifest);
+  how_read = in.how_read();
+  return out;
+}
+
 // Warmup builds, then builds until the stopping rule is met, each sample's ns per node
-// (and the hasher's kernel time, where it keeps one) into r.
-pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_buffers& b, sdr::pc2_hasher& h,
-                           pc2_bench_result& r) {
+// (and the hasher's kernel time, where it keeps one) into r; from files, each build after
+// its inputs' pages are dropped, and the disk's sequential read probed beside each sample.
+pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_buffers& b,
+                           const pc2_window_files* window, sdr::pc2_hasher& h, pc2_bench_result& r) {
   sdr::pc2_job job;
   job.nodes = p.nodes;
   job.layers = p.layers;
@@ -312,38 +404,37 @@ pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_
   job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* src, std::uint64_t n) {
     if (f < p.shape.base_count()) std::copy_n(src, n, b.tree_c[f].data() + off);
   };
-  // One build: from files, each through inputs opened afresh (their pages dropped as read,
-  // so each reads the disk) and their digests checked against seal.json after.
-  const auto build = [&] {
-    if (!p.from_files) {
-      job.read_label = [&](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-        std::copy_n(b.ptr[l - 1] + 32 * first, 32 * count, o);
-      };
-      job.read_replica = [&](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-        std::copy_n(b.replica.data() + 32 * first, 32 * count, o);
-      };
-      return sdr::build_pc2(job, h);
-    }
-    seal::pc2_file_inputs in(p.dir, *p.sm);
-    in.feed(job);
-    const auto out = sdr::build_pc2(job, h);
-    in.check_digests(p.dir / seal::kSealManifest);
-    return out;
-  };
   pc2_timing t;
+  if (p.from_files) {
+    t.disk.files = window != nullptr ? window->paths() : seal::pc2_file_inputs(p.dir, *p.sm).paths();
+    t.disk.feed_alone = [&] {
+      sdr::pc2_job alone = job;
+      alone.write = nullptr;
+      no_hashing none;
+      std::string how;
+      return build_once(p, b, window, alone, none, how).pipeline;
+    };
+  }
+  const auto build = [&] {
+    if (p.from_files) t.disk.drop();
+    t.out = build_once(p, b, window, job, h, r.feed_how);
+    t.all.push_back(t.out);
+  };
   std::vector<double> kernel_ns;
-  for (std::uint32_t i = 0; i < opt.warmup; ++i) t.out = build();
+  for (std::uint32_t i = 0; i < opt.warmup; ++i) build();
   stopping_rule rule{stopping_options{opt.samples}};
   sample_until(
       rule,
-      [&](std::size_t) {
+      [&](std::size_t i) {
+        if (p.from_files && i % 2 == 0) t.disk.probe();
         const double k0 = h.kernel_seconds();
         const auto t0 = clock_type::now();
-        t.out = build();
+        build();
         r.samples_ns_per_node.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() /
                                         double(p.nodes));
         t.runs.push_back(t.out.pipeline);
         if (k0 >= 0) kernel_ns.push_back((h.kernel_seconds() - k0) * 1e9 / double(p.nodes));
+        if (p.from_files && i % 2 == 1) t.disk.probe();
       },
       [&]() -> const std::vector<double>& { return r.samples_ns_per_node; });
   r.kernel_ns_per_node = kernel_ns.empty() ? -1 : median(kernel_ns);
@@ -366,6 +457,8 @@ void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, p
   r.chunks = runs.back().chunks;
   r.chunk_nodes = runs.back().chunk_nodes;
   r.overlapped_reads = static_cast<std::uint64_t>(median_of(&sdr::pc2_pipeline_stats::overlapped_reads));
+  r.feed_cpu_s = median_of(&sdr::pc2_pipeline_stats::feed_cpu_s);
+  r.feed_queued_s = median_of(&sdr::pc2_pipeline_stats::feed_queued_s);
   r.feed_gib_per_s = r.feed_s > 0 ? double(r.bytes_read) / r.feed_s / double(1ull << 30) : 0;
 }
 
@@ -374,9 +467,9 @@ void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, p
 void verify_pc2_output(const pc2_bench_options& opt, const pc2_plan& p, const pc2_buffers& b,
                        const sdr::pc2_result& out, pc2_bench_result& r) {
   std::optional<seal::pc2_file_inputs> check_files;
-  if (p.from_files) check_files.emplace(p.dir, *p.sm);
+  if (p.sealed_dir()) check_files.emplace(p.dir, *p.sm);
   const auto label_at = [&](std::uint32_t l, std::uint64_t node) {
-    if (!p.from_files) return load(b.ptr[l - 1] + 32 * node);
+    if (!p.sealed_dir()) return load(b.ptr[l - 1] + 32 * node);
     std::uint8_t buf[32];
     check_files->read_node(l, node, buf);
     return load(buf);
@@ -403,12 +496,36 @@ void verify_pc2_output(const pc2_bench_options& opt, const pc2_plan& p, const pc
   r.verified_against = std::to_string(opt.verify_samples) +
                        " sampled column hashes and tree_c nodes, and comm_r, recomputed with the plain permutation";
   // A directory whose PC2 was run holds its comm_r: the bench's must be it.
-  if (p.from_files && p.sm->document.contains("pc2") && p.sm->document["pc2"].is_object() &&
+  if (p.sealed_dir() && p.sm->document.contains("pc2") && p.sm->document["pc2"].is_object() &&
       p.sm->document["pc2"].contains("comm_r")) {
     ok = ok && p.sm->document["pc2"]["comm_r"] == r.digest;
     r.verified_against += "; comm_r equal to seal.json's /pc2/comm_r";
   }
   r.verified = ok;
+}
+
+// A window from files: every build's comm_c, comm_r_last and comm_r equal to the same
+// window's from memory.
+void verify_against_memory(const std::vector<sdr::pc2_result>& builds, const sdr::pc2_result& memory,
+                           pc2_bench_result& r) {
+  bool same = !builds.empty();
+  for (const auto& o : builds)
+    same = same && o.comm_c == memory.comm_c && o.comm_r_last == memory.comm_r_last && o.comm_r == memory.comm_r;
+  r.verified = r.verified && same;
+  r.verified_against = "comm_c, comm_r_last and comm_r of every build (" + std::to_string(builds.size()) +
+                       ") equal to the same window's PC2 from memory, over the labels the files were written from; " +
+                       r.verified_against;
+}
+
+// The disk beside the feed, from the probes and drops of the timed builds.
+void record_disk_beside(const disk_beside& d, pc2_bench_result& r) {
+  r.page_cache_share_before_read = d.cached;
+  r.disk_seq_read_samples_gib_per_s = d.probes;
+  r.disk_seq_read_gib_per_s = d.probes.empty() ? 0 : median(d.probes);
+  r.disk_seq_read_how = d.how;
+  r.feed_over_disk = r.disk_seq_read_gib_per_s > 0 ? r.feed_gib_per_s / r.disk_seq_read_gib_per_s : 0;
+  r.feed_alone_gib_per_s = d.alone.empty() ? 0 : median(d.alone);
+  r.feed_alone_over_disk = r.disk_seq_read_gib_per_s > 0 ? r.feed_alone_gib_per_s / r.disk_seq_read_gib_per_s : 0;
 }
 
 }  // namespace
@@ -420,11 +537,18 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   auto be = make_backend(opt.backend, opt.knobs);
   auto h = be->make_pc2_hasher();
   r.hasher = h->name();
+  // A window's files: their names and room checked before the labels are made.
+  std::optional<pc2_window_files> window;
+  if (p.window_files) window.emplace(p.layer_dir, p.layers, p.nodes);
   pc2_buffers b = allocate_pc2_buffers(p);
-  const pc2_timing t = time_pc2_builds(opt, p, b, *h, r);
+  std::optional<sdr::pc2_result> from_memory;
+  if (window) from_memory = write_window_files(opt, p, b, *window, *h, r);
+  const pc2_timing t = time_pc2_builds(opt, p, b, window ? &*window : nullptr, *h, r);
   r.digest = to_hex(t.out.comm_r);
   record_pipeline_medians(t.runs, r);
+  if (p.from_files) record_disk_beside(t.disk, r);
   verify_pc2_output(opt, p, b, t.out, r);
+  if (from_memory) verify_against_memory(t.all, *from_memory, r);
 
   r.median_ns_per_node = median(r.samples_ns_per_node);
   r.sector_seconds = r.median_ns_per_node * double(r.sector_nodes) * 1e-9;
@@ -436,10 +560,11 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
 }
 
 nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
-  return {{axis::backend, r.options.backend},
+  nlohmann::json j = {{axis::backend, r.options.backend},
           {"hasher", r.hasher},
-          {"source", kPc2Sources.name(r.options.source)},
+          {pc2_key::source, kPc2Sources.name(r.options.source)},
           {"from", r.options.from},
+
           {"buffers", r.options.buffers},
           {"chunk_nodes", r.chunk_nodes},
           {"feed_s", r.feed_s},
@@ -470,6 +595,24 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {"comm_r", r.digest},
           {key::verified, r.verified},
           {key::verified_against, r.verified_against}};
+  if (r.options.source == pc2_source::files) {
+    j[pc2_key::feed_how] = r.feed_how;
+    j[pc2_key::feed_cpu_s] = r.feed_cpu_s;
+    j[pc2_key::feed_queued_s] = r.feed_queued_s;
+    j[pc2_key::feed_alone_gib_per_s] = r.feed_alone_gib_per_s;
+    j[pc2_key::feed_alone_over_disk] = r.feed_alone_over_disk;
+    j[pc2_key::page_cache_share_before_read] = r.page_cache_share_before_read;
+    j[pc2_key::disk_seq_read_gib_per_s] = r.disk_seq_read_gib_per_s;
+    j[pc2_key::disk_seq_read_samples_gib_per_s] = r.disk_seq_read_samples_gib_per_s;
+    j[pc2_key::disk_seq_read_how] = r.disk_seq_read_how;
+    j[pc2_key::feed_over_disk] = r.feed_over_disk;
+  }
+  if (!r.layer_dir.empty()) {
+    j[pc2_key::layer_dir] = r.layer_dir;
+    j[pc2_key::scratch_bytes] = r.scratch_bytes;
+    j[pc2_key::scratch_write_s] = r.scratch_write_s;
+  }
+  return j;
 }
 
 }  // namespace poreplab

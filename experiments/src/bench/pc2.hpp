@@ -1,11 +1,15 @@
 #pragma once
 // Timed PC2 (tree_c, tree_r_last, comm_r) on one backend's Poseidon, through build_pc2's
-// pipeline, over generated labels held in memory or over the layer files and replica a seal
-// wrote (read from the disk each sample); each sample checked by sampled recomputation with
-// the plain permutation; its multiplies/s set against one core's multiply rate on the same
-// engine, its pace against the pipeline's feed and hashing. Shared by `poreplab bench pc2`
-// and the runner's `pc2` kind.
+// pipeline, over generated labels held in memory, over the layer files and replica a seal
+// wrote, or over a node window's generated labels written to files first (both read from
+// the disk each sample, beside the disk's sequential read rate on the same files); each
+// sample checked by sampled recomputation with the plain permutation (a window from files:
+// also equal to the same window from memory); its multiplies/s set against one core's
+// multiply rate on the same engine, its pace against the pipeline's feed and hashing.
+// Shared by `poreplab bench pc2` and the runner's `pc2` kind.
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,10 +21,29 @@
 namespace poreplab {
 
 // Where the labels come from: generated field elements in memory (the synthetic figure),
-// or a sealed directory's files (PC2 as an operator runs it).
+// or files on a disk (PC2 as an operator runs it): a sealed directory's, or a window's
+// generated labels written to files first.
 enum class pc2_source { memory, files };
 inline constexpr name_table<pc2_source, 2> kPc2Sources{
     "pc2 source", {named<pc2_source>{pc2_source::memory, "memory"}, named<pc2_source>{pc2_source::files, "files"}}};
+
+// The record keys of PC2 read from files that this bench and the pc2 kind share.
+namespace pc2_key {
+inline constexpr const char* source = "source";  // kPc2Sources; the kind's axis too
+inline constexpr const char* feed_how = "feed_how";
+inline constexpr const char* feed_cpu_s = "feed_cpu_s";
+inline constexpr const char* feed_queued_s = "feed_queued_s";
+inline constexpr const char* feed_alone_gib_per_s = "feed_alone_gib_per_s";
+inline constexpr const char* feed_alone_over_disk = "feed_alone_over_disk";
+inline constexpr const char* layer_dir = "layer_dir";
+inline constexpr const char* scratch_bytes = "scratch_bytes";
+inline constexpr const char* scratch_write_s = "scratch_write_s";
+inline constexpr const char* page_cache_share_before_read = "page_cache_share_before_read";
+inline constexpr const char* disk_seq_read_gib_per_s = "disk_seq_read_gib_per_s";
+inline constexpr const char* disk_seq_read_samples_gib_per_s = "disk_seq_read_samples_gib_per_s";
+inline constexpr const char* disk_seq_read_how = "disk_seq_read_how";
+inline constexpr const char* feed_over_disk = "feed_over_disk";
+}  // namespace pc2_key
 
 struct pc2_bench_options {
   std::string backend = backend_of(device_class::host_cpu);
@@ -36,6 +59,12 @@ struct pc2_bench_options {
   pc2_source source = pc2_source::memory;
   // files: the sealed directory (seal.json gives the sector size and layers; whole sector).
   std::string from;
+  // files with a window: the directory its scratch files are written in; "" =
+  // default_layer_dir() ($POREPLAB_LAYER_DIR, else /var/tmp).
+  std::string layer_dir;
+  // files with a window: called once its files are written and dropped from the page cache,
+  // before any is read (tests damage them here).
+  std::function<void(const std::vector<std::filesystem::path>&)> after_window_written;
   std::uint32_t buffers = 3;  // build_pc2's chunk buffers; 1 serializes reading and hashing
   std::uint64_t chunk_nodes = 0;  // build_pc2's chunk; 0: the hasher's or the builder's
 };
@@ -66,6 +95,27 @@ struct pc2_bench_result {
   std::uint64_t chunk_nodes = 0;    // leaves per chunk, as build_pc2 chose
   std::uint64_t overlapped_reads = 0;  // the median sample's
   sdr::pc2_pace pace = sdr::pc2_pace::host;  // set by the medians (sdr::pace_of)
+  // From files: the disk beside the feed. Each sample's inputs are dropped from the page
+  // cache first; the largest share of a file still cached then (0: read from the disk; -1:
+  // not known). The disk's sequential read of the same files, probed once a sample
+  // (alternately before and after its build): the median, each, and how it read.
+  double page_cache_share_before_read = -1;
+  std::string feed_how;             // how the reader read the files (O_DIRECT or buffered)
+  double disk_seq_read_gib_per_s = 0;
+  std::vector<double> disk_seq_read_samples_gib_per_s;
+  std::string disk_seq_read_how;
+  double feed_over_disk = 0;        // feed_gib_per_s / disk_seq_read_gib_per_s
+  // The feed alone (build_pc2's reader with hashing that does nothing: the cores its own),
+  // once a sample beside the probe: the median rate and its ratio to the disk's.
+  double feed_alone_gib_per_s = 0;
+  double feed_alone_over_disk = 0;
+  // Of feed_s (medians): the reader on a CPU, and runnable waiting for one; -1: not kept.
+  double feed_cpu_s = -1, feed_queued_s = -1;
+  // A window from files: where its files were written, their bytes and the seconds the
+  // write and sync took (before any timing).
+  std::string layer_dir;
+  std::uint64_t scratch_bytes = 0;
+  double scratch_write_s = 0;
   std::string hasher;
   std::string digest;               // comm_r of the last sample (hex)
   bool verified = false;
@@ -73,9 +123,12 @@ struct pc2_bench_result {
 };
 
 // std::invalid_argument for bad options (a size without a tree shape, a window that is
-// not a power of 8 or exceeds the sector, layers not 2 or 11, a window or no directory
-// with files); std::runtime_error naming the file for a sealed directory's bad input (as
-// `poreplab pc2`'s, digests included); unavailable_error when the backend has no PC2 path.
+// not a power of 8 or exceeds the sector, layers not 2 or 11, files with neither a
+// directory nor a window, or with both); std::runtime_error naming the file for a sealed
+// directory's bad input (as `poreplab pc2`'s, digests included), for a window's scratch
+// file already there, cut short or holding a value >= r (and the node); no_space when the
+// window's files do not fit; unavailable_error when the backend has no PC2 path. The
+// window's files are gone when it returns or throws.
 pc2_bench_result run_pc2_bench(const pc2_bench_options& opt);
 
 // ns per Fr product of the device code's 32-bit words as cuda-emu runs them on one host

@@ -1,4 +1,4 @@
-// share_dir(), plot_python() and run_program() (share_dir.hpp).
+// share_dir(), plot_python(), default_layer_dir() and run_program() (share_dir.hpp).
 #include "util/share_dir.hpp"
 
 #include <fcntl.h>
@@ -52,6 +52,11 @@ std::optional<fs::path> share_dir() {
     return configured;
 #endif
   return std::nullopt;
+}
+
+fs::path default_layer_dir() {
+  const auto dir = env(kLayerDirEnv);
+  return dir ? fs::path(*dir) : fs::path("/var/tmp");
 }
 
 fs::path require_share_dir() {

@@ -1,7 +1,7 @@
 #pragma once
 // Where poreplab's data lives without being told: the configs/, data/, machines/ and
-// plots/ folders of a checkout's experiments/ or of an install's share/poreplab, and the
-// Python that draws the plots.
+// plots/ folders of a checkout's experiments/ or of an install's share/poreplab, the
+// Python that draws the plots, and the disk directory that measured layers are written in.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,6 +23,11 @@ std::filesystem::path require_share_dir();
 // .venv/bin/python when share_dir() is a checkout's experiments/ with a venv; else python3
 // from PATH when it can import matplotlib; else nullopt (the plots are skipped).
 std::optional<std::filesystem::path> plot_python();
+
+// The directory on a disk where measurements write layers (labeling with the layers on
+// disk, PC2 of a window from files) when no flag names one: $POREPLAB_LAYER_DIR, else /var/tmp.
+inline constexpr const char* kLayerDirEnv = "POREPLAB_LAYER_DIR";
+std::filesystem::path default_layer_dir();
 
 // Runs argv[0] (looked up in PATH when it has no '/') with argv and waits for it. Its exit
 // status, 128 + the signal that killed it, or -1 when it could not be started. quiet: its

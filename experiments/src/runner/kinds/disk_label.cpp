@@ -3,14 +3,13 @@
 // through bench_disk_label (the same measurement as `poreplab bench disk-label`). The
 // layer directory is POREPLAB_LAYER_DIR, else /var/tmp: a run measures the disk it is
 // given, and records say which.
-#include <cstdlib>
-
 #include "bench/disk_label.hpp"
 #include "bench/label.hpp"
 #include "poreplab/file_io.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 #include "records/schema.hpp"
 #include "runner/kinds.hpp"
+#include "util/share_dir.hpp"
 
 namespace poreplab::runner {
 
@@ -21,20 +20,13 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kLayerDirEnv = "POREPLAB_LAYER_DIR";
-
-std::filesystem::path layer_dir() {
-  const char* env = std::getenv(kLayerDirEnv);
-  return env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::path("/var/tmp");
-}
-
 disk_label_bench_options options_of(const json& axes) {
   disk_label_bench_options o;
   o.sector_size = axes[axis::sector_size];
   o.sectors = static_cast<std::uint32_t>(axes[axis::sectors].get<std::uint64_t>());
   o.layers = static_cast<std::uint32_t>(axes[axis::layers].get<std::uint64_t>());
   o.window_nodes = axes[axis::window_nodes];
-  o.disk.layer_dir = layer_dir();
+  o.disk.layer_dir = default_layer_dir();
   o.disk.cache_nodes = axes["cache_nodes"];
   o.disk.lookahead = static_cast<std::uint32_t>(axes["lookahead"].get<std::uint64_t>());
   o.disk.queue_depth = static_cast<std::uint32_t>(axes["queue_depth"].get<std::uint64_t>());
