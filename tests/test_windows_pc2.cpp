@@ -1,14 +1,15 @@
 // PC2 of a node window from files (bench/pc2_window_files.hpp, `bench pc2 --source files
-// --window-nodes N`): the window's labels and replica written to files, read back through
-// the sealed directory's reader (O_DIRECT where it can, else buffered) and hashed to the
-// very trees of the same window from memory; a damaged file named with its node; a file
-// already at a scratch name never written over; the scratch files gone after success and
-// failure.
+// --window-nodes N`, the pc2 kind's `source` axis): the window's labels and replica written
+// to files, read back through the sealed directory's reader (O_DIRECT where it can, else
+// buffered) and hashed to the very trees of the same window from memory; a damaged file
+// named with its node; a file already at a scratch name never written over; the scratch
+// files gone after success and failure. And the kind reading a sector the runner sealed.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@
 #include "poreplab/interrupt.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 #include "support.hpp"
+#include "util/share_dir.hpp"
 
 using namespace poreplab;
 namespace fs = std::filesystem;
@@ -212,4 +214,42 @@ TEST_CASE("pc2 of a window from files leaves no file after success and after a f
   refused("--source files --from " + test::shell_quote(tmp.path.string()) + " --window-nodes 64",
           "--window-nodes: --from DIR is a sealed sector, hashed whole");
   refused("--source files", "--from DIR, or a window to write with --window-nodes N");
+}
+
+TEST_CASE("the runner's pc2 kind reads from files a window, as from memory, and a sector it sealed", "[pc2][runner]") {
+  test::temp_dir tmp("pc2-window");
+  const fs::path layers = tmp / "layers";
+  fs::create_directories(layers);
+  test::scoped_env dir(kLayerDirEnv, layers.c_str());
+  test::write_text(tmp / "pc2.json", R"({
+  "schema": "poreplab-experiments/1",
+  "experiments": [
+    {"name": "w", "kind": "pc2", "warmup": 0, "samples": 1,
+     "axes": {"backend": ["cpu"], "sector_size": ["32GiB"], "layers": [2], "window_nodes": [512],
+              "source": ["files", "memory"]}},
+    {"name": "s", "kind": "pc2", "warmup": 0, "samples": 1,
+     "axes": {"backend": ["cpu"], "sector_size": ["2KiB"], "layers": [2], "source": ["files"]}}
+  ]
+})");
+  const auto run = test::run_poreplab("run " + test::shell_quote((tmp / "pc2.json").string()) + " -o " +
+                                          test::shell_quote((tmp / "out").string()) + " --no-plots",
+                                      tmp);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto res = nlohmann::json::parse(test::read_text(tmp / "out" / "results.json"));
+  REQUIRE(res.at("points").size() == 3);
+  std::map<std::string, std::map<std::string, nlohmann::json>> by;  // experiment -> source -> point
+  for (const auto& p : res.at("points")) {
+    INFO(p.dump());
+    REQUIRE(p.at("status") == "ok");
+    CHECK(p.at("verified") == true);
+    by[p.at("experiment")][p.at("axes").at("source")] = p;
+  }
+  // The window from files hashes the memory window's labels; the sector, its seal's.
+  CHECK(by["w"]["files"].at("digest") == by["w"]["memory"].at("digest"));
+  CHECK_THAT(by["w"]["files"].at("verified_against").get<std::string>(), Catch::Contains("from memory"));
+  CHECK_THAT(by["s"]["files"].at("context").at("from").get<std::string>(), Catch::Contains("the runner sealed"));
+  CHECK(by["s"]["files"].at("context").at("bytes_read") == 3 * 2048);
+  for (const char* e : {"w", "s"}) CHECK(by[e]["files"].at("context").at("disk_seq_read_gib_per_s").get<double>() > 0);
+  CHECK(names_in(layers).empty());
 }

@@ -1,22 +1,16 @@
 // The `seal` kind: a whole sector seal as `poreplab seal` does it (tree_d, labels written
 // as layer files, encoding, replica), timed end to end in a scratch directory.
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <string_view>
 
 #include "backends/backends.hpp"
 #include "poreplab/cpu/labeler.hpp"
 #include "poreplab/file_io.hpp"
-#include "poreplab/interrupt.hpp"
-#include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/seal/seal.hpp"
 #include "records/schema.hpp"
 #include "runner/kinds.hpp"
-#include "util/field_data.hpp"
+#include "runner/kinds/scratch_sector.hpp"
 
 namespace poreplab::runner {
 
@@ -28,53 +22,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Scratch directory removed with everything in it when the point ends.
-// Registered for removal too, for a process that must end before the point unwinds.
-class scratch_dir {
- public:
-  scratch_dir() : path_(fresh_path()), registered_(path_) { fs::create_directories(path_); }
-  ~scratch_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  static fs::path fresh_path() {
-    static std::atomic<unsigned> counter{0};
-    return fs::temp_directory_path() /
-           ("poreplab-seal-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  }
-  fs::path path_;
-  poreplab::registered_path registered_;
-};
-
-// The registered V1_1 proof of this sector size, or the 2KiB one's id for other sizes
-// (the graph only depends on porep_id, api version and node count).
-seal::seal_inputs inputs_for(std::uint64_t sector_size, std::uint32_t layers) {
-  seal::seal_inputs in;
-  in.porep_id = sdr::make_porep_id(5);
-  in.api = sdr::api_version::v1_1_0;
-  for (const auto& p : sdr::registered_proofs())
-    if (p.sector_size == sector_size && p.api == sdr::api_version::v1_1_0) {
-      in.porep_id = sdr::porep_id_of(p);
-      break;
-    }
-  in.layers = layers;
-  in.prover_id.fill(0x11);
-  in.sector_id = 7;
-  in.ticket.fill(0x22);
-  in.proof_name = "poreplab runner seal";
-  return in;
-}
-
-void write_data_file(const fs::path& p, std::uint64_t size) {
-  const std::vector<std::uint8_t> data = field_element_data(size, 0x2545f4914f6cdd1dull);
-  write_file_atomic(p, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
-}
 
 std::string unavailable(const json& axes) {
   const double sector = axes[axis::sector_size].get<double>();
@@ -100,10 +47,10 @@ measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   const std::uint64_t sector = axes[axis::sector_size];
   const std::uint32_t layers = axes[axis::layers];
   const std::string backend = axes[axis::backend];
-  scratch_dir scratch;
+  scratch_dir scratch(fs::temp_directory_path(), "poreplab-seal");
   const fs::path data = scratch.path() / "data.bin";
-  write_data_file(data, sector);
-  const seal::seal_inputs in = inputs_for(sector, layers);
+  write_runner_sector_data(data, sector);
+  const seal::seal_inputs in = runner_seal_inputs(sector, layers);
   auto be = make_backend(backend, knobs_of_point(axes));
 
   measurement m;
