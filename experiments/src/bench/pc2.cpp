@@ -20,6 +20,7 @@
 #include "poreplab/hash/poseidon_fr32.hpp"
 #include "poreplab/hash/poseidon_perm.hpp"
 #include "poreplab/hex.hpp"
+#include "poreplab/interrupt.hpp"
 #include "poreplab/memory_check.hpp"
 #include "poreplab/sampling.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
@@ -314,7 +315,10 @@ pc2_buffers allocate_pc2_buffers(const pc2_plan& p) {
 sdr::pc2_result write_window_files(const pc2_bench_options& opt, const pc2_plan& p, const pc2_buffers& b,
                                    pc2_window_files& files, sdr::pc2_hasher& h, pc2_bench_result& r) {
   const auto t0 = clock_type::now();
-  for (std::uint32_t l = 0; l < p.layers; ++l) files.write(l, b.ptr[l]);
+  for (std::uint32_t l = 0; l < p.layers; ++l) {
+    throw_if_interrupted();
+    files.write(l, b.ptr[l]);
+  }
   files.write(p.layers, b.replica.data());
   files.sync_and_drop();  // each build drops them again and records what stayed (disk_beside)
   r.scratch_write_s = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -404,6 +408,7 @@ pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_
   job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* src, std::uint64_t n) {
     if (f < p.shape.base_count()) std::copy_n(src, n, b.tree_c[f].data() + off);
   };
+  job.progress = [](std::uint64_t, std::uint64_t) { throw_if_interrupted(); };
   pc2_timing t;
   if (p.from_files) {
     t.disk.files = window != nullptr ? window->paths() : seal::pc2_file_inputs(p.dir, *p.sm).paths();

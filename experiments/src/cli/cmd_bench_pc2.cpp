@@ -7,6 +7,7 @@
 #include "cli/backend_flags.hpp"
 #include "cli/bench_cli.hpp"
 #include "cli/cli.hpp"
+#include "poreplab/interrupt.hpp"
 #include "records/payload_keys.hpp"
 #include "util/text.hpp"
 
@@ -148,6 +149,7 @@ void add_bench_pc2_command(CLI::App& app) {
     const auto bytes = parse_size(*size);
     if (!bytes) throw usage_error("--sector-size: '" + *size + "' is not a size (e.g. 8MiB, 32GiB or bytes)");
     opt->sector_size = *bytes;
+    const interrupt_scope on_signal;  // Ctrl-C stops between chunks, removing a window's files
     const auto r = run_pc2_bench(*opt);
     if (!r.verified) set_exit_status(1);
     if (*json) {
