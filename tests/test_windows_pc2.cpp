@@ -17,6 +17,7 @@
 
 #include "bench/pc2.hpp"
 #include "bench/pc2_window_files.hpp"
+#include "poreplab/file_io.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 #include "support.hpp"
@@ -173,6 +174,15 @@ TEST_CASE("pc2 of a window from files never writes over a file already at one of
 
   o.layer_dir = (tmp / "absent").string();
   CHECK_THROWS_WITH(run_pc2_bench(o), Catch::StartsWith((tmp / "absent").string() + ": no such directory"));
+
+  // Files that do not fit on the disk: one error before any label is made or file written.
+  o.layer_dir = tmp.path.string();
+  o.window_nodes = std::uint64_t{1} << 30;  // the whole 32GiB sector: 3 x 32 GiB of files
+  if (available_disk_bytes(tmp.path) < 3 * (std::uint64_t{32} << 30)) {
+    CHECK_THROWS_AS(run_pc2_bench(o), no_space);
+    CHECK_THROWS_WITH(run_pc2_bench(o), Catch::StartsWith("no space left on " + tmp.path.string() + ": need "));
+    CHECK(names_in(tmp.path).empty());
+  }
 }
 
 TEST_CASE("pc2 of a window from files leaves no file after success and after a failure", "[pc2][reliability]") {
