@@ -9,7 +9,7 @@
 #include "poreplab/sdr/pc2_build.hpp"
 #include "records/schema.hpp"
 #include "runner/kinds.hpp"
-#include "runner/kinds/scratch_sector.hpp"
+#include "runner/scratch_sector.hpp"
 #include "util/share_dir.hpp"
 
 namespace poreplab::runner {

@@ -10,7 +10,7 @@
 #include "poreplab/seal/seal.hpp"
 #include "records/schema.hpp"
 #include "runner/kinds.hpp"
-#include "runner/kinds/scratch_sector.hpp"
+#include "runner/scratch_sector.hpp"
 
 namespace poreplab::runner {
 

@@ -1,5 +1,5 @@
 // The runner's own sealed sectors (scratch_sector.hpp).
-#include "runner/kinds/scratch_sector.hpp"
+#include "runner/scratch_sector.hpp"
 
 #include <unistd.h>
 
