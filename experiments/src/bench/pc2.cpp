@@ -285,7 +285,8 @@ pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
   return p;
 }
 
-// The run's memory: tree_c as the builds write it, and from memory the labels and replica.
+// The run's memory: tree_c as the builds write it, and (from memory, or a window's files
+// to write) the labels and replica.
 struct pc2_buffers {
   std::vector<std::vector<std::uint8_t>> labels;
   std::vector<const std::uint8_t*> ptr;
