@@ -68,10 +68,12 @@ tar -xzf "$root/out/results.tar.gz" -C "$root/unpacked" ./pc2/results.json || fa
 python3 - "$root/unpacked/pc2/results.json" <<'PY' || fail "the pc2 step's points are not all verified on cuda-emu and cpu"
 import json, sys
 points = json.load(open(sys.argv[1]))["points"]
-assert len(points) == 3, len(points)
+assert len(points) == 4, len(points)  # the GPU window from memory and from files
 for p in points:
     assert p["status"] == "ok" and p["verified"], p
 assert {p["axes"]["backend"] for p in points} == {"cuda-emu", "cpu"}
+files = [p for p in points if p["axes"].get("source") == "files"]
+assert len(files) == 1 and files[0]["axes"]["backend"] == "cuda-emu", files
 PY
 
 # 2. A budget too short for the rest: stops in time, skips the finished steps, still packs.
