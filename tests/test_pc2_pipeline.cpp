@@ -5,12 +5,14 @@
 // stops both, leaves no tree file under its final name and keeps the previous ones; and
 // `pc2` / `bench pc2 --source files` of a sealed directory.
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -97,6 +99,22 @@ sdr::pc2_job memory_job(const std::vector<const std::uint8_t*>& labels, const st
     if (f < files.size() && off + n <= files[f].size()) std::memcpy(files[f].data() + off, p, n);
   };
   return job;
+}
+
+// Calls f on the reading thread once each chunk's read is done (a column chunk's last layer,
+// or a replica chunk).
+void after_each_chunk_read(sdr::pc2_job& job, const std::function<void()>& f) {
+  const auto read_label = job.read_label;
+  const std::uint32_t layers = job.layers;
+  job.read_label = [=](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    read_label(l, first, count, o);
+    if (l == layers) f();
+  };
+  const auto read_replica = job.read_replica;
+  job.read_replica = [=](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
+    read_replica(first, count, o);
+    f();
+  };
 }
 
 // The hasher of `inner`, throwing at its hash_level call after the first `calls`.
@@ -239,6 +257,94 @@ TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not wit
   CHECK(sdr::build_pc2(job, *h).pipeline.overlapped_reads == 0);
 }
 
+TEST_CASE("pc2 pipeline: with two readers a chunk's read begins before the one before it ends, not with one",
+          "[pc2]") {
+  const std::uint64_t nodes = 64;
+  const two_random_layers in(68, nodes);
+  auto h = make_backend("cpu")->make_pc2_hasher();
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::uint32_t readers : {2u, 1u}) {
+    INFO(readers << " readers");
+    auto job = memory_job(in.ptr, in.replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = 3;
+    job.readers = readers;
+    // Without clocks: each chunk's read (all but the last's) holds on until another
+    // chunk's read has begun. One reader never lets one begin: the wait gives up.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint64_t begun = 0, gave_up = 0;
+    const std::uint64_t chunks = 16;
+    const auto hold = [&] {
+      std::unique_lock lock(mu);
+      const std::uint64_t mine = begun++;
+      cv.notify_all();
+      if (mine + 1 < chunks && gave_up == 0 &&
+          !cv.wait_for(lock, std::chrono::milliseconds(readers == 1 ? 300 : 5000), [&] { return begun > mine + 1; }))
+        ++gave_up;
+    };
+    after_each_chunk_read(job, hold);
+    const auto res = sdr::build_pc2(job, *h);
+    CHECK(begun == chunks);
+    CHECK(gave_up == (readers == 1 ? 1u : 0u));
+    CHECK(res.comm_r == sdr::build_pc2_in_memory(in.ptr, in.replica.data(), nodes,
+                                                 sdr::tree_shape_for_sector_size(nodes * 32), *h)
+                            .comm_r);
+  }
+}
+
+TEST_CASE("pc2 pipeline: the digest sees every chunk in order on a thread of its own, beside the reads", "[pc2]") {
+  const std::uint64_t nodes = 64;
+  const two_random_layers in(69, nodes);
+  auto h = make_backend("cpu")->make_pc2_hasher();
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::uint32_t readers : {1u, 2u}) {
+    INFO(readers << " readers");
+    auto job = memory_job(in.ptr, in.replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = 3;
+    job.readers = readers;
+    // The digest of chunk k holds on until chunk k + 1 is read: on the readers' path it
+    // never would be, and the wait gives up.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint64_t read = 0, gave_up = 0;
+    std::vector<std::uint64_t> seen;  // first node of each chunk digested, replica chunks + 1000
+    bool bytes_equal = true;
+    const auto done = [&] {
+      {
+        std::lock_guard lock(mu);
+        ++read;
+      }
+      cv.notify_all();
+    };
+    after_each_chunk_read(job, done);
+    job.digest = [&](bool replica, std::uint64_t first, std::uint64_t count, std::span<const std::uint8_t* const> inputs) {
+      const std::uint64_t k = seen.size();
+      seen.push_back(first + (replica ? 1000 : 0));
+      if (replica) {
+        bytes_equal = bytes_equal && inputs.size() == 1 &&
+                      std::memcmp(inputs[0], in.replica.data() + 32 * first, 32 * count) == 0;
+      } else {
+        bytes_equal = bytes_equal && inputs.size() == 2;
+        for (std::size_t l = 0; l < inputs.size() && bytes_equal; ++l)
+          bytes_equal = std::memcmp(inputs[l], in.ptr[l] + 32 * first, 32 * count) == 0;
+      }
+      std::unique_lock lock(mu);
+      if (k + 1 < 16 && gave_up == 0 && !cv.wait_for(lock, std::chrono::seconds(5), [&] { return read > k + 1; }))
+        ++gave_up;
+    };
+    const auto res = sdr::build_pc2(job, *h);
+    std::vector<std::uint64_t> want;
+    for (std::uint64_t j = 0; j < 8; ++j) want.push_back(8 * j);
+    for (std::uint64_t j = 0; j < 8; ++j) want.push_back(1000 + 8 * j);
+    CHECK(seen == want);
+    CHECK(bytes_equal);
+    CHECK(gave_up == 0);
+    CHECK(res.pipeline.digest_s > 0);
+  }
+}
+
 TEST_CASE("pc2 pipeline: chunk buffers that do not fit are refused before any is allocated", "[pc2][reliability]") {
   // A 32GiB sector's tree as one chunk: 2^27 nodes x 32 bytes x 11 layers x 3 buffers.
   sdr::pc2_job job;
@@ -264,20 +370,23 @@ TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[
   std::vector<std::vector<std::uint8_t>> files;
   for (const std::uint32_t buffers : {1u, 2u, 3u}) {
     INFO(buffers << " buffers");
-    // A read failing at chunk 3: no chunk after it is hashed, no read after it is made.
+    // A read failing at chunk 3: no chunk after it is hashed; reads after it only into the
+    // buffers free then (the other reader's), since chunk 3's never frees.
     auto job = memory_job(ptr, replica.data(), nodes, files);
     job.chunk_nodes = 8;
     job.buffers = buffers;
-    std::uint64_t reads = 0, hashed = 0;
+    std::atomic<std::uint64_t> reads{0}, later{0};
+    std::uint64_t hashed = 0;
     const auto read_label = job.read_label;
     job.read_label = [&, read_label](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
       if (first == 24) throw std::runtime_error("injected read failure at node 24");
-      ++reads;
+      ++(first < 24 ? reads : later);
       read_label(l, first, count, o);
     };
     job.progress = [&](std::uint64_t, std::uint64_t) { ++hashed; };
     CHECK_THROWS_WITH(sdr::build_pc2(job, *h), "injected read failure at node 24");
     CHECK(reads == 3 * 2);
+    CHECK(later <= 2 * (buffers - 1));
     CHECK(hashed <= 3);
     // The hasher failing at chunk 3 (one level a chunk): the reader, however far ahead, stops.
     job = memory_job(ptr, replica.data(), nodes, files);
@@ -392,6 +501,10 @@ TEST_CASE("bench pc2 --source files times PC2 of a sealed directory, and --sourc
   refused(from, layer1.string());
   write_bytes(layer1, std::vector<std::uint8_t>(layer1_bytes.begin(), layer1_bytes.begin() + 1000));
   refused(from, layer1.string() + ": size 1000 bytes");
+  auto lb = layer1_bytes;
+  lb[32 * 7 + 5] ^= 1;  // likewise, in a layer: digested on its own thread
+  write_bytes(layer1, lb);
+  refused(from, layer1.string() + ": SHA-256");
   write_bytes(layer1, layer1_bytes);
   const fs::path replica = dir / seal::kReplicaFile;
   auto rb = read_bytes(replica);

@@ -105,154 +105,224 @@ struct feed_item {
   std::uint64_t first = 0;  // its first node in the sector
 };
 
-// The reader thread and the buffers it fills in order, ring-wise; the hashing thread
-// takes them in the same order. A buffer is the reader's while free, the hasher's while
-// full: one owner at a time, handed over under the mutex.
+// The reader threads and the buffers they fill; the hashing thread takes the buffers in
+// item order, and a digest thread (where the job has a digest) looks at each beside it.
+// Item k lives in buffer k % B: a reader's until read and checked, then the hasher's and
+// the digester's, then free for item k + B once both have given it back. With two readers
+// one chunk's reads start while the other's last ones drain, so the disk is not left idle
+// at a chunk's end. Every hand-over is under the mutex.
 class chunk_feed {
  public:
-  chunk_feed(const pc2_job& job, std::vector<feed_item> items, std::uint64_t chunk, std::uint32_t buffers)
-      : job_(job), items_(std::move(items)), chunk_(chunk), slots_(buffers) {
-    // Page-aligned (O_DIRECT reads land in them) and touched here, not in the reader's time.
-    for (auto& s : slots_)
+  chunk_feed(const pc2_job& job, std::vector<feed_item> items, std::uint64_t chunk, std::uint32_t buffers,
+             std::uint32_t readers)
+      : job_(job), items_(std::move(items)), chunk_(chunk), slots_(buffers), began_(items_.size(), 0) {
+    // Page-aligned (O_DIRECT reads land in them) and touched here, not in the readers' time.
+    for (std::uint32_t s = 0; s < buffers; ++s) {
+      slots_[s].item = s;
       for (std::uint32_t l = 0; l < job.layers; ++l) {
-        s.bufs.emplace_back(chunk * 32);
-        std::fill_n(s.bufs.back().data(), chunk * 32, std::uint8_t{0});
+        slots_[s].bufs.emplace_back(chunk * 32);
+        std::fill_n(slots_[s].bufs.back().data(), chunk * 32, std::uint8_t{0});
       }
-    reader_ = std::thread([this] { read_all(); });
+    }
+    holders_ = job.digest ? 2 : 1;
+    for (std::uint32_t r = 0; r < readers; ++r) threads_.emplace_back([this] { guarded([this] { read_items(); }); });
+    if (job.digest) threads_.emplace_back([this] { guarded([this] { digest_items(); }); });
   }
   ~chunk_feed() { end(); }
-  // Stops the reader (an error on the hashing side lands here) and waits for it.
+  chunk_feed(const chunk_feed&) = delete;
+  chunk_feed& operator=(const chunk_feed&) = delete;
+
+  // Stops every thread (an error on the hashing side lands here) and waits for them.
   void end() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    if (reader_.joinable()) reader_.join();
+    join();
   }
-  chunk_feed(const chunk_feed&) = delete;
-  chunk_feed& operator=(const chunk_feed&) = delete;
+  // Once every item was taken: waits for the readers and the digester to be done, and
+  // rethrows an error of theirs.
+  void finish() {
+    join();
+    if (error_ != nullptr) std::rethrow_exception(error_);
+  }
 
-  // Item k's buffers, once read and checked; rethrows the reader's error.
+  // Item k's buffers, once read and checked; rethrows a reader's or the digester's error.
   const std::vector<huge_buffer>& take(std::uint64_t k, double& waited) {
     const auto t0 = clock_type::now();
     std::unique_lock lock(mu_);
-    slot& s = slots_[k % slots_.size()];
-    cv_.wait(lock, [&] { return error_ != nullptr || (s.full && s.item == k); });
+    slot& s = slot_of(k);
+    cv_.wait(lock, [&] { return error_ != nullptr || (s.item == k && s.read); });
     waited += seconds_since(t0);
     if (error_ != nullptr) std::rethrow_exception(error_);
     return s.bufs;
   }
-  // Item k's buffers go back to the reader; says whether item k + 1's read had begun.
+  // The hasher is done with item k; says whether item k + 1's read had begun.
   bool give_back(std::uint64_t k) {
-    bool next_begun;
+    bool next_begun = false;
     {
       std::lock_guard lock(mu_);
-      slots_[k % slots_.size()].full = false;
-      next_begun = k + 1 >= items_.size() || begun_ > k + 1;
+      next_begun = k + 1 >= items_.size() || began_[k + 1] != 0;
     }
-    cv_.notify_all();
+    release(k);
     return next_begun;
   }
-  // The reader's own figures, once end() has returned.
+  // The readers' own figures, once finish() or end() has returned: busy is the time at
+  // least one of them was reading or checking; the rest is summed over them.
   double busy_s() const { return busy_s_; }
   double cpu_s() const { return sched_kept_ ? double(cpu_ns_) * 1e-9 : -1; }
   double queued_s() const { return sched_kept_ ? double(queued_ns_) * 1e-9 : -1; }
   double waited_s() const { return wait_s_; }
+  double digest_s() const { return digest_s_; }
   std::uint64_t bytes() const { return bytes_; }
 
  private:
   struct slot {
     std::vector<huge_buffer> bufs;
-    std::uint64_t item = 0;
-    bool full = false;
+    std::uint64_t item = 0;  // the item it holds, or the next it is free for
+    bool read = false;       // item's read and check done
+    std::uint32_t holders = 0;  // stages yet to give the read item back
   };
+  slot& slot_of(std::uint64_t k) { return slots_[k % slots_.size()]; }
 
-  void read_all() {
+  void join() {
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  template <class F>
+  void guarded(F&& f) {
     try {
-      for (std::uint64_t k = 0; k < items_.size(); ++k) {
-        slot* s = nullptr;
-        {
-          const auto t0 = clock_type::now();
-          std::unique_lock lock(mu_);
-          slot& want = slots_[k % slots_.size()];
-          cv_.wait(lock, [&] { return stop_ || !want.full; });
-          wait_s_ += seconds_since(t0);
-          if (stop_) return;
-          s = &want;
-          begun_ = k + 1;
-        }
-        std::uint64_t cpu0 = 0, queued0 = 0, cpu1 = 0, queued1 = 0;
-        sched_kept_ = sched_kept_ && thread_sched_ns(cpu0, queued0);
-        const auto t0 = clock_type::now();
-        fill(items_[k], s->bufs);
-        busy_s_ += seconds_since(t0);
-        sched_kept_ = sched_kept_ && thread_sched_ns(cpu1, queued1);
-        cpu_ns_ += cpu1 - cpu0;
-        queued_ns_ += queued1 - queued0;
-        {
-          std::lock_guard lock(mu_);
-          s->item = k;
-          s->full = true;
-        }
-        cv_.notify_all();
-      }
+      f();
     } catch (...) {
       {
         std::lock_guard lock(mu_);
-        error_ = std::current_exception();
+        if (error_ == nullptr) error_ = std::current_exception();
+      }
+      cv_.notify_all();
+    }
+  }
+  void release(std::uint64_t k) {
+    {
+      std::lock_guard lock(mu_);
+      slot& s = slot_of(k);
+      if (--s.holders == 0) {
+        s.read = false;
+        s.item += slots_.size();
+      }
+    }
+    cv_.notify_all();
+  }
+
+  // Takes the next item, waits for its buffer, fills it; until none is left.
+  void read_items() {
+    for (;;) {
+      std::uint64_t k = 0;
+      slot* s = nullptr;
+      {
+        const auto t0 = clock_type::now();
+        std::unique_lock lock(mu_);
+        if (next_ >= items_.size()) return;
+        k = next_++;
+        slot& want = slot_of(k);
+        cv_.wait(lock, [&] { return stop_ || error_ != nullptr || (want.item == k && !want.read); });
+        wait_s_ += seconds_since(t0);
+        if (stop_ || error_ != nullptr) return;
+        s = &want;
+        began_[k] = 1;
+        if (active_++ == 0) busy_from_ = clock_type::now();
+      }
+      std::uint64_t cpu0 = 0, queued0 = 0, cpu1 = 0, queued1 = 0;
+      bool kept = thread_sched_ns(cpu0, queued0);
+      const std::uint64_t bytes = fill(items_[k], s->bufs);
+      kept = kept && thread_sched_ns(cpu1, queued1);
+      {
+        std::lock_guard lock(mu_);
+        if (--active_ == 0) busy_s_ += seconds_since(busy_from_);
+        sched_kept_ = sched_kept_ && kept;
+        cpu_ns_ += cpu1 - cpu0;
+        queued_ns_ += queued1 - queued0;
+        bytes_ += bytes;
+        s->read = true;
+        s->holders = holders_;
       }
       cv_.notify_all();
     }
   }
 
-  void fill(const feed_item& it, std::vector<huge_buffer>& bufs) {
+  // Hands every item, in order, to the job's digest beside the hashing.
+  void digest_items() {
+    std::vector<const std::uint8_t*> in;
+    for (std::uint64_t k = 0; k < items_.size(); ++k) {
+      slot& s = slot_of(k);
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || error_ != nullptr || (s.item == k && s.read); });
+        if (stop_ || error_ != nullptr) return;
+      }
+      const auto t0 = clock_type::now();
+      const feed_item& it = items_[k];
+      in.clear();
+      for (std::uint32_t l = 0; l < (it.replica ? 1 : job_.layers); ++l) in.push_back(s.bufs[l].data());
+      job_.digest(it.replica, it.first, chunk_, in);
+      digest_s_ += seconds_since(t0);
+      release(k);
+    }
+  }
+
+  // Reads and checks item `it` into bufs; returns the bytes read.
+  std::uint64_t fill(const feed_item& it, std::vector<huge_buffer>& bufs) const {
     const auto name = [&](std::uint32_t input, const std::string& fallback) {
       return job_.input_names.size() > input ? job_.input_names[input] + ": " + fallback : fallback;
     };
+    std::uint64_t bytes = 0;
     const auto check = [&](std::uint32_t l, std::uint64_t at, std::uint64_t n) {
       if (l == 0 || l > job_.layers || at > chunk_ || n > chunk_ - at)
         throw std::logic_error("pc2: read_columns reported nodes outside the chunk");
       check_canonical(bufs[l - 1].data() + 32 * at, n, it.first + at,
                       name(l - 1, "layer " + std::to_string(l) + " label of"));
-      bytes_ += n * 32;
+      bytes += n * 32;
     };
     if (it.replica) {
       job_.read_replica(it.first, chunk_, bufs[0].data());
       check_canonical(bufs[0].data(), chunk_, it.first, name(job_.layers, "replica"));
-      bytes_ += chunk_ * 32;
-      return;
+      return chunk_ * 32;
     }
     if (job_.read_columns) {
       std::vector<std::uint8_t*> outs;
       for (auto& b : bufs) outs.push_back(b.data());
-      const std::uint64_t before = bytes_;
       job_.read_columns(it.first, chunk_, outs, check);
-      if (bytes_ - before != chunk_ * 32 * job_.layers)
-        throw std::logic_error("pc2: read_columns reported " + std::to_string((bytes_ - before) / 32) + " of " +
+      if (bytes != chunk_ * 32 * job_.layers)
+        throw std::logic_error("pc2: read_columns reported " + std::to_string(bytes / 32) + " of " +
                                std::to_string(chunk_ * job_.layers) + " nodes read");
-      return;
+      return bytes;
     }
     for (std::uint32_t l = 1; l <= job_.layers; ++l) {
       job_.read_label(l, it.first, chunk_, bufs[l - 1].data());
       check(l, 0, chunk_);
     }
+    return bytes;
   }
 
   const pc2_job& job_;
   const std::vector<feed_item> items_;
   const std::uint64_t chunk_;
   std::vector<slot> slots_;
+  std::uint32_t holders_ = 1;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  std::uint64_t begun_ = 0;  // items whose read has begun
-  std::exception_ptr error_;
-  double busy_s_ = 0, wait_s_ = 0;  // the reader's own
-  bool sched_kept_ = true;          // likewise: its schedstat times while busy
+  std::uint64_t next_ = 0;       // the next item a reader takes
+  std::vector<char> began_;      // items whose read has begun
+  std::exception_ptr error_;     // the first error of any thread
+  std::uint32_t active_ = 0;     // readers filling now
+  clock_type::time_point busy_from_;
+  double busy_s_ = 0, wait_s_ = 0;  // the readers'
+  bool sched_kept_ = true;          // likewise: their schedstat times while busy
   std::uint64_t cpu_ns_ = 0, queued_ns_ = 0;
   std::uint64_t bytes_ = 0;         // likewise
-  std::thread reader_;              // last: started once the rest is built
+  double digest_s_ = 0;             // the digester's
+  std::vector<std::thread> threads_;  // last: started once the rest is built
 };
 
 // One base tree's file layout: where each row starts (in nodes), rows below `first_row`
@@ -367,6 +437,8 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   const row_layout c_lay = layout_of(per_tree, 0), r_lay = layout_of(per_tree, 1 + discard);
   if (job.buffers == 0 || job.buffers > 16)
     throw std::invalid_argument("pc2: " + std::to_string(job.buffers) + " chunk buffers (1 to 16 expected)");
+  if (job.readers == 0 || job.readers > 16)
+    throw std::invalid_argument("pc2: " + std::to_string(job.readers) + " reader threads (1 to 16 expected)");
   // The feed's buffers (every layer's chunk in each) and the hashing side's: refused before
   // any is allocated where they do not fit (a 32GiB sector's whole tree as one chunk would
   // take 132 GiB with 3 buffers of 11 layers).
@@ -392,7 +464,7 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   st.chunk_nodes = chunk;
   std::uint64_t columns_done = 0, replica_done = 0;
   {
-    chunk_feed feed(job, std::move(items), chunk, job.buffers);
+    chunk_feed feed(job, std::move(items), chunk, job.buffers, std::min(job.readers, job.buffers));
     for (std::uint64_t k = 0; k < total; ++k) {
       const feed_item it{k % (2 * per_chunk) >= per_chunk, static_cast<std::uint32_t>(k / (2 * per_chunk)),
                          k % per_chunk, 0};
@@ -416,8 +488,9 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
       st.hash_s += took;
       if (feed.give_back(k) && k + 1 < total) ++st.overlapped_reads;
     }
-    feed.end();
+    feed.finish();
     st.feed_s = feed.busy_s();
+    st.digest_s = feed.digest_s();
     st.feed_cpu_s = feed.cpu_s();
     st.feed_queued_s = feed.queued_s();
     st.feed_wait_s = feed.waited_s();

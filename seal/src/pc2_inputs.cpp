@@ -1,16 +1,19 @@
 // PC2's inputs read from files (pc2_inputs.hpp). A chunk's reads go through O_DIRECT with
 // several in flight where the filesystem and the chunk's alignment allow: no copy out of
-// the page cache and no pages to drop, so the reader thread's time is the disk's and the
+// the page cache and no pages to drop, so a reader thread's time is the disk's and the
 // check's (docs/pc2.md has the measurements); otherwise buffered preads, each range's
-// pages dropped once read.
+// pages dropped once read. Reads of different chunks may run at once, each on a queue of
+// its own; the digests are taken apart, in order, on the pipeline's digest thread.
 #include "poreplab/seal/pc2_inputs.hpp"
 
 #include <fcntl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 
@@ -31,53 +34,53 @@ namespace {
 constexpr std::uint32_t kDirectPieceBytes = 4u << 20;  // one read
 constexpr std::uint32_t kDirectPiecesInFlight = 16;
 
-// One input file, read front to back in chunks, its digest taken as it goes where one is
-// recorded to check it against.
+// One input file, read in chunks by one or more readers at once; its digest, where one is
+// recorded to check it against, taken in order by the pipeline's digest thread.
 struct input_file {
   fs::path path;
   unique_fd fd;
   unique_fd direct_fd;   // the same file opened O_DIRECT; -1 where the filesystem refuses it
   std::string recorded;  // seal.json's digest; "" if none
   sha256::ctx digest{};
-  std::uint64_t next = 0;  // bytes read so far: reads must come in order
+  std::uint64_t size = 0;
+  std::uint64_t digested = 0;  // bytes digested so far: they must come in order
 
   // Opens `p`, which must be `bytes` long; `of_what` says whose size that is.
   void open(const fs::path& p, std::uint64_t bytes, const std::string& of_what) {
     path = p;
-    const std::uint64_t size = regular_file_size(path);
-    if (size != bytes)
-      throw std::runtime_error(path.string() + ": size " + std::to_string(size) + " bytes, not the " +
+    size = bytes;
+    const std::uint64_t found = regular_file_size(path);
+    if (found != bytes)
+      throw std::runtime_error(path.string() + ": size " + std::to_string(found) + " bytes, not the " +
                                std::to_string(bytes) + " of " + of_what +
-                               (size < bytes ? ": cut short at node " + std::to_string(size / 32) : std::string()) +
+                               (found < bytes ? ": cut short at node " + std::to_string(found / 32) : std::string()) +
                                " (truncated or replaced?)");
     fd = open_regular_for_reading(path);
     direct_fd = open_regular_for_reading(path);
     if (::fcntl(direct_fd.get(), F_SETFL, ::fcntl(direct_fd.get(), F_GETFL) | O_DIRECT) != 0) direct_fd = unique_fd();
     sha256::init(digest);
   }
-  // A read of [offset, offset + n) begins (reads must come in order), its bytes are
-  // digested in order as they come, and it ends.
-  void begin_read(std::uint64_t offset) const {
-    if (offset != next) throw std::logic_error("pc2: " + path.string() + " read out of order");
+  // [offset, offset + n) of the file, which must follow what was digested before.
+  void digest_bytes(std::uint64_t offset, const std::uint8_t* p, std::uint64_t n) {
+    if (recorded.empty()) return;
+    if (offset != digested) throw std::logic_error("pc2: " + path.string() + " digested out of order");
+    sha256::update_bulk(digest, p, static_cast<std::size_t>(n));
+    digested += n;
   }
-  void digest_bytes(const std::uint8_t* p, std::uint64_t n) {
-    if (!recorded.empty()) sha256::update_bulk(digest, p, static_cast<std::size_t>(n));
-  }
-  void end_read(std::uint64_t n) { next += n; }
 
-  void read_buffered(std::uint64_t offset, std::uint64_t n, std::uint8_t* out) {
-    begin_read(offset);
+  void read_buffered(std::uint64_t offset, std::uint64_t n, std::uint8_t* out) const {
     try {
       pread_exact(fd.get(), out, n, offset, path);
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string(e.what()) + " (reading node " + std::to_string(offset / 32) + " on)");
     }
-    digest_bytes(out, n);
-    end_read(n);
     ::posix_fadvise(fd.get(), static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_DONTNEED);
   }
   void check(const fs::path& manifest) {
     if (recorded.empty()) return;
+    if (digested != size)
+      throw std::logic_error("pc2: " + path.string() + ": " + std::to_string(digested) + " of " + std::to_string(size) +
+                             " bytes digested");
     std::uint8_t d[32];
     sha256::final(digest, d);
     const std::string got = to_hex(d, 32);
@@ -102,8 +105,35 @@ struct direct_piece {
 struct pc2_file_inputs::files {
   std::vector<input_file> layers;
   input_file replica;
-  std::unique_ptr<storage::read_queue> queue;  // null: every read buffered
-  std::uint64_t direct_bytes = 0, buffered_bytes = 0;
+  // One queue a reader at a time, taken for a read and given back after it; none made yet
+  // where direct reads cannot be.
+  bool direct_possible = false;
+  std::mutex queues_mu;
+  std::vector<std::unique_ptr<storage::read_queue>> idle_queues;
+  storage::io_engine engine = storage::io_engine::pread_pool;  // the queues'
+  std::atomic<std::uint64_t> direct_bytes{0}, buffered_bytes{0};
+
+  // A queue for one read, or null (buffered reads then).
+  std::unique_ptr<storage::read_queue> take_queue() {
+    std::lock_guard lock(queues_mu);
+    if (!direct_possible) return nullptr;
+    if (!idle_queues.empty()) {
+      auto q = std::move(idle_queues.back());
+      idle_queues.pop_back();
+      return q;
+    }
+    try {
+      auto q = storage::make_read_queue(storage::io_engine::automatic, kDirectPiecesInFlight);
+      engine = q->engine();
+      return q;
+    } catch (const std::exception&) {
+      return nullptr;  // buffered reads still work
+    }
+  }
+  void give_queue(std::unique_ptr<storage::read_queue> q) {
+    std::lock_guard lock(queues_mu);
+    if (q) idle_queues.push_back(std::move(q));
+  }
 
   // What a read reports as bytes arrive: file i's [at, at + n) of the chunk are in outs[i].
   using arrival = std::function<void(std::size_t i, std::uint64_t at, std::uint64_t n)>;
@@ -111,10 +141,11 @@ struct pc2_file_inputs::files {
   // [offset, offset + n) of each of `in` into outs[i], each part reported as it arrives.
   void read(std::span<input_file* const> in, std::uint64_t offset, std::uint64_t n,
             std::span<std::uint8_t* const> outs, const arrival& done) {
-    bool direct = queue != nullptr && aligned(offset) && aligned(n);
+    bool direct = aligned(offset) && aligned(n);
     for (std::size_t i = 0; i < in.size(); ++i)
       direct = direct && in[i]->direct_fd.get() >= 0 && aligned(reinterpret_cast<std::uintptr_t>(outs[i]));
-    if (!direct) {
+    std::unique_ptr<storage::read_queue> queue = direct ? take_queue() : nullptr;
+    if (!queue) {
       for (std::size_t i = 0; i < in.size(); ++i) {
         in[i]->read_buffered(offset, n, outs[i]);
         buffered_bytes += n;
@@ -122,36 +153,32 @@ struct pc2_file_inputs::files {
       }
       return;
     }
-    read_direct(in, offset, n, outs, done);
+    read_direct(*queue, in, offset, n, outs, done);  // on an error the queue is not reused
+    give_queue(std::move(queue));
     direct_bytes += n * in.size();
   }
 
   // Every piece in flight kDirectPiecesInFlight at a time, each reported as it arrives (its
-  // check then runs while the others are read) and digested once the file's pieces before
-  // it are; an error (a failed or short read, or done's) stops new reads and is thrown once
-  // none is in flight, since the kernel may still be writing into the buffers until then.
-  void read_direct(std::span<input_file* const> in, std::uint64_t offset, std::uint64_t n,
-                   std::span<std::uint8_t* const> outs, const arrival& done) {
+  // check then runs while the others are read); an error (a failed or short read, or
+  // done's) stops new reads and is thrown once none is in flight, since the kernel may
+  // still be writing into the buffers until then.
+  static void read_direct(storage::read_queue& queue, std::span<input_file* const> in, std::uint64_t offset,
+                          std::uint64_t n, std::span<std::uint8_t* const> outs, const arrival& done) {
     std::vector<direct_piece> pieces;
-    std::vector<std::size_t> first_piece(in.size()), digested(in.size(), 0);
     for (std::size_t i = 0; i < in.size(); ++i) {
-      in[i]->begin_read(offset);
-      first_piece[i] = pieces.size();
       for (std::uint64_t at = 0; at < n; at += kDirectPieceBytes)
         pieces.push_back({i, at, static_cast<std::uint32_t>(std::min<std::uint64_t>(kDirectPieceBytes, n - at))});
     }
-    const std::size_t per_file = pieces.size() / in.size();
-    std::vector<char> arrived(pieces.size(), 0);
-    std::vector<storage::read_done> reaped(queue->depth());
+    std::vector<storage::read_done> reaped(queue.depth());
     std::exception_ptr failure;
     std::size_t next = 0, in_flight = 0;
     while (in_flight > 0 || (failure == nullptr && next < pieces.size())) {
-      for (; failure == nullptr && next < pieces.size() && in_flight < queue->depth(); ++next, ++in_flight) {
+      for (; failure == nullptr && next < pieces.size() && in_flight < queue.depth(); ++next, ++in_flight) {
         const direct_piece& p = pieces[next];
-        queue->submit(in[p.file]->direct_fd.get(), outs[p.file] + p.at, p.bytes, offset + p.at, next);
+        queue.submit(in[p.file]->direct_fd.get(), outs[p.file] + p.at, p.bytes, offset + p.at, next);
       }
-      queue->flush();
-      const std::size_t got = queue->reap(reaped, true);
+      queue.flush();
+      const std::size_t got = queue.reap(reaped, true);
       for (std::size_t k = 0; k < got; ++k) {
         --in_flight;
         const direct_piece& p = pieces[reaped[k].tag];
@@ -159,12 +186,6 @@ struct pc2_file_inputs::files {
         try {
           if (reaped[k].result != static_cast<std::int64_t>(p.bytes)) fail_piece(*in[p.file], offset + p.at, reaped[k].result);
           done(p.file, p.at, p.bytes);
-          arrived[reaped[k].tag] = 1;
-          for (std::size_t& d = digested[p.file]; d < per_file && arrived[first_piece[p.file] + d] != 0; ++d) {
-            const direct_piece& q = pieces[first_piece[p.file] + d];
-            in[p.file]->digest_bytes(outs[p.file] + q.at, q.bytes);
-          }
-          if (digested[p.file] == per_file) in[p.file]->end_read(n);
         } catch (...) {
           failure = std::current_exception();
         }
@@ -185,12 +206,15 @@ struct pc2_file_inputs::files {
   void make_queue() {
     bool any = replica.direct_fd.get() >= 0;
     for (const auto& l : layers) any = any || l.direct_fd.get() >= 0;
-    if (!any) return;
-    try {
-      queue = storage::make_read_queue(storage::io_engine::automatic, kDirectPiecesInFlight);
-    } catch (const std::exception&) {
-      queue.reset();  // buffered reads still work
-    }
+    direct_possible = any;
+    auto first = take_queue();  // made now: its engine is known before any read
+    direct_possible = first != nullptr;
+    give_queue(std::move(first));
+  }
+  bool digests() const {
+    bool any = !replica.recorded.empty();
+    for (const auto& l : layers) any = any || !l.recorded.empty();
+    return any;
   }
 };
 
@@ -233,6 +257,12 @@ void pc2_file_inputs::feed(sdr::pc2_job& job) {
     input_file* one[1] = {&in_->replica};
     in_->read(one, first * 32, count * 32, std::span<std::uint8_t* const>(&o, 1), [](std::size_t, std::uint64_t, std::uint64_t) {});
   };
+  job.digest = nullptr;
+  if (in_->digests())
+    job.digest = [this](bool replica, std::uint64_t first, std::uint64_t count, std::span<const std::uint8_t* const> in) {
+      if (replica) return in_->replica.digest_bytes(first * 32, in[0], count * 32);
+      for (std::size_t l = 0; l < in.size(); ++l) in_->layers.at(l).digest_bytes(first * 32, in[l], count * 32);
+    };
   job.input_names.clear();
   for (const auto& p : paths()) job.input_names.push_back(p.string());
 }
@@ -261,7 +291,7 @@ std::string pc2_file_inputs::how_read() const {
   const std::uint64_t all = in_->direct_bytes + in_->buffered_bytes;
   const std::string direct = "O_DIRECT, " + std::to_string(kDirectPieceBytes >> 20) + " MiB reads, " +
                              std::to_string(kDirectPiecesInFlight) + " in flight" +
-                             (in_->queue ? " (" + std::string(storage::io_engine_name(in_->queue->engine())) + ")" : "");
+                             (in_->direct_possible ? " (" + std::string(storage::io_engine_name(in_->engine)) + ")" : "");
   const std::string buffered = "buffered preads, each range's pages dropped once read";
   if (all == 0) return "nothing read";
   if (in_->buffered_bytes == 0) return direct;

@@ -405,6 +405,7 @@ pc2_timing time_pc2_builds(const pc2_bench_options& opt, const pc2_plan& p, pc2_
   job.layers = p.layers;
   job.shape = p.shape;
   job.buffers = opt.buffers;
+  job.readers = opt.readers;
   job.chunk_nodes = opt.chunk_nodes;
   job.write = [&](std::uint32_t f, std::uint64_t off, const std::uint8_t* src, std::uint64_t n) {
     if (f < p.shape.base_count()) std::copy_n(src, n, b.tree_c[f].data() + off);
@@ -465,6 +466,7 @@ void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, p
   r.overlapped_reads = static_cast<std::uint64_t>(median_of(&sdr::pc2_pipeline_stats::overlapped_reads));
   r.feed_cpu_s = median_of(&sdr::pc2_pipeline_stats::feed_cpu_s);
   r.feed_queued_s = median_of(&sdr::pc2_pipeline_stats::feed_queued_s);
+  r.digest_s = median_of(&sdr::pc2_pipeline_stats::digest_s);
   r.feed_gib_per_s = r.feed_s > 0 ? double(r.bytes_read) / r.feed_s / double(1ull << 30) : 0;
 }
 
@@ -567,18 +569,19 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
 
 nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
   nlohmann::json j = {{axis::backend, r.options.backend},
-          {"hasher", r.hasher},
+          {ctx::hasher, r.hasher},
           {pc2_key::source, kPc2Sources.name(r.options.source)},
           {"from", r.options.from},
 
           {"buffers", r.options.buffers},
+          {"readers", std::min(r.options.readers, r.options.buffers)},
           {"chunk_nodes", r.chunk_nodes},
           {"feed_s", r.feed_s},
           {"feed_gib_per_s", r.feed_gib_per_s},
           {"bytes_read", r.bytes_read},
           {"hash_s", r.hash_s},
           {"end_to_end_s", r.end_to_end_s},
-          {"pace", sdr::kPc2Paces.name(r.pace)},
+          {ctx::pace, sdr::kPc2Paces.name(r.pace)},
           {"chunks", r.chunks},
           {"overlapped_reads", r.overlapped_reads},
           {axis::sector_size, r.options.sector_size},
@@ -597,7 +600,7 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {"bound_mul_per_s", r.bound_mul_per_s},
           {"bound_basis", r.bound_basis},
           {"vs_mul_bound", r.vs_bound},
-          {"kernel_ns_per_node", r.kernel_ns_per_node},
+          {ctx::kernel_ns_per_node, r.kernel_ns_per_node},
           {"comm_r", r.digest},
           {key::verified, r.verified},
           {key::verified_against, r.verified_against}};
@@ -612,6 +615,7 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
     j[pc2_key::disk_seq_read_samples_gib_per_s] = r.disk_seq_read_samples_gib_per_s;
     j[pc2_key::disk_seq_read_how] = r.disk_seq_read_how;
     j[pc2_key::feed_over_disk] = r.feed_over_disk;
+    j[pc2_key::digest_s] = r.digest_s;
   }
   if (!r.layer_dir.empty()) {
     j[pc2_key::layer_dir] = r.layer_dir;

@@ -17,19 +17,17 @@
 #include "backends/backends.hpp"
 #include "poreplab/sdr/pc2_build.hpp"
 #include "poreplab/name_table.hpp"
+#include "records/payload_keys.hpp"
 
 namespace poreplab {
 
-// Where the labels come from: generated field elements in memory (the synthetic figure),
-// or files on a disk (PC2 as an operator runs it): a sealed directory's, or a window's
-// generated labels written to files first.
-enum class pc2_source { memory, files };
-inline constexpr name_table<pc2_source, 2> kPc2Sources{
-    "pc2 source", {named<pc2_source>{pc2_source::memory, "memory"}, named<pc2_source>{pc2_source::files, "files"}}};
+// Files: a sealed directory's, or a window's generated labels written to files first.
+using records::kPc2Sources;
+using records::pc2_source;
 
 // The record keys of PC2 read from files that this bench and the pc2 kind share.
 namespace pc2_key {
-inline constexpr const char* source = "source";  // kPc2Sources; the kind's axis too
+using records::axis::source;  // the kind's axis too
 inline constexpr const char* feed_how = "feed_how";
 inline constexpr const char* feed_cpu_s = "feed_cpu_s";
 inline constexpr const char* feed_queued_s = "feed_queued_s";
@@ -43,6 +41,7 @@ inline constexpr const char* disk_seq_read_gib_per_s = "disk_seq_read_gib_per_s"
 inline constexpr const char* disk_seq_read_samples_gib_per_s = "disk_seq_read_samples_gib_per_s";
 inline constexpr const char* disk_seq_read_how = "disk_seq_read_how";
 inline constexpr const char* feed_over_disk = "feed_over_disk";
+inline constexpr const char* digest_s = "digest_s";
 }  // namespace pc2_key
 
 struct pc2_bench_options {
@@ -66,6 +65,7 @@ struct pc2_bench_options {
   // before any is read (tests damage them here).
   std::function<void(const std::vector<std::filesystem::path>&)> after_window_written;
   std::uint32_t buffers = 3;  // build_pc2's chunk buffers; 1 serializes reading and hashing
+  std::uint32_t readers = 2;  // build_pc2's reader threads
   std::uint64_t chunk_nodes = 0;  // build_pc2's chunk; 0: the hasher's or the builder's
 };
 
@@ -109,8 +109,10 @@ struct pc2_bench_result {
   // once a sample beside the probe: the median rate and its ratio to the disk's.
   double feed_alone_gib_per_s = 0;
   double feed_alone_over_disk = 0;
-  // Of feed_s (medians): the reader on a CPU, and runnable waiting for one; -1: not kept.
+  // Of feed_s (medians): the readers on a CPU, and runnable waiting for one; -1: not kept.
   double feed_cpu_s = -1, feed_queued_s = -1;
+  // A sealed directory: the digest thread's time on the files' SHA-256 beside the rest (median).
+  double digest_s = 0;
   // A window from files: where its files were written, their bytes and the seconds the
   // write and sync took (before any timing).
   std::string layer_dir;

@@ -38,7 +38,11 @@ void print_disk_beside(const pc2_bench_result& r) {
   std::cout << "\n  feed reads         " << r.feed_how;
   if (r.feed_cpu_s >= 0)
     std::cout << std::setprecision(3) << "\n  feed's time        " << r.feed_cpu_s << " s on a CPU, " << r.feed_queued_s
-              << " s waiting for one, the rest on its reads";
+              << " s waiting for one, the rest on their reads (" << std::min(r.options.readers, r.options.buffers)
+              << " readers)";
+  if (r.digest_s > 0)
+    std::cout << std::setprecision(3) << "\n  digests            " << r.digest_s
+              << " s checking the files' SHA-256 against seal.json, on a thread beside the feed and the hashing";
   std::cout << std::setprecision(3) << "\n  feed alone         " << r.feed_alone_gib_per_s
             << " GiB/s (no hashing beside it); feed alone / disk " << std::setprecision(2) << r.feed_alone_over_disk;
   std::cout << std::setprecision(3) << "\n  disk sequential    " << r.disk_seq_read_gib_per_s
@@ -118,7 +122,11 @@ void add_bench_pc2_command(CLI::App& app) {
                   "are written in (never over a file already there), read from and removed after; default "
                   "$POREPLAB_LAYER_DIR, else /var/tmp");
   cmd->add_option("--buffers", opt->buffers,
-                  "chunk buffers between the reader and the hasher (1 to 16); 1 serializes reading and hashing")
+                  "chunk buffers between the readers and the hasher (1 to 16); 1 serializes reading and hashing")
+      ->capture_default_str();
+  cmd->add_option("--readers", opt->readers,
+                  "reader threads (1 to 16, at most --buffers run): with 2 one chunk's reads begin while the "
+                  "other's last ones drain")
       ->capture_default_str();
   cmd->add_option("--chunk", opt->chunk_nodes,
                   "leaves per chunk (a power of 8); 0 = the hasher's preference, else build_pc2's default")

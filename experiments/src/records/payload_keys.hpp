@@ -7,6 +7,8 @@
 // that no one else reads stay the kind's own.
 #include <array>
 
+#include "poreplab/name_table.hpp"
+
 namespace poreplab::records {
 
 namespace rate {
@@ -26,7 +28,14 @@ inline constexpr const char* variant = "variant";  // sdr or zigzag
 inline constexpr const char* producer = "producer";
 inline constexpr const char* window_nodes = "window_nodes";  // > 0: a window of a full-size sector
 inline constexpr const char* window_backing = "window_backing";
+inline constexpr const char* source = "source";  // PC2's labels: kPc2Sources
 }  // namespace axis
+
+// Where PC2's labels come from: generated field elements in memory (the synthetic figure),
+// or files on a disk (PC2 as an operator runs it).
+enum class pc2_source { memory, files };
+inline constexpr name_table<pc2_source, 2> kPc2Sources{
+    "pc2 source", {named<pc2_source>{pc2_source::memory, "memory"}, named<pc2_source>{pc2_source::files, "files"}}};
 
 namespace ctx {
 using axis::backend;
@@ -48,12 +57,15 @@ inline constexpr const char* hashers_per_coordinator_max = "hashers_per_coordina
 inline constexpr const char* coordinator_busy_share = "coordinator_busy_share";
 inline constexpr const char* window_alias_period_bytes = "window_alias_period_bytes";
 inline constexpr const char* window_page_bytes = "window_page_bytes";
+inline constexpr const char* hasher = "hasher";  // PC2's Poseidon as the backend named it
+inline constexpr const char* pace = "pace";      // what set a PC2 pipeline's pace (sdr::kPc2Paces)
+inline constexpr const char* kernel_ns_per_node = "kernel_ns_per_node";  // a device's PC2 kernels alone; < 0: not timed
 }  // namespace ctx
 
 // The schema file's lists.
 inline constexpr std::array kAxisKeys{axis::backend, axis::sector_size, axis::sectors,      axis::threads,
                                       axis::layers,  axis::engine,      axis::variant,      axis::producer,
-                                      axis::window_nodes,               axis::window_backing};
+                                      axis::window_nodes,               axis::window_backing, axis::source};
 inline constexpr std::array kContextKeys{ctx::backend,        ctx::engine,
                                          ctx::producer,       ctx::threads,
                                          ctx::efficiency,     ctx::window_backing,
@@ -63,7 +75,8 @@ inline constexpr std::array kContextKeys{ctx::backend,        ctx::engine,
                                          ctx::thread_map,     ctx::coordinators,
                                          ctx::hashers,        ctx::hashers_per_coordinator_max,
                                          ctx::coordinator_busy_share, ctx::window_alias_period_bytes,
-                                         ctx::window_page_bytes};
+                                         ctx::window_page_bytes,      ctx::hasher,
+                                         ctx::pace,                   ctx::kernel_ns_per_node};
 inline constexpr std::array kRateKeys{rate::ns_per_node_layer, rate::labels_per_s, rate::efficiency};
 
 }  // namespace poreplab::records

@@ -78,9 +78,19 @@ struct pc2_job {
   std::uint64_t chunk_nodes = 0;
   // Called between chunks (an interrupt check may throw from it); may be empty.
   std::function<void(std::uint64_t columns_done, std::uint64_t replica_nodes_done)> progress;
-  // Chunk buffers between the reader thread (reads, canonical check) and the hashing
+  // Chunk buffers between the reader threads (reads, canonical check) and the hashing
   // thread: 2 or more let the next chunks be read while one is hashed; 1 serializes them.
   std::uint32_t buffers = 3;
+  // Reader threads (1 to 16; no more than buffers run): with 2, one chunk's reads begin
+  // while the other's last ones are still in flight. The read functions above are then
+  // called from both at once, for different chunks, in no set order.
+  std::uint32_t readers = 2;
+  // Optional: every chunk as read, in order, on a thread of its own beside the hashing:
+  // `inputs` are its layers' slices (or, for a replica chunk, the replica's) of `count`
+  // nodes from `first`. Its buffer is not refilled before this returns. For a running
+  // digest of the input files, checked once the build is done.
+  std::function<void(bool replica, std::uint64_t first, std::uint64_t count, std::span<const std::uint8_t* const> inputs)>
+      digest;
   // What errors call the inputs: layers 1..L at 0..L-1, the replica at L (a file's path);
   // empty: "layer l" and "replica".
   std::vector<std::string> input_names;
@@ -92,12 +102,14 @@ struct pc2_pipeline_stats {
   std::uint64_t chunk_nodes = 0;       // leaves per chunk
   std::uint64_t chunks = 0;            // chunks fed (column chunks and replica chunks)
   std::uint64_t bytes_read = 0;        // layers' and replica's bytes read and checked
-  double feed_s = 0;                   // the reader busy reading and checking
-  // Of feed_s, the reader's time on a CPU and runnable but waiting for one (the cores busy
-  // elsewhere), from the kernel's schedstat; the rest it slept on its reads. < 0: not kept.
+  double feed_s = 0;                   // at least one reader busy reading and checking
+  // The readers' time on a CPU and runnable but waiting for one (the cores busy elsewhere)
+  // while busy, summed, from the kernel's schedstat; the rest they slept on their reads.
+  // < 0: not kept.
   double feed_cpu_s = -1;
   double feed_queued_s = -1;
-  double feed_wait_s = 0;              // the reader waiting for a free buffer
+  double feed_wait_s = 0;              // the readers waiting for a free buffer, summed
+  double digest_s = 0;                 // the digest thread busy (job.digest), beside the rest
   double hash_s = 0;                   // the hashing thread busy: hashing, tree rows written, progress
   double hash_wait_s = 0;              // the hashing thread waiting for a chunk
   double end_to_end_s = 0;             // the whole call
@@ -127,11 +139,11 @@ struct pc2_result {
   pc2_pipeline_stats pipeline;
 };
 
-// Builds both trees: a reader thread reads and checks the next chunks into job.buffers
-// buffers while this thread hashes one. std::invalid_argument for a bad shape, layer count,
+// Builds both trees: job.readers reader threads read and check the next chunks into
+// job.buffers buffers while this thread hashes one. std::invalid_argument for a bad shape, layer count,
 // chunk size or buffer count; std::runtime_error naming the layer (or replica) and node of
 // a value >= r. An error in either stage (a read, the check, the hasher, job.progress)
-// stops both and is rethrown here once the reader has ended.
+// stops both and is rethrown here once the readers have ended.
 pc2_result build_pc2(const pc2_job& job, pc2_hasher& h);
 
 // The whole computation with every input in memory (labels: one pointer per layer).

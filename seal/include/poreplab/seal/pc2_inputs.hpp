@@ -23,9 +23,10 @@ struct pc2_input_files {
 
 // Layer files and a replica as build_pc2's inputs: a sealed directory's (its layer files and
 // replica.dat) or any named ones. Each present, regular and of its size before any work
-// (else std::runtime_error naming it, and the node where a short one ends), read front to
-// back on the pipeline's reader thread, its SHA-256 taken as it is read where seal.json
-// records one. A column chunk's layers are read together: with O_DIRECT and several reads
+// (else std::runtime_error naming it, and the node where a short one ends), read by the
+// pipeline's reader threads, its SHA-256 taken front to back on the pipeline's digest
+// thread where seal.json records one. A column chunk's layers are read together: with
+// O_DIRECT and several reads
 // in flight where the filesystem takes it and the chunk is 4096-byte aligned, else by
 // buffered preads whose pages are dropped once read; either way a second build reads from
 // the disk again. One build per object.
@@ -36,7 +37,8 @@ class pc2_file_inputs {
   ~pc2_file_inputs();
   pc2_file_inputs(const pc2_file_inputs&) = delete;
   pc2_file_inputs& operator=(const pc2_file_inputs&) = delete;
-  // Sets job's read_label, read_replica and input_names (the files' paths).
+  // Sets job's read_label, read_columns, read_replica, digest (where a digest is recorded)
+  // and input_names (the files' paths).
   void feed(sdr::pc2_job& job);
   // Once build_pc2 has read everything: std::runtime_error naming the first file whose
   // digest is not the one `manifest` records; false when it records none.
