@@ -628,6 +628,39 @@ TEST_CASE("verdict: the sealing pipeline from pc2 records and the GPU's PC2 mode
   CHECK_THAT(md, Catch::Contains("## The sealing pipeline: PC1, then PC2") && Catch::Contains("CPU cores whose PC1"));
 }
 
+TEST_CASE("verdict: PC2 read from files wins over memory, its pace and kernels named", "[verdict][pc2]") {
+  test::temp_dir s("verdict-pc2");
+  auto pc2 = [](const char* source, std::uint64_t size, double ns) {
+    json axes = {{"backend", "cpu"}, {"sector_size", size}, {"layers", 11}, {"threads", 0}};
+    if (source != nullptr) axes["source"] = source;
+    return json{{"type", "point"}, {"run", 0},         {"experiment", "pc2"},
+                {"kind", "pc2"},   {"axes", axes},     {"status", "ok"},
+                {"stats", {{"median", ns}, {"n", 1}}},
+                {"context", {{"multiplies_per_node", 3500}, {"pace", "hashing"}, {"kernel_ns_per_node", 41.5}}}};
+  };
+  const auto pc2_at_32gib = [&](const std::vector<json>& pc2s) {
+    std::string all = lines({header("Test CPU", 16), label("cpu", "Test CPU", k8MiB, 1, 1, 1000),
+                             label("cpu", "Test CPU", k8MiB, 16, 0, 200)});
+    for (const auto& p : pc2s) all += p.dump() + "\n";
+    test::write_text(s / "records.jsonl", all);
+    return size_row(verdict::compute({s.path}), k32GiB).pipeline.at(0).pc2_seconds;
+  };
+  // From files at another size beats memory at this one; the note says what it is.
+  auto f = pc2_at_32gib({pc2("memory", k32GiB, 4000), pc2(nullptr, k32GiB, 3000), pc2("files", k8MiB, 5000)});
+  REQUIRE(f.value);
+  CHECK(*f.value == Approx(5000e-9 * (k32GiB / 32.0)));
+  CHECK(f.from.status == figure_status::extrapolated);
+  CHECK_THAT(f.from.detail, Catch::Contains("from files read off the disk, end to end, its pace set by the hashing") &&
+                                Catch::Contains("its kernels alone 41.5 ns per node"));
+  // Memory alone (a record older than the axis counts as memory): said to be synthetic.
+  f = pc2_at_32gib({pc2(nullptr, k32GiB, 3000)});
+  CHECK(*f.value == Approx(3000e-9 * (k32GiB / 32.0)));
+  CHECK_THAT(f.from.detail, Catch::Contains("from labels in memory (synthetic: no disk read)"));
+  // A source this build does not know is not read as either.
+  f = pc2_at_32gib({pc2("tape", k32GiB, 1000), pc2("memory", k32GiB, 4000)});
+  CHECK(*f.value == Approx(4000e-9 * (k32GiB / 32.0)));
+}
+
 TEST_CASE("verdict: a GPU's measured PC2 wins over the model, whole machines' pipelines", "[verdict][pc2]") {
   test::temp_dir s("verdict-pc2");
   auto pc2 = [](const char* backend, std::uint64_t size, std::uint32_t layers, double ns, std::uint64_t window,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "backends/device_class.hpp"
 #include "model/gpu_model.hpp"
@@ -23,16 +24,40 @@ using nlohmann::json;
 
 source src(figure_status status, const std::string& detail) { return source{status, detail}; }
 
+// Where a pc2 record's labels came from (records older than the axis: memory); none for a
+// word this build does not know.
+std::optional<records::pc2_source> source_of(const json& axes) {
+  const json& s = axes.value(axis::source, json());
+  if (!s.is_string()) return records::pc2_source::memory;
+  if (!records::kPc2Sources.has(s.get<std::string>())) return std::nullopt;
+  return records::kPc2Sources.parse(s.get<std::string>());
+}
+
+// What a pc2 record's end to end is: from files, the pace that bound it and the device's
+// kernels beside it; from memory, synthetic.
+std::string pc2_basis(const json& axes, const json& context) {
+  if (source_of(axes) == records::pc2_source::memory)
+    return "from labels in memory (synthetic: no disk read)";
+  std::string s = "from files read off the disk, end to end";
+  const json& pace = context.value(ctx::pace, json());
+  if (pace.is_string()) s += ", its pace set by the " + pace.get<std::string>();
+  const double kernels = context.value(ctx::kernel_ns_per_node, -1.0);
+  if (kernels >= 0) s += "; its kernels alone " + format_number(kernels, 4) + " ns per node";
+  return s;
+}
+
 // One sector's PC2 on a backend of class `on` (host CPU: all its threads; GPU: the device) from the pc2
-// records of this layer count: at this size (measured; a window's per-node rate is
-// "measured on a window"), else the nearest size (extrapolated per node: PC2's work per
-// node does not depend on the size). `hasher` receives the record's hasher name.
+// records of this layer count: read from files before from memory, then at this size
+// (measured; a window's per-node rate is "measured on a window"), else the nearest size
+// (extrapolated per node: PC2's work per node does not depend on the size). `hasher`
+// receives the record's hasher name.
 figure pc2_seconds(const size_row& row, const records::result_set& in, device_class on, std::string* hasher,
                    double* threads = nullptr) {
   const json* best = nullptr;
   std::uint64_t best_size = 0;
   std::string best_where;
   double best_dist = std::numeric_limits<double>::infinity();
+  bool best_files = false;
   for (const auto& r : in.records) {
     const json& p = r.point;
     if (!records::is_ok(p, records::record_kind::pc2)) continue;
@@ -42,7 +67,11 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
     const std::uint64_t size = axes.value(axis::sector_size, std::uint64_t{0});
     if (size == 0 || !p.contains(key::stats)) continue;
     const double dist = std::fabs(std::log2(double(size)) - std::log2(double(row.sector_size)));
-    if (dist < best_dist) {
+    const auto source = source_of(axes);
+    if (!source) continue;
+    const bool files = *source == records::pc2_source::files;
+    if (files > best_files || (files == best_files && dist < best_dist)) {
+      best_files = files;
       best_dist = dist;
       best = &p;
       best_size = size;
@@ -54,9 +83,9 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
     f.from = src(figure_status::none, "no pc2 record on the " + backend_of(on) + " backend with " + std::to_string(row.layers) + " layers");
     return f;
   }
-  const json ctx = (*best).value(key::context, json::object());
-  if (hasher != nullptr) *hasher = ctx.value("hasher", backend_of(on));
-  if (threads != nullptr) *threads = ctx.value(ctx::threads, 0.0);
+  const json context = (*best).value(key::context, json::object());
+  if (hasher != nullptr) *hasher = context.value(ctx::hasher, backend_of(on));
+  if (threads != nullptr) *threads = context.value(ctx::threads, 0.0);
   const double ns = (*best)[key::stats].value("median", 0.0);
   // window_nodes; records written before the axis took the label kind's name say window.
   const json& axes = (*best)[key::axes];
@@ -64,7 +93,8 @@ figure pc2_seconds(const size_row& row, const records::result_set& in, device_cl
   f.value = ns * double(row.nodes) * 1e-9;
   const std::string how = format_number(ns, 4) + " ns per node" +
                           (window != 0 ? " on a " + std::to_string(window) + "-node window" : std::string()) +
-                          " (record " + best_where + ") x " + std::to_string(row.nodes) + " nodes";
+                          " " + pc2_basis(axes, context) + " (record " + best_where + ") x " + std::to_string(row.nodes) +
+                          " nodes";
   f.from = best_size == row.sector_size ? src(figure_status::measured, how)
                                         : src(figure_status::extrapolated, how + ", measured at " + format_size(best_size));
   return f;
