@@ -5,12 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -171,6 +174,15 @@ inline std::string poreplab_command(const std::string& args) { return shell_quot
 inline run_result run_poreplab(const std::string& args, const temp_dir& dir) {
   return run_shell(poreplab_command(args), dir);
 }
+
+// A command refused: exit status 1, one line on stderr, and each of `says` in it.
+inline void check_refused(const run_result& r, std::initializer_list<std::string> says) {
+  CHECK(r.status == 1);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  for (const auto& s : says) CHECK_THAT(r.err, Catch::Contains(s));
+}
+
+inline void check_refused(const run_result& r, const std::string& says) { check_refused(r, {says}); }
 
 // Sets (or, for nullptr, clears) an environment variable for one scope, restoring what was there.
 struct scoped_env {

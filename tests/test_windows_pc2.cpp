@@ -216,9 +216,7 @@ TEST_CASE("pc2 of a window from files leaves no file after success and after a f
   const auto refused = [&](const std::string& args, const std::string& says) {
     const auto r = test::run_poreplab("bench pc2 " + args, tmp);
     INFO(args << "\n" << r.err);
-    CHECK(r.status == 1);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_THAT(r.err, Catch::Contains(says));
+    test::check_refused(r, says);
   };
   refused("--layer-dir /var/tmp --sector-size 2KiB", "--layer-dir: only for a window from files");
   refused("--source files --from " + test::shell_quote(tmp.path.string()) + " --window-nodes 64",
