@@ -132,6 +132,21 @@ inline run_result run_shell(const std::string& cmd, const temp_dir& dir) {
   return r;
 }
 
+// A shell command line under `timeout` (a hang fails the test instead of stalling it), its
+// stdin /dev/null, its stdout and stderr captured through files in `dir`.
+inline run_result run_shell_timed(const temp_dir& dir, const std::string& cmd, int timeout_s = 120) {
+  const auto o = dir / ".stdout", e = dir / ".stderr";
+  const std::string line = "timeout -s KILL " + std::to_string(timeout_s) + " sh -c " + shell_quote(cmd) + " >" +
+                           shell_quote(o.string()) + " 2>" + shell_quote(e.string()) + " </dev/null";
+  const int raw = std::system(line.c_str());
+  REQUIRE(raw != -1);
+  REQUIRE(WIFEXITED(raw));
+  run_result r{WEXITSTATUS(raw), read_text(o), read_text(e)};
+  std::filesystem::remove(o);
+  std::filesystem::remove(e);
+  return r;
+}
+
 // `poreplab ARGS`, the binary these tests were built with, as a shell command line.
 // poreplab with `args` (argv without the program) as a child process, the environment
 // variables `env` set in it, its output to the files `out` and `err`; -1 when fork fails.

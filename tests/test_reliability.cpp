@@ -68,35 +68,18 @@ void spit(const fs::path& p, const std::vector<std::uint8_t>& d) {
   spit(p, std::string(d.begin(), d.end()));
 }
 
-struct result {
-  int status = -1;
-  std::string out, err;
-};
+using result = test::run_result;
 
-// Runs a shell command line (with `timeout`, so that a hang fails the test instead of
-// stalling it) and captures stdout and stderr.
 result sh(const temp_dir& dir, const std::string& cmd, int timeout_s = 120) {
-  const fs::path o = dir / ".stdout", e = dir / ".stderr";
-  const std::string line = "timeout -s KILL " + std::to_string(timeout_s) + " sh -c " + quote(cmd) + " >" + quote(o) +
-                           " 2>" + quote(e) + " </dev/null";
-  const int raw = std::system(line.c_str());
-  REQUIRE(raw != -1);
-  REQUIRE(WIFEXITED(raw));
-  result r{WEXITSTATUS(raw), slurp(o), slurp(e)};
-  fs::remove(o);
-  fs::remove(e);
-  return r;
+  return test::run_shell_timed(dir, cmd, timeout_s);
 }
-
-std::string cli(const std::string& args) { return quote(std::string(POREPLAB_BINARY)) + " " + args; }
+std::string cli(const std::string& args) { return test::poreplab_command(args); }
 
 // One line on stderr, "poreplab: error: " first, exit status 1, and each of `words` in it.
 void check_error(const result& r, std::initializer_list<std::string> words) {
   INFO("status " << r.status << ", stderr: " << r.err);
-  CHECK(r.status == 1);
+  test::check_refused(r, words);
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  for (const auto& w : words) CHECK(r.err.find(w) != std::string::npos);
   for (const char* raw : {"std::", "basic_", "stoull", "json.exception", "max_size()", "what()"})
     CHECK(r.err.find(raw) == std::string::npos);
 }

@@ -36,26 +36,12 @@ using test::temp_dir;
 std::string quote(const std::string& s) { return test::shell_quote(s); }
 std::string quote(const fs::path& p) { return test::shell_quote(p.string()); }
 
-struct result {
-  int status = -1;
-  std::string out, err;
-};
+using result = test::run_result;
 
-// A shell command line under `timeout` (a hang fails the test), stdout and stderr captured.
 result sh(const temp_dir& dir, const std::string& cmd, int timeout_s = 120) {
-  const fs::path o = dir / ".stdout", e = dir / ".stderr";
-  const std::string line = "timeout -s KILL " + std::to_string(timeout_s) + " sh -c " + quote(cmd) + " >" + quote(o) +
-                           " 2>" + quote(e) + " </dev/null";
-  const int raw = std::system(line.c_str());
-  REQUIRE(raw != -1);
-  REQUIRE(WIFEXITED(raw));
-  result r{WEXITSTATUS(raw), test::read_text(o), test::read_text(e)};
-  fs::remove(o);
-  fs::remove(e);
-  return r;
+  return test::run_shell_timed(dir, cmd, timeout_s);
 }
-
-std::string cli(const std::string& args) { return quote(std::string(POREPLAB_BINARY)) + " " + args; }
+std::string cli(const std::string& args) { return test::poreplab_command(args); }
 
 // `poreplab ARGS` under a file size limit of 1 KiB (bash counts ulimit -f in KiB), its
 // stdout and stderr through pipes (the limit holds for every file the process writes) and
@@ -68,10 +54,8 @@ std::string limited(const std::string& args) {
 // One line on stderr, "poreplab: error: " first, exit status 1, and each of `words` in it.
 void check_error(const result& r, std::initializer_list<std::string> words) {
   INFO("status " << r.status << ", stderr: " << r.err);
-  CHECK(r.status == 1);
+  test::check_refused(r, words);
   CHECK(r.err.rfind("poreplab: error: ", 0) == 0);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  for (const auto& w : words) CHECK(r.err.find(w) != std::string::npos);
   for (const char* raw : {"std::", "filesystem error", ".tmp", "unknown reason"}) CHECK(r.err.find(raw) == std::string::npos);
 }
 
