@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test files: the test data (tests/data) and its JSON files, scratch
-// directories, whole-file text I/O, and running the built `poreplab` binary.
+// directories, whole-file text I/O, and running the built `poreplab` binary and checking
+// what it did.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,6 +199,24 @@ inline void check_refused(const run_result& r, std::initializer_list<std::string
 }
 
 inline void check_refused(const run_result& r, const std::string& says) { check_refused(r, {says}); }
+
+// A finished `poreplab run`: the process and the results.json it wrote.
+struct config_run {
+  run_result run;
+  nlohmann::json results;
+};
+
+// `poreplab run` of the experiments file `config`, written as dir/<file>, into dir/out
+// without plots; the run must succeed.
+inline config_run run_config(const temp_dir& dir, const std::string& file, const std::string& config) {
+  write_text(dir / file, config);
+  run_result r = run_poreplab("run " + shell_quote((dir / file).string()) + " -o " + shell_quote((dir / "out").string()) +
+                                  " --no-plots",
+                              dir);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return {std::move(r), load_json(dir / "out" / "results.json")};
+}
 
 // Sets (or, for nullptr, clears) an environment variable for one scope, restoring what was there.
 struct scoped_env {

@@ -330,19 +330,13 @@ TEST_CASE("bench pc2 and the runner's pc2 kind on cuda-emu: verified, the same c
   REQUIRE(cpu.status == 0);
   CHECK(nlohmann::json::parse(cpu.out).at("comm_r") == e.at("comm_r"));
 
-  test::write_text(tmp / "pc2.json", R"({
+  const auto res = test::run_config(tmp, "pc2.json", R"({
   "schema": "poreplab-experiments/1",
   "experiments": [
     {"name": "p", "kind": "pc2", "warmup": 0, "samples": 1,
      "axes": {"backend": ["cpu", "cuda-emu"], "sector_size": ["2KiB"], "layers": [2, 11], "window_nodes": [64]}}
   ]
-})");
-  const auto run = test::run_poreplab("run " + test::shell_quote((tmp / "pc2.json").string()) + " -o " +
-                                          test::shell_quote((tmp / "out").string()) + " --no-plots",
-                                      tmp);
-  INFO(run.err);
-  REQUIRE(run.status == 0);
-  const auto res = nlohmann::json::parse(test::read_text(tmp / "out" / "results.json"));
+})").results;
   REQUIRE(res.at("points").size() == 4);
   std::map<std::uint64_t, std::string> digest_of_layers;
   for (const auto& p : res.at("points")) {

@@ -180,17 +180,11 @@ TEST_CASE("bench reads: a table and JSON, bad flags refused", "[plan][cli]") {
 
 TEST_CASE("runner: the reads and disk kinds record counted reads and a probed disk", "[plan][runner]") {
   test::temp_dir s("reads-run");
-  test::write_text(s / "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [
+  const auto res = test::run_config(s, "c.json", R"({"schema": "poreplab-experiments/1", "experiments": [
       {"name": "r", "kind": "reads", "axes": {"sector_size": ["8MiB"], "sectors": [1, 64], "cache_nodes": [0, 1024],
                                               "runs": [4], "run_nodes": [512]}, "samples": 1},
       {"name": "d", "kind": "disk", "axes": {"disk_dir": ["tmp"], "seconds": [1], "file_size": ["1MiB"],
-                                             "queue_depth": [4]}, "warmup": 0, "samples": 1}]})");
-  const auto r = test::run_poreplab("run " + test::shell_quote((s / "c.json").string()) + " -o " +
-                                        test::shell_quote((s / "out").string()) + " --no-plots",
-                                    s);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+                                             "queue_depth": [4]}, "warmup": 0, "samples": 1}]})").results;
   int reads = 0;
   for (const auto& p : res["points"]) {
     INFO(p.dump());

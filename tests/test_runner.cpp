@@ -357,12 +357,7 @@ TEST_CASE("runner records: statistics, noisy flag, truncated last line", "[runne
 
 TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   test::temp_dir s("runner");
-  test::write_text(s / "tiny.json", kTinyConfig);
-  const auto r = test::run_poreplab("run " + test::shell_quote((s / "tiny.json").string()) + " -o " + test::shell_quote((s / "out").string()) +
-                              " --no-plots",
-                          s);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
+  const auto [r, res] = test::run_config(s, "tiny.json", kTinyConfig);
   CHECK(r.err.find("[1/9] h backend=cpu algo=sha256 engine=portable mode=throughput size=1KiB ... ok") != std::string::npos);
   CHECK(r.err.find("ETA") != std::string::npos);
   for (const char* f : {"records.jsonl", "results.json", "results.csv", "report.md"}) CHECK(fs::exists(s / "out" / f));
@@ -385,7 +380,6 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
   const std::string report = test::read_text(s / "out" / "report.md");
   CHECK(report.find("\n## ") == report.find("\n## CPU vs GPU"));
   CHECK(report.find("### In plain words") != std::string::npos);
-  const json res = json::parse(test::read_text(s / "out" / "results.json"));
   CHECK(res["schema"] == "poreplab-results/1");
   CHECK(res["counts"]["expected"] == 9);
   CHECK(res["counts"]["missing"] == 0);
@@ -435,7 +429,7 @@ TEST_CASE("runner run: records carry verified digests and rates", "[runner]") {
 
 TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in records and report", "[runner]") {
   test::temp_dir s("runner");
-  test::write_text(s / "ci.json", R"({
+  const auto [r, res] = test::run_config(s, "ci.json", R"({
     "schema": "poreplab-experiments/1",
     "experiments": [
       {"name": "fixed", "kind": "label", "warmup": 0, "samples": 3, "axes": {"backend": ["cpu"]}},
@@ -444,13 +438,7 @@ TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in
        "axes": {"backend": ["reference"]}}
     ]
   })");
-  const auto r = test::run_poreplab("run " + test::shell_quote((s / "ci.json").string()) + " -o " +
-                                        test::shell_quote((s / "out").string()) + " --no-plots",
-                                    s);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
   CHECK(r.err.find(", efficiency ") != std::string::npos);
-  const json res = json::parse(test::read_text(s / "out" / "results.json"));
   REQUIRE(res["points"].size() == 3);
   std::map<std::string, json> by;
   for (const auto& p : res["points"]) by[p["experiment"]] = p;
@@ -486,24 +474,18 @@ TEST_CASE("runner label points: pairs, intervals, clock and the stopping rule in
 // the point's own axes and the measurement the record keeps at its top level.
 TEST_CASE("runner label kind: the context is bench label's row, whole", "[runner]") {
   test::temp_dir s("runner");
-  test::write_text(s / "one.json", R"({
+  const auto res = test::run_config(s, "one.json", R"({
     "schema": "poreplab-experiments/1",
     "experiments": [{"name": "one", "kind": "label", "warmup": 0, "samples": 2,
                      "axes": {"backend": ["cpu"], "sector_size": ["2KiB"], "sectors": [1], "layers": [2],
                               "threads": [1]}}]
-  })");
-  const auto r = test::run_poreplab("run " + test::shell_quote((s / "one.json").string()) + " -o " +
-                                        test::shell_quote((s / "out").string()) + " --no-plots",
-                                    s);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
+  })").results;
   const auto b = test::run_poreplab("bench label --backend cpu --sector-size 2KiB --sectors 1 --layers 2 --threads 1 "
                                     "--samples 2 --warmup 0 --json",
                                     s);
   INFO(b.err);
   REQUIRE(b.status == 0);
   const json row = json::parse(b.out);
-  const json res = json::parse(test::read_text(s / "out" / "results.json"));
   REQUIRE(res["points"].size() == 1);
   const json& point = res["points"][0];
   const json& context = point["context"];
@@ -812,16 +794,11 @@ TEST_CASE("runner hash kind: the cuda backend drops the cpu-only axes and says w
 
 TEST_CASE("runner: openssl-noshani runs in a child, tree_d takes the padding A/B axes", "[runner][report2019]") {
   test::temp_dir s("runner");
-  test::write_text(s / "r.json", R"({"schema": "poreplab-experiments/1", "experiments": [
+  const auto res = test::run_config(s, "r.json", R"({"schema": "poreplab-experiments/1", "experiments": [
     {"name": "o", "kind": "hash", "warmup": 0, "samples": 2,
      "axes": {"algo": ["sha256", "blake2s"], "engine": ["openssl-noshani"], "mode": ["chain"], "size": ["1KiB"]}},
     {"name": "t", "kind": "tree_d", "warmup": 0, "samples": 1,
-     "axes": {"sector_size": ["64KiB"], "engine": ["library", "portable"], "pad_precompute": [0, 1]}}]})");
-  const auto r = test::run_shell(test::shell_quote(POREPLAB_BINARY) + " run " + test::shell_quote((s / "r.json").string()) +
-                                     " -o " + test::shell_quote((s / "out").string()) + " --no-plots",
-                                 s);
-  REQUIRE(r.status == 0);
-  const json res = json::parse(test::read_text(s / "out" / "results.json"));
+     "axes": {"sector_size": ["64KiB"], "engine": ["library", "portable"], "pad_precompute": [0, 1]}}]})").results;
   std::string tree_digest;
   int ok = 0;
   for (const auto& p : res["points"]) {

@@ -455,7 +455,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
 
 TEST_CASE("runner: window and sampled points in records, the Data scaling table in the report", "[windows][runner]") {
   test::temp_dir s("windows");
-  test::write_text(s / "scaling.json", R"({
+  const auto res = test::run_config(s, "scaling.json", R"({
     "schema": "poreplab-experiments/1",
     "experiments": [
       {"name": "whole", "kind": "label", "warmup": 0, "samples": 1,
@@ -463,13 +463,7 @@ TEST_CASE("runner: window and sampled points in records, the Data scaling table 
       {"name": "windows", "kind": "label", "warmup": 0, "samples": 1,
        "axes": {"backend": ["cpu"], "sector_size": ["1MiB"], "window_nodes": [1024], "window_backing": ["mmap-file"]}}
     ]
-  })");
-  const auto r = test::run_poreplab("run " + test::shell_quote((s / "scaling.json").string()) + " -o " +
-                                        test::shell_quote((s / "out").string()) + " --no-plots",
-                                    s);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto res = nlohmann::json::parse(test::read_text(s / "out" / "results.json"));
+  })").results;
   REQUIRE(res["points"].size() == 3);
   for (const auto& p : res["points"]) {
     INFO(p.dump());

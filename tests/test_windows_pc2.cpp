@@ -229,7 +229,7 @@ TEST_CASE("the runner's pc2 kind reads from files a window, as from memory, and 
   const fs::path layers = tmp / "layers";
   fs::create_directories(layers);
   test::scoped_env dir(kLayerDirEnv, layers.c_str());
-  test::write_text(tmp / "pc2.json", R"({
+  const auto res = test::run_config(tmp, "pc2.json", R"({
   "schema": "poreplab-experiments/1",
   "experiments": [
     {"name": "w", "kind": "pc2", "warmup": 0, "samples": 1,
@@ -238,13 +238,7 @@ TEST_CASE("the runner's pc2 kind reads from files a window, as from memory, and 
     {"name": "s", "kind": "pc2", "warmup": 0, "samples": 1,
      "axes": {"backend": ["cpu"], "sector_size": ["2KiB"], "layers": [2], "source": ["files"]}}
   ]
-})");
-  const auto run = test::run_poreplab("run " + test::shell_quote((tmp / "pc2.json").string()) + " -o " +
-                                          test::shell_quote((tmp / "out").string()) + " --no-plots",
-                                      tmp);
-  INFO(run.err);
-  REQUIRE(run.status == 0);
-  const auto res = nlohmann::json::parse(test::read_text(tmp / "out" / "results.json"));
+})").results;
   REQUIRE(res.at("points").size() == 3);
   std::map<std::string, std::map<std::string, nlohmann::json>> by;  // experiment -> source -> point
   for (const auto& p : res.at("points")) {
