@@ -22,30 +22,17 @@
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/sdr/window_store.hpp"
 #include "poreplab/storage/disk_probe.hpp"
+#include "sdr_inputs.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
 
 namespace {
 
-struct graph_job {
-  std::vector<std::uint32_t> table;
-  std::vector<std::uint8_t> ids;
-};
+using test::graph_job;
 
 graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
-  const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
-  const auto g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
-  graph_job d;
-  d.table.resize(nodes * 14);
-  graph::fill_parent_rows(g, 0, nodes, d.table.data());
-  d.ids.resize(32ull * sectors);
-  for (std::uint32_t s = 0; s < sectors; ++s) {
-    const std::uint8_t seed[3] = {static_cast<std::uint8_t>(s), 3, 5};
-    sha256::digest(d.ids.data() + 32 * s, seed, sizeof seed);
-    d.ids[32 * s + 31] &= 0x3f;
-  }
-  return d;
+  return test::registered_graph_job(nodes, sectors, 3, 5);
 }
 
 cpu::disk_label_options small_options(const std::filesystem::path& dir) {

@@ -23,31 +23,17 @@
 #include "records/records.hpp"
 #include "runner/config.hpp"
 #include "runner/kinds.hpp"
+#include "sdr_inputs.hpp"
 #include "support.hpp"
 
 using namespace poreplab;
 
 namespace {
 
-struct graph_job {
-  std::vector<std::uint32_t> table;
-  std::vector<std::uint8_t> ids;
-  graph::graph_params g;
-};
+using test::graph_job;
 
 graph_job make_graph(std::uint64_t nodes, std::uint32_t sectors) {
-  const auto id = sdr::porep_id_of(sdr::find_registered_proof("StackedDrg2KiBV1_1"));
-  graph_job d;
-  d.g = graph::make_graph_params(id.data(), graph::api_version::v1_1_0, nodes);
-  d.table.resize(nodes * 14);
-  graph::fill_parent_rows(d.g, 0, nodes, d.table.data());
-  d.ids.resize(32ull * sectors);
-  for (std::uint32_t s = 0; s < sectors; ++s) {
-    const std::uint8_t seed[3] = {static_cast<std::uint8_t>(s), 7, 9};
-    sha256::digest(d.ids.data() + 32 * s, seed, sizeof seed);
-    d.ids[32 * s + 31] &= 0x3f;
-  }
-  return d;
+  return test::registered_graph_job(nodes, sectors, 7, 9);
 }
 
 // A 300-node window at node 20000 of layer 2 of one 1 MiB sector.
