@@ -16,6 +16,7 @@
 #include <mutex>
 #include <span>
 #include <stdexcept>
+#include <thread>
 
 #include "poreplab/file_io.hpp"
 #include "poreplab/hash/sha256_bulk.hpp"
@@ -99,6 +100,37 @@ struct direct_piece {
   std::uint64_t at = 0;
   std::uint32_t bytes = 0;
 };
+
+// Threads for a column chunk's digests: each file's is one stream, so up to one a file;
+// half the cores (the rest hash, or feed a device), and two on the smallest machines (the
+// work is the same, only spread).
+std::size_t digest_threads(std::size_t files) {
+  const std::size_t cores = std::thread::hardware_concurrency();
+  return std::max<std::size_t>(1, std::min(std::max<std::size_t>(cores / 2, 2), files));
+}
+
+// f(0) .. f(n - 1) on `threads` threads (this one among them); the first error is rethrown
+// once all are done.
+void for_each_parallel(std::size_t n, std::size_t threads, const std::function<void(std::size_t)>& f) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex mu;
+  const auto work = [&] {
+    for (std::size_t i; (i = next++) < n;) {
+      try {
+        f(i);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (failure == nullptr) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> others;
+  for (std::size_t t = 1; t < threads; ++t) others.emplace_back(work);
+  work();
+  for (auto& t : others) t.join();
+  if (failure != nullptr) std::rethrow_exception(failure);
+}
 
 }  // namespace
 
@@ -261,7 +293,8 @@ void pc2_file_inputs::feed(sdr::pc2_job& job) {
   if (in_->digests())
     job.digest = [this](bool replica, std::uint64_t first, std::uint64_t count, std::span<const std::uint8_t* const> in) {
       if (replica) return in_->replica.digest_bytes(first * 32, in[0], count * 32);
-      for (std::size_t l = 0; l < in.size(); ++l) in_->layers.at(l).digest_bytes(first * 32, in[l], count * 32);
+      for_each_parallel(in.size(), digest_threads(in.size()),
+                        [&](std::size_t l) { in_->layers.at(l).digest_bytes(first * 32, in[l], count * 32); });
     };
   job.input_names.clear();
   for (const auto& p : paths()) job.input_names.push_back(p.string());

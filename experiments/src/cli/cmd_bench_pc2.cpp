@@ -42,7 +42,7 @@ void print_disk_beside(const pc2_bench_result& r) {
               << " readers)";
   if (r.digest_s > 0)
     std::cout << std::setprecision(3) << "\n  digests            " << r.digest_s
-              << " s checking the files' SHA-256 against seal.json, on a thread beside the feed and the hashing";
+              << " s checking the files' SHA-256 against seal.json, beside the feed and the hashing";
   std::cout << std::setprecision(3) << "\n  feed alone         " << r.feed_alone_gib_per_s
             << " GiB/s (no hashing beside it); feed alone / disk " << std::setprecision(2) << r.feed_alone_over_disk;
   std::cout << std::setprecision(3) << "\n  disk sequential    " << r.disk_seq_read_gib_per_s
