@@ -25,6 +25,7 @@
 #include "poreplab/cpu/tree_d.hpp"
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/tree_d.hpp"
+#include "poreplab/hash/algo.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -374,6 +375,21 @@ TEST_CASE("BLAKE2 engines give the known digests of long pattern inputs", "[engi
       INFO("blake2b engine " << e->name);
       CHECK(to_hex(cpu::blake2_digest(*e, 64, msg.data(), msg.size())) == v["blake2b512"].get<std::string>());
       CHECK(to_hex(cpu::blake2_digest(*e, 32, msg.data(), msg.size())) == v["blake2b256"].get<std::string>());
+    }
+  }
+}
+
+TEST_CASE("every engine's full digest is its family's, whatever the family", "[engines]") {
+  const auto kat = test::load_json(test::data_dir() / "kat" / "hash-vectors.json");
+  for (const hash_family f : hash_families()) {
+    const hash_algo full = full_digest(f);
+    for (const auto& v : kat["vectors"]) {
+      const auto msg = pattern(v["len"].get<std::size_t>());
+      const std::string want = to_hex(hash_bytes(full, msg.data(), msg.size()));
+      for (const engine* e : engines_under_test(f)) {
+        INFO(hash_family_name(f) << " engine " << e->name << ", length " << msg.size());
+        CHECK(to_hex(cpu::full_digest_of(*e, msg.data(), msg.size())) == want);
+      }
     }
   }
 }

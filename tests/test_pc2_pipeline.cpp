@@ -101,6 +101,16 @@ sdr::pc2_job memory_job(const std::vector<const std::uint8_t*>& labels, const st
   return job;
 }
 
+// memory_job over `in` in 16 chunks of 8 nodes (columns, then the replica), 3 buffers.
+sdr::pc2_job chunks_of_8(const two_random_layers& in, std::uint64_t nodes, std::vector<std::vector<std::uint8_t>>& files,
+                         std::uint32_t readers) {
+  auto job = memory_job(in.ptr, in.replica.data(), nodes, files);
+  job.chunk_nodes = 8;
+  job.buffers = 3;
+  job.readers = readers;
+  return job;
+}
+
 // Calls f on the reading thread once each chunk's read is done (a column chunk's last layer,
 // or a replica chunk).
 void after_each_chunk_read(sdr::pc2_job& job, const std::function<void()>& f) {
@@ -265,10 +275,7 @@ TEST_CASE("pc2 pipeline: with two readers a chunk's read begins before the one b
   std::vector<std::vector<std::uint8_t>> files;
   for (const std::uint32_t readers : {2u, 1u}) {
     INFO(readers << " readers");
-    auto job = memory_job(in.ptr, in.replica.data(), nodes, files);
-    job.chunk_nodes = 8;
-    job.buffers = 3;
-    job.readers = readers;
+    auto job = chunks_of_8(in, nodes, files, readers);
     // Without clocks: each chunk's read (all but the last's) holds on until another
     // chunk's read has begun. One reader never lets one begin: the wait gives up.
     std::mutex mu;
@@ -300,10 +307,7 @@ TEST_CASE("pc2 pipeline: the digest sees every chunk in order on a thread of its
   std::vector<std::vector<std::uint8_t>> files;
   for (const std::uint32_t readers : {1u, 2u}) {
     INFO(readers << " readers");
-    auto job = memory_job(in.ptr, in.replica.data(), nodes, files);
-    job.chunk_nodes = 8;
-    job.buffers = 3;
-    job.readers = readers;
+    auto job = chunks_of_8(in, nodes, files, readers);
     // The digest of chunk k holds on until chunk k + 1 is read: on the readers' path it
     // never would be, and the wait gives up.
     std::mutex mu;

@@ -426,4 +426,16 @@ std::vector<std::uint8_t> blake2_digest(const engine& e, std::size_t outlen, con
   throw std::invalid_argument("engine '" + std::string(e.name) + "' is not a BLAKE2 engine");
 }
 
+std::vector<std::uint8_t> full_digest_of(const engine& e, const void* data, std::size_t len) {
+  switch (e.algo) {
+    case hash_family::sha256: {
+      const auto d = sha256_digest(e, data, len);
+      return {d.begin(), d.end()};
+    }
+    case hash_family::blake2s:
+    case hash_family::blake2b: return blake2_digest(e, full_digest_bytes(e.algo), data, len);
+  }
+  throw std::invalid_argument("engine '" + std::string(e.name) + "': no digest for its family");
+}
+
 }  // namespace poreplab::cpu

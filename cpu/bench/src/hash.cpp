@@ -47,6 +47,7 @@ struct workload {
   std::uint64_t blocks_per_pass = 0;  // counted blocks, all lanes
   std::function<void()> pass;
   std::function<bool()> verify;  // from a fresh start: output equals the portable code's
+  std::string chain;             // chain mode: what one chain hashes
 };
 
 double thread_cpu_ns() {
@@ -95,6 +96,7 @@ struct sampler {
     hash_bench_row r;
     r.lanes = w->lanes;
     r.block_bytes = w->block_bytes;
+    r.chain = w->chain;
     r.blocks_per_pass = w->blocks_per_pass;
     r.passes_per_sample = passes;
     r.samples = ns;
@@ -254,6 +256,7 @@ workload sha256_chain(const engine* e, std::size_t lanes, std::size_t bytes) {
   d->state.resize(8 * lanes);
 
   workload w;
+  w.chain = "dependent SDR-shaped labels (20 compressions, parents in place)";
   w.lanes = lanes;
   w.block_bytes = 64;
   w.blocks_per_pass = static_cast<std::uint64_t>(d->labels) * 20 * lanes;
@@ -389,6 +392,7 @@ workload blake2_chain(const engine* e, hash_family algo, std::size_t lanes, std:
   for (std::size_t j = 0; j < lanes; ++j) H::init_state(d->h0.data() + 8 * j, kOut, 0);
   d->h.resize(8 * lanes);
   workload w;
+  w.chain = "dependent one-block messages";
   w.lanes = lanes;
   w.block_bytes = B;
   w.blocks_per_pass = d->steps * lanes;
@@ -451,6 +455,7 @@ workload side_by_side(std::vector<workload> copies, std::vector<int> cpus) {
   workload w;
   w.lanes = all->front().lanes;
   w.block_bytes = all->front().block_bytes;
+  w.chain = all->front().chain;
   for (const workload& c : *all) w.blocks_per_pass += c.blocks_per_pass;
   w.pass = [all, cpus] {
     const auto n = static_cast<std::int64_t>(all->size());

@@ -77,16 +77,6 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// What one chain-mode pass of the family hashes (cpu/bench/src/hash.cpp's workloads).
-const char* chain_text(hash_family f) {
-  switch (f) {
-    case hash_family::sha256: return ": dependent SDR-shaped labels (20 compressions, parents in place)";
-    case hash_family::blake2s:
-    case hash_family::blake2b: return ": dependent one-block messages";
-  }
-  return "";
-}
-
 void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes) {
   std::string last;
   for (const auto& r : rows) {
@@ -97,7 +87,7 @@ void print_table(const std::vector<cpu::hash_bench_row>& rows, std::size_t bytes
                 << (r.mode == hash_bench_mode::throughput
                         ? ": independent " + std::to_string(bytes / r.block_bytes * r.block_bytes) +
                               "-byte messages, one per lane"
-                        : chain_text(r.algo))
+                        : ": " + r.chain)
                 << "\n";
       std::printf("  %-11s %5s %9s %11s %8s %8s %9s %8s %13s %5s %9s %8s %8s%s\n",
                   "engine", "lanes", "ns/block", "ns/lane-blk", "GB/s", "c/B tsc", "c/B core",  // titles, not record keys

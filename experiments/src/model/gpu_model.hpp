@@ -69,14 +69,8 @@ std::string demangle(const std::string& mangled);  // the input when it is not a
 // The kernels the model analyses, spelled once: the label kernel, whose label carries
 // its scheme and design, and one hash chain kernel per family (poreplab/hash/chain_kernel.hpp).
 inline constexpr std::string_view kLabelKernel = "label_layer_kernel";
-constexpr std::string_view chain_kernel_label(hash_family f) {
-  switch (f) {
-    case hash_family::sha256: return "sha256_chain_kernel";
-    case hash_family::blake2s: return "blake2s_chain_kernel";
-    case hash_family::blake2b: return "blake2b_chain_kernel";
-  }
-  return {};
-}
+// A family's chain kernel is <family>_chain_kernel, by the name kHashFamilies gives it.
+inline std::string chain_kernel_label(hash_family f) { return std::string(hash_family_name(f)) + "_chain_kernel"; }
 // "label_layer_kernel<sdr, sha256>"; a design other than standard follows the hash
 // ("label_layer_kernel<sdr, sha256, split>").
 std::string label_kernel_label(sdr::label_scheme s, sdr::kernel_variant k = sdr::kernel_variant::standard);

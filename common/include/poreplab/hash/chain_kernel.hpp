@@ -1,6 +1,7 @@
 #pragma once
 // Hash-chain kernel functors of the hash benchmark, written once for the device
-// (cuda/src/bench.cu launches them) and the host (cuda-emu and the tests).
+// (cuda/src/bench.cu launches them) and the host (cuda-emu and the tests). Each is named
+// <family>_chain_kernel: the SASS model finds a family's by that name.
 #include <cstdint>
 
 #include "poreplab/hash/blake2b.hpp"

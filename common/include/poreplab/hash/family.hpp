@@ -57,6 +57,21 @@ POREPLAB_HD constexpr std::size_t state_word_bytes(hash_family f) {
   }
   return 0;
 }
+// Bytes the padding needs after a message, in its last block: SHA-256's 0x80 and 64-bit
+// length; none for BLAKE2 (its counter and final flag go into the compression).
+POREPLAB_HD constexpr std::size_t padding_min_bytes(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return 9;
+    case hash_family::blake2s: return 0;
+    case hash_family::blake2b: return 0;
+  }
+  return 0;
+}
+// Compressions that hash a message of `bytes` (> 0) bytes whole.
+constexpr std::uint64_t compressions_for(hash_family f, std::uint64_t bytes) {
+  const std::uint64_t block = compression_block_bytes(f);
+  return (bytes + padding_min_bytes(f) + block - 1) / block;
+}
 // The chaining state's word type.
 template <hash_family H>
 using state_word_t = std::conditional_t<state_word_bytes(H) == 8, std::uint64_t, std::uint32_t>;

@@ -133,13 +133,7 @@ constexpr std::uint64_t message_bytes(porep_variant v) {
 }
 
 constexpr std::uint32_t compressions_per_node(label_scheme s) {
-  const std::uint64_t bytes = message_bytes(s.variant);
-  switch (s.hash) {
-    case hash_family::sha256: return static_cast<std::uint32_t>((bytes + 8) / 64 + 1);  // 0x80 + length
-    case hash_family::blake2s: return static_cast<std::uint32_t>((bytes + 63) / 64);
-    case hash_family::blake2b: return static_cast<std::uint32_t>((bytes + 127) / 128);
-  }
-  return 0;
+  return static_cast<std::uint32_t>(compressions_for(s.hash, message_bytes(s.variant)));
 }
 
 // Default layer counts: SDR's 11 (V1_1 proofs of 32GiB and 64GiB use 11; small ones 2)

@@ -202,5 +202,7 @@ std::array<std::uint8_t, 32> sha256_digest(const engine& e, const void* data, st
 // throws std::invalid_argument for lengths out of range or a SHA-256 engine.
 std::vector<std::uint8_t> blake2_digest(const engine& e, std::size_t outlen, const void* data, std::size_t len,
                                         const void* key = nullptr, std::size_t keylen = 0);
+// The engine's family's full digest (full_digest_bytes(e.algo) bytes) of a message.
+std::vector<std::uint8_t> full_digest_of(const engine& e, const void* data, std::size_t len);
 
 }  // namespace poreplab::cpu

@@ -45,6 +45,7 @@ struct hash_bench_row {
   hash_bench_mode mode = hash_bench_mode::throughput;
   std::size_t lanes = 1;           // chains hashed side by side (the engine's width)
   std::size_t block_bytes = 0;     // 64, or 128 for BLAKE2b
+  std::string chain;               // chain mode: what one chain hashes
   std::uint64_t blocks_per_pass = 0;  // all lanes together
   std::uint64_t passes_per_sample = 0;
   // Per block of any lane: sample wall time / (blocks_per_pass * passes_per_sample).
