@@ -365,7 +365,7 @@ TEST_CASE("pc2 pipeline: chunk buffers that do not fit are refused before any is
   CHECK_FALSE(read);
 }
 
-TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[pc2][reliability]") {
+TEST_CASE("pc2 pipeline: a reader, hasher or digest error mid-way stops every stage", "[pc2][reliability]") {
   const std::uint64_t nodes = 64;
   const two_random_layers in(67, nodes);
   const auto& ptr = in.ptr;
@@ -398,6 +398,17 @@ TEST_CASE("pc2 pipeline: a reader or hasher error mid-way stops both stages", "[
     job.buffers = buffers;
     failing_hasher bad(*h, 3);
     CHECK_THROWS_WITH(sdr::build_pc2(job, bad), "injected hasher failure");
+    // The digest failing at chunk 3 (its own thread): the build stops with its error.
+    job = memory_job(ptr, replica.data(), nodes, files);
+    job.chunk_nodes = 8;
+    job.buffers = buffers;
+    std::atomic<std::uint64_t> digested{0};
+    job.digest = [&](bool, std::uint64_t first, std::uint64_t, std::span<const std::uint8_t* const>) {
+      if (first == 24) throw std::runtime_error("injected digest failure");
+      ++digested;
+    };
+    CHECK_THROWS_WITH(sdr::build_pc2(job, *h), "injected digest failure");
+    CHECK(digested == 3);
     // A value >= r names its input and node.
     auto damaged = in.labels[1];
     std::fill_n(damaged.begin() + 32 * 37, 32, 0xff);
