@@ -71,12 +71,6 @@ class host_hasher final : public pc2_hasher {
   int threads_;
 };
 
-bool is_power_of_8(std::uint64_t x) {
-  if (x == 0) return false;
-  while (x % 8 == 0) x /= 8;
-  return x == 1;
-}
-
 void check_canonical(const std::uint8_t* p, std::uint64_t count, std::uint64_t first, const std::string& what) {
   // A value whose top limb is below r's is canonical: one compare a node, without a branch,
   // says whether any needs the whole compare (the reader's share of the feed's time).

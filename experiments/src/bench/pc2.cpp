@@ -49,13 +49,6 @@ namespace m = fr::mont;
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 
-bool is_power_of_8(std::uint64_t x) {
-  if (x == 0) return false;
-  while (x % 8 == 0) x /= 8;
-  return x == 1;
-}
-
-
 // One core's fastest Fr product on `e` (cpu::bench_poseidon's fastest verified sample):
 // its dense-matrix rows summed as its rounds sum them where it has that form, else
 // independent chains of full multiplies filling its lanes. Every product PC2 counts costs
@@ -273,7 +266,7 @@ pc2_plan plan_pc2_run(const pc2_bench_options& opt, pc2_bench_result& r) {
   p.shape = p.sector_shape;
   p.nodes = r.sector_nodes;
   if (opt.window_nodes != 0) {
-    if (!is_power_of_8(opt.window_nodes) || opt.window_nodes < 64 || opt.window_nodes > r.sector_nodes)
+    if (!sdr::is_power_of_8(opt.window_nodes) || opt.window_nodes < 64 || opt.window_nodes > r.sector_nodes)
       throw std::invalid_argument("window_nodes: " + std::to_string(opt.window_nodes) +
                                   " nodes is not a power of 8 from 64 to the sector's " +
                                   std::to_string(r.sector_nodes));

@@ -30,6 +30,13 @@ struct tree_shape {
 // 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB); std::invalid_argument for any other.
 tree_shape tree_shape_for_sector_size(std::uint64_t sector_size);
 
+// Whether x is 8^k for some k >= 0: the leaf counts an arity-8 tree is complete over.
+constexpr bool is_power_of_8(std::uint64_t x) {
+  if (x == 0) return false;
+  while (x % 8 == 0) x /= 8;
+  return x == 1;
+}
+
 // Rows of a complete tree over `leaves` (a power of `arity`), the leaves counted.
 std::uint32_t tree_rows(std::uint64_t leaves, std::uint32_t arity);
 // Nodes of that tree, leaves and root included.
