@@ -81,7 +81,9 @@ void run_pc2(const std::string& dir, sdr::backend& be, bool force, double progre
   const auto& p = r.trees.pipeline;
   std::cout << "pipeline: feed " << p.feed_s << " s (" << p.bytes_read << " bytes read and checked), hashing " << p.hash_s
             << " s, end to end " << p.end_to_end_s << " s, pace set by " << sdr::kPc2Paces.name(sdr::pace_of(p)) << "; "
-            << p.overlapped_reads << " of " << p.chunks << " chunk reads overlapped a hash\n";
+            << p.overlapped_reads << " of " << p.chunks << " chunk reads overlapped a hash";
+  if (p.digest_s > 0) std::cout << "; digests " << p.digest_s << " s beside them";
+  std::cout << "\n";
 }
 
 // The proof's parameters and the sector's identity from the flags.
@@ -180,8 +182,9 @@ void add_pc2_command(CLI::App& app) {
   auto po = std::make_shared<pc2_options>();
   auto* pc2 = app.add_subcommand(
       "pc2", "PC2 of a sealed directory: tree_c over the layers' columns, tree_r_last over the replica, comm_r (Poseidon), "
-             "written beside the seal and into its seal.json; a reader thread reads and checks the next chunks of the "
-             "layer files while the hasher hashes one (timed by `bench pc2 --source files --from DIR`)");
+             "written beside the seal and into its seal.json; two reader threads read and check the next chunks of the "
+             "layer files while the hasher hashes one, and the files' digests are checked beside them (timed by "
+             "`bench pc2 --source files --from DIR`)");
   pc2->add_option("--sealed", po->sealed, "directory written by poreplab seal")->required();
   pc2->add_option("--backend", po->backend, "backend whose Poseidon runs it")->capture_default_str();
   auto pc2_knobs = std::make_shared<backend_settings>();
