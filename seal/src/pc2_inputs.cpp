@@ -84,11 +84,7 @@ struct input_file {
                              " bytes digested");
     std::uint8_t d[32];
     sha256::final(digest, d);
-    const std::string got = to_hex(d, 32);
-    if (got != recorded)
-      throw std::runtime_error(path.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
-                               manifest.string() + " records (/files/" + path.filename().string() +
-                               "/sha256); the file or seal.json is damaged");
+    check_file_digest(path, manifest, recorded, to_hex(d, 32));
   }
 };
 

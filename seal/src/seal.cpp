@@ -1188,6 +1188,14 @@ bytes32 decoded_comm_d(const seal_manifest& sm, const fs::path& dir) {
   return root.root();
 }
 
+void check_file_digest(const fs::path& file, const fs::path& manifest, const std::string& recorded,
+                       const std::string& got) {
+  if (got != recorded)
+    throw std::runtime_error(file.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
+                             manifest.string() + " records (/files/" + file.filename().string() +
+                             "/sha256); the file or seal.json is damaged");
+}
+
 namespace {
 
 // A file unseal read against the digest seal.json records for it (none recorded: nothing
@@ -1197,11 +1205,7 @@ void check_recorded_digest(const seal_manifest& sm, const fs::path& manifest_pat
   if (sm.replica_sha256.empty()) return;
   std::uint8_t d[32];
   sha256::final(digest, d);
-  const std::string got = to_hex(d, 32);
-  if (got != recorded)
-    throw std::runtime_error(file.string() + ": SHA-256 " + got + " is not " + recorded + ", the digest " +
-                             manifest_path.string() + " records (/files/" + file.filename().string() +
-                             "/sha256); the file or seal.json is damaged");
+  check_file_digest(file, manifest_path, recorded, to_hex(d, 32));
 }
 
 // The files one unseal reads and the staging file it writes.

@@ -142,6 +142,11 @@ seal_manifest parse_seal_manifest(std::string_view text, const std::filesystem::
 // Reads (at most 16 MiB, a regular file, not through a link) and parses seal.json.
 seal_manifest read_seal_manifest(const std::filesystem::path& file);
 
+// A file's SHA-256 (`got`, hex) against the one `manifest` records for it (`recorded`):
+// std::runtime_error naming the file, both digests and the manifest's field when they differ.
+void check_file_digest(const std::filesystem::path& file, const std::filesystem::path& manifest,
+                       const std::string& recorded, const std::string& got);
+
 // Sets seal.json's /mac, the MAC of every other field under this machine's key
 // (machine_key.hpp), when `sign` and a key can be had; else removes it.
 void sign_seal_manifest(nlohmann::json& manifest, bool sign);
