@@ -476,6 +476,10 @@ TEST_CASE("vector verify: a vector lacking an expected value is an error naming 
       {"labels_hex", [](json& j) { j["labels_hex"].erase(1); }},
       {"labels/0/sample", [](json& j) { j["labels"][0]["sample"]["99"] = j["labels"][0]["sample"]["1"]; }},
       {"parents/first/2", [](json& j) { j["parents"]["first"][2] = "x"; }},
+      // Was an escaped "[json.exception.out_of_range.403] key 'bytes' not found".
+      {"files_after_pc2/0", [](json& j) { j["files_after_pc2"][0].erase("bytes"); }},
+      {"files_after_pc2/1", [](json& j) { j["files_after_pc2"][1]["name"] = 7; }},
+      {"files_after_pc2", [](json& j) { j["files_after_pc2"] = "tree-r-last.dat"; }},
       // The reproduction: labels emptied, replica and parents deleted: "3 passed".
       {"parents", [](json& j) {
          for (auto& l : j["labels"]) l = json::object();

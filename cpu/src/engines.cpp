@@ -68,9 +68,9 @@ bool always() { return true; }
 [[maybe_unused]] bool has_avx2() { return detect().can_avx2(); }
 [[maybe_unused]] bool has_avx512() { return detect().can_avx512(); }
 
-constexpr std::string_view kShaniFeatures = "sha_ni sse4.1 ssse3";
+[[maybe_unused]] constexpr std::string_view kShaniFeatures = "sha_ni sse4.1 ssse3";
 constexpr std::string_view kAvx2Features = "avx2 bmi2";
-constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
+[[maybe_unused]] constexpr std::string_view kAvx512Features = "avx512f avx512vl avx512bw";
 
 std::vector<engine> make_sha256() {
   std::vector<engine> v;

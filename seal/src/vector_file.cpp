@@ -150,6 +150,17 @@ void check_expected_outputs(const sdr_vector& v) {
   for (const char* f : kPc2Fields)
     if (j.contains(f) && !j.at(f).is_null() && !is_hex_of(j.at(f), 64))
       fail(v, f, "expected 64 lowercase hex digits, or null when the vector has no PC2, got " + j.at(f).dump());
+  if (j.contains("files_after_pc2")) {
+    const auto& files = j.at("files_after_pc2");
+    if (!files.is_array()) fail(v, "files_after_pc2", "expected a list of {name, bytes}");
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const auto& f = files[i];
+      const std::string field = "files_after_pc2/" + std::to_string(i);
+      if (!f.is_object() || !f.contains("name") || !f.at("name").is_string() || !f.contains("bytes") ||
+          !f.at("bytes").is_number_unsigned())
+        fail(v, field, "expected {\"name\": a string, \"bytes\": a non-negative integer}, got " + f.dump());
+    }
+  }
 }
 
 }  // namespace
