@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 #include "poreplab/hash/blake2_core.hpp"
 
 namespace poreplab::cpu::kernels {

@@ -2,7 +2,7 @@
 // dwords, 4 qwords). AVX2 has no vector rotate: byte-multiple rotations (BLAKE2s 16 and
 // 8, BLAKE2b 32, 24 and 16) are one byte shuffle, the others two shifts and an OR, and
 // BLAKE2b's rotation by 63 is x + x | x >> 63.
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX2)
 #include <immintrin.h>

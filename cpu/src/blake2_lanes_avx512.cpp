@@ -1,7 +1,7 @@
 // BLAKE2s `avx512-x16` and BLAKE2b `avx512-x8`: one message per lane of a zmm register
 // (16 dwords, 8 qwords), vprord / vprorq rotations. Throughput engines: many sectors (or
 // messages) at once; the row-vectorised `avx512` engines are the one-message latency path.
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
 #include "avx512_intrinsics.hpp"

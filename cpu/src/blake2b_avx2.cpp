@@ -2,7 +2,7 @@
 // words, for CPUs without AVX-512. Rotation by 32 is a vpshufd, by 24 and 16 a vpshufb,
 // by 63 (x >> 63) ^ (x + x). Row b stays in place when diagonalising
 // (see blake2s_avx512.cpp), so the lane-crossing vpermq stay off the critical path.
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX2)
 #include <immintrin.h>

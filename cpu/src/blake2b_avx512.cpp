@@ -6,7 +6,7 @@
 // docs/cpu-backend.md). Row b stays in place and rows a, c, d rotate around it, which
 // hides even the 4-cycle lane-crossing vpermq. Message words arrive by broadcast loads and
 // blends (see words()).
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
 #include "avx512_intrinsics.hpp"

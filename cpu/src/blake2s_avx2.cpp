@@ -4,7 +4,7 @@
 // half-round's critical path is 8 cycles against the avx512 engine's 6. Row b stays in place when diagonalising
 // (see blake2s_avx512.cpp); message vectors are built from the block with constant
 // indices by broadcast loads and blends, off the critical path.
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX2)
 #include <immintrin.h>

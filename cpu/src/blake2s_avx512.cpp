@@ -7,7 +7,7 @@
 // docs/cpu-backend.md). Row b (the last one G writes) stays in place when diagonalising and
 // rows a, c, d rotate around it, keeping those shuffles off the path; message words arrive
 // by broadcast loads and blends (see words()).
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
 #include "avx512_intrinsics.hpp"

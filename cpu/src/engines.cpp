@@ -7,7 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels.hpp"
+#include "blake2_kernels.hpp"
+#include "sha256_kernels.hpp"
 #include "poreplab/cpu/features.hpp"
 #include "poreplab/cpu/reference.hpp"
 #include "poreplab/hash/blake2b.hpp"
@@ -436,6 +437,18 @@ std::vector<std::uint8_t> full_digest_of(const engine& e, const void* data, std:
     case hash_family::blake2b: return blake2_digest(e, full_digest_bytes(e.algo), data, len);
   }
   throw std::invalid_argument("engine '" + std::string(e.name) + "': no digest for its family");
+}
+
+void compress_chains(const engine& e, void* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                     std::size_t nblocks, std::size_t lanes) {
+  const std::uint64_t block = compression_block_bytes(e.algo);
+  switch (e.algo) {
+    case hash_family::sha256:
+      sha256_chains_repeating(e, static_cast<std::uint32_t*>(state), chunks, first_of, nblocks, lanes);
+      return;
+    case hash_family::blake2s: e.blake2s(static_cast<std::uint32_t*>(state), chunks, nblocks, block, false, lanes); return;
+    case hash_family::blake2b: e.blake2b(static_cast<std::uint64_t*>(state), chunks, nblocks, block, false, lanes); return;
+  }
 }
 
 }  // namespace poreplab::cpu

@@ -33,7 +33,7 @@
 #include "poreplab/sdr/label.hpp"
 #include "poreplab/sdr/scheme.hpp"
 #include "poreplab/sdr/zigzag.hpp"
-#include "kernels.hpp"
+#include "sha256_kernels.hpp"
 #include "sha256_padding.hpp"
 
 namespace poreplab::cpu::detail {
@@ -425,5 +425,29 @@ class label_message {
   std::uint64_t ahead_node_ = ~0ull;
   std::uint64_t node_ = 0;  // sdr: the node whose header header_tail_ holds
 };
+
+// The hash floor's work (floor.cpp): `chains` dependent node hashes of the scheme's regular
+// message in `lanes` lanes, with the engine calls the labeler makes, from any readable
+// chunk rows. SHA-256 hashes `nblocks` blocks a node (the chain after the header block, or
+// the whole message), its first `layer1` nodes on layer1_first_of's repeats and the rest on
+// later_first_of's (null: no schedule reused). BLAKE2 hashes its whole message, no repeats.
+template <sdr::porep_variant V, hash_family H>
+void floor_chains(const engine& e, const std::uint8_t* const* rows, std::uint32_t lanes, std::uint64_t chains,
+                  std::size_t nblocks, std::uint64_t layer1, const std::uint8_t* layer1_first_of,
+                  const std::uint8_t* later_first_of) {
+  using word = state_word_t<H>;
+  std::vector<word> state(8 * lanes, 1);
+  if constexpr (H == hash_family::sha256) {
+    for (std::uint64_t i = 0; i < chains; ++i)
+      sha256_chains_repeating(e, state.data(), rows, i < layer1 ? layer1_first_of : later_first_of, nblocks, lanes);
+  } else if constexpr (H == hash_family::blake2s || H == hash_family::blake2b) {
+    for (std::uint64_t i = 0; i < chains; ++i)
+      blake2_message_blocks<H, message_layout<V>::kBytes>(e, state.data(), rows, lanes);
+  } else {
+    static_assert(unhandled_family<H>);
+  }
+  volatile word sink = state[0];  // keeps the chains observable
+  (void)sink;
+}
 
 }  // namespace poreplab::cpu::detail

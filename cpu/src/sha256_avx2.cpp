@@ -3,7 +3,7 @@
 // XORs; throughput-bound (~35 operations per round for 8 blocks). Same layout as the
 // AVX-512 engine: chunks are loaded in place and transposed once per block, and the
 // state stays transposed across the blocks of a call.
-#include "kernels.hpp"
+#include "sha256_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX2)
 #include <immintrin.h>

@@ -4,7 +4,7 @@
 // table, then the 64 rounds run in scalar registers (rorx from BMI2 for the Sigmas).
 // Latency-bound on the rounds' dependency chain; the schedule of a block overlaps the
 // previous block's rounds in the out-of-order window.
-#include "kernels.hpp"
+#include "sha256_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX2)
 #include <immintrin.h>

@@ -10,7 +10,7 @@
 // (measurements in docs/cpu-backend.md).
 // Per block, each lane's two 32-byte chunks are loaded in place and transposed into
 // word vectors; the state stays transposed in registers across the blocks of a call.
-#include "kernels.hpp"
+#include "sha256_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_AVX512)
 #include "avx512_intrinsics.hpp"

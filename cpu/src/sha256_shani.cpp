@@ -3,7 +3,7 @@
 // each), so a single chain runs at that instruction's latency; more independent chains
 // fill the issue slots the first leaves idle. The message schedule (sha256msg1/msg2) does not
 // depend on the state and runs ahead of the rounds.
-#include "kernels.hpp"
+#include "sha256_kernels.hpp"
 
 #if defined(POREPLAB_HAVE_SHANI)
 #include <immintrin.h>

@@ -73,19 +73,10 @@ struct harness {
     state64.assign(8 * lanes, 0x6a09e667f3bcc908ULL);
   }
 
+  // As a labeling call of layers 2.. runs it, SHA-256's repeated blocks and all.
   void call() {
-    switch (e->algo) {
-      case hash_family::sha256:  // as a labeling call of layers 2.. runs it, repeated blocks and all
-        sha256_chains_repeating(*e, state32.data(), chunks.data(), sdr::kLaterLayerBlockRepeats.first_of, kBlocksPerCall,
-                                e->lanes);
-        break;
-      case hash_family::blake2s:
-        e->blake2s(state32.data(), chunks.data(), kBlocksPerCall, 64, false, e->lanes);
-        break;
-      case hash_family::blake2b:
-        e->blake2b(state64.data(), chunks.data(), kBlocksPerCall, 128, false, e->lanes);
-        break;
-    }
+    void* state = state_word_bytes(e->algo) == 8 ? static_cast<void*>(state64.data()) : state32.data();
+    compress_chains(*e, state, chunks.data(), sdr::kLaterLayerBlockRepeats.first_of, kBlocksPerCall, e->lanes);
   }
 
   double run(std::size_t n) {

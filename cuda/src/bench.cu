@@ -93,17 +93,7 @@ hash_bench_result bench_hash_gpu(const hash_bench_options& opt) {
   if (o.chain_length == 0) o.chain_length = latency ? 65536 : 4096;
   if (latency) o.chains = 1;
 
-  switch (o.algo) {
-    case hash_family::sha256:
-      run_chains<hashbench::sha256_chain_kernel>(r);
-      break;
-    case hash_family::blake2s:
-      run_chains<hashbench::blake2s_chain_kernel>(r);
-      break;
-    case hash_family::blake2b:
-      run_chains<hashbench::blake2b_chain_kernel>(r);
-      break;
-  }
+  with_family(o.algo, [&](auto f) { run_chains<typename hashbench::chain_kernel_for<decltype(f)::value>::type>(r); });
 
   std::vector<double> sorted = r.samples_s;
   std::sort(sorted.begin(), sorted.end());

@@ -19,24 +19,6 @@ double measure_floor_seconds(const engine& e, std::size_t sectors, std::uint64_t
   return measure_floor_seconds(e, sdr::kFilecoinScheme, sectors, nodes_times_layers, threads);
 }
 
-namespace {
-
-// One BLAKE2 floor chain over a group of `lanes` sectors: `chains` node hashes of the
-// scheme's regular message, made with the labeler's engine calls (blake2_message_blocks)
-// from L1-resident chunks; each runs on the state the last one left, so the nodes are
-// dependent as in a layer.
-template <sdr::porep_variant V, hash_family H>
-void blake2_floor_chain(const engine& e, const std::uint8_t* const* chunks, std::uint32_t lanes, std::uint64_t chains) {
-  using word = state_word_t<H>;
-  std::vector<word> state(8 * lanes, 1);
-  for (std::uint64_t i = 0; i < chains; ++i)
-    detail::blake2_message_blocks<H, detail::message_layout<V>::kBytes>(e, state.data(), chunks, lanes);
-  volatile word sink = state[0];
-  (void)sink;
-}
-
-}  // namespace
-
 double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::size_t sectors,
                              std::uint64_t nodes_times_layers, int threads, const floor_repeats& repeats) {
   if (e.algo != scheme.hash)
@@ -62,38 +44,22 @@ double measure_floor_seconds(const engine& e, sdr::label_scheme scheme, std::siz
       alignas(64) std::uint8_t data[64 * 40] = {};
       for (std::size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<std::uint8_t>(i * 7);
       std::vector<const std::uint8_t*> chunks(block_chunks * nblocks * width);
-      std::vector<std::uint32_t> state(8 * width, 1);
 #pragma omp for schedule(static)
       for (std::int64_t g = 0; g < static_cast<std::int64_t>(groups); ++g) {
         const std::size_t lanes = std::min(width, sectors - static_cast<std::size_t>(g) * width);
         const std::uint64_t chains = nodes_times_layers * reps;
         for (std::size_t k = 0; k < block_chunks * nblocks; ++k)
           for (std::size_t j = 0; j < lanes; ++j) chunks[k * lanes + j] = data + 32 * ((k + j) % 80);
-        switch (e.algo) {
-          case hash_family::sha256: {
-            const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
-            for (std::uint64_t i = 0; i < chains; ++i) {
-              const bool first = i < layer1;
-              const std::uint8_t* r = !reuse         ? nullptr
-                                      : after_header ? (first ? sdr::kLayer1ChainedRepeats : sdr::kLaterLayerChainedRepeats).first_of
-                                                     : (first ? sdr::kLayer1BlockRepeats : sdr::kLaterLayerBlockRepeats).first_of;
-              sha256_chains_repeating(e, state.data(), chunks.data(), r, nblocks, lanes);
-            }
-            break;
-          }
-          case hash_family::blake2s:
-          case hash_family::blake2b:
-            sdr::with_scheme(scheme, [&](auto v, auto h) {
-              if constexpr (decltype(h)::value != hash_family::sha256)
-                blake2_floor_chain<decltype(v)::value, decltype(h)::value>(e, chunks.data(),
-                                                                           static_cast<std::uint32_t>(lanes), chains);
-            });
-            break;
-        }
+        const auto layer1 = static_cast<std::uint64_t>(static_cast<double>(chains) * layer1_share + 0.5);
+        const std::uint8_t* first = after_header ? sdr::kLayer1ChainedRepeats.first_of : sdr::kLayer1BlockRepeats.first_of;
+        const std::uint8_t* later =
+            after_header ? sdr::kLaterLayerChainedRepeats.first_of : sdr::kLaterLayerBlockRepeats.first_of;
+        sdr::with_scheme(scheme, [&](auto v, auto h) {
+          detail::floor_chains<decltype(v)::value, decltype(h)::value>(
+              e, chunks.data(), static_cast<std::uint32_t>(lanes), chains, nblocks, layer1,
+              reuse ? first : nullptr, reuse ? later : nullptr);
+        });
       }
-      // Keep the chains observable.
-      volatile std::uint32_t sink = state[0];
-      (void)sink;
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s >= kMinSeconds || reps >= (1ull << 30)) return s / static_cast<double>(reps);

@@ -99,4 +99,21 @@ struct blake2b_chain_kernel {
   }
 };
 
+// A family's chain kernel, for code that picks it with with_family: a family with no
+// specialization is an incomplete type where it is launched.
+template <hash_family>
+struct chain_kernel_for;
+template <>
+struct chain_kernel_for<hash_family::sha256> {
+  using type = sha256_chain_kernel;
+};
+template <>
+struct chain_kernel_for<hash_family::blake2s> {
+  using type = blake2s_chain_kernel;
+};
+template <>
+struct chain_kernel_for<hash_family::blake2b> {
+  using type = blake2b_chain_kernel;
+};
+
 }  // namespace poreplab::hashbench

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -67,6 +68,25 @@ POREPLAB_HD constexpr std::size_t padding_min_bytes(hash_family f) {
   }
   return 0;
 }
+// The name OpenSSL's EVP fetches the family's full digest by.
+constexpr const char* openssl_evp_name(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return "SHA256";
+    case hash_family::blake2s: return "BLAKE2S-256";
+    case hash_family::blake2b: return "BLAKE2B-512";
+  }
+  return "";
+}
+// Whether x86's SHA extensions compute the family's compression: the path an
+// implementation takes where the CPU has them (and a CPU without them lacks).
+constexpr bool has_x86_sha_extensions(hash_family f) {
+  switch (f) {
+    case hash_family::sha256: return true;
+    case hash_family::blake2s: return false;
+    case hash_family::blake2b: return false;
+  }
+  return false;
+}
 // Compressions that hash a message of `bytes` (> 0) bytes whole.
 constexpr std::uint64_t compressions_for(hash_family f, std::uint64_t bytes) {
   const std::uint64_t block = compression_block_bytes(f);
@@ -75,6 +95,19 @@ constexpr std::uint64_t compressions_for(hash_family f, std::uint64_t bytes) {
 // The chaining state's word type.
 template <hash_family H>
 using state_word_t = std::conditional_t<state_word_bytes(H) == 8, std::uint64_t, std::uint32_t>;
+
+// Calls f(std::integral_constant<hash_family, F>{}) for f's family: the one place a
+// family value becomes a compile-time one, so that code templated on the family (a
+// kernel, a chain kernel, a label scheme) needs no switch of its own.
+template <class Fn>
+decltype(auto) with_family(hash_family f, Fn&& fn) {
+  switch (f) {
+    case hash_family::sha256: return fn(std::integral_constant<hash_family, hash_family::sha256>{});
+    case hash_family::blake2s: return fn(std::integral_constant<hash_family, hash_family::blake2s>{});
+    case hash_family::blake2b: return fn(std::integral_constant<hash_family, hash_family::blake2b>{});
+  }
+  throw std::invalid_argument("hash family value " + std::to_string(static_cast<int>(f)));
+}
 
 // For the last branch of an `if constexpr` chain over a family: static_assert(unhandled_family<H>)
 // makes a family no branch names a compile error there, as -Wswitch does for a switch.

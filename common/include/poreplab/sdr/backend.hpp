@@ -150,14 +150,7 @@ class backend {
 // for the scheme's compile-time pair: one instantiation of a kernel per scheme.
 template <class F>
 decltype(auto) with_scheme(label_scheme s, F&& f) {
-  auto on_hash = [&](auto v) -> decltype(auto) {
-    switch (s.hash) {
-      case hash_family::sha256: return f(v, std::integral_constant<hash_family, hash_family::sha256>{});
-      case hash_family::blake2s: return f(v, std::integral_constant<hash_family, hash_family::blake2s>{});
-      case hash_family::blake2b: return f(v, std::integral_constant<hash_family, hash_family::blake2b>{});
-    }
-    throw std::invalid_argument("with_scheme: hash family value " + std::to_string(static_cast<int>(s.hash)));
-  };
+  auto on_hash = [&](auto v) -> decltype(auto) { return with_family(s.hash, [&](auto h) -> decltype(auto) { return f(v, h); }); };
   if (s.variant == porep_variant::zigzag) return on_hash(std::integral_constant<porep_variant, porep_variant::zigzag>{});
   return on_hash(std::integral_constant<porep_variant, porep_variant::sdr>{});
 }

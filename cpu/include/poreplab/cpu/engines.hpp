@@ -204,5 +204,12 @@ std::vector<std::uint8_t> blake2_digest(const engine& e, std::size_t outlen, con
                                         const void* key = nullptr, std::size_t keylen = 0);
 // The engine's family's full digest (full_digest_bytes(e.algo) bytes) of a message.
 std::vector<std::uint8_t> full_digest_of(const engine& e, const void* data, std::size_t len);
+// One call of the engine's chain function, whatever its family: `lanes` chains of `nblocks`
+// mid-message blocks (chunks as sha256_chains_fn lays them, compression_block_bytes / 32
+// a block). state: lanes * 8 state words of the family (state_word_bytes each). first_of:
+// the blocks that repeat, for a SHA-256 engine that reuses their schedules (null: none;
+// other families have no such reuse). What tuning and the hash floor time.
+void compress_chains(const engine& e, void* state, const std::uint8_t* const* chunks, const std::uint8_t* first_of,
+                     std::size_t nblocks, std::size_t lanes);
 
 }  // namespace poreplab::cpu

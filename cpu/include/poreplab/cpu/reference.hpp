@@ -23,8 +23,8 @@ struct reference {
   // OPENSSL_ia32cap for the run, empty for none. Read when libcrypto starts, so a masked
   // row runs in a child process with the variable set.
   std::string_view ia32cap;
-  // Only SHA-256 has a SHA-NI path to mask.
-  bool sha256_only;
+  // Runs with OpenSSL's SHA-extension path masked: a row only for the families that have one.
+  bool masks_sha_extensions;
 };
 
 inline constexpr std::array kReferences{
@@ -47,24 +47,10 @@ constexpr const reference* find_reference(std::string_view name) {
     if (x.name == name) return &x;
   return nullptr;
 }
-// Whether the reference has a row for `algo`.
+// Whether the reference has a row for `algo`: a row that masks the SHA extensions has one
+// only for the families they compute.
 constexpr bool reference_covers(const reference& r, hash_family algo) {
-  switch (algo) {
-    case hash_family::sha256: return true;
-    case hash_family::blake2s:
-    case hash_family::blake2b: return !r.sha256_only;
-  }
-  return false;
-}
-
-// The name OpenSSL's EVP fetches the family's full digest by.
-constexpr const char* openssl_evp_name(hash_family f) {
-  switch (f) {
-    case hash_family::sha256: return "SHA256";
-    case hash_family::blake2s: return "BLAKE2S-256";
-    case hash_family::blake2b: return "BLAKE2B-512";
-  }
-  return "";
+  return !r.masks_sha_extensions || has_x86_sha_extensions(algo);
 }
 
 // The family's full digest of data[0, len) through OpenSSL's EVP; std::runtime_error
