@@ -682,7 +682,7 @@ TEST_CASE("an SDR node hashed whole from its header state labels as the referenc
       for (std::uint64_t node : {std::uint64_t{1}, std::uint64_t{0x0102030405060708}}) {
         INFO(e->name << ", layer " << layer << ", node " << node);
         std::uint8_t want[32], got[32] = {}, hdr[64];
-        sdr::label_from_parent_labels(replica_id.data(), layer, node, labels.data(), want);
+        sdr::label_from_parent_labels(hash_family::sha256, replica_id.data(), layer, node, labels.data(), want);
         sdr::make_header(hdr, replica_id.data(), layer, node);
         std::uint32_t header_state[8];
         sha256::init_state(header_state);
@@ -745,7 +745,7 @@ TEST_CASE("SDR nodes hashed whole in an engine's lanes label as the reference, l
               }
               std::uint8_t labels[32 * sdr::kParents], want[32];
               for (std::uint32_t k = 0; k < sdr::kParents; ++k) std::memcpy(labels + 32 * k, parents[k] + 32 * j, 32);
-              sdr::label_from_parent_labels(ids.data() + 32 * j, layer, node, labels, want);
+              sdr::label_from_parent_labels(hash_family::sha256, ids.data() + 32 * j, layer, node, labels, want);
               CHECK(std::equal(want, want + 32, got.begin() + 32 * j));
             }
           }

@@ -4,11 +4,13 @@
 
 namespace poreplab::sdr {
 
+namespace {
+
 // The parent-pair loop rolled (kernel_variant::rolled, the same digest): host verification
 // recomputes thousands of nodes, not billions, and the unrolled 18 compressions cost the
 // optimizer minutes of compile time in this one unit.
 template <hash_family H>
-void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
+void label_in(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                               const std::uint8_t* labels, std::uint8_t* out) {
   alignas(16) std::uint8_t hdr[64];
   make_header(hdr, replica_id, layer, node);
@@ -24,14 +26,11 @@ void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t laye
   out[31] &= 0x3f;
 }
 
-// One instantiation per hash family; a family added to kHashFamilies stops the build here
-// until it is instantiated too.
-static_assert(kHashFamilies.entries.size() == 3);
-template void label_from_parent_labels<hash_family::sha256>(const std::uint8_t*, std::uint32_t, std::uint64_t,
-                                                            const std::uint8_t*, std::uint8_t*);
-template void label_from_parent_labels<hash_family::blake2s>(const std::uint8_t*, std::uint32_t, std::uint64_t,
-                                                             const std::uint8_t*, std::uint8_t*);
-template void label_from_parent_labels<hash_family::blake2b>(const std::uint8_t*, std::uint32_t, std::uint64_t,
-                                                             const std::uint8_t*, std::uint8_t*);
+}  // namespace
+
+void label_from_parent_labels(hash_family h, const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
+                              const std::uint8_t* labels, std::uint8_t* out) {
+  with_family(h, [&](auto f) { label_in<decltype(f)::value>(replica_id, layer, node, labels, out); });
+}
 
 }  // namespace poreplab::sdr

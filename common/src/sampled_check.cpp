@@ -84,7 +84,7 @@ sampled_result check_layer_file_samples(const graph::graph_params& g, const std:
                     base ? layer_file : previous_layer_file);
       }
     }
-    label_from_parent_labels<hash_family::sha256>(replica_id, layer, node, parents, want);
+    label_from_parent_labels(hash_family::sha256, replica_id, layer, node, parents, want);
     ++r.checked;
     if (std::memcmp(want, label, 32) != 0 && r.mismatched++ == 0) r.first_mismatch = "node " + std::to_string(node);
   });
@@ -97,9 +97,7 @@ sampled_result sampling_layer_store::verify() const {
     if (!p.captured) continue;
     std::uint8_t want[32];
     const std::uint8_t* id = job_.replica_ids + 32ull * p.sector;
-    with_scheme(job_.scheme, [&](auto, auto h) {
-      label_from_parent_labels<decltype(h)::value>(id, p.layer, p.node, p.parents, want);
-    });
+    label_from_parent_labels(job_.scheme.hash, id, p.layer, p.node, p.parents, want);
     ++r.checked;
     if (std::memcmp(want, p.label, 32) != 0) {
       if (r.mismatched++ == 0) {

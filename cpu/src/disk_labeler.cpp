@@ -591,7 +591,7 @@ sdr::sampled_result disk_labeling::verify_samples(std::uint64_t samples, std::ui
       auto label = [&](std::uint32_t j) { return bufs.data() + (i * per + j) * s.read_span + row_of[i * per + j] + 32ull * sector; };
       std::uint8_t labels[32 * sdr::kParents] = {}, want[32];
       for (std::uint32_t k = 0; v != 0 && k < words; ++k) std::memcpy(labels + 32 * k, label(k), 32);
-      sdr::label_from_parent_labels<hash_family::sha256>(s.job.replica_ids + 32ull * sector, layer, v, labels, want);
+      sdr::label_from_parent_labels(hash_family::sha256, s.job.replica_ids + 32ull * sector, layer, v, labels, want);
       ++r.checked;
       if (std::memcmp(want, label(sdr::kParents), 32) != 0 && r.mismatched++ == 0)
         r.first_mismatch = "layer " + std::to_string(layer) + ", node " + std::to_string(v) + ", sector " + std::to_string(sector);

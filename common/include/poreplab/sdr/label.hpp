@@ -116,12 +116,11 @@ POREPLAB_HD void label_node(const std::uint8_t* replica_id, std::uint32_t layer,
 }
 
 // label_node from the 14 parent labels already gathered (labels + 32 * slot, slot order
-// of the row): sampled verification recomputes a node from what it captured. Host only;
-// defined and instantiated for each hash family once, in common/src/label_from_parents.cpp:
-// each instantiation inlines a node's 20 compressions, which cost every includer that
-// compiled its own copy tens of seconds.
-template <hash_family H = hash_family::sha256>
-void label_from_parent_labels(const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
+// of the row), in family h's label hash: sampled verification recomputes a node from what it
+// captured. Host only; defined once, in common/src/label_from_parents.cpp, for every family
+// through with_family: each family's code inlines a node's 20 compressions, which cost
+// every includer that compiled its own copy tens of seconds.
+void label_from_parent_labels(hash_family h, const std::uint8_t* replica_id, std::uint32_t layer, std::uint64_t node,
                               const std::uint8_t* labels, std::uint8_t* out);
 
 }  // namespace poreplab::sdr
