@@ -181,12 +181,12 @@ TEST_CASE("the cpu knobs reach the labeler, the gpu knobs reach cuda-emu", "[bac
   o.sector_size = 4096;
   o.warmup = 0;
   o.samples = 1;
-  for (const char* backend : {"reference", "cpu", "cuda-emu"}) {
-    o.backend = backend;
+  for (const std::string backend : {"reference", "cpu", "cuda-emu"}) {
+    o.backend = &find_backend(backend);
     o.knobs = backend_settings{};
-    if (o.backend == "cpu") o.knobs = cpu;
-    if (o.backend == "cuda-emu") o.knobs.set("launch_nodes", 16).set("chunk_nodes", 32).set("threads", 1);
-    if (o.backend == "reference") o.knobs.set("threads", 1);
+    if (backend == "cpu") o.knobs = cpu;
+    if (backend == "cuda-emu") o.knobs.set("launch_nodes", 16).set("chunk_nodes", 32).set("threads", 1);
+    if (backend == "reference") o.knobs.set("threads", 1);
     const auto r = bench_label(o);
     CHECK(r.verified);
     CHECK(r.samples_ns_per_node_layer.size() == 1);

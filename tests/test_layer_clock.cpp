@@ -89,7 +89,7 @@ TEST_CASE("layer clock: every backend reports each layer once, in order, and the
 
 TEST_CASE("layer clock: bench_label records per-layer and per-direction figures", "[layers]") {
   label_bench_options o;
-  o.backend = "cpu";
+  o.backend = &find_backend("cpu");
   o.scheme.variant = sdr::porep_variant::zigzag;
   o.sector_size = 4096;
   o.layers = 4;

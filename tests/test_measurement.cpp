@@ -38,7 +38,7 @@ double exponential(splitmix64& rng) { return -std::log(1 - rng.unit()); }  // me
 
 label_bench_options tiny(std::uint32_t samples) {
   label_bench_options o;
-  o.backend = "reference";
+  o.backend = &find_backend("reference");
   o.sector_size = 2048;
   o.layers = 2;
   o.warmup = 0;

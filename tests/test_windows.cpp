@@ -422,7 +422,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(j["verified_by"] == "window");
   CHECK(j["parent_table_s"] == 0.0);  // a window builds its rows only, not the table
 
-  o.backend = "cuda-emu";
+  o.backend = &find_backend("cuda-emu");
   o.window_backing = sdr::window_backing::ram;
   o.window_offset = -1;  // drawn
   r = bench_label(o);
@@ -430,7 +430,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(r.window_backing == sdr::window_backing::ram);
   CHECK(r.window_first_node + 2048 <= (1u << 20) / 32);
 
-  o.backend = "cpu";
+  o.backend = &find_backend("cpu");
   o.proof = "StackedDrg8MiBV1_1";
   o.window_backing = sdr::window_backing::automatic;
   r = bench_label(o);

@@ -33,7 +33,7 @@ constexpr std::uint64_t k32GiB = std::uint64_t{32} << 30;
 // Options for a window of `nodes` nodes of a 32GiB sector, one sample, from memory.
 pc2_bench_options window_options(const std::string& backend, std::uint32_t layers, std::uint64_t nodes) {
   pc2_bench_options o;
-  o.backend = backend;
+  o.backend = &find_backend(backend);
   o.sector_size = k32GiB;
   o.layers = layers;
   o.window_nodes = nodes;

@@ -250,6 +250,12 @@ std::vector<std::string> backend_names() {
   return out;
 }
 
+bool backend_entry::reads(std::string_view knob) const {
+  for (const param_spec* k : knobs_of(name))
+    if (k->name == knob) return true;
+  return false;
+}
+
 const backend_entry& find_backend(std::string_view name) {
   for (const auto& b : backends())
     if (b.name == name) return b;

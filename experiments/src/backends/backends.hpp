@@ -60,12 +60,16 @@ struct backend_entry {
   // scheme, or nullptr (GPU backends: their floor is not a CPU engine's).
   std::function<const cpu::engine*(sdr::label_scheme, std::size_t sectors, const backend_settings&)> floor_engine;
   bool compiled;  // false: named by every build, runnable by none of this one (cuda without CUDA)
+
+  bool reads(std::string_view knob) const;  // whether one of knobs_of(name) is that knob
 };
 // Every backend this build knows, available here or not (cuda in a build without CUDA).
 const std::vector<backend_entry>& backends();
 // Throws std::invalid_argument for an unknown name, listing the valid ones.
 const backend_entry& find_backend(std::string_view name);
 std::vector<std::string> backend_names();
+// The backend of class `c` (backend_of), as options hold it.
+inline const backend_entry* backend_entry_of(device_class c) { return &find_backend(backend_of(c)); }
 std::unique_ptr<sdr::backend> make_backend(std::string_view name, const backend_settings& opt = {});
 // The cpu backend's options from its knobs.
 cpu::labeler_options cpu_labeler_options(const backend_settings& o);

@@ -74,11 +74,6 @@ double cpu_share_of(F&& f) {
 constexpr std::uint64_t kFloorPairChain = 8192;
 
 // Whether the backend reads the knob: a trait of its registry entry, not of its name.
-bool reads_knob(std::string_view backend, std::string_view knob) {
-  for (const param_spec* k : knobs_of(backend))
-    if (k->name == knob) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -485,18 +480,18 @@ label_bench_result bench_label(const label_bench_options& in) {
   reset_peak_rss();
   r.device = cpu::detect().model;
 
-  const backend_entry& entry = find_backend(opt.backend);
+  const backend_entry& entry = *opt.backend;
   auto be = entry.make(opt.knobs);  // throws if it cannot run here
 
   const sdr::label_scheme scheme = opt.scheme;
   r.hashed_bytes_per_node = sdr::message_bytes(scheme.variant);
   const cpu::engine* engine = entry.floor_engine ? entry.floor_engine(scheme, opt.sectors, opt.knobs) : nullptr;
-  r.engine = engine != nullptr ? std::string(engine->name) : opt.backend;
+  r.engine = engine != nullptr ? std::string(engine->name) : entry.name;
 
   const bench_job bj(opt, proof, scheme, r);
   const sdr::label_job& job = bj.job;
   cpu::planned_teams teams;
-  if (reads_knob(opt.backend, axis::producer) && scheme.variant == sdr::porep_variant::sdr) {
+  if (entry.reads(axis::producer) && scheme.variant == sdr::porep_variant::sdr) {
     teams = cpu::planned_coordination(cpu_labeler_options(opt.knobs), job);
     r.producer = teams.where;
   }
@@ -519,11 +514,11 @@ label_bench_result bench_label(const label_bench_options& in) {
   run.floor_chain = std::min<std::uint64_t>(static_cast<std::uint64_t>(run.work), kFloorPairChain);
   // The floor repeats blocks as the labeler does: the window's layer, or layer 1's share.
   if (engine != nullptr) {
-    run.repeats.reuse = reads_knob(opt.backend, "schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
+    run.repeats.reuse = entry.reads("schedule_reuse") && opt.knobs.count("schedule_reuse") != 0;
     run.repeats.layer1_share = window ? (opt.layers == 1 ? 1.0 : 0.0) : 1.0 / opt.layers;
   }
   // The header off the chain leaves 19 chained compressions a node: that floor is timed too.
-  run.header_ahead = engine != nullptr && reads_knob(opt.backend, "header_ahead") &&
+  run.header_ahead = engine != nullptr && entry.reads("header_ahead") &&
                      cpu::header_off_chain(cpu_labeler_options(opt.knobs), job);
 
   if (run.placed != nullptr) r.placement = cpu::kThreadPlacements.name(run.placed->placement());
@@ -592,7 +587,7 @@ nlohmann::json pairs_json(const label_bench_result& r) {
 
 nlohmann::json to_json(const label_bench_result& r) {
   nlohmann::json j = {{"kind", "label"},
-                      {axis::backend, r.options.backend},
+                      {axis::backend, r.options.backend->name},
                       {axis::variant, sdr::variant_name(r.options.scheme.variant)},
                       {"hash", sdr::label_hash_name(r.options.scheme.hash)},
                       {ctx::scheme, sdr::scheme_name(r.options.scheme)},

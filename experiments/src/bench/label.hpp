@@ -28,7 +28,7 @@ inline constexpr name_table kVerifyModes{
                               named<verify_mode>{verify_mode::sampled, "sampled"}}};
 
 struct label_bench_options {
-  std::string backend = backend_of(device_class::host_cpu);  // a name of backends()
+  const backend_entry* backend = backend_entry_of(device_class::host_cpu);
   sdr::label_scheme scheme{sdr::porep_variant::sdr, hash_family::sha256};
   backend_settings knobs;           // engine, threads, layout, threads_per_block, kernel...
   std::uint64_t sector_size = 2048;     // bytes, power of two >= 64

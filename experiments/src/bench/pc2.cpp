@@ -137,7 +137,7 @@ bool equal_bytes(const m::elem& e, const std::uint8_t* p) {
 void set_mul_bound(const pc2_bench_options& opt, pc2_bench_result& r) {
   r.threads = opt.knobs.is_set(axis::threads) && opt.knobs.count(axis::threads) > 0 ? static_cast<int>(opt.knobs.count(axis::threads))
                                                                            : omp_get_max_threads();
-  const auto on = device_class_of(opt.backend);
+  const device_class on = opt.backend->device;
   if (on == device_class::gpu) {
     r.threads = 0;
     r.mul_engine = "the device";
@@ -535,7 +535,7 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
   pc2_bench_result r;
   r.options = opt;
   const pc2_plan p = plan_pc2_run(opt, r);
-  auto be = make_backend(opt.backend, opt.knobs);
+  auto be = opt.backend->make(opt.knobs);
   auto h = be->make_pc2_hasher();
   r.hasher = h->name();
   // A window's files: their names and room checked before the labels are made.
@@ -561,7 +561,7 @@ pc2_bench_result run_pc2_bench(const pc2_bench_options& opt) {
 }
 
 nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
-  nlohmann::json j = {{axis::backend, r.options.backend},
+  nlohmann::json j = {{axis::backend, r.options.backend->name},
           {ctx::hasher, r.hasher},
           {pc2_key::source, kPc2Sources.name(r.options.source)},
           {"from", r.options.from},

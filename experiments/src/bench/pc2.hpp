@@ -45,7 +45,7 @@ inline constexpr const char* digest_s = "digest_s";
 }  // namespace pc2_key
 
 struct pc2_bench_options {
-  std::string backend = backend_of(device_class::host_cpu);
+  const backend_entry* backend = backend_entry_of(device_class::host_cpu);
   backend_settings knobs;               // threads, ...
   std::uint64_t sector_size = 8 << 20;  // a size with a rust-fil-proofs tree shape
   std::uint32_t layers = 2;             // 2 or 11

@@ -12,6 +12,7 @@
 #include <string>
 #include <iostream>
 
+#include "backends/backends.hpp"
 #include "poreplab/interrupt.hpp"
 #include "report/reference.hpp"
 #include "poreplab/json_input.hpp"
@@ -91,6 +92,11 @@ void check_numbers_as_typed(CLI::App& app) {
 
 void set_exit_status(int status) {
   if (g_exit_status == 0) g_exit_status = status;
+}
+
+CLI::Option* add_backend_option(CLI::App* cmd, const backend_entry*& value, const std::string& help) {
+  return add_parsed_option(
+      cmd, "--backend", value, backend_names(), [](const std::string& s) { return &find_backend(s); }, value->name, help);
 }
 
 CLI::Option* add_reference_option(CLI::App* cmd, std::vector<std::string>& values) {

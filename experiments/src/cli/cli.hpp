@@ -13,6 +13,10 @@
 #include "runner/param_renames.hpp"
 #include "util/param_spec.hpp"
 
+namespace poreplab {
+struct backend_entry;
+}
+
 namespace poreplab::cli {
 
 // Where `report` and `plan` read results when given no directory: `poreplab run`'s default -o.
@@ -83,6 +87,9 @@ CLI::Option* add_named_option(CLI::App* cmd, const std::string& flag, E& value, 
   return add_parsed_option(cmd, flag, value, table.names(), [&table](const std::string& s) { return table.parse(s); },
                            std::string(table.name(value)), help);
 }
+
+// --backend: an entry of backends(), parsed from its name here, at the edge.
+CLI::Option* add_backend_option(CLI::App* cmd, const backend_entry*& value, const std::string& help);
 
 // A command that ran but found a failure (e.g. a mismatching check) sets a non-zero
 // status here instead of throwing, so that all of its report is printed.

@@ -42,7 +42,7 @@ std::string verify_text(const label_bench_result& r) {
 void print_setup(const label_bench_result& r) {
   std::cout << std::fixed << std::setprecision(1) << "scheme " << sdr::scheme_name(r.options.scheme)
             << (r.options.scheme.is_filecoin() ? " (Filecoin)" : " (what-if variant, not Filecoin)") << "\n"
-            << "backend " << r.options.backend << ", engine " << r.engine
+            << "backend " << r.options.backend->name << ", engine " << r.engine
             << (r.producer != cpu::parent_producer::off
                     ? ", parents gathered by coordinators (" + std::string(cpu::kParentProducers.name(r.producer)) + ")"
                     : std::string())
@@ -116,7 +116,7 @@ void print_quality(const label_bench_result& r) {
     std::cout << std::setprecision(1) << "  per layer          ";
     for (std::size_t g = 0; g < r.layer_groups.size(); ++g)
       std::cout << (g ? ", " : "") << r.layer_groups[g].first << " " << r.layer_groups[g].second;
-    std::cout << " ns/node (" << (backend_is(r.options.backend, device_class::gpu) ? "as each layer reached the host" : "host clock")
+    std::cout << " ns/node (" << (r.options.backend->device == device_class::gpu ? "as each layer reached the host" : "host clock")
               << ", median of samples, mean over the group's layers)\n";
   }
   std::cout << "  stopped by         " << stop_text(r) << "\n"
@@ -136,7 +136,7 @@ void add_bench_label_command(CLI::App& app) {
   auto size = std::make_shared<std::string>("2KiB");
   auto json = std::make_shared<bool>(false);
   auto* cmd = bench_group(app)->add_subcommand("label", "labeling speed (any variant x hash) against its hash-only floor, verified");
-  cmd->add_option("--backend", opt->backend, join(backend_names(), " | "))->capture_default_str();
+  add_backend_option(cmd, opt->backend, join(backend_names(), " | "));
   add_named_option(cmd, "--variant", opt->scheme.variant, sdr::kPorepVariants, "sdr (Filecoin) | zigzag (r2)");
   add_parsed_option(cmd, "--hash", opt->scheme.hash, sdr::label_hash_names(), sdr::parse_label_hash,
                     sdr::label_hash_name(opt->scheme.hash), "sha256 | blake2s | blake2b-256 (other than sdr + sha256: what-if)");

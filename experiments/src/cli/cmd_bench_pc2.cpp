@@ -60,7 +60,7 @@ void print_disk_beside(const pc2_bench_result& r) {
 // The human-readable result.
 void print_pc2_text(const pc2_bench_result& r) {
   const std::string who = r.threads > 0 ? std::to_string(r.threads) + " threads" : std::string("the device");
-  std::cout << std::fixed << std::setprecision(1) << "pc2 on " << r.options.backend << " (" << r.hasher << "), "
+  std::cout << std::fixed << std::setprecision(1) << "pc2 on " << r.options.backend->name << " (" << r.hasher << "), "
             << format_size(r.options.sector_size) << ", " << r.options.layers << " layers, " << who << "; "
             << (r.options.window_nodes == 0 ? "the whole sector"
                                             : "a window of " + std::to_string(r.nodes_hashed) + " nodes")
@@ -99,15 +99,15 @@ void add_bench_pc2_command(CLI::App& app) {
   auto size = std::make_shared<std::string>("8MiB");
   auto json = std::make_shared<bool>(false);
   auto* cmd = bench_group(app)->add_subcommand(
-      "pc2", "PC2 speed (tree_c, tree_r_last, comm_r) through the pipeline (a reader thread reading and checking "
-             "the next chunks while the hasher hashes one): from a sealed directory's layer files and replica "
+      "pc2", "PC2 speed (tree_c, tree_r_last, comm_r) through the pipeline (reader threads reading the next chunks "
+             "and a thread checking their digests while the hasher hashes one): from a sealed directory's layer files and replica "
              "(--source files --from DIR, as `poreplab pc2` reads them), from a window's generated labels written to "
              "files first (--source files --window-nodes N [--layer-dir DIR]), or over labels generated in memory "
              "(--source memory, the synthetic figure); the feed rate, beside the disk's sequential read rate on the "
              "same files, hashing time, end to end and the stage that set the pace, ns per node, seconds per sector, "
              "Fr multiplies/s against the multiply's bound (the engine's on the host cores, the modeled device on "
              "cuda); sample-verified");
-  cmd->add_option("--backend", opt->backend, join(backend_names(), " | "))->capture_default_str();
+  add_backend_option(cmd, opt->backend, join(backend_names(), " | "));
   auto source = std::make_shared<std::string>(std::string(kPc2Sources.name(pc2_source::memory)));
   cmd->add_option("--source", *source,
                   "memory: labels and replica generated in memory (synthetic, no disk); files: the layers and "

@@ -76,7 +76,7 @@ std::string unavailable(const json& axes) {
 
 measurement run_plan(const json& axes, const sampling& plan) {
   label_bench_options o;
-  o.backend = axes[axis::backend];
+  o.backend = &find_backend(axes[axis::backend].get<std::string>());
   o.scheme = scheme_of(axes);
   o.knobs = knobs_of_point(axes);
   o.sector_size = axes[axis::sector_size];

@@ -88,7 +88,7 @@ std::string seal_for_pc2(const scratch_dir& scratch, std::uint64_t sector, std::
 
 measurement run(const json& axes, std::uint32_t warmup, std::uint32_t samples) {
   pc2_bench_options o;
-  o.backend = axes[axis::backend].get<std::string>();
+  o.backend = &find_backend(axes[axis::backend].get<std::string>());
   o.knobs = knobs_of_point(axes);
   o.sector_size = axes[axis::sector_size];
   o.layers = static_cast<std::uint32_t>(axes[axis::layers].get<std::uint64_t>());
