@@ -431,7 +431,7 @@ TEST_CASE("bench label: sampled and window points are verified and say how", "[w
   CHECK(r.window_first_node + 2048 <= (1u << 20) / 32);
 
   o.backend = &find_backend("cpu");
-  o.proof = "StackedDrg8MiBV1_1";
+  o.proof = &sdr::find_registered_proof("StackedDrg8MiBV1_1");
   o.window_backing = sdr::window_backing::automatic;
   r = bench_label(o);
   CHECK(r.verified);

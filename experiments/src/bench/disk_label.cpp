@@ -75,7 +75,7 @@ std::string sha256_hex(const std::vector<std::uint8_t>& b) {
 
 disk_label_bench_result bench_disk_label(const disk_label_bench_options& in) {
   disk_label_bench_options opt = in;
-  const sdr::registered_proof* proof = opt.proof.empty() ? nullptr : &sdr::find_registered_proof(opt.proof);
+  const sdr::registered_proof* proof = opt.proof;
   if (proof != nullptr) opt.sector_size = proof->sector_size;
   check(opt, opt.sector_size);
   disk_label_bench_result r;

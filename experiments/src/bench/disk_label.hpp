@@ -16,13 +16,14 @@
 #include "bench/verification.hpp"
 #include "poreplab/cpu/disk_labeler.hpp"
 #include "poreplab/sampling.hpp"
+#include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/storage/disk_probe.hpp"
 
 namespace poreplab {
 
 struct disk_label_bench_options {
   std::uint64_t sector_size = 2048;
-  std::string proof;             // a registered proof: its size, porep_id and api version
+  const sdr::registered_proof* proof = nullptr;  // a registered proof: its size, porep_id and api version
   std::uint32_t sectors = 1;
   std::uint32_t layers = 2;
   std::uint64_t window_nodes = 0;  // > 0: a window of layer `layers` of a full-size sector

@@ -107,11 +107,8 @@ namespace {
 // The options with the proof's size filled in; std::invalid_argument for one out of range.
 label_bench_options checked_options(const label_bench_options& in, const sdr::registered_proof*& proof) {
   label_bench_options opt = in;
-  proof = nullptr;
-  if (!opt.proof.empty()) {
-    proof = &sdr::find_registered_proof(opt.proof);
-    opt.sector_size = proof->sector_size;
-  }
+  proof = opt.proof;
+  if (proof != nullptr) opt.sector_size = proof->sector_size;
   if (opt.sector_size < 64 || (opt.sector_size & (opt.sector_size - 1)) != 0)
     throw std::invalid_argument("sector size " + std::to_string(opt.sector_size) +
                                 " is not a power of two of at least 64 bytes");

@@ -46,8 +46,8 @@ struct label_bench_options {
   // warmup began (at least one sample is taken). 0 with target_ci: kDefaultTargetSeconds.
   double max_seconds = 0;
   // A registered proof (e.g. StackedDrg32GiBV1_1): its sector size, porep_id and api
-  // version. Empty: sector_size with benchmark_porep_id.
-  std::string proof;
+  // version. None: sector_size with benchmark_porep_id.
+  const sdr::registered_proof* proof = nullptr;
   // > 0: time a window of this many consecutive nodes of layer `layers` of a full-size
   // sector (docs/scaling.md), verified against the reference on the same window.
   std::uint64_t window_nodes = 0;

@@ -133,7 +133,7 @@ void add_bench_disk_label_command(CLI::App& app) {
     const auto size = parse_size(o->sector_size);
     if (!size) throw usage_error("--sector-size '" + o->sector_size + "': not a size");
     b.sector_size = *size;
-    b.proof = o->proof;
+    b.proof = o->proof.empty() ? nullptr : &sdr::find_registered_proof(o->proof);
     b.sectors = o->sectors;
     b.layers = o->layers;
     b.window_nodes = o->window;

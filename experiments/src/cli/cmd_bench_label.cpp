@@ -143,7 +143,8 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--sectors", opt->sectors, "sectors labeled together")->capture_default_str();
   cmd->add_option("--sector-size", *size, "e.g. 2KiB, 8MiB, 512MiB, or bytes")->capture_default_str();
   cmd->add_option("--layers", opt->layers, "layers (with --window: the layer the window is in)")->capture_default_str();
-  cmd->add_option("--proof", opt->proof, "a registered proof (e.g. StackedDrg32GiBV1_1): its sector size and porep_id");
+  auto proof = std::make_shared<std::string>();
+  cmd->add_option("--proof", *proof, "a registered proof (e.g. StackedDrg32GiBV1_1): its sector size and porep_id");
   auto* window = add_param_option(cmd, records::axis::window_nodes, opt->window_nodes,
                                   "time this many consecutive nodes of one layer of a full-size sector (sdr; docs/scaling.md)");
   cmd->add_option("--window-offset", opt->window_offset, "the window's first node (default: drawn at random)")
@@ -178,7 +179,7 @@ void add_bench_label_command(CLI::App& app) {
   cmd->add_option("--max-seconds", opt->max_seconds,
                   "stop sampling after about this many seconds (default with --target-ci: 30)");
   cmd->add_flag("--json", *json, "one JSON object per row");
-  cmd->callback([opt, size, period, page, json, knobs, apply_knobs] {
+  cmd->callback([opt, size, proof, period, page, json, knobs, apply_knobs] {
     apply_knobs();
     opt->knobs = *knobs;
     const auto bytes = parse_size(*size);
@@ -194,7 +195,10 @@ void add_bench_label_command(CLI::App& app) {
       if (!p) throw usage_error("--window-page: '" + *page + "' is not a size (e.g. 2MiB or 1GiB)");
       opt->window_page = *p;
     }
-    if (!opt->proof.empty() && *size != "2KiB") throw usage_error("--proof sets the sector size: give one or the other");
+    if (!proof->empty()) {
+      if (*size != "2KiB") throw usage_error("--proof sets the sector size: give one or the other");
+      opt->proof = &sdr::find_registered_proof(*proof);
+    }
     const auto r = bench_label(*opt);
     if (*json) {
       std::cout << to_json(r).dump() << "\n";
