@@ -17,6 +17,7 @@
 #include "poreplab/graph/graph_params.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/graph/zigzag_graph.hpp"
+#include "poreplab/hash/algo.hpp"
 #include "poreplab/hash/blake2b.hpp"
 #include "poreplab/hash/blake2s.hpp"
 #include "poreplab/hash/sha256.hpp"
@@ -36,20 +37,11 @@ using bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-constexpr hash_family kHashes[] = {hash_family::sha256, hash_family::blake2s,
-                                       hash_family::blake2b};
+const std::vector<hash_family>& kHashes = hash_families();
 constexpr sdr::porep_variant kVariants[] = {sdr::porep_variant::sdr, sdr::porep_variant::zigzag};
 
-// The hash of a whole message by the streaming implementations (not chunk_hash.hpp).
-bytes hash_message(hash_family h, const bytes& msg) {
-  bytes out(32);
-  switch (h) {
-    case hash_family::sha256: sha256::digest(out.data(), msg.data(), msg.size()); break;
-    case hash_family::blake2s: blake2s::digest(out.data(), 32, msg.data(), msg.size()); break;
-    case hash_family::blake2b: blake2b::digest(out.data(), 32, msg.data(), msg.size()); break;
-  }
-  return out;
-}
+// The 32-byte hash of a whole message by the streaming implementations (not chunk_hash.hpp).
+bytes hash_message(hash_family h, const bytes& msg) { return hash_bytes(digest_with(h, 32), msg.data(), msg.size()); }
 
 bytes random_bytes(std::size_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);

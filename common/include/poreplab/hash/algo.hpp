@@ -41,13 +41,15 @@ constexpr const digest_kind& digest_of(hash_algo a) {
 }
 constexpr hash_family family_of(hash_algo a) { return digest_of(a).family; }
 constexpr std::size_t hash_algo_digest_bytes(hash_algo a) { return digest_of(a).bytes; }
-// The digest of a family's full output (its known answers: the portable library's hash):
-// the family's row at full_digest_bytes.
-constexpr hash_algo full_digest(hash_family f) {
+// The family's digest of `bytes` bytes (a label's is 32: "blake2b-256"); std::invalid_argument
+// where kDigests has no such row.
+constexpr hash_algo digest_with(hash_family f, std::size_t bytes) {
   for (const auto& d : kDigests)
-    if (d.family == f && d.bytes == full_digest_bytes(f)) return d.algo;
-  throw std::invalid_argument("full_digest: no digest row for a family");
+    if (d.family == f && d.bytes == bytes) return d.algo;
+  throw std::invalid_argument("no digest of that family and length");
 }
+// The digest of a family's full output (its known answers: the portable library's hash).
+constexpr hash_algo full_digest(hash_family f) { return digest_with(f, full_digest_bytes(f)); }
 // Every family has its full digest in the table, and every row's known answer is whole.
 static_assert([] {
   for (const auto& e : kHashFamilies.entries) (void)full_digest(e.value);
