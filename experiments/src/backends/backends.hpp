@@ -61,7 +61,8 @@ struct backend_entry {
   std::function<const cpu::engine*(sdr::label_scheme, std::size_t sectors, const backend_settings&)> floor_engine;
   bool compiled;  // false: named by every build, runnable by none of this one (cuda without CUDA)
 
-  bool reads(std::string_view knob) const;  // whether one of knobs_of(name) is that knob
+  // Whether the backend reads the knob: a trait of its registry entry (knobs_of), not of its name.
+  bool reads(std::string_view knob) const;
 };
 // Every backend this build knows, available here or not (cuda in a build without CUDA).
 const std::vector<backend_entry>& backends();

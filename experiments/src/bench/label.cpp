@@ -73,8 +73,6 @@ double cpu_share_of(F&& f) {
 // Node-layers of the floor chain timed beside each labeling sample.
 constexpr std::uint64_t kFloorPairChain = 8192;
 
-// Whether the backend reads the knob: a trait of its registry entry, not of its name.
-
 }  // namespace
 
 std::vector<std::uint8_t> replica_ids(std::uint32_t sectors) {
