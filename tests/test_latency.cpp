@@ -28,6 +28,20 @@ const latency_table& quick_table() {
   return t;
 }
 
+// The fewest cycles `name` took in up to three quick tables, measuring another only while it
+// reads at or above `bound`: a preemption or a slower clock during a chain only adds cycles,
+// so a later table clears it, while a wrong calibration reads high in every table.
+double fewest_cycles(const char* name, double bound) {
+  double c = quick_table().cycles(name);
+  for (int i = 0; i < 2 && c >= bound; ++i) {
+    latency_options o;
+    o.iterations = 1u << 16;
+    o.repetitions = 5;
+    c = std::min(c, measure_latencies(o).cycles(name));
+  }
+  return c;
+}
+
 // Nominal modern-x86 latencies: simple ops 1 cycle, shift-rotate 2, sha256rnds2 4 (an
 // arbitrary stand-in: the tests check the arithmetic, not this CPU).
 latency_table nominal() {
@@ -43,17 +57,17 @@ TEST_CASE("latency: scalar add calibrates to about one cycle", "[latency]") {
   const latency_table& t = quick_table();
   REQUIRE(t.tsc_ticks_per_cycle > 0);
   CHECK(t.cycles("add") > 0.5);
-  CHECK(t.cycles("add") < 2.0);
+  CHECK(fewest_cycles("add", 2.0) < 2.0);
   // The add chain as a clock: a plausible core frequency for any current x86 part.
   CHECK(t.core_hz > 0.5e9);
   CHECK(t.core_hz < 7e9);
   // Independent cross-check of the calibration: imul is 3 cycles on current cores.
   CHECK(t.cycles("imul") > 2.0);
-  CHECK(t.cycles("imul") < 4.5);
+  CHECK(fewest_cycles("imul", 4.5) < 4.5);
   for (const char* n : {"xor", "and", "ror"}) {
     INFO(n);
     CHECK(t.cycles(n) > 0.5);
-    CHECK(t.cycles(n) < 2.5);
+    CHECK(fewest_cycles(n, 2.5) < 2.5);
   }
 }
 
