@@ -19,6 +19,7 @@
 #include "poreplab/checked.hpp"
 #include "poreplab/crash_point.hpp"
 #include "poreplab/file_io.hpp"
+#include "poreplab/format_keys.hpp"
 #include "poreplab/graph/parent_table.hpp"
 #include "poreplab/hash/hmac_sha256.hpp"
 #include "poreplab/hash/sha256_bulk.hpp"
@@ -317,7 +318,7 @@ nlohmann::json identity_of(const seal_inputs& in, std::uint64_t nodes, std::uint
           {"api_version", std::string(api_version_name(in.api))},
           {"layers", in.layers},
           {"nodes", nodes},
-          {"sector_size", size},
+          {format_keys::sector_size, size},
           {"prover_id", to_hex(in.prover_id)},
           {"sector_id", in.sector_id},
           {"ticket", to_hex(in.ticket)},
@@ -1032,9 +1033,10 @@ void parse_manifest_inputs(const manifest_fields& f, seal_manifest& sm) {
   } catch (const size_overflow& e) {
     f.fail("/inputs/nodes", e.what());
   }
-  if (const std::uint64_t size = f.integer("/inputs/sector_size", 0, ~std::uint64_t{0}); size != sm.sector_bytes)
-    f.fail("/inputs/sector_size", std::to_string(size) + " bytes, but /inputs/nodes " + std::to_string(sm.nodes) +
-                                      " x 32 is " + std::to_string(sm.sector_bytes));
+  const std::string size_ptr = std::string("/inputs/") + format_keys::sector_size;
+  if (const std::uint64_t size = f.integer(size_ptr, 0, ~std::uint64_t{0}); size != sm.sector_bytes)
+    f.fail(size_ptr, std::to_string(size) + " bytes, but /inputs/nodes " + std::to_string(sm.nodes) + " x 32 is " +
+                         std::to_string(sm.sector_bytes));
   try {
     sm.api = parse_api_version(f.text("/inputs/api_version"));
   } catch (const std::invalid_argument& e) {

@@ -7,6 +7,7 @@
 
 #include "poreplab/checked.hpp"
 #include "poreplab/file_io.hpp"
+#include "poreplab/format_keys.hpp"
 #include "poreplab/json_input.hpp"
 #include "poreplab/sdr/porep_id.hpp"
 #include "poreplab/hex.hpp"
@@ -191,14 +192,14 @@ sdr_vector parse_sdr_vector(std::string_view text, const std::filesystem::path& 
   const auto layers = require_uint(v, v.json, "layers");
   if (layers == 0 || layers > 64) fail(v, "layers", "must be 1..64");
   v.layers = static_cast<std::uint32_t>(layers);
-  v.sector_size = require_uint(v, v.json, "sector_size");
+  v.sector_size = require_uint(v, v.json, format_keys::sector_size);
   std::uint64_t bytes = 0;
   try {
     bytes = checked_mul(v.nodes, 32, "nodes * 32");
   } catch (const size_overflow& e) {
     fail(v, "nodes", e.what());
   }
-  if (v.sector_size != bytes) fail(v, "sector_size", "is not nodes * 32");
+  if (v.sector_size != bytes) fail(v, format_keys::sector_size, "is not nodes * 32");
   if (v.json.contains("base_degree") && require_uint(v, v.json, "base_degree") != 6)
     fail(v, "base_degree", "only 6 is supported");
   if (v.json.contains("exp_degree") && require_uint(v, v.json, "exp_degree") != 8)

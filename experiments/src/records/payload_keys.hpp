@@ -7,6 +7,7 @@
 // that no one else reads stay the kind's own.
 #include <array>
 
+#include "poreplab/format_keys.hpp"
 #include "poreplab/name_table.hpp"
 
 namespace poreplab::records {
@@ -19,7 +20,7 @@ inline constexpr const char* efficiency = "efficiency";                // the ha
 
 namespace axis {
 inline constexpr const char* backend = "backend";
-inline constexpr const char* sector_size = "sector_size";  // bytes
+inline constexpr const char* sector_size = format_keys::sector_size;  // bytes
 inline constexpr const char* sectors = "sectors";
 inline constexpr const char* threads = "threads";  // 0: every core
 inline constexpr const char* layers = "layers";

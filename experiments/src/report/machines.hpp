@@ -15,7 +15,7 @@
 //              "link": "pcie5x16"}],
 //    "pc1_hashing": {"sectors_per_core": 4, "cycles_per_node": 4200, "one_sector_cycles_per_node": 2560,
 //                    "source": "..."},
-//    "pc1_record": {"sector_size": "32GiB", "sectors": 64, "seconds": 12600, "source": "..."},
+//    "pc1_record": {<axis::sector_size>: "32GiB", "sectors": 64, "seconds": 12600, "source": "..."},
 //    "price_usd": 250000, "power_watts": 6500, "source": "where the figures come from"}
 // "cpu" and "ram" are required, the rest optional; sizes are "80GiB", decimal "3.84TB" or
 // byte counts. disks: the drives that would hold the layers (the storage model's IOPS and
