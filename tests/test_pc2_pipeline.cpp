@@ -175,6 +175,18 @@ TEST_CASE("pc2 pipeline: every buffer count gives the reference's trees on cpu a
         CHECK(res.pipeline.bytes_read == nodes * 32 * (layers + 1));
         CHECK(res.pipeline.buffers == buffers);
       }
+      // One chunk a tree (the columns', the replica's): no more buffers than the two chunks.
+      INFO(layers << " layers, " << backend << ", one chunk a tree");
+      std::vector<std::vector<std::uint8_t>> files;
+      auto job = memory_job(ptr, replica.data(), nodes, files);
+      job.chunk_nodes = nodes;
+      job.buffers = 3;
+      const auto res = sdr::build_pc2(job, *h);
+      CHECK(res.comm_r == want.comm_r);
+      CHECK(files[0] == want.tree_c_files[0]);
+      CHECK(files[1] == want.tree_r_last_files[0]);
+      CHECK(res.pipeline.chunks == 2);
+      CHECK(res.pipeline.buffers == 2);
     }
   }
 }

@@ -110,12 +110,14 @@ class chunk_feed {
   chunk_feed(const pc2_job& job, std::vector<feed_item> items, std::uint64_t chunk, std::uint32_t buffers,
              std::uint32_t readers)
       : job_(job), items_(std::move(items)), chunk_(chunk), slots_(buffers), began_(items_.size(), 0) {
-    // Page-aligned (O_DIRECT reads land in them) and touched here, not in the readers' time.
+    // Page-aligned (O_DIRECT reads land in them) and faulted in here, not in the readers'
+    // time: a store a page (the kernel zeroed them; a memset would write them twice).
     for (std::uint32_t s = 0; s < buffers; ++s) {
       slots_[s].item = s;
       for (std::uint32_t l = 0; l < job.layers; ++l) {
         slots_[s].bufs.emplace_back(chunk * 32);
-        std::fill_n(slots_[s].bufs.back().data(), chunk * 32, std::uint8_t{0});
+        std::uint8_t* p = slots_[s].bufs.back().data();
+        for (std::uint64_t off = 0; off < chunk * 32; off += 4096) p[off] = 0;
       }
     }
     holders_ = job.digest ? 2 : 1;
@@ -453,12 +455,14 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   std::vector<std::uint8_t> chunk_roots;
   pc2_result res;
   auto& st = res.pipeline;
-  st.buffers = job.buffers;
+  // No more buffers than items: an 8MiB sector is two chunks.
+  const auto buffers = static_cast<std::uint32_t>(std::min<std::uint64_t>(job.buffers, total));
+  st.buffers = buffers;
   st.chunks = total;
   st.chunk_nodes = chunk;
   std::uint64_t columns_done = 0, replica_done = 0;
   {
-    chunk_feed feed(job, std::move(items), chunk, job.buffers, std::min(job.readers, job.buffers));
+    chunk_feed feed(job, std::move(items), chunk, buffers, std::min(job.readers, buffers));
     for (std::uint64_t k = 0; k < total; ++k) {
       const feed_item it{k % (2 * per_chunk) >= per_chunk, static_cast<std::uint32_t>(k / (2 * per_chunk)),
                          k % per_chunk, 0};

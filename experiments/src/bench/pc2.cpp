@@ -456,6 +456,7 @@ void record_pipeline_medians(const std::vector<sdr::pc2_pipeline_stats>& runs, p
   r.bytes_read = runs.back().bytes_read;
   r.chunks = runs.back().chunks;
   r.chunk_nodes = runs.back().chunk_nodes;
+  r.buffers = runs.back().buffers;
   r.overlapped_reads = static_cast<std::uint64_t>(median_of(&sdr::pc2_pipeline_stats::overlapped_reads));
   r.feed_cpu_s = median_of(&sdr::pc2_pipeline_stats::feed_cpu_s);
   r.feed_queued_s = median_of(&sdr::pc2_pipeline_stats::feed_queued_s);
@@ -566,8 +567,8 @@ nlohmann::json pc2_bench_json(const pc2_bench_result& r) {
           {pc2_key::source, kPc2Sources.name(r.options.source)},
           {"from", r.options.from},
 
-          {"buffers", r.options.buffers},
-          {"readers", std::min(r.options.readers, r.options.buffers)},
+          {"buffers", r.buffers},
+          {"readers", std::min(r.options.readers, r.buffers)},
           {"chunk_nodes", r.chunk_nodes},
           {"feed_s", r.feed_s},
           {"feed_gib_per_s", r.feed_gib_per_s},

@@ -93,6 +93,7 @@ struct pc2_bench_result {
   std::uint64_t bytes_read = 0;     // per sample
   std::uint64_t chunks = 0;
   std::uint64_t chunk_nodes = 0;    // leaves per chunk, as build_pc2 chose
+  std::uint32_t buffers = 0;        // chunk buffers build_pc2 used: those asked, at most one a chunk
   std::uint64_t overlapped_reads = 0;  // the median sample's
   sdr::pc2_pace pace = sdr::pc2_pace::host;  // set by the medians (sdr::pace_of)
   // From files: the disk beside the feed. Each sample's inputs are dropped from the page

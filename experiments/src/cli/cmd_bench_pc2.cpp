@@ -75,7 +75,7 @@ void print_pc2_text(const pc2_bench_result& r) {
   if (r.options.source == pc2_source::files) print_disk_beside(r);
   std::cout << std::setprecision(3) << "\n  hashing            " << r.hash_s << " s"
             << "\n  end to end         " << r.end_to_end_s << " s (" << std::setprecision(2)
-            << r.end_to_end_s / std::max({r.feed_s, r.hash_s, 1e-9}) << " x the busier stage; " << r.options.buffers
+            << r.end_to_end_s / std::max({r.feed_s, r.hash_s, 1e-9}) << " x the busier stage; " << r.buffers
             << " buffers, " << r.overlapped_reads << " of " << r.chunks << " chunk reads overlapped a hash)"
             << "\n  pace set by        " << sdr::kPc2Paces.name(r.pace) << std::setprecision(1)
             << "\n  ns per node        " << r.median_ns_per_node << " (median of " << r.samples_ns_per_node.size()

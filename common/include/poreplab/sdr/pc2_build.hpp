@@ -80,6 +80,7 @@ struct pc2_job {
   std::function<void(std::uint64_t columns_done, std::uint64_t replica_nodes_done)> progress;
   // Chunk buffers between the reader threads (reads, canonical check) and the hashing
   // thread: 2 or more let the next chunks be read while one is hashed; 1 serializes them.
+  // No more are made than the job has chunks.
   std::uint32_t buffers = 3;
   // Reader threads (1 to 16; no more than buffers run): with 2, one chunk's reads begin
   // while the other's last ones are still in flight. The read functions above are then
