@@ -116,6 +116,8 @@ inline std::string shell_quote(const std::string& s) {
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
+inline std::string quote(const std::string& s) { return shell_quote(s); }
+inline std::string quote(const std::filesystem::path& p) { return shell_quote(p.string()); }
 
 struct run_result {
   int status = -1;  // the exit status, or 128 + the signal that ended it

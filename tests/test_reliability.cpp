@@ -54,8 +54,7 @@ namespace {
 
 using test::temp_dir;
 
-std::string quote(const std::string& s) { return test::shell_quote(s); }
-std::string quote(const fs::path& p) { return test::shell_quote(p.string()); }
+using test::quote;
 std::string slurp(const fs::path& p) { return test::read_text(p); }
 
 void spit(const fs::path& p, const std::string& data) {

@@ -29,8 +29,7 @@ using test::temp_dir;
 
 namespace {
 
-std::string quote(const fs::path& p) { return test::shell_quote(p.string()); }
-std::string quote(const std::string& s) { return test::shell_quote(s); }
+using test::quote;
 
 const fs::path kSource = POREPLAB_SOURCE_DIR;
 

@@ -33,8 +33,7 @@ namespace {
 
 using test::temp_dir;
 
-std::string quote(const std::string& s) { return test::shell_quote(s); }
-std::string quote(const fs::path& p) { return test::shell_quote(p.string()); }
+using test::quote;
 
 using result = test::run_result;
 
