@@ -387,7 +387,9 @@ TEST_CASE("pc2 pipeline: a reader, hasher or digest error mid-way stops every st
   for (const std::uint32_t buffers : {1u, 2u, 3u}) {
     INFO(buffers << " buffers");
     // A read failing at chunk 3: no chunk after it is hashed; reads after it only into the
-    // buffers free then (the other reader's), since chunk 3's never frees.
+    // buffers free then (the other reader's), since chunk 3's never frees. Chunk 3's buffer
+    // is free only once chunk 3 - B was hashed, so chunks 0 to 3 - B were read whole; a
+    // reader still waiting for an earlier chunk's buffer may see the error and give up.
     auto job = memory_job(ptr, replica.data(), nodes, files);
     job.chunk_nodes = 8;
     job.buffers = buffers;
@@ -401,7 +403,8 @@ TEST_CASE("pc2 pipeline: a reader, hasher or digest error mid-way stops every st
     };
     job.progress = [&](std::uint64_t, std::uint64_t) { ++hashed; };
     CHECK_THROWS_WITH(sdr::build_pc2(job, *h), "injected read failure at node 24");
-    CHECK(reads == 3 * 2);
+    CHECK(reads >= 2 * (4 - buffers));
+    CHECK(reads <= 3 * 2);
     CHECK(later <= 2 * (buffers - 1));
     CHECK(hashed <= 3);
     // The hasher failing at chunk 3 (one level a chunk): the reader, however far ahead, stops.
