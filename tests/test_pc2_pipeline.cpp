@@ -377,6 +377,30 @@ TEST_CASE("pc2 pipeline: chunk buffers that do not fit are refused before any is
   CHECK_FALSE(read);
 }
 
+TEST_CASE("pc2 pipeline: the memory check counts the buffers made, not the ones asked for", "[pc2][reliability]") {
+  // An 8MiB sector is two chunks of 2^18 nodes: 16 buffers asked for would take 1.4 GiB of
+  // 11-layer chunks, the 2 made 192 MiB. With 1 GiB available the job starts (its first read
+  // fails here); with 128 MiB it is refused, naming the 2 buffers.
+  sdr::pc2_job job;
+  job.nodes = std::uint64_t{1} << 18;
+  job.layers = 11;
+  job.shape = sdr::tree_shape_for_sector_size(job.nodes * 32);
+  job.chunk_nodes = job.nodes;
+  job.buffers = 16;
+  job.read_label = [](std::uint32_t, std::uint64_t, std::uint64_t, std::uint8_t*) {
+    throw std::runtime_error("injected read failure");
+  };
+  job.read_replica = [](std::uint64_t, std::uint64_t, std::uint8_t*) { throw std::runtime_error("injected read failure"); };
+  const auto hasher = sdr::make_reference_pc2_hasher();
+  {
+    const test::scoped_env avail("POREPLAB_MEM_AVAILABLE", std::to_string(std::uint64_t{1} << 30).c_str());
+    CHECK_THROWS_WITH(sdr::build_pc2(job, *hasher), "injected read failure");
+  }
+  const test::scoped_env avail("POREPLAB_MEM_AVAILABLE", std::to_string(std::uint64_t{128} << 20).c_str());
+  CHECK_THROWS_AS(sdr::build_pc2(job, *hasher), insufficient_memory);
+  CHECK_THROWS_WITH(sdr::build_pc2(job, *hasher), Catch::Contains("pc2: 2 chunk buffers of 262144 nodes x 11 layers"));
+}
+
 TEST_CASE("pc2 pipeline: a reader, hasher or digest error mid-way stops every stage", "[pc2][reliability]") {
   const std::uint64_t nodes = 64;
   const two_random_layers in(67, nodes);

@@ -435,19 +435,22 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
     throw std::invalid_argument("pc2: " + std::to_string(job.buffers) + " chunk buffers (1 to 16 expected)");
   if (job.readers == 0 || job.readers > 16)
     throw std::invalid_argument("pc2: " + std::to_string(job.readers) + " reader threads (1 to 16 expected)");
+  const std::uint64_t per_chunk = per_tree / chunk;
+  // Every tree's column chunks, then its replica chunks; no more buffers than chunks (an
+  // 8MiB sector is two).
+  const std::uint64_t total = std::uint64_t{count} * 2 * per_chunk;
+  const auto buffers = static_cast<std::uint32_t>(std::min<std::uint64_t>(job.buffers, total));
   // The feed's buffers (every layer's chunk in each) and the hashing side's: refused before
   // any is allocated where they do not fit (a 32GiB sector's whole tree as one chunk would
   // take 132 GiB with 3 buffers of 11 layers).
-  require_memory(32 * chunk * (std::uint64_t{job.buffers} * job.layers + 2), "pc2: " + std::to_string(job.buffers) +
-                                                                               " chunk buffers of " + std::to_string(chunk) +
-                                                                               " nodes x " + std::to_string(job.layers) + " layers");
+  require_memory(32 * chunk * (std::uint64_t{buffers} * job.layers + 2), "pc2: " + std::to_string(buffers) +
+                                                                           " chunk buffers of " + std::to_string(chunk) +
+                                                                           " nodes x " + std::to_string(job.layers) + " layers");
   const auto start = clock_type::now();
-  const std::uint64_t per_chunk = per_tree / chunk;
   std::vector<feed_item> items;
   for (std::uint32_t t = 0; t < count; ++t)
     for (const bool replica : {false, true})
       for (std::uint64_t j = 0; j < per_chunk; ++j) items.push_back({replica, t, j, t * per_tree + j * chunk});
-  const std::uint64_t total = items.size();
 
   std::vector<std::uint8_t> rows(32 * chunk_row_offset(chunk, levels + 1));
   std::vector<const std::uint8_t*> label_ptr(job.layers);
@@ -455,8 +458,6 @@ pc2_result build_pc2(const pc2_job& job, pc2_hasher& h) {
   std::vector<std::uint8_t> chunk_roots;
   pc2_result res;
   auto& st = res.pipeline;
-  // No more buffers than items: an 8MiB sector is two chunks.
-  const auto buffers = static_cast<std::uint32_t>(std::min<std::uint64_t>(job.buffers, total));
   st.buffers = buffers;
   st.chunks = total;
   st.chunk_nodes = chunk;
