@@ -11,6 +11,7 @@
 
 #include "parent_ring.hpp"  // cpu/src: the ring's wait and stop
 #include "poreplab/cpu/labeler.hpp"
+#include "poreplab/hash/sha256.hpp"
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/backend.hpp"
@@ -74,6 +75,44 @@ TEST_CASE("coordinators feeding 1, 2 and 4 hashers label like the reference", "[
         CHECK(t.coordination.parent_rows_copied <= regular * (6 + 14ull * (layers - 1)));
         CHECK(t.coordination.parent_rows_copied >= regular * 8ull * (layers - 1));
       }
+  }
+}
+
+TEST_CASE("a coordinator's header states: a narrow team's next nodes made in one call of every engine", "[labeler][coordinators]") {
+  const std::uint64_t nodes = 512;
+  const auto parents = test::sdr_parent_table(nodes);
+  const std::uint32_t sectors = 40;
+  const auto ids = test::sdr_replica_ids(sectors);
+  const sdr::label_job job{nodes, parents.data(), 2, sectors, ids.data()};
+  std::vector<std::uint8_t> layer(nodes * 32 * sectors);
+  const sdr::layer_inputs in{layer.data(), layer.data(), job.row(0)};
+  for (const cpu::engine* e : cpu::available_engines(hash_family::sha256)) {
+    const auto width = static_cast<std::uint32_t>(std::max<std::size_t>(1, e->lanes));
+    for (const std::uint32_t lanes : {1u, 2u, 3u, width, width + 1}) {
+      INFO("engine " << e->name << ", " << lanes << " lanes");
+      const cpu::detail::lane_layer<sdr::porep_variant::sdr> at(job, 2, in, 5, lanes);
+      cpu::detail::header_maker headers(*e, at);
+      CHECK(headers.nodes_a_call() == std::max<std::uint32_t>(1, width / lanes));
+      std::vector<std::uint32_t> got(8ull * lanes);
+      // In order across call boundaries, then back to an earlier node and far ahead.
+      std::vector<std::uint64_t> order;
+      for (std::uint64_t v = 1; v < 3 * width + 5; ++v) order.push_back(v);
+      order.insert(order.end(), {3, 2, 400, 401, 1});
+      for (const std::uint64_t v : order) {
+        headers.make(v, got.data());
+        for (std::uint32_t j = 0; j < lanes; ++j) {
+          std::uint8_t tail[32] = {};
+          const std::uint32_t l = 2;
+          for (int b = 0; b < 4; ++b) tail[b] = static_cast<std::uint8_t>(l >> (24 - 8 * b));
+          for (int b = 0; b < 8; ++b) tail[4 + b] = static_cast<std::uint8_t>(v >> (56 - 8 * b));
+          std::uint32_t want[8];
+          sha256::init_state(want);
+          sha256::compress2(want, ids.data() + 32ull * (5 + j), tail);
+          INFO("node " << v << ", lane " << j);
+          REQUIRE(std::equal(want, want + 8, got.data() + 8ull * j));
+        }
+      }
+    }
   }
 }
 

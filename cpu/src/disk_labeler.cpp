@@ -310,7 +310,7 @@ class layer_pipeline {
     done_.resize(queue_->depth());
     const sdr::layer_inputs in{s_.ring.data(), nullptr, s_.job.row(begin_)};
     const detail::lane_layer<sdr::porep_variant::sdr> team(s_.job, layer_, in, 0, s_.sectors);
-    if (s_.label_opt.header_ahead) headers_.emplace(*s_.eng, team);
+    if (s_.label_opt.header_ahead) headers_.emplace(detail::header_engine(), team);
     for (detail::back_off idle(detail::kDiskSpins); publish_ < end_;) {
       bool moved = issue_reads();
       queue_->flush();

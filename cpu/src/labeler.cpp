@@ -307,7 +307,7 @@ class cpu_backend final : public sdr::backend {
           if (r.hasher < 0) {
             const detail::lane_layer<kSdr> at(job, l, in, lane0, ring.lanes());
             detail::produce_parents(at, ring, ring.next, opt_.prefetch_distance == 0 ? 0 : 16,
-                                    opt_.header_ahead ? &e : nullptr);
+                                    opt_.header_ahead ? &detail::header_engine() : nullptr);
           } else {
             detail::hasher_slice slice;
             slice.index = static_cast<std::uint32_t>(r.hasher);

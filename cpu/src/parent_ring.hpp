@@ -32,6 +32,7 @@
 
 #include "label_message.hpp"
 #include "poreplab/cpu/engines.hpp"
+#include "poreplab/cpu/tune.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/backend.hpp"
 #include "wait.hpp"
@@ -136,38 +137,67 @@ class parent_ring {
 };
 
 // The header blocks (replica_id || layer || node) of a team's lanes, compressed by `e` in
-// groups of its lane width.
+// groups of its lane width. A team narrower than `e` has the headers of the next nodes made
+// in the same call (node v's lanes, then v + 1's...): they depend on the node's number only,
+// and one lane's header alone is a latency-bound compression that costs a coordinator far
+// more than its share of a wide engine's call.
 class header_maker {
  public:
   header_maker(const engine& e, const lane_layer<sdr::porep_variant::sdr>& at)
-      : e_(e), lanes_(at.lanes), width_(static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes))), tail_(at.layer) {
-    for (std::uint32_t first = 0; first < lanes_; first += width_) {
-      const std::uint32_t n = std::min(width_, lanes_ - first);
+      : e_(e),
+        lanes_(at.lanes),
+        width_(static_cast<std::uint32_t>(std::max<std::size_t>(1, e.lanes))),
+        nodes_(std::max<std::uint32_t>(1, width_ / std::max<std::uint32_t>(1, lanes_))),
+        tails_(nodes_, sdr_header_tail(at.layer)),
+        states_(nodes_ > 1 ? 8ull * lanes_ * nodes_ : 0) {
+    const std::uint32_t all = lanes_ * nodes_;
+    for (std::uint32_t first = 0; first < all; first += width_) {
+      const std::uint32_t n = std::min(width_, all - first);
       std::vector<const std::uint8_t*> rows(2 * n);
-      for (std::uint32_t j = 0; j < n; ++j) {
-        rows[j] = at.replica_ids + 32ull * (first + j);
-        rows[n + j] = tail_.bytes;
+      for (std::uint32_t q = 0; q < n; ++q) {
+        rows[q] = at.replica_ids + 32ull * ((first + q) % lanes_);
+        rows[n + q] = tails_[(first + q) / lanes_].bytes;
       }
       rows_.push_back(std::move(rows));
     }
   }
   header_maker(const header_maker&) = delete;
   header_maker& operator=(const header_maker&) = delete;
+  // Nodes whose headers one call makes.
+  std::uint32_t nodes_a_call() const { return nodes_; }
   // out[8 j, 8 j + 8) = lane j's state after node v's header block.
   void make(std::uint64_t v, std::uint32_t* out) {
-    tail_.set_node(v);
+    if (nodes_ == 1) return compress(v, out);
+    if (!made_ || v < first_ || v >= first_ + nodes_) {
+      compress(v, states_.data());
+      first_ = v;
+      made_ = true;
+    }
+    std::memcpy(out, states_.data() + 8ull * lanes_ * (v - first_), 32ull * lanes_);
+  }
+
+ private:
+  // The states of nodes [v, v + nodes_), each node's lanes together.
+  void compress(std::uint64_t v, std::uint32_t* out) {
+    for (std::uint32_t b = 0; b < nodes_; ++b) tails_[b].set_node(v + b);
     for (std::size_t g = 0; g < rows_.size(); ++g) {
       const auto n = static_cast<std::uint32_t>(rows_[g].size() / 2);
       compress_headers(e_, rows_[g].data(), n, out + 8ull * width_ * g);
     }
   }
 
- private:
   const engine& e_;
-  std::uint32_t lanes_, width_;
-  sdr_header_tail tail_;
+  std::uint32_t lanes_, width_, nodes_;
+  std::vector<sdr_header_tail> tails_;  // one a node of a call; rows_ point into it
   std::vector<std::vector<const std::uint8_t*>> rows_;
+  std::vector<std::uint32_t> states_;  // a call's states, when it makes more than one node's
+  std::uint64_t first_ = 0;
+  bool made_ = false;
 };
+
+// The engine a coordinator makes headers with: the one measured fastest a lane, its width
+// filled (header_maker fills it with the next nodes' headers).
+inline const engine& header_engine() { return best_engine(hash_family::sha256); }
 
 // The coordinator: fills the ring for the nodes [at.begin, at.end) of one layer, every lane
 // of `at` (the team's), positions from `first_pos`; with `headers`, the nodes' header states
