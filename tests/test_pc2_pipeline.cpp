@@ -238,34 +238,36 @@ TEST_CASE("pc2 pipeline: the next chunk is read while one is hashed, and not wit
     job.chunk_nodes = 8;
     job.buffers = buffers;
     // A slow hasher, without clocks: before it is done with chunk k (progress runs on the
-    // hashing thread at its end) it waits for chunk k + 1's read to begin on the reader.
+    // hashing thread at its end) it waits for chunk k + 1's read to begin on a reader.
     // Reading and hashing taking turns would never let it begin: the wait gives up after
-    // seconds and the count below stays 0.
+    // seconds and the count below stays 0. It waits for chunk k + 1's own read: with two
+    // readers, k + 2's may begin first when the reader of k + 1 is not scheduled.
     std::mutex mu;
     std::condition_variable cv;
-    std::uint64_t reads_begun = 0, hashed = 0, gave_up = 0;
-    const auto begun = [&] {
+    std::vector<char> began(16, 0);  // chunk k: the 8 column chunks, then the 8 replica chunks
+    std::uint64_t hashed = 0, gave_up = 0;
+    const auto begun = [&](std::uint64_t chunk) {
       {
         std::lock_guard lock(mu);
-        ++reads_begun;
+        began.at(chunk) = 1;
       }
       cv.notify_all();
     };
     const auto read_label = job.read_label;
     job.read_label = [&, read_label](std::uint32_t l, std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-      if (l == 1) begun();
+      if (l == 1) begun(first / 8);
       read_label(l, first, count, o);
     };
     const auto read_replica = job.read_replica;
     job.read_replica = [&, read_replica](std::uint64_t first, std::uint64_t count, std::uint8_t* o) {
-      begun();
+      begun(8 + first / 8);
       read_replica(first, count, o);
     };
     job.progress = [&](std::uint64_t, std::uint64_t) {
       std::unique_lock lock(mu);
       ++hashed;
       if (hashed < 16 && gave_up == 0 &&
-          !cv.wait_for(lock, std::chrono::seconds(3), [&] { return reads_begun > hashed; }))
+          !cv.wait_for(lock, std::chrono::seconds(3), [&] { return began[hashed] != 0; }))
         ++gave_up;
     };
     const auto res = sdr::build_pc2(job, *h);
