@@ -1,6 +1,6 @@
 // Coordinators feeding teams of hashing threads (labeler_options::producer,
 // hashers_per_coordinator): labels equal to the reference at every team size, teams over a
-// topology, bad values, and a team that stops as a whole.
+// topology, bad values, which parents a slot holds, and a team that stops as a whole.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -75,6 +75,50 @@ TEST_CASE("coordinators feeding 1, 2 and 4 hashers label like the reference", "[
         CHECK(t.coordination.parent_rows_copied <= regular * (6 + 14ull * (layers - 1)));
         CHECK(t.coordination.parent_rows_copied >= regular * 8ull * (layers - 1));
       }
+  }
+}
+
+TEST_CASE("a coordinator copies exactly the base parents every hasher has labeled, and every expander parent", "[labeler][coordinators]") {
+  // The hasher has labeled nodes [0, labeled) when the coordinator reaches node v: base
+  // parents below that are copied into v's slot, the rest left out (read in place); expander
+  // parents always copied, and a copied row holds the parent's label. `labeled` on either
+  // side of one of v's base parents.
+  const std::uint64_t nodes = 4096;
+  const std::uint32_t slots = 16;
+  const auto parents = test::sdr_parent_table(nodes);
+  const auto ids = test::sdr_replica_ids(1);
+  sdr::label_job job{nodes, parents.data(), 2, 1, ids.data()};
+  std::vector<std::uint8_t> layer1(nodes * 32), layer2(nodes * 32);
+  for (std::size_t i = 0; i < layer1.size(); ++i) {
+    layer1[i] = static_cast<std::uint8_t>(i * 7);
+    layer2[i] = static_cast<std::uint8_t>(i * 13 + 1);
+  }
+  const sdr::layer_inputs in{layer2.data(), layer1.data(), job.row(0)};
+  // A node with a base parent u a few nodes back, not its predecessor: labeled = u and u + 1
+  // both stay above v - slots, so the coordinator never waits.
+  const auto near_parent = [&](std::uint64_t v) -> std::uint64_t {
+    for (std::uint32_t k = 1; k < sdr::kBaseDegree; ++k)
+      if (job.row(v)[k] + 12 >= v && job.row(v)[k] + 2 <= v) return job.row(v)[k];
+    return 0;
+  };
+  std::uint64_t v = nodes / 2;
+  while (v + 1 < nodes && near_parent(v) == 0) ++v;
+  const std::uint64_t u = near_parent(v);
+  REQUIRE(u != 0);
+  for (const std::uint64_t labeled : {u, u + 1}) {
+    cpu::detail::lane_layer<sdr::porep_variant::sdr> at(job, 2, in, 0, 1);
+    at.end = v + 1;
+    cpu::detail::parent_ring ring(slots, 1);
+    ring.publish_labeled(0, labeled);
+    cpu::detail::produce_parents(at, ring, 0, 0, nullptr);
+    const std::uint32_t mask = ring.mask(v);
+    for (std::uint32_t k = 0; k < sdr::kParents; ++k) {
+      const std::uint32_t p = job.row(v)[k];
+      INFO("node " << v << ", parent " << k << ": node " << p << ", labeled below " << labeled);
+      CHECK(((mask >> k & 1) != 0) == (k >= sdr::kBaseDegree || p < labeled));
+      if ((mask >> k & 1) != 0)
+        CHECK(std::equal(ring.parents(v) + 32 * k, ring.parents(v) + 32 * k + 32, at.word(job.row(v), k)));
+    }
   }
 }
 
