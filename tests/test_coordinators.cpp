@@ -15,6 +15,7 @@
 #include "poreplab/cpu/topology.hpp"
 #include "poreplab/interrupt.hpp"
 #include "poreplab/sdr/backend.hpp"
+#include "poreplab/sdr/label.hpp"
 #include "sdr_inputs.hpp"
 
 using namespace poreplab;
@@ -145,13 +146,11 @@ TEST_CASE("a coordinator's header states: a narrow team's next nodes made in one
       for (const std::uint64_t v : order) {
         headers.make(v, got.data());
         for (std::uint32_t j = 0; j < lanes; ++j) {
-          std::uint8_t tail[32] = {};
-          const std::uint32_t l = 2;
-          for (int b = 0; b < 4; ++b) tail[b] = static_cast<std::uint8_t>(l >> (24 - 8 * b));
-          for (int b = 0; b < 8; ++b) tail[4 + b] = static_cast<std::uint8_t>(v >> (56 - 8 * b));
+          std::uint8_t header[64];
+          sdr::make_header(header, ids.data() + 32ull * (5 + j), 2, v);
           std::uint32_t want[8];
           sha256::init_state(want);
-          sha256::compress2(want, ids.data() + 32ull * (5 + j), tail);
+          sha256::compress2(want, header, header + 32);
           INFO("node " << v << ", lane " << j);
           REQUIRE(std::equal(want, want + 8, got.data() + 8ull * j));
         }
