@@ -68,6 +68,19 @@ class parent_ring {
   parent_ring(const parent_ring&) = delete;
   parent_ring& operator=(const parent_ring&) = delete;
 
+ private:
+  static constexpr std::size_t kHeader = 64;
+  // The geometry, written once: declared first, so it lies in lines of its own.
+  std::uint32_t slots_, lanes_, hashers_, wait_spins_, max_batch_;
+  std::size_t states_at_, slot_bytes_;
+  std::vector<std::uint8_t> data_;
+  struct alignas(64) counter {
+    std::atomic<std::uint64_t> value{0};
+  };
+  std::unique_ptr<counter[]> labeled_;
+  std::uint8_t* base_;
+
+ public:
   std::uint32_t slots() const { return slots_; }
   std::uint32_t lanes() const { return lanes_; }
   std::uint32_t hashers() const { return hashers_; }
@@ -117,22 +130,17 @@ class parent_ring {
   void stop() { stopped_.store(true, std::memory_order_release); }
   bool stopped() const { return stopped_.load(std::memory_order_acquire); }
 
+  // Each of the next three lines has one writer. The geometry above them is read by every
+  // hasher at every node: sharing a line with the coordinator's per-node stores, it would
+  // cost each hasher a line from the coordinator's core a node.
   alignas(64) std::atomic<std::uint64_t> produced{0};  // slots [.., produced) filled
-  std::uint64_t next = 0;  // the position of the next layer's first node (moved on between parallel regions)
   // The coordinator's account, read once the team has joined: TSC ticks in all and waiting
   // for a free slot, and parent rows copied.
-  std::uint64_t ticks = 0, wait_ticks = 0, rows_copied = 0;
+  alignas(64) std::uint64_t ticks = 0;
+  std::uint64_t wait_ticks = 0, rows_copied = 0;
+  std::uint64_t next = 0;  // the position of the next layer's first node (moved on between parallel regions)
 
  private:
-  struct alignas(64) counter {
-    std::atomic<std::uint64_t> value{0};
-  };
-  static constexpr std::size_t kHeader = 64;
-  std::uint32_t slots_, lanes_, hashers_, wait_spins_, max_batch_;
-  std::size_t states_at_, slot_bytes_;
-  std::vector<std::uint8_t> data_;
-  std::unique_ptr<counter[]> labeled_;
-  std::uint8_t* base_;
   alignas(64) std::atomic<bool> stopped_{false};
 };
 
@@ -214,6 +222,7 @@ void produce_parents(const lane_layer<V>& at, parent_ring& ring, std::uint64_t f
   std::optional<header_maker> header;
   if (headers != nullptr) header.emplace(*headers, at);
   std::uint64_t labeled = 0;  // the last value read
+  std::uint64_t wait_ticks = 0, rows_copied = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t pos = first_pos + i;
     if ((i & (sdr::kProgressNodes - 1)) == 0) throw_if_interrupted();
@@ -221,7 +230,7 @@ void produce_parents(const lane_layer<V>& at, parent_ring& ring, std::uint64_t f
     if (pos >= ring.slots() && labeled <= pos - ring.slots()) {
       const std::uint64_t t = __rdtsc();
       ring.wait([&] { return (labeled = ring.labeled_by_all()) > pos - ring.slots(); });
-      ring.wait_ticks += __rdtsc() - t;
+      wait_ticks += __rdtsc() - t;
     }
     if (prefetch_distance != 0 && i + prefetch_distance < n) {
       const std::uint32_t* ahead = at.row(at.begin + i + prefetch_distance);
@@ -242,13 +251,15 @@ void produce_parents(const lane_layer<V>& at, parent_ring& ring, std::uint64_t f
         std::memcpy(dst + span * k, at.word(row, k), span);
         mask |= 1u << k;
       }
-      ring.rows_copied += static_cast<std::uint64_t>(__builtin_popcount(mask));
+      rows_copied += static_cast<std::uint64_t>(__builtin_popcount(mask));
       if (header) header->make(v, ring.header_states(pos));
     }
     ring.mask(pos) = mask;
     ring.produced.store(pos + 1, std::memory_order_release);
   }
   ring.ticks += __rdtsc() - start;
+  ring.wait_ticks += wait_ticks;
+  ring.rows_copied += rows_copied;
 }
 
 }  // namespace poreplab::cpu::detail
