@@ -47,7 +47,8 @@ struct engine_tuning {
 std::filesystem::path tune_cache_dir();
 // tune_cache_dir() / "engines-<16 hex digits of a hash of the CPU model and the build>.json".
 std::filesystem::path tune_cache_file();
-// The build half of the key: version, compiler, compiled engines of every algorithm.
+// The build half of the key: version, compiler, compiled engines of every algorithm, and
+// whether the build is sanitized or unoptimized (its rates rank the engines differently).
 std::string tune_build_id();
 
 // Times every engine this CPU can run: rounds of short samples, engines interleaved so a
@@ -70,10 +71,10 @@ std::string tuning_rates_problem(const engine_tuning& t);
 
 // The process's tuning, loaded or measured once: POREPLAB_TUNE=static gives an empty
 // table (source "static"); else the cache file when it matches this CPU and build, has no
-// tuning_rates_problem and survives a spot check (its pick per algorithm timed against its
-// runner-up and the static order's first); else
-// a calibration, written to the cache atomically (a cache that cannot be read or written
-// is reported once on stderr and the calibration is used for this process only).
+// tuning_rates_problem and survives a spot check (every engine timed: none 4x off its
+// cached rate, and at every lane count the cache's pick within 1.2x of the cheapest); else a
+// calibration, written to the cache atomically (a cache that cannot be read or written is
+// reported once on stderr and the calibration is used for this process only).
 const engine_tuning& current_tuning();
 // Calibrates now and replaces the cache file (poreplab tune --recalibrate); the process's
 // tuning becomes the new one.
