@@ -236,6 +236,17 @@ TEST_CASE("plan: a slower hasher whose coordinator feeds more of them wins where
   CHECK(p.hashing_cores == 16);
   CHECK(p.other_cores == 8 + 3);
   CHECK(p.labels_per_s.value.value_or(0) > one.machines[0].pc1.labels_per_s.value.value_or(0));
+  // A faster core at 16 sectors heads the rates, but 64 sectors label faster at 4 a core: the
+  // row names the count the bound chose.
+  json wide = coordinated(4.2e6, 1);
+  wide["axes"]["sectors"] = 16;
+  wide["stats"]["median"] = 16 * 1e9 / 4.2e6;
+  write_records(s.path, {header("Test CPU", 2, 24.0 * (1ull << 30)), coordinated(3.4e6, 2), wide});
+  const auto mixed = verdict::make_plan("StackedDrg32GiBV1_1", {s.path}, {rig});
+  CHECK(mixed.machines[0].pc1.sectors_per_core == 4);
+  const auto* cores = item(mixed.machines[0], "hashing cores");
+  REQUIRE(cores != nullptr);
+  CHECK(cores->value.from.detail.starts_with("4 sectors per core"));
 }
 
 TEST_CASE("plan: the hashers a coordinator feeds come from its cost measured at the wider team", "[plan][storage_model]") {

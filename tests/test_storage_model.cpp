@@ -49,6 +49,7 @@ TEST_CASE("storage model: the hash bound with supraseal's topology", "[storage_m
   // 128 sectors need 32 hashing cores + 5 coordinators + 3: too many; 64 need 16 + 3 + 3.
   CHECK(p.batch == 64);
   CHECK(p.hashing_cores == 16);
+  CHECK(p.sectors_per_core == 4);
   CHECK(p.other_cores == 6);
   CHECK(p.binding == "hash");
   CHECK(*p.labels_per_s.value == Approx(16e6));
@@ -73,6 +74,7 @@ TEST_CASE("storage model: the sector count a core is chosen from the measured on
   // 64 sectors at 4 a core: 16 hashing cores and 48e6 labels/s, not 2 cores at 32 a core.
   CHECK(p.batch == 64);
   CHECK(p.hashing_cores == 16);
+  CHECK(p.sectors_per_core == 4);
   CHECK(*p.labels_per_s.value == Approx(48e6));
   CHECK(p.bounds.front().why.find("16 cores with up to 4 sectors each") == 0);
   // One coordinator measured to feed 2 hashers at 4 sectors a core: 16 hashing cores need 8

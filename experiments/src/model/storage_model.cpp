@@ -125,6 +125,7 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
                    std::to_string(trial.hashing_cores) + " cores with up to " + std::to_string(k) +
                        (k == 1 ? " sector each at " : " sectors each at ") + how};
       best_plan = trial;
+      best_plan.sectors_per_core = k;
     }
   }
   if (best) {
@@ -138,6 +139,7 @@ bound hash_bound(const cpu_machine& m, const hash_rate& h, std::uint32_t batch, 
   std::string how = rate(h.labels_per_s) + " a core with " + std::to_string(k) + " sectors (" + h.from.text() + ")";
   const double labels = at_clock(m, h.labels_per_s, h.clock_hz, how) / k * batch;
   place_cores(m, h.hashers_per_coordinator, (batch + k - 1) / k, p);
+  p.sectors_per_core = k;
   return {"hash", labels, std::to_string(p.hashing_cores) + " cores with up to " + std::to_string(k) + " sectors each at " + how};
 }
 

@@ -115,6 +115,7 @@ struct plan {
   std::string design;  // "layers on disk" | "layers in RAM" | "layers in host RAM" | "layers on NVMe, GPU-initiated reads"
   std::uint32_t batch = 0;  // sectors labeled together (per GPU for a GPU design)
   std::uint32_t hashing_cores = 0, other_cores = 0;
+  std::uint32_t sectors_per_core = 0;  // the measured lane count the hash bound chose
   std::uint64_t cache_nodes = 0;
   std::vector<bound> bounds;  // at this batch
   std::string binding;        // the bound that sets the rate, or what no batch fits

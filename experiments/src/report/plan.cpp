@@ -60,7 +60,9 @@ void cpu_items(machine_plan& mp, const storage_model::cpu_machine& m, const stor
   add("hashing rate per core", format_number(h.labels_per_s, 3) + " labels/s with " + std::to_string(h.sectors) + " sectors",
       {h.labels_per_s, h.from});
   add("hashing cores", std::to_string(p.hashing_cores) + " of " + std::to_string(m.cores),
-      modeled(p.hashing_cores, std::to_string(h.sectors) + " sectors per core"));
+      modeled(p.hashing_cores, std::to_string(p.sectors_per_core) +
+                                   " sectors per core: of the counts measured, the one that labels the batch fastest on "
+                                   "the cores there are"));
   add("other cores", std::to_string(p.other_cores),
       modeled(p.other_cores, "a coordinator per CCX of " + std::to_string(m.ccx_cores) +
                                  " cores, reader, writer and orchestrator (supra_seal demos/rust/supra_seal.cfg); one "
