@@ -146,6 +146,21 @@ std::string number_text(double v) {
   return b;
 }
 
+// The candidate cheapest for `lanes_needed` chains on `threads` threads at `rates` (one per
+// candidate; 0 lanes: the lowest rate), among those at most `max_lanes` wide, and its cost;
+// the first of equals. {cands.size(), inf} when none qualifies.
+std::pair<std::size_t, double> cheapest(const std::vector<const engine*>& cands, const std::vector<double>& rates,
+                                        std::size_t lanes_needed, std::size_t threads,
+                                        std::size_t max_lanes = std::numeric_limits<std::size_t>::max()) {
+  std::pair<std::size_t, double> best{cands.size(), std::numeric_limits<double>::infinity()};
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i]->lanes > max_lanes) continue;
+    const double cost = lanes_needed == 0 ? rates[i] : chains_step_ns(rates[i], cands[i]->lanes, lanes_needed, threads);
+    if (cost < best.second) best = {i, cost};
+  }
+  return best;
+}
+
 // A spot check of a loaded cache: per algorithm, every engine is timed for a few short
 // samples, interleaved. No engine may run more than kSpotRateFactor slower or faster than
 // the cache says, and at every lane count from 1 to the widest engine's width (on one
@@ -172,14 +187,6 @@ std::string spot_check_once(const engine_tuning& t) {
         widest = std::max(widest, e->lanes);
       }
     if (cands.empty()) continue;
-    // The engines by their cost for `lanes` chains at `rate`, cheapest first (indices into cands).
-    const auto ranked = [&](std::size_t lanes, const std::vector<double>& rate) {
-      std::vector<std::pair<double, std::size_t>> costs;
-      for (std::size_t i = 0; i < cands.size(); ++i)
-        if (lanes > 1 || cands[i]->lanes == 1) costs.emplace_back(chains_step_ns(rate[i], cands[i]->lanes, lanes, 1), i);
-      std::stable_sort(costs.begin(), costs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      return costs;
-    };
     std::vector<harness> hs;
     for (const engine* e : cands) hs.emplace_back(*e);
     for (auto& h : hs) h.sample(kSpotSampleSeconds);  // sizes each sample and wakes the core
@@ -194,13 +201,12 @@ std::string spot_check_once(const engine_tuning& t) {
         return "the cache gives " + algo + " engine " + std::string(cands[i]->name) + " " + number_text(cached[i]) +
                " ns per lane-block, but a spot check measured " + number_text(measured[i]) + " ns";
     for (std::size_t lanes = 1; lanes <= widest; ++lanes) {
-      const auto then = ranked(lanes, cached);
-      if (then.empty()) continue;
-      const std::size_t pick = then.front().second;
-      const auto now = ranked(lanes, measured);
-      const double pick_cost = chains_step_ns(measured[pick], cands[pick]->lanes, lanes, 1);
-      if (pick_cost > kSpotPickFactor * now.front().first) {
-        const std::size_t best = now.front().second;
+      // One chain keeps to one-lane engines, as fastest_engine does.
+      const std::size_t max_lanes = lanes == 1 ? 1 : std::numeric_limits<std::size_t>::max();
+      const std::size_t pick = cheapest(cands, cached, lanes, 1, max_lanes).first;
+      if (pick == cands.size()) continue;
+      const auto [best, best_cost] = cheapest(cands, measured, lanes, 1, max_lanes);
+      if (chains_step_ns(measured[pick], cands[pick]->lanes, lanes, 1) > kSpotPickFactor * best_cost) {
         return "for " + std::to_string(lanes) + " " + algo + " chains the cache picks " + std::string(cands[pick]->name) +
                " (" + number_text(cached[pick]) + " ns per lane-block cached, " + number_text(measured[pick]) +
                " measured) over " + std::string(cands[best]->name) + " (" + number_text(cached[best]) + " cached, " +
@@ -444,14 +450,8 @@ const engine* measured_fastest(hash_family algo, std::size_t min_lanes, std::siz
   if (cands.empty()) return nullptr;
   const auto rates = rates_of(current_tuning(), cands);
   if (!rates) return nullptr;
-  const engine* best = nullptr;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    const double cost =
-        lanes_needed == 0 ? (*rates)[i] : chains_step_ns((*rates)[i], cands[i]->lanes, lanes_needed, threads);
-    if (cost < best_cost) best = cands[i], best_cost = cost;
-  }
-  return best;
+  const std::size_t best = cheapest(cands, *rates, lanes_needed, threads).first;
+  return best < cands.size() ? cands[best] : nullptr;
 }
 
 const engine& best_engine(hash_family algo, std::size_t min_lanes, std::size_t max_lanes) {
