@@ -721,6 +721,7 @@ class Figures:
         sizes = sorted({size(p) for p in pts})
         ys = [ns(p) for p in pts]
         what = self.gpu_series_latency(ax, sizes, ys)
+        sizes = sorted(set(sizes))  # with the reference GPUs' sizes, so their stars have ticks
         log2_x(ax, sizes, True)
         if len(sizes) > 6:
             plt.setp(ax.get_xticklabels(), rotation=35, ha="right")
@@ -744,7 +745,8 @@ class Figures:
 
     def gpu_series_latency(self, ax, sizes, ys):
         """The GPU's line of the latency figure: measured where a GPU ran (drawn with the
-        points), else the model's from verdict.json, dashed. Returns the caption's words."""
+        points), else the model's from verdict.json, dashed. Adds the sizes it draws to sizes
+        and their times to ys; returns the caption's words."""
         if self.gpu_measured():
             return "GPU: measured."
         refs = gpu_references(self.verdict_data)
@@ -754,6 +756,7 @@ class Figures:
                 ax.plot([k for k, _ in pts], [v * 1e9 for _, v in pts], color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)],
                         marker="*", markersize=11, linestyle=":", label=reference_label(r), zorder=3)
                 ys += [v * 1e9 for _, v in pts]
+                sizes += [k for k, _ in pts]
         said = (" Stars: %s, measured elsewhere (the reference datasets of verdict.json), not on this machine."
                 % " and ".join(r["name"] for r in refs)) if refs else ""
         m = gpu_model(self.verdict_data)
