@@ -121,28 +121,25 @@ TEST_CASE("plots: data scaling draws one point a size, the fastest of the fewest
     WARN("no python with matplotlib here: plot.py's series are not exercised");
     return;
   }
-  // A coordinators-like set: 32 sectors, one sector in place and coordinated, at two sizes.
-  const std::string script =
-      "import sys\n"
-      "sys.path.insert(0, sys.argv[1])\n"
-      "import plot\n"
-      "def pt(size, sectors, ns):\n"
-      "    return {plot.K.axes: {plot.AX.sector_size: size, plot.AX.sectors: sectors, plot.AX.window_nodes: 65536},\n"
-      "            plot.K.rates: {plot.RATE.ns_per_node_layer: ns}}\n"
-      "got = plot.fastest_per_size([pt(64, 32, 7000), pt(64, 1, 1080), pt(64, 1, 640), pt(32, 16, 3600), pt(32, 1, 650)])\n"
-      "pairs = [(p[plot.K.axes][plot.AX.sector_size], p[plot.K.rates][plot.RATE.ns_per_node_layer]) for p in got]\n"
-      "sys.exit(0 if pairs == [(32, 650), (64, 640)] else 1)\n";
+  // plot.py's fastest_per_size on points of (size, sectors, ns per node), exit 0 when it
+  // returns `want` as [(size, ns)].
   const fs::path plots = fs::path(POREPLAB_SOURCE_DIR) / "experiments" / "plots";
-  CHECK(poreplab::run_program({python->string(), "-c", script, plots.string()}) == 0);
+  const auto picks = [&](const std::string& points, const std::string& want) {
+    const std::string script =
+        "import sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "import plot\n"
+        "def pt(size, sectors, ns):\n"
+        "    return {plot.K.axes: {plot.AX.sector_size: size, plot.AX.sectors: sectors, plot.AX.window_nodes: 65536},\n"
+        "            plot.K.rates: {plot.RATE.ns_per_node_layer: ns}}\n"
+        "got = plot.fastest_per_size([pt(*x) for x in " + points + "])\n"
+        "pairs = [(p[plot.K.axes][plot.AX.sector_size], p[plot.K.rates][plot.RATE.ns_per_node_layer]) for p in got]\n"
+        "sys.exit(0 if pairs == " + want + " else 1)\n";
+    return poreplab::run_program({python->string(), "-c", script, plots.string()});
+  };
+  // A coordinators-like set: 32 sectors, one sector in place and coordinated, at two sizes.
+  CHECK(picks("[(64, 32, 7000), (64, 1, 1080), (64, 1, 640), (32, 16, 3600), (32, 1, 650)]", "[(32, 650), (64, 640)]") ==
+        0);
   // With no one-sector point, the fewest sectors there are: 16 at 32, none at 64.
-  const std::string fewest =
-      "import sys\n"
-      "sys.path.insert(0, sys.argv[1])\n"
-      "import plot\n"
-      "def pt(size, sectors, ns):\n"
-      "    return {plot.K.axes: {plot.AX.sector_size: size, plot.AX.sectors: sectors, plot.AX.window_nodes: 65536},\n"
-      "            plot.K.rates: {plot.RATE.ns_per_node_layer: ns}}\n"
-      "got = plot.fastest_per_size([pt(64, 32, 7000), pt(32, 16, 3600), pt(32, 16, 3500)])\n"
-      "sys.exit(0 if [p[plot.K.rates][plot.RATE.ns_per_node_layer] for p in got] == [3500] else 1)\n";
-  CHECK(poreplab::run_program({python->string(), "-c", fewest, plots.string()}) == 0);
+  CHECK(picks("[(64, 32, 7000), (32, 16, 3600), (32, 16, 3500)]", "[(32, 3500)]") == 0);
 }
